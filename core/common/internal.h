@@ -1,0 +1,109 @@
+/*
+** 2026-11-29
+**
+** core/common/internal.h - what every core module shares and the public API does not show:
+** error macros, allocation through the host, little/big-endian field readers, checked
+** arithmetic, and the ALWAYS/NEVER annotations.
+**
+** Core code includes only this header, the public headers, and pure libc headers
+** (string.h, stdint.h, stddef.h, limits.h, math.h, stdlib.h for qsort). The CI step
+** scripts/check-core-symbols.sh fails the build if a core object references anything else.
+*/
+#ifndef CAIRN_INTERNAL_H
+#define CAIRN_INTERNAL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cairn/cairn.h"
+
+/* Error helpers: set the thread's message and return the code. The message names what was
+** wrong and where; cairnErr() also remembers the source line in debug builds. */
+#define cairnErr cairn_seterr
+#define CAIRN_TRY(x)                                                                         \
+  do {                                                                                       \
+    int rc_ = (x);                                                                           \
+    if (rc_ != CAIRN_OK) return rc_;                                                         \
+  } while (0)
+
+/* Branches that can't happen (ALWAYS/NEVER) still behave sanely in release builds. */
+#define ALWAYS(x) (x)
+#define NEVER(x) (x)
+
+#define CAIRN_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define CAIRN_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define CAIRN_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Allocation (through the host). cairnMallocZero zeroes. cairnMallocArray checks n*size. */
+void *cairnMalloc(size_t n);
+void *cairnMallocZero(size_t n);
+void *cairnMallocArray(size_t n, size_t size);
+void *cairnRealloc(void *p, size_t n);
+void cairnFree(void *p);
+
+/* Checked arithmetic: return 1 on overflow. */
+static inline int cairnAddOverflow64(uint64_t a, uint64_t b, uint64_t *r) {
+  return __builtin_add_overflow(a, b, r);
+}
+static inline int cairnMulOverflow64(uint64_t a, uint64_t b, uint64_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+static inline int cairnMulOverflowSize(size_t a, size_t b, size_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+
+/* Unaligned fixed-width reads and writes. Never cast a byte pointer to a wider type. */
+static inline uint16_t cairnGetLE16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t cairnGetLE32(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t cairnGetLE64(const uint8_t *p) {
+  return (uint64_t)cairnGetLE32(p) | ((uint64_t)cairnGetLE32(p + 4) << 32);
+}
+static inline uint64_t cairnGetLEn(const uint8_t *p, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+static inline uint32_t cairnGetBE32(const uint8_t *p) {
+  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+static inline uint64_t cairnGetBE64(const uint8_t *p) {
+  return ((uint64_t)cairnGetBE32(p) << 32) | cairnGetBE32(p + 4);
+}
+static inline void cairnPutLE16(uint8_t *p, uint16_t v) {
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+}
+static inline void cairnPutLE32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void cairnPutLE64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void cairnPutLEn(uint8_t *p, uint64_t v, unsigned n) {
+  for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void cairnPutBE32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+static inline void cairnPutBE64(uint8_t *p, uint64_t v) {
+  cairnPutBE32(p, (uint32_t)(v >> 32));
+  cairnPutBE32(p + 4, (uint32_t)v);
+}
+
+/* Run xTask over [0, nTask) through the host's parallel-for (sequential if none). */
+int cairnParallelFor(size_t nTask, cairn_task_fn xTask, void *pArg);
+unsigned cairnConcurrency(void);
+int64_t cairnClock(int monotonic);
+void cairnCpuReset(void);
+
+/* Format into z[0..n) (always NUL-terminated); same directives as cairn_seterr. Returns the
+** length written. Pure: no locale, no libc printf. */
+size_t cairnFormat(char *z, size_t n, const char *zFmt, ...);
+#include <stdarg.h>
+size_t cairnFormatV(char *z, size_t n, const char *zFmt, va_list ap);
+
+#endif /* CAIRN_INTERNAL_H */

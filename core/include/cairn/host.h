@@ -1,0 +1,185 @@
+/*
+** 2026-11-29
+**
+** cairn/host.h - the host interface: the ONLY way cairn's core reaches the outside world.
+**
+** The core is freestanding. It never opens a file, starts a thread, reads a clock or calls
+** malloc by itself. Everything outside comes through the two structures below, the way
+** SQLite's VFS works:
+**
+**   cairn_file  - one open byte store (a file, an ArrayBuffer, a Blob, an OPFS handle, an
+**                 HTTP resource...). The core only ever reads and writes at explicit offsets.
+**   cairn_host  - process-wide services: allocation, time, random bytes, parallel-for, and
+**                 opening a file by name.
+**
+** Hosts that ship with cairn: native/host_posix.c (pread/pwrite/fsync, mmap reads, a pthread
+** pool), wasm/host_wasi.c (WASI preview1 calls, sequential), the Emscripten binding in
+** wasm/em_binding.c whose files call back into JS (js/src/hosts/), and the memory-buffer
+** file in the core itself (cairn_memfile_open).
+**
+** Versioning: both structs start with iVersion. New methods are only ever appended, with a
+** version bump; the core checks iVersion before calling a method added after version 1.
+*/
+#ifndef CAIRN_HOST_H
+#define CAIRN_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cairn_file cairn_file;
+typedef struct cairn_file_methods cairn_file_methods;
+
+/*
+** A file handle. Hosts "subclass" it by making it the first member of their own struct:
+**
+**     struct my_file { cairn_file base; int fd; };
+**
+** pMethods must stay valid until xClose returns.
+*/
+struct cairn_file {
+  const cairn_file_methods *pMethods;
+};
+
+/*
+** File methods. Every method returns a cairn status (CAIRN_OK on success) and never throws,
+** longjmps or aborts. A host that fails sets a message with cairn_seterr() (optional; the core
+** adds its own context either way).
+**
+** xRead    Read n bytes at offset iOff into p. *pnRead receives the number of bytes read,
+**          which is less than n only at end of file. The unread tail of p MUST be zero-filled:
+**          the core relies on it when it parses structures that straddle the end of a file,
+**          and garbage there would turn a clean "truncated file" error into a misparse.
+**          pnRead may be NULL, in which case a short read is reported as CAIRN_IOERR_SHORT_READ.
+** xWrite   Write n bytes at offset iOff, extending the file if needed. All or nothing from the
+**          core's point of view: a partial write is an error.
+** xSize    Current size in bytes.
+** xTruncate  Set the size (shrink or grow with zeros).
+** xSync    Make every completed write durable. The crash-safe commit protocols of the HDF5
+**          writer and the chunk store depend on this meaning what it says: a host that cannot
+**          sync (an ArrayBuffer) returns CAIRN_OK, and its files are then only as durable as
+**          the memory they live in.
+** xClose   Release the handle. Called exactly once; the handle is invalid afterwards, even if
+**          xClose returns an error.
+** xMap     (optional, may be NULL) Return a read-only pointer to bytes [iOff, iOff+n) that stays
+**          valid until xClose, or CAIRN_NOTFOUND if this range cannot be mapped. The core uses
+**          it to avoid copies on large reads and always falls back to xRead.
+*/
+struct cairn_file_methods {
+  int iVersion; /* 1 */
+  int (*xRead)(cairn_file *, void *p, size_t n, uint64_t iOff, size_t *pnRead);
+  int (*xWrite)(cairn_file *, const void *p, size_t n, uint64_t iOff);
+  int (*xSize)(cairn_file *, uint64_t *pnSize);
+  int (*xTruncate)(cairn_file *, uint64_t nSize);
+  int (*xSync)(cairn_file *);
+  int (*xClose)(cairn_file *);
+  int (*xMap)(cairn_file *, uint64_t iOff, size_t n, const void **pp);
+};
+
+/* Flags for cairn_host.xOpen. */
+#define CAIRN_OPEN_READONLY  0x01
+#define CAIRN_OPEN_READWRITE 0x02
+#define CAIRN_OPEN_CREATE    0x04 /* create if missing (with READWRITE) */
+#define CAIRN_OPEN_TRUNCATE  0x08 /* truncate to zero length (with READWRITE) */
+#define CAIRN_OPEN_EXCLUSIVE 0x10 /* fail with CAIRN_EXISTS if it exists (with CREATE) */
+
+/*
+** A task for xParallelFor: called once for each i in [0, nTask), from any thread, in any
+** order. iWorker is in [0, nWorker) where nWorker is what xConcurrency returned; tasks
+** that run at the same time have different iWorker values, so a task may use per-worker
+** scratch space indexed by it.
+*/
+typedef void (*cairn_task_fn)(void *pArg, size_t i, unsigned iWorker);
+
+/*
+** Process-wide host services. Any method may be NULL; the core then degrades:
+**   xMalloc/xRealloc/xFree NULL -> the C library's malloc/realloc/free
+**   xClock NULL                 -> time reads as 0
+**   xRandom NULL                -> features that need entropy fail with CAIRN_UNSUPPORTED
+**   xParallelFor NULL           -> tasks run in order on the calling thread (same results)
+**   xConcurrency NULL           -> 1
+**   xOpen NULL                  -> opening files by name fails with CAIRN_UNSUPPORTED
+**   xCpuFeatures NULL           -> only features the core can detect itself (x86 cpuid)
+**
+** The allocator must return memory aligned for any C type (like malloc); xRealloc(p, 0) is
+** never called; xFree(NULL) must be a no-op. An embedder caps cairn's memory by returning
+** NULL from xMalloc: every core call then fails cleanly with CAIRN_NOMEM.
+*/
+typedef struct cairn_host {
+  int iVersion; /* 1 */
+  void *pCtx;   /* passed back to every method */
+  void *(*xMalloc)(void *pCtx, size_t n);
+  void *(*xRealloc)(void *pCtx, void *p, size_t n);
+  void (*xFree)(void *pCtx, void *p);
+  /* Wall-clock time in nanoseconds since 1970-01-01 UTC (monotonic=0), or a monotonic clock
+  ** for measuring durations (monotonic=1). */
+  int64_t (*xClock)(void *pCtx, int monotonic);
+  /* Fill p with n cryptographically random bytes. */
+  int (*xRandom)(void *pCtx, void *p, size_t n);
+  /* Run xTask(pArg, i, iWorker) for every i in [0, nTask) and return when all are done. */
+  int (*xParallelFor)(void *pCtx, size_t nTask, cairn_task_fn xTask, void *pArg);
+  /* How many tasks xParallelFor may run at once (>= 1). */
+  unsigned (*xConcurrency)(void *pCtx);
+  /* Open a file by name (CAIRN_OPEN_* flags). */
+  int (*xOpen)(void *pCtx, const char *zPath, int flags, cairn_file **ppFile);
+  /* CPU features the host knows and the core cannot detect itself (CAIRN_CPU_* bits), for
+  ** example ARM hwcaps that only the OS reports. */
+  uint64_t (*xCpuFeatures)(void *pCtx);
+} cairn_host;
+
+/*
+** Install a host for the whole process. The struct is copied. Pass NULL to go back to the
+** built-in default (malloc/free, nothing else). Not thread-safe: call it before other cairn
+** calls, as you would sqlite3_config().
+*/
+int cairn_host_set(const cairn_host *pHost);
+/* The host in force (never NULL). */
+const cairn_host *cairn_host_get(void);
+
+/* Convenience wrappers that route through the installed host. */
+void *cairn_malloc(size_t n);
+void *cairn_realloc(void *p, size_t n);
+void cairn_free(void *p);
+int cairn_open(const char *zPath, int flags, cairn_file **ppFile);
+
+/* File wrappers: these add the path-free context a message needs ("read of 4096 bytes at
+** offset 81920 failed: ..."). cairn_file_read_exact fails on a short read. */
+int cairn_file_read(cairn_file *f, void *p, size_t n, uint64_t iOff, size_t *pnRead);
+int cairn_file_read_exact(cairn_file *f, void *p, size_t n, uint64_t iOff);
+int cairn_file_write(cairn_file *f, const void *p, size_t n, uint64_t iOff);
+int cairn_file_size(cairn_file *f, uint64_t *pnSize);
+int cairn_file_truncate(cairn_file *f, uint64_t nSize);
+int cairn_file_sync(cairn_file *f);
+int cairn_file_close(cairn_file *f); /* NULL is a no-op */
+
+/*
+** A file that lives in memory, implemented in the core. With p == NULL it starts empty and
+** grows as written (through cairn_malloc); otherwise it starts as a copy of p[0..n).
+** cairn_memfile_data() returns its current bytes (valid until the next write or close).
+*/
+int cairn_memfile_open(const void *p, size_t n, cairn_file **ppFile);
+int cairn_memfile_data(cairn_file *f, const uint8_t **pp, size_t *pn);
+
+/* CPU feature bits (cairn_cpu_features and cairn_host.xCpuFeatures). */
+#define CAIRN_CPU_SSE41   (1ull << 0)
+#define CAIRN_CPU_AVX2    (1ull << 1) /* with FMA */
+#define CAIRN_CPU_AVX512  (1ull << 2) /* F + BW + VL */
+#define CAIRN_CPU_SHANI   (1ull << 3)
+#define CAIRN_CPU_F16C    (1ull << 4)
+#define CAIRN_CPU_NEON    (1ull << 16)
+#define CAIRN_CPU_ARMSHA2 (1ull << 17) /* ARMv8 crypto extension SHA-256 instructions */
+#define CAIRN_CPU_WASM128 (1ull << 24) /* compiled with -msimd128 */
+
+/* Features in use: what the CPU has, minus what cairn_cpu_disable() turned off. */
+uint64_t cairn_cpu_features(void);
+/* Kill switch for tests and benchmarks: force the portable path for the given bits. Pass 0 to
+** re-enable everything. */
+void cairn_cpu_disable(uint64_t mask);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CAIRN_HOST_H */

@@ -1,0 +1,393 @@
+/*
+** 2026-11-29
+**
+** native/host_posix.c - the POSIX host: files through pread/pwrite/fstat/ftruncate/fsync, a
+** read-only mmap path for xMap, clock_gettime, getrandom, and a pthread pool behind
+** xParallelFor. Also compiled into the Emscripten test program (NODERAWFS), where mmap and
+** threads are left out.
+*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cairn/cairn.h"
+#include "cairn/platform.h"
+
+#if !defined(__EMSCRIPTEN__) && !defined(__wasi__)
+#define POSIX_HAVE_THREADS 1
+#define POSIX_HAVE_MMAP 1
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+#endif
+
+typedef struct PosixFile {
+  cairn_file base;
+  int fd;
+  int writable;
+  char *zPath; /* for messages */
+#ifdef POSIX_HAVE_MMAP
+  void *pMap;  /* whole-file read-only mapping, made on first xMap of a read-only file */
+  size_t nMap;
+  pthread_mutex_t mapMutex;
+#endif
+} PosixFile;
+
+static const char *pfName(PosixFile *f) { return f->zPath ? f->zPath : "(fd)"; }
+
+static int posixRead(cairn_file *pF, void *p, size_t n, uint64_t iOff, size_t *pnRead) {
+  PosixFile *f = (PosixFile *)pF;
+  size_t nGot = 0;
+  while (nGot < n) {
+    ssize_t r = pread(f->fd, (char *)p + nGot, n - nGot, (off_t)(iOff + nGot));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      if (pnRead) *pnRead = nGot;
+      return cairn_seterr(CAIRN_IOERR, "%s: %s", pfName(f), strerror(errno));
+    }
+    if (r == 0) break;
+    nGot += (size_t)r;
+  }
+  if (nGot < n) memset((char *)p + nGot, 0, n - nGot);
+  if (pnRead) *pnRead = nGot;
+  else if (nGot < n) return cairn_seterr(CAIRN_IOERR_SHORT_READ, "%s: short read", pfName(f));
+  return CAIRN_OK;
+}
+
+static int posixWrite(cairn_file *pF, const void *p, size_t n, uint64_t iOff) {
+  PosixFile *f = (PosixFile *)pF;
+  if (!f->writable) return cairn_seterr(CAIRN_READONLY, "%s is open read-only", pfName(f));
+  size_t nDone = 0;
+  while (nDone < n) {
+    ssize_t r = pwrite(f->fd, (const char *)p + nDone, n - nDone, (off_t)(iOff + nDone));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return cairn_seterr(CAIRN_IOERR_WRITE, "%s: %s", pfName(f), strerror(errno));
+    }
+    nDone += (size_t)r;
+  }
+  return CAIRN_OK;
+}
+
+static int posixSize(cairn_file *pF, uint64_t *pn) {
+  PosixFile *f = (PosixFile *)pF;
+  struct stat st;
+  if (fstat(f->fd, &st) != 0) return cairn_seterr(CAIRN_IOERR, "%s: fstat: %s", pfName(f), strerror(errno));
+  *pn = (uint64_t)st.st_size;
+  return CAIRN_OK;
+}
+
+static int posixTruncate(cairn_file *pF, uint64_t n) {
+  PosixFile *f = (PosixFile *)pF;
+  if (!f->writable) return cairn_seterr(CAIRN_READONLY, "%s is open read-only", pfName(f));
+  if (ftruncate(f->fd, (off_t)n) != 0) return cairn_seterr(CAIRN_IOERR, "%s: ftruncate: %s", pfName(f), strerror(errno));
+  return CAIRN_OK;
+}
+
+static int posixSync(cairn_file *pF) {
+  PosixFile *f = (PosixFile *)pF;
+  if (!f->writable) return CAIRN_OK;
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  int r = fdatasync(f->fd);
+#else
+  int r = fsync(f->fd);
+#endif
+  if (r != 0) return cairn_seterr(CAIRN_IOERR_SYNC, "%s: fsync: %s", pfName(f), strerror(errno));
+  return CAIRN_OK;
+}
+
+static int posixClose(cairn_file *pF) {
+  PosixFile *f = (PosixFile *)pF;
+  int rc = CAIRN_OK;
+#ifdef POSIX_HAVE_MMAP
+  if (f->pMap) munmap(f->pMap, f->nMap);
+  pthread_mutex_destroy(&f->mapMutex);
+#endif
+  if (close(f->fd) != 0) rc = cairn_seterr(CAIRN_IOERR, "%s: close: %s", pfName(f), strerror(errno));
+  free(f->zPath);
+  free(f);
+  return rc;
+}
+
+static int posixMap(cairn_file *pF, uint64_t iOff, size_t n, const void **pp) {
+#ifdef POSIX_HAVE_MMAP
+  PosixFile *f = (PosixFile *)pF;
+  /* Only read-only files are mapped: a writable file can shrink under the mapping (SIGBUS)
+  ** or be extended past it. */
+  if (f->writable) return CAIRN_NOTFOUND;
+  pthread_mutex_lock(&f->mapMutex);
+  if (!f->pMap) {
+    uint64_t nSize;
+    if (posixSize(pF, &nSize) == CAIRN_OK && nSize > 0 && nSize <= (uint64_t)SIZE_MAX) {
+      void *m = mmap(NULL, (size_t)nSize, PROT_READ, MAP_SHARED, f->fd, 0);
+      if (m != MAP_FAILED) {
+        f->pMap = m;
+        f->nMap = (size_t)nSize;
+      }
+    }
+  }
+  pthread_mutex_unlock(&f->mapMutex);
+  if (!f->pMap || iOff > f->nMap || n > f->nMap - iOff) return CAIRN_NOTFOUND;
+  *pp = (const char *)f->pMap + iOff;
+  return CAIRN_OK;
+#else
+  (void)pF, (void)iOff, (void)n, (void)pp;
+  return CAIRN_NOTFOUND;
+#endif
+}
+
+static const cairn_file_methods posixMethods = {1, posixRead, posixWrite, posixSize, posixTruncate,
+                                                posixSync, posixClose, posixMap};
+
+static int wrapFd(int fd, int writable, const char *zPath, cairn_file **ppFile) {
+  PosixFile *f = calloc(1, sizeof(*f));
+  if (!f) {
+    close(fd);
+    return cairn_seterr(CAIRN_NOMEM, "out of memory opening %s", zPath ? zPath : "(fd)");
+  }
+  f->base.pMethods = &posixMethods;
+  f->fd = fd;
+  f->writable = writable;
+  f->zPath = zPath ? strdup(zPath) : NULL;
+#ifdef POSIX_HAVE_MMAP
+  pthread_mutex_init(&f->mapMutex, NULL);
+#endif
+  *ppFile = &f->base;
+  return CAIRN_OK;
+}
+
+int cairn_posix_wrap_fd(int fd, int writable, cairn_file **ppFile) {
+  if (!ppFile || fd < 0) return cairn_seterr(CAIRN_MISUSE, "cairn_posix_wrap_fd: bad argument");
+  return wrapFd(fd, writable, NULL, ppFile);
+}
+
+int cairn_posix_open(const char *zPath, int flags, cairn_file **ppFile) {
+  if (!ppFile || !zPath) return cairn_seterr(CAIRN_MISUSE, "cairn_posix_open: NULL argument");
+  *ppFile = NULL;
+  int writable = (flags & CAIRN_OPEN_READWRITE) != 0;
+  int o = writable ? O_RDWR : O_RDONLY;
+  if (writable && (flags & CAIRN_OPEN_CREATE)) o |= O_CREAT;
+  if (writable && (flags & CAIRN_OPEN_TRUNCATE)) o |= O_TRUNC;
+  if (writable && (flags & CAIRN_OPEN_EXCLUSIVE)) o |= O_EXCL;
+#ifdef O_CLOEXEC
+  o |= O_CLOEXEC;
+#endif
+  int fd = open(zPath, o, 0644);
+  if (fd < 0) {
+    int e = errno;
+    int rc = e == ENOENT ? CAIRN_NOTFOUND : e == EEXIST ? CAIRN_EXISTS : CAIRN_IOERR_OPEN;
+    return cairn_seterr(rc, "cannot open %s: %s", zPath, strerror(e));
+  }
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    return cairn_seterr(CAIRN_IOERR_OPEN, "cannot open %s: is a directory", zPath);
+  }
+  return wrapFd(fd, writable, zPath, ppFile);
+}
+
+/* ------------------------------------------------------------------ services */
+static void *posixMalloc(void *c, size_t n) { (void)c; return malloc(n); }
+static void *posixRealloc(void *c, void *p, size_t n) { (void)c; return realloc(p, n); }
+static void posixFree(void *c, void *p) { (void)c; free(p); }
+
+static int64_t posixClock(void *c, int monotonic) {
+  (void)c;
+  struct timespec ts;
+  clock_gettime(monotonic ? CLOCK_MONOTONIC : CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int posixRandom(void *c, void *p, size_t n) {
+  (void)c;
+  unsigned char *a = p;
+  while (n > 0) {
+    size_t k = n > 256 ? 256 : n;
+    if (getentropy(a, k) != 0) return cairn_seterr(CAIRN_IOERR, "getentropy: %s", strerror(errno));
+    a += k;
+    n -= k;
+  }
+  return CAIRN_OK;
+}
+
+static int posixOpenHost(void *c, const char *zPath, int flags, cairn_file **pp) {
+  (void)c;
+  return cairn_posix_open(zPath, flags, pp);
+}
+
+static uint64_t posixCpu(void *c) {
+  (void)c;
+  uint64_t f = 0;
+#if defined(__aarch64__) && defined(__linux__) && defined(POSIX_HAVE_THREADS)
+  unsigned long hw = getauxval(AT_HWCAP);
+#ifndef HWCAP_SHA2
+#define HWCAP_SHA2 (1 << 6)
+#endif
+  if (hw & HWCAP_SHA2) f |= CAIRN_CPU_ARMSHA2;
+#endif
+  return f;
+}
+
+/* ------------------------------------------------------------------ thread pool */
+#ifdef POSIX_HAVE_THREADS
+/*
+** A fixed pool of nWorker-1 threads; the calling thread is worker 0. One job at a time: a
+** parallel-for that arrives while another runs (another thread, or a task calling
+** parallel-for itself) runs sequentially on its own thread, which gives the same results.
+** Tasks are handed out one index at a time through an atomic counter, so uneven tasks
+** balance themselves.
+*/
+typedef struct Pool {
+  pthread_mutex_t mu;
+  pthread_cond_t cvWork, cvDone;
+  pthread_t *aThread;
+  unsigned nThread;       /* total workers including the caller */
+  unsigned long gen;      /* bumped for each job */
+  int stop;
+  cairn_task_fn xTask;
+  void *pArg;
+  size_t nTask;
+  size_t iNext;           /* next task index (atomic) */
+  unsigned nBusy;         /* helper threads still in the current job */
+  pthread_mutex_t jobMu;  /* held by the thread that owns the pool for a job */
+} Pool;
+
+static Pool gPool;
+static int gPoolUp;
+
+typedef struct WorkerArg { unsigned id; } WorkerArg;
+static WorkerArg gWorkerIds[256];
+
+static void poolRun(Pool *p, unsigned id) {
+  for (;;) {
+    size_t i = __atomic_fetch_add(&p->iNext, 1, __ATOMIC_RELAXED);
+    if (i >= p->nTask) break;
+    p->xTask(p->pArg, i, id);
+  }
+}
+
+static void *poolMain(void *a) {
+  unsigned id = ((WorkerArg *)a)->id;
+  Pool *p = &gPool;
+  unsigned long seen = 0;
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    while (!p->stop && p->gen == seen) pthread_cond_wait(&p->cvWork, &p->mu);
+    if (p->stop) break;
+    seen = p->gen;
+    pthread_mutex_unlock(&p->mu);
+    poolRun(p, id);
+    pthread_mutex_lock(&p->mu);
+    if (--p->nBusy == 0) pthread_cond_signal(&p->cvDone);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+static int posixParallelFor(void *c, size_t nTask, cairn_task_fn xTask, void *pArg) {
+  (void)c;
+  Pool *p = &gPool;
+  if (!gPoolUp || p->nThread < 2 || nTask < 2 || pthread_mutex_trylock(&p->jobMu) != 0) {
+    for (size_t i = 0; i < nTask; i++) xTask(pArg, i, 0);
+    return CAIRN_OK;
+  }
+  pthread_mutex_lock(&p->mu);
+  p->xTask = xTask;
+  p->pArg = pArg;
+  p->nTask = nTask;
+  p->iNext = 0;
+  p->nBusy = p->nThread - 1;
+  p->gen++;
+  pthread_cond_broadcast(&p->cvWork);
+  pthread_mutex_unlock(&p->mu);
+  poolRun(p, 0);
+  pthread_mutex_lock(&p->mu);
+  while (p->nBusy > 0) pthread_cond_wait(&p->cvDone, &p->mu);
+  pthread_mutex_unlock(&p->mu);
+  pthread_mutex_unlock(&p->jobMu);
+  return CAIRN_OK;
+}
+
+static unsigned posixConcurrency(void *c) {
+  (void)c;
+  return gPoolUp ? gPool.nThread : 1;
+}
+
+static void poolStop(void) {
+  if (!gPoolUp) return;
+  pthread_mutex_lock(&gPool.mu);
+  gPool.stop = 1;
+  pthread_cond_broadcast(&gPool.cvWork);
+  pthread_mutex_unlock(&gPool.mu);
+  for (unsigned i = 1; i < gPool.nThread; i++) pthread_join(gPool.aThread[i - 1], NULL);
+  free(gPool.aThread);
+  pthread_mutex_destroy(&gPool.mu);
+  pthread_mutex_destroy(&gPool.jobMu);
+  pthread_cond_destroy(&gPool.cvWork);
+  pthread_cond_destroy(&gPool.cvDone);
+  memset(&gPool, 0, sizeof(gPool));
+  gPoolUp = 0;
+}
+
+static int poolStart(unsigned n) {
+  if (n > (unsigned)(sizeof(gWorkerIds) / sizeof(gWorkerIds[0]))) n = (unsigned)(sizeof(gWorkerIds) / sizeof(gWorkerIds[0]));
+  memset(&gPool, 0, sizeof(gPool));
+  pthread_mutex_init(&gPool.mu, NULL);
+  pthread_mutex_init(&gPool.jobMu, NULL);
+  pthread_cond_init(&gPool.cvWork, NULL);
+  pthread_cond_init(&gPool.cvDone, NULL);
+  gPool.nThread = 1;
+  gPoolUp = 1;
+  if (n < 2) return CAIRN_OK;
+  gPool.aThread = calloc(n - 1, sizeof(pthread_t));
+  if (!gPool.aThread) return cairn_seterr(CAIRN_NOMEM, "thread pool: out of memory");
+  for (unsigned i = 1; i < n; i++) {
+    gWorkerIds[i].id = i;
+    if (pthread_create(&gPool.aThread[i - 1], NULL, poolMain, &gWorkerIds[i]) != 0) break;
+    gPool.nThread = i + 1;
+  }
+  return CAIRN_OK;
+}
+#endif
+
+int cairn_posix_install(unsigned nThreads) {
+  cairn_host h;
+  memset(&h, 0, sizeof(h));
+  h.iVersion = 1;
+  h.xMalloc = posixMalloc;
+  h.xRealloc = posixRealloc;
+  h.xFree = posixFree;
+  h.xClock = posixClock;
+  h.xRandom = posixRandom;
+  h.xOpen = posixOpenHost;
+  h.xCpuFeatures = posixCpu;
+#ifdef POSIX_HAVE_THREADS
+  poolStop();
+  if (nThreads == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    nThreads = n > 0 ? (unsigned)n : 1;
+  }
+  int rc = poolStart(nThreads);
+  if (rc != CAIRN_OK) return rc;
+  h.xParallelFor = posixParallelFor;
+  h.xConcurrency = posixConcurrency;
+#else
+  (void)nThreads;
+#endif
+  return cairn_host_set(&h);
+}
+
+void cairn_posix_shutdown(void) {
+#ifdef POSIX_HAVE_THREADS
+  poolStop();
+#endif
+  cairn_host_set(NULL);
+}

@@ -1,0 +1,125 @@
+/* 2026-11-29 - tests of core/common: status and messages, the memory file, the host wrappers,
+** the parallel-for contract, CPU feature kill switches. */
+#include "common/internal.h"
+#include <stdlib.h>
+
+#include "tf.h"
+
+TEST(common, errmsg_and_codes) {
+  CHECK_EQ(cairn_seterr(CAIRN_CORRUPT, "bad %s at offset %llu (%d, %x, %zu)", "superblock", 123456789012ull, -5, 255u, (size_t)7), CAIRN_CORRUPT);
+  CHECK_STR(cairn_errmsg(), "bad superblock at offset 123456789012 (-5, ff, 7)");
+  CHECK_STR(cairn_errstr(CAIRN_IOERR_SHORT_READ), "CAIRN_IOERR_SHORT_READ");
+  CHECK_EQ(CAIRN_PRIMARY(CAIRN_IOERR_SHORT_READ), CAIRN_IOERR);
+  CHECK_STR(cairn_errstr(CAIRN_IOERR | (99 << 8)), "CAIRN_IOERR");
+  /* A message built from the previous one (the core adds context this way). */
+  cairn_seterr(CAIRN_IOERR, "inner");
+  cairn_seterr(CAIRN_IOERR, "outer: %s", cairn_errmsg());
+  CHECK_STR(cairn_errmsg(), "outer: inner");
+  char z[8];
+  CHECK_EQ(cairnFormat(z, sizeof z, "%s", "truncated-here"), 7);
+  CHECK_STR(z, "truncat");
+}
+
+TEST(common, memfile) {
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open("hello", 5, &f));
+  uint8_t buf[16];
+  size_t n = 99;
+  CHECK_OK(cairn_file_read(f, buf, 8, 2, &n));
+  CHECK_EQ(n, 3);
+  CHECK_MEM(buf, "llo\0\0\0\0\0", 8); /* short read zero-fills the tail */
+  CHECK_RC(cairn_file_read_exact(f, buf, 8, 2), CAIRN_IOERR_SHORT_READ);
+  CHECK(strstr(cairn_errmsg(), "offset 2") != NULL);
+  CHECK_OK(cairn_file_write(f, "XY", 2, 10)); /* a hole reads as zeros */
+  uint64_t sz;
+  CHECK_OK(cairn_file_size(f, &sz));
+  CHECK_EQ(sz, 12);
+  CHECK_OK(cairn_file_read_exact(f, buf, 12, 0));
+  CHECK_MEM(buf, "hello\0\0\0\0\0XY", 12);
+  CHECK_OK(cairn_file_truncate(f, 4));
+  CHECK_OK(cairn_file_size(f, &sz));
+  CHECK_EQ(sz, 4);
+  CHECK_OK(cairn_file_sync(f));
+  CHECK_OK(cairn_file_close(f));
+}
+
+TEST(common, host_file_roundtrip) {
+  const char *zPath = tfTmp("common_host.bin");
+  cairn_file *f;
+  CHECK_OK(cairn_open(zPath, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE, &f));
+  uint8_t a[10000], b[10000];
+  tfFillRandom(a, sizeof a, 1);
+  CHECK_OK(cairn_file_write(f, a, sizeof a, 0));
+  CHECK_OK(cairn_file_sync(f));
+  CHECK_OK(cairn_file_close(f));
+  CHECK_RC(cairn_open(zPath, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_EXCLUSIVE, &f), CAIRN_EXISTS);
+  CHECK_OK(cairn_open(zPath, CAIRN_OPEN_READONLY, &f));
+  uint64_t sz;
+  CHECK_OK(cairn_file_size(f, &sz));
+  CHECK_EQ(sz, sizeof a);
+  CHECK_OK(cairn_file_read_exact(f, b, sizeof b, 0));
+  CHECK_MEM(a, b, sizeof a);
+  CHECK(cairn_file_write(f, a, 1, 0) != CAIRN_OK); /* read-only */
+  const void *pMap = NULL;
+  if (f->pMethods->xMap && f->pMethods->xMap(f, 100, 50, &pMap) == CAIRN_OK) CHECK_MEM(pMap, a + 100, 50);
+  CHECK_OK(cairn_file_close(f));
+  CHECK_RC(cairn_open(tfTmp("no/such/dir/x"), CAIRN_OPEN_READONLY, &f), CAIRN_NOTFOUND);
+  CHECK(strstr(cairn_errmsg(), "no/such/dir") != NULL);
+}
+
+/* Parallel-for: every index exactly once, iWorker within bounds, whatever the host. */
+typedef struct PfArg {
+  int hits[1000];
+  unsigned maxWorker;
+} PfArg;
+static void pfTask(void *p, size_t i, unsigned w) {
+  PfArg *a = p;
+  __atomic_fetch_add(&a->hits[i], 1, __ATOMIC_RELAXED);
+  unsigned m = __atomic_load_n(&a->maxWorker, __ATOMIC_RELAXED);
+  while (w > m && !__atomic_compare_exchange_n(&a->maxWorker, &m, w, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+TEST(common, parallel_for) {
+  static PfArg a;
+  memset(&a, 0, sizeof a);
+  CHECK_OK(cairnParallelFor(1000, pfTask, &a));
+  for (int i = 0; i < 1000; i++) CHECK_EQ(a.hits[i], 1);
+  CHECK(a.maxWorker < cairnConcurrency());
+}
+
+/* A host whose allocator fails after N allocations: the core reports NOMEM cleanly. */
+static int gAllocLeft;
+static void *capMalloc(void *c, size_t n) { (void)c; return gAllocLeft-- > 0 ? malloc(n) : NULL; }
+static void *capRealloc(void *c, void *p, size_t n) { (void)c; return gAllocLeft-- > 0 ? realloc(p, n) : NULL; }
+static void capFree(void *c, void *p) { (void)c; free(p); }
+TEST(common, allocator_cap) {
+  cairn_host saved = *cairn_host_get();
+  cairn_host h = saved;
+  h.xMalloc = capMalloc;
+  h.xRealloc = capRealloc;
+  h.xFree = capFree;
+  CHECK_OK(cairn_host_set(&h));
+  gAllocLeft = 0;
+  cairn_file *f = NULL;
+  int rc = cairn_memfile_open("abc", 3, &f);
+  gAllocLeft = 1; /* struct succeeds, buffer fails */
+  int rc2 = cairn_memfile_open("abc", 3, &f);
+  cairn_host_set(&saved);
+  CHECK_EQ(rc, CAIRN_NOMEM);
+  CHECK_EQ(CAIRN_PRIMARY(rc2), CAIRN_NOMEM);
+  CHECK(f == NULL);
+}
+
+TEST(common, cpu_kill_switch) {
+  uint64_t all = cairn_cpu_features();
+  cairn_cpu_disable(~0ull);
+  CHECK_EQ(cairn_cpu_features(), 0);
+  cairn_cpu_disable(0);
+  CHECK_EQ(cairn_cpu_features(), all);
+#if defined(__wasm_simd128__)
+  CHECK(all & CAIRN_CPU_WASM128);
+#endif
+#if defined(__aarch64__)
+  CHECK(all & CAIRN_CPU_NEON);
+#endif
+}
