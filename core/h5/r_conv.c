@@ -521,8 +521,15 @@ int h5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const ui
       sbPut(&x.sb, ",", 1);
       for (int k = i + 1; k < (int)rank; k++) sbPut(&x.sb, "[", 1);
     }
-    if (n == 0)
-      for (uint32_t i = 0; i < rank; i++) sbPut(&x.sb, "]", 1);
+    if (n == 0) { /* nested empty arrays: [] for (0,4), [[],[]] for (2,0) */
+      x.sb.n = 0;
+      uint64_t outer = 1;
+      uint32_t k = 0;
+      while (k + 1 < rank && aShape[k] > 0 && outer * aShape[k] <= 1000000) outer *= aShape[k++];
+      for (uint32_t i = 0; i < k; i++) sbPut(&x.sb, "[", 1);
+      for (uint64_t i = 0; i < outer; i++) sbStr(&x.sb, i ? ",[]" : "[]");
+      for (uint32_t i = 0; i < k; i++) sbPut(&x.sb, "]", 1);
+    }
   }
   if (x.sb.oom && x.rc == CAIRN_OK) x.rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory formatting JSON");
   if (x.rc) {
