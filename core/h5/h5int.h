@@ -164,6 +164,7 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 /* Allocate and read a metadata block; *pp must be freed with cairnFree. */
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
 void h5CacheFree(H5File *f);
+void h5CacheTrim(H5File *f); /* evict down to the budget */
 int h5IsUndef(const H5File *f, uint64_t a);
 
 /* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */

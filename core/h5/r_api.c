@@ -98,9 +98,7 @@ int cairn_h5_close(cairn_h5 *h) {
 int cairn_h5_cache_budget(cairn_h5 *h, uint64_t n) {
   if (!h) return cairnErr(CAIRN_MISUSE, "cairn_h5_cache_budget: NULL handle");
   h->f.cacheBudget = n;
-  if (n < h->f.cacheBytes) {
-    /* evict by reading nothing: the next metadata read trims to the budget */
-  }
+  h5CacheTrim(&h->f);
   return CAIRN_OK;
 }
 

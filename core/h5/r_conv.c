@@ -292,20 +292,30 @@ static void sbDouble(Sb *s, double v, int nDig) {
   }
   int nd = nDig;
   while (nd > 1 && d[nd - 1] == '0') nd--;
-  if (e >= 0 && e < 16 && nd <= e + 1) { /* an integer that did not take the fast path */
+  if (e >= 0 && e < 17) { /* ddd.ddd */
+    if (nd <= e + 1) {
+      sbPut(s, d, (size_t)nd);
+      for (int i = nd; i <= e; i++) sbPut(s, "0", 1);
+      sbStr(s, ".0");
+    } else {
+      sbPut(s, d, (size_t)e + 1);
+      sbPut(s, ".", 1);
+      sbPut(s, d + e + 1, (size_t)(nd - e - 1));
+    }
+    return;
+  }
+  if (e < 0 && e >= -5) { /* 0.000ddd */
+    sbStr(s, "0.");
+    for (int i = -1; i > e; i--) sbPut(s, "0", 1);
     sbPut(s, d, (size_t)nd);
-    for (int i = nd; i <= e; i++) sbPut(s, "0", 1);
-    sbStr(s, ".0");
     return;
   }
   sbPut(s, d, 1);
   sbPut(s, ".", 1);
   if (nd > 1) sbPut(s, d + 1, (size_t)(nd - 1));
   else sbPut(s, "0", 1);
-  if (e) {
-    sbPut(s, "e", 1);
-    sbI64(s, e);
-  }
+  sbPut(s, "e", 1);
+  sbI64(s, e);
 }
 static void sbJsonStr(Sb *s, const uint8_t *p, size_t n) {
   sbPut(s, "\"", 1);

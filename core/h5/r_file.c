@@ -68,6 +68,7 @@ static void cacheRemove(H5File *f, H5Page *pg) {
 static void cacheEvict(H5File *f, uint64_t budget) {
   while (f->cacheBytes > budget && f->pLruTail) cacheRemove(f, f->pLruTail);
 }
+void h5CacheTrim(H5File *f) { cacheEvict(f, f->cacheBudget); }
 void h5CacheFree(H5File *f) {
   cacheEvict(f, 0);
   cairnFree(f->aSlot);
