@@ -352,7 +352,7 @@ const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i) {
 /* ---------------------------------------------------------------- superblock */
 static int readSohmTable(H5File *f, uint64_t addr, uint32_t nIdx) {
   if (nIdx > CAIRN_ARRAY_SIZE(f->aSohm)) return cairnErr(CAIRN_LIMIT, "hdf5: %u shared-message indexes", nIdx);
-  size_t n = 4 + nIdx * (size_t)(12 + 2 * f->so) + 4;
+  size_t n = 4 + nIdx * (size_t)(14 + 2 * f->so) + 4;
   uint8_t *p;
   CAIRN_TRY(h5LoadMeta(f, addr, n, &p));
   int rc = CAIRN_OK;

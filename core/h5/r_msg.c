@@ -264,6 +264,24 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp) {
       rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: datatype class %u at offset %llu", t->cls, (unsigned long long)at);
   }
   if (rc == CAIRN_OK && c->bad) rc = BAD(c, "truncated datatype");
+  /* The declared size must agree with the structure, since values are addressed by it. */
+  if (rc == CAIRN_OK) {
+    uint64_t want = 0;
+    if (t->cls == H5T_ARRAY) {
+      want = t->pBase->size;
+      for (uint32_t i = 0; i < t->rank; i++) want *= t->aDim[i];
+      if (want > 0xffffffffu) want = 0xffffffffu + (uint64_t)1;
+    } else if (t->cls == H5T_VLEN) {
+      want = 4 + (uint64_t)f->so + 4;
+    } else if (t->cls == H5T_REFERENCE && t->refKind == 0) {
+      want = size >= f->so ? size : f->so;
+    } else {
+      want = size;
+    }
+    if (want != size)
+      rc = cairnErr(CAIRN_CORRUPT, "hdf5: datatype of class %u at offset %llu declares %u bytes, its structure needs %llu", t->cls,
+                    (unsigned long long)at, size, (unsigned long long)want);
+  }
 done:
   if (rc) {
     h5TypeFree(t);
@@ -482,16 +500,8 @@ int h5FillDecode(uint16_t type, const uint8_t *p, size_t n, uint64_t addr, H5Fil
 }
 
 /* ---------------------------------------------------------------- shared messages */
-static int sohmBit(uint16_t type) {
-  switch (type) {
-    case 0x01: return 0;
-    case 0x03: return 1;
-    case 0x05: return 2;
-    case 0x0B: return 3;
-    case 0x0C: return 4;
-  }
-  return -1;
-}
+/* The SOHM index's message type flags have bit N set for message type N. */
+static int sohmBit(uint16_t type) { return type < 16 ? (int)type : -1; }
 
 int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn) {
   *ppOwn = NULL;
