@@ -76,8 +76,9 @@ void h5CacheFree(H5File *f) {
 }
 
 static int hostRead(H5File *f, uint64_t abs, void *p, size_t n, size_t *pnRead) {
-  f->nRead++;
-  f->nReadBytes += n;
+  /* chunk reads run on several threads at once */
+  __atomic_fetch_add(&f->nRead, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&f->nReadBytes, (uint64_t)n, __ATOMIC_RELAXED);
   size_t nr = 0;
   int rc = cairn_file_read(f->pFile, p, n, abs, &nr);
   if (rc) return rc;
