@@ -30,6 +30,7 @@
 #define H5W_MSG_FILTER 0x0b
 #define H5W_MSG_ATTR 0x0c
 #define H5W_MSG_CONT 0x10
+#define H5W_MSG_AINFO 0x15
 #define H5W_MSG_SYMTAB 0x11
 
 /* Datatype kinds the writer knows (class numbers of the spec). */
@@ -152,6 +153,7 @@ void h5wObjDirty(H5wObj *o);
 int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj);
 int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf);
 int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
+int h5wEnsureAinfo(H5wObj *o);
 
 /* w_type.c */
 int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);

@@ -103,7 +103,7 @@ int h5wVlenToFile(cairn_h5w *w, const char *const *az, uint64_t n, uint8_t *pOut
     if (len > 0x7fffffff) return cairnErr(CAIRN_RANGE, "string of %zu bytes", len);
     uint64_t addr = 0;
     uint32_t idx = 0;
-    if (len) CAIRN_TRY(heapPut(w, z, len, &addr, &idx));
+    if (z) CAIRN_TRY(heapPut(w, z, len, &addr, &idx));
     cairnPutLE32(e, (uint32_t)len);
     cairnPutLE64(e + 4, addr);
     cairnPutLE32(e + 12, idx);
@@ -725,6 +725,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
     }
     rc = h5wObjAddMsg(o, H5W_MSG_FILTER, 0, fp, i);
   }
+  if (!rc) rc = h5wEnsureAinfo(o);
   /* layout + data */
   if (!rc) {
     d->iLayoutMsg = o->nMsg;

@@ -400,7 +400,7 @@ static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64
         }
       }
       if (type == H5W_MSG_SYMTAB) o->bGroup = 1, o->bDenseLinks = 1; /* old-style: not editable yet */
-      if (type == 0x15 && len >= 2) { /* attribute info: dense storage if the heap is defined */
+      if (type == H5W_MSG_AINFO && len >= 2) { /* attribute info: dense storage if the heap is defined */
         size_t k = 2 + ((m[1] & 1) ? 2 : 0);
         if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseAttrs = 1;
       }
@@ -521,7 +521,18 @@ static int checkWritable(cairn_h5w *w, const char *zWhat) {
   return CAIRN_OK;
 }
 
-/* Link Info (no creation order, no dense storage) + Group Info (defaults). */
+/* Attribute Info (version 0, no creation order, no dense storage). libhdf5 counts the
+** attributes of a version-2 header through this message (H5Oget_info reports 0 without it). */
+int h5wEnsureAinfo(H5wObj *o) {
+  for (int i = 0; i < o->nMsg; i++)
+    if (o->aMsg[i].type == H5W_MSG_AINFO) return CAIRN_OK;
+  uint8_t ai[18] = {0, 0};
+  cairnPutLE64(ai + 2, H5W_UNDEF);
+  cairnPutLE64(ai + 10, H5W_UNDEF);
+  return h5wObjAddMsg(o, H5W_MSG_AINFO, 0, ai, sizeof ai);
+}
+
+/* Link Info (no creation order, no dense storage) + Group Info (defaults) + Attribute Info. */
 static int groupInitMsgs(H5wObj *g) {
   uint8_t li[18] = {0, 0};
   cairnPutLE64(li + 2, H5W_UNDEF);
@@ -529,7 +540,8 @@ static int groupInitMsgs(H5wObj *g) {
   uint8_t gi[2] = {0, 0};
   g->bGroup = 1;
   CAIRN_TRY(h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li));
-  return h5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi);
+  CAIRN_TRY(h5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi));
+  return h5wEnsureAinfo(g);
 }
 
 int cairn_h5w_group(cairn_h5w *w, const char *zPath) {
@@ -611,6 +623,7 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
   int rc = CAIRN_OK;
   if (t->bHasVlen) rc = h5wVlenToFile(w, (const char *const *)pData, nEl, p + i);
   else memcpy(p + i, pData, (size_t)nData);
+  if (!rc) rc = h5wEnsureAinfo(o);
   if (!rc) {
     int k = attrFind(o, zName);
     rc = k >= 0 ? h5wObjSetMsg(o, k, p, n) : h5wObjAddMsg(o, H5W_MSG_ATTR, 0, p, n);
