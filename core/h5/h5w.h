@@ -93,11 +93,11 @@ struct H5wObj {
 typedef struct H5wChunk {
   uint64_t addr;
   uint32_t nByte, mask;
-  int bNew;          /* written since the last commit (free at once if replaced) */
+  uint32_t gen;      /* transaction that wrote it (free at once if replaced in the same one) */
   uint64_t aOff[CAIRN_H5W_MAXRANK]; /* element offsets */
 } H5wChunk;
 
-typedef struct H5wNode { uint64_t addr; int bNew; } H5wNode;
+typedef struct H5wNode { uint64_t addr; uint32_t gen; } H5wNode;
 
 typedef struct H5wFilter { uint16_t id, flags; int nCd; uint32_t aCd[8]; } H5wFilter;
 
@@ -136,7 +136,9 @@ struct cairn_h5w {
   int sbVersion;
   uint64_t sbExt;     /* superblock extension address (kept from a loaded file) */
   int bChanged;       /* anything to commit */
+  uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
   /* global heap collection being filled in this transaction */
+  uint8_t *pGc; uint64_t gcAddr; size_t nGc; /* one global heap collection read back (verify) */
   uint8_t *pHeap; uint64_t heapAddr; size_t nHeap, nHeapUsed; uint32_t heapNext;
   cairn_h5w_stats st;
 };
@@ -154,6 +156,10 @@ int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj);
 int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf);
 int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
 int h5wEnsureAinfo(H5wObj *o);
+int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
+int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
+int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
+void h5wHeapCacheClear(cairn_h5w *w);
 
 /* w_type.c */
 int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);

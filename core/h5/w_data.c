@@ -17,6 +17,12 @@
 #define BT_K 32
 #define BT_FAN (2 * BT_K)
 
+static void hashU64h(cairn_sha256_ctx *h, uint64_t v) {
+  uint8_t b[8];
+  cairnPutLE64(b, v);
+  cairn_sha256_update(h, b, 8);
+}
+
 static size_t keySize(int rank) { return 8 + 8 * ((size_t)rank + 1); }
 static size_t nodeSize(int rank) { return 24 + (BT_FAN + 1) * keySize(rank) + BT_FAN * 8; }
 
@@ -135,7 +141,7 @@ static int recPut(cairn_h5w *w, H5wDset *d, const uint64_t *off, uint64_t addr, 
   uint64_t i = recFind(d, off, &found);
   if (found) {
     H5wChunk *c = &d->aRec[i];
-    h5wFree(w, c->addr, c->nByte, !c->bNew);
+    h5wFree(w, c->addr, c->nByte, c->gen != w->txn);
   } else {
     if (d->nRec == d->nRecAlloc) {
       uint64_t m = d->nRecAlloc ? d->nRecAlloc * 2 : 64;
@@ -152,7 +158,7 @@ static int recPut(cairn_h5w *w, H5wDset *d, const uint64_t *off, uint64_t addr, 
   memcpy(c->aOff, off, sizeof(uint64_t) * (size_t)d->rank);
   c->addr = addr;
   c->nByte = nByte;
-  c->bNew = 1;
+  c->gen = w->txn;
   if (!d->bIndexDirty || i < d->iDirtyFrom) d->iDirtyFrom = i;
   d->bIndexDirty = 1;
   return CAIRN_OK;
@@ -314,7 +320,7 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
       d->aLevel[l] = a;
       d->nLevelAlloc[l] = aCount[l] + 16;
     }
-    for (uint64_t j = oldCount; j < aCount[l]; j++) d->aLevel[l][j] = (H5wNode){H5W_UNDEF, 1};
+    for (uint64_t j = oldCount; j < aCount[l]; j++) d->aLevel[l][j] = (H5wNode){H5W_UNDEF, w->txn};
     uint64_t spanNode = span * BT_FAN; /* records under one node of this level */
     for (uint64_t j = first; j < aCount[l] && !rc; j++) {
       uint64_t r0 = j * spanNode, r1 = r0 + spanNode < d->nRec ? r0 + spanNode : d->nRec;
@@ -340,8 +346,8 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
       if (!rc) rc = h5wWrite(w, buf, ns, addr);
       if (rc) break;
       H5wNode *nd = &d->aLevel[l][j];
-      h5wFree(w, nd->addr, ns, !nd->bNew);
-      *nd = (H5wNode){addr, 1};
+      h5wFree(w, nd->addr, ns, nd->gen != w->txn);
+      *nd = (H5wNode){addr, w->txn};
     }
     d->nLevel[l] = aCount[l];
     from = first;
@@ -349,7 +355,7 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
   }
   /* Nodes of levels that no longer exist (cannot happen: the tree only grows) */
   for (int l = nl; l < d->nLevels; l++)
-    for (uint64_t j = 0; j < d->nLevel[l]; j++) h5wFree(w, d->aLevel[l][j].addr, ns, !d->aLevel[l][j].bNew);
+    for (uint64_t j = 0; j < d->nLevel[l]; j++) h5wFree(w, d->aLevel[l][j].addr, ns, d->aLevel[l][j].gen != w->txn);
   cairnFree(buf);
   if (rc) return h5wFail(w, rc);
   d->nLevels = nl;
@@ -933,4 +939,163 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
     if (d->aChunk[k] == 0) return cairnErr(CAIRN_CORRUPT, "chunk dimension 0 at %llu", (unsigned long long)o->addr);
   if (d->pFill && d->elSize == 0) cairnFree(d->pFill), d->pFill = NULL;
   return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- verify (read back) */
+void h5wHeapCacheClear(cairn_h5w *w) {
+  cairnFree(w->pGc);
+  w->pGc = NULL;
+  w->gcAddr = H5W_UNDEF;
+}
+
+static int heapGet(cairn_h5w *w, uint64_t addr, uint32_t idx, const uint8_t **pp, uint64_t *pn) {
+  if (!w->pGc || w->gcAddr != addr) {
+    h5wHeapCacheClear(w);
+    uint8_t hd[16];
+    CAIRN_TRY(h5wRead(w, hd, 16, addr));
+    uint64_t size = cairnGetLE64(hd + 8);
+    if (memcmp(hd, "GCOL", 4) != 0 || hd[4] != 1 || size < 16 || size > (64u << 20))
+      return cairnErr(CAIRN_CORRUPT, "no global heap collection at %llu", (unsigned long long)addr);
+    w->pGc = cairnMalloc((size_t)size);
+    if (!w->pGc) return cairnErr(CAIRN_NOMEM, "global heap: out of memory");
+    int rc = h5wRead(w, w->pGc, (size_t)size, addr);
+    if (rc) {
+      h5wHeapCacheClear(w);
+      return rc;
+    }
+    w->gcAddr = addr;
+    w->nGc = (size_t)size;
+  }
+  size_t off = 16;
+  while (off + 16 <= w->nGc) {
+    const uint8_t *o = w->pGc + off;
+    uint32_t k = cairnGetLE16(o);
+    uint64_t n = cairnGetLE64(o + 8);
+    if (k == 0) break;
+    if (n > w->nGc - off - 16) break;
+    if (k == idx) {
+      *pp = o + 16;
+      *pn = n;
+      return CAIRN_OK;
+    }
+    off += 16 + (size_t)((n + 7) & ~(uint64_t)7);
+  }
+  return cairnErr(CAIRN_CORRUPT, "global heap object %u not in the collection at %llu", idx, (unsigned long long)addr);
+}
+
+static int hashVlen(cairn_h5w *w, const uint8_t *p, uint64_t nEl, cairn_sha256_ctx *h) {
+  for (uint64_t i = 0; i < nEl; i++) {
+    const uint8_t *e = p + 16 * i;
+    uint32_t len = cairnGetLE32(e);
+    uint64_t addr = cairnGetLE64(e + 4);
+    uint8_t b[4];
+    cairnPutLE32(b, len);
+    if (addr == 0 || addr == H5W_UNDEF) {
+      cairn_sha256_update(h, "\xff\xff\xff\xff", 4);
+      continue;
+    }
+    const uint8_t *s = NULL;
+    uint64_t n = 0;
+    CAIRN_TRY(heapGet(w, addr, cairnGetLE32(e + 12), &s, &n));
+    if (len > n) return cairnErr(CAIRN_CORRUPT, "string of %u bytes in a %llu-byte heap object", len, (unsigned long long)n);
+    cairn_sha256_update(h, b, 4);
+    cairn_sha256_update(h, s, len);
+  }
+  return CAIRN_OK;
+}
+
+static int spaceCount(const uint8_t *p, size_t n, uint64_t *pnEl, size_t *pnUsed) {
+  if (n < 4) return cairnErr(CAIRN_CORRUPT, "dataspace of %zu bytes", n);
+  int ver = p[0], rank = p[1], fl = p[2];
+  size_t off = ver == 1 ? 8 : 4;
+  size_t need = off + 8 * (size_t)rank * ((fl & 1) ? 2 : 1);
+  if (need > n || rank > 32) return cairnErr(CAIRN_CORRUPT, "dataspace of rank %d", rank);
+  uint64_t ne = (ver >= 2 && p[3] == 2) ? 0 : 1;
+  for (int i = 0; i < rank; i++)
+    if (cairnMulOverflow64(ne, cairnGetLE64(p + off + 8 * i), &ne)) return cairnErr(CAIRN_CORRUPT, "dataspace too large");
+  *pnEl = ne;
+  *pnUsed = need;
+  return CAIRN_OK;
+}
+
+int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h) {
+  const uint8_t *p = m->p;
+  size_t n = m->n;
+  if (n < 8 || p[0] < 1 || p[0] > 3) return cairnErr(CAIRN_CORRUPT, "attribute message version %d", n ? p[0] : -1);
+  int v = p[0];
+  size_t nName = cairnGetLE16(p + 2), nType = cairnGetLE16(p + 4), nSpace = cairnGetLE16(p + 6);
+  size_t off = v == 3 ? 9 : 8;
+#define PAD(x) (v == 1 ? (((x) + 7) & ~(size_t)7) : (x))
+  if (off + PAD(nName) + PAD(nType) + PAD(nSpace) > n) return cairnErr(CAIRN_CORRUPT, "attribute message sizes overrun it");
+  const uint8_t *t = p + off + PAD(nName), *s = t + PAD(nType), *data = s + PAD(nSpace);
+#undef PAD
+  cairn_sha256_update(h, p + off, nName);
+  cairn_sha256_update(h, t, nType);
+  int cls = 0;
+  size_t el = 0;
+  int bVlen = 0;
+  uint64_t nEl = 0, nData = 0;
+  size_t used = 0;
+  CAIRN_TRY(h5wTypeInfo(t, nType, &cls, &el, &bVlen));
+  CAIRN_TRY(spaceCount(s, nSpace, &nEl, &used));
+  cairn_sha256_update(h, s, used);
+  size_t rest = (size_t)(p + n - data);
+  if (cairnMulOverflow64(nEl, el, &nData) || nData > rest) return cairnErr(CAIRN_CORRUPT, "attribute data overruns its message");
+  if (bVlen && el == 16) return hashVlen(w, data, nEl, h);
+  cairn_sha256_update(h, data, (size_t)nData);
+  return CAIRN_OK;
+}
+
+int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
+  H5wDset *d = o->pDset;
+  const H5wMsg *ly = &o->aMsg[d->iLayoutMsg];
+  int bVlen = d->bVlen && d->elSize == 16;
+  if (d->layout == CAIRN_H5W_CONTIGUOUS) {
+    if (ly->n < 18) return cairnErr(CAIRN_CORRUPT, "contiguous layout message");
+    uint64_t addr = cairnGetLE64(ly->p + 2), size = cairnGetLE64(ly->p + 10);
+    if (addr == H5W_UNDEF) return CAIRN_OK;
+    if (addr + size < addr || addr + size > w->eofCommitted) return cairnErr(CAIRN_CORRUPT, "contiguous data at %llu past end of file", (unsigned long long)addr);
+    size_t blk = 65536;
+    uint8_t *b = cairnMalloc(blk);
+    if (!b) return cairnErr(CAIRN_NOMEM, "verify: out of memory");
+    int rc = CAIRN_OK;
+    for (uint64_t off = 0; off < size && !rc; off += blk) {
+      size_t m = (size_t)(size - off < blk ? size - off : blk);
+      rc = h5wRead(w, b, m, addr + off);
+      if (!rc && bVlen) rc = hashVlen(w, b, m / 16, h);
+      else if (!rc) cairn_sha256_update(h, b, m);
+    }
+    cairnFree(b);
+    return rc;
+  }
+  if (d->layout == CAIRN_H5W_COMPACT) {
+    if (bVlen && ly->n >= 4) return hashVlen(w, ly->p + 4, (ly->n - 4) / 16, h);
+    return CAIRN_OK; /* the bytes are in the layout message, already hashed */
+  }
+  if (d->layout != CAIRN_H5W_CHUNKED) return cairnErr(CAIRN_UNSUPPORTED, "verify: layout not supported");
+  CAIRN_TRY(indexLoad(w, d));
+  size_t nc = (size_t)(chunkElems(d) * d->elSize);
+  uint8_t *c = cairnMalloc(nc ? nc : 1), *raw = NULL;
+  int rc = c ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "verify: out of memory");
+  for (uint64_t i = 0; i < d->nRec && !rc; i++) {
+    const H5wChunk *r = &d->aRec[i];
+    for (int k = 0; k < d->rank; k++) hashU64h(h, r->aOff[k]);
+    if (r->nByte > nc * 2 + (1u << 20) || r->addr + r->nByte > w->eofCommitted) {
+      rc = cairnErr(CAIRN_CORRUPT, "chunk at %llu of %u bytes", (unsigned long long)r->addr, r->nByte);
+      break;
+    }
+    cairnFree(raw);
+    if (!(raw = cairnMalloc(r->nByte ? r->nByte : 1))) { rc = cairnErr(CAIRN_NOMEM, "verify: out of memory"); break; }
+    rc = h5wRead(w, raw, r->nByte, r->addr);
+    if (!rc) {
+      if (d->nFilter) rc = h5wFilterUndo(d->aFilter, d->nFilter, r->mask, raw, r->nByte, c, nc);
+      else if (r->nByte != nc) rc = cairnErr(CAIRN_CORRUPT, "chunk at %llu of %u bytes, want %zu", (unsigned long long)r->addr, r->nByte, nc);
+      else memcpy(c, raw, nc);
+    }
+    if (!rc && bVlen) rc = hashVlen(w, c, nc / 16, h);
+    else if (!rc) cairn_sha256_update(h, c, nc);
+  }
+  cairnFree(c);
+  cairnFree(raw);
+  return rc;
 }

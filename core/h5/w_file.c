@@ -462,7 +462,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
 }
 
 /* ---------------------------------------------------------------- paths */
-static int linkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp) {
+int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp) {
   H5wLink *l = &g->aLink[iLink];
   if (!l->pObj) {
     if (l->addr == H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a soft or external link", l->zName);
@@ -486,7 +486,7 @@ static int walk(cairn_h5w *w, const char *zPath, size_t nPath, H5wObj **ppObj) {
     if (o->bDenseLinks) return cairnErr(CAIRN_UNSUPPORTED, "group '%.*s' keeps its links in dense or symbol-table storage", (int)i, zPath);
     int k = linkFind(o, zPath + i, j - i);
     if (k < 0) return cairnErr(CAIRN_NOTFOUND, "no object '%s'", zPath);
-    CAIRN_TRY(linkObj(w, o, k, &o));
+    CAIRN_TRY(h5wLinkObj(w, o, k, &o));
     i = j;
   }
   *ppObj = o;
@@ -751,6 +751,7 @@ int cairn_h5w_commit(cairn_h5w *w) {
     if (cairn_file_truncate(w->f, eoa) == CAIRN_OK) w->nFileSize = eoa;
   }
   w->bChanged = 0;
+  w->txn++;
   w->st.nCommit++;
   return CAIRN_OK;
 }
@@ -764,6 +765,7 @@ static void writerFree(cairn_h5w *w) {
   cairnFree(w->aFree);
   cairnFree(w->aPend);
   cairnFree(w->pHeap);
+  h5wHeapCacheClear(w);
   cairnFree(w);
 }
 
@@ -778,6 +780,8 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->sbVersion = 2;
   w->sbExt = H5W_UNDEF;
   w->eoa = H5W_SB_SIZE;
+  w->txn = 1;
+  w->gcAddr = H5W_UNDEF;
   int rc = cairn_file_truncate(f, 0);
   if (!rc && !(w->pRoot = objNew(NULL))) rc = cairnErr(CAIRN_NOMEM, "cairn_h5w_create: out of memory");
   if (!rc) rc = groupInitMsgs(w->pRoot);
@@ -819,6 +823,8 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->sbVersion = sb[8];
   w->sbExt = cairnGetLE64(sb + 20);
   w->eoa = w->eofCommitted = eof;
+  w->gcAddr = H5W_UNDEF;
+  w->txn = 1;
   w->nFileSize = size;
   int rc = ohLoad(w, root, NULL, &w->pRoot);
   if (!rc && !w->pRoot->bGroup) rc = cairnErr(CAIRN_CORRUPT, "the root object at %llu is not a group", (unsigned long long)root);
@@ -846,4 +852,53 @@ int cairn_h5w_stats_get(cairn_h5w *w, cairn_h5w_stats *p) {
   p->nFree = 0;
   for (int i = 0; i < w->nFree; i++) p->nFree += w->aFree[i].n;
   return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- verify */
+/* Digest of the logical content (names, messages without file addresses, decoded data and
+** strings), checking every checksum and decoding every chunk on the way. Two files that hold
+** the same objects have the same digest wherever their structures sit. */
+static void hashU64(cairn_sha256_ctx *h, uint64_t v) {
+  uint8_t b[8];
+  cairnPutLE64(b, v);
+  cairn_sha256_update(h, b, 8);
+}
+
+static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth) {
+  if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
+  for (int i = 0; i < o->nMsg; i++) {
+    const H5wMsg *m = &o->aMsg[i];
+    uint8_t t[2] = {m->type, m->flags};
+    cairn_sha256_update(h, t, 2);
+    if (m->type == H5W_MSG_LAYOUT) {
+      if (m->n >= 2 && m->p[0] == 3 && m->p[1] == 1 && m->n >= 18) hashU64(h, cairnGetLE64(m->p + 10));
+      else if (m->n >= 11 && m->p[0] == 3 && m->p[1] == 2) cairn_sha256_update(h, m->p + 11, m->n - 11);
+      else cairn_sha256_update(h, m->p, m->n);
+    } else if (m->type == H5W_MSG_ATTR) {
+      CAIRN_TRY(h5wAttrDigest(w, m, h));
+    } else cairn_sha256_update(h, m->p, m->n);
+  }
+  if (o->pDset) CAIRN_TRY(h5wDsetDigest(w, o, h));
+  for (int i = 0; i < o->nLink; i++) {
+    H5wLink *l = &o->aLink[i];
+    cairn_sha256_update(h, l->zName, strlen(l->zName) + 1);
+    if (l->addr == H5W_UNDEF && !l->pObj) {
+      cairn_sha256_update(h, l->raw.p, l->raw.n);
+      continue;
+    }
+    H5wObj *c;
+    CAIRN_TRY(h5wLinkObj(w, o, i, &c));
+    CAIRN_TRY(verifyObj(w, c, h, depth + 1));
+  }
+  return CAIRN_OK;
+}
+
+int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]) {
+  if (!w || !aDigest) return cairnErr(CAIRN_MISUSE, "cairn_h5w_verify: NULL argument");
+  cairn_sha256_ctx h;
+  cairn_sha256_init(&h);
+  int rc = verifyObj(w, w->pRoot, &h, 0);
+  h5wHeapCacheClear(w);
+  cairn_sha256_final(&h, aDigest);
+  return rc;
 }

@@ -109,6 +109,14 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
 /* Remove attribute zName of zObj (CAIRN_NOTFOUND if absent). */
 int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName);
 
+/*
+** Check every structure reachable from the root (checksums, B-trees, every chunk decoded through
+** its filters, every string) and return a SHA-256 digest of the logical content: names,
+** types, shapes, attribute values and data, not where they sit in the file. Call it on a
+** freshly opened writer (uncommitted changes are not seen).
+*/
+int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]);
+
 /* Statistics for tests and tools. */
 typedef struct cairn_h5w_stats {
   uint64_t nEof;       /* committed end-of-file address */
