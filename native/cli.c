@@ -127,6 +127,7 @@ static int cmdVersion(int argc, char **argv) {
 }
 
 static int cmdHelp(int argc, char **argv);
+int cliH5w(int argc, char **argv);
 
 static const CliCommand aCommand[] = {
   {"hash", cmdHash, "FILE...", "SHA-256 of files (sha256sum format)"},
@@ -134,6 +135,7 @@ static const CliCommand aCommand[] = {
   {"unzstd", cmdUnzstd, "IN -o OUT", "decompress a zstd file"},
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
+  {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, attr, verify, loop"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},
   {"help", cmdHelp, "", "this list"},
 };

@@ -855,6 +855,21 @@ int cairn_h5w_shape(cairn_h5w *w, const char *zPath, int *pRank, uint64_t *dims)
   return CAIRN_OK;
 }
 
+int cairn_h5w_dtype(cairn_h5w *w, const char *zPath, int *pClass, size_t *pSize, int *pSigned) {
+  if (!w || !zPath || !pClass || !pSize || !pSigned) return cairnErr(CAIRN_MISUSE, "cairn_h5w_dtype: NULL argument");
+  H5wObj *o = NULL;
+  CAIRN_TRY(dsetFind(w, zPath, &o, "dtype"));
+  for (int i = 0; i < o->nMsg; i++)
+    if (o->aMsg[i].type == H5W_MSG_DATATYPE && o->aMsg[i].n >= 8) {
+      const uint8_t *p = o->aMsg[i].p;
+      *pClass = p[0] & 0x0f;
+      *pSize = cairnGetLE32(p + 4);
+      *pSigned = *pClass == 0 && (p[1] & 0x08) != 0;
+      return CAIRN_OK;
+    }
+  return cairnErr(CAIRN_CORRUPT, "dataset '%s' has no datatype message", zPath);
+}
+
 /* ---------------------------------------------------------------- load */
 int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
   (void)w;

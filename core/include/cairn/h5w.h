@@ -100,6 +100,10 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
 int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void *pData);
 /* Shape of a dataset: *pRank and dims[0..rank) (dims may be NULL). */
 int cairn_h5w_shape(cairn_h5w *w, const char *zPath, int *pRank, uint64_t *dims);
+/* Element type of a dataset: *pClass is the HDF5 class (0 integer, 1 float, 3 string, 6
+** compound, 8 enum, 9 variable-length, 10 array), *pSize the bytes per element in the file,
+** *pSigned for integers. */
+int cairn_h5w_dtype(cairn_h5w *w, const char *zPath, int *pClass, size_t *pSize, int *pSigned);
 /*
 ** Create or overwrite attribute zName on object zObj (rank 0 = scalar). The encoded attribute
 ** must stay under 64 KiB (inline attributes, which every reader handles).
