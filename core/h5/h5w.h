@@ -140,6 +140,7 @@ struct cairn_h5w {
   /* global heap collection being filled in this transaction */
   uint8_t *pGc; uint64_t gcAddr; size_t nGc; /* one global heap collection read back (verify) */
   uint8_t *pHeap; uint64_t heapAddr; size_t nHeap, nHeapUsed; uint32_t heapNext;
+  uint8_t *pWbuf; uint64_t wbufAddr; size_t nWbuf; /* write gathering (w_file.c) */
   cairn_h5w_stats st;
 };
 
@@ -148,6 +149,7 @@ int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr);
 void h5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
 int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
 int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
+int h5wFlush(cairn_h5w *w);
 int h5wFail(cairn_h5w *w, int rc);
 int h5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n);
 int h5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n);

@@ -19,15 +19,45 @@ int h5wFail(cairn_h5w *w, int rc) {
   return rc;
 }
 
-int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
+/* Writes to consecutive addresses are gathered (up to 1 MiB) into one host write: a commit
+** that rewrites 64 small headers then costs one write, not 64. The buffer only ever holds
+** bytes for space the committed state does not use, and is flushed before any read, sync,
+** truncate and before the superblock switch. */
+#define WBUF_CAP (1u << 20)
+int h5wFlush(cairn_h5w *w) {
+  if (!w->nWbuf) return CAIRN_OK;
+  size_t n = w->nWbuf;
+  w->nWbuf = 0;
   w->st.nWrite++;
-  int rc = cairn_file_write(w->f, p, n, addr);
-  if (rc) return h5wFail(w, rc);
-  if (addr + n > w->nFileSize) w->nFileSize = addr + n;
-  return CAIRN_OK;
+  int rc = cairn_file_write(w->f, w->pWbuf, n, w->wbufAddr);
+  return rc ? h5wFail(w, rc) : CAIRN_OK;
 }
 
-int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr) { return cairn_file_read_exact(w->f, p, n, addr); }
+int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
+  if (w->rcFatal) return w->rcFatal;
+  if (addr + n > w->nFileSize) w->nFileSize = addr + n;
+  if (w->nWbuf && addr == w->wbufAddr + w->nWbuf && w->nWbuf + n <= WBUF_CAP) {
+    memcpy(w->pWbuf + w->nWbuf, p, n);
+    w->nWbuf += n;
+    return CAIRN_OK;
+  }
+  CAIRN_TRY(h5wFlush(w));
+  if (n < WBUF_CAP / 4) {
+    if (!w->pWbuf && !(w->pWbuf = cairnMalloc(WBUF_CAP))) return h5wFail(w, cairnErr(CAIRN_NOMEM, "write buffer: out of memory"));
+    memcpy(w->pWbuf, p, n);
+    w->nWbuf = n;
+    w->wbufAddr = addr;
+    return CAIRN_OK;
+  }
+  w->st.nWrite++;
+  int rc = cairn_file_write(w->f, p, n, addr);
+  return rc ? h5wFail(w, rc) : CAIRN_OK;
+}
+
+int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr) {
+  CAIRN_TRY(h5wFlush(w));
+  return cairn_file_read_exact(w->f, p, n, addr);
+}
 
 static int extPush(H5wExt **pa, int *pn, int *pnAlloc, uint64_t addr, uint64_t n) {
   if (*pn == *pnAlloc) {
@@ -417,7 +447,8 @@ static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64
 static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) {
   uint8_t hdr[32];
   size_t got = 0;
-  int rc = cairn_file_read(w->f, hdr, sizeof hdr, addr, &got);
+  int rc = h5wFlush(w);
+  if (!rc) rc = cairn_file_read(w->f, hdr, sizeof hdr, addr, &got);
   if (rc) return rc;
   if (got < 12 || memcmp(hdr, "OHDR", 4) != 0) {
     if (got >= 1 && hdr[0] == 1)
@@ -694,6 +725,7 @@ static void sbEncode(cairn_h5w *w, uint8_t *p, uint64_t eof, uint64_t root, uint
 }
 
 static int doSync(cairn_h5w *w) {
+  CAIRN_TRY(h5wFlush(w));
   if (w->bNoSync) return CAIRN_OK;
   int rc = cairn_file_sync(w->f);
   return rc ? h5wFail(w, rc) : CAIRN_OK;
@@ -721,6 +753,7 @@ int cairn_h5w_commit(cairn_h5w *w) {
       if (w->aPend[i].n && w->aPend[i].addr + w->aPend[i].n == eoa) eoa = w->aPend[i].addr, moved = 1;
     if (!moved) break;
   }
+  CAIRN_TRY(h5wFlush(w));
   if (w->nFileSize < eoa) {
     int rc = cairn_file_truncate(w->f, eoa);
     if (rc) return h5wFail(w, rc);
@@ -730,7 +763,9 @@ int cairn_h5w_commit(cairn_h5w *w) {
   /* 3. the switch: one 48-byte write inside the first sector */
   uint8_t sb[H5W_SB_SIZE];
   sbEncode(w, sb, eoa, w->pRoot->addr, gSbExt(w));
-  CAIRN_TRY(h5wWrite(w, sb, sizeof sb, 0));
+  w->st.nWrite++;
+  int rcSb = cairn_file_write(w->f, sb, sizeof sb, 0);
+  if (rcSb) return h5wFail(w, rcSb);
   CAIRN_TRY(doSync(w));
   /* 4. committed: old versions are free now; give back the tail */
   for (int i = 0; i < w->nPend; i++) freeInsert(w, w->aPend[i].addr, w->aPend[i].n);
@@ -765,6 +800,7 @@ static void writerFree(cairn_h5w *w) {
   cairnFree(w->aFree);
   cairnFree(w->aPend);
   cairnFree(w->pHeap);
+  cairnFree(w->pWbuf);
   h5wHeapCacheClear(w);
   cairnFree(w);
 }
@@ -782,13 +818,14 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->eoa = H5W_SB_SIZE;
   w->txn = 1;
   w->gcAddr = H5W_UNDEF;
-  int rc = cairn_file_truncate(f, 0);
+  uint64_t size = 0;
+  int rc = cairn_file_size(f, &size);
+  if (!rc && size) rc = cairn_file_truncate(f, 0);
   if (!rc && !(w->pRoot = objNew(NULL))) rc = cairnErr(CAIRN_NOMEM, "cairn_h5w_create: out of memory");
   if (!rc) rc = groupInitMsgs(w->pRoot);
   if (!rc) {
     h5wObjDirty(w->pRoot);
     w->bChanged = 1;
-    rc = cairn_h5w_commit(w);
   }
   if (rc) {
     writerFree(w);

@@ -152,8 +152,7 @@ static int session(FaultFile *f, int *pnCommit, CommitHook x, void *pArg) {
   int64_t total = 0;
 #define T(x) do { rc = (x); if (rc) goto done; } while (0)
   T(cairn_h5w_create(&f->base, 0, &w));
-  ++*pnCommit;
-  if (x) x(pArg, f, *pnCommit);
+  T(sessionCommit(w, f, pnCommit, x, pArg));
   T(cairn_h5w_group(w, "/data"));
   T(cairn_h5w_dataset(w, "/data/series", tf, 2, d0, mx, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, ch, "shuffle,deflate:3,fletcher32", NULL}, NULL));
   T(cairn_h5w_attr(w, "/", "rows", ti, 0, NULL, &total));
@@ -237,7 +236,7 @@ TEST(h5w_fault, every_write) {
   ffClose(&f0->base);
   CHECK_EQ(ref.n, nCommit + 1);
   CHECK(nCommit >= 10);
-  CHECK(nWrite > 50);
+  CHECK(nWrite > 2 * nCommit);
   /* all reference states differ, so a match identifies one state */
   for (int i = 1; i <= nCommit; i++)
     for (int j = i + 1; j <= nCommit; j++) CHECK(memcmp(ref.d[i], ref.d[j], 32) != 0);

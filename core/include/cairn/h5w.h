@@ -62,7 +62,8 @@ void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
 ** consistent after a clean exit but a power loss may lose commits (same as libhdf5's default). */
 #define CAIRN_H5W_READONLY 0x1
 #define CAIRN_H5W_NOSYNC 0x2
-/* Start a new file in f (its previous content is discarded); it is committed empty at once. */
+/* Start a new file in f (its previous content is discarded). f holds an HDF5 file from the
+** first commit on (cairn_h5w_close commits): commit at once for an empty file that survives. */
 int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW);
 /* Open an existing HDF5 file for editing: superblock v2/v3 with version-2 object headers (what
 ** cairn and libhdf5 with libver latest write). With CAIRN_H5W_READONLY every change fails with
