@@ -128,6 +128,7 @@ static int cmdVersion(int argc, char **argv) {
 
 static int cmdHelp(int argc, char **argv);
 int cliH5(int argc, char **argv);
+int cliH5w(int argc, char **argv);
 
 static const CliCommand aCommand[] = {
   {"hash", cmdHash, "FILE...", "SHA-256 of files (sha256sum format)"},
@@ -136,6 +137,7 @@ static const CliCommand aCommand[] = {
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
   {"h5", cliH5, "ls|info|dump|attrs|dumpall FILE [PATH]", "read HDF5 files (ls -r, info, dump --json)"},
+  {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, attr, verify, loop"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},
   {"help", cmdHelp, "", "this list"},
 };

@@ -75,5 +75,6 @@ const char *cairn_version(void);
 #include "sha256.h"
 #include "zcodec.h"
 #include "h5.h"
+#include "h5w.h"
 
 #endif /* CAIRN_H */
