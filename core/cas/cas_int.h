@@ -23,6 +23,9 @@ typedef struct CdcCfg {
   uint64_t aGearLs[256]; /* aGear << 1, for the first byte of each two-byte step */
 } CdcCfg;
 int cairnCdcInit(CdcCfg *c, const cairn_fastcdc_params *pPrm);
+/* cairn_fastcdc_prepare with the configuration already derived. */
+int cairnCdcPrepare(const CdcCfg *c, const uint8_t *p, size_t n, int eof, cairn_chunk **paChunk,
+                    size_t *pnChunk, size_t *pnUsed);
 
 /*
 ** A candidate found by a window scan: position (absolute in the buffer) whose byte-wise gear
@@ -89,6 +92,9 @@ extern size_t cairnCdcSegMin;
       cdcCand[cdcN++].h = cdcH;                                                              \
     }                                                                                        \
   } while (0)
+
+/* Largest chunk a store accepts (cairn_fastcdc_check caps nMax there). */
+#define CDC_MAX_BYTES (64u << 20)
 
 /* ---- CRC32C (Castagnoli), for record headers and metadata ---- */
 uint32_t cairnCrc32c(uint32_t crc, const void *p, size_t n);

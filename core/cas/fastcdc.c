@@ -303,17 +303,36 @@ static int appendChunks(cairn_chunk **pa, size_t *pn, size_t *pnAlloc, const cai
 
 int cairn_fastcdc_prepare(const cairn_fastcdc_params *pPrm, const void *pv, size_t n, int eof,
                           cairn_chunk **paChunk, size_t *pnChunk, size_t *pnUsed) {
-  CdcCfg *c = NULL;
   if (!paChunk || !pnChunk || (!pv && n)) return cairnErr(CAIRN_MISUSE, "cairn_fastcdc_prepare: NULL argument");
   *paChunk = NULL;
   *pnChunk = 0;
   if (pnUsed) *pnUsed = 0;
-  c = cairnMalloc(sizeof(*c));
+  CdcCfg *c = cairnMalloc(sizeof(*c));
   if (!c) return cairnErr(CAIRN_NOMEM, "fastcdc: out of memory");
   int rc = cairnCdcInit(c, pPrm);
-  if (rc) {
-    cairnFree(c);
-    return rc;
+  if (rc == CAIRN_OK) rc = cairnCdcPrepare(c, pv, n, eof, paChunk, pnChunk, pnUsed);
+  cairnFree(c);
+  return rc;
+}
+
+int cairnCdcPrepare(const CdcCfg *c, const uint8_t *pv, size_t n, int eof, cairn_chunk **paChunk,
+                    size_t *pnChunk, size_t *pnUsed) {
+  int rc = CAIRN_OK;
+  *paChunk = NULL;
+  *pnChunk = 0;
+  if (pnUsed) *pnUsed = 0;
+  if (n == 0) return CAIRN_OK;
+  /* All of it in one chunk (small payloads): no scanner to set up. */
+  if (eof && n <= c->prm.nMin) {
+    cairn_chunk *a = cairnMalloc(sizeof(*a));
+    if (!a) return cairnErr(CAIRN_NOMEM, "fastcdc: out of memory");
+    a->iOff = 0;
+    a->n = (uint32_t)n;
+    cairn_sha256(pv, n, a->aHash);
+    *paChunk = a;
+    *pnChunk = 1;
+    if (pnUsed) *pnUsed = n;
+    return CAIRN_OK;
   }
   /* Segments only pay when each holds several maximum-size chunks. */
   size_t nSeg = cairnConcurrency();
@@ -323,10 +342,7 @@ int cairn_fastcdc_prepare(const cairn_fastcdc_params *pPrm, const void *pv, size
   CdcLane aLane[17];
   memset(aLane, 0, sizeof(aLane));
   CdcCand *aCand = cairnMallocArray((nSeg + 1) * (size_t)CDC_CAND_CAP, sizeof(CdcCand));
-  if (!aCand) {
-    cairnFree(c);
-    return cairnErr(CAIRN_NOMEM, "fastcdc: out of memory");
-  }
+  if (!aCand) return cairnErr(CAIRN_NOMEM, "fastcdc: out of memory");
   CdcFusedFn xFused = cairnCdcPickFused();
   for (size_t k = 0; k <= nSeg; k++) {
     CdcLane *L = &aLane[k];
@@ -405,7 +421,6 @@ int cairn_fastcdc_prepare(const cairn_fastcdc_params *pPrm, const void *pv, size
   for (size_t k = 0; k <= nSeg; k++) cairnFree(aLane[k].aChunk);
   cairnFree(aSync);
   cairnFree(aCand);
-  cairnFree(c);
   if (rc != CAIRN_OK) {
     cairnFree(aOut);
     return rc;
