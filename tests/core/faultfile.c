@@ -23,7 +23,7 @@ typedef struct FaultFile {
   cairn_file *pBase;
   int bOwn;
   FaultSpec spec;
-  uint32_t nWrite, nSync;
+  uint32_t nWrite, nSync, nPendingAtLoss;
   int bDead, bImageWritten;
   uint8_t *aDurable;
   size_t nDurable;
@@ -85,20 +85,24 @@ static int ffRecord(FaultFile *f, int bTrunc, uint64_t iOff, const void *p, size
   return CAIRN_OK;
 }
 
-/* The power fails: compute what is on the disk afterwards. */
-static void ffDie(FaultFile *f) { f->bDead = 1; }
-
-int faultfilePowerLoss(cairn_file *pF) {
-  FaultFile *f = (FaultFile *)pF;
+/* The power fails: compute what is on the disk afterwards and put it into the base file
+** right away (the handle may be closed by its user before the test looks). */
+static int ffDie(FaultFile *f) {
   f->bDead = 1;
   if (f->bImageWritten) return CAIRN_OK;
+  f->nPendingAtLoss = (uint32_t)f->nOp;
   uint8_t *a = malloc(f->nDurable ? f->nDurable : 1);
   size_t n = f->nDurable;
   if (!a) return CAIRN_NOMEM;
   memcpy(a, f->aDurable, n);
   for (size_t i = 0; i < f->nOp; i++) {
     FfOp *op = &f->aOp[i];
-    unsigned fate = (unsigned)(ffRand(f) % (f->spec.bGarble ? 4 : 3));
+    /* Fates: 0 whole, 1 lost, 2 prefix, 3 prefix + garbage. How often a write survives
+    ** depends on the seed (mostly, half, rarely), so both "one write missing among many
+    ** that landed" and "almost nothing landed" get tried. */
+    unsigned r = (unsigned)(ffRand(f) % 16), nWhole = 12 - 4 * (unsigned)(f->spec.seed % 3);
+    unsigned fate = r < nWhole ? 0 : 1 + (r - nWhole) % (f->spec.bGarble ? 3u : 2u);
+    if (f->spec.nLoseOnly) fate = i + 1 == f->spec.nLoseOnly ? 1 + (r & 1) : 0;
     if (op->nTorn < op->n) fate = 2; /* the torn write: exactly its landed prefix */
     size_t nLand = op->n;
     if (fate == 1) { /* lost; an extending write may leave zeros behind */
@@ -121,6 +125,8 @@ int faultfilePowerLoss(cairn_file *pF) {
   f->bImageWritten = 1;
   return rc;
 }
+
+int faultfilePowerLoss(cairn_file *pF) { return ffDie((FaultFile *)pF); }
 
 static int ffRead(cairn_file *pF, void *p, size_t n, uint64_t iOff, size_t *pnRead) {
   FaultFile *f = (FaultFile *)pF;
@@ -231,5 +237,7 @@ void faultfileCounts(cairn_file *pF, uint32_t *pnWrite, uint32_t *pnSync) {
   if (pnWrite) *pnWrite = f->nWrite;
   if (pnSync) *pnSync = f->nSync;
 }
+
+uint32_t faultfilePendingAtLoss(cairn_file *pF) { return ((FaultFile *)pF)->nPendingAtLoss; }
 
 int faultfileDead(cairn_file *pF) { return ((FaultFile *)pF)->bDead; }
