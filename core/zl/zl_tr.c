@@ -272,6 +272,34 @@ TRDEC(decSplitN) {
   return CAIRN_OK;
 }
 
+/* 54: dispatch_string (16-bit tags, then the variable string inputs) */
+TRDEC(decDispatchString) {
+  const ZlStream *t = in[0];
+  size_t nv = nIn - 1;
+  if (t->width != 2) return BAD("zl: dispatch_string tags must be 16-bit");
+  if (t->n && !nv) return BAD("zl: dispatch_string without sources");
+  size_t aPos[256], aStr[256], total = 0;
+  if (nv > 256) return BAD("zl: dispatch_string with %zu sources", nv);
+  for (size_t i = 0; i < nv; i++) aPos[i] = aStr[i] = 0, total += in[1 + i]->nb;
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_STRING, 1, total));
+  out[0]->n = t->n;
+  CAIRN_TRY(cairnZlNewLens(d, out[0], t->n));
+  size_t pos = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    unsigned k = cairnGetLE16(t->p + 2 * i);
+    if (k >= nv) return BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
+    const ZlStream *s = in[1 + k];
+    if (aStr[k] >= s->n) return BAD("zl: dispatch_string source %u exhausted", k);
+    uint32_t len = s->aLen[aStr[k]++];
+    if (len > s->nb - aPos[k]) return BAD("zl: dispatch_string source %u overrun", k);
+    memcpy(out[0]->p + pos, s->p + aPos[k], len);
+    aPos[k] += len, pos += len, out[0]->aLen[i] = len;
+  }
+  for (size_t k = 0; k < nv; k++)
+    if (aStr[k] != in[1 + k]->n) return BAD("zl: dispatch_string source %zu not fully used", k);
+  return CAIRN_OK;
+}
+
 /* 22: zstd; input = varint(element width) + magicless zstd frame with its content size */
 TRDEC(decZstd) {
   const ZlStream *s = in[0];
@@ -339,6 +367,7 @@ static const ZlTransform kTr[] = {
     {ZID_SPLITN_STRUCT, 0, 1, 1, {T}, T, decSplitN, "splitn_struct"},
     {ZID_SPLITN_NUM, 0, 1, 1, {N}, N, decSplitN, "splitn_num"},
     {ZID_LZ4, 1, 0, 1, {S}, S, decLz4, "lz4"},
+    {ZID_DISPATCH_STRING, 1, 1, 1, {N, Z}, Z, decDispatchString, "dispatch_string"},
 };
 #undef S
 #undef T

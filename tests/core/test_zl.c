@@ -175,3 +175,36 @@ TEST(zl, malformed) {
   hdr[0] = 0;
   CHECK_RC(cairn_zl_decompress(hdr, sizeof hdr, o, sizeof o, &nd), CAIRN_CORRUPT);
 }
+
+/* cairn's frame for every MANIFEST pair: decodes to the input (our reader), is no larger than
+** OpenZL's frame for the same (input, profile), and smaller on at least half of the pairs.
+** Frames are left in tfTmp("zl/") so that an independent decoder can be run over them. */
+TEST(zl, golden_encode) {
+  Golden a[40];
+  int n = readManifest(a, 40);
+  CHECK(n >= 20);
+  int nSmaller = 0, nLarger = 0;
+  for (int i = 0; i < n; i++) {
+    size_t ni, nf, nd;
+    uint8_t *in = readGolden(a[i].zInput, &ni);
+    CHECK(in);
+    int prof = cairn_zl_profile_from_name(a[i].zProfile);
+    CHECK(prof >= 0);
+    size_t cap = cairn_zl_compress_bound(ni);
+    uint8_t *f = cairn_malloc(cap), *d = cairn_malloc(ni + 1);
+    CHECK_OK(cairn_zl_compress(prof, in, ni, f, cap, &nf));
+    CHECK_OK(cairn_zl_decompress(f, nf, d, ni, &nd));
+    CHECK_EQ(nd, ni);
+    CHECK_MEM(d, in, ni);
+    char z[160];
+    cairnFormat(z, sizeof z, "zl/%s", a[i].zFrame + 7);
+    tfWriteFile(tfTmp(z), f, nf);
+    printf("  %-28s %-7s openzl %8ld  cairn %8zu  (%s)\n", a[i].zFrame + 7, a[i].zProfile, a[i].nFrame, nf,
+           (long)nf < a[i].nFrame ? "smaller" : (long)nf == a[i].nFrame ? "equal" : "LARGER");
+    nSmaller += (long)nf < a[i].nFrame;
+    nLarger += (long)nf > a[i].nFrame;
+    cairn_free(f), cairn_free(d), cairn_free(in);
+  }
+  CHECK_EQ(nLarger, 0);
+  CHECK(2 * nSmaller >= n);
+}
