@@ -127,6 +127,8 @@ static int cmdVersion(int argc, char **argv) {
 }
 
 static int cmdHelp(int argc, char **argv);
+int cliCompress(int argc, char **argv);   /* native/cli_zl.c */
+int cliDecompress(int argc, char **argv); /* native/cli_zl.c */
 
 static const CliCommand aCommand[] = {
   {"hash", cmdHash, "FILE...", "SHA-256 of files (sha256sum format)"},
@@ -134,6 +136,8 @@ static const CliCommand aCommand[] = {
   {"unzstd", cmdUnzstd, "IN -o OUT", "decompress a zstd file"},
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
+  {"compress", cliCompress, "[-p PROFILE] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv)"},
+  {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},
   {"help", cmdHelp, "", "this list"},
 };

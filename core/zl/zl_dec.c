@@ -451,3 +451,69 @@ int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t 
   *pnOut = nGot;
   return CAIRN_OK;
 }
+
+/* Streaming decompression: one chunk in memory at a time. A chunk's length is known only once
+** its header is parsed, so the read window grows (x4) until the chunk decodes or the window
+** reaches the cap or the end of the file. */
+#define ZL_STREAM_CAP (64u << 20)
+int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn,
+                             uint64_t *pnOut) {
+  uint64_t size = 0, pos = 0, wpos = 0;
+  if (!in || !out) return cairnErr(CAIRN_MISUSE, "zl: NULL file");
+  CAIRN_TRY(cairn_file_size(in, &size));
+  size_t nWin = (size_t)CAIRN_MIN(size, 1u << 16);
+  uint8_t *win = cairnMalloc(nWin + 1), *obuf = NULL;
+  if (!win) return cairnErr(CAIRN_NOMEM, "zl: out of memory");
+  int rc = cairn_file_read_exact(in, win, nWin, 0);
+  FrameInfo f;
+  if (!rc) rc = decHeader(win, nWin, &f);
+  if (!rc && f.type == ZT_STRING) rc = cairnErr(CAIRN_UNSUPPORTED, "zl: string-typed frame output (offset 5)");
+  pos = rc ? 0 : f.nHeader;
+  ZlDec d = {0};
+  size_t nObuf = (size_t)CAIRN_MIN(f.size, ZL_STREAM_CAP);
+  if (!rc && !(obuf = cairnMalloc(nObuf + 1))) rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+  uint64_t total = 0;
+  size_t want = 1u << 16;
+  while (!rc) {
+    /* window = file[pos .. pos+want), chunk offsets are relative to pos, messages too */
+    size_t n = (size_t)CAIRN_MIN(size - pos, (uint64_t)want);
+    if (n > nWin) {
+      uint8_t *q = cairnRealloc(win, n + 1);
+      if (!q) {
+        rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+        break;
+      }
+      win = q, nWin = n;
+    }
+    if ((rc = cairn_file_read_exact(in, win, n, pos))) break;
+    if (n == 0) {
+      rc = cairnErr(CAIRN_CORRUPT, "zl: frame truncated at offset %llu (no end marker)", (unsigned long long)pos);
+      break;
+    }
+    if (win[0] == 0) {
+      pos++;
+      break;
+    }
+    size_t got = 0, nChunk = 0;
+    d.budget = (uint64_t)nObuf * 8 + (uint64_t)n * 4 + (1u << 20), d.live = 0;
+    rc = decChunk(&d, win, n, 0, f.version, f.flags, f.type, obuf, (size_t)CAIRN_MIN(nObuf, f.size - total), &got, &nChunk);
+    if (rc && n < size - pos && want < ZL_STREAM_CAP) { /* maybe the chunk is longer than the window */
+      want *= 4, rc = CAIRN_OK;
+      continue;
+    }
+    if (rc) {
+      cairnErr(rc, "%s (chunk at frame offset %llu)", cairn_errmsg(), (unsigned long long)pos);
+      break;
+    }
+    if ((rc = cairn_file_write(out, obuf, got, wpos))) break;
+    wpos += got, total += got, pos += nChunk, want = 1u << 16;
+    if (xProgress) xProgress(pArg, pos, size);
+  }
+  if (!rc && total != f.size) rc = cairnErr(CAIRN_CORRUPT, "zl: frame regenerated %llu bytes, its header declares %llu", (unsigned long long)total, (unsigned long long)f.size);
+  if (!rc && pos != size) rc = cairnErr(CAIRN_CORRUPT, "zl: %llu bytes after the frame's end at offset %llu", (unsigned long long)(size - pos), (unsigned long long)pos);
+  if (!rc) rc = cairn_file_truncate(out, wpos);
+  cairnFree(win), cairnFree(obuf);
+  if (!rc && pnIn) *pnIn = pos;
+  if (!rc && pnOut) *pnOut = wpos;
+  return rc;
+}

@@ -208,3 +208,82 @@ TEST(zl, golden_encode) {
   CHECK_EQ(nLarger, 0);
   CHECK(2 * nSmaller >= n);
 }
+
+/* Inputs above one segment: several chunks, compressed through the host's parallel-for. The
+** frame must not depend on the thread count (same bytes with xParallelFor NULL), and the
+** streaming API must write the same frame and read it back in bounded memory. */
+static void fillSensor(uint8_t *p, size_t n) {
+  uint32_t v = 1000;
+  for (size_t i = 0; i + 4 <= n; i += 4) {
+    v += (uint32_t)((i * 2654435761u) >> 29) - 3;
+    cairnPutLE32(p + i, v);
+  }
+}
+TEST(zl, parallel_and_stream) {
+  size_t n = (9u << 20) + 4096, cap = cairn_zl_compress_bound(n), nf = 0, nf1 = 0, nd = 0;
+  uint8_t *a = cairn_malloc(n), *f = cairn_malloc(cap), *f1 = cairn_malloc(cap), *d = cairn_malloc(n);
+  CHECK(a && f && f1 && d);
+  fillSensor(a, n);
+  CHECK_OK(cairn_zl_compress(CAIRN_ZL_LE_U32, a, n, f, cap, &nf));
+  cairn_host h = *cairn_host_get(), hSeq = h;
+  hSeq.xParallelFor = NULL;
+  CHECK_OK(cairn_host_set(&hSeq));
+  int rc = cairn_zl_compress(CAIRN_ZL_LE_U32, a, n, f1, cap, &nf1);
+  CHECK_OK(cairn_host_set(&h));
+  CHECK_OK(rc);
+  CHECK_EQ(nf, nf1);
+  CHECK_MEM(f, f1, nf);
+  CHECK(nf < n / 4);
+  CHECK_OK(cairn_zl_decompress(f, nf, d, n, &nd));
+  CHECK_EQ(nd, n);
+  CHECK_MEM(a, d, n);
+  /* streams */
+  cairn_file *in, *mid, *out;
+  CHECK_OK(cairn_memfile_open(a, n, &in));
+  CHECK_OK(cairn_memfile_open(NULL, 0, &mid));
+  CHECK_OK(cairn_memfile_open("stale bytes that must go", 24, &out));
+  uint64_t nIn = 0, nOut = 0;
+  CHECK_OK(cairn_zl_compress_file(CAIRN_ZL_LE_U32, in, mid, NULL, NULL, &nIn, &nOut));
+  CHECK_EQ(nIn, n);
+  CHECK_EQ(nOut, nf);
+  const uint8_t *pm;
+  size_t nm;
+  CHECK_OK(cairn_memfile_data(mid, &pm, &nm));
+  CHECK_EQ(nm, nf);
+  CHECK_MEM(pm, f, nf);
+  CHECK_OK(cairn_zl_decompress_file(mid, out, NULL, NULL, &nIn, &nOut));
+  CHECK_EQ(nOut, n);
+  CHECK_OK(cairn_memfile_data(out, &pm, &nm));
+  CHECK_EQ(nm, n);
+  CHECK_MEM(pm, a, n);
+  /* a truncated stream fails cleanly */
+  cairn_file *tr;
+  CHECK_OK(cairn_memfile_open(f, nf - 9, &tr));
+  CHECK(cairn_zl_decompress_file(tr, out, NULL, NULL, NULL, NULL) != CAIRN_OK);
+  cairn_file_close(tr), cairn_file_close(in), cairn_file_close(mid), cairn_file_close(out);
+  cairn_free(a), cairn_free(f), cairn_free(f1), cairn_free(d);
+}
+
+TEST(zl, profiles_and_misuse) {
+  CHECK_EQ(cairn_zl_profile_from_name("le-i64"), CAIRN_ZL_LE_I64);
+  CHECK_EQ(cairn_zl_profile_from_name("nope"), -1);
+  uint8_t a[7] = {1, 2, 3, 4, 5, 6, 7}, f[256];
+  size_t nf;
+  CHECK_RC(cairn_zl_compress(CAIRN_ZL_LE_U32, a, 7, f, sizeof f, &nf), CAIRN_MISUSE);
+  CHECK_RC(cairn_zl_compress(99, a, 7, f, sizeof f, &nf), CAIRN_MISUSE);
+  CHECK_RC(cairn_zl_compress(CAIRN_ZL_SERIAL, a, 7, f, 10, &nf), CAIRN_RANGE);
+  /* every profile round-trips small and odd inputs */
+  static uint8_t b[4096];
+  for (int prof = 0; prof <= CAIRN_ZL_CSV; prof++) {
+    for (size_t n = 0; n <= 4096; n = n ? n * 2 : 8) {
+      for (size_t i = 0; i < n; i++) b[i] = prof == CAIRN_ZL_CSV ? (uint8_t)("a,1,\"x,y\"\n"[i % 10]) : (uint8_t)(i * i >> 3);
+      size_t cap = cairn_zl_compress_bound(n), nd;
+      uint8_t *c = cairn_malloc(cap), d[4096];
+      CHECK_OK(cairn_zl_compress(prof, b, n, c, cap, &nf));
+      CHECK_OK(cairn_zl_decompress(c, nf, d, n, &nd));
+      CHECK_EQ(nd, n);
+      CHECK_MEM(d, b, n);
+      cairn_free(c);
+    }
+  }
+}

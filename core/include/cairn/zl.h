@@ -47,6 +47,18 @@ int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
 /* Decode the single frame p[0..n) (all of it) into out[0..nOut); *pnOut = bytes written. */
 int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 
+/*
+** Streams between host files in bounded memory (about 3 segments of 4 MiB plus their working
+** streams, whatever the file size). Compression writes one chunk per 4 MiB segment; the frame is
+** the same as cairn_zl_compress's. Decompression reads frames of any chunk size up to 64 MiB
+** (CAIRN_LIMIT beyond). pnIn/pnOut (may be NULL) receive byte counts; xProgress may be NULL.
+*/
+typedef void (*cairn_zl_progress_fn)(void *pArg, uint64_t nDone, uint64_t nTotal);
+int cairn_zl_compress_file(int profile, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg,
+                           uint64_t *pnIn, uint64_t *pnOut);
+int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn,
+                             uint64_t *pnOut);
+
 #ifdef __cplusplus
 }
 #endif
