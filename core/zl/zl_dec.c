@@ -18,12 +18,21 @@
 ** slot is the frame's output. Every size read from the frame is checked against what is left
 ** of the frame or against a memory budget proportional to the declared output size.
 */
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
 #include "zl/zl_int.h"
 
 struct ZlDec {
   uint64_t budget, live; /* bytes the transforms may still allocate, bytes now allocated */
   uint64_t chunkOff;
+  ZSTD_DCtx *zd;
 };
+
+void *cairnZlZstdDCtx(ZlDec *d) {
+  if (!d->zd && (d->zd = ZSTD_createDCtx()) != NULL) ZSTD_DCtx_setParameter(d->zd, ZSTD_d_format, ZSTD_f_zstd1_magicless);
+  return d->zd;
+}
 
 uint64_t cairnZlOffset(const ZlDec *d) { return d->chunkOff; }
 
@@ -426,16 +435,22 @@ int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, si
   /* Intermediate streams may exceed the output (wider indices, headers), never by much. */
   d.budget = f.size * 8 + ((uint64_t)n * 4) + (1u << 20);
   size_t pos = f.nHeader, got = 0;
+  int rc = CAIRN_OK;
   for (;;) {
-    if (pos >= n) return cairnErr(CAIRN_CORRUPT, "zl: frame truncated at offset %zu (no end marker)", pos);
+    if (pos >= n) {
+      rc = cairnErr(CAIRN_CORRUPT, "zl: frame truncated at offset %zu (no end marker)", pos);
+      break;
+    }
     if (b[pos] == 0) {
       pos++;
       break;
     }
     size_t nChunk = 0;
-    CAIRN_TRY(decChunk(&d, b, n, pos, f.version, f.flags, f.type, out, (size_t)f.size, &got, &nChunk));
+    if ((rc = decChunk(&d, b, n, pos, f.version, f.flags, f.type, out, (size_t)f.size, &got, &nChunk))) break;
     pos += nChunk;
   }
+  ZSTD_freeDCtx(d.zd);
+  if (rc) return rc;
   if (got != f.size)
     return cairnErr(CAIRN_CORRUPT, "zl: frame regenerated %zu bytes, its header declares %llu", got, (unsigned long long)f.size);
   *pnOut = got;
@@ -512,6 +527,7 @@ int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_
   if (!rc && total != f.size) rc = cairnErr(CAIRN_CORRUPT, "zl: frame regenerated %llu bytes, its header declares %llu", (unsigned long long)total, (unsigned long long)f.size);
   if (!rc && pos != size) rc = cairnErr(CAIRN_CORRUPT, "zl: %llu bytes after the frame's end at offset %llu", (unsigned long long)(size - pos), (unsigned long long)pos);
   if (!rc) rc = cairn_file_truncate(out, wpos);
+  ZSTD_freeDCtx(d.zd);
   cairnFree(win), cairnFree(obuf);
   if (!rc && pnIn) *pnIn = pos;
   if (!rc && pnOut) *pnOut = wpos;

@@ -23,6 +23,7 @@
 #include "zl/zl_int.h"
 
 #define ENC_SEGMENT (4u << 20)
+#define ENC_TRIAL (64u << 10) /* bytes the selector tries candidates on */
 #define ENC_SKIP INT_MIN /* a candidate that does not apply */
 
 typedef struct ENode {
@@ -251,7 +252,7 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
     for (int c = 0; c < NC_N && !e->rc; c++) {
       if (w == 1 && (c == NC_RAWT || c == NC_DELTAT || c == NC_DZZT)) continue;
       Mark m = encMark(e);
-      int r = encNumCand(e, p, n, w, c, depth);
+      int r = encNumCand(e, p, CAIRN_MIN(n, ENC_TRIAL / w), w, c, depth); /* decide on a prefix */
       size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
       encRollback(e, m);
       if (cost < bestCost) bestCost = cost, best = c;
@@ -343,9 +344,15 @@ static int encRoot(Enc *e, int profile, const uint8_t *p, size_t n) {
   e->fast = 1;
   for (int c = 0; c < 2 && !e->rc; c++) { /* 0: as bytes, 1: typed */
     Mark m = encMark(e);
-    int r = c == 0 ? encSerial(e, p, n)
-            : profile == CAIRN_ZL_CSV ? encCsv(e, p, n)
-                                      : encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, n / w, w, 0));
+    size_t nt = n;
+    if (nt > 4 * ENC_TRIAL) { /* decide on a prefix; CSV: up to a line end */
+      nt = 4 * ENC_TRIAL;
+      if (profile == CAIRN_ZL_CSV)
+        while (nt < n && p[nt - 1] != '\n') nt++;
+    }
+    int r = c == 0 ? encSerial(e, p, nt)
+            : profile == CAIRN_ZL_CSV ? encCsv(e, p, nt)
+                                      : encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, nt / w, w, 0));
     size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
     encRollback(e, m);
     if (cost < bestCost) bestCost = cost, best = c;
@@ -526,10 +533,11 @@ static void segTask(void *pArg, size_t i, unsigned iWorker) {
   j->aRc[i] = encSegment(j->profile, j->level, j->p + off, len, &j->aOut[i]);
 }
 
-int cairnZlCompressLevel(int profile, int level, const void *pv, size_t n, void *out, size_t nOut, size_t *pnOut) {
+int cairn_zl_compress_level(int profile, int level, const void *pv, size_t n, void *out, size_t nOut, size_t *pnOut) {
   const uint8_t *p = pv;
   if ((!p && n) || (!out && nOut) || !pnOut) return cairnErr(CAIRN_MISUSE, "zl: NULL argument");
   if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
+  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
   unsigned w = kWidth[profile];
   if (n % w) return cairnErr(CAIRN_MISUSE, "zl: %zu bytes are not a whole number of %u-byte integers (profile %s)", n, w, cairn_zl_profile_name(profile));
   uint8_t h[32];
@@ -560,7 +568,7 @@ int cairnZlCompressLevel(int profile, int level, const void *pv, size_t n, void 
 }
 
 int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
-  return cairnZlCompressLevel(profile, 19, p, n, out, nOut, pnOut);
+  return cairn_zl_compress_level(profile, 19, p, n, out, nOut, pnOut);
 }
 
 /* Streaming compression: groups of segments read, compressed in parallel, written in order. */

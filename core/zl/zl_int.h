@@ -50,7 +50,8 @@ typedef struct ZlStream {
 typedef struct ZlDec ZlDec;
 int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t n);
 int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n);
-uint64_t cairnZlOffset(const ZlDec *d); /* frame offset of the current decoder's chunk */
+uint64_t cairnZlOffset(const ZlDec *d);
+void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless format */ /* frame offset of the current decoder's chunk */
 
 /* XXH3-64, seed 0 */
 uint64_t cairnXxh3(const void *p, size_t n);

@@ -97,7 +97,15 @@ TRDEC(decDelta) {
   uint8_t *o = out[0]->p;
   uint64_t mask = w == 8 ? ~0ull : (1ull << (8 * w)) - 1, v = rdN(h, w);
   wrN(o, v, w);
-  for (size_t i = 0; i < s->n; i++) v = (v + rdN(s->p + i * w, w)) & mask, wrN(o + (i + 1) * w, v, w);
+  const uint8_t *q = s->p;
+  size_t n = s->n;
+  switch (w) { /* fixed widths let the compiler keep v in a register */
+    case 1: for (size_t i = 0; i < n; i++) v += q[i], o[i + 1] = (uint8_t)v; break;
+    case 2: for (size_t i = 0; i < n; i++) v += cairnGetLE16(q + 2 * i), cairnPutLE16(o + 2 * (i + 1), (uint16_t)v); break;
+    case 4: for (size_t i = 0; i < n; i++) v += cairnGetLE32(q + 4 * i), cairnPutLE32(o + 4 * (i + 1), (uint32_t)v); break;
+    case 8: for (size_t i = 0; i < n; i++) v += cairnGetLE64(q + 8 * i), cairnPutLE64(o + 8 * (i + 1), v); break;
+    default: for (size_t i = 0; i < n; i++) v = (v + rdN(q + i * w, w)) & mask, wrN(o + (i + 1) * w, v, w);
+  }
   return CAIRN_OK;
 }
 /* 3: zigzag */
@@ -195,7 +203,8 @@ TRDEC(decConstant) {
   if (!nh || zlVarGet(h, h + nh, &n) != nh || n == 0) return BAD("zl: bad constant header");
   if (s->n != 1) return BAD("zl: constant input holds %zu elements, not 1", s->n);
   CAIRN_TRY(cairnZlNewStream(d, out[0], s->type, s->width, (size_t)n));
-  for (size_t i = 0; i < n; i++) memcpy(out[0]->p + i * s->width, s->p, s->width);
+  if (s->width == 1) memset(out[0]->p, s->p[0], (size_t)n);
+  else for (size_t i = 0; i < n; i++) memcpy(out[0]->p + i * s->width, s->p, s->width);
   return CAIRN_OK;
 }
 
@@ -312,11 +321,9 @@ TRDEC(decZstd) {
       zh.frameContentSize % w)
     return BAD("zl: bad zstd frame header");
   CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_SERIAL, (uint32_t)w, (size_t)(zh.frameContentSize / w)));
-  ZSTD_DCtx *z = ZSTD_createDCtx();
+  ZSTD_DCtx *z = cairnZlZstdDCtx(d);
   if (!z) return cairnErr(CAIRN_NOMEM, "zl: out of memory for zstd");
-  ZSTD_DCtx_setParameter(z, ZSTD_d_format, ZSTD_f_zstd1_magicless);
   size_t r = ZSTD_decompressDCtx(z, out[0]->p, out[0]->nb, s->p + k, s->nb - k);
-  ZSTD_freeDCtx(z);
   if (ZSTD_isError(r) || r != out[0]->nb) return BAD("zl: zstd stream: %s", ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short");
   return CAIRN_OK;
 }

@@ -42,6 +42,9 @@ const char *cairn_zl_profile_name(int profile);
 size_t cairn_zl_compress_bound(size_t n);
 /* Compress p[0..n) as the given profile into out[0..nOut); *pnOut receives the frame size. */
 int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+/* Same with the level of the zstd stages (1..22; cairn_zl_compress uses 19, smallest frames;
+** 1..3 trade ratio for speed). The graph selector itself runs at a fast level on a prefix. */
+int cairn_zl_compress_level(int profile, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 /* The decompressed size a frame declares (read from its header only). */
 int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
 /* Decode the single frame p[0..n) (all of it) into out[0..nOut); *pnOut = bytes written. */
