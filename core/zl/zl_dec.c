@@ -58,7 +58,7 @@ int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n) {
   return CAIRN_OK;
 }
 
-static void decFree(ZlDec *d, ZlStream *s) {
+void cairnZlFreeStream(ZlDec *d, ZlStream *s) {
   if (!s) return;
   if (s->own) {
     cairnFree(s->p);
@@ -326,7 +326,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
         cairnErr(rc, "%s (codec %s, decoder %zu of the chunk at offset %llu)", cairn_errmsg(), t->zName, i, (unsigned long long)off);
       goto done;
     }
-    for (size_t k = 0; k < pN->nIn; k++) decFree(d, &aS[pN->base + k]);
+    for (size_t k = 0; k < pN->nIn; k++) cairnZlFreeStream(d, &aS[pN->base + k]);
   }
   ZlStream *o = &aS[total - 1];
   if (o->type != outType) {
@@ -363,7 +363,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
   *pnChunk = (size_t)(endChunk - off);
 done:
   if (aS)
-    for (size_t j = 0; j < total; j++) decFree(d, &aS[j]);
+    for (size_t j = 0; j < total; j++) cairnZlFreeStream(d, &aS[j]);
   cairnFree(aS), cairnFree(aProd), cairnFree(apIn), cairnFree(aNode), cairnFree(aTmp), cairnFree(aDist), cairnFree(aSize);
   return rc;
 }

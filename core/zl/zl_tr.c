@@ -338,7 +338,7 @@ TRDEC(decLz4) {
   return CAIRN_OK;
 }
 
-extern const ZlTransform cairnZlEntropyTransforms[];
+extern const ZlTransform cairnZlEntropyTransforms[], cairnZlLzTransforms[];
 #define S ZT_SERIAL
 #define T ZT_STRUCT
 #define N ZT_NUMERIC
@@ -385,6 +385,8 @@ const ZlTransform *cairnZlTransform(unsigned id) {
   for (size_t i = 0; i < CAIRN_ARRAY_SIZE(kTr); i++)
     if (kTr[i].id == id) return &kTr[i];
   for (const ZlTransform *t = cairnZlEntropyTransforms; t->x; t++)
+    if (t->id == id) return t;
+  for (const ZlTransform *t = cairnZlLzTransforms; t->x; t++)
     if (t->id == id) return t;
   return NULL;
 }
