@@ -40,6 +40,9 @@ typedef struct Enc {
   size_t *anSt;
   int nSt, nStAlloc;
   int level, fast; /* zstd level; fast = selection pass */
+  int trialLevel;   /* zstd level of the selection pass */
+  size_t trial;     /* bytes the selector tries candidates on */
+  ZSTD_CCtx *zc;    /* reused by every zstd stage of the segment */
   int rc;
 } Enc;
 
@@ -113,18 +116,19 @@ static void encRollback(Enc *e, Mark m) {
 static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size_t *pn) {
   size_t cap = ZSTD_compressBound(n) + 8;
   uint8_t *q = cairnMalloc(cap);
-  ZSTD_CCtx *z = ZSTD_createCCtx();
+  if (!e->zc) e->zc = ZSTD_createCCtx();
+  ZSTD_CCtx *z = e->zc;
   if (!q || !z) {
-    cairnFree(q), ZSTD_freeCCtx(z);
+    cairnFree(q);
     return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
   }
   q[0] = 1; /* varint element width */
+  ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(z, ZSTD_c_format, ZSTD_f_zstd1_magicless);
-  ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, e->fast ? CAIRN_MIN(e->level, 3) : e->level);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, e->fast ? e->trialLevel : e->level);
   ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, 1);
   ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 0);
   size_t r = ZSTD_compress2(z, q + 1, cap - 1, p, n);
-  ZSTD_freeCCtx(z);
   if (ZSTD_isError(r)) {
     cairnFree(q);
     return encFail(e, cairnErr(CAIRN_ERROR, "zl: zstd: %s", ZSTD_getErrorName(r))), -1;
@@ -252,7 +256,7 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
     for (int c = 0; c < NC_N && !e->rc; c++) {
       if (w == 1 && (c == NC_RAWT || c == NC_DELTAT || c == NC_DZZT)) continue;
       Mark m = encMark(e);
-      int r = encNumCand(e, p, CAIRN_MIN(n, ENC_TRIAL / w), w, c, depth); /* decide on a prefix */
+      int r = encNumCand(e, p, CAIRN_MIN(n, e->trial / w), w, c, depth); /* decide on a prefix */
       size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
       encRollback(e, m);
       if (cost < bestCost) bestCost = cost, best = c;
@@ -345,8 +349,8 @@ static int encRoot(Enc *e, int profile, const uint8_t *p, size_t n) {
   for (int c = 0; c < 2 && !e->rc; c++) { /* 0: as bytes, 1: typed */
     Mark m = encMark(e);
     size_t nt = n;
-    if (nt > 4 * ENC_TRIAL) { /* decide on a prefix; CSV: up to a line end */
-      nt = 4 * ENC_TRIAL;
+    if (nt > 4 * e->trial) { /* decide on a prefix; CSV: up to a line end */
+      nt = 4 * e->trial;
       if (profile == CAIRN_ZL_CSV)
         while (nt < n && p[nt - 1] != '\n') nt++;
     }
@@ -489,6 +493,7 @@ done:
 
 static void encFree(Enc *e) {
   encRollback(e, (Mark){0, 0});
+  ZSTD_freeCCtx(e->zc);
   cairnFree(e->aNode), cairnFree(e->aSt), cairnFree(e->anSt);
   memset(e, 0, sizeof *e);
 }
@@ -497,6 +502,9 @@ static void encFree(Enc *e) {
 static int encSegment(int profile, int level, const uint8_t *p, size_t n, Out *o) {
   Enc e = {0};
   e.level = level;
+  /* fast levels decide on a short prefix at zstd level 1; high levels look longer */
+  e.trialLevel = level <= 5 ? 1 : 3;
+  e.trial = level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;
   int root = encRoot(&e, profile, p, n);
   if (!e.rc && (root == -1 || root == ENC_SKIP)) e.rc = cairnErr(CAIRN_ERROR, "zl: encoder built no graph");
   if (!e.rc) encWriteChunk(&e, root, p, n, o);

@@ -30,7 +30,7 @@ static int brInit(BitR *r, const uint8_t *b, size_t n) {
 }
 /* bits [a, a+k) with zeros below 0; k <= 32 */
 static inline uint32_t brGet(const BitR *r, int64_t a, unsigned k) {
-  if (k == 0) return 0;
+  if (k == 0 || a <= -(int64_t)k) return 0;
   int shift = 0;
   if (a < 0) shift = (int)-a, a = 0; /* shift later: bits below the start are zero */
   size_t i = (size_t)(a >> 3);

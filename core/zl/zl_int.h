@@ -54,6 +54,10 @@ void cairnZlFreeStream(ZlDec *d, ZlStream *s);
 uint64_t cairnZlOffset(const ZlDec *d);
 void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless format */ /* frame offset of the current decoder's chunk */
 
+/* Decode one frame at b[0..n); *pnFrame = its length. noCheck skips the checksum comparisons
+** (fuzzing only: lets mutated frames reach the transform decoders). */
+int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, size_t *pnOut, size_t *pnFrame, int noCheck);
+
 /* XXH3-64, seed 0 */
 uint64_t cairnXxh3(const void *p, size_t n);
 

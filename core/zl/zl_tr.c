@@ -19,9 +19,16 @@ static int isIntWidth(uint32_t w) { return w == 1 || w == 2 || w == 4 || w == 8;
 static uint64_t rdN(const uint8_t *p, uint32_t w) { return cairnGetLEn(p, w); }
 static void wrN(uint8_t *p, uint64_t v, uint32_t w) { cairnPutLEn(p, v, w); }
 
-/* Output that reuses the input's bytes (a retyping): copy, since inputs may be borrowed. */
-static int retype(ZlDec *d, ZlStream *o, const ZlStream *s, uint8_t type, uint32_t width) {
+/* Output that reuses the input's bytes (a retyping): an owned input hands its buffer over (the
+** input is freed right after the decoder anyway); a borrowed one (a stored stream) is copied. */
+static int retype(ZlDec *d, ZlStream *o, ZlStream *s, uint8_t type, uint32_t width) {
   if (width == 0 || s->nb % width) return BAD("zl: %zu bytes are not a whole number of %u-byte elements", s->nb, width);
+  if (s->own && !s->aLen) {
+    memset(o, 0, sizeof *o);
+    o->type = type, o->width = width, o->n = s->nb / width, o->nb = s->nb, o->p = s->p, o->own = 1;
+    s->p = NULL, s->own = 0, s->nb = 0; /* the budget's live bytes move with the buffer */
+    return CAIRN_OK;
+  }
   CAIRN_TRY(cairnZlNewStream(d, o, type, width, s->nb / width));
   memcpy(o->p, s->p, s->nb);
   return CAIRN_OK;
@@ -69,7 +76,7 @@ TRDEC(decNumToStruct) {
 TRDEC(decSerialString) { return retype(d, out[0], in[0], ZT_SERIAL, 1); }
 /* 12: (serial content, numeric lengths) -> string */
 TRDEC(decSeparateString) {
-  const ZlStream *c = in[0], *l = in[1];
+  ZlStream *c = in[0], *l = in[1];
   ZlStream *o = out[0];
   uint64_t sum = 0;
   CAIRN_TRY(retype(d, o, c, ZT_STRING, 1));
@@ -80,7 +87,7 @@ TRDEC(decSeparateString) {
     if (v > 0xffffffffu) return BAD("zl: string length %llu too large", (unsigned long long)v);
     o->aLen[i] = (uint32_t)v, sum += v;
   }
-  if (sum != c->nb) return BAD("zl: string lengths sum to %llu, content has %zu bytes", (unsigned long long)sum, c->nb);
+  if (sum != o->nb) return BAD("zl: string lengths sum to %llu, content has %zu bytes", (unsigned long long)sum, o->nb);
   return CAIRN_OK;
 }
 
@@ -113,9 +120,18 @@ TRDEC(decZigzag) {
   const ZlStream *s = in[0];
   uint32_t w = s->width;
   CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_NUMERIC, w, s->n));
-  for (size_t i = 0; i < s->n; i++) {
-    uint64_t v = rdN(s->p + i * w, w);
-    wrN(out[0]->p + i * w, (v >> 1) ^ (0 - (v & 1)), w);
+  const uint8_t *p = s->p;
+  uint8_t *o = out[0]->p;
+  size_t n = s->n;
+  switch (w) {
+    case 2: for (size_t i = 0; i < n; i++) { uint32_t v = cairnGetLE16(p + 2 * i); cairnPutLE16(o + 2 * i, (uint16_t)((v >> 1) ^ (0u - (v & 1)))); } break;
+    case 4: for (size_t i = 0; i < n; i++) { uint32_t v = cairnGetLE32(p + 4 * i); cairnPutLE32(o + 4 * i, (v >> 1) ^ (0u - (v & 1))); } break;
+    case 8: for (size_t i = 0; i < n; i++) { uint64_t v = cairnGetLE64(p + 8 * i); cairnPutLE64(o + 8 * i, (v >> 1) ^ (0ull - (v & 1))); } break;
+    default:
+      for (size_t i = 0; i < n; i++) {
+        uint64_t v = rdN(p + i * w, w);
+        wrN(o + i * w, (v >> 1) ^ (0 - (v & 1)), w);
+      }
   }
   return CAIRN_OK;
 }
@@ -128,10 +144,28 @@ static int untranspose(ZlDec *d, ZlStream **in, size_t w, ZlStream *o) {
     if (in[k]->n != n) return BAD("zl: transpose_split inputs differ in size (%zu vs %zu)", in[k]->n, n);
   if (w > 0xffffffu) return BAD("zl: transpose_split of %zu streams", w);
   CAIRN_TRY(cairnZlNewStream(d, o, ZT_STRUCT, (uint32_t)w, n));
-  for (size_t k = 0; k < w; k++) {
-    const uint8_t *p = in[k]->p;
-    uint8_t *q = o->p + k;
-    for (size_t i = 0; i < n; i++, q += w) *q = p[i];
+  uint8_t *q = o->p;
+  if (w == 2) {
+    const uint8_t *a = in[0]->p, *b = in[1]->p;
+    for (size_t i = 0; i < n; i++) cairnPutLE16(q + 2 * i, (uint16_t)(a[i] | (b[i] << 8)));
+  } else if (w == 4) {
+    const uint8_t *a = in[0]->p, *b = in[1]->p, *c = in[2]->p, *e = in[3]->p;
+    for (size_t i = 0; i < n; i++)
+      cairnPutLE32(q + 4 * i, (uint32_t)a[i] | ((uint32_t)b[i] << 8) | ((uint32_t)c[i] << 16) | ((uint32_t)e[i] << 24));
+  } else if (w == 8) {
+    const uint8_t *a[8];
+    for (int k = 0; k < 8; k++) a[k] = in[k]->p;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t v = 0;
+      for (int k = 0; k < 8; k++) v |= (uint64_t)a[k][i] << (8 * k);
+      cairnPutLE64(q + 8 * i, v);
+    }
+  } else {
+    for (size_t k = 0; k < w; k++) {
+      const uint8_t *p = in[k]->p;
+      uint8_t *r = q + k;
+      for (size_t i = 0; i < n; i++, r += w) *r = p[i];
+    }
   }
   return CAIRN_OK;
 }
