@@ -136,7 +136,7 @@ static const CliCommand aCommand[] = {
   {"unzstd", cmdUnzstd, "IN -o OUT", "decompress a zstd file"},
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
-  {"compress", cliCompress, "[-p PROFILE] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv)"},
+  {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv)"},
   {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},
   {"help", cmdHelp, "", "this list"},

@@ -580,10 +580,12 @@ int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nO
 }
 
 /* Streaming compression: groups of segments read, compressed in parallel, written in order. */
-int cairn_zl_compress_file(int profile, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg,
-                           uint64_t *pnIn, uint64_t *pnOut) {
+int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
+                           void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
   uint64_t size = 0, pos = 0, wpos = 0;
   if (!in || !out) return cairnErr(CAIRN_MISUSE, "zl: NULL file");
+  if (level == 0) level = 19;
+  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
   if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
   CAIRN_TRY(cairn_file_size(in, &size));
   unsigned w = kWidth[profile];
@@ -602,7 +604,7 @@ int cairn_zl_compress_file(int profile, cairn_file *in, cairn_file *out, cairn_z
     if (!rc && len) rc = cairn_file_read_exact(in, buf, len, pos);
     size_t nSeg = len ? (len + ENC_SEGMENT - 1) / ENC_SEGMENT : 1;
     if (!rc) {
-      SegJob j = {profile, 19, buf, len, ENC_SEGMENT, aOut, aRc};
+      SegJob j = {profile, level, buf, len, ENC_SEGMENT, aOut, aRc};
       for (size_t i = 0; i < nSeg; i++) aOut[i].n = 0, aRc[i] = 0;
       rc = cairnParallelFor(nSeg, segTask, &j);
       for (size_t i = 0; i < nSeg && !rc; i++) rc = aRc[i];

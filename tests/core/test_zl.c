@@ -241,11 +241,11 @@ TEST(zl, parallel_and_stream) {
   uint8_t *a = cairn_malloc(n), *f = cairn_malloc(cap), *f1 = cairn_malloc(cap), *d = cairn_malloc(n);
   CHECK(a && f && f1 && d);
   fillSensor(a, n);
-  CHECK_OK(cairn_zl_compress(CAIRN_ZL_LE_U32, a, n, f, cap, &nf));
+  CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_LE_U32, 3, a, n, f, cap, &nf));
   cairn_host h = *cairn_host_get(), hSeq = h;
   hSeq.xParallelFor = NULL;
   CHECK_OK(cairn_host_set(&hSeq));
-  int rc = cairn_zl_compress(CAIRN_ZL_LE_U32, a, n, f1, cap, &nf1);
+  int rc = cairn_zl_compress_level(CAIRN_ZL_LE_U32, 3, a, n, f1, cap, &nf1);
   CHECK_OK(cairn_host_set(&h));
   CHECK_OK(rc);
   CHECK_EQ(nf, nf1);
@@ -260,7 +260,7 @@ TEST(zl, parallel_and_stream) {
   CHECK_OK(cairn_memfile_open(NULL, 0, &mid));
   CHECK_OK(cairn_memfile_open("stale bytes that must go", 24, &out));
   uint64_t nIn = 0, nOut = 0;
-  CHECK_OK(cairn_zl_compress_file(CAIRN_ZL_LE_U32, in, mid, NULL, NULL, &nIn, &nOut));
+  CHECK_OK(cairn_zl_compress_file(CAIRN_ZL_LE_U32, 3, in, mid, NULL, NULL, &nIn, &nOut));
   CHECK_EQ(nIn, n);
   CHECK_EQ(nOut, nf);
   const uint8_t *pm;

@@ -57,8 +57,8 @@ int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t 
 ** (CAIRN_LIMIT beyond). pnIn/pnOut (may be NULL) receive byte counts; xProgress may be NULL.
 */
 typedef void (*cairn_zl_progress_fn)(void *pArg, uint64_t nDone, uint64_t nTotal);
-int cairn_zl_compress_file(int profile, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg,
-                           uint64_t *pnIn, uint64_t *pnOut);
+int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
+                           void *pArg, uint64_t *pnIn, uint64_t *pnOut); /* level 0 = 19 */
 int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn,
                              uint64_t *pnOut);
 
