@@ -76,5 +76,6 @@ const char *cairn_version(void);
 #include "zcodec.h"
 #include "h5.h"
 #include "h5w.h"
+#include "zl.h"
 
 #endif /* CAIRN_H */
