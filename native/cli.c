@@ -127,6 +127,8 @@ static int cmdVersion(int argc, char **argv) {
 }
 
 static int cmdHelp(int argc, char **argv);
+int cliMem(int argc, char **argv);  /* native/cli_mem.c */
+int cliEval(int argc, char **argv); /* native/cli_mem.c */
 
 static const CliCommand aCommand[] = {
   {"hash", cmdHash, "FILE...", "SHA-256 of files (sha256sum format)"},
@@ -134,6 +136,8 @@ static const CliCommand aCommand[] = {
   {"unzstd", cmdUnzstd, "IN -o OUT", "decompress a zstd file"},
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
+  {"mem", cliMem, "add|search|stats|index|demo FILE ...", "agent memory store (see native/cli_mem.c)"},
+  {"eval", cliEval, "locomo FILE.json [--mode M] [--json]", "retrieval quality on LoCoMo conversations"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},
   {"help", cmdHelp, "", "this list"},
 };

@@ -9,10 +9,11 @@
 #ifndef CAIRN_MEM_INT_H
 #define CAIRN_MEM_INT_H
 
+#include <math.h>   /* INFINITY, NAN */
 #include <stdlib.h> /* qsort */
 
 #include "cairn/mem.h"
-#include "common/internal.h"
+#include "../common/internal.h" /* relative: the CLI includes this header too */
 
 /* ------------------------------------------------------------------ vector kernels */
 /* A kernel table. Every variant computes the same thing as the scalar one; float results may

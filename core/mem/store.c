@@ -739,6 +739,7 @@ static int openLog(cairn_mem *m, const cairn_mem_config *cfg) {
   if (cfg && cfg->dim && cfg->dim != dim)
     return cairnErr(CAIRN_MISUSE, "mem_open: the store has %u dimensions, %u were asked for", dim, cfg->dim);
   m->dim = dim, m->metric = (int)metric;
+  m->nFile = LOG_HDR; /* a header-only store appends right after it (replay moves it on) */
   return CAIRN_OK;
 }
 

@@ -548,3 +548,32 @@ TEST(mem, out_of_memory_loop) {
   cairn_host_set(&gSaved);
   CHECK(done);
 }
+
+/* The README demo: the built-in conversation, its questions answered from the store. The
+** answering turns were labelled by hand in core/mem/demo_data.c. */
+TEST(mem, demo_questions) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  size_t nT, nQ;
+  const cairn_mem_demo_turn *aT = cairn_mem_demo_turns(&nT);
+  const cairn_mem_demo_question *aQ = cairn_mem_demo_questions(&nQ);
+  CHECK(nT >= 30 && nQ >= 10);
+  for (size_t i = 0; i < nT; i++) {
+    char z[512];
+    cairnFormat(z, sizeof z, "%s: %s", aT[i].zSpeaker, aT[i].zText);
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = z, r.zSession = aT[i].zSession, r.zRole = aT[i].zSpeaker, r.eventMs = aT[i].eventMs;
+    CHECK_OK(cairn_mem_add(m, &r, NULL));
+  }
+  int nTop3 = 0;
+  for (size_t i = 0; i < nQ; i++) {
+    CHECK(aQ[i].iTurn >= 0 && (size_t)aQ[i].iTurn < nT);
+    cairn_mem_hit h[3];
+    uint32_t n = search(m, aQ[i].zQuestion, CAIRN_MEM_HYBRID, 3, NULL, h);
+    CHECK_EQ(n, 3);
+    for (uint32_t j = 0; j < n; j++) nTop3 += h[j].id == (uint64_t)aQ[i].iTurn + 1;
+  }
+  CHECK(nTop3 >= 9); /* word overlap is enough for these questions; see the demo's note */
+  cairn_mem_close(m);
+}

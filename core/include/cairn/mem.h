@@ -220,6 +220,20 @@ int cairn_mem_embed(const char *zText, size_t nText, float *pOut, uint32_t dim);
 int cairn_mem_tokenize(const char *zText, size_t nText,
                        void (*xTok)(void *pArg, const char *z, size_t n), void *pArg);
 
+/* ---- the built-in demo data set (core/mem/demo_data.c) ---- */
+/* A synthetic multi-session conversation and questions about it, each naming the index of the
+** turn that answers it. Static data: never freed. */
+typedef struct cairn_mem_demo_turn {
+  const char *zSession, *zSpeaker, *zText;
+  int64_t eventMs;
+} cairn_mem_demo_turn;
+typedef struct cairn_mem_demo_question {
+  const char *zQuestion;
+  int iTurn;
+} cairn_mem_demo_question;
+const cairn_mem_demo_turn *cairn_mem_demo_turns(size_t *pnTurn);
+const cairn_mem_demo_question *cairn_mem_demo_questions(size_t *pnQuestion);
+
 #ifdef __cplusplus
 }
 #endif
