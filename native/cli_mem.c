@@ -10,7 +10,8 @@
 **   cairn mem stats FILE
 **   cairn mem index FILE --kind ivf|ivfpq [--nlist N] [--m M]
 **   cairn mem demo [FILE]     ingest the built-in demo conversation and answer its questions
-**   cairn eval locomo FILE.json [--mode bm25|vector|hybrid] [--dim N] [--json]
+**   cairn eval locomo FILE.json [--mode bm25|vector|hybrid] [--dim N] [--fusion rrf|weighted]
+**                 [--wv W (vector weight, BM25 gets 1-W)] [--json]
 ** The evaluator ranks every turn of each LoCoMo conversation for each question with evidence
 ** (categories 1-4) and reports turn- and session-level recall_any@1/5/10, recall_all@5, MRR and
 ** NDCG@10, per category and overall, plus index build time and the median query latency.
@@ -375,13 +376,16 @@ static int parseDia(const char *z, size_t n, int *pSess) {
 static int cmdEvalLocomo(int argc, char **argv) {
   const char *zCmd = "eval locomo";
   if (argc < 2) return cliUsage(zCmd, "need FILE.json");
-  int mode = CAIRN_MEM_BM25, json = 0;
+  int mode = CAIRN_MEM_BM25, json = 0, fusion = CAIRN_FUSE_RRF;
   uint32_t dim = 0;
+  float wv = 0, wb = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = 1;
     else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
       if (!parseMode(argv[++i], &mode)) return cliUsage(zCmd, "mode must be bm25, vector or hybrid");
     } else if (!strcmp(argv[i], "--dim") && i + 1 < argc) dim = (uint32_t)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--fusion") && i + 1 < argc) fusion = !strcmp(argv[++i], "weighted") ? CAIRN_FUSE_WEIGHTED : CAIRN_FUSE_RRF;
+    else if (!strcmp(argv[i], "--wv") && i + 1 < argc) wv = (float)atof(argv[++i]), wb = 1 - wv;
     else return cliUsage(zCmd, "unknown option '%s'", argv[i]);
   }
   cairn_file *f;
@@ -418,6 +422,7 @@ static int cmdEvalLocomo(int argc, char **argv) {
     cairn_mem *m;
     rc = cairn_mem_open(NULL, &cfg, &m);
     if (rc) break;
+
     /* turns: session_1, session_2, ... until one is missing */
     char **azDia = NULL;
     int *aSessOf = NULL;
@@ -502,7 +507,7 @@ static int cmdEvalLocomo(int argc, char **argv) {
       if (nRelT == 0) continue;
       cairn_mem_query qq;
       memset(&qq, 0, sizeof qq);
-      qq.zText = j.a[qt].z, qq.k = k, qq.mode = mode;
+      qq.zText = j.a[qt].z, qq.k = k, qq.mode = mode, qq.fusion = fusion, qq.wVector = wv, qq.wBm25 = wb;
       uint32_t nHit;
       int64_t q0 = nowNs();
       rc = cairn_mem_search(m, &qq, aHit, &nHit);

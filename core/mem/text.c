@@ -314,7 +314,7 @@ static void embedTok(void *pArg, const char *z, size_t n) {
   b[nb++] = '$';
   if (nb < 5) return;
   size_t nGram = (nb - 2) + (nb - 3);
-  float w = 0.5f / sqrtf((float)nGram);
+  float w = 1.0f / sqrtf((float)nGram);
   for (size_t i = 0; i + 3 <= nb; i++) embedAdd(e, cairnMemHash(b + i, 3, 3), w);
   for (size_t i = 0; i + 4 <= nb; i++) embedAdd(e, cairnMemHash(b + i, 4, 4), w);
 }
