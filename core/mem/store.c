@@ -40,7 +40,7 @@ typedef struct MemNames {
 struct cairn_mem {
   cairn_file *f;
   uint32_t dim;
-  int metric, readOnly, noSync;
+  int metric, readOnly, noSync, textOnly;
   /* records: row r is id r + 1 */
   size_t n, nAlloc;
   char *zText;
@@ -274,10 +274,10 @@ static int applyAdd(cairn_mem *m, const AddArgs *a) {
     rid++;
   }
   /* vectors first: its failure leaves nothing behind */
-  CAIRN_TRY(cairnVecsAppend(&m->vecs, a->aVec));
+  if (!m->textOnly) CAIRN_TRY(cairnVecsAppend(&m->vecs, a->aVec));
   int rc = cairnBm25Add(&m->bm25, a->zText, a->nText);
   if (rc) {
-    m->vecs.n--;
+    if (!m->textOnly) m->vecs.n--;
     return rc;
   }
   size_t r = m->n;
@@ -300,7 +300,8 @@ static int applyAdd(cairn_mem *m, const AddArgs *a) {
 }
 
 static int logAdd(cairn_mem *m, const AddArgs *a, uint64_t id) {
-  size_t n = 8 + 8 + 8 + 4 + 4 + 4 + 4 + a->nText + 2 + a->nSession + 2 + a->nRole + 4 + a->nMeta + 1 + (size_t)m->dim * 4;
+  size_t n = 8 + 8 + 8 + 4 + 4 + 4 + 4 + a->nText + 2 + a->nSession + 2 + a->nRole + 4 + a->nMeta + 1 +
+             (m->textOnly ? 0 : (size_t)m->dim * 4);
   uint8_t *p = recBegin(m, REC_ADD, n);
   if (!p) return CAIRN_NOMEM;
   Wr w = {p, 0};
@@ -318,8 +319,9 @@ static int logAdd(cairn_mem *m, const AddArgs *a, uint64_t id) {
   wBytes(&w, a->zRole, a->nRole);
   wU32(&w, (uint32_t)a->nMeta);
   wBytes(&w, a->zMeta, a->nMeta);
-  wU8(&w, 0); /* vector encoding: f32 */
-  for (uint32_t j = 0; j < m->dim; j++) wF32(&w, a->aVec[j]);
+  wU8(&w, m->textOnly ? 1 : 0); /* vector encoding: 0 f32, 1 none */
+  if (!m->textOnly)
+    for (uint32_t j = 0; j < m->dim; j++) wF32(&w, a->aVec[j]);
   recEnd(m, n);
   return CAIRN_OK;
 }
@@ -351,7 +353,9 @@ int cairn_mem_add(cairn_mem *m, const cairn_mem_record *r, uint64_t *pId) {
   if (r->tier < 0 || r->tier > 31) return cairnErr(CAIRN_RANGE, "mem_add: tier %d not in 0..31", r->tier);
   if (!isFiniteF(r->importance)) return cairnErr(CAIRN_TYPE, "mem_add: importance is not a finite number");
   float *v = m->aScratch;
-  if (r->aEmbedding) {
+  if (m->textOnly) {
+    if (r->aEmbedding) return cairnErr(CAIRN_MISUSE, "mem_add: this store is text-only and takes no embedding");
+  } else if (r->aEmbedding) {
     if (r->nEmbedding != m->dim)
       return cairnErr(CAIRN_MISUSE, "mem_add: embedding has %u dimensions, the store %u", r->nEmbedding, m->dim);
     double sq = 0;
@@ -368,7 +372,7 @@ int cairn_mem_add(cairn_mem *m, const cairn_mem_record *r, uint64_t *pId) {
   } else {
     CAIRN_TRY(cairn_mem_embed(a.zText, a.nText, v, m->dim));
   }
-  a.aVec = v;
+  a.aVec = m->textOnly ? NULL : v;
   a.created = r->createdMs ? r->createdMs : cairnClock(0) / 1000000;
   a.event = r->eventMs ? r->eventMs : a.created;
   a.tier = r->tier, a.imp = r->importance;
@@ -406,8 +410,8 @@ int cairn_mem_get(cairn_mem *m, uint64_t id, cairn_mem_record *r) {
   r->id = id;
   r->zText = m->zText + m->aTextOff[i];
   r->zMeta = m->aMetaLen[i] ? m->zText + m->aMetaOff[i] : NULL;
-  r->aEmbedding = m->vecs.aF32 + i * m->dim;
-  r->nEmbedding = m->dim;
+  r->aEmbedding = m->textOnly ? NULL : m->vecs.aF32 + i * m->dim;
+  r->nEmbedding = m->textOnly ? 0 : m->dim;
   r->createdMs = m->aCreated[i], r->eventMs = m->aEvent[i];
   r->zSession = m->aSession[i] ? m->names.z + m->names.aOff[m->aSession[i] - 1] : NULL;
   r->zRole = m->aRole[i] ? m->names.z + m->names.aOff[m->aRole[i] - 1] : NULL;
@@ -418,6 +422,7 @@ int cairn_mem_get(cairn_mem *m, uint64_t id, cairn_mem_record *r) {
 int cairn_mem_embedding(cairn_mem *m, uint64_t id, float *pOut) {
   if (!m || !pOut) return cairnErr(CAIRN_MISUSE, "mem_embedding: NULL argument");
   if (id == 0 || id > m->n) return cairnErr(CAIRN_NOTFOUND, "mem_embedding: no memory %llu", (unsigned long long)id);
+  if (m->textOnly) return cairnErr(CAIRN_MISUSE, "mem_embedding: this store is text-only");
   memcpy(pOut, m->vecs.aF32 + ((size_t)id - 1) * m->dim, (size_t)m->dim * 4);
   return CAIRN_OK;
 }
@@ -499,6 +504,7 @@ static int replayIvf(cairn_mem *m, Rd *r, uint64_t off) {
 int cairn_mem_build_index(cairn_mem *m, const cairn_mem_index_config *cfg) {
   if (!m || !cfg) return cairnErr(CAIRN_MISUSE, "build_index: NULL argument");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "build_index: store opened read-only");
+  if (m->textOnly) return cairnErr(CAIRN_MISUSE, "build_index: this store is text-only");
   CAIRN_TRY(cairnIvfTrain(&m->ivf, &m->vecs, cfg));
   m->ivfUnlogged = 1;
   return CAIRN_OK;
@@ -631,8 +637,8 @@ static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off) {
   a.nMeta = rU32(&r);
   a.zMeta = (const char *)rBytes(&r, a.nMeta);
   uint8_t enc = rU8(&r);
-  const uint8_t *pv = rBytes(&r, (size_t)m->dim * 4);
-  if (r.bad || r.i != n || enc != 0)
+  const uint8_t *pv = m->textOnly ? NULL : rBytes(&r, (size_t)m->dim * 4);
+  if (r.bad || r.i != n || enc != (m->textOnly ? 1 : 0))
     return cairnErr(CAIRN_CORRUPT, "log: malformed ADD record at offset %llu", (unsigned long long)off);
   if (id != (uint64_t)m->n + 1)
     return cairnErr(CAIRN_CORRUPT, "log: ADD of id %llu where %llu was expected at offset %llu", (unsigned long long)id,
@@ -641,12 +647,12 @@ static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off) {
       a.nSession > CAIRN_MEM_MAX_NAME || a.nRole > CAIRN_MEM_MAX_NAME || !isFiniteF(a.imp))
     return cairnErr(CAIRN_CORRUPT, "log: ADD record out of range at offset %llu", (unsigned long long)off);
   float *v = m->aScratch;
-  for (uint32_t j = 0; j < m->dim; j++) {
+  for (uint32_t j = 0; pv && j < m->dim; j++) {
     uint32_t u = cairnGetLE32(pv + 4 * j);
     memcpy(&v[j], &u, 4);
     if (!isFiniteF(v[j])) return cairnErr(CAIRN_CORRUPT, "log: non-finite vector in ADD record at offset %llu", (unsigned long long)off);
   }
-  a.aVec = v;
+  a.aVec = pv ? v : NULL;
   return applyAdd(m, &a);
 }
 
@@ -721,6 +727,7 @@ static int openLog(cairn_mem *m, const cairn_mem_config *cfg) {
     cairnPutLE32(h + 8, LOG_VERSION);
     cairnPutLE32(h + 12, m->dim);
     cairnPutLE32(h + 16, (uint32_t)m->metric);
+    cairnPutLE32(h + 20, m->textOnly ? 1u : 0u); /* flags: bit 0 text-only */
     cairnPutLE32(h + 28, cairnCrc32c(0, h, 28));
     CAIRN_TRY(cairn_file_write(m->f, h, LOG_HDR, 0));
     if (!m->noSync) CAIRN_TRY(cairn_file_sync(m->f));
@@ -733,9 +740,10 @@ static int openLog(cairn_mem *m, const cairn_mem_config *cfg) {
   if (cairnCrc32c(0, h, 28) != cairnGetLE32(h + 28)) return cairnErr(CAIRN_CHECKSUM, "mem_open: header checksum mismatch at offset 28");
   if (cairnGetLE32(h + 8) != LOG_VERSION)
     return cairnErr(CAIRN_UNSUPPORTED, "mem_open: store version %u (this build reads %u)", cairnGetLE32(h + 8), LOG_VERSION);
-  uint32_t dim = cairnGetLE32(h + 12), metric = cairnGetLE32(h + 16);
-  if (dim == 0 || dim > CAIRN_MEM_MAX_DIM || metric > CAIRN_METRIC_L2)
-    return cairnErr(CAIRN_CORRUPT, "mem_open: header dim %u / metric %u out of range", dim, metric);
+  uint32_t dim = cairnGetLE32(h + 12), metric = cairnGetLE32(h + 16), flags = cairnGetLE32(h + 20);
+  if (dim == 0 || dim > CAIRN_MEM_MAX_DIM || metric > CAIRN_METRIC_L2 || flags > 1)
+    return cairnErr(CAIRN_CORRUPT, "mem_open: header dim %u / metric %u / flags %u out of range", dim, metric, flags);
+  m->textOnly = (int)(flags & 1);
   if (cfg && cfg->dim && cfg->dim != dim)
     return cairnErr(CAIRN_MISUSE, "mem_open: the store has %u dimensions, %u were asked for", dim, cfg->dim);
   m->dim = dim, m->metric = (int)metric;
@@ -768,6 +776,7 @@ int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *cfg, cairn_mem **
   m->f = f, m->dim = dim, m->metric = metric;
   m->readOnly = cfg ? cfg->readOnly : 0;
   m->noSync = cfg ? cfg->noSync : 0;
+  m->textOnly = cfg ? cfg->textOnly : 0;
   int rc = CAIRN_OK;
   uint64_t size = 0;
   if (f) {
@@ -1040,6 +1049,10 @@ int cairn_mem_search(cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *aHit
   if (q->mode < CAIRN_MEM_HYBRID || q->mode > CAIRN_MEM_BM25) return cairnErr(CAIRN_MISUSE, "mem_search: unknown mode %d", q->mode);
   if (q->fusion != CAIRN_FUSE_RRF && q->fusion != CAIRN_FUSE_WEIGHTED) return cairnErr(CAIRN_MISUSE, "mem_search: unknown fusion %d", q->fusion);
   int wantV = q->mode != CAIRN_MEM_BM25, wantB = q->mode != CAIRN_MEM_VECTOR;
+  if (m->textOnly) {
+    if (q->mode == CAIRN_MEM_VECTOR || q->aEmbedding) return cairnErr(CAIRN_MISUSE, "mem_search: this store is text-only (bm25)");
+    wantV = 0; /* hybrid on a text-only store is BM25 */
+  }
   size_t nQText = q->zText ? strlen(q->zText) : 0;
   if (nQText > CAIRN_MEM_MAX_TEXT) return cairnErr(CAIRN_RANGE, "mem_search: query of %zu bytes > %u", nQText, CAIRN_MEM_MAX_TEXT);
   if (wantB && !nQText) {

@@ -86,7 +86,7 @@ TEST(mem, add_get_search) {
 
 TEST(mem, bad_input) {
   cairn_mem *m;
-  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0};
+  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   cairn_mem_record r;
@@ -161,9 +161,9 @@ TEST(mem, bad_input) {
   CHECK_EQ(n, 1);
   cairn_mem_close(m);
   /* config errors */
-  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0};
+  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_RANGE);
-  cairn_mem_config bad2 = {8, 5, 0, 0};
+  cairn_mem_config bad2 = {8, 5, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad2, &m), CAIRN_MISUSE);
 }
 
@@ -271,7 +271,7 @@ TEST(mem, hybrid_fusion_definition) {
 
 TEST(mem, caller_embeddings_l2) {
   cairn_mem *m;
-  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0};
+  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[5][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 2, 0, 0}, {3, 3, 3, 3}, {-1, -1, 0, 0}};
   for (int i = 0; i < 5; i++) {
@@ -348,7 +348,7 @@ TEST(mem, log_reopen) {
   }
   CHECK_OK(cairn_mem_commit(m));
   CHECK_OK(cairn_mem_close(m));
-  cairn_mem_config ro = {0, 0, 1, 0};
+  cairn_mem_config ro = {0, 0, 1, 0, 0};
   CHECK_OK(cairn_mem_open(zPath, &ro, &m));
   CHECK_OK(cairn_mem_stats_get(m, &st));
   CHECK_EQ(st.nMemory, NTURN);
@@ -363,7 +363,7 @@ TEST(mem, log_reopen) {
   CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_READONLY);
   CHECK_OK(cairn_mem_close(m));
   /* a store of another dimension is refused */
-  cairn_mem_config c64 = {64, 0, 0, 0};
+  cairn_mem_config c64 = {64, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(zPath, &c64, &m), CAIRN_MISUSE);
 }
 
@@ -373,7 +373,7 @@ TEST(mem, log_torn_tail_every_byte) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {16, 0, 0, 0};
+  cairn_mem_config cfg = {16, 0, 0, 0, 0};
   /* keep the handle: open through a second memfile copy each time */
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   uint64_t aEnd[8], aCnt[8];
@@ -448,7 +448,7 @@ TEST(mem, ivf_persisted) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0};
+  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   float v[32];
   uint64_t s = 11;
@@ -575,5 +575,39 @@ TEST(mem, demo_questions) {
     for (uint32_t j = 0; j < n; j++) nTop3 += h[j].id == (uint64_t)aQ[i].iTurn + 1;
   }
   CHECK(nTop3 >= 9); /* word overlap is enough for these questions; see the demo's note */
+  cairn_mem_close(m);
+}
+
+TEST(mem, text_only_store) {
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_mem *m;
+  cairn_mem_config cfg = {0, 0, 0, 0, 1};
+  CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+  CHECK_OK(addTurns(m, NTURN));
+  CHECK_OK(cairn_mem_commit(m));
+  cairn_mem_hit h[3];
+  CHECK_EQ(search(m, "Kyoto ryokan", CAIRN_MEM_BM25, 3, NULL, h), 2);
+  CHECK_EQ(h[0].id, 9);
+  CHECK_EQ(search(m, "Kyoto ryokan", CAIRN_MEM_HYBRID, 3, NULL, h), 2); /* hybrid is BM25 here */
+  CHECK_EQ(h[0].id, 9);
+  CHECK(isnan(h[0].vscore));
+  CHECK_EQ(search(m, "Kyoto", CAIRN_MEM_VECTOR, 3, NULL, h), 9999);
+  float v[256] = {1};
+  cairn_mem_record r;
+  memset(&r, 0, sizeof r);
+  r.zText = "x", r.aEmbedding = v, r.nEmbedding = 256;
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_MISUSE);
+  CHECK_OK(cairn_mem_get(m, 1, &r));
+  CHECK(r.aEmbedding == NULL && r.nEmbedding == 0);
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  cairn_file *g;
+  CHECK_OK(cairn_memfile_open(p, n, &g));
+  cairn_mem_close(m);
+  CHECK_OK(cairn_mem_open_file(g, NULL, &m)); /* text-only comes from the header */
+  CHECK_EQ(search(m, "Kyoto ryokan", CAIRN_MEM_BM25, 3, NULL, h), 2);
+  CHECK_EQ(search(m, "Kyoto", CAIRN_MEM_VECTOR, 3, NULL, h), 9999);
   cairn_mem_close(m);
 }

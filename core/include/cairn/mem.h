@@ -61,11 +61,13 @@ typedef struct cairn_mem_config {
   int metric;    /* CAIRN_METRIC_* */
   int readOnly;  /* open without writing; add/commit fail with CAIRN_READONLY */
   int noSync;    /* skip fsync on commit (tests, bulk loads): not crash-safe */
+  int textOnly;  /* no vectors at all: BM25 only (adds take no embedding, vector search fails) */
 } cairn_mem_config;
 
 /*
 ** Open (or create) a store. zPath NULL keeps it in memory only. An existing file keeps its own
 ** dim and metric; a cfg that disagrees (dim != 0 and different) fails with CAIRN_MISUSE.
+** textOnly is also fixed at creation (an existing store keeps its own).
 ** Reopening replays the log and rebuilds every index (see FORMAT.md for what is rebuilt and
 ** what is persisted); records after the last commit are dropped, and a torn tail is cut off.
 */
