@@ -131,6 +131,8 @@ int cliH5(int argc, char **argv);
 int cliH5w(int argc, char **argv);
 int cliCompress(int argc, char **argv);   /* native/cli_zl.c */
 int cliDecompress(int argc, char **argv); /* native/cli_zl.c */
+int cliMem(int argc, char **argv);  /* native/cli_mem.c */
+int cliEval(int argc, char **argv); /* native/cli_mem.c */
 
 static const CliCommand aCommand[] = {
   {"hash", cmdHash, "FILE...", "SHA-256 of files (sha256sum format)"},
@@ -142,6 +144,8 @@ static const CliCommand aCommand[] = {
   {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, attr, verify, loop"},
   {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv)"},
   {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
+  {"mem", cliMem, "add|search|stats|index|demo FILE ...", "agent memory store (see native/cli_mem.c)"},
+  {"eval", cliEval, "locomo FILE.json [--mode M] [--json]", "retrieval quality on LoCoMo conversations"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},
   {"help", cmdHelp, "", "this list"},
 };

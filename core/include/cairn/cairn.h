@@ -77,5 +77,6 @@ const char *cairn_version(void);
 #include "h5.h"
 #include "h5w.h"
 #include "zl.h"
+#include "mem.h"
 
 #endif /* CAIRN_H */
