@@ -1003,7 +1003,9 @@ int cairn_cas_get_file(cairn_cas *c, const uint8_t aId[32], uint64_t iStart, uin
     iOut += nTake;
     if (xProgress) xProgress(pArg, i - iStart, iEnd - iStart);
   }
-  if (rc == CAIRN_OK) rc = cairn_file_truncate(out, iOut);
+  /* Cut what the output held before (only if it was longer: devices and pipes cannot). */
+  uint64_t nNow = 0;
+  if (rc == CAIRN_OK && cairn_file_size(out, &nNow) == CAIRN_OK && nNow > iOut) rc = cairn_file_truncate(out, iOut);
   cairnFree(buf);
   cairn_cas_payload_close(pl);
   return rc;
