@@ -551,6 +551,7 @@ int cairn_cas_put(cairn_cas *c, const void *p, size_t n, uint8_t aId[32]) {
     int eof = 1;
     if (nSlice > 4 * BATCH_RAW) nSlice = 4 * BATCH_RAW, eof = 0;
     rc = casFeed(c, &m, (const uint8_t *)p + i, nSlice, eof, &nUsed);
+    if (rc == CAIRN_OK && !eof && nUsed == 0) rc = cairnErr(CAIRN_ERROR, "store: no chunk boundary in %zu bytes", nSlice);
     i += nUsed;
     if (n == 0 || (eof && rc == CAIRN_OK)) break;
   }
@@ -1252,7 +1253,9 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
   int rc = CAIRN_OK;
   if (c->codec != 0 && c->codec != CAIRN_ZSTD && c->codec != CAIRN_DEFLATE)
     rc = cairnErr(CAIRN_MISUSE, "store: codec %d is not 0, CAIRN_ZSTD or CAIRN_DEFLATE", c->codec);
-  if (c->level == 0) c->level = c->codec == CAIRN_DEFLATE ? 6 : 3;
+  /* Defaults: zstd 1 (a chunk store is on the write path: level 1 is ~20% faster than 3 for
+  ** ~4% more bytes on log-like text), zlib 6 (its own default). */
+  if (c->level == 0) c->level = c->codec == CAIRN_DEFLATE ? 6 : 1;
   c->cdc = cairnMalloc(sizeof(CdcCfg));
   c->aWBuf = cairnMalloc(WBUF_SIZE);
   if (rc == CAIRN_OK && (!c->cdc || !c->aWBuf)) rc = cairnErr(CAIRN_NOMEM, "store: out of memory");

@@ -74,5 +74,6 @@ const char *cairn_version(void);
 
 #include "sha256.h"
 #include "zcodec.h"
+#include "cas.h"
 
 #endif /* CAIRN_H */
