@@ -94,6 +94,9 @@ extern size_t cairnCdcSegMin, cairnCdcLanes;
     }                                                                                        \
   } while (0)
 
+/* Test hook (store.c): sync early once this many bytes are written unsynced (0 = 8 MiB). */
+extern uint64_t cairnCasSyncAhead;
+
 /* Largest chunk a store accepts (cairn_fastcdc_check caps nMax there). */
 #define CDC_MAX_BYTES (64u << 20)
 
