@@ -3,7 +3,8 @@
 // (wasm/em_binding.c) calls these synchronously with a file id; `Module.cairnFiles` maps ids to
 // JS file objects from js/src/hosts.js, which have synchronous methods:
 //   read(offset, length) -> Uint8Array (shorter only at end of file)
-//   write(offset, Uint8Array), size() -> number, truncate(n), sync(), close()
+//   write(offset, Uint8Array) (the array is a view into the wasm heap, valid only during the
+//   call: copy what you keep), size() -> number, truncate(n), sync(), close()
 // Exceptions never cross into C: each is turned into a status code plus a message.
 mergeInto(LibraryManager.library, {
   $cairnJsCall__deps: ['cairn_em_set_error'],
@@ -41,8 +42,9 @@ mergeInto(LibraryManager.library, {
   cairn_js_write: function (id, p, n, off) {
     return cairnJsCall(id, 'write', function (f) {
       if (!f.write) { var e = new Error('read-only file'); e.cairnCode = 10; throw e; }
-      // Copy out of the heap: the callee may keep the bytes, and the heap may grow.
-      f.write(off, HEAPU8.slice(p, p + n));
+      // A view into the heap, valid only during this call: write() must copy what it keeps
+      // (every file object in js/src does: TypedArray.set, writeSync, a sync access handle).
+      f.write(off, HEAPU8.subarray(p, p + n));
     });
   },
   cairn_js_size__deps: ['$cairnJsCall'],

@@ -76,14 +76,18 @@ size_t cairnFormatV(char *z, size_t n, const char *zFmt, va_list ap) {
       continue;
     }
     f++;
-    int nLong = 0, isSize = 0;
+    int nLong = 0, isSize = 0, nPrec = -1;
+    if (f[0] == '.' && f[1] == '*') { /* "%.*s": at most nPrec bytes of a string */
+      nPrec = va_arg(ap, int);
+      f += 2;
+    }
     while (*f == 'l') nLong++, f++;
     if (*f == 'z') isSize = 1, f++;
     switch (*f) {
       case 's': {
         const char *s = va_arg(ap, const char *);
         if (!s) s = "(null)";
-        while (*s && i + 1 < n) z[i++] = *s++;
+        for (int k = 0; *s && i + 1 < n && (nPrec < 0 || k < nPrec); k++) z[i++] = *s++;
         break;
       }
       case 'c': z[i++] = (char)va_arg(ap, int); break;

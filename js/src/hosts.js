@@ -3,6 +3,8 @@
 // Every method is SYNCHRONOUS, because the C core calls them in the middle of its work:
 //   read(offset, length) -> Uint8Array   (shorter only at end of file)
 //   write(offset, bytes)  size() -> number  truncate(n)  sync()  close()
+// write() receives a view into the WebAssembly heap that is only valid during the call: an
+// object that keeps the bytes must copy them (all the objects below do).
 // Read-only objects omit write/truncate. `name` is used in error messages.
 
 /** A growable in-memory file (an ArrayBuffer you can download as a Blob). */

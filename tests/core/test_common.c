@@ -123,3 +123,11 @@ TEST(common, cpu_kill_switch) {
   CHECK(all & CAIRN_CPU_NEON);
 #endif
 }
+
+TEST(common, format_precision) {
+  char z[64];
+  cairnFormat(z, sizeof z, "'%.*s' is not a group", 3, "abcdef");
+  CHECK_STR(z, "'abc' is not a group");
+  cairnFormat(z, sizeof z, "[%.*s]", 10, "ab");
+  CHECK_STR(z, "[ab]");
+}

@@ -60,7 +60,7 @@ const char *cairn_errmsg(void);
 const char *cairn_errstr(cairn_status rc);
 /*
 ** Record an error for cairn_errmsg() and return rc. For hosts and bindings that want their
-** own message to surface. The format understands %s %d %u %lld %llu %zu %x %llx %c and %%.
+** own message to surface. The format understands %s %.*s %d %u %lld %llu %zu %x %llx %c and %%.
 */
 cairn_status cairn_seterr(cairn_status rc, const char *zFmt, ...);
 /* Clear the message. */
