@@ -6,6 +6,9 @@
 // so that they can initialise on first use (`await cairn.sha256(bytes)` just works).
 
 import { MemoryFile } from './hosts.js';
+import { makeMemory } from './memory.js';
+import { makeStore } from './store.js';
+import { makeZl } from './zl.js';
 
 const STATUS = ['OK', 'ERROR', 'NOMEM', 'IOERR', 'CORRUPT', 'NOTFOUND', 'EXISTS', 'MISUSE', 'UNSUPPORTED', 'RANGE', 'READONLY', 'CHECKSUM', 'TYPE', 'LIMIT'];
 
@@ -47,6 +50,7 @@ export function makeApi(loader) {
       modPromise = loader(options).then((m) => {
         m.cairnFiles = new Map();
         m.cairnOwned = new Set();
+        m._cairn_em_host_install(); // a clock for the core (wasm/em_clock.c)
         M = m;
         return m;
       });
@@ -207,6 +211,10 @@ export function makeApi(loader) {
     };
   }
 
+  // What memory.js, store.js and zl.js need from here.
+  const ctx = { init, get M() { return M; }, openFile, check, fail, CairnError };
+  const zl = makeZl(ctx);
+
   return {
     init,
     sha256,
@@ -215,6 +223,11 @@ export function makeApi(loader) {
     deflate: codec('deflate'),
     gzip: codec('gzip'),
     version,
+    Memory: makeMemory(ctx),
+    Store: makeStore(ctx),
+    zl,
+    compress: zl.compress,
+    decompress: zl.decompress,
     MemoryFile,
     CairnError,
     /** Low-level access for other modules of this package. */

@@ -11,7 +11,7 @@ const api = makeApi((options) => {
   return createCairnCore({ ...options, wasmBinary });
 });
 
-export const { init, sha256, sha256File, zstd, deflate, gzip, version } = api;
+export const { init, sha256, sha256File, zstd, deflate, gzip, version, Memory, Store, zl, compress, decompress } = api;
 export { CairnError } from './api.js';
 export { MemoryFile, BlobFile, OpfsFile, HttpFile } from './hosts.js';
 export { NodeFile } from './nodefile.js';

@@ -1,0 +1,29 @@
+/*
+** 2026-11-29
+**
+** wasm/em_zl.c - Emscripten glue for the OpenZL-format codec (cairn/zl.h), used by js/src/zl.js.
+** The buffer functions take only pointers and size_t and are exported as they are; these shims
+** carry the 64-bit sizes as doubles (see wasm/em_mem.c for why).
+*/
+#include <emscripten.h>
+
+#include "cairn/cairn.h"
+#include "cairn/zl.h"
+
+/* The decompressed size a frame declares, in *pSize. */
+EMSCRIPTEN_KEEPALIVE int cairn_em_zl_size(const void *p, size_t n, double *pSize) {
+  uint64_t v = 0;
+  int rc = cairn_zl_decompressed_size(p, n, &v);
+  *pSize = (double)v;
+  return rc;
+}
+
+/* Stream between two JS files; pSizes receives {bytes in, bytes out}. level 0 = 19. */
+EMSCRIPTEN_KEEPALIVE int cairn_em_zl_file(int compress, int profile, int level, cairn_file *in, cairn_file *out, double *pSizes) {
+  uint64_t nIn = 0, nOut = 0;
+  int rc = compress ? cairn_zl_compress_file(profile, level, in, out, NULL, NULL, &nIn, &nOut)
+                    : cairn_zl_decompress_file(in, out, NULL, NULL, &nIn, &nOut);
+  pSizes[0] = (double)nIn;
+  pSizes[1] = (double)nOut;
+  return rc;
+}
