@@ -20,6 +20,17 @@ export function run(...args) {
   return execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+/** The WASI CLI (build/wasi/cairn.wasm: the same C and the same vendored zstd as the npm
+** package's wasm), run under Node's WASI with the shared data and the scratch dir preopened. */
+export const wasiCli = (() => {
+  const p = path.join(root, 'build/wasi/cairn.wasm');
+  return fs.existsSync(p) ? p : null;
+})();
+export function runWasi(...args) {
+  return execFileSync(process.execPath, [path.join(root, 'scripts/wasi-run.mjs'), '--dir', data, '--dir', tmpdir, wasiCli, ...args],
+    { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+}
+
 /** Does the CLI have this command? (`cairn put` arrives with the chunk store's CLI.) */
 export function cliHas(cmd) {
   if (!cli) return false;
