@@ -10,6 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../tools/serve.mjs';
+import { Memory, Store } from '../src/node.js';
+import { pseudoRandom } from './helpers.mjs';
 
 const root = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const sha = (b) => crypto.createHash('sha256').update(b).digest('hex');
@@ -47,6 +49,23 @@ test('npm module in headless Chromium: main thread and worker', { timeout: 12000
     assert.equal(w.httpSliceSha, sha(big.subarray(100000, 101000)));
     assert.ok(w.httpFetched <= 8192, `fetched ${w.httpFetched} bytes for a 1000-byte read`);
     assert.ok(stats.bytes.get('/js/test/browser/range-target.bin') < big.length / 100);
+    // Memory in the page: the answering turn first, and the same hits and scores as in Node.
+    assert.equal(r.memory.count, 34);
+    assert.match(r.memory.hits[0].text, /teacher is called Rui/);
+    const mem = await Memory.open();
+    const { turns } = await Memory.demoData();
+    for (const t of turns) mem.add({ text: `${t.speaker}: ${t.text}`, session: t.session, role: t.speaker, time: t.time, created: t.time });
+    assert.deepEqual(r.memory.hits, mem.search("Who is Maya's cello teacher?", { k: 3 }).map((h) => ({ id: h.id, score: h.score, text: h.text })));
+    mem.close();
+    // Store in the worker's OPFS file: the id Node computes for the same bytes, one payload after
+    // reopening, the range verified and equal to node:crypto's hash of the same bytes.
+    const payload = pseudoRandom(3 << 20, 77);
+    const store = await Store.open();
+    assert.equal(w.storeId, await store.put(payload));
+    store.close();
+    assert.deepEqual(w.storeList, [{ id: w.storeId, size: payload.length, name: 'payload' }]);
+    assert.equal(w.storeRangeSha, sha(payload.subarray(1000000, 2000000)));
+    assert.equal(w.storeVerify, true);
     // The page itself shows the result.
     assert.match(await page.textContent('#out'), /"roundTrip": true/);
   } finally {
