@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -68,6 +69,33 @@ test('npm module in headless Chromium: main thread and worker', { timeout: 12000
     assert.equal(w.storeVerify, true);
     // The page itself shows the result.
     assert.match(await page.textContent('#out'), /"roundTrip": true/);
+    // The web demo: ask a question, the answering memory is listed; reloading reopens the OPFS file.
+    const demo = await browser.newPage();
+    demo.on('pageerror', (e) => logs.push(String(e)));
+    await demo.goto(`http://127.0.0.1:${port}/web-demo/index.html`);
+    await demo.waitForFunction(() => window.demoReady === true, null, { timeout: 60000 });
+    assert.match(await demo.textContent('#status'), /ingested 34 turns .* storage: OPFS/);
+    await demo.fill('#question', "Who is Maya's cello teacher?");
+    await demo.click('#go');
+    await demo.waitForSelector('#answers li.answer');
+    const answers = await demo.$$eval('#answers li.answer', (lis) => lis.map((li) => li.textContent));
+    assert.ok(answers.length > 0 && answers.length <= 5);
+    assert.match(answers[0], /My teacher is called Rui/);
+    const shot = await demo.screenshot({ path: path.join(os.tmpdir(), 'cairn-web-demo.png'), fullPage: true });
+    assert.ok(shot.length > 10000 && shot.subarray(1, 4).toString() === 'PNG', `screenshot of ${shot.length} bytes`);
+    await demo.reload();
+    await demo.waitForFunction(() => window.demoReady === true, null, { timeout: 60000 });
+    assert.match(await demo.textContent('#status'), /reopened 34 memories .* storage: OPFS/);
+    await demo.click('#examples button');
+    await demo.waitForSelector('#answers li.answer');
+    await demo.fill('#fact', 'My favourite colour is teal');
+    await demo.click('#add');
+    await demo.waitForFunction(() => /35 memories/.test(document.getElementById('status').textContent));
+    await demo.fill('#question', 'favourite colour?');
+    await demo.click('#go');
+    await demo.waitForFunction(() => document.body.dataset.answered === 'favourite colour?');
+    assert.match(await demo.textContent('#answers li.answer'), /You: My favourite colour is teal/);
+    assert.equal(logs.filter((l) => /Error/.test(l)).length, 0, logs.join('\n'));
   } finally {
     await browser.close();
     server.close();
