@@ -151,6 +151,17 @@ test('put accepts strings, Blobs, ReadableStreams and async iterables; get range
   assert.throws(() => store.list(), isErr('MISUSE'));
 });
 
+test('large buffers stream through the wasm heap in pieces: same id as a file object and a stream', async () => {
+  const store = await Store.open({ chunking: { min: 65536, avg: 262144, max: 1048576 } });
+  const big = pseudoRandom(17 << 20, 5); // above the 16 MiB single-copy limit
+  const id = await store.put(big);
+  assert.equal(await store.put(new MemoryFile(big)), id);
+  assert.equal(await store.put((function* () { for (let i = 0; i < big.length; i += 3 << 20) yield big.subarray(i, i + (3 << 20)); })()), id);
+  assert.equal(store.stats().payloads, 1);
+  assert.deepEqual(store.get(id, { start: (17 << 20) - 5 }), big.subarray((17 << 20) - 5));
+  store.close();
+});
+
 test('transactions: rollback drops everything since begin; commit keeps it', async () => {
   const file = new MemoryFile();
   const store = await Store.open(file);
