@@ -39,8 +39,11 @@ function hex(bytes) {
   return s;
 }
 
-/** Build the API around a loader: loader(options) -> Promise<EmscriptenModule>. */
-export function makeApi(loader) {
+/**
+ * Build the API around a loader: loader(options) -> Promise<EmscriptenModule>. host.openPath
+ * (Node) turns a path into a file object, so Memory.open/Store.open also take paths there.
+ */
+export function makeApi(loader, host = {}) {
   let modPromise = null;
   let M = null;
   let nextFileId = 1;
@@ -212,7 +215,7 @@ export function makeApi(loader) {
   }
 
   // What memory.js, store.js and zl.js need from here.
-  const ctx = { init, get M() { return M; }, openFile, check, fail, CairnError };
+  const ctx = { init, get M() { return M; }, openFile, check, fail, CairnError, openPath: host.openPath };
   const zl = makeZl(ctx);
 
   return {

@@ -275,8 +275,8 @@ export interface MemoryStats {
 /** An agent memory store (text + embedding + who/when), vector, BM25 and hybrid search. */
 export class Memory {
   private constructor();
-  /** Open or create a store in a file object, or in memory when no file is given. */
-  static open(file?: CairnFile | null, options?: MemoryOpenOptions): Promise<Memory>;
+  /** Open or create a store in a file object (or, in Node, a path), or in memory when no file is given. */
+  static open(file?: CairnFile | string | null, options?: MemoryOpenOptions): Promise<Memory>;
   static open(options: MemoryOpenOptions): Promise<Memory>;
   /** The built-in embedder (word and character n-gram hashing): word overlap, not meaning. */
   static embed(text: string, options?: { dim?: number }): Promise<Float32Array>;
@@ -346,7 +346,8 @@ export interface StoreStats {
 /** A content-addressed chunk store: dedup across payloads, every read verified. */
 export class Store {
   private constructor();
-  static open(file?: CairnFile | null, options?: StoreOpenOptions): Promise<Store>;
+  /** Open or create a store in a file object (or, in Node, a path), or in memory when no file is given. */
+  static open(file?: CairnFile | string | null, options?: StoreOpenOptions): Promise<Store>;
   static open(options: StoreOpenOptions): Promise<Store>;
   /** Publish a payload; resolves to its id (64 hex digits). Puts on one store are queued. */
   put(data: PutSource, options?: { name?: string }): Promise<string>;

@@ -26,6 +26,15 @@ const MAX_K = 10000;
 export function makeMemory(ctx) {
   const { CairnError } = ctx;
   const misuse = (msg) => new CairnError(7, msg);
+  // A path (Node only): opened here, closed when the store closes.
+  function openPath(path, readOnly) {
+    if (!ctx.openPath) throw misuse(`paths work in Node only; in a browser pass a file object (OpfsFile, MemoryFile...) instead of ${JSON.stringify(path)}`);
+    try {
+      return ctx.openPath(path, readOnly);
+    } catch (e) {
+      throw new CairnError(3, `cannot open ${path}: ${e.message}`);
+    }
+  }
 
   function pick(table, value, what, dflt) {
     if (value === undefined || value === null) return dflt;
@@ -76,7 +85,7 @@ export function makeMemory(ctx) {
      * Open or create a store. `file` is a file object (MemoryFile, NodeFile, OpfsFile...; it
      * stays yours to close after mem.close()), or nothing for a store that lives in memory only.
      * An existing store keeps its own dimension and metric.
-     * @param {object} [file]
+     * @param {object|string} [file] a file object, or a path in Node (opened here, closed with the store)
      * @param {{dim?: number, metric?: 'cosine'|'ip'|'l2', readOnly?: boolean, noSync?: boolean, textOnly?: boolean}} [options]
      */
     static async open(file, options = {}) {
@@ -89,11 +98,13 @@ export function makeMemory(ctx) {
       const { dim = 0, metric, readOnly = false, noSync = false, textOnly = false } = options;
       if (!Number.isInteger(dim) || dim < 0) throw misuse('dim must be a non-negative integer');
       const met = pick(METRICS, metric, 'metric', 0);
-      if (file && typeof file.read !== 'function') throw misuse('file must be a file object (MemoryFile, NodeFile, OpfsFile...) or nothing');
+      const owned = typeof file === 'string';
+      if (owned) file = openPath(file, readOnly);
+      if (file && typeof file.read !== 'function') throw misuse('file must be a file object (MemoryFile, NodeFile, OpfsFile...), a path (Node) or nothing');
       const s = scope(M, CairnError);
       try {
         const pp = s.alloc(4);
-        const f = file ? ctx.openFile(file) : 0; // the store owns the wrapper from here on
+        const f = file ? ctx.openFile(file, owned) : 0; // the store owns the wrapper from here on (and a file it opened)
         const rc = M._cairn_em_mem_open(f, dim, met, readOnly ? 1 : 0, noSync ? 1 : 0, textOnly ? 1 : 0, pp);
         if (rc) throw ctx.fail(rc, `Memory.open${file && file.name ? ' ' + file.name : ''}`);
         return new Memory(M.HEAPU32[pp >> 2], (file && file.name) || 'memory', readOnly);

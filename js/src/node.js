@@ -1,14 +1,18 @@
 // 2026-11-29
 // js/src/node.js - the Node entry: the same API as index.js, loading the .wasm from the package
 // with fs (Emscripten 3.1.6's web build would otherwise call fetch on a file path), plus NodeFile.
-import { readFileSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import createCairnCore from '../dist/cairn-core.mjs';
 import { makeApi } from './api.js';
+import { NodeFile } from './nodefile.js';
 
 let wasmBinary;
 const api = makeApi((options) => {
   wasmBinary ??= options.wasmBinary ?? readFileSync(new URL('../dist/cairn-core.wasm', import.meta.url));
   return createCairnCore({ ...options, wasmBinary });
+}, {
+  // Memory.open('agent.mem') / Store.open('data.cas'): created if missing unless read-only.
+  openPath: (path, readOnly) => new NodeFile(path, readOnly ? 'r' : existsSync(path) ? 'r+' : 'w+'),
 });
 
 export const { init, sha256, sha256File, zstd, deflate, gzip, version, Memory, Store, zl, compress, decompress } = api;

@@ -18,6 +18,15 @@ const PIECE = 4 << 20; // bytes copied into the wasm heap at a time when streami
 export function makeStore(ctx) {
   const { CairnError } = ctx;
   const misuse = (msg) => new CairnError(7, msg);
+  // A path (Node only): opened here, closed when the store closes.
+  function openPath(path, readOnly) {
+    if (!ctx.openPath) throw misuse(`paths work in Node only; in a browser pass a file object (OpfsFile, MemoryFile...) instead of ${JSON.stringify(path)}`);
+    try {
+      return ctx.openPath(path, readOnly);
+    } catch (e) {
+      throw new CairnError(3, `cannot open ${path}: ${e.message}`);
+    }
+  }
   const HEX64 = /^[0-9a-fA-F]{64}$/;
 
   /** An open chunk store. Create it with `await Store.open(...)`. */
@@ -37,7 +46,7 @@ export function makeStore(ctx) {
      * Open a store in a file object (an empty writable file becomes a new store), or in memory
      * when no file is given. The file stays yours to close after store.close(). Chunking is
      * fixed when a store is created (default 256 KiB / 1 MiB / 4 MiB, as the CLI's).
-     * @param {object} [file]
+     * @param {object|string} [file] a file object, or a path in Node (opened here, closed with the store)
      * @param {{compression?: 'none'|'zstd'|'deflate', level?: number, readOnly?: boolean, noSync?: boolean,
      *   chunking?: {min?: number, avg?: number, max?: number, level?: number, seed?: number}}} [options]
      */
@@ -50,10 +59,13 @@ export function makeStore(ctx) {
       const M = ctx.M;
       const { compression = 'none', level = 0, readOnly = false, noSync = false, chunking = {} } = options;
       if (!(compression in CODECS)) throw misuse(`compression must be one of ${Object.keys(CODECS).join(', ')}`);
+      const owned = typeof file === 'string';
+      if (owned) file = openPath(file, readOnly);
+      if (file && typeof file.read !== 'function') throw misuse('file must be a file object (MemoryFile, NodeFile, OpfsFile...), a path (Node) or nothing');
       const s = scope(M, CairnError);
       try {
         const pp = s.alloc(4);
-        const f = file ? ctx.openFile(file) : 0; // the store owns the wrapper from here on
+        const f = file ? ctx.openFile(file, owned) : 0; // the store owns the wrapper from here on (and a file it opened)
         const rc = M._cairn_em_cas_open(f, CODECS[compression], level, readOnly ? 1 : 0, noSync ? 1 : 0, chunking.min ?? 0,
           chunking.avg ?? 0, chunking.max ?? 0, chunking.level ?? -1, chunking.seed ?? 0, pp);
         if (rc) throw ctx.fail(rc, `Store.open${file && file.name ? ' ' + file.name : ''}`);

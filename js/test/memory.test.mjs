@@ -169,6 +169,23 @@ test('MemoryFile: committed memories survive reopening, uncommitted ones do not'
   await assert.rejects(Memory.open(file, { dim: 32 }), (e) => e instanceof CairnError && e.codeName === 'MISUSE');
 });
 
+test('Node: Memory.open(path) opens (or creates) the file itself and closes it with the store', async () => {
+  const file = tmp('by-path.mem');
+  fs.rmSync(file, { force: true });
+  const fds = () => fs.readdirSync('/proc/self/fd').length;
+  const n0 = fds();
+  const a = await Memory.open(file, { dim: 16 });
+  assert.equal(fds(), n0 + 1);
+  a.add({ text: 'opened by path' });
+  a.close();
+  assert.equal(fds(), n0, 'the file is closed with the store');
+  const b = await Memory.open(file, { readOnly: true });
+  assert.equal(b.get(1).text, 'opened by path');
+  b.close();
+  assert.equal(fds(), n0);
+  await assert.rejects(Memory.open(tmp('missing.mem'), { readOnly: true }), (e) => e instanceof CairnError && e.codeName === 'IOERR');
+});
+
 test('the built-in embedder: deterministic, unit length, word overlap', async () => {
   const a = await Memory.embed('Pepper the beagle howls');
   const b = await Memory.embed('Pepper the beagle howls');

@@ -162,6 +162,17 @@ test('large buffers stream through the wasm heap in pieces: same id as a file ob
   store.close();
 });
 
+test('Node: Store.open(path) opens (or creates) the file itself and closes it with the store', async () => {
+  const file = tmp('by-path.cas');
+  fs.rmSync(file, { force: true });
+  const a = await Store.open(file);
+  const id = await a.put('opened by path');
+  a.close();
+  const b = await Store.open(file, { readOnly: true });
+  assert.equal(new TextDecoder().decode(b.get(id)), 'opened by path');
+  b.close();
+});
+
 test('transactions: rollback drops everything since begin; commit keeps it', async () => {
   const file = new MemoryFile();
   const store = await Store.open(file);

@@ -51,3 +51,8 @@ async function main(): Promise<void> {
   }
 }
 void main;
+async function paths(): Promise<void> {
+  (await Memory.open('agent.mem', { readOnly: true })).close();
+  (await Store.open('data.cas')).close();
+}
+void paths;
