@@ -353,6 +353,8 @@ export class Store {
   put(data: PutSource, options?: { name?: string }): Promise<string>;
   /** Bytes [start, end) of a payload (by id or name), verified. */
   get(idOrName: string, range?: { start?: number; end?: number }): Uint8Array;
+  /** A stream of [start, end) of a payload, read and verified pieceSize bytes at a time (default 4 MiB). */
+  stream(idOrName: string, options?: { start?: number; end?: number; pieceSize?: number }): ReadableStream<Uint8Array>;
   /** Write [start, end) of a payload to a file object in bounded memory. */
   getFile(idOrName: string, file: CairnFile, range?: { start?: number; end?: number }): void;
   stat(idOrName: string): { id: string; size: number } | null;

@@ -220,6 +220,30 @@ export function makeStore(ctx) {
       }
     }
 
+    /**
+     * A ReadableStream of bytes [start, end) of a payload, read and verified piece by piece
+     * (pieceSize bytes at a time, default 4 MiB), so memory stays bounded for any payload size.
+     * @returns {ReadableStream<Uint8Array>}
+     */
+    stream(id, { start = 0, end, pieceSize = 4 << 20 } = {}) {
+      const info = this.stat(id);
+      if (!info) throw new CairnError(5, `Store.stream: no payload ${JSON.stringify(id)}`);
+      const stop = Math.min(end ?? info.size, info.size);
+      if (!Number.isSafeInteger(start) || start < 0 || start > stop) throw new CairnError(9, `Store.stream ${id}: bad range ${start}:${end}`);
+      let pos = start;
+      return new ReadableStream({
+        pull: (controller) => {
+          if (pos >= stop) {
+            controller.close();
+            return;
+          }
+          const n = Math.min(pieceSize, stop - pos);
+          controller.enqueue(this.get(info.id, { start: pos, end: pos + n }));
+          pos += n;
+        },
+      });
+    }
+
     /** Write [start, end) of a payload to a file object in bounded memory (truncated there). */
     getFile(id, file, { start = 0, end } = {}) {
       const h = this.#handle();

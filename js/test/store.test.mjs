@@ -159,6 +159,15 @@ test('large buffers stream through the wasm heap in pieces: same id as a file ob
   assert.equal(await store.put((function* () { for (let i = 0; i < big.length; i += 3 << 20) yield big.subarray(i, i + (3 << 20)); })()), id);
   assert.equal(store.stats().payloads, 1);
   assert.deepEqual(store.get(id, { start: (17 << 20) - 5 }), big.subarray((17 << 20) - 5));
+  // Read back as a stream: pieces of at most pieceSize, concatenated equal to the range.
+  const pieces = [];
+  for await (const p of store.stream(id, { start: 12345, end: (9 << 20) + 7, pieceSize: 1 << 20 })) pieces.push(p);
+  assert.ok(pieces.every((p) => p.length <= 1 << 20) && pieces.length === 9);
+  assert.deepEqual(new Uint8Array(Buffer.concat(pieces)), big.subarray(12345, (9 << 20) + 7));
+  const whole = new Uint8Array(await new Response(store.stream(id)).arrayBuffer());
+  assert.equal(whole.length, big.length);
+  assert.ok(Buffer.from(whole).equals(Buffer.from(big)));
+  assert.throws(() => store.stream('0'.repeat(64)), (e) => e instanceof CairnError && e.codeName === 'NOTFOUND');
   store.close();
 });
 
