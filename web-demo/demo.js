@@ -79,11 +79,16 @@ function showAnswers(hits, question) {
   document.body.dataset.answered = question;
 }
 
+// ?memory keeps everything in this thread, in memory (as when the browser has no OPFS).
 let backend;
-try {
-  backend = await workerBackend();
-} catch (e) {
-  backend = await localBackend(e.message.includes('getDirectory') || e.message.includes('SyncAccessHandle') ? 'no OPFS here' : e.message);
+if (new URLSearchParams(location.search).has('memory')) {
+  backend = await localBackend('asked for by ?memory');
+} else {
+  try {
+    backend = await workerBackend();
+  } catch (e) {
+    backend = await localBackend(e.message.includes('getDirectory') || e.message.includes('SyncAccessHandle') ? 'no OPFS here' : e.message);
+  }
 }
 showStatus(backend.opened);
 for (const b of ['go', 'add', 'reset']) $(b).disabled = false;

@@ -95,6 +95,14 @@ test('npm module in headless Chromium: main thread and worker', { timeout: 12000
     await demo.click('#go');
     await demo.waitForFunction(() => document.body.dataset.answered === 'favourite colour?');
     assert.match(await demo.textContent('#answers li.answer'), /You: My favourite colour is teal/);
+    // Without OPFS (forced with ?memory) the same questions get the same answers.
+    await demo.goto(`http://127.0.0.1:${port}/web-demo/index.html?memory`);
+    await demo.waitForFunction(() => window.demoReady === true, null, { timeout: 60000 });
+    assert.match(await demo.textContent('#status'), /ingested 34 turns .* storage: memory only/);
+    await demo.fill('#question', "Who is Maya's cello teacher?");
+    await demo.click('#go');
+    await demo.waitForSelector('#answers li.answer');
+    assert.deepEqual(await demo.$$eval('#answers li.answer', (lis) => lis.map((li) => li.textContent)), answers);
     assert.equal(logs.filter((l) => /Error/.test(l)).length, 0, logs.join('\n'));
   } finally {
     await browser.close();
