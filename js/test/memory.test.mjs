@@ -115,6 +115,31 @@ test('caller embeddings: vector search equals a brute-force cosine top-k compute
   mem.close();
 });
 
+test('IVF index: built, searched with full probing equal to the exact scan, kept in the file', async () => {
+  const dim = 16, n = 2000;
+  let x = 99;
+  const rnd = () => ((x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32) * 2 - 1;
+  const centres = Array.from({ length: 20 }, () => Float32Array.from({ length: dim }, rnd));
+  const file = new MemoryFile();
+  const mem = await Memory.open(file, { dim });
+  for (let i = 0; i < n; i++) mem.add({ text: `v${i}`, embedding: centres[i % 20].map((c) => c + 0.1 * rnd()) });
+  mem.buildIndex({ kind: 'ivf', nlist: 20, seed: 7 });
+  assert.equal(mem.stats().index, 'ivf');
+  assert.equal(mem.stats().indexLists, 20);
+  const queries = Array.from({ length: 10 }, () => Float32Array.from({ length: dim }, rnd));
+  const exact = queries.map((q) => mem.search(q, { k: 10, mode: 'vector', index: 'flat' }).map((h) => h.id));
+  for (let i = 0; i < queries.length; i++) assert.deepEqual(mem.search(queries[i], { k: 10, mode: 'vector', index: 'ivf', nprobe: 20, rerank: 2000 }).map((h) => h.id), exact[i]);
+  let found = 0;
+  for (let i = 0; i < queries.length; i++) found += mem.search(queries[i], { k: 10, mode: 'vector', index: 'ivf', nprobe: 4 }).filter((h) => exact[i].includes(h.id)).length;
+  assert.ok(found >= 60, `recall@10 with nprobe 4: ${found / 100}`);
+  mem.close();
+  const again = await Memory.open(file);
+  assert.equal(again.stats().index, 'ivf'); // not retrained: read back from the file
+  assert.deepEqual(again.search(queries[0], { k: 10, mode: 'vector', index: 'ivf', nprobe: 20, rerank: 2000 }).map((h) => h.id), exact[0]);
+  assert.throws(() => again.buildIndex({ kind: 'hnsw' }), (e) => e instanceof CairnError && e.codeName === 'MISUSE');
+  again.close();
+});
+
 test('filters: session, role, tier, time range and metadata apply inside the search', async () => {
   const mem = await Memory.open();
   const t0 = Date.UTC(2026, 0, 1);
