@@ -53,7 +53,7 @@ export function makeApi(loader, host = {}) {
       modPromise = loader(options).then((m) => {
         m.cairnFiles = new Map();
         m.cairnOwned = new Set();
-        m._cairn_em_host_install(); // a clock for the core (wasm/em_clock.c)
+        m._cairn_em_host_install(); // a clock for the core (wasm/em_services.c)
         M = m;
         return m;
       });
