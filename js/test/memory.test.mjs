@@ -172,6 +172,31 @@ test('filters: session, role, tier, time range and metadata apply inside the sea
   mem.close();
 });
 
+test('search options: recency, weighted fusion, touch counts', async () => {
+  const mem = await Memory.open();
+  const t0 = Date.UTC(2026, 0, 1);
+  const old = mem.add({ text: 'the meeting moved to Tuesday', time: t0 });
+  const recent = mem.add({ text: 'the meeting moved to Tuesday', time: t0 + 60 * DAY });
+  mem.add({ text: 'lunch with Ana on Friday', time: t0 + 61 * DAY });
+  // Identical texts tie; a recency term puts the newer one first.
+  const withRecency = mem.search('meeting', { k: 2, mode: 'bm25', recency: { weight: 1, halfLifeHours: 24 * 7 } });
+  assert.equal(withRecency[0].id, recent);
+  assert.ok(withRecency[0].score > withRecency[1].score);
+  const noRecency = mem.search('meeting', { k: 2, mode: 'bm25' });
+  assert.equal(noRecency[0].score, noRecency[1].score);
+  assert.deepEqual(noRecency.map((h) => h.id).sort(), [old, recent]);
+  // Weighted fusion: with all weight on BM25, the ranking follows BM25 scores.
+  const w = mem.search('lunch Friday', { k: 3, fusion: 'weighted', weights: { vector: 0, bm25: 1 } });
+  assert.equal(w[0].text, 'lunch with Ana on Friday');
+  assert.ok(w[0].bm25Score > 0 && w[0].vectorScore !== null);
+  // touch: every returned hit counts one access.
+  mem.search('meeting', { k: 2, mode: 'bm25', touch: true });
+  mem.touch(old);
+  assert.equal(mem.get(old).accessCount, 2);
+  assert.equal(mem.get(recent).accessCount, 1);
+  mem.close();
+});
+
 test('MemoryFile: committed memories survive reopening, uncommitted ones do not', async () => {
   const file = new MemoryFile();
   const a = await Memory.open(file, { dim: 64 });
