@@ -40,10 +40,11 @@ function hex(bytes) {
 }
 
 /**
- * Build the API around a loader: loader(options) -> Promise<EmscriptenModule>. host.openPath
- * (Node) turns a path into a file object, so Memory.open/Store.open also take paths there.
+ * Build the API around a loader: loader(options) -> Promise<EmscriptenModule>. openPath(path,
+ * mode) (Node; mode 'r' read-only, 'a' read-write, created if missing) turns a path into a file
+ * object, so Memory.open/Store.open also take paths there.
  */
-export function makeApi(loader, host = {}) {
+export function makeApi(loader, { openPath } = {}) {
   let modPromise = null;
   let M = null;
   let nextFileId = 1;
@@ -215,7 +216,7 @@ export function makeApi(loader, host = {}) {
   }
 
   // What memory.js, store.js and zl.js need from here.
-  const ctx = { init, get M() { return M; }, openFile, check, fail, CairnError, openPath: host.openPath };
+  const ctx = { init, get M() { return M; }, openFile, check, fail, CairnError, openPath };
   const zl = makeZl(ctx);
 
   return {

@@ -1,7 +1,7 @@
 // 2026-11-29
 // js/src/node.js - the Node entry: the same API as index.js, loading the .wasm from the package
 // with fs (Emscripten 3.1.6's web build would otherwise call fetch on a file path), plus NodeFile.
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import createCairnCore from '../dist/cairn-core.mjs';
 import { makeApi } from './api.js';
 import { NodeFile } from './nodefile.js';
@@ -10,10 +10,21 @@ let wasmBinary;
 const api = makeApi((options) => {
   wasmBinary ??= options.wasmBinary ?? readFileSync(new URL('../dist/cairn-core.wasm', import.meta.url));
   return createCairnCore({ ...options, wasmBinary });
-}, {
-  // Memory.open('agent.mem') / Store.open('data.cas'): created if missing unless read-only.
-  openPath: (path, readOnly) => new NodeFile(path, readOnly ? 'r' : existsSync(path) ? 'r+' : 'w+'),
-});
+}, { openPath });
+
+// Memory.open('agent.mem') / Store.open('data.cas') in Node: a NodeFile, closed with the store.
+// mode 'r' read-only, 'w' create (discarding), 'x' create new, 'a' / 'r+' read-write ('a' creates).
+function openPath(path, mode) {
+  if (mode === 'r') return new NodeFile(path, 'r');
+  if (mode === 'w') return new NodeFile(path, 'w+');
+  if (mode === 'x') return new NodeFile(path, 'wx+');
+  try {
+    return new NodeFile(path, 'r+');
+  } catch (e) {
+    if (mode === 'a' && e.code === 'ENOENT') return new NodeFile(path, 'w+');
+    throw e;
+  }
+}
 
 export const { init, sha256, sha256File, zstd, deflate, gzip, version, Memory, Store, zl, compress, decompress } = api;
 export { CairnError } from './api.js';

@@ -22,7 +22,7 @@ export function makeStore(ctx) {
   function openPath(path, readOnly) {
     if (!ctx.openPath) throw misuse(`paths work in Node only; in a browser pass a file object (OpfsFile, MemoryFile...) instead of ${JSON.stringify(path)}`);
     try {
-      return ctx.openPath(path, readOnly);
+      return ctx.openPath(path, readOnly ? 'r' : 'a');
     } catch (e) {
       throw new CairnError(3, `cannot open ${path}: ${e.message}`);
     }
