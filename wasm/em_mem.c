@@ -17,12 +17,21 @@
 
 /* Open a store on JS file f (owned by the store from here on, also on failure), or in memory
 ** when f is NULL. *ppMem receives the handle. */
+/* diskVectors: CAIRN_MEM_DISK_F32/F16/INT8 where the core has them (a newer mem.h), else only 0. */
 EMSCRIPTEN_KEEPALIVE int cairn_em_mem_open(cairn_file *f, uint32_t dim, int metric, int readOnly, int noSync, int textOnly,
-                                           cairn_mem **ppMem) {
+                                           int diskVectors, cairn_mem **ppMem) {
   cairn_mem_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.dim = dim, cfg.metric = metric, cfg.readOnly = readOnly, cfg.noSync = noSync, cfg.textOnly = textOnly;
   *ppMem = NULL;
+#ifdef CAIRN_MEM_DISK_F16
+  cfg.diskVectors = diskVectors;
+#else
+  if (diskVectors) {
+    if (f) cairn_file_close(f); /* the store would have owned it */
+    return cairnErr(CAIRN_UNSUPPORTED, "mem_open: this build keeps vectors on disk as f32 only");
+  }
+#endif
   return f ? cairn_mem_open_file(f, &cfg, ppMem) : cairn_mem_open(NULL, &cfg, ppMem);
 }
 
@@ -111,7 +120,8 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_mem_build_index(cairn_mem *m, int kind, uint32
 }
 
 /* aNum = {nMemory, nUncommitted, dim, metric, nSession, nRole, nTerm, nPosting, nTextBytes,
-** nFileBytes, ivfKind, ivfNlist, ivfPqM, openNs}; *pzKernel the vector kernel's name. */
+** nFileBytes, ivfKind, ivfNlist, ivfPqM, openNs, textOnly, diskVectors}; *pzKernel the vector
+** kernel's name. The last two are -1 where the core does not report them. */
 EMSCRIPTEN_KEEPALIVE int cairn_em_mem_stats(cairn_mem *m, double *aNum, const char **pzKernel) {
   cairn_mem_stats s;
   int rc = cairn_mem_stats_get(m, &s);
@@ -120,6 +130,11 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_mem_stats(cairn_mem *m, double *aNum, const ch
   aNum[4] = s.nSession, aNum[5] = s.nRole, aNum[6] = s.nTerm, aNum[7] = (double)s.nPosting;
   aNum[8] = (double)s.nTextBytes, aNum[9] = (double)s.nFileBytes, aNum[10] = s.ivfKind, aNum[11] = s.ivfNlist;
   aNum[12] = s.ivfPqM, aNum[13] = (double)s.openNs;
+#ifdef CAIRN_MEM_DISK_F16
+  aNum[14] = s.textOnly, aNum[15] = s.diskVectors;
+#else
+  aNum[14] = -1, aNum[15] = -1;
+#endif
   *pzKernel = s.zKernel;
   return CAIRN_OK;
 }

@@ -178,6 +178,8 @@ export interface MemoryOpenOptions {
   noSync?: boolean;
   /** No vectors at all: BM25 only. */
   textOnly?: boolean;
+  /** How the file keeps vectors, fixed at creation (f16/int8 where the core supports them). */
+  disk?: 'f32' | 'f16' | 'int8';
 }
 
 export interface MemoryInput {
@@ -270,6 +272,9 @@ export interface MemoryStats {
   /** How long the last open took (log replay + index rebuild). */
   openMs: number;
   kernel: string;
+  /** As created; null where the core does not report it. */
+  textOnly: boolean | null;
+  disk: 'f32' | 'f16' | 'int8' | null;
 }
 
 /** An agent memory store (text + embedding + who/when), vector, BM25 and hybrid search. */

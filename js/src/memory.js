@@ -20,6 +20,7 @@ const METRICS = { cosine: 0, ip: 1, l2: 2 };
 const FUSIONS = { rrf: 0, weighted: 1 };
 const INDEXES = { auto: 0, flat: 1, f16: 2, int8: 3, ivf: 4, ivfpq: 5 };
 const INDEX_NAMES = Object.keys(INDEXES);
+const DISK = { f32: 0, f16: 1, int8: 2 };
 const MAX_K = 10000;
 
 /** @param {object} ctx the package internals (api.js): init, M, openFile, fail, CairnError */
@@ -86,7 +87,10 @@ export function makeMemory(ctx) {
      * stays yours to close after mem.close()), or nothing for a store that lives in memory only.
      * An existing store keeps its own dimension and metric.
      * @param {object|string} [file] a file object, or a path in Node (opened here, closed with the store)
-     * @param {{dim?: number, metric?: 'cosine'|'ip'|'l2', readOnly?: boolean, noSync?: boolean, textOnly?: boolean}} [options]
+     * `disk` is how the file keeps vectors, fixed at creation: 'f32' (exact), 'f16' or 'int8'
+     * (a half / a quarter of the bytes; searches then use the decoded values), where the core has it.
+     * @param {{dim?: number, metric?: 'cosine'|'ip'|'l2', readOnly?: boolean, noSync?: boolean, textOnly?: boolean,
+     *   disk?: 'f32'|'f16'|'int8'}} [options]
      */
     static async open(file, options = {}) {
       if (file && typeof file === 'object' && !file.read && options && typeof options === 'object' && Object.keys(options).length === 0) {
@@ -95,7 +99,7 @@ export function makeMemory(ctx) {
       }
       await ctx.init();
       const M = ctx.M;
-      const { dim = 0, metric, readOnly = false, noSync = false, textOnly = false } = options;
+      const { dim = 0, metric, readOnly = false, noSync = false, textOnly = false, disk } = options;
       if (!Number.isInteger(dim) || dim < 0) throw misuse('dim must be a non-negative integer');
       const met = pick(METRICS, metric, 'metric', 0);
       const owned = typeof file === 'string';
@@ -105,7 +109,7 @@ export function makeMemory(ctx) {
       try {
         const pp = s.alloc(4);
         const f = file ? ctx.openFile(file, owned) : 0; // the store owns the wrapper from here on (and a file it opened)
-        const rc = M._cairn_em_mem_open(f, dim, met, readOnly ? 1 : 0, noSync ? 1 : 0, textOnly ? 1 : 0, pp);
+        const rc = M._cairn_em_mem_open(f, dim, met, readOnly ? 1 : 0, noSync ? 1 : 0, textOnly ? 1 : 0, pick(DISK, disk, 'disk', 0), pp);
         if (rc) throw ctx.fail(rc, `Memory.open${file && file.name ? ' ' + file.name : ''}`);
         return new Memory(M.HEAPU32[pp >> 2], (file && file.name) || 'memory', readOnly);
       } finally {
@@ -279,14 +283,15 @@ export function makeMemory(ctx) {
       const h = this.#handle();
       const M = ctx.M, s = scope(M, CairnError);
       try {
-        const num = s.alloc(14 * 8), pk = s.alloc(4);
+        const num = s.alloc(16 * 8), pk = s.alloc(4);
         const rc = M._cairn_em_mem_stats(h, num, pk);
         if (rc) throw ctx.fail(rc, 'Memory.stats');
-        const a = M.HEAPF64.slice(num >> 3, (num >> 3) + 14);
+        const a = M.HEAPF64.slice(num >> 3, (num >> 3) + 16);
         return {
           memories: a[0], uncommitted: a[1], dim: a[2], metric: Object.keys(METRICS)[a[3]], sessions: a[4], roles: a[5],
           terms: a[6], postings: a[7], textBytes: a[8], fileBytes: a[9], index: a[10] ? INDEX_NAMES[a[10]] : null,
           indexLists: a[11], indexPqM: a[12], openMs: a[13] / 1e6, kernel: cstr(M, M.HEAPU32[pk >> 2]),
+          textOnly: a[14] < 0 ? null : a[14] === 1, disk: a[15] < 0 ? null : Object.keys(DISK)[a[15]],
         };
       } finally {
         s.free();

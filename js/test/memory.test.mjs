@@ -236,6 +236,20 @@ test('Node: Memory.open(path) opens (or creates) the file itself and closes it w
   await assert.rejects(Memory.open(tmp('missing.mem'), { readOnly: true }), (e) => e instanceof CairnError && e.codeName === 'IOERR');
 });
 
+test('disk: f16/int8 vectors in the file where the core supports them, else a clear UNSUPPORTED', async () => {
+  let mem;
+  try {
+    mem = await Memory.open(new MemoryFile(), { dim: 8, disk: 'int8' });
+  } catch (e) {
+    assert.ok(e instanceof CairnError && e.codeName === 'UNSUPPORTED', String(e));
+    return;
+  }
+  assert.equal(mem.stats().disk, 'int8');
+  mem.add({ text: 'a', embedding: [1, 0, 0, 0, 0, 0, 0, 0] });
+  assert.equal(mem.search([1, 0, 0, 0, 0, 0, 0, 0], { mode: 'vector', k: 1 })[0].id, 1);
+  mem.close();
+});
+
 test('the built-in embedder: deterministic, unit length, word overlap', async () => {
   const a = await Memory.embed('Pepper the beagle howls');
   const b = await Memory.embed('Pepper the beagle howls');
