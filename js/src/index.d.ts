@@ -143,8 +143,11 @@ export function version(): Promise<{ cairn: string; zstd: string; zlib: string; 
 // ------------------------------------------------------------------ OpenZL-format codec
 export type ZlProfile = 'serial' | 'u8' | 'le-u16' | 'le-u32' | 'le-u64' | 'le-i64' | 'csv';
 export interface ZlCompressOptions {
-  /** Inferred from the array type when omitted (Uint16Array 'le-u16', Uint32Array/Int32Array 'le-u32', ...). */
-  profile?: ZlProfile;
+  /** Inferred from the array type when omitted (Uint16Array 'le-u16', Uint32Array/Int32Array 'le-u32', ...);
+   * 'records:4,2,8' for fixed-width records. */
+  profile?: ZlProfile | `records:${string}`;
+  /** Fixed-width records: the byte width of each field (one column per field), where the codec has them. */
+  fields?: number[];
   /** Level of the zstd stages, 1..22 (default 19, as the CLI). */
   level?: number;
 }

@@ -113,6 +113,31 @@ test('typed arrays round-trip with their inferred profile and beat plain serial 
   assert.deepEqual(await decompress(await compress(big.subarray(10, 20))), new Uint8Array(big.buffer, 40, 40));
 });
 
+test('fixed-width records: one column per field where the codec has them, else UNSUPPORTED', async () => {
+  const n = 5000, rec = new DataView(new ArrayBuffer(n * 14));
+  for (let i = 0; i < n; i++) {
+    rec.setUint32(14 * i, 100000 + i, true);
+    rec.setUint16(14 * i + 4, 20 + (i % 13), true);
+    rec.setBigUint64(14 * i + 6, 1700000000000n + BigInt(i) * 250n, true);
+  }
+  const bytes = new Uint8Array(rec.buffer);
+  let frame;
+  try {
+    frame = await compress(bytes, { fields: [4, 2, 8] });
+  } catch (e) {
+    assert.ok(e instanceof CairnError && e.codeName === 'UNSUPPORTED', String(e));
+    return;
+  }
+  assert.deepEqual(await decompress(frame), bytes);
+  assert.deepEqual(await compress(bytes, { profile: 'records:4,2,8' }), frame);
+  assert.ok(frame.length < (await compress(bytes)).length);
+  const out = new MemoryFile();
+  await zl.compressFile(new MemoryFile(bytes), out, { fields: [4, 2, 8] });
+  assert.deepEqual(out.bytes(), frame);
+  await assert.rejects(compress(bytes.subarray(1), { fields: [4, 2, 8] }), (e) => e instanceof CairnError && e.codeName === 'MISUSE');
+  await assert.rejects(compress(bytes, { fields: [0] }), (e) => e instanceof CairnError && e.codeName === 'MISUSE');
+});
+
 test('compressFile/decompressFile stream between file objects and match compress()', async () => {
   const input = read('inputs/i64_timestamps.bin');
   const src = new MemoryFile(input), frameFile = new MemoryFile(), back = new MemoryFile();

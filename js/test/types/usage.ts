@@ -40,6 +40,8 @@ async function main(): Promise<void> {
   const frame = await compress(new Uint32Array([1, 2, 3]));
   const p: ZlProfile = zl.inferProfile(new BigInt64Array(2));
   await compress('a,b\n1,2\n', { profile: 'csv', level: 3 });
+  await compress(new Uint8Array(14), { fields: [4, 2, 8] });
+  await compress(new Uint8Array(14), { profile: 'records:4,2,8' });
   // @ts-expect-error unknown profile
   await compress(new Uint8Array(1), { profile: 'jpeg' });
   const back: Uint8Array = await decompress(frame);
