@@ -72,7 +72,7 @@ test('npm module in headless Chromium: main thread and worker', { timeout: 12000
     // The web demo: ask a question, the answering memory is listed; reloading reopens the OPFS file.
     const demo = await browser.newPage();
     demo.on('pageerror', (e) => logs.push(String(e)));
-    await demo.goto(`http://127.0.0.1:${port}/web-demo/index.html`);
+    await demo.goto(`http://127.0.0.1:${port}/web-demo/`);
     await demo.waitForFunction(() => window.demoReady === true, null, { timeout: 60000 });
     assert.match(await demo.textContent('#status'), /ingested 34 turns .* storage: OPFS/);
     await demo.fill('#question', "Who is Maya's cello teacher?");
