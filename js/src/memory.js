@@ -93,7 +93,7 @@ export function makeMemory(ctx) {
      *   disk?: 'f32'|'f16'|'int8'}} [options]
      */
     static async open(file, options = {}) {
-      if (file && typeof file === 'object' && !file.read && options && typeof options === 'object' && Object.keys(options).length === 0) {
+      if (file && Object.getPrototypeOf(file) === Object.prototype && typeof file.read !== 'function' && Object.keys(options).length === 0) {
         options = file; // Memory.open({ dim: 64 })
         file = null;
       }

@@ -51,7 +51,7 @@ export function makeStore(ctx) {
      *   chunking?: {min?: number, avg?: number, max?: number, level?: number, seed?: number}}} [options]
      */
     static async open(file, options = {}) {
-      if (file && typeof file === 'object' && typeof file.read !== 'function') {
+      if (file && Object.getPrototypeOf(file) === Object.prototype && typeof file.read !== 'function' && Object.keys(options).length === 0) {
         options = file; // Store.open({ compression: 'zstd' })
         file = null;
       }

@@ -146,6 +146,7 @@ test('put accepts strings, Blobs, ReadableStreams and async iterables; get range
   assert.throws(() => store.get('no such name'), isErr('NOTFOUND'));
   assert.throws(() => store.get(id, { start: 10, end: 5 }), isErr('RANGE'));
   await assert.rejects(store.put(12345), isErr('MISUSE'));
+  await assert.rejects(Store.open(new Blob(['x'])), isErr('MISUSE')); // not a file object: refused, not ignored
   await assert.rejects(store.put((async function* () { yield 'ok'; yield 42; })()), isErr('MISUSE'));
   store.close();
   assert.throws(() => store.list(), isErr('MISUSE'));
