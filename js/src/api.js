@@ -6,6 +6,9 @@
 // so that they can initialise on first use (`await cairn.sha256(bytes)` just works).
 
 import { MemoryFile } from './hosts.js';
+import { makeMemory } from './memory.js';
+import { makeStore } from './store.js';
+import { makeZl } from './zl.js';
 
 const STATUS = ['OK', 'ERROR', 'NOMEM', 'IOERR', 'CORRUPT', 'NOTFOUND', 'EXISTS', 'MISUSE', 'UNSUPPORTED', 'RANGE', 'READONLY', 'CHECKSUM', 'TYPE', 'LIMIT'];
 
@@ -36,8 +39,12 @@ function hex(bytes) {
   return s;
 }
 
-/** Build the API around a loader: loader(options) -> Promise<EmscriptenModule>. */
-export function makeApi(loader) {
+/**
+ * Build the API around a loader: loader(options) -> Promise<EmscriptenModule>. openPath(path,
+ * mode) (Node; mode 'r' read-only, 'a' read-write, created if missing) turns a path into a file
+ * object, so Memory.open/Store.open also take paths there.
+ */
+export function makeApi(loader, { openPath } = {}) {
   let modPromise = null;
   let M = null;
   let nextFileId = 1;
@@ -47,6 +54,7 @@ export function makeApi(loader) {
       modPromise = loader(options).then((m) => {
         m.cairnFiles = new Map();
         m.cairnOwned = new Set();
+        m._cairn_em_host_install(); // a clock for the core (wasm/em_services.c)
         M = m;
         return m;
       });
@@ -207,6 +215,10 @@ export function makeApi(loader) {
     };
   }
 
+  // What memory.js, store.js and zl.js need from here.
+  const ctx = { init, get M() { return M; }, openFile, check, fail, CairnError, openPath };
+  const zl = makeZl(ctx);
+
   return {
     init,
     sha256,
@@ -215,6 +227,11 @@ export function makeApi(loader) {
     deflate: codec('deflate'),
     gzip: codec('gzip'),
     version,
+    Memory: makeMemory(ctx),
+    Store: makeStore(ctx),
+    zl,
+    compress: zl.compress,
+    decompress: zl.decompress,
     MemoryFile,
     CairnError,
     /** Low-level access for other modules of this package. */

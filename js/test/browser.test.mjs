@@ -6,10 +6,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../tools/serve.mjs';
+import { Memory, Store } from '../src/node.js';
+import { pseudoRandom } from './helpers.mjs';
 
 const root = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const sha = (b) => crypto.createHash('sha256').update(b).digest('hex');
@@ -47,8 +50,60 @@ test('npm module in headless Chromium: main thread and worker', { timeout: 12000
     assert.equal(w.httpSliceSha, sha(big.subarray(100000, 101000)));
     assert.ok(w.httpFetched <= 8192, `fetched ${w.httpFetched} bytes for a 1000-byte read`);
     assert.ok(stats.bytes.get('/js/test/browser/range-target.bin') < big.length / 100);
+    // Memory in the page: the answering turn first, and the same hits and scores as in Node.
+    assert.equal(r.memory.count, 34);
+    assert.match(r.memory.hits[0].text, /teacher is called Rui/);
+    const mem = await Memory.open();
+    const { turns } = await Memory.demoData();
+    for (const t of turns) mem.add({ text: `${t.speaker}: ${t.text}`, session: t.session, role: t.speaker, time: t.time, created: t.time });
+    assert.deepEqual(r.memory.hits, mem.search("Who is Maya's cello teacher?", { k: 3 }).map((h) => ({ id: h.id, score: h.score, text: h.text })));
+    mem.close();
+    // Store in the worker's OPFS file: the id Node computes for the same bytes, one payload after
+    // reopening, the range verified and equal to node:crypto's hash of the same bytes.
+    const payload = pseudoRandom(3 << 20, 77);
+    const store = await Store.open();
+    assert.equal(w.storeId, await store.put(payload));
+    store.close();
+    assert.deepEqual(w.storeList, [{ id: w.storeId, size: payload.length, name: 'payload' }]);
+    assert.equal(w.storeRangeSha, sha(payload.subarray(1000000, 2000000)));
+    assert.equal(w.storeVerify, true);
     // The page itself shows the result.
     assert.match(await page.textContent('#out'), /"roundTrip": true/);
+    // The web demo: ask a question, the answering memory is listed; reloading reopens the OPFS file.
+    const demo = await browser.newPage();
+    demo.on('pageerror', (e) => logs.push(String(e)));
+    await demo.goto(`http://127.0.0.1:${port}/web-demo/`);
+    await demo.waitForFunction(() => window.demoReady === true, null, { timeout: 60000 });
+    assert.match(await demo.textContent('#status'), /ingested 34 turns .* storage: OPFS/);
+    await demo.fill('#question', "Who is Maya's cello teacher?");
+    await demo.click('#go');
+    await demo.waitForSelector('#answers li.answer');
+    const answers = await demo.$$eval('#answers li.answer', (lis) => lis.map((li) => li.textContent));
+    assert.ok(answers.length > 0 && answers.length <= 5);
+    assert.match(answers[0], /My teacher is called Rui/);
+    const shot = await demo.screenshot({ path: path.join(os.tmpdir(), 'cairn-web-demo.png'), fullPage: true });
+    assert.ok(shot.length > 10000 && shot.subarray(1, 4).toString() === 'PNG', `screenshot of ${shot.length} bytes`);
+    await demo.reload();
+    await demo.waitForFunction(() => window.demoReady === true, null, { timeout: 60000 });
+    assert.match(await demo.textContent('#status'), /reopened 34 memories .* storage: OPFS/);
+    await demo.click('#examples button');
+    await demo.waitForSelector('#answers li.answer');
+    await demo.fill('#fact', 'My favourite colour is teal');
+    await demo.click('#add');
+    await demo.waitForFunction(() => /35 memories/.test(document.getElementById('status').textContent));
+    await demo.fill('#question', 'favourite colour?');
+    await demo.click('#go');
+    await demo.waitForFunction(() => document.body.dataset.answered === 'favourite colour?');
+    assert.match(await demo.textContent('#answers li.answer'), /You: My favourite colour is teal/);
+    // Without OPFS (forced with ?memory) the same questions get the same answers.
+    await demo.goto(`http://127.0.0.1:${port}/web-demo/index.html?memory`);
+    await demo.waitForFunction(() => window.demoReady === true, null, { timeout: 60000 });
+    assert.match(await demo.textContent('#status'), /ingested 34 turns .* storage: memory only/);
+    await demo.fill('#question', "Who is Maya's cello teacher?");
+    await demo.click('#go');
+    await demo.waitForSelector('#answers li.answer');
+    assert.deepEqual(await demo.$$eval('#answers li.answer', (lis) => lis.map((li) => li.textContent)), answers);
+    assert.equal(logs.filter((l) => /Error/.test(l)).length, 0, logs.join('\n'));
   } finally {
     await browser.close();
     server.close();

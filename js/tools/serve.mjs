@@ -10,7 +10,11 @@ export function serve(root, port = 0) {
   const stats = { bytes: new Map() };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
-    const file = path.join(root, decodeURIComponent(url.pathname));
+    let file = path.join(root, decodeURIComponent(url.pathname));
+    if (file.startsWith(root) && fs.existsSync(file) && fs.statSync(file).isDirectory()) {
+      if (!url.pathname.endsWith('/')) { res.writeHead(301, { Location: url.pathname + '/' }).end(); return; } // relative URLs need the slash
+      file = path.join(file, 'index.html'); // e.g. /web-demo/
+    }
     if (!file.startsWith(root) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404).end('not found');
       return;

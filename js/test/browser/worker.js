@@ -1,5 +1,5 @@
 // 2026-11-29 - runs in a dedicated worker: the file objects that need synchronous browser APIs.
-import { sha256, sha256File, zstd, OpfsFile, BlobFile, HttpFile, MemoryFile } from '/js/src/index.js';
+import { sha256, sha256File, zstd, OpfsFile, BlobFile, HttpFile, MemoryFile, Store } from '/js/src/index.js';
 
 const r = {};
 try {
@@ -25,7 +25,33 @@ try {
   r.httpSize = http.size();
   r.httpSliceSha = await sha256(slice);
   r.httpFetched = http.bytesFetched;
+  // Chunk store in an OPFS file: put a stream, close, reopen, read a verified range.
+  const payload = pseudoRandom(3 << 20, 77);
+  const sf = await OpfsFile.open('cairn-test/store.cas');
+  sf.truncate(0);
+  const store = await Store.open(sf);
+  r.storeId = await store.put(new Blob([payload]).stream(), { name: 'payload' });
+  store.close();
+  sf.close();
+  const sf2 = await OpfsFile.open('cairn-test/store.cas', { create: false });
+  const store2 = await Store.open(sf2);
+  r.storeList = store2.list().map((e) => ({ id: e.id, size: e.size, name: e.name }));
+  r.storeRangeSha = await sha256(store2.get('payload', { start: 1000000, end: 2000000 }));
+  r.storeVerify = store2.verify().ok;
+  store2.close();
+  sf2.close();
 } catch (e) {
   r.error = String(e && e.stack || e);
 }
 postMessage(r);
+
+// The same bytes as js/test/helpers.mjs pseudoRandom (xorshift32).
+function pseudoRandom(n, seed) {
+  const b = new Uint8Array(n);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    b[i] = x & 0xff;
+  }
+  return b;
+}

@@ -1,0 +1,399 @@
+// 2026-11-29
+// js/src/index.d.ts - TypeScript types for the whole package (browser entry index.js and Node
+// entry node.js; NodeFile exists in Node only). Checked by `npm run typecheck` (test/types-check.ts).
+
+/** Status codes of the core (cairn.h). */
+export type CairnCodeName =
+  | 'OK' | 'ERROR' | 'NOMEM' | 'IOERR' | 'CORRUPT' | 'NOTFOUND' | 'EXISTS' | 'MISUSE'
+  | 'UNSUPPORTED' | 'RANGE' | 'READONLY' | 'CHECKSUM' | 'TYPE' | 'LIMIT' | 'UNKNOWN';
+
+/** Every failure of the package: `code` is the core's status number, `codeName` its name. */
+export class CairnError extends Error {
+  constructor(code: number, message: string);
+  readonly name: 'CairnError';
+  readonly code: number;
+  readonly codeName: CairnCodeName;
+}
+
+// ------------------------------------------------------------------ files
+/**
+ * A file object the core reads and writes synchronously. Read-only files omit write/truncate.
+ * Files you pass to the package stay yours to close.
+ */
+export interface CairnFile {
+  /** Bytes [offset, offset+length); shorter only at the end of the file. */
+  read(offset: number, length: number): Uint8Array;
+  write?(offset: number, bytes: Uint8Array): void;
+  size(): number;
+  truncate?(n: number): void;
+  sync?(): void;
+  close?(): void;
+  /** Used in error messages. */
+  name?: string;
+}
+
+/** A growable in-memory file. */
+export class MemoryFile implements CairnFile {
+  constructor(bytes?: ArrayBuffer | ArrayBufferView | null, name?: string);
+  name: string;
+  length: number;
+  read(offset: number, length: number): Uint8Array;
+  write(offset: number, bytes: Uint8Array): void;
+  size(): number;
+  truncate(n: number): void;
+  sync(): void;
+  close(): void;
+  /** A copy of the current bytes. */
+  bytes(): Uint8Array;
+  /** The bytes as a Blob, e.g. for a download link. */
+  toBlob(type?: string): Blob;
+}
+
+/** A read-only Blob or File (worker only: needs FileReaderSync). */
+export class BlobFile implements CairnFile {
+  constructor(blob: Blob, name?: string);
+  name: string;
+  read(offset: number, length: number): Uint8Array;
+  size(): number;
+  close(): void;
+}
+
+/** The part of FileSystemSyncAccessHandle (lib "WebWorker") that OpfsFile uses. */
+export interface SyncAccessHandleLike {
+  read(buffer: Uint8Array, options: { at: number }): number;
+  write(buffer: Uint8Array, options: { at: number }): number;
+  getSize(): number;
+  truncate(n: number): void;
+  flush(): void;
+  close(): void;
+}
+
+/** An OPFS sync access handle (dedicated worker only): read-write and durable. */
+export class OpfsFile implements CairnFile {
+  constructor(handle: SyncAccessHandleLike, name?: string);
+  name: string;
+  read(offset: number, length: number): Uint8Array;
+  write(offset: number, bytes: Uint8Array): void;
+  size(): number;
+  truncate(n: number): void;
+  sync(): void;
+  close(): void;
+  /** Open (creating unless create is false) a file in the origin-private file system. */
+  static open(path: string, options?: { create?: boolean }): Promise<OpfsFile>;
+}
+
+/** A read-only file over HTTP range requests (worker only: synchronous XHR), cached in blocks. */
+export class HttpFile implements CairnFile {
+  constructor(url: string, options?: { blockSize?: number; maxCachedBlocks?: number });
+  readonly url: string;
+  name: string;
+  bytesFetched: number;
+  requests: number;
+  read(offset: number, length: number): Uint8Array;
+  size(): number;
+  close(): void;
+}
+
+/** A file through Node's synchronous fs calls (Node entry only). */
+export class NodeFile implements CairnFile {
+  /** mode: 'r' read-only, 'r+' read-write existing, 'w+' create/truncate, 'a+' */
+  constructor(path: string, mode?: 'r' | 'r+' | 'w+' | 'a+');
+  name: string;
+  readonly writable: boolean;
+  read(offset: number, length: number): Uint8Array;
+  write(offset: number, bytes: Uint8Array): void;
+  size(): number;
+  truncate(n: number): void;
+  sync(): void;
+  close(): void;
+}
+
+// ------------------------------------------------------------------ init, hashes, codecs
+export interface InitOptions {
+  /** The .wasm bytes (skips fetching it). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where to find cairn-core.wasm (Emscripten's locateFile). */
+  locateFile?: (path: string, prefix: string) => string;
+  [option: string]: unknown;
+}
+/** Load the WebAssembly core once; every other call does it on first use. */
+export function init(options?: InitOptions): Promise<unknown>;
+
+export type BytesLike = string | ArrayBuffer | ArrayBufferView;
+
+export function sha256(data: BytesLike, options?: { encoding?: 'hex' }): Promise<string>;
+export function sha256(data: BytesLike, options: { encoding: 'bytes' }): Promise<Uint8Array>;
+/** SHA-256 of a file object, streamed through the core. */
+export function sha256File(file: CairnFile): Promise<string>;
+
+export interface StreamCodec {
+  compress(data: BytesLike, options?: { level?: number }): Promise<Uint8Array>;
+  /** maxSize caps the output (default: the frame's declared size, or grow up to 2 GiB). */
+  decompress(data: BytesLike, options?: { maxSize?: number }): Promise<Uint8Array>;
+  /** Stream between two file objects in bounded memory. */
+  compressFile(input: CairnFile, output: CairnFile, options?: { level?: number }): Promise<{ bytesIn: number; bytesOut: number }>;
+  decompressFile(input: CairnFile, output: CairnFile): Promise<{ bytesIn: number; bytesOut: number }>;
+}
+export const zstd: StreamCodec;
+export const deflate: StreamCodec;
+export const gzip: StreamCodec;
+
+export function version(): Promise<{ cairn: string; zstd: string; zlib: string; sha256Kernel: string }>;
+
+// ------------------------------------------------------------------ OpenZL-format codec
+export type ZlProfile = 'serial' | 'u8' | 'le-u16' | 'le-u32' | 'le-u64' | 'le-i64' | 'csv';
+export interface ZlCompressOptions {
+  /** Inferred from the array type when omitted (Uint16Array 'le-u16', Uint32Array/Int32Array 'le-u32', ...);
+   * 'records:4,2,8' for fixed-width records. */
+  profile?: ZlProfile | `records:${string}`;
+  /** Fixed-width records: the byte width of each field (one column per field), where the codec has them. */
+  fields?: number[];
+  /** Level of the zstd stages, 1..22 (default 19, as the CLI). */
+  level?: number;
+}
+/** Compress a typed array (or bytes / a string) into one OpenZL frame (format 26). */
+export function compress(data: BytesLike, options?: ZlCompressOptions): Promise<Uint8Array>;
+/** Decode one OpenZL frame; frames declaring more than maxSize (default 1 GiB) are refused. */
+export function decompress(frame: ArrayBuffer | ArrayBufferView, options?: { maxSize?: number }): Promise<Uint8Array>;
+export const zl: {
+  compress: typeof compress;
+  decompress: typeof decompress;
+  /** Stream a file into a frame in bounded memory (profile defaults to 'serial'). */
+  compressFile(input: CairnFile, output: CairnFile, options?: ZlCompressOptions): Promise<{ bytesIn: number; bytesOut: number }>;
+  decompressFile(input: CairnFile, output: CairnFile): Promise<{ bytesIn: number; bytesOut: number }>;
+  /** The profile compress() infers for this input. */
+  inferProfile(data: BytesLike): ZlProfile;
+  readonly PROFILES: readonly ZlProfile[];
+};
+
+// ------------------------------------------------------------------ agent memory
+export type MemoryMode = 'hybrid' | 'vector' | 'bm25';
+export type Metric = 'cosine' | 'ip' | 'l2';
+export type VectorIndex = 'auto' | 'flat' | 'f16' | 'int8' | 'ivf' | 'ivfpq';
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface MemoryOpenOptions {
+  /** Embedding dimension, fixed per store (default 256, the built-in embedder's). */
+  dim?: number;
+  metric?: Metric;
+  readOnly?: boolean;
+  /** Skip fsync on commit (bulk loads, tests): not crash-safe. */
+  noSync?: boolean;
+  /** No vectors at all: BM25 only. */
+  textOnly?: boolean;
+  /** How the file keeps vectors, fixed at creation (f16/int8 where the core supports them). */
+  disk?: 'f32' | 'f16' | 'int8';
+}
+
+export interface MemoryInput {
+  text: string;
+  /** The store's dimension; without it the built-in embedder is used (word overlap, not meaning). */
+  embedding?: Float32Array | number[];
+  session?: string;
+  role?: string;
+  /** When the remembered thing happened (default: created). */
+  time?: Date | number;
+  /** When it was recorded (default: now). */
+  created?: Date | number;
+  /** 0..31, e.g. 0 working, 1 episodic, 2 semantic. */
+  tier?: number;
+  importance?: number;
+  metadata?: { [key: string]: Json };
+}
+
+export interface MemoryRecord {
+  id: number;
+  text: string;
+  session: string | null;
+  role: string | null;
+  /** Event time, ms since 1970. */
+  time: number;
+  /** Creation time, ms since 1970. */
+  created: number;
+  tier: number;
+  importance: number;
+  accessCount: number;
+  metadata: { [key: string]: Json } | null;
+}
+
+export interface MemoryHit extends MemoryRecord {
+  /** The ranking score of the chosen mode (higher is better). */
+  score: number;
+  vectorScore: number | null;
+  bm25Score: number | null;
+}
+
+/** Applied inside the search. */
+export interface MemoryFilter {
+  session?: string;
+  role?: string;
+  tier?: number | number[];
+  /** Event time >= after. */
+  after?: Date | number;
+  /** Event time < before. */
+  before?: Date | number;
+  /** One top-level metadata key and the JSON value it must equal. */
+  meta?: { [key: string]: Json };
+}
+
+export interface MemorySearchOptions {
+  /** Hits wanted (1..10000, default 10). */
+  k?: number;
+  mode?: MemoryMode;
+  filter?: MemoryFilter | string;
+  /** Query vector (else the query text through the built-in embedder). */
+  embedding?: Float32Array | number[];
+  fusion?: 'rrf' | 'weighted';
+  /** Reciprocal rank fusion constant (default 60). */
+  rrfK?: number;
+  /** Weighted fusion (default 0.5 / 0.5). */
+  weights?: { vector?: number; bm25?: number };
+  /** Adds weight * 2^(-age / halfLife). */
+  recency?: { weight?: number; halfLifeHours?: number; now?: Date | number };
+  index?: VectorIndex;
+  nprobe?: number;
+  rerank?: number;
+  bm25?: { k1?: number; b?: number };
+  /** Count an access for every hit returned. */
+  touch?: boolean;
+}
+
+export interface MemoryStats {
+  memories: number;
+  uncommitted: number;
+  dim: number;
+  metric: Metric;
+  sessions: number;
+  roles: number;
+  terms: number;
+  postings: number;
+  textBytes: number;
+  fileBytes: number;
+  index: VectorIndex | null;
+  indexLists: number;
+  indexPqM: number;
+  /** How long the last open took (log replay + index rebuild). */
+  openMs: number;
+  kernel: string;
+  /** As created; null where the core does not report it. */
+  textOnly: boolean | null;
+  disk: 'f32' | 'f16' | 'int8' | null;
+}
+
+/** An agent memory store (text + embedding + who/when), vector, BM25 and hybrid search. */
+export class Memory {
+  private constructor();
+  /** Open or create a store in a file object (or, in Node, a path), or in memory when no file is given. */
+  static open(file?: CairnFile | string | null, options?: MemoryOpenOptions): Promise<Memory>;
+  static open(options: MemoryOpenOptions): Promise<Memory>;
+  /** The built-in embedder (word and character n-gram hashing): word overlap, not meaning. */
+  static embed(text: string, options?: { dim?: number }): Promise<Float32Array>;
+  /** The tokens BM25 indexes for a text. */
+  static tokenize(text: string): Promise<string[]>;
+  /** The built-in synthetic multi-session conversation and questions about it. */
+  static demoData(): Promise<{
+    turns: { session: string; speaker: string; text: string; time: number }[];
+    questions: { question: string; turn: number }[];
+  }>;
+  /** Add a memory; returns its id. Searchable at once, durable after commit(). */
+  add(record: MemoryInput | string): number;
+  addMany(records: Iterable<MemoryInput | string>): number[];
+  commit(): void;
+  search(query: string | Float32Array | number[] | { text?: string; embedding?: Float32Array | number[] }, options?: MemorySearchOptions): MemoryHit[];
+  /** A memory by id, or null. */
+  get(id: number): MemoryRecord | null;
+  /** The stored embedding (unit length in cosine stores), or null. */
+  embedding(id: number): Float32Array | null;
+  touch(id: number): void;
+  /** The built-in embedder at this store's dimension. */
+  embed(text: string): Float32Array;
+  buildIndex(options?: { kind?: 'ivf' | 'ivfpq'; nlist?: number; m?: number; iterations?: number; sample?: number; seed?: number }): void;
+  stats(): MemoryStats;
+  /** Close; pending adds are committed unless commit is false. The file stays yours. */
+  close(options?: { commit?: boolean }): void;
+}
+
+// ------------------------------------------------------------------ chunk store
+export interface StoreOpenOptions {
+  /** How new chunks are stored (a chunk that does not shrink is stored raw). */
+  compression?: 'none' | 'zstd' | 'deflate';
+  level?: number;
+  readOnly?: boolean;
+  noSync?: boolean;
+  /** FastCDC 2020 parameters, fixed when the store is created (default 256 KiB / 1 MiB / 4 MiB, level 2). */
+  chunking?: { min?: number; avg?: number; max?: number; level?: number; seed?: number };
+}
+
+export type PutSource =
+  | BytesLike
+  | Blob
+  | ReadableStream<ArrayBufferView | ArrayBuffer>
+  | AsyncIterable<ArrayBufferView | ArrayBuffer | string>
+  | Iterable<ArrayBufferView | ArrayBuffer | string>
+  | CairnFile;
+
+export interface StoreEntry {
+  id: string;
+  size: number;
+  chunks: number;
+  /** Publication time, ms since 1970. */
+  time: number;
+  name: string | null;
+}
+
+export interface StoreStats {
+  payloads: number;
+  chunks: number;
+  names: number;
+  rawBytes: number;
+  storedBytes: number;
+  fileBytes: number;
+  chunking: { min: number; avg: number; max: number; level: number };
+}
+
+/** A content-addressed chunk store: dedup across payloads, every read verified. */
+export class Store {
+  private constructor();
+  /** Open or create a store in a file object (or, in Node, a path), or in memory when no file is given. */
+  static open(file?: CairnFile | string | null, options?: StoreOpenOptions): Promise<Store>;
+  static open(options: StoreOpenOptions): Promise<Store>;
+  /** Publish a payload; resolves to its id (64 hex digits). Puts on one store are queued. */
+  put(data: PutSource, options?: { name?: string }): Promise<string>;
+  /** Bytes [start, end) of a payload (by id or name), verified. */
+  get(idOrName: string, range?: { start?: number; end?: number }): Uint8Array;
+  /** A stream of [start, end) of a payload, read and verified pieceSize bytes at a time (default 4 MiB). */
+  stream(idOrName: string, options?: { start?: number; end?: number; pieceSize?: number }): ReadableStream<Uint8Array>;
+  /** Write [start, end) of a payload to a file object in bounded memory. */
+  getFile(idOrName: string, file: CairnFile, range?: { start?: number; end?: number }): void;
+  stat(idOrName: string): { id: string; size: number } | null;
+  list(): StoreEntry[];
+  setName(name: string, id: string): void;
+  getName(name: string): string | null;
+  deleteName(name: string): void;
+  /** Check every chunk and manifest; damage is reported, not thrown. */
+  verify(): { ok: boolean; bad: number; problems: string[] };
+  stats(): StoreStats;
+  begin(): void;
+  commit(): void;
+  rollback(): void;
+  close(): void;
+}
+
+// ------------------------------------------------------------------ default export
+declare const cairn: {
+  init: typeof init;
+  sha256: typeof sha256;
+  sha256File: typeof sha256File;
+  zstd: StreamCodec;
+  deflate: StreamCodec;
+  gzip: StreamCodec;
+  version: typeof version;
+  Memory: typeof Memory;
+  Store: typeof Store;
+  zl: typeof zl;
+  compress: typeof compress;
+  decompress: typeof decompress;
+  MemoryFile: typeof MemoryFile;
+  CairnError: typeof CairnError;
+};
+export default cairn;

@@ -1,0 +1,389 @@
+// 2026-11-29
+// js/src/memory.js - agent memory in the npm package: `Memory` over cairn's C store
+// (core/include/cairn/mem.h, glue in wasm/em_mem.c). A memory is a text plus an embedding,
+// who (session, role) and when (time), a tier, an importance and free JSON metadata; search is
+// vector, BM25 or hybrid (reciprocal rank fusion by default) with filters applied inside it.
+//
+//   const mem = await Memory.open(file?, { dim: 384 });   // file: MemoryFile, NodeFile, OpfsFile...
+//   const id = mem.add({ text: 'I moved to Lisbon in May', session: 's1', role: 'user' });
+//   mem.commit();                                          // durable after this returns
+//   mem.search('where do I live?', { k: 5, mode: 'hybrid', filter: { session: 's1' } });
+//
+// After the async open every method is synchronous (the work happens in WebAssembly). Without an
+// embedding, texts and queries go through the built-in embedder: signed feature hashing of words
+// and character n-grams. It captures WORD AND SPELLING OVERLAP, NOT MEANING; pass embeddings
+// from a real model (Float32Array of the store's dimension) for semantic search.
+import { scope, cstr } from './util.js';
+
+const MODES = { hybrid: 0, vector: 1, bm25: 2 };
+const METRICS = { cosine: 0, ip: 1, l2: 2 };
+const FUSIONS = { rrf: 0, weighted: 1 };
+const INDEXES = { auto: 0, flat: 1, f16: 2, int8: 3, ivf: 4, ivfpq: 5 };
+const INDEX_NAMES = Object.keys(INDEXES);
+const DISK = { f32: 0, f16: 1, int8: 2 };
+const MAX_K = 10000;
+
+/** @param {object} ctx the package internals (api.js): init, M, openFile, fail, CairnError */
+export function makeMemory(ctx) {
+  const { CairnError } = ctx;
+  const misuse = (msg) => new CairnError(7, msg);
+  // A path (Node only): opened here, closed when the store closes.
+  function openPath(path, readOnly) {
+    if (!ctx.openPath) throw misuse(`paths work in Node only; in a browser pass a file object (OpfsFile, MemoryFile...) instead of ${JSON.stringify(path)}`);
+    try {
+      return ctx.openPath(path, readOnly ? 'r' : 'a');
+    } catch (e) {
+      throw new CairnError(3, `cannot open ${path}: ${e.message}`);
+    }
+  }
+
+  function pick(table, value, what, dflt) {
+    if (value === undefined || value === null) return dflt;
+    if (!(value in table)) throw misuse(`${what} must be one of ${Object.keys(table).join(', ')} (got ${JSON.stringify(value)})`);
+    return table[value];
+  }
+  function ms(v, what) {
+    if (v === undefined || v === null) return 0;
+    const n = v instanceof Date ? v.getTime() : v;
+    if (typeof n !== 'number' || !Number.isFinite(n)) throw misuse(`${what} must be a Date or milliseconds since 1970`);
+    return Math.trunc(n);
+  }
+  function vec(v, what) {
+    if (v === undefined || v === null) return null;
+    if (v instanceof Float32Array) return v;
+    if (Array.isArray(v) || ArrayBuffer.isView(v)) return Float32Array.from(v);
+    throw misuse(`${what} must be a Float32Array or an array of numbers`);
+  }
+  function str(v, what) {
+    if (v === undefined || v === null) return null;
+    if (typeof v !== 'string') throw misuse(`${what} must be a string`);
+    return v;
+  }
+  // The filter object as the JSON the core parses (cairn_mem_filter_parse); Dates become ms.
+  function filterJson(filter) {
+    if (filter === undefined || filter === null) return null;
+    if (typeof filter === 'string') return filter;
+    if (typeof filter !== 'object') throw misuse('filter must be an object such as { session: "s1", tier: [0, 1] }');
+    const f = { ...filter };
+    for (const key of ['after', 'before']) if (f[key] instanceof Date) f[key] = f[key].getTime();
+    return JSON.stringify(f);
+  }
+
+  /** An agent memory store. Create it with `await Memory.open(...)`. */
+  class Memory {
+    #h;
+    #name;
+    #readOnly;
+
+    /** @private use Memory.open */
+    constructor(handle, name, readOnly) {
+      this.#h = handle;
+      this.#name = name;
+      this.#readOnly = readOnly;
+    }
+
+    /**
+     * Open or create a store. `file` is a file object (MemoryFile, NodeFile, OpfsFile...; it
+     * stays yours to close after mem.close()), or nothing for a store that lives in memory only.
+     * An existing store keeps its own dimension and metric.
+     * @param {object|string} [file] a file object, or a path in Node (opened here, closed with the store)
+     * `disk` is how the file keeps vectors, fixed at creation: 'f32' (exact), 'f16' or 'int8'
+     * (a half / a quarter of the bytes; searches then use the decoded values), where the core has it.
+     * @param {{dim?: number, metric?: 'cosine'|'ip'|'l2', readOnly?: boolean, noSync?: boolean, textOnly?: boolean,
+     *   disk?: 'f32'|'f16'|'int8'}} [options]
+     */
+    static async open(file, options = {}) {
+      if (file && Object.getPrototypeOf(file) === Object.prototype && typeof file.read !== 'function' && Object.keys(options).length === 0) {
+        options = file; // Memory.open({ dim: 64 })
+        file = null;
+      }
+      await ctx.init();
+      const M = ctx.M;
+      const { dim = 0, metric, readOnly = false, noSync = false, textOnly = false, disk } = options;
+      if (!Number.isInteger(dim) || dim < 0) throw misuse('dim must be a non-negative integer');
+      const met = pick(METRICS, metric, 'metric', 0);
+      const owned = typeof file === 'string';
+      if (owned) file = openPath(file, readOnly);
+      if (file && typeof file.read !== 'function') throw misuse('file must be a file object (MemoryFile, NodeFile, OpfsFile...), a path (Node) or nothing');
+      const s = scope(M, CairnError);
+      try {
+        const pp = s.alloc(4);
+        const f = file ? ctx.openFile(file, owned) : 0; // the store owns the wrapper from here on (and a file it opened)
+        const rc = M._cairn_em_mem_open(f, dim, met, readOnly ? 1 : 0, noSync ? 1 : 0, textOnly ? 1 : 0, pick(DISK, disk, 'disk', 0), pp);
+        if (rc) throw ctx.fail(rc, `Memory.open${file && file.name ? ' ' + file.name : ''}`);
+        return new Memory(M.HEAPU32[pp >> 2], (file && file.name) || 'memory', readOnly);
+      } finally {
+        s.free();
+      }
+    }
+
+    #handle() {
+      if (!this.#h) throw misuse(`memory store ${this.#name} is closed`);
+      return this.#h;
+    }
+
+    /**
+     * Add a memory; returns its id (1, 2, 3... in order of addition). Searchable at once,
+     * durable after commit(). A failed add changes nothing.
+     * @param {string|{text: string, embedding?: Float32Array|number[], session?: string, role?: string,
+     *   time?: Date|number, created?: Date|number, tier?: number, importance?: number, metadata?: object}} rec
+     * @returns {number}
+     */
+    add(rec) {
+      const h = this.#handle();
+      if (typeof rec === 'string') rec = { text: rec };
+      if (!rec || typeof rec !== 'object') throw misuse('add() takes { text, embedding?, session?, role?, time?, tier?, importance?, metadata? }');
+      const text = str(rec.text, 'text');
+      if (text === null) throw misuse('add(): text is required');
+      const emb = vec(rec.embedding, 'embedding');
+      const tier = rec.tier ?? 0, importance = rec.importance ?? 0;
+      if (!Number.isInteger(tier)) throw misuse('tier must be an integer (0..31)');
+      if (typeof importance !== 'number') throw misuse('importance must be a number');
+      let meta = null;
+      if (rec.metadata !== undefined && rec.metadata !== null) {
+        if (typeof rec.metadata !== 'object' || Array.isArray(rec.metadata)) throw misuse('metadata must be a plain object');
+        meta = JSON.stringify(rec.metadata);
+      }
+      const created = ms(rec.created, 'created') || Date.now();
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const pId = s.alloc(8);
+        const rc = M._cairn_em_mem_add(h, s.str(text), emb ? s.f32(emb) : 0, emb ? emb.length : 0, created, ms(rec.time, 'time'),
+          s.str(str(rec.session, 'session')), s.str(str(rec.role, 'role')), tier, importance, s.str(meta), pId);
+        if (rc) throw ctx.fail(rc, 'Memory.add');
+        return M.HEAPF64[pId >> 3];
+      } finally {
+        s.free();
+      }
+    }
+
+    /** Add many memories; returns their ids. Stops at the first failure (earlier ones stay added). */
+    addMany(records) {
+      return Array.from(records, (r) => this.add(r));
+    }
+
+    /** Make every add so far durable (appended to the file and synced). */
+    commit() {
+      const rc = ctx.M._cairn_mem_commit(this.#handle());
+      if (rc) throw ctx.fail(rc, 'Memory.commit');
+    }
+
+    /**
+     * Search. `query` is a text, a query vector, or { text, embedding }. Scores are "higher is
+     * better" in the chosen mode; vectorScore/bm25Score are null where not computed.
+     * @param {string|Float32Array|number[]|{text?: string, embedding?: Float32Array|number[]}} query
+     * @param {{k?: number, mode?: 'hybrid'|'vector'|'bm25', filter?: object, fusion?: 'rrf'|'weighted',
+     *   rrfK?: number, weights?: {vector?: number, bm25?: number}, recency?: {weight?: number, halfLifeHours?: number, now?: Date|number},
+     *   index?: 'auto'|'flat'|'f16'|'int8'|'ivf'|'ivfpq', nprobe?: number, rerank?: number, bm25?: {k1?: number, b?: number},
+     *   touch?: boolean}} [options]
+     */
+    search(query, options = {}) {
+      const h = this.#handle();
+      let text = null, emb = null;
+      if (typeof query === 'string') text = query;
+      else if (query instanceof Float32Array || Array.isArray(query)) emb = vec(query, 'query');
+      else if (query && typeof query === 'object') text = str(query.text, 'query.text'), emb = vec(query.embedding, 'query.embedding');
+      else throw misuse('search() takes a text, a query vector or { text, embedding }');
+      if (options.embedding) emb = vec(options.embedding, 'embedding');
+      const k = options.k ?? 10;
+      if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw misuse(`k must be an integer in 1..${MAX_K}`);
+      const mode = pick(MODES, options.mode, 'mode', 0);
+      const fusion = pick(FUSIONS, options.fusion, 'fusion', 0);
+      const vindex = pick(INDEXES, options.index, 'index', 0);
+      const w = options.weights || {}, rec = options.recency || {}, bm = options.bm25 || {};
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const out = s.alloc(k * 32), pn = s.alloc(4);
+        const rc = M._cairn_em_mem_search(h, s.str(text), emb ? s.f32(emb) : 0, emb ? emb.length : 0, k, mode, fusion,
+          options.rrfK ?? 0, w.vector ?? 0, w.bm25 ?? 0, rec.weight ?? 0, rec.halfLifeHours ?? 0, ms(rec.now, 'recency.now'),
+          vindex, options.nprobe ?? 0, options.rerank ?? 0, bm.k1 ?? 0, bm.b ?? 0, s.str(filterJson(options.filter)),
+          options.touch ? 1 : 0, out, pn);
+        if (rc) throw ctx.fail(rc, 'Memory.search');
+        const n = M.HEAPU32[pn >> 2];
+        const raw = M.HEAPF64.slice(out >> 3, (out >> 3) + 4 * n);
+        const hits = [];
+        for (let i = 0; i < n; i++) {
+          const v = raw[4 * i + 2], b = raw[4 * i + 3];
+          hits.push({ ...this.get(raw[4 * i]), score: raw[4 * i + 1], vectorScore: Number.isNaN(v) ? null : v, bm25Score: Number.isNaN(b) ? null : b });
+        }
+        return hits;
+      } finally {
+        s.free();
+      }
+    }
+
+    /**
+     * A memory by id, or null if there is none.
+     * @returns {{id: number, text: string, session: string|null, role: string|null, time: number, created: number,
+     *   tier: number, importance: number, accessCount: number, metadata: object|null}|null}
+     */
+    get(id) {
+      const h = this.#handle();
+      if (!Number.isInteger(id) || id < 1) return null;
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const num = s.alloc(5 * 8), strs = s.alloc(4 * 4);
+        const rc = M._cairn_em_mem_get(h, id, num, strs);
+        if ((rc & 0xff) === 5) return null; // NOTFOUND
+        if (rc) throw ctx.fail(rc, `Memory.get ${id}`);
+        const a = M.HEAPF64.slice(num >> 3, (num >> 3) + 5), p = M.HEAPU32.slice(strs >> 2, (strs >> 2) + 4);
+        const meta = cstr(M, p[3], true);
+        return {
+          id, text: cstr(M, p[0]), session: cstr(M, p[1], true), role: cstr(M, p[2], true),
+          time: a[1], created: a[0], tier: a[2], importance: a[3], accessCount: a[4],
+          metadata: meta === null ? null : JSON.parse(meta),
+        };
+      } finally {
+        s.free();
+      }
+    }
+
+    /** The stored embedding of a memory (L2-normalised in cosine stores), or null if no such id. */
+    embedding(id) {
+      const h = this.#handle();
+      const dim = this.stats().dim;
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const out = s.alloc(dim * 4);
+        const rc = M._cairn_em_mem_embedding(h, id, out);
+        if ((rc & 0xff) === 5) return null;
+        if (rc) throw ctx.fail(rc, `Memory.embedding ${id}`);
+        return M.HEAPF32.slice(out >> 2, (out >> 2) + dim);
+      } finally {
+        s.free();
+      }
+    }
+
+    /** Count one more access of a memory (durable at the next commit). */
+    touch(id) {
+      const rc = ctx.M._cairn_em_mem_touch(this.#handle(), id);
+      if (rc) throw ctx.fail(rc, `Memory.touch ${id}`);
+    }
+
+    /** The built-in embedder applied to text, at this store's dimension. */
+    embed(text) {
+      return embedWith(ctx.M, String(text), this.stats().dim);
+    }
+
+    /**
+     * Train an approximate vector index over the memories so far (later adds join it); kept
+     * in the file at the next commit. Searches use it with index 'auto'.
+     * @param {{kind?: 'ivf'|'ivfpq', nlist?: number, m?: number, iterations?: number, sample?: number, seed?: number}} [options]
+     */
+    buildIndex(options = {}) {
+      const kind = options.kind === 'ivfpq' ? 5 : options.kind === undefined || options.kind === 'ivf' ? 4 : -1;
+      if (kind < 0) throw misuse("index kind must be 'ivf' or 'ivfpq'");
+      const rc = ctx.M._cairn_em_mem_build_index(this.#handle(), kind, options.nlist ?? 0, options.m ?? 0, options.iterations ?? 0,
+        options.sample ?? 0, options.seed ?? 0);
+      if (rc) throw ctx.fail(rc, 'Memory.buildIndex');
+    }
+
+    /** Counts and sizes: memories, uncommitted adds, dim, metric, sessions, roles, terms... */
+    stats() {
+      const h = this.#handle();
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const num = s.alloc(16 * 8), pk = s.alloc(4);
+        const rc = M._cairn_em_mem_stats(h, num, pk);
+        if (rc) throw ctx.fail(rc, 'Memory.stats');
+        const a = M.HEAPF64.slice(num >> 3, (num >> 3) + 16);
+        return {
+          memories: a[0], uncommitted: a[1], dim: a[2], metric: Object.keys(METRICS)[a[3]], sessions: a[4], roles: a[5],
+          terms: a[6], postings: a[7], textBytes: a[8], fileBytes: a[9], index: a[10] ? INDEX_NAMES[a[10]] : null,
+          indexLists: a[11], indexPqM: a[12], openMs: a[13] / 1e6, kernel: cstr(M, M.HEAPU32[pk >> 2]),
+          textOnly: a[14] < 0 ? null : a[14] === 1, disk: a[15] < 0 ? null : Object.keys(DISK)[a[15]],
+        };
+      } finally {
+        s.free();
+      }
+    }
+
+    /**
+     * Close the store. By default pending adds are committed first (pass { commit: false } to
+     * drop them, as the C API does). The file object stays yours to close. Closing twice is a no-op.
+     */
+    close({ commit = true } = {}) {
+      if (!this.#h) return;
+      const h = this.#h;
+      let err = null;
+      if (commit && !this.#readOnly) {
+        const rc = ctx.M._cairn_mem_commit(h);
+        if (rc) err = ctx.fail(rc, 'Memory.close (commit)');
+      }
+      this.#h = 0;
+      const rc = ctx.M._cairn_mem_close(h);
+      if (err) throw err;
+      if (rc) throw ctx.fail(rc, 'Memory.close');
+    }
+
+    /**
+     * The built-in embedder (word and character n-gram hashing, L2-normalised): WORD OVERLAP,
+     * NOT MEANING. dim defaults to 256, the dimension of stores opened without one.
+     */
+    static async embed(text, { dim = 256 } = {}) {
+      await ctx.init();
+      return embedWith(ctx.M, String(text), dim);
+    }
+
+    /** The tokens BM25 indexes for a text (lowercased, stop words dropped, light stemming). */
+    static async tokenize(text) {
+      await ctx.init();
+      const M = ctx.M, s = scope(M, CairnError);
+      const t = String(text);
+      try {
+        const p = s.str(t), pz = s.alloc(4), pn = s.alloc(4);
+        const rc = M._cairn_em_mem_tokenize(p, M.lengthBytesUTF8(t), pz, pn);
+        if (rc) throw ctx.fail(rc, 'Memory.tokenize');
+        const z = M.HEAPU32[pz >> 2], n = M.HEAPU32[pn >> 2];
+        if (!z) return [];
+        const bytes = M.HEAPU8.slice(z, z + n);
+        M._cairn_free(z);
+        return new TextDecoder().decode(bytes.subarray(0, n - 1)).split('\0');
+      } finally {
+        s.free();
+      }
+    }
+
+    /**
+     * The built-in synthetic multi-session conversation (the same one `cairn mem demo` uses):
+     * turns {session, speaker, text, time} and questions {question, turn} where turn is the
+     * index of the answering turn.
+     */
+    static async demoData() {
+      await ctx.init();
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const strs = s.alloc(12), pi = s.alloc(4);
+        const turns = [], questions = [];
+        const nT = M._cairn_em_mem_demo_count(0), nQ = M._cairn_em_mem_demo_count(1);
+        for (let i = 0; i < nT; i++) {
+          const time = M._cairn_em_mem_demo_turn(i, strs);
+          const p = M.HEAPU32.slice(strs >> 2, (strs >> 2) + 3);
+          turns.push({ session: cstr(M, p[0]), speaker: cstr(M, p[1]), text: cstr(M, p[2]), time });
+        }
+        for (let i = 0; i < nQ; i++) {
+          const q = cstr(M, M._cairn_em_mem_demo_question(i, pi));
+          questions.push({ question: q, turn: M.HEAP32[pi >> 2] });
+        }
+        return { turns, questions };
+      } finally {
+        s.free();
+      }
+    }
+  }
+
+  function embedWith(M, text, dim) {
+    if (!Number.isInteger(dim) || dim < 1) throw misuse('dim must be a positive integer');
+    const s = scope(M, CairnError);
+    try {
+      const p = s.str(text), out = s.alloc(dim * 4);
+      const rc = M._cairn_mem_embed(p, M.lengthBytesUTF8(text), out, dim);
+      if (rc) throw ctx.fail(rc, 'Memory.embed');
+      return M.HEAPF32.slice(out >> 2, (out >> 2) + dim);
+    } finally {
+      s.free();
+    }
+  }
+
+  return Memory;
+}

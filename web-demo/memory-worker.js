@@ -1,0 +1,42 @@
+// 2026-11-29 - web-demo/memory-worker.js: the demo's agent memory in a dedicated worker, kept in
+// an OPFS file (durable across visits: synchronous access handles exist only in workers).
+// Protocol: {id, op: 'open'|'ask'|'remember'|'reset', ...} -> {id, result} or {id, error}.
+import { Memory, OpfsFile } from '../js/src/index.js';
+import { ingestDemo, toAnswer } from './shared.js';
+
+const PATH = 'cairn-demo/memory.cairnmem';
+let file = null, mem = null;
+
+async function open() {
+  const t0 = performance.now();
+  file = await OpfsFile.open(PATH);
+  mem = await Memory.open(file);
+  const reopened = mem.stats().memories;
+  const ingested = reopened ? 0 : await ingestDemo(mem);
+  return { storage: 'OPFS', reopened, ingested, ms: performance.now() - t0, stats: mem.stats() };
+}
+
+const ops = {
+  open,
+  ask: ({ question, mode, k }) => mem.search(question, { k, mode }).map(toAnswer),
+  remember: ({ text }) => {
+    const id = mem.add({ text: `You: ${text}`, session: 'you', role: 'You' });
+    mem.commit();
+    return { id, stats: mem.stats() };
+  },
+  reset: async () => {
+    mem.close();
+    file.truncate(0);
+    file.close();
+    return open();
+  },
+};
+
+onmessage = async (e) => {
+  const { id, op, ...args } = e.data;
+  try {
+    postMessage({ id, result: await ops[op](args) });
+  } catch (err) {
+    postMessage({ id, error: `${err.name}: ${err.message}` });
+  }
+};
