@@ -6,6 +6,7 @@
 // so that they can initialise on first use (`await cairn.sha256(bytes)` just works).
 
 import { MemoryFile } from './hosts.js';
+import { makeH5 } from './h5.js';
 
 const STATUS = ['OK', 'ERROR', 'NOMEM', 'IOERR', 'CORRUPT', 'NOTFOUND', 'EXISTS', 'MISUSE', 'UNSUPPORTED', 'RANGE', 'READONLY', 'CHECKSUM', 'TYPE', 'LIMIT'];
 
@@ -37,7 +38,7 @@ function hex(bytes) {
 }
 
 /** Build the API around a loader: loader(options) -> Promise<EmscriptenModule>. */
-export function makeApi(loader) {
+export function makeApi(loader, { openPath } = {}) {
   let modPromise = null;
   let M = null;
   let nextFileId = 1;
@@ -207,7 +208,7 @@ export function makeApi(loader) {
     };
   }
 
-  return {
+  const api = {
     init,
     sha256,
     sha256File,
@@ -220,4 +221,7 @@ export function makeApi(loader) {
     /** Low-level access for other modules of this package. */
     _internal: { get module() { return M; }, openFile, check, put, fail },
   };
+  /** HDF5 files, h5wasm-like (js/src/h5.js). */
+  api.h5 = makeH5(api, { openPath });
+  return api;
 }

@@ -4,14 +4,28 @@
 import { readFileSync } from 'node:fs';
 import createCairnCore from '../dist/cairn-core.mjs';
 import { makeApi } from './api.js';
+import { NodeFile } from './nodefile.js';
 
 let wasmBinary;
 const api = makeApi((options) => {
   wasmBinary ??= options.wasmBinary ?? readFileSync(new URL('../dist/cairn-core.wasm', import.meta.url));
   return createCairnCore({ ...options, wasmBinary });
-});
+}, { openPath });
 
-export const { init, sha256, sha256File, zstd, deflate, gzip, version } = api;
+// h5.File.open('data.h5', mode) in Node: a NodeFile (closed with the h5 File). 'a' creates.
+function openPath(path, mode) {
+  if (mode === 'r') return new NodeFile(path, 'r');
+  if (mode === 'w') return new NodeFile(path, 'w+');
+  if (mode === 'x') return new NodeFile(path, 'wx+');
+  try {
+    return new NodeFile(path, 'r+');
+  } catch (e) {
+    if (mode === 'a' && e.code === 'ENOENT') return new NodeFile(path, 'w+');
+    throw e;
+  }
+}
+
+export const { init, sha256, sha256File, zstd, deflate, gzip, version, h5 } = api;
 export { CairnError } from './api.js';
 export { MemoryFile, BlobFile, OpfsFile, HttpFile } from './hosts.js';
 export { NodeFile } from './nodefile.js';
