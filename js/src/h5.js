@@ -155,21 +155,21 @@ function typeMetadata(t) {
   const m = { type: CLASS[t.class] ?? -1, size: t.size, signed: false, littleEndian: t.order !== 'be', vlen: false };
   switch (t.class) {
     case 'integer': case 'bitfield': m.signed = !!t.signed; break;
-    case 'string': m.cset = t.cset === 'utf-8' ? 1 : 0; m.strpad = { nullterm: 0, nullpad: 1, spacepad: 2 }[t.pad]; break;
+    case 'string': m.littleEndian = false; m.cset = t.cset === 'utf-8' ? 1 : 0; m.strpad = { nullterm: 0, nullpad: 1, spacepad: 2 }[t.pad]; break;
     case 'vlen':
       if (t.string) {
         m.type = CLASS.string; m.vlen = true; m.cset = t.cset === 'utf-8' ? 1 : 0;
       } else m.vlen_type = typeMetadata(t.base);
       break;
     case 'compound':
-      m.compound_type = { nmembers: t.members.length, members: t.members.map((x) => ({ ...typeMetadata(x.type), name: x.name, offset: x.offset, shape: x.type.class === 'array' ? x.type.dims : [] })) };
+      m.compound_type = { nmembers: t.members.length, members: t.members.map((x) => ({ ...typeMetadata(x.type), name: x.name, offset: x.offset, shape: [] })) };
       break;
     case 'enum':
       Object.assign(m, { signed: !!t.base.signed, littleEndian: t.base.order !== 'be' });
       m.enum_type = { type: CLASS[t.base.class], nmembers: Object.keys(t.members).length, members: { ...t.members } };
       break;
     case 'array':
-      m.array_type = { ...typeMetadata(t.base), shape: t.dims };
+      m.array_type = { ...typeMetadata(t.base), shape: t.dims, total_size: prod(t.dims) };
       break;
     case 'reference': m.ref_type = t.ref; break;
   }
