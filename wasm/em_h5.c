@@ -80,10 +80,12 @@ static void jsDims(Js *s, unsigned n, const uint64_t *a, int bMax) {
 **   {"kind":2,"addr":N,"space":1,"shape":[..],"maxshape":[..,null=unlimited],"type":{..},
 **    "layout":2,"chunks":[..]|null,"chunkIndex":N,"filters":[{"id","name","flags","cd_values"}],
 **    "attrs":["name",..],"links":[{"name","type","target","file"}]}
-** "type" only for datasets, attributes and committed datatypes; "links" only for groups and
-** only when bLinks (a group with many links costs nothing until its names are asked for).
+** "type" only for datasets, attributes and committed datatypes. "attrs" only when flags has
+** bit 1 (listing them parses every attribute message), "links" only for groups and when flags
+** has bit 0 (a group with many links costs nothing until its names are asked for).
 */
-EMSCRIPTEN_KEEPALIVE int cairn_em_h5_describe(cairn_h5_obj *o, int bLinks, char **pz, double *pn) {
+EMSCRIPTEN_KEEPALIVE int cairn_em_h5_describe(cairn_h5_obj *o, int flags, char **pz, double *pn) {
+  int bLinks = flags & 1, bAttrs = flags & 2;
   cairn_h5_info in;
   int rc = cairn_h5_info_get(o, &in);
   if (rc) return rc;
@@ -137,7 +139,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_describe(cairn_h5_obj *o, int bLinks, char 
     }
     jsStr(&s, "]");
   }
-  if (in.kind != CAIRN_H5_ATTRIBUTE) {
+  if (in.kind != CAIRN_H5_ATTRIBUTE && bAttrs) {
     jsStr(&s, ",\"attrs\":[");
     for (size_t i = 0; i < in.nAttr; i++) {
       const char *zName;

@@ -169,6 +169,8 @@ export declare class Dataset extends HasAttrs {
   get json_value(): JSONCompatibleOutputData;
   to_array(): JSONCompatibleOutputData;
   slice(ranges: Slice[]): OutputData;
+  /** Drop cached metadata so the next read sees what another writer committed to the file. */
+  refresh(): void;
   /** Append whole rows along the first dimension of a resizable dataset (cairn). */
   append(rows: InputData): void;
 }

@@ -22,8 +22,7 @@
 
 import { CairnError } from './api.js';
 
-const MISUSE = 7, NOTFOUND = 5, READONLY = 10, TYPE = 12, RANGE = 9, UNSUPPORTED = 8;
-const KIND = { 1: 'Group', 2: 'Dataset', 3: 'Datatype', 4: 'Attribute' };
+const MISUSE = 7, READONLY = 10, TYPE = 12, RANGE = 9, UNSUPPORTED = 8;
 const CLASS = { integer: 0, float: 1, time: 2, string: 3, bitfield: 4, opaque: 5, compound: 6, reference: 7, enum: 8, vlen: 9, array: 10 };
 // cairn_h5_mtype: NATIVE, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64
 const MT = { NATIVE: 0, I8: 1, U8: 2, I16: 3, U16: 4, I32: 5, U32: 6, I64: 7, U64: 8, F32: 9, F64: 10 };
@@ -456,6 +455,7 @@ export function makeH5(api, options = {}) {
       this.closed = false;
       this.info = new Map(); // path or path@attr -> described object, until the next commit
       this.types = new Map(); // dataset path -> type (types never change)
+      this.objs = new Map(); // path -> open cairn_h5_obj *, LRU order
       if (mode === 'r') return;
       const a = new Arena(M);
       try {
@@ -501,6 +501,8 @@ export function makeH5(api, options = {}) {
       }
     }
     closeReader() {
+      for (const o of this.objs.values()) this.M._cairn_h5_obj_close(o);
+      this.objs.clear();
       if (this.h) this.M._cairn_h5_close(this.h);
       if (this.rf) this.M._cairn_file_close(this.rf);
       this.h = this.rf = 0;
@@ -511,33 +513,63 @@ export function makeH5(api, options = {}) {
       if (!this.w) throw err(READONLY, `${this.file.name || 'file'} is open read-only (mode 'r'); open it with mode 'a' to edit`);
       return this.w;
     }
-    /** Run fn(objPtr) on the object at path (and attribute name, if given), closing it after. */
-    withObj(path, attr, fn) {
-      const h = this.reader(), M = this.M, a = new Arena(M);
-      let o = 0, at = 0;
+    /**
+     * The open object at path. Handles are kept (at most 256, least recently used closed first)
+     * because opening parses the object header and its attributes: reading 128 attributes
+     * one by one then costs one parse, not 256.
+     */
+    handle(path) {
+      const h = this.reader(), M = this.M;
+      let o = this.objs.get(path);
+      if (o) {
+        this.objs.delete(path);
+        this.objs.set(path, o);
+        return o;
+      }
+      const a = new Arena(M);
       try {
         const pp = a.alloc(4);
         I.check(M._cairn_h5_get(h, a.str(path), pp), path);
         o = M.HEAPU32[pp >> 2];
+      } finally {
+        a.free();
+      }
+      this.objs.set(path, o);
+      if (this.objs.size > 256) {
+        const [oldest, p] = this.objs.entries().next().value;
+        this.objs.delete(oldest);
+        M._cairn_h5_obj_close(p);
+      }
+      return o;
+    }
+    /** Run fn(objPtr, arena) on the object at path (or its attribute `attr`); frees after. */
+    withObj(path, attr, fn) {
+      const M = this.M, a = new Arena(M);
+      let at = 0;
+      try {
+        const o = this.handle(path);
         if (attr === null) return fn(o, a);
+        const pp = a.alloc(4);
         I.check(M._cairn_h5_attr(o, a.str(attr), pp), `${path}@${attr}`);
         at = M.HEAPU32[pp >> 2];
         return fn(at, a);
       } finally {
         if (at) M._cairn_h5_obj_close(at);
-        if (o) M._cairn_h5_obj_close(o);
         a.free();
       }
     }
-    /** Describe an object (cached until the next commit); links listed when asked. */
-    describe(path, attr = null, links = false) {
+    /**
+     * Describe an object (cached until the next commit): kind, shape, type, layout, filters;
+     * attribute names with {attrs: true}, group links with {links: true}.
+     */
+    describe(path, attr = null, { links = false, attrs = false } = {}) {
       this.reader(); // commits first if needed, which clears the cache
       const key = attr === null ? path : `${path}@${attr}`;
       let d = this.info.get(key);
-      if (d && (!links || d.links)) return d;
+      if (d && (!links || d.links) && (!attrs || d.attrs)) return d;
       d = this.withObj(path, attr, (o, a) => {
         const pz = a.alloc(4), pn = a.alloc(8);
-        I.check(this.M._cairn_em_h5_describe(o, links ? 1 : 0, pz, pn), `describe ${key}`);
+        I.check(this.M._cairn_em_h5_describe(o, (links ? 1 : 0) | (attrs ? 2 : 0), pz, pn), `describe ${key}`);
         return JSON.parse(a.takeText(pz, pn));
       });
       this.info.set(key, d);
@@ -575,7 +607,7 @@ export function makeH5(api, options = {}) {
           return ret(new Float64Array(raw(MT.F64, 8)));
         }
         if (t.class === 'string' || (t.class === 'vlen' && t.string)) return ret(json());
-        if (t.class === 'opaque') return ret(new Uint8Array(raw(MT.NATIVE, t.size)));
+        if (t.class === 'opaque') return new Uint8Array(raw(MT.NATIVE, t.size)); // all elements' bytes, as h5wasm
         if (t.class === 'compound' || t.class === 'array') {
           const bytes = raw(MT.NATIVE, t.size), dv = new DataView(bytes);
           const js = needsJson(t) ? json() : null, dec = decoder(t), out = new Array(n);
@@ -737,7 +769,7 @@ export function makeH5(api, options = {}) {
     /** Attributes by name (each read when accessed), like h5wasm. */
     get attrs() {
       const out = {}, s = this._s, path = this.path;
-      for (const name of s.describe(path).attrs) {
+      for (const name of s.describe(path, null, { attrs: true }).attrs) {
         Object.defineProperty(out, name, { get: () => new Attribute(s, path, name), enumerable: true });
       }
       return out;
@@ -818,7 +850,7 @@ export function makeH5(api, options = {}) {
     }
     /** Names of the links in this group (name order). */
     keys() {
-      return this._s.describe(this.path, null, true).links.map((l) => l.name);
+      return this._s.describe(this.path, null, { links: true }).links.map((l) => l.name);
     }
     *values() { for (const k of this.keys()) yield this.get(k); }
     *items() { for (const k of this.keys()) yield [k, this.get(k)]; }
@@ -826,7 +858,7 @@ export function makeH5(api, options = {}) {
     paths() {
       const out = [];
       const walk = (g, rel, depth) => {
-        for (const l of this._s.describe(g, null, true).links) {
+        for (const l of this._s.describe(g, null, { links: true }).links) {
           const r = rel ? `${rel}/${l.name}` : l.name;
           out.push(r);
           if (l.type === 0 && depth < 64) {
@@ -854,7 +886,7 @@ export function makeH5(api, options = {}) {
         if (full === '/') throw e;
         let link;
         try {
-          link = s.describe(dirname(full), null, true).links.find((l) => l.name === basename(full));
+          link = s.describe(dirname(full), null, { links: true }).links.find((l) => l.name === basename(full));
         } catch {
           link = null;
         }
@@ -1008,6 +1040,10 @@ export function makeH5(api, options = {}) {
       } finally {
         a.free();
       }
+    }
+    /** Forget cached metadata and reopen the reader on next use, to see what another writer committed. */
+    refresh() {
+      if (!this._s.dirty) this._s.closeReader();
     }
     toString() { return `Dataset(path=${this.path})`; }
   }
