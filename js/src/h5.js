@@ -457,6 +457,7 @@ export function makeH5(api, options = {}) {
       this.types = new Map(); // dataset path -> type (types never change)
       this.objs = new Map(); // path -> open cairn_h5_obj *, LRU order
       if (mode === 'r') return;
+      if (typeof file.write !== 'function' || typeof file.truncate !== 'function') throw err(READONLY, `${file.name || 'file'} is read-only (mode '${mode}' needs write and truncate)`);
       const a = new Arena(M);
       try {
         this.wf = I.openFile(file);
@@ -638,6 +639,18 @@ export function makeH5(api, options = {}) {
       this.closed = true;
       if (this.owned && this.file.close) this.file.close();
       if (e) throw e;
+    }
+    /** Shape of a dataset from the writer while changes are pending (no commit), else null. */
+    writerShape(path) {
+      if (!this.w || !this.dirty) return null;
+      const M = this.M, a = new Arena(M);
+      try {
+        const pr = a.alloc(4), pd = a.alloc(8 * 8);
+        if (M._cairn_em_h5w_shape(this.w, a.str(path), pr, pd) !== 0) return null;
+        return Array.from(M.HEAPF64.subarray(pd >> 3, (pd >> 3) + M.HEAPU32[pr >> 2]));
+      } finally {
+        a.free();
+      }
     }
     /** Type of a dataset for appending (from the reader once; types never change). */
     typeOf(path) {
@@ -878,6 +891,7 @@ export function makeH5(api, options = {}) {
      */
     get(path) {
       const full = joinPath(this.path, path), s = this._s;
+      if (s.writerShape(full)) return new Dataset(s, full); // a dataset, known without committing
       let d;
       try {
         d = s.describe(full);
@@ -992,7 +1006,12 @@ export function makeH5(api, options = {}) {
     /** numpy typestr of the element type (cairn extension): `<f4`, `>i8`, `|S10`, `|O`... */
     get np_dtype() { return typeNumpy(this._d.type); }
     /** Shape ([] for scalars, null for an empty (NULL) dataspace). */
-    get shape() { const d = this._d; return d.space === 2 ? null : d.shape; }
+    get shape() {
+      const ws = this._s.writerShape(this.path);
+      if (ws) return ws;
+      const d = this._d;
+      return d.space === 2 ? null : d.shape;
+    }
     /** Filter pipeline: [{id, name, cd_values}]. */
     get filters() { return this._d.filters.map(({ id, name, cd_values }) => ({ id, name, cd_values })); }
     /** All values, flat row-major: typed array (int64 -> BigInt64Array), string[], objects. */

@@ -235,6 +235,24 @@ test('writer errors are clear and leave the file usable', async () => {
   assert.deepEqual(Array.from(f.get('a').value), [1, 2, 3]);
   assert.deepEqual(f.keys(), ['a', 'c']);
   f.close();
+  // A read-only file object cannot be opened for writing.
+  const ro = { name: 'ro.h5', read: () => new Uint8Array(0), size: () => 0 };
+  await assert.rejects(h5.File.open(ro, 'a'), (e) => e.codeName === 'READONLY');
+  // Shapes of a file being written come from the writer: no commit per read.
+  const g = await h5.File.create(new MemoryFile());
+  g.create_dataset({ name: 'rows', data: [[0, 0]], maxshape: [null, 2] });
+  g.flush();
+  let commits = 0;
+  const commit = g._s.commit.bind(g._s);
+  g._s.commit = () => (commits++, commit());
+  for (let i = 1; i <= 50; i++) {
+    g.get('rows').append([i, -i]);
+    assert.deepEqual(g.get('rows').shape, [i + 1, 2]);
+  }
+  assert.equal(commits, 0);
+  assert.deepEqual(Array.from(g.get('rows').slice([[50]])), [50, -50]);
+  assert.equal(commits, 1);
+  g.close();
 });
 
 test('zstd and lz4 chunks: cairn writes what h5wasm + h5wasm-plugins read, and reads what they write', async () => {
