@@ -2,7 +2,7 @@
 // a chunked h5py file of a few MB served by js/tools/serve.mjs is opened over HTTP range
 // requests in a worker and one small dataset is read (values checked against h5py; only a small
 // fraction of the file crosses the network); the same file as a Blob; a file written to OPFS in
-// the worker and one written to a MemoryFile on the page are read back by h5py.
+// the worker (then edited in place) and one written to a MemoryFile on the page are read back by h5py.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -76,8 +76,9 @@ with h5py.File(${JSON.stringify(target)}, 'w') as f:
     fs.writeFileSync(op, Buffer.from(w.opfsBytes, 'base64'));
     const o = dump(op);
     assert.deepEqual(o['/x'].data, ['1.5', '2.5', '-3.0']);
-    assert.deepEqual(o['/rows'].shape, [20, 3]);
-    assert.deepEqual(o['/rows'].data, Array.from({ length: 60 }, (_, i) => String(i)));
+    assert.deepEqual(o['/rows'].shape, [22, 3]);
+    assert.deepEqual(o['/rows'].data, Array.from({ length: 66 }, (_, i) => String(i)));
+    assert.deepEqual(o['/@sessions'].data, ['2']);
     assert.deepEqual(o['/names'].data, ['opfs', 'wörker']);
     assert.deepEqual(o['/@origin'].data, ['worker']);
 

@@ -297,3 +297,39 @@ test('no leaked wasm memory over many reads', async () => {
     f.close();
   }
 });
+
+test('damaged files: every failure is a CairnError, never a crash or a JS exception', async () => {
+  const good = fs.readFileSync(earliest);
+  let x = 12345, opened = 0, failures = 0;
+  const rnd = (n) => ((x = (x * 1103515245 + 12345) >>> 0) % n);
+  for (let round = 0; round < 120; round++) {
+    const bad = new Uint8Array(good);
+    for (let k = 0; k < 1 + rnd(8); k++) bad[rnd(Math.min(bad.length, 8192))] ^= 1 << rnd(8); // metadata sits early
+    let f;
+    try {
+      f = await h5.File.open(new MemoryFile(bad));
+      opened++;
+      for (const p of f.paths()) {
+        try {
+          const o = f.get(p);
+          if (o && o.type === 'Dataset') {
+            o.value;
+            o.dtype;
+            o.metadata;
+            o.slice([[0, 2]]);
+          }
+          if (o && o.attrs) for (const a of Object.values(o.attrs)) a.value;
+        } catch (e) {
+          assert.ok(e instanceof CairnError, `round ${round} ${p}: ${e && e.stack}`);
+          failures++;
+        }
+      }
+    } catch (e) {
+      assert.ok(e instanceof CairnError, `round ${round}: ${e && e.stack}`);
+      failures++;
+    } finally {
+      if (f) f.close();
+    }
+  }
+  assert.ok(opened > 0 && failures > 0, `opened ${opened}, failures ${failures}`);
+});

@@ -42,6 +42,11 @@ try {
   const rf = await h5.File.open(of2);
   r.opfsBack = { x: Array.from(rf.get('x').value), rows: rf.get('rows').shape, last: Array.from(rf.get('rows').slice([[19, 20]])), names: rf.get('names').value, origin: rf.attrs.origin.value };
   rf.close();
+  // A second session edits the OPFS file in place: more rows and an attribute.
+  const ed = await h5.File.open(of2, 'a');
+  ed.get('rows').append(new Int32Array([60, 61, 62, 63, 64, 65]));
+  ed.create_attribute('sessions', 2);
+  ed.close();
   const bytes = new Uint8Array(of2.size());
   bytes.set(of2.read(0, bytes.length));
   of2.close();
