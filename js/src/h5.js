@@ -596,7 +596,9 @@ export function makeH5(api, options = {}) {
         const raw = (mt, size) => {
           const nb = n * size, p = a.alloc(nb);
           if (n) I.check(M._cairn_em_h5_read(o, rank, pSel, mt, p, nb), `read ${path}${attr === null ? '' : '@' + attr}`);
-          return M.HEAPU8.slice(p, p + nb).buffer;
+          const out = new Uint8Array(nb); // new + set copies about twice as fast as HEAPU8.slice in V8
+          out.set(M.HEAPU8.subarray(p, p + nb));
+          return out.buffer;
         };
         const b = t.class === 'enum' ? t.base : t;
         if ((b.class === 'integer' || b.class === 'bitfield') && b.size <= 8) {
