@@ -198,6 +198,13 @@ with h5py.File(${JSON.stringify(q)}, 'w', libver='latest') as f:
   assert.deepEqual(e['/added'].data, ['1.25', '2.5']);
   assert.deepEqual(e['/x@units'].data, ['cm']);
   assert.deepEqual(e['/@from'].data, ['h5py']);
+  // h5wasm's modes on paths: 'a' creates a missing file, 'x' refuses an existing one.
+  const r = path.join(tmp, 'made-by-a.h5');
+  const fa = await h5.File.open(r, 'a');
+  fa.create_dataset({ name: 'v', data: new Uint8Array([9]) });
+  fa.close();
+  assert.deepEqual(dump(r)['/v'].data, ['9']);
+  await assert.rejects(h5.File.open(r, 'x'), (err) => err.code === 'EEXIST');
 });
 
 test('commits: a copy taken after flush() holds exactly the committed state', async () => {
