@@ -127,6 +127,9 @@ test('JS value types follow h5wasm: typed arrays, BigInt64Array, string[], objec
     assert.equal(f.get('a/b').parent.path, '/a');
     assert.equal(f.get('a/b/c').get('leaf').root.path, '/');
     assert.deepEqual([...f.get('a').items()].map(([k, v]) => [k, v.type]), [['b', 'Group']]);
+    assert.equal(f.get('many').keys().length, 120);
+    assert.equal(Object.keys(f.get('many').attrs).length, 120);
+    assert.deepEqual(Array.from(f.get('many/d077').value), [77, -77]);
   } finally {
     f.close();
   }
