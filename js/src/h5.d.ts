@@ -82,12 +82,15 @@ export type Dtype = string | { compound_type: CompoundTypeMetadata } | { array_t
 
 /**
  * dtype for writing: h5wasm (`<f`, `<d`, `<i`, `<Q`...) or numpy (`<f4`, `<i8`, `u1`...)
- * strings, `S10` (fixed), `S`/`U` (variable-length UTF-8), `bool`, or a compound as
- * `[[name, dtype], [name, dtype, shape], ...]`. Numbers are stored little-endian.
+ * strings, `S10` (fixed), `S`/`U` (variable-length UTF-8), `bool`, a compound as
+ * `[[name, dtype], [name, dtype, shape], ...]`, or another dataset's `dtype`/`metadata` (to
+ * copy it; metadata keeps enums). Numbers are stored little-endian ('>' gives the same values).
  */
-export type WriteDtype = string | Array<[string, WriteDtype] | [string, WriteDtype, number | number[]]>;
+export type WriteDtype = string | Array<[string, WriteDtype] | [string, WriteDtype, number | number[]]> | Dtype | Metadata;
 
+/** Data to write; values read from another file (OutputData) can be written back as they are. */
 export type InputData =
+  | OutputData
   | TypedArray | number | bigint | boolean | string
   | Array<number | bigint | boolean | string | InputData | { [member: string]: unknown }>
   | { [member: string]: unknown };

@@ -246,10 +246,12 @@ function nest(flat, shape) {
 /**
  * A datatype for writing, in the reader's JSON form ({class, size, signed, ...}), from an
  * h5wasm or numpy dtype string (`<f`, `<f4`, `<i8`, `>I`, `u1`, `S10`, `S`, `bool`), a compound
- * as `[[name, dtype], [name, dtype, shape]...]`, or such a JSON type itself.
+ * as `[[name, dtype], [name, dtype, shape]...]`, a dataset's metadata/dtype object, or such a
+ * JSON type itself. Numbers are always stored little-endian ('>' gives the same values).
  */
 function parseDtype(d) {
   if (d && typeof d === 'object' && !Array.isArray(d) && d.class) return d;
+  if (d && typeof d === 'object' && !Array.isArray(d)) return parseDtype(fromMetadata(d));
   if (Array.isArray(d)) {
     let off = 0;
     const members = d.map((m) => {
@@ -282,10 +284,23 @@ function parseDtype(d) {
     if (!m[2]) return { class: 'vlen', size: 16, string: true, cset: 'utf-8' };
     return { class: 'string', size: Number(m[2]), cset: m[1] === 'U' ? 'utf-8' : 'ascii', pad: 'nullpad' };
   } else throw new TypeError(`'${d}' is not a dtype cairn knows (e.g. '<f4', '<d', '<i8', 'u1', 'S10', 'S', 'bool', or [[name, dtype], ...])`);
-  if (order === '>') throw err(TYPE, `'${d}': the writer stores numbers little-endian (use '<'); values are the same`);
   if (kind === 'f' && size === 2) throw err(UNSUPPORTED, `'${d}': the writer has no float16; use '<f4'`);
   if (kind === 'f' && size === 1) throw new TypeError(`'${d}' is not a float size`);
   return kind === 'f' ? { class: 'float', size, order: 'le' } : { class: 'integer', size, signed: kind === 'i', order: 'le' };
+}
+
+/** A write dtype from Dataset.metadata or .dtype ({compound_type}, {array_type}), to copy datasets (enums need metadata). */
+function fromMetadata(m) {
+  if (m.compound_type) return m.compound_type.members.map((x) => [x.name, fromMetadata(x)]);
+  if (m.array_type) {
+    const base = parseDtype(fromMetadata(m.array_type)), dims = m.array_type.shape;
+    return { class: 'array', size: base.size * prod(dims), dims, base };
+  }
+  if (m.enum_type) return { class: 'enum', size: m.size, base: parseDtype(fromMetadata({ ...m, enum_type: undefined, type: 0 })), members: { ...m.enum_type.members } };
+  if (m.type === 0) return '<' + (m.signed ? INT_FMT[m.size] : INT_FMT[m.size].toUpperCase());
+  if (m.type === 1) return `<f${m.size}`;
+  if (m.type === 3) return m.vlen ? 'S' : `S${m.size}`;
+  throw new TypeError(`cannot write data of HDF5 class ${m.type} from its metadata`);
 }
 
 const DTYPE_OF_ARRAY = [[Float32Array, '<f4'], [Float64Array, '<f8'], [Int8Array, '<i1'], [Uint8Array, '<u1'], [Uint8ClampedArray, '<u1'], [Int16Array, '<i2'], [Uint16Array, '<u2'], [Int32Array, '<i4'], [Uint32Array, '<u4'], [BigInt64Array, '<i8'], [BigUint64Array, '<u8']];

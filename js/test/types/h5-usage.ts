@@ -12,6 +12,7 @@ export async function sample(): Promise<void> {
   d.append([3, 4]);
   g.create_dataset({ name: 'c', data: [{ a: 1, v: [1, 2, 3] }], dtype: [['a', '<i4'], ['v', '<f4', [3]]] });
   g.create_dataset({ name: 'empty', shape: [0, 4], dtype: '<f8', maxshape: [null, 4] });
+  g.create_dataset({ name: 'copy', data: d.value, dtype: d.metadata });
   f.create_attribute('title', 'x');
   f.flush();
   const v: OutputData = d.value;
