@@ -127,6 +127,12 @@ test('JS value types follow h5wasm: typed arrays, BigInt64Array, string[], objec
     assert.equal(f.get('a/b').parent.path, '/a');
     assert.equal(f.get('a/b/c').get('leaf').root.path, '/');
     assert.deepEqual([...f.get('a').items()].map(([k, v]) => [k, v.type]), [['b', 'Group']]);
+    const nt = f.get('named_type');
+    assert.equal(nt.type, 'Datatype');
+    assert.equal(nt.metadata.type, 6);
+    assert.deepEqual(nt.dtype.compound_type.members.map((m) => m.name), ['a', 'b']);
+    assert.equal(nt.attrs.doc.value, 'a committed type');
+    assert.deepEqual(f.get('uses_named').value, [{ a: 1, b: 0.5 }, { a: 2, b: -1.5 }]);
     assert.equal(f.get('many').keys().length, 120);
     assert.equal(Object.keys(f.get('many').attrs).length, 120);
     assert.deepEqual(Array.from(f.get('many/d077').value), [77, -77]);
