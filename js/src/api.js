@@ -9,6 +9,7 @@ import { MemoryFile } from './hosts.js';
 import { makeMemory } from './memory.js';
 import { makeStore } from './store.js';
 import { makeZl } from './zl.js';
+import { makeH5 } from './h5.js';
 
 const STATUS = ['OK', 'ERROR', 'NOMEM', 'IOERR', 'CORRUPT', 'NOTFOUND', 'EXISTS', 'MISUSE', 'UNSUPPORTED', 'RANGE', 'READONLY', 'CHECKSUM', 'TYPE', 'LIMIT'];
 
@@ -219,7 +220,7 @@ export function makeApi(loader, { openPath } = {}) {
   const ctx = { init, get M() { return M; }, openFile, check, fail, CairnError, openPath };
   const zl = makeZl(ctx);
 
-  return {
+  const api = {
     init,
     sha256,
     sha256File,
@@ -237,4 +238,7 @@ export function makeApi(loader, { openPath } = {}) {
     /** Low-level access for other modules of this package. */
     _internal: { get module() { return M; }, openFile, check, put, fail },
   };
+  /** HDF5 files, h5wasm-like (js/src/h5.js). */
+  api.h5 = makeH5(api, { openPath });
+  return api;
 }

@@ -379,6 +379,12 @@ export class Store {
   close(): void;
 }
 
+// ------------------------------------------------------------------ HDF5 (js/src/h5.d.ts)
+import type { H5 } from './h5.js';
+export type * from './h5.js';
+/** HDF5 files, h5wasm-like: h5.File.open(fileObject | path, mode). */
+export declare const h5: H5;
+
 // ------------------------------------------------------------------ default export
 declare const cairn: {
   init: typeof init;
@@ -393,6 +399,7 @@ declare const cairn: {
   zl: typeof zl;
   compress: typeof compress;
   decompress: typeof decompress;
+  h5: H5;
   MemoryFile: typeof MemoryFile;
   CairnError: typeof CairnError;
 };

@@ -12,8 +12,9 @@ const api = makeApi((options) => {
   return createCairnCore({ ...options, wasmBinary });
 }, { openPath });
 
-// Memory.open('agent.mem') / Store.open('data.cas') in Node: a NodeFile, closed with the store.
-// mode 'r' read-only, 'w' create (discarding), 'x' create new, 'a' / 'r+' read-write ('a' creates).
+// Memory.open('agent.mem'), Store.open('data.cas'), h5.File.open('data.h5', mode) in Node: a
+// NodeFile, closed with the object. mode 'r' read-only, 'w' create (discarding), 'x' create new,
+// 'a' / 'r+' read-write ('a' creates).
 function openPath(path, mode) {
   if (mode === 'r') return new NodeFile(path, 'r');
   if (mode === 'w') return new NodeFile(path, 'w+');
@@ -26,7 +27,7 @@ function openPath(path, mode) {
   }
 }
 
-export const { init, sha256, sha256File, zstd, deflate, gzip, version, Memory, Store, zl, compress, decompress } = api;
+export const { init, sha256, sha256File, zstd, deflate, gzip, version, Memory, Store, zl, compress, decompress, h5 } = api;
 export { CairnError } from './api.js';
 export { MemoryFile, BlobFile, OpfsFile, HttpFile } from './hosts.js';
 export { NodeFile } from './nodefile.js';
