@@ -61,9 +61,13 @@ mergeInto(LibraryManager.library, {
     return cairnJsCall(id, 'sync', function (f) { if (f.sync) f.sync(); });
   },
   cairn_js_close__deps: ['$cairnJsCall'],
+  // Files that JS code handed in stay open: their owner closes them. Only files the package
+  // opened itself (listed in Module.cairnOwned) are closed here.
   cairn_js_close: function (id) {
-    var r = cairnJsCall(id, 'close', function (f) { if (f.close) f.close(); });
+    var owned = Module['cairnOwned'] && Module['cairnOwned'].has(id);
+    var r = owned ? cairnJsCall(id, 'close', function (f) { if (f.close) f.close(); }) : 0;
     if (Module['cairnFiles']) Module['cairnFiles'].delete(id);
+    if (owned) Module['cairnOwned'].delete(id);
     return r;
   },
 });

@@ -46,6 +46,7 @@ export function makeApi(loader) {
     if (!modPromise) {
       modPromise = loader(options).then((m) => {
         m.cairnFiles = new Map();
+        m.cairnOwned = new Set();
         M = m;
         return m;
       });
@@ -67,13 +68,16 @@ export function makeApi(loader) {
     M.HEAPU8.set(bytes, p);
     return p;
   }
-  // Register a JS file object; returns a cairn_file pointer (closed with M._cairn_file_close).
-  function openFile(file) {
+  // Register a JS file object; returns a cairn_file pointer (released with M._cairn_file_close).
+  // The caller keeps ownership of `file` unless own=true (then releasing it calls file.close()).
+  function openFile(file, own = false) {
     const id = nextFileId++;
     M.cairnFiles.set(id, file);
+    if (own) M.cairnOwned.add(id);
     const f = M._cairn_em_file_open(id);
     if (!f) {
       M.cairnFiles.delete(id);
+      M.cairnOwned.delete(id);
       throw fail(2, 'open');
     }
     return f;
