@@ -4,7 +4,8 @@
 ** core/mem/vec.c - vector kernels and flat search for the memory store.
 **
 ** Three kernels per instruction set, each over a batch of rows against one query: f32 dot,
-** int8 dot (exact int32) and f16 dot. Scalar is the reference; AVX2+FMA and AVX-512 variants
+** int8 dot (exact int32) and f16 dot. Scalar is the reference; AVX2+FMA, AVX-512 and AVX-512
+** VNNI (int8 only) variants
 ** are compiled with target attributes and picked at run time from cairn_cpu_features(); NEON
 ** under __aarch64__ and wasm simd128 under __wasm_simd128__ at compile time. Rows go four at a
 ** time so each query load feeds four FMAs: the scan is then bound by memory bandwidth, which
@@ -328,6 +329,58 @@ AVX512 static void dotF16Avx512(const uint16_t *base, size_t n, uint32_t dim, co
   }
 }
 static const MemKernels kAvx512 = {"avx512", dotF32Avx512, dotI8Avx512, dotF16Avx512};
+
+/* AVX-512 VNNI: vpdpbusd multiplies unsigned by signed bytes and sums groups of four into
+** int32, 64 products per instruction. Rows are signed, so feed x + 128 (x ^ 0x80 read as
+** unsigned) and subtract 128 * sum(q) at the end: sum (x+128) q = sum x q + 128 sum q. Exact. */
+#define AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
+AVX512VNNI static void dotI8Vnni(const int8_t *base, size_t n, uint32_t dim, const int8_t *q, int32_t *out) {
+  uint32_t d64 = dim & ~63u;
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  int32_t qsum = 0;
+  for (uint32_t j = 0; j < d64; j++) qsum += q[j];
+  int32_t bias = 128 * qsum;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const int8_t *r0 = base + i * dim, *r1 = r0 + dim, *r2 = r1 + dim, *r3 = r2 + dim;
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    for (uint32_t j = 0; j < d64; j += 64) {
+      __m512i qq = _mm512_loadu_si512((const void *)(q + j));
+      a0 = _mm512_dpbusd_epi32(a0, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r0 + j)), flip), qq);
+      a1 = _mm512_dpbusd_epi32(a1, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r1 + j)), flip), qq);
+      a2 = _mm512_dpbusd_epi32(a2, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r2 + j)), flip), qq);
+      a3 = _mm512_dpbusd_epi32(a3, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r3 + j)), flip), qq);
+    }
+    int32_t s0 = _mm512_reduce_add_epi32(a0) - bias, s1 = _mm512_reduce_add_epi32(a1) - bias;
+    int32_t s2 = _mm512_reduce_add_epi32(a2) - bias, s3 = _mm512_reduce_add_epi32(a3) - bias;
+    for (uint32_t j = d64; j < dim; j++) {
+      s0 += r0[j] * q[j], s1 += r1[j] * q[j], s2 += r2[j] * q[j], s3 += r3[j] * q[j];
+    }
+    out[i] = s0, out[i + 1] = s1, out[i + 2] = s2, out[i + 3] = s3;
+  }
+  for (; i < n; i++) {
+    const int8_t *r = base + i * dim;
+    __m512i a0 = _mm512_setzero_si512();
+    for (uint32_t j = 0; j < d64; j += 64)
+      a0 = _mm512_dpbusd_epi32(a0, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r + j)), flip),
+                               _mm512_loadu_si512((const void *)(q + j)));
+    int32_t s = _mm512_reduce_add_epi32(a0) - bias;
+    for (uint32_t j = d64; j < dim; j++) s += r[j] * q[j];
+    out[i] = s;
+  }
+}
+static const MemKernels kAvx512Vnni = {"avx512vnni", dotF32Avx512, dotI8Vnni, dotF16Avx512};
+
+/* VNNI is not among the CAIRN_CPU_* bits: ask the compiler runtime (cpuid, no OS call), and
+** only on top of CAIRN_CPU_AVX512 so cairn_cpu_disable(CAIRN_CPU_AVX512) turns it off too. */
+static int haveVnni(void) {
+  static int v = -1;
+  if (v < 0) {
+    __builtin_cpu_init();
+    v = __builtin_cpu_supports("avx512vnni") != 0;
+  }
+  return v;
+}
 #endif /* MEM_X86 */
 
 /* ------------------------------------------------------------------ NEON */
@@ -450,7 +503,7 @@ const MemKernels *cairnMemKernels(void) {
   uint64_t f = cairn_cpu_features();
   (void)f;
 #ifdef MEM_X86
-  if ((f & CAIRN_CPU_AVX512) && (f & CAIRN_CPU_AVX2) && (f & CAIRN_CPU_F16C)) return &kAvx512;
+  if ((f & CAIRN_CPU_AVX512) && (f & CAIRN_CPU_AVX2) && (f & CAIRN_CPU_F16C)) return haveVnni() ? &kAvx512Vnni : &kAvx512;
   if (f & CAIRN_CPU_AVX2) return (f & CAIRN_CPU_F16C) ? &kAvx2 : &kAvx2NoF16;
 #endif
 #if defined(__aarch64__)
@@ -470,6 +523,7 @@ int cairnMemKernelList(const MemKernels **aOut, int nMax) {
 #ifdef MEM_X86
   if ((f & CAIRN_CPU_AVX2) && n < nMax) aOut[n++] = (f & CAIRN_CPU_F16C) ? &kAvx2 : &kAvx2NoF16;
   if ((f & CAIRN_CPU_AVX512) && (f & CAIRN_CPU_AVX2) && (f & CAIRN_CPU_F16C) && n < nMax) aOut[n++] = &kAvx512;
+  if ((f & CAIRN_CPU_AVX512) && (f & CAIRN_CPU_AVX2) && (f & CAIRN_CPU_F16C) && haveVnni() && n < nMax) aOut[n++] = &kAvx512Vnni;
 #endif
 #if defined(__aarch64__)
   if ((f & CAIRN_CPU_NEON) && n < nMax) aOut[n++] = &kNeon;
