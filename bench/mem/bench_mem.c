@@ -132,8 +132,22 @@ static void buildVecs(MemVecs *v, const float *x, size_t n) {
 }
 
 /* median ms per query and the top-10 of each query */
+/* The machine is shared: each configuration runs its queries ROUNDS times and keeps the best
+** round's median (the same rule for cairn, the hand loop and the bandwidth probe). */
+#define ROUNDS 3
+static double timeSearch1(const MemVecs *v, MemIvf *ix, const float *aQ, int kind, uint32_t nprobe, uint32_t rerank,
+                          uint32_t *aTop);
 static double timeSearch(const MemVecs *v, MemIvf *ix, const float *aQ, int kind, uint32_t nprobe, uint32_t rerank,
                          uint32_t *aTop) {
+  double best = 1e30;
+  for (int r = 0; r < ROUNDS; r++) {
+    double t = timeSearch1(v, ix, aQ, kind, nprobe, rerank, aTop);
+    if (t < best) best = t;
+  }
+  return best;
+}
+static double timeSearch1(const MemVecs *v, MemIvf *ix, const float *aQ, int kind, uint32_t nprobe, uint32_t rerank,
+                          uint32_t *aTop) {
   double lat[NQ];
   MemTopK t;
   cairnTopKInit(&t, 10);
@@ -171,7 +185,7 @@ int main(int argc, char **argv) {
   const char *zDir = argc > 1 ? argv[1] : "/tmp/cairn-bench-mem";
   mkdir(zDir, 0755);
   cairn_posix_install(1);
-  printf("cairn memory bench: %d-d, cosine, one query at a time, median of %d queries; kernels %s\n", DIM, NQ,
+  printf("cairn memory bench: %d-d, cosine, one query at a time, median of %d queries (best of %d rounds); kernels %s\n", DIM, NQ, ROUNDS,
          cairnMemKernels()->zName);
   /* clustered data: NCLUS centres, points = centre + noise, normalised */
   float *cent = malloc((size_t)NCLUS * DIM * 4), *x = malloc((size_t)NBIG * DIM * 4), *aQ = malloc((size_t)NQ * DIM * 4);
@@ -202,12 +216,16 @@ int main(int argc, char **argv) {
     v.n = n; /* a prefix view of the same rows */
     double lat[NQ];
     uint32_t hand[10];
-    for (int q = 0; q < NQ; q++) {
-      double t0 = nowMs();
-      handScan(x, n, aQ + (size_t)q * DIM, hand);
-      lat[q] = nowMs() - t0;
+    double tHand = 1e30;
+    for (int r = 0; r < ROUNDS; r++) {
+      for (int q = 0; q < NQ; q++) {
+        double t0 = nowMs();
+        handScan(x, n, aQ + (size_t)q * DIM, hand);
+        lat[q] = nowMs() - t0;
+      }
+      double t = median(lat, NQ);
+      if (t < tHand) tHand = t;
     }
-    double tHand = median(lat, NQ);
     cairn_posix_install(1);
     double t1 = timeSearch(&v, NULL, aQ, CAIRN_VINDEX_FLAT, 0, 0, gt);
     cairn_posix_install(2);

@@ -36,6 +36,7 @@ int cairnMemKernelList(const MemKernels **aOut, int nMax);
 float cairnMemDot(const float *a, const float *b, uint32_t dim);
 uint16_t cairnF32ToF16(float f);
 float cairnF16ToF32(uint16_t h);
+void cairnF32ToF16Row(const float *x, uint16_t *h, uint32_t n); /* F16C when present */
 /* Symmetric int8 quantisation: code = round(x / scale), scale = max|x| / 127. */
 float cairnQuantI8(const float *x, uint32_t dim, int8_t *code);
 

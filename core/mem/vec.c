@@ -76,19 +76,45 @@ float cairnF16ToF32(uint16_t h) {
   return f;
 }
 
+/* Plain C the compiler vectorises (no libm calls on the add path): rounding is half away from
+** zero, and inputs are finite (the store rejects NaN/Inf before this). */
 float cairnQuantI8(const float *x, uint32_t dim, int8_t *code) {
   float mx = 0;
-  for (uint32_t i = 0; i < dim; i++) mx = fmaxf(mx, fabsf(x[i]));
+  for (uint32_t i = 0; i < dim; i++) {
+    float a = x[i] < 0 ? -x[i] : x[i];
+    mx = a > mx ? a : mx;
+  }
   if (mx == 0) {
     memset(code, 0, dim);
     return 0;
   }
   float s = mx / 127.0f, inv = 127.0f / mx;
   for (uint32_t i = 0; i < dim; i++) {
-    float r = nearbyintf(x[i] * inv);
-    code[i] = (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+    float r = x[i] * inv;
+    int v = (int)(r + (r >= 0 ? 0.5f : -0.5f));
+    code[i] = (int8_t)(v > 127 ? 127 : v < -127 ? -127 : v);
   }
   return s;
+}
+
+/* A row of f32 to f16, round to nearest even: F16C when present (the same rounding as
+** cairnF32ToF16, checked by the tests), else the portable conversion. */
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx,f16c"))) static void f16RowF16c(const float *x, uint16_t *h, uint32_t n) {
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+  for (; i < n; i++) h[i] = cairnF32ToF16(x[i]);
+}
+#endif
+void cairnF32ToF16Row(const float *x, uint16_t *h, uint32_t n) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (cairn_cpu_features() & CAIRN_CPU_F16C) {
+    f16RowF16c(x, h, n);
+    return;
+  }
+#endif
+  for (uint32_t i = 0; i < n; i++) h[i] = cairnF32ToF16(x[i]);
 }
 
 /* ------------------------------------------------------------------ scalar kernels */
@@ -625,12 +651,8 @@ int cairnVecsAppend(MemVecs *v, const float *x) {
   }
   size_t r = v->n;
   memcpy(v->aF32 + r * d, x, (size_t)d * 4);
-  double sq = 0;
-  for (uint32_t j = 0; j < d; j++) {
-    sq += (double)x[j] * x[j];
-    v->aF16[r * d + j] = cairnF32ToF16(x[j]);
-  }
-  v->aSqNorm[r] = (float)sq;
+  cairnF32ToF16Row(x, v->aF16 + r * d, d);
+  v->aSqNorm[r] = cairnMemDot(x, x, d);
   v->aI8Scale[r] = cairnQuantI8(x, d, v->aI8 + r * d);
   v->n++;
   return CAIRN_OK;
