@@ -522,7 +522,34 @@ static void dotI8Wasm(const int8_t *base, size_t n, uint32_t dim, const int8_t *
     out[i] = s;
   }
 }
-static const MemKernels kWasm = {"wasm128", dotF32Wasm, dotI8Wasm, dotF16Scalar};
+/* f16 -> f32 without hardware help: put the 15 exponent+mantissa bits at the top of an f32
+** exponent/mantissa and multiply by 2^112, which rebias the exponent and turns f16
+** subnormals into the right f32 normals; then restore the sign. Exact for every finite half
+** (the store only ever holds finite ones); infinities would come out as 2^16 * 1.x. */
+static inline v128_t f16x4ToF32(v128_t h32) {
+  const v128_t magic = wasm_i32x4_splat(0x77800000); /* 2^112 */
+  v128_t em = wasm_i32x4_shl(wasm_v128_and(h32, wasm_i32x4_splat(0x7fff)), 13);
+  v128_t sign = wasm_i32x4_shl(wasm_v128_and(h32, wasm_i32x4_splat(0x8000)), 16);
+  return wasm_v128_or(wasm_f32x4_mul(em, magic), sign);
+}
+static void dotF16Wasm(const uint16_t *base, size_t n, uint32_t dim, const float *q, float *out) {
+  uint32_t d8 = dim & ~7u;
+  for (size_t i = 0; i < n; i++) {
+    const uint16_t *r = base + i * dim;
+    v128_t a0 = wasm_f32x4_splat(0), a1 = a0;
+    for (uint32_t j = 0; j < d8; j += 8) {
+      v128_t h = wasm_v128_load(r + j);
+      a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(f16x4ToF32(wasm_u32x4_extend_low_u16x8(h)), wasm_v128_load(q + j)));
+      a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(f16x4ToF32(wasm_u32x4_extend_high_u16x8(h)), wasm_v128_load(q + j + 4)));
+    }
+    a0 = wasm_f32x4_add(a0, a1);
+    float s = (wasm_f32x4_extract_lane(a0, 0) + wasm_f32x4_extract_lane(a0, 1)) +
+              (wasm_f32x4_extract_lane(a0, 2) + wasm_f32x4_extract_lane(a0, 3));
+    for (uint32_t j = d8; j < dim; j++) s += cairnF16ToF32(r[j]) * q[j];
+    out[i] = s;
+  }
+}
+static const MemKernels kWasm = {"wasm128", dotF32Wasm, dotI8Wasm, dotF16Wasm};
 #endif
 
 const MemKernels *cairnMemKernels(void) {
