@@ -163,6 +163,7 @@ typedef struct JsonNode {
   const char *z;     /* STR: decoded UTF-8 in the arena (NUL-terminated); key too */
   uint32_t nz;
   size_t iz;         /* offset of z in the arena */
+  size_t iSrc, nSrc; /* the value's bytes in the source text */
 } JsonNode;
 typedef struct Json {
   JsonNode *a;

@@ -611,3 +611,62 @@ TEST(mem, text_only_store) {
   CHECK_EQ(search(m, "Kyoto", CAIRN_MEM_VECTOR, 3, NULL, h), 9999);
   cairn_mem_close(m);
 }
+
+TEST(mem, json_api) {
+  cairn_mem *m;
+  cairn_mem_config cfg = {4, CAIRN_METRIC_COSINE, 0, 0, 0};
+  CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
+  uint64_t id;
+  CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"Pepper the beagle hurt her paw\", \"embedding\": [1, 0, 0, 0], \"session\": "
+                                 "\"s3\", \"role\": \"Maya\", \"tier\": 1, \"importance\": 0.5, \"eventMs\": 1700000000000, "
+                                 "\"meta\": {\"topic\": \"dog\", \"n\": [1, 2]}}", &id));
+  CHECK_EQ(id, 1);
+  CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"Ines plays the \\\"violin\\\"\", \"embedding\": [0, 1, 0, 0], \"session\": \"s2\"}", &id));
+  CHECK_EQ(id, 2);
+  CHECK_RC(cairn_mem_add_json(m, "{\"txt\": \"typo\"}", &id), CAIRN_MISUSE);
+  CHECK(strstr(cairn_errmsg(), "unknown field 'txt'") != NULL);
+  CHECK_RC(cairn_mem_add_json(m, "{\"text\": \"x\", \"embedding\": [1, 2]}", &id), CAIRN_MISUSE); /* 2 != 4 dims */
+  CHECK_RC(cairn_mem_add_json(m, "{\"text\": \"x\", \"embedding\": [1, \"a\", 0, 0]}", &id), CAIRN_TYPE);
+  CHECK_RC(cairn_mem_add_json(m, "{\"text\": \"x\", \"meta\": [1]}", &id), CAIRN_TYPE);
+  CHECK_RC(cairn_mem_add_json(m, "{\"session\": \"s\"}", &id), CAIRN_MISUSE); /* no text */
+  CHECK_RC(cairn_mem_add_json(m, "[]", &id), CAIRN_MISUSE);
+  cairn_mem_record r;
+  CHECK_OK(cairn_mem_get(m, 1, &r));
+  CHECK_STR(r.zMeta, "{\"topic\": \"dog\", \"n\": [1, 2]}"); /* the object's own text */
+  CHECK_EQ(r.tier, 1);
+  char *z;
+  CHECK_OK(cairn_mem_search_json(m, "beagle paw", "{\"k\": 5, \"mode\": \"bm25\", \"filter\": {\"session\": \"s3\"}}", &z));
+  /* the result is JSON the module's own reader accepts, with the fields documented */
+  Json j;
+  CHECK_OK(cairnJsonParse(&j, z, strlen(z)));
+  CHECK(j.a[0].type == JSON_ARR && j.a[0].n == 1);
+  uint32_t h = cairnJsonChild(&j, 0);
+  CHECK(j.a[cairnJsonGet(&j, h, "id")].num == 1);
+  CHECK_STR(j.a[cairnJsonGet(&j, h, "text")].z, "Pepper the beagle hurt her paw");
+  CHECK_STR(j.a[cairnJsonGet(&j, h, "role")].z, "Maya");
+  CHECK(j.a[cairnJsonGet(&j, h, "vscore")].type == JSON_NULL); /* bm25 mode: no vector score */
+  CHECK(j.a[cairnJsonGet(&j, h, "bscore")].num > 0);
+  CHECK(j.a[cairnJsonGet(&j, h, "importance")].num == 0.5);
+  CHECK(j.a[cairnJsonGet(&j, h, "eventMs")].num == 1700000000000.0);
+  CHECK(j.a[cairnJsonGet(&j, cairnJsonGet(&j, h, "meta"), "topic")].type == JSON_STR);
+  cairnJsonFree(&j);
+  cairn_free(z);
+  CHECK_OK(cairn_mem_search_json(m, "", "{\"mode\": \"vector\", \"embedding\": [0.1, 0.9, 0, 0], \"k\": 2}", &z));
+  CHECK_OK(cairnJsonParse(&j, z, strlen(z)));
+  CHECK_EQ(j.a[0].n, 2);
+  h = cairnJsonChild(&j, 0);
+  CHECK(j.a[cairnJsonGet(&j, h, "id")].num == 2);
+  CHECK_STR(j.a[cairnJsonGet(&j, h, "text")].z, "Ines plays the \"violin\"");
+  cairnJsonFree(&j);
+  cairn_free(z);
+  CHECK_RC(cairn_mem_search_json(m, "x", "{\"mode\": \"fuzzy\"}", &z), CAIRN_MISUSE);
+  CHECK(z == NULL);
+  CHECK_RC(cairn_mem_search_json(m, "x", "{\"filter\": {\"sesion\": \"s3\"}}", &z), CAIRN_MISUSE);
+  CHECK(strstr(cairn_errmsg(), "sesion") != NULL);
+  CHECK_RC(cairn_mem_search_json(m, "x", "{\"limit\": 3}", &z), CAIRN_MISUSE);
+  CHECK_RC(cairn_mem_search_json(m, "x", "{\"k\": 0}", &z), CAIRN_MISUSE);
+  CHECK_OK(cairn_mem_search_json(m, "violin", NULL, &z)); /* defaults: hybrid, k 10 */
+  CHECK(strstr(z, "\"id\":2") != NULL);
+  cairn_free(z);
+  cairn_mem_close(m);
+}

@@ -56,6 +56,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       q.mode = mode;
       cairn_mem_search(m, &q, h, &n);
     }
+    uint64_t id;
+    cairn_mem_add_json(m, z, &id);  /* the bytes as a memory object ... */
+    char *zRes = NULL;
+    if (cairn_mem_search_json(m, "Caroline lake", z, &zRes) == CAIRN_OK) { /* ... and as search options */
+      Json jr;
+      if (cairnJsonParse(&jr, zRes, strlen(zRes)) != CAIRN_OK) __builtin_trap(); /* results are valid JSON */
+      cairnJsonFree(&jr);
+      cairn_free(zRes);
+    }
     cairn_mem_close(m);
   }
   if (haveFilter) cairn_free(arena);

@@ -222,6 +222,24 @@ int cairn_mem_embed(const char *zText, size_t nText, float *pOut, uint32_t dim);
 int cairn_mem_tokenize(const char *zText, size_t nText,
                        void (*xTok)(void *pArg, const char *z, size_t n), void *pArg);
 
+/* ---- JSON entry points (for bindings: objects cross as JSON text) ---- */
+/*
+** Add a memory given as a JSON object: {"text": "...", "embedding": [..], "session": "s1",
+** "role": "user", "tier": 0, "importance": 0.5, "createdMs": ms, "eventMs": ms, "meta": {..}}.
+** Only "text" is required; unknown fields fail with CAIRN_MISUSE naming the field.
+*/
+int cairn_mem_add_json(cairn_mem *pMem, const char *zJson, uint64_t *pId);
+/*
+** Search with options as a JSON object (NULL or "" = defaults): {"k": 10, "mode": "hybrid" |
+** "vector" | "bm25", "filter": {see cairn_mem_filter_parse}, "fusion": "rrf" | "weighted",
+** "rrfK", "wVector", "wBm25", "recency", "halfLifeHours", "now", "index": "auto" | "flat" |
+** "f16" | "int8" | "ivf" | "ivfpq", "nprobe", "rerank", "k1", "b", "embedding": [..],
+** "touch": bool}. *pzResult receives a JSON array of hits, best first: {"id", "score",
+** "vscore", "bscore" (null when not computed), "text", "session", "role", "tier",
+** "importance", "accessCount", "createdMs", "eventMs", "meta"}; free it with cairn_free.
+*/
+int cairn_mem_search_json(cairn_mem *pMem, const char *zQuery, const char *zOptions, char **pzResult);
+
 /* ---- the built-in demo data set (core/mem/demo_data.c) ---- */
 /* A synthetic multi-session conversation and questions about it, each naming the index of the
 ** turn that answers it. Static data: never freed. */
