@@ -851,8 +851,8 @@ int cairn_mem_filter_parse(const char *zJson, cairn_mem_filter *pf, char **pzAre
   if (j.a[0].type != JSON_OBJ) rc = cairnErr(CAIRN_MISUSE, "filter: must be a JSON object");
   /* arena: copies of the strings we keep (the JSON is freed below) */
   size_t nArena = 0;
-  for (uint32_t i = 0; i < j.n; i++) nArena += j.a[i].type == JSON_STR ? j.a[i].nz + 1 : 0;
-  nArena += strlen(zJson) + 1;
+  for (uint32_t i = 0; i < j.n; i++) nArena += j.a[i].type == JSON_STR ? 6 * (size_t)j.a[i].nz + 3 : 0;
+  nArena += strlen(zJson) + 64;
   char *z = cairnMalloc(nArena), *zEnd = z;
   if (!z && rc == CAIRN_OK) rc = cairnErr(CAIRN_NOMEM, "filter: out of memory");
   for (uint32_t k = rc ? 0 : cairnJsonChild(&j, 0); k && rc == CAIRN_OK;) {
@@ -909,7 +909,10 @@ int cairn_mem_filter_parse(const char *zJson, cairn_mem_filter *pf, char **pzAre
         for (uint32_t c = 0; c < n->nz; c++) {
           unsigned char ch = (unsigned char)n->z[c];
           if (ch == '"' || ch == '\\') *o++ = '\\', *o++ = (char)ch;
-          else if (ch < 0x20) *o++ = ' ';
+          else if (ch < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            *o++ = '\\', *o++ = 'u', *o++ = '0', *o++ = '0', *o++ = hex[ch >> 4], *o++ = hex[ch & 15];
+          }
           else *o++ = (char)ch;
         }
         *o++ = '"';

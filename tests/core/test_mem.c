@@ -670,3 +670,16 @@ TEST(mem, json_api) {
   cairn_free(z);
   cairn_mem_close(m);
 }
+
+TEST(mem, meta_filter_escapes) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"tab note\", \"meta\": {\"k\\\"ey\": \"a\\tb \\\"q\\\"\"}}", NULL));
+  CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"tab note\", \"meta\": {\"k\\\"ey\": \"a b\"}}", NULL));
+  char *z;
+  CHECK_OK(cairn_mem_search_json(m, "note", "{\"filter\": {\"meta\": {\"k\\\"ey\": \"a\\tb \\\"q\\\"\"}}}", &z));
+  CHECK(strstr(z, "\"id\":1") != NULL);
+  CHECK(strstr(z, "\"id\":2") == NULL);
+  cairn_free(z);
+  cairn_mem_close(m);
+}
