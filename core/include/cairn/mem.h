@@ -62,7 +62,13 @@ typedef struct cairn_mem_config {
   int readOnly;  /* open without writing; add/commit fail with CAIRN_READONLY */
   int noSync;    /* skip fsync on commit (tests, bulk loads): not crash-safe */
   int textOnly;  /* no vectors at all: BM25 only (adds take no embedding, vector search fails) */
+  int diskVectors; /* how the file keeps vectors: CAIRN_MEM_DISK_F32 (exact), _F16 (half the
+                   ** bytes) or _INT8 (a quarter); the store then searches the decoded values,
+                   ** the same before and after a reopen. Fixed at creation like dim. */
 } cairn_mem_config;
+#define CAIRN_MEM_DISK_F32  0
+#define CAIRN_MEM_DISK_F16  1
+#define CAIRN_MEM_DISK_INT8 2
 
 /*
 ** Open (or create) a store. zPath NULL keeps it in memory only. An existing file keeps its own
