@@ -3,7 +3,8 @@
 **
 ** native/cli_mem.c - the agent-memory commands of the cairn CLI (native and WASI):
 **   cairn mem add FILE TEXT... [--session S] [--role R] [--tier N] [--importance X] [--meta JSON]
-**                 [--time MS] [--embedding v1,v2,...] [--dim N] [--metric cosine|ip|l2]
+**                 [--time MS] [--embedding v1,v2,...]
+**                 new stores: [--dim N] [--metric cosine|ip|l2] [--disk f32|f16|int8] [--text-only]
 **   cairn mem search FILE QUERY [--k N] [--mode hybrid|vector|bm25] [--filter JSON]
 **                 [--index auto|flat|f16|int8|ivf|ivfpq] [--nprobe N] [--fusion rrf|weighted]
 **                 [--recency W] [--json]
@@ -74,7 +75,7 @@ static int memAdd(int argc, char **argv) {
   uint32_t nEmb = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (a[0] == '-' && a[1] == '-' && !v) return cliUsage(zCmd, "option %s needs a value", a);
+    if (a[0] == '-' && a[1] == '-' && !v && strcmp(a, "--text-only")) return cliUsage(zCmd, "option %s needs a value", a);
     if (!strcmp(a, "--session")) r.zSession = v, i++;
     else if (!strcmp(a, "--role")) r.zRole = v, i++;
     else if (!strcmp(a, "--tier")) r.tier = atoi(v), i++;
@@ -82,6 +83,13 @@ static int memAdd(int argc, char **argv) {
     else if (!strcmp(a, "--meta")) r.zMeta = v, i++;
     else if (!strcmp(a, "--time")) r.eventMs = strtoll(v, NULL, 10), i++;
     else if (!strcmp(a, "--dim")) cfg.dim = (uint32_t)atoi(v), i++;
+    else if (!strcmp(a, "--disk")) {
+      if (!strcmp(v, "f32")) cfg.diskVectors = CAIRN_MEM_DISK_F32;
+      else if (!strcmp(v, "f16")) cfg.diskVectors = CAIRN_MEM_DISK_F16;
+      else if (!strcmp(v, "int8")) cfg.diskVectors = CAIRN_MEM_DISK_INT8;
+      else return cliUsage(zCmd, "--disk must be f32, f16 or int8");
+      i++;
+    } else if (!strcmp(a, "--text-only")) cfg.textOnly = 1;
     else if (!strcmp(a, "--metric")) {
       if (!strcmp(v, "cosine")) cfg.metric = CAIRN_METRIC_COSINE;
       else if (!strcmp(v, "ip")) cfg.metric = CAIRN_METRIC_IP;
