@@ -210,7 +210,9 @@ static int memStats(int argc, char **argv) {
   cairn_mem_stats_get(m, &s);
   static const char *const azMetric[] = {"cosine", "ip", "l2"};
   printf("memories    %llu\n", (unsigned long long)s.nMemory);
-  printf("dimensions  %u (%s)\n", s.dim, azMetric[s.metric]);
+  static const char *const azDisk[] = {"f32", "f16", "int8"};
+  if (s.textOnly) printf("vectors     none (text-only store, BM25)\n");
+  else printf("vectors     %u dimensions, %s, kept as %s on disk\n", s.dim, azMetric[s.metric], azDisk[s.diskVectors]);
   printf("sessions    %u\nroles       %u\n", s.nSession, s.nRole);
   printf("terms       %u (%llu postings)\n", s.nTerm, (unsigned long long)s.nPosting);
   printf("text        %llu bytes\nfile        %llu bytes\n", (unsigned long long)s.nTextBytes, (unsigned long long)s.nFileBytes);

@@ -884,6 +884,7 @@ int cairn_mem_stats_get(cairn_mem *m, cairn_mem_stats *s) {
   s->ivfKind = m->ivf.kind, s->ivfNlist = m->ivf.nlist, s->ivfPqM = m->ivf.m;
   s->openNs = m->openNs;
   s->zKernel = cairnMemKernels()->zName;
+  s->textOnly = m->textOnly, s->diskVectors = m->diskVec;
   return CAIRN_OK;
 }
 

@@ -206,7 +206,8 @@ typedef struct cairn_mem_stats {
   int ivfKind;                   /* 0 none, or CAIRN_VINDEX_IVF / IVFPQ */
   uint32_t ivfNlist, ivfPqM;
   int64_t openNs;                /* time the last open took (replay + rebuild) */
-  const char *zKernel;           /* "avx512", "avx2", "neon", "wasm128", "scalar" */
+  const char *zKernel;           /* "avx512vnni", "avx512", "avx2", "neon", "wasm128", "scalar" */
+  int textOnly, diskVectors;     /* as created (cairn_mem_config) */
 } cairn_mem_stats;
 int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
 
