@@ -2,7 +2,7 @@
 ** 2026-11-29
 **
 ** native/cli_mem.c - the agent-memory commands of the cairn CLI (native and WASI):
-**   cairn mem add FILE TEXT... [--session S] [--role R] [--tier N] [--importance X] [--meta JSON]
+**   cairn mem add FILE [TEXT...] [--jsonl MEMORIES.jsonl] [--session S] [--role R] [--tier N] [--importance X] [--meta JSON]
 **                 [--time MS] [--embedding v1,v2,...]
 **                 new stores: [--dim N] [--metric cosine|ip|l2] [--disk f32|f16|int8] [--text-only]
 **   cairn mem search FILE QUERY [--k N] [--mode hybrid|vector|bm25] [--filter JSON]
@@ -62,6 +62,46 @@ static int memOpen(const char *zCmd, const char *zPath, const cairn_mem_config *
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
+/* Add every line of a JSONL file ({"text": ..., "session": ..., "embedding": [...], ...});
+** commits every 1000 lines. Errors name the line. */
+static int addJsonl(cairn_mem *m, const char *zPath) {
+  cairn_file *f;
+  int rc = cairn_open(zPath, CAIRN_OPEN_READONLY, &f);
+  if (rc) return rc;
+  uint64_t size;
+  rc = cairn_file_size(f, &size);
+  char *z = rc ? NULL : malloc((size_t)size + 1);
+  if (!rc && !z) rc = cairn_seterr(CAIRN_NOMEM, "%s: %llu bytes", zPath, (unsigned long long)size);
+  if (!rc) rc = cairn_file_read_exact(f, z, (size_t)size, 0);
+  cairn_file_close(f);
+  if (rc) {
+    free(z);
+    return rc;
+  }
+  z[size] = 0;
+  long line = 0, nAdded = 0;
+  for (char *p = z; rc == CAIRN_OK && *p;) {
+    char *e = strchr(p, '\n');
+    if (e) *e = 0;
+    line++;
+    char *t = p;
+    while (*t == ' ' || *t == '\t' || *t == '\r') t++;
+    if (*t) {
+      uint64_t id;
+      rc = cairn_mem_add_json(m, p, &id);
+      if (rc) {
+        char zMsg[512];
+        snprintf(zMsg, sizeof zMsg, "%s", cairn_errmsg());
+        rc = cairn_seterr(rc, "%s line %lld: %s", zPath, (long long)line, zMsg);
+      } else if (++nAdded % 1000 == 0) rc = cairn_mem_commit(m);
+    }
+    p = e ? e + 1 : p + strlen(p);
+  }
+  free(z);
+  if (rc == CAIRN_OK) fprintf(stderr, "%ld memories added from %s\n", nAdded, zPath);
+  return rc;
+}
+
 static int memAdd(int argc, char **argv) {
   const char *zCmd = "mem add";
   if (argc < 3) return cliUsage(zCmd, "need FILE and TEXT");
@@ -70,6 +110,7 @@ static int memAdd(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   const char *zFile = argv[1];
   const char *azText[256];
+  const char *zJsonl = NULL; /* a file of JSON objects, one memory per line */
   int nText = 0;
   float *aEmb = NULL;
   uint32_t nEmb = 0;
@@ -90,6 +131,7 @@ static int memAdd(int argc, char **argv) {
       else return cliUsage(zCmd, "--disk must be f32, f16 or int8");
       i++;
     } else if (!strcmp(a, "--text-only")) cfg.textOnly = 1;
+    else if (!strcmp(a, "--jsonl")) zJsonl = v, i++;
     else if (!strcmp(a, "--metric")) {
       if (!strcmp(v, "cosine")) cfg.metric = CAIRN_METRIC_COSINE;
       else if (!strcmp(v, "ip")) cfg.metric = CAIRN_METRIC_IP;
@@ -115,9 +157,9 @@ static int memAdd(int argc, char **argv) {
       return cliUsage(zCmd, "unknown option '%s'", a);
     } else if (nText < 256) azText[nText++] = a;
   }
-  if (nText == 0) {
+  if (nText == 0 && !zJsonl) {
     free(aEmb);
-    return cliUsage(zCmd, "need at least one TEXT");
+    return cliUsage(zCmd, "need at least one TEXT or --jsonl FILE");
   }
   cairn_mem *m;
   if (memOpen(zCmd, zFile, &cfg, &m)) {
@@ -132,6 +174,7 @@ static int memAdd(int argc, char **argv) {
     rc = cairn_mem_add(m, &r, &id);
     if (rc == CAIRN_OK) printf("%llu\n", (unsigned long long)id);
   }
+  if (rc == CAIRN_OK && zJsonl) rc = addJsonl(m, zJsonl);
   if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
   free(aEmb);
   if (rc) {
