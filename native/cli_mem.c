@@ -2,8 +2,9 @@
 ** 2026-11-29
 **
 ** native/cli_mem.c - the agent-memory commands of the cairn CLI (native and WASI):
-**   cairn mem add FILE TEXT... [--session S] [--role R] [--tier N] [--importance X] [--meta JSON]
-**                 [--time MS] [--embedding v1,v2,...] [--dim N] [--metric cosine|ip|l2]
+**   cairn mem add FILE [TEXT...] [--jsonl MEMORIES.jsonl] [--session S] [--role R] [--tier N] [--importance X] [--meta JSON]
+**                 [--time MS] [--embedding v1,v2,...]
+**                 new stores: [--dim N] [--metric cosine|ip|l2] [--disk f32|f16|int8] [--text-only]
 **   cairn mem search FILE QUERY [--k N] [--mode hybrid|vector|bm25] [--filter JSON]
 **                 [--index auto|flat|f16|int8|ivf|ivfpq] [--nprobe N] [--fusion rrf|weighted]
 **                 [--recency W] [--json]
@@ -61,20 +62,61 @@ static int memOpen(const char *zCmd, const char *zPath, const cairn_mem_config *
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
+/* Add every line of a JSONL file ({"text": ..., "session": ..., "embedding": [...], ...});
+** commits every 1000 lines. Errors name the line. */
+static int addJsonl(cairn_mem *m, const char *zPath) {
+  cairn_file *f;
+  int rc = cairn_open(zPath, CAIRN_OPEN_READONLY, &f);
+  if (rc) return rc;
+  uint64_t size;
+  rc = cairn_file_size(f, &size);
+  char *z = rc ? NULL : malloc((size_t)size + 1);
+  if (!rc && !z) rc = cairn_seterr(CAIRN_NOMEM, "%s: %llu bytes", zPath, (unsigned long long)size);
+  if (!rc) rc = cairn_file_read_exact(f, z, (size_t)size, 0);
+  cairn_file_close(f);
+  if (rc) {
+    free(z);
+    return rc;
+  }
+  z[size] = 0;
+  long line = 0, nAdded = 0;
+  for (char *p = z; rc == CAIRN_OK && *p;) {
+    char *e = strchr(p, '\n');
+    if (e) *e = 0;
+    line++;
+    char *t = p;
+    while (*t == ' ' || *t == '\t' || *t == '\r') t++;
+    if (*t) {
+      uint64_t id;
+      rc = cairn_mem_add_json(m, p, &id);
+      if (rc) {
+        char zMsg[512];
+        snprintf(zMsg, sizeof zMsg, "%s", cairn_errmsg());
+        rc = cairn_seterr(rc, "%s line %lld: %s", zPath, (long long)line, zMsg);
+      } else if (++nAdded % 1000 == 0) rc = cairn_mem_commit(m);
+    }
+    p = e ? e + 1 : p + strlen(p);
+  }
+  free(z);
+  if (rc == CAIRN_OK) fprintf(stderr, "%ld memories added from %s\n", nAdded, zPath);
+  return rc;
+}
+
 static int memAdd(int argc, char **argv) {
   const char *zCmd = "mem add";
   if (argc < 3) return cliUsage(zCmd, "need FILE and TEXT");
-  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0};
+  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
   cairn_mem_record r;
   memset(&r, 0, sizeof r);
   const char *zFile = argv[1];
   const char *azText[256];
+  const char *zJsonl = NULL; /* a file of JSON objects, one memory per line */
   int nText = 0;
   float *aEmb = NULL;
   uint32_t nEmb = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (a[0] == '-' && a[1] == '-' && !v) return cliUsage(zCmd, "option %s needs a value", a);
+    if (a[0] == '-' && a[1] == '-' && !v && strcmp(a, "--text-only")) return cliUsage(zCmd, "option %s needs a value", a);
     if (!strcmp(a, "--session")) r.zSession = v, i++;
     else if (!strcmp(a, "--role")) r.zRole = v, i++;
     else if (!strcmp(a, "--tier")) r.tier = atoi(v), i++;
@@ -82,6 +124,14 @@ static int memAdd(int argc, char **argv) {
     else if (!strcmp(a, "--meta")) r.zMeta = v, i++;
     else if (!strcmp(a, "--time")) r.eventMs = strtoll(v, NULL, 10), i++;
     else if (!strcmp(a, "--dim")) cfg.dim = (uint32_t)atoi(v), i++;
+    else if (!strcmp(a, "--disk")) {
+      if (!strcmp(v, "f32")) cfg.diskVectors = CAIRN_MEM_DISK_F32;
+      else if (!strcmp(v, "f16")) cfg.diskVectors = CAIRN_MEM_DISK_F16;
+      else if (!strcmp(v, "int8")) cfg.diskVectors = CAIRN_MEM_DISK_INT8;
+      else return cliUsage(zCmd, "--disk must be f32, f16 or int8");
+      i++;
+    } else if (!strcmp(a, "--text-only")) cfg.textOnly = 1;
+    else if (!strcmp(a, "--jsonl")) zJsonl = v, i++;
     else if (!strcmp(a, "--metric")) {
       if (!strcmp(v, "cosine")) cfg.metric = CAIRN_METRIC_COSINE;
       else if (!strcmp(v, "ip")) cfg.metric = CAIRN_METRIC_IP;
@@ -107,9 +157,9 @@ static int memAdd(int argc, char **argv) {
       return cliUsage(zCmd, "unknown option '%s'", a);
     } else if (nText < 256) azText[nText++] = a;
   }
-  if (nText == 0) {
+  if (nText == 0 && !zJsonl) {
     free(aEmb);
-    return cliUsage(zCmd, "need at least one TEXT");
+    return cliUsage(zCmd, "need at least one TEXT or --jsonl FILE");
   }
   cairn_mem *m;
   if (memOpen(zCmd, zFile, &cfg, &m)) {
@@ -124,6 +174,7 @@ static int memAdd(int argc, char **argv) {
     rc = cairn_mem_add(m, &r, &id);
     if (rc == CAIRN_OK) printf("%llu\n", (unsigned long long)id);
   }
+  if (rc == CAIRN_OK && zJsonl) rc = addJsonl(m, zJsonl);
   if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
   free(aEmb);
   if (rc) {
@@ -170,7 +221,7 @@ static int memSearch(int argc, char **argv) {
     } else return cliUsage(zCmd, "unknown option '%s'", a);
   }
   if (q.k == 0 || q.k > 1000) return cliUsage(zCmd, "--k must be 1..1000");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0};
   cairn_mem *m;
   if (memOpen(zCmd, argv[1], &cfg, &m)) return 1;
   cairn_mem_filter f;
@@ -195,14 +246,16 @@ static int memSearch(int argc, char **argv) {
 
 static int memStats(int argc, char **argv) {
   if (argc < 2) return cliUsage("mem stats", "need FILE");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0};
   cairn_mem *m;
   if (memOpen("mem stats", argv[1], &cfg, &m)) return 1;
   cairn_mem_stats s;
   cairn_mem_stats_get(m, &s);
   static const char *const azMetric[] = {"cosine", "ip", "l2"};
   printf("memories    %llu\n", (unsigned long long)s.nMemory);
-  printf("dimensions  %u (%s)\n", s.dim, azMetric[s.metric]);
+  static const char *const azDisk[] = {"f32", "f16", "int8"};
+  if (s.textOnly) printf("vectors     none (text-only store, BM25)\n");
+  else printf("vectors     %u dimensions, %s, kept as %s on disk\n", s.dim, azMetric[s.metric], azDisk[s.diskVectors]);
   printf("sessions    %u\nroles       %u\n", s.nSession, s.nRole);
   printf("terms       %u (%llu postings)\n", s.nTerm, (unsigned long long)s.nPosting);
   printf("text        %llu bytes\nfile        %llu bytes\n", (unsigned long long)s.nTextBytes, (unsigned long long)s.nFileBytes);
@@ -419,7 +472,7 @@ static int cmdEvalLocomo(int argc, char **argv) {
     if (!c || !qa || j.a[qa].type != JSON_ARR) continue;
     nConv++;
     /* BM25 alone needs no vectors: a text-only store, so its build time is BM25's */
-    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25};
+    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0};
     cairn_mem *m;
     rc = cairn_mem_open(NULL, &cfg, &m);
     if (rc) break;
@@ -510,9 +563,14 @@ static int cmdEvalLocomo(int argc, char **argv) {
       memset(&qq, 0, sizeof qq);
       qq.zText = j.a[qt].z, qq.k = k, qq.mode = mode, qq.fusion = fusion, qq.wVector = wv, qq.wBm25 = wb;
       uint32_t nHit;
+      /* latency: the top 10, as an agent asks and as the peers are timed */
+      qq.k = CAIRN_MIN(10u, k);
       int64_t q0 = nowNs();
       rc = cairn_mem_search(m, &qq, aHit, &nHit);
       int64_t dq = nowNs() - q0;
+      /* metrics: the ranking down to 1000 turns (MRR needs the first relevant hit's rank) */
+      qq.k = k;
+      if (rc == CAIRN_OK) rc = cairn_mem_search(m, &qq, aHit, &nHit);
       if (rc) break;
       if (nLat == nLatAlloc) {
         nLatAlloc = nLatAlloc ? nLatAlloc * 2 : 1024;
@@ -573,7 +631,7 @@ static int cmdEvalLocomo(int argc, char **argv) {
   } else {
     printf("LoCoMo retrieval, mode %s: %d conversations, %zu turns, %d questions with evidence\n", azMode[mode], nConv,
            nTurnTotal, aTurnM[0].n);
-    printf("index build %.1f ms, median query %.3f ms\n", (double)buildNs / 1e6, medMs);
+    printf("index build %.1f ms, median query (top 10) %.3f ms\n", (double)buildNs / 1e6, medMs);
     for (int lvl = 0; lvl < 2; lvl++) {
       Metrics *M = lvl ? aSessM : aTurnM;
       printf("\n%-8s %-14s %5s %8s %8s %8s %8s %8s %8s\n", lvl ? "session" : "turn", "category", "n", "any@1", "any@5", "any@10",

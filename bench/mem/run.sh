@@ -13,16 +13,25 @@ lib="$root/build/native/libcairn.a"
 [ -f "$lib" ] || { echo "build the native tree first (build/native)"; exit 1; }
 cc -O2 -I"$root/core/include" -I"$root/core" "$here/bench_mem.c" "$lib" -lzstd -lz -lm -lpthread -o "$out/bench_mem"
 [ -d "$here/node_modules/usearch" ] || (cd "$here" && npm install --no-audit --no-fund --loglevel=error)
-echo "== $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+echo "== $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), load $(cut -d" " -f1-3 /proc/loadavg)"
 "$out/bench_mem" "$out"
-locomo="$root/../shared/data/locomo/locomo_dev.json"
+locomo=$(realpath "$root/../shared/data/locomo/locomo_dev.json")
 for mode in bm25 vector hybrid; do
   echo; "$root/build/native/cairn" eval locomo "$locomo" --mode "$mode"
 done
-if [ -f "$root/build/wasi/cairn.wasm" ]; then
-  echo; echo "== WASI build (Node $(node --version)), BM25:"
-  NODE_NO_WARNINGS=1 node "$root/scripts/wasi-run.mjs" --dir "$(dirname "$locomo")" "$root/build/wasi/cairn.wasm" \
-    eval locomo "$locomo" --mode bm25 | head -3
+wasi="$root/build/wasi"
+if [ -f "$wasi/libcairn_core.a" ]; then
+  echo; echo "== WASI build under Node $(node --version) (one thread, simd128): scans"
+  clang-14 --target=wasm32-wasi --sysroot="$root/build/wasi-sysroot" -O3 -msimd128 -D_WASI_EMULATED_MMAN \
+    -I"$root/core/include" -I"$root/core" -I"$root/native" -I"$root/wasm" "$here/bench_mem.c" "$root/wasm/host_wasi.c" \
+    "$wasi/libcairn_core.a" "$wasi/libcairn_zstd.a" "$wasi/libcairn_zlib.a" -lwasi-emulated-mman \
+    -Wl,-z,stack-size=1048576 -o "$out/bench_mem.wasm"
+  NODE_NO_WARNINGS=1 node "$root/scripts/wasi-run.mjs" --dir "$out" "$out/bench_mem.wasm" "$out" --scans | tail -n +2
+fi
+if [ -f "$wasi/cairn.wasm" ]; then
+  echo; echo "== WASI build, BM25 over LoCoMo:"
+  NODE_NO_WARNINGS=1 node "$root/scripts/wasi-run.mjs" --dir "$(dirname "$locomo")" "$wasi/cairn.wasm" \
+    eval locomo "$locomo" --mode bm25 | head -2
 fi
 echo
 node "$here/peers.mjs" "$out" "$locomo"

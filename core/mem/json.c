@@ -167,8 +167,16 @@ static int jsContainer(JP *p, int depth, uint32_t *pIdx, int isObj) {
   return CAIRN_OK;
 }
 
+static int jsValue1(JP *p, int depth, uint32_t *pIdx);
 static int jsValue(JP *p, int depth, uint32_t *pIdx) {
   jsWs(p);
+  size_t i0 = p->i;
+  CAIRN_TRY(jsValue1(p, depth, pIdx));
+  p->j->a[*pIdx].iSrc = i0;
+  p->j->a[*pIdx].nSrc = p->i - i0;
+  return CAIRN_OK;
+}
+static int jsValue1(JP *p, int depth, uint32_t *pIdx) {
   if (p->i >= p->n) return cairnErr(CAIRN_CORRUPT, "json: unexpected end at offset %zu", p->i);
   char c = p->z[p->i];
   if (c == '{') return jsContainer(p, depth, pIdx, 1);

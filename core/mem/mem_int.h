@@ -36,6 +36,7 @@ int cairnMemKernelList(const MemKernels **aOut, int nMax);
 float cairnMemDot(const float *a, const float *b, uint32_t dim);
 uint16_t cairnF32ToF16(float f);
 float cairnF16ToF32(uint16_t h);
+void cairnF32ToF16Row(const float *x, uint16_t *h, uint32_t n); /* F16C when present */
 /* Symmetric int8 quantisation: code = round(x / scale), scale = max|x| / 127. */
 float cairnQuantI8(const float *x, uint32_t dim, int8_t *code);
 
@@ -162,6 +163,7 @@ typedef struct JsonNode {
   const char *z;     /* STR: decoded UTF-8 in the arena (NUL-terminated); key too */
   uint32_t nz;
   size_t iz;         /* offset of z in the arena */
+  size_t iSrc, nSrc; /* the value's bytes in the source text */
 } JsonNode;
 typedef struct Json {
   JsonNode *a;
@@ -179,6 +181,6 @@ uint32_t cairnJsonGet(const Json *j, uint32_t iObj, const char *zKey);
 int cairnJsonEqual(const Json *ja, uint32_t ia, const Json *jb, uint32_t ib);
 
 /* ------------------------------------------------------------------ checksums */
-uint32_t memCrc32c(uint32_t crc, const void *p, size_t n);
+uint32_t cairnMemCrc32c(uint32_t crc, const void *p, size_t n);
 
 #endif /* CAIRN_MEM_INT_H */

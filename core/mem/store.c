@@ -41,6 +41,8 @@ struct cairn_mem {
   cairn_file *f;
   uint32_t dim;
   int metric, readOnly, noSync, textOnly;
+  int diskVec;      /* CAIRN_MEM_DISK_* */
+  int8_t *aScratchI8; /* dim bytes */
   /* records: row r is id r + 1 */
   size_t n, nAlloc;
   char *zText;
@@ -146,7 +148,7 @@ static uint8_t *recBegin(cairn_mem *m, uint8_t type, size_t n) {
 }
 static void recEnd(cairn_mem *m, size_t n) {
   uint8_t *p = m->pPend + m->nPend;
-  cairnPutLE32(p + 5 + n, memCrc32c(0, p, n + 5));
+  cairnPutLE32(p + 5 + n, cairnMemCrc32c(0, p, n + 5));
   m->nPend += n + 9;
 }
 
@@ -299,9 +301,26 @@ static int applyAdd(cairn_mem *m, const AddArgs *a) {
   return CAIRN_OK;
 }
 
+static int vecEncByte(const cairn_mem *m) {
+  return m->textOnly ? 1 : m->diskVec == CAIRN_MEM_DISK_F16 ? 2 : m->diskVec == CAIRN_MEM_DISK_INT8 ? 3 : 0;
+}
+
+/* Round a vector through the disk encoding, so what is searched now is what a reopen reads. */
+static void roundForDisk(cairn_mem *m, float *v) {
+  if (m->diskVec == CAIRN_MEM_DISK_F16) {
+    for (uint32_t j = 0; j < m->dim; j++) v[j] = cairnF16ToF32(cairnF32ToF16(v[j]));
+  } else if (m->diskVec == CAIRN_MEM_DISK_INT8) {
+    float sc = cairnQuantI8(v, m->dim, m->aScratchI8);
+    for (uint32_t j = 0; j < m->dim; j++) v[j] = (float)m->aScratchI8[j] * sc;
+  }
+}
+
 static int logAdd(cairn_mem *m, const AddArgs *a, uint64_t id) {
-  size_t n = 8 + 8 + 8 + 4 + 4 + 4 + 4 + a->nText + 2 + a->nSession + 2 + a->nRole + 4 + a->nMeta + 1 +
-             (m->textOnly ? 0 : (size_t)m->dim * 4);
+  size_t nVec = m->textOnly ? 0
+                : m->diskVec == CAIRN_MEM_DISK_F16  ? (size_t)m->dim * 2
+                : m->diskVec == CAIRN_MEM_DISK_INT8 ? 4 + (size_t)m->dim
+                                                    : (size_t)m->dim * 4;
+  size_t n = 8 + 8 + 8 + 4 + 4 + 4 + 4 + a->nText + 2 + a->nSession + 2 + a->nRole + 4 + a->nMeta + 1 + nVec;
   uint8_t *p = recBegin(m, REC_ADD, n);
   if (!p) return CAIRN_NOMEM;
   Wr w = {p, 0};
@@ -319,9 +338,18 @@ static int logAdd(cairn_mem *m, const AddArgs *a, uint64_t id) {
   wBytes(&w, a->zRole, a->nRole);
   wU32(&w, (uint32_t)a->nMeta);
   wBytes(&w, a->zMeta, a->nMeta);
-  wU8(&w, m->textOnly ? 1 : 0); /* vector encoding: 0 f32, 1 none */
-  if (!m->textOnly)
+  wU8(&w, (uint8_t)vecEncByte(m)); /* vector encoding: 0 f32, 1 none, 2 f16, 3 int8 */
+  if (m->textOnly) {
+  } else if (m->diskVec == CAIRN_MEM_DISK_F16) {
+    for (uint32_t j = 0; j < m->dim; j++) wU16(&w, cairnF32ToF16(a->aVec[j]));
+  } else if (m->diskVec == CAIRN_MEM_DISK_INT8) {
+    /* aVec was already rounded through int8 on add: re-quantising reproduces the codes */
+    float sc = cairnQuantI8(a->aVec, m->dim, m->aScratchI8);
+    wF32(&w, sc);
+    wBytes(&w, m->aScratchI8, m->dim);
+  } else {
     for (uint32_t j = 0; j < m->dim; j++) wF32(&w, a->aVec[j]);
+  }
   recEnd(m, n);
   return CAIRN_OK;
 }
@@ -372,6 +400,7 @@ int cairn_mem_add(cairn_mem *m, const cairn_mem_record *r, uint64_t *pId) {
   } else {
     CAIRN_TRY(cairn_mem_embed(a.zText, a.nText, v, m->dim));
   }
+  if (!m->textOnly) roundForDisk(m, v);
   a.aVec = m->textOnly ? NULL : v;
   a.created = r->createdMs ? r->createdMs : cairnClock(0) / 1000000;
   a.event = r->eventMs ? r->eventMs : a.created;
@@ -557,7 +586,7 @@ int cairn_mem_commit(cairn_mem *m) {
 static void memFree(cairn_mem *m) {
   cairnFree(m->zText), cairnFree(m->aTextOff), cairnFree(m->aTextLen), cairnFree(m->aMetaOff), cairnFree(m->aMetaLen);
   cairnFree(m->aCreated), cairnFree(m->aEvent), cairnFree(m->aSession), cairnFree(m->aRole), cairnFree(m->aTier);
-  cairnFree(m->aImp), cairnFree(m->aAccess), cairnFree(m->pPend), cairnFree(m->aScratch);
+  cairnFree(m->aImp), cairnFree(m->aAccess), cairnFree(m->pPend), cairnFree(m->aScratch), cairnFree(m->aScratchI8);
   namesFree(&m->names);
   cairnVecsFree(&m->vecs);
   cairnBm25Free(&m->bm25);
@@ -611,7 +640,7 @@ static int logRecord(LogRd *r, uint64_t off, uint8_t *pType, const uint8_t **pPa
   uint32_t len = cairnGetLE32(p);
   if ((uint64_t)len + 9 > r->size - off || len > REC_MAX) return CAIRN_NOTFOUND;
   CAIRN_TRY(logFetch(r, off, (size_t)len + 9, &p));
-  if (memCrc32c(0, p, (size_t)len + 5) != cairnGetLE32(p + 5 + len)) return CAIRN_NOTFOUND;
+  if (cairnMemCrc32c(0, p, (size_t)len + 5) != cairnGetLE32(p + 5 + len)) return CAIRN_NOTFOUND;
   *pType = p[4];
   *pPay = p + 5;
   *pn = len;
@@ -637,8 +666,9 @@ static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off) {
   a.nMeta = rU32(&r);
   a.zMeta = (const char *)rBytes(&r, a.nMeta);
   uint8_t enc = rU8(&r);
-  const uint8_t *pv = m->textOnly ? NULL : rBytes(&r, (size_t)m->dim * 4);
-  if (r.bad || r.i != n || enc != (m->textOnly ? 1 : 0))
+  size_t nVec = enc == 0 ? (size_t)m->dim * 4 : enc == 2 ? (size_t)m->dim * 2 : enc == 3 ? 4 + (size_t)m->dim : 0;
+  const uint8_t *pv = nVec ? rBytes(&r, nVec) : NULL;
+  if (r.bad || r.i != n || enc != vecEncByte(m))
     return cairnErr(CAIRN_CORRUPT, "log: malformed ADD record at offset %llu", (unsigned long long)off);
   if (id != (uint64_t)m->n + 1)
     return cairnErr(CAIRN_CORRUPT, "log: ADD of id %llu where %llu was expected at offset %llu", (unsigned long long)id,
@@ -647,9 +677,17 @@ static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off) {
       a.nSession > CAIRN_MEM_MAX_NAME || a.nRole > CAIRN_MEM_MAX_NAME || !isFiniteF(a.imp))
     return cairnErr(CAIRN_CORRUPT, "log: ADD record out of range at offset %llu", (unsigned long long)off);
   float *v = m->aScratch;
+  float sc = 0;
+  if (enc == 3) {
+    uint32_t u = cairnGetLE32(pv);
+    memcpy(&sc, &u, 4);
+  }
   for (uint32_t j = 0; pv && j < m->dim; j++) {
-    uint32_t u = cairnGetLE32(pv + 4 * j);
-    memcpy(&v[j], &u, 4);
+    if (enc == 0) {
+      uint32_t u = cairnGetLE32(pv + 4 * j);
+      memcpy(&v[j], &u, 4);
+    } else if (enc == 2) v[j] = cairnF16ToF32(cairnGetLE16(pv + 2 * j));
+    else v[j] = (float)(int8_t)pv[4 + j] * sc;
     if (!isFiniteF(v[j])) return cairnErr(CAIRN_CORRUPT, "log: non-finite vector in ADD record at offset %llu", (unsigned long long)off);
   }
   a.aVec = pv ? v : NULL;
@@ -727,8 +765,9 @@ static int openLog(cairn_mem *m, const cairn_mem_config *cfg) {
     cairnPutLE32(h + 8, LOG_VERSION);
     cairnPutLE32(h + 12, m->dim);
     cairnPutLE32(h + 16, (uint32_t)m->metric);
-    cairnPutLE32(h + 20, m->textOnly ? 1u : 0u); /* flags: bit 0 text-only */
-    cairnPutLE32(h + 28, memCrc32c(0, h, 28));
+    /* flags: bit 0 text-only, bits 1-2 the disk encoding of vectors */
+    cairnPutLE32(h + 20, (m->textOnly ? 1u : 0u) | ((uint32_t)m->diskVec << 1));
+    cairnPutLE32(h + 28, cairnMemCrc32c(0, h, 28));
     CAIRN_TRY(cairn_file_write(m->f, h, LOG_HDR, 0));
     if (!m->noSync) CAIRN_TRY(cairn_file_sync(m->f));
     m->nFile = LOG_HDR;
@@ -737,13 +776,14 @@ static int openLog(cairn_mem *m, const cairn_mem_config *cfg) {
   if (size < LOG_HDR) return cairnErr(CAIRN_CORRUPT, "mem_open: file of %llu bytes is too short for a store header", (unsigned long long)size);
   CAIRN_TRY(cairn_file_read_exact(m->f, h, LOG_HDR, 0));
   if (memcmp(h, LOG_MAGIC, 8) != 0) return cairnErr(CAIRN_CORRUPT, "mem_open: not a cairn memory store (bad magic at offset 0)");
-  if (memCrc32c(0, h, 28) != cairnGetLE32(h + 28)) return cairnErr(CAIRN_CHECKSUM, "mem_open: header checksum mismatch at offset 28");
+  if (cairnMemCrc32c(0, h, 28) != cairnGetLE32(h + 28)) return cairnErr(CAIRN_CHECKSUM, "mem_open: header checksum mismatch at offset 28");
   if (cairnGetLE32(h + 8) != LOG_VERSION)
     return cairnErr(CAIRN_UNSUPPORTED, "mem_open: store version %u (this build reads %u)", cairnGetLE32(h + 8), LOG_VERSION);
   uint32_t dim = cairnGetLE32(h + 12), metric = cairnGetLE32(h + 16), flags = cairnGetLE32(h + 20);
-  if (dim == 0 || dim > CAIRN_MEM_MAX_DIM || metric > CAIRN_METRIC_L2 || flags > 1)
+  if (dim == 0 || dim > CAIRN_MEM_MAX_DIM || metric > CAIRN_METRIC_L2 || flags > 5)
     return cairnErr(CAIRN_CORRUPT, "mem_open: header dim %u / metric %u / flags %u out of range", dim, metric, flags);
   m->textOnly = (int)(flags & 1);
+  m->diskVec = (int)(flags >> 1);
   if (cfg && cfg->dim && cfg->dim != dim)
     return cairnErr(CAIRN_MISUSE, "mem_open: the store has %u dimensions, %u were asked for", dim, cfg->dim);
   m->dim = dim, m->metric = (int)metric;
@@ -777,6 +817,12 @@ int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *cfg, cairn_mem **
   m->readOnly = cfg ? cfg->readOnly : 0;
   m->noSync = cfg ? cfg->noSync : 0;
   m->textOnly = cfg ? cfg->textOnly : 0;
+  m->diskVec = cfg ? cfg->diskVectors : 0;
+  if (m->diskVec < CAIRN_MEM_DISK_F32 || m->diskVec > CAIRN_MEM_DISK_INT8) {
+    cairn_file_close(f);
+    cairnFree(m);
+    return cairnErr(CAIRN_MISUSE, "mem_open: unknown diskVectors %d", cfg->diskVectors);
+  }
   int rc = CAIRN_OK;
   uint64_t size = 0;
   if (f) {
@@ -786,7 +832,8 @@ int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *cfg, cairn_mem **
   if (rc == CAIRN_OK) {
     m->vecs.dim = m->dim, m->vecs.metric = m->metric;
     m->aScratch = cairnMallocArray(m->dim, 4);
-    if (!m->aScratch) rc = cairnErr(CAIRN_NOMEM, "mem_open: out of memory");
+    m->aScratchI8 = cairnMalloc(m->dim);
+    if (!m->aScratch || !m->aScratchI8) rc = cairnErr(CAIRN_NOMEM, "mem_open: out of memory");
   }
   if (rc == CAIRN_OK && f && size > LOG_HDR) rc = replay(m, size);
   if (rc) {
@@ -837,6 +884,7 @@ int cairn_mem_stats_get(cairn_mem *m, cairn_mem_stats *s) {
   s->ivfKind = m->ivf.kind, s->ivfNlist = m->ivf.nlist, s->ivfPqM = m->ivf.m;
   s->openNs = m->openNs;
   s->zKernel = cairnMemKernels()->zName;
+  s->textOnly = m->textOnly, s->diskVectors = m->diskVec;
   return CAIRN_OK;
 }
 
@@ -851,8 +899,8 @@ int cairn_mem_filter_parse(const char *zJson, cairn_mem_filter *pf, char **pzAre
   if (j.a[0].type != JSON_OBJ) rc = cairnErr(CAIRN_MISUSE, "filter: must be a JSON object");
   /* arena: copies of the strings we keep (the JSON is freed below) */
   size_t nArena = 0;
-  for (uint32_t i = 0; i < j.n; i++) nArena += j.a[i].type == JSON_STR ? j.a[i].nz + 1 : 0;
-  nArena += strlen(zJson) + 1;
+  for (uint32_t i = 0; i < j.n; i++) nArena += j.a[i].type == JSON_STR ? 6 * (size_t)j.a[i].nz + 3 : 0;
+  nArena += strlen(zJson) + 64;
   char *z = cairnMalloc(nArena), *zEnd = z;
   if (!z && rc == CAIRN_OK) rc = cairnErr(CAIRN_NOMEM, "filter: out of memory");
   for (uint32_t k = rc ? 0 : cairnJsonChild(&j, 0); k && rc == CAIRN_OK;) {
@@ -909,7 +957,10 @@ int cairn_mem_filter_parse(const char *zJson, cairn_mem_filter *pf, char **pzAre
         for (uint32_t c = 0; c < n->nz; c++) {
           unsigned char ch = (unsigned char)n->z[c];
           if (ch == '"' || ch == '\\') *o++ = '\\', *o++ = (char)ch;
-          else if (ch < 0x20) *o++ = ' ';
+          else if (ch < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            *o++ = '\\', *o++ = 'u', *o++ = '0', *o++ = '0', *o++ = hex[ch >> 4], *o++ = hex[ch & 15];
+          }
           else *o++ = (char)ch;
         }
         *o++ = '"';

@@ -4,7 +4,8 @@
 ** core/mem/vec.c - vector kernels and flat search for the memory store.
 **
 ** Three kernels per instruction set, each over a batch of rows against one query: f32 dot,
-** int8 dot (exact int32) and f16 dot. Scalar is the reference; AVX2+FMA and AVX-512 variants
+** int8 dot (exact int32) and f16 dot. Scalar is the reference; AVX2+FMA, AVX-512 and AVX-512
+** VNNI (int8 only) variants
 ** are compiled with target attributes and picked at run time from cairn_cpu_features(); NEON
 ** under __aarch64__ and wasm simd128 under __wasm_simd128__ at compile time. Rows go four at a
 ** time so each query load feeds four FMAs: the scan is then bound by memory bandwidth, which
@@ -75,19 +76,45 @@ float cairnF16ToF32(uint16_t h) {
   return f;
 }
 
+/* Plain C the compiler vectorises (no libm calls on the add path): rounding is half away from
+** zero, and inputs are finite (the store rejects NaN/Inf before this). */
 float cairnQuantI8(const float *x, uint32_t dim, int8_t *code) {
   float mx = 0;
-  for (uint32_t i = 0; i < dim; i++) mx = fmaxf(mx, fabsf(x[i]));
+  for (uint32_t i = 0; i < dim; i++) {
+    float a = x[i] < 0 ? -x[i] : x[i];
+    mx = a > mx ? a : mx;
+  }
   if (mx == 0) {
     memset(code, 0, dim);
     return 0;
   }
   float s = mx / 127.0f, inv = 127.0f / mx;
   for (uint32_t i = 0; i < dim; i++) {
-    float r = nearbyintf(x[i] * inv);
-    code[i] = (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+    float r = x[i] * inv;
+    int v = (int)(r + (r >= 0 ? 0.5f : -0.5f));
+    code[i] = (int8_t)(v > 127 ? 127 : v < -127 ? -127 : v);
   }
   return s;
+}
+
+/* A row of f32 to f16, round to nearest even: F16C when present (the same rounding as
+** cairnF32ToF16, checked by the tests), else the portable conversion. */
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx,f16c"))) static void f16RowF16c(const float *x, uint16_t *h, uint32_t n) {
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+  for (; i < n; i++) h[i] = cairnF32ToF16(x[i]);
+}
+#endif
+void cairnF32ToF16Row(const float *x, uint16_t *h, uint32_t n) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (cairn_cpu_features() & CAIRN_CPU_F16C) {
+    f16RowF16c(x, h, n);
+    return;
+  }
+#endif
+  for (uint32_t i = 0; i < n; i++) h[i] = cairnF32ToF16(x[i]);
 }
 
 /* ------------------------------------------------------------------ scalar kernels */
@@ -328,6 +355,58 @@ AVX512 static void dotF16Avx512(const uint16_t *base, size_t n, uint32_t dim, co
   }
 }
 static const MemKernels kAvx512 = {"avx512", dotF32Avx512, dotI8Avx512, dotF16Avx512};
+
+/* AVX-512 VNNI: vpdpbusd multiplies unsigned by signed bytes and sums groups of four into
+** int32, 64 products per instruction. Rows are signed, so feed x + 128 (x ^ 0x80 read as
+** unsigned) and subtract 128 * sum(q) at the end: sum (x+128) q = sum x q + 128 sum q. Exact. */
+#define AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
+AVX512VNNI static void dotI8Vnni(const int8_t *base, size_t n, uint32_t dim, const int8_t *q, int32_t *out) {
+  uint32_t d64 = dim & ~63u;
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  int32_t qsum = 0;
+  for (uint32_t j = 0; j < d64; j++) qsum += q[j];
+  int32_t bias = 128 * qsum;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const int8_t *r0 = base + i * dim, *r1 = r0 + dim, *r2 = r1 + dim, *r3 = r2 + dim;
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    for (uint32_t j = 0; j < d64; j += 64) {
+      __m512i qq = _mm512_loadu_si512((const void *)(q + j));
+      a0 = _mm512_dpbusd_epi32(a0, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r0 + j)), flip), qq);
+      a1 = _mm512_dpbusd_epi32(a1, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r1 + j)), flip), qq);
+      a2 = _mm512_dpbusd_epi32(a2, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r2 + j)), flip), qq);
+      a3 = _mm512_dpbusd_epi32(a3, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r3 + j)), flip), qq);
+    }
+    int32_t s0 = _mm512_reduce_add_epi32(a0) - bias, s1 = _mm512_reduce_add_epi32(a1) - bias;
+    int32_t s2 = _mm512_reduce_add_epi32(a2) - bias, s3 = _mm512_reduce_add_epi32(a3) - bias;
+    for (uint32_t j = d64; j < dim; j++) {
+      s0 += r0[j] * q[j], s1 += r1[j] * q[j], s2 += r2[j] * q[j], s3 += r3[j] * q[j];
+    }
+    out[i] = s0, out[i + 1] = s1, out[i + 2] = s2, out[i + 3] = s3;
+  }
+  for (; i < n; i++) {
+    const int8_t *r = base + i * dim;
+    __m512i a0 = _mm512_setzero_si512();
+    for (uint32_t j = 0; j < d64; j += 64)
+      a0 = _mm512_dpbusd_epi32(a0, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r + j)), flip),
+                               _mm512_loadu_si512((const void *)(q + j)));
+    int32_t s = _mm512_reduce_add_epi32(a0) - bias;
+    for (uint32_t j = d64; j < dim; j++) s += r[j] * q[j];
+    out[i] = s;
+  }
+}
+static const MemKernels kAvx512Vnni = {"avx512vnni", dotF32Avx512, dotI8Vnni, dotF16Avx512};
+
+/* VNNI is not among the CAIRN_CPU_* bits: ask the compiler runtime (cpuid, no OS call), and
+** only on top of CAIRN_CPU_AVX512 so cairn_cpu_disable(CAIRN_CPU_AVX512) turns it off too. */
+static int haveVnni(void) {
+  static int v = -1;
+  if (v < 0) {
+    __builtin_cpu_init();
+    v = __builtin_cpu_supports("avx512vnni") != 0;
+  }
+  return v;
+}
 #endif /* MEM_X86 */
 
 /* ------------------------------------------------------------------ NEON */
@@ -443,14 +522,41 @@ static void dotI8Wasm(const int8_t *base, size_t n, uint32_t dim, const int8_t *
     out[i] = s;
   }
 }
-static const MemKernels kWasm = {"wasm128", dotF32Wasm, dotI8Wasm, dotF16Scalar};
+/* f16 -> f32 without hardware help: put the 15 exponent+mantissa bits at the top of an f32
+** exponent/mantissa and multiply by 2^112, which rebias the exponent and turns f16
+** subnormals into the right f32 normals; then restore the sign. Exact for every finite half
+** (the store only ever holds finite ones); infinities would come out as 2^16 * 1.x. */
+static inline v128_t f16x4ToF32(v128_t h32) {
+  const v128_t magic = wasm_i32x4_splat(0x77800000); /* 2^112 */
+  v128_t em = wasm_i32x4_shl(wasm_v128_and(h32, wasm_i32x4_splat(0x7fff)), 13);
+  v128_t sign = wasm_i32x4_shl(wasm_v128_and(h32, wasm_i32x4_splat(0x8000)), 16);
+  return wasm_v128_or(wasm_f32x4_mul(em, magic), sign);
+}
+static void dotF16Wasm(const uint16_t *base, size_t n, uint32_t dim, const float *q, float *out) {
+  uint32_t d8 = dim & ~7u;
+  for (size_t i = 0; i < n; i++) {
+    const uint16_t *r = base + i * dim;
+    v128_t a0 = wasm_f32x4_splat(0), a1 = a0;
+    for (uint32_t j = 0; j < d8; j += 8) {
+      v128_t h = wasm_v128_load(r + j);
+      a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(f16x4ToF32(wasm_u32x4_extend_low_u16x8(h)), wasm_v128_load(q + j)));
+      a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(f16x4ToF32(wasm_u32x4_extend_high_u16x8(h)), wasm_v128_load(q + j + 4)));
+    }
+    a0 = wasm_f32x4_add(a0, a1);
+    float s = (wasm_f32x4_extract_lane(a0, 0) + wasm_f32x4_extract_lane(a0, 1)) +
+              (wasm_f32x4_extract_lane(a0, 2) + wasm_f32x4_extract_lane(a0, 3));
+    for (uint32_t j = d8; j < dim; j++) s += cairnF16ToF32(r[j]) * q[j];
+    out[i] = s;
+  }
+}
+static const MemKernels kWasm = {"wasm128", dotF32Wasm, dotI8Wasm, dotF16Wasm};
 #endif
 
 const MemKernels *cairnMemKernels(void) {
   uint64_t f = cairn_cpu_features();
   (void)f;
 #ifdef MEM_X86
-  if ((f & CAIRN_CPU_AVX512) && (f & CAIRN_CPU_AVX2) && (f & CAIRN_CPU_F16C)) return &kAvx512;
+  if ((f & CAIRN_CPU_AVX512) && (f & CAIRN_CPU_AVX2) && (f & CAIRN_CPU_F16C)) return haveVnni() ? &kAvx512Vnni : &kAvx512;
   if (f & CAIRN_CPU_AVX2) return (f & CAIRN_CPU_F16C) ? &kAvx2 : &kAvx2NoF16;
 #endif
 #if defined(__aarch64__)
@@ -470,6 +576,7 @@ int cairnMemKernelList(const MemKernels **aOut, int nMax) {
 #ifdef MEM_X86
   if ((f & CAIRN_CPU_AVX2) && n < nMax) aOut[n++] = (f & CAIRN_CPU_F16C) ? &kAvx2 : &kAvx2NoF16;
   if ((f & CAIRN_CPU_AVX512) && (f & CAIRN_CPU_AVX2) && (f & CAIRN_CPU_F16C) && n < nMax) aOut[n++] = &kAvx512;
+  if ((f & CAIRN_CPU_AVX512) && (f & CAIRN_CPU_AVX2) && (f & CAIRN_CPU_F16C) && haveVnni() && n < nMax) aOut[n++] = &kAvx512Vnni;
 #endif
 #if defined(__aarch64__)
   if ((f & CAIRN_CPU_NEON) && n < nMax) aOut[n++] = &kNeon;
@@ -571,12 +678,8 @@ int cairnVecsAppend(MemVecs *v, const float *x) {
   }
   size_t r = v->n;
   memcpy(v->aF32 + r * d, x, (size_t)d * 4);
-  double sq = 0;
-  for (uint32_t j = 0; j < d; j++) {
-    sq += (double)x[j] * x[j];
-    v->aF16[r * d + j] = cairnF32ToF16(x[j]);
-  }
-  v->aSqNorm[r] = (float)sq;
+  cairnF32ToF16Row(x, v->aF16 + r * d, d);
+  v->aSqNorm[r] = cairnMemDot(x, x, d);
   v->aI8Scale[r] = cairnQuantI8(x, d, v->aI8 + r * d);
   v->n++;
   return CAIRN_OK;

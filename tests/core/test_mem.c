@@ -86,7 +86,7 @@ TEST(mem, add_get_search) {
 
 TEST(mem, bad_input) {
   cairn_mem *m;
-  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0};
+  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   cairn_mem_record r;
@@ -161,9 +161,9 @@ TEST(mem, bad_input) {
   CHECK_EQ(n, 1);
   cairn_mem_close(m);
   /* config errors */
-  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0};
+  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_RANGE);
-  cairn_mem_config bad2 = {8, 5, 0, 0, 0};
+  cairn_mem_config bad2 = {8, 5, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad2, &m), CAIRN_MISUSE);
 }
 
@@ -271,7 +271,7 @@ TEST(mem, hybrid_fusion_definition) {
 
 TEST(mem, caller_embeddings_l2) {
   cairn_mem *m;
-  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0};
+  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[5][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 2, 0, 0}, {3, 3, 3, 3}, {-1, -1, 0, 0}};
   for (int i = 0; i < 5; i++) {
@@ -348,7 +348,7 @@ TEST(mem, log_reopen) {
   }
   CHECK_OK(cairn_mem_commit(m));
   CHECK_OK(cairn_mem_close(m));
-  cairn_mem_config ro = {0, 0, 1, 0, 0};
+  cairn_mem_config ro = {0, 0, 1, 0, 0, 0};
   CHECK_OK(cairn_mem_open(zPath, &ro, &m));
   CHECK_OK(cairn_mem_stats_get(m, &st));
   CHECK_EQ(st.nMemory, NTURN);
@@ -363,7 +363,7 @@ TEST(mem, log_reopen) {
   CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_READONLY);
   CHECK_OK(cairn_mem_close(m));
   /* a store of another dimension is refused */
-  cairn_mem_config c64 = {64, 0, 0, 0, 0};
+  cairn_mem_config c64 = {64, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(zPath, &c64, &m), CAIRN_MISUSE);
 }
 
@@ -373,7 +373,7 @@ TEST(mem, log_torn_tail_every_byte) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {16, 0, 0, 0, 0};
+  cairn_mem_config cfg = {16, 0, 0, 0, 0, 0};
   /* keep the handle: open through a second memfile copy each time */
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   uint64_t aEnd[8], aCnt[8];
@@ -448,7 +448,7 @@ TEST(mem, ivf_persisted) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0};
+  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   float v[32];
   uint64_t s = 11;
@@ -582,7 +582,7 @@ TEST(mem, text_only_store) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {0, 0, 0, 0, 1};
+  cairn_mem_config cfg = {0, 0, 0, 0, 1, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   CHECK_OK(addTurns(m, NTURN));
   CHECK_OK(cairn_mem_commit(m));
@@ -610,4 +610,124 @@ TEST(mem, text_only_store) {
   CHECK_EQ(search(m, "Kyoto ryokan", CAIRN_MEM_BM25, 3, NULL, h), 2);
   CHECK_EQ(search(m, "Kyoto", CAIRN_MEM_VECTOR, 3, NULL, h), 9999);
   cairn_mem_close(m);
+}
+
+TEST(mem, json_api) {
+  cairn_mem *m;
+  cairn_mem_config cfg = {4, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
+  uint64_t id;
+  CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"Pepper the beagle hurt her paw\", \"embedding\": [1, 0, 0, 0], \"session\": "
+                                 "\"s3\", \"role\": \"Maya\", \"tier\": 1, \"importance\": 0.5, \"eventMs\": 1700000000000, "
+                                 "\"meta\": {\"topic\": \"dog\", \"n\": [1, 2]}}", &id));
+  CHECK_EQ(id, 1);
+  CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"Ines plays the \\\"violin\\\"\", \"embedding\": [0, 1, 0, 0], \"session\": \"s2\"}", &id));
+  CHECK_EQ(id, 2);
+  CHECK_RC(cairn_mem_add_json(m, "{\"txt\": \"typo\"}", &id), CAIRN_MISUSE);
+  CHECK(strstr(cairn_errmsg(), "unknown field 'txt'") != NULL);
+  CHECK_RC(cairn_mem_add_json(m, "{\"text\": \"x\", \"embedding\": [1, 2]}", &id), CAIRN_MISUSE); /* 2 != 4 dims */
+  CHECK_RC(cairn_mem_add_json(m, "{\"text\": \"x\", \"embedding\": [1, \"a\", 0, 0]}", &id), CAIRN_TYPE);
+  CHECK_RC(cairn_mem_add_json(m, "{\"text\": \"x\", \"meta\": [1]}", &id), CAIRN_TYPE);
+  CHECK_RC(cairn_mem_add_json(m, "{\"session\": \"s\"}", &id), CAIRN_MISUSE); /* no text */
+  CHECK_RC(cairn_mem_add_json(m, "[]", &id), CAIRN_MISUSE);
+  cairn_mem_record r;
+  CHECK_OK(cairn_mem_get(m, 1, &r));
+  CHECK_STR(r.zMeta, "{\"topic\": \"dog\", \"n\": [1, 2]}"); /* the object's own text */
+  CHECK_EQ(r.tier, 1);
+  char *z;
+  CHECK_OK(cairn_mem_search_json(m, "beagle paw", "{\"k\": 5, \"mode\": \"bm25\", \"filter\": {\"session\": \"s3\"}}", &z));
+  /* the result is JSON the module's own reader accepts, with the fields documented */
+  Json j;
+  CHECK_OK(cairnJsonParse(&j, z, strlen(z)));
+  CHECK(j.a[0].type == JSON_ARR && j.a[0].n == 1);
+  uint32_t h = cairnJsonChild(&j, 0);
+  CHECK(j.a[cairnJsonGet(&j, h, "id")].num == 1);
+  CHECK_STR(j.a[cairnJsonGet(&j, h, "text")].z, "Pepper the beagle hurt her paw");
+  CHECK_STR(j.a[cairnJsonGet(&j, h, "role")].z, "Maya");
+  CHECK(j.a[cairnJsonGet(&j, h, "vscore")].type == JSON_NULL); /* bm25 mode: no vector score */
+  CHECK(j.a[cairnJsonGet(&j, h, "bscore")].num > 0);
+  CHECK(j.a[cairnJsonGet(&j, h, "importance")].num == 0.5);
+  CHECK(j.a[cairnJsonGet(&j, h, "eventMs")].num == 1700000000000.0);
+  CHECK(j.a[cairnJsonGet(&j, cairnJsonGet(&j, h, "meta"), "topic")].type == JSON_STR);
+  cairnJsonFree(&j);
+  cairn_free(z);
+  CHECK_OK(cairn_mem_search_json(m, "", "{\"mode\": \"vector\", \"embedding\": [0.1, 0.9, 0, 0], \"k\": 2}", &z));
+  CHECK_OK(cairnJsonParse(&j, z, strlen(z)));
+  CHECK_EQ(j.a[0].n, 2);
+  h = cairnJsonChild(&j, 0);
+  CHECK(j.a[cairnJsonGet(&j, h, "id")].num == 2);
+  CHECK_STR(j.a[cairnJsonGet(&j, h, "text")].z, "Ines plays the \"violin\"");
+  cairnJsonFree(&j);
+  cairn_free(z);
+  CHECK_RC(cairn_mem_search_json(m, "x", "{\"mode\": \"fuzzy\"}", &z), CAIRN_MISUSE);
+  CHECK(z == NULL);
+  CHECK_RC(cairn_mem_search_json(m, "x", "{\"filter\": {\"sesion\": \"s3\"}}", &z), CAIRN_MISUSE);
+  CHECK(strstr(cairn_errmsg(), "sesion") != NULL);
+  CHECK_RC(cairn_mem_search_json(m, "x", "{\"limit\": 3}", &z), CAIRN_MISUSE);
+  CHECK_RC(cairn_mem_search_json(m, "x", "{\"k\": 0}", &z), CAIRN_MISUSE);
+  CHECK_OK(cairn_mem_search_json(m, "violin", NULL, &z)); /* defaults: hybrid, k 10 */
+  CHECK(strstr(z, "\"id\":2") != NULL);
+  cairn_free(z);
+  cairn_mem_close(m);
+}
+
+TEST(mem, meta_filter_escapes) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"tab note\", \"meta\": {\"k\\\"ey\": \"a\\tb \\\"q\\\"\"}}", NULL));
+  CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"tab note\", \"meta\": {\"k\\\"ey\": \"a b\"}}", NULL));
+  char *z;
+  CHECK_OK(cairn_mem_search_json(m, "note", "{\"filter\": {\"meta\": {\"k\\\"ey\": \"a\\tb \\\"q\\\"\"}}}", &z));
+  CHECK(strstr(z, "\"id\":1") != NULL);
+  CHECK(strstr(z, "\"id\":2") == NULL);
+  cairn_free(z);
+  cairn_mem_close(m);
+}
+
+/* Vectors kept as f16 or int8 on disk: smaller files, and the same answers before and after
+** a reopen (the store searches the decoded values from the start). */
+TEST(mem, disk_vector_encodings) {
+  size_t aSize[3];
+  for (int enc = CAIRN_MEM_DISK_F32; enc <= CAIRN_MEM_DISK_INT8; enc++) {
+    cairn_file *f;
+    CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+    cairn_mem *m;
+    cairn_mem_config cfg = {64, CAIRN_METRIC_COSINE, 0, 0, 0, enc};
+    CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+    CHECK_OK(addTurns(m, NTURN));
+    CHECK_OK(cairn_mem_commit(m));
+    cairn_mem_hit h1[5], h2[5];
+    CHECK_EQ(search(m, "Biscuit cello Kyoto", CAIRN_MEM_VECTOR, 5, NULL, h1), 5);
+    float e1[64], e2[64];
+    CHECK_OK(cairn_mem_embedding(m, 3, e1));
+    const uint8_t *p;
+    size_t n;
+    CHECK_OK(cairn_memfile_data(f, &p, &n));
+    aSize[enc] = n;
+    cairn_file *g;
+    CHECK_OK(cairn_memfile_open(p, n, &g));
+    cairn_mem_close(m);
+    CHECK_OK(cairn_mem_open_file(g, NULL, &m));
+    CHECK_EQ(search(m, "Biscuit cello Kyoto", CAIRN_MEM_VECTOR, 5, NULL, h2), 5);
+    for (int i = 0; i < 5; i++) {
+      CHECK_EQ(h1[i].id, h2[i].id);
+      CHECK(h1[i].score == h2[i].score);
+    }
+    CHECK_OK(cairn_mem_embedding(m, 3, e2));
+    CHECK_MEM(e1, e2, sizeof e1);
+    /* still close to the built-in embedding of the text */
+    float ref[64], dot = 0;
+    CHECK_OK(cairn_mem_embed(aTurn[2][2], strlen(aTurn[2][2]), ref, 64));
+    for (int j = 0; j < 64; j++) dot += ref[j] * e2[j];
+    if (!(dot > (enc == CAIRN_MEM_DISK_INT8 ? 0.99f : 0.999f))) { /* f16: 2^-11 relative per component */
+      tfFail(__FILE__, __LINE__, "encoding %d: dot %g", enc, (double)dot);
+      return;
+    }
+    cairn_mem_close(m);
+  }
+  CHECK(aSize[CAIRN_MEM_DISK_F16] < aSize[CAIRN_MEM_DISK_F32] - NTURN * 64 * 2 + 64);
+  CHECK(aSize[CAIRN_MEM_DISK_INT8] < aSize[CAIRN_MEM_DISK_F16]);
+  cairn_mem_config bad = {64, 0, 0, 0, 0, 3};
+  cairn_mem *m;
+  CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_MISUSE);
 }

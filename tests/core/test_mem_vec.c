@@ -378,3 +378,34 @@ TEST(memvec, ivf_bad_config) {
   cairnIvfFree(&ix);
   cairnVecsFree(&v);
 }
+
+TEST(memvec, f16_row_and_crc32c) {
+  /* the row conversion (F16C when present) rounds exactly like the portable one */
+  float x[1000];
+  uint16_t h[1000];
+  rs = 31;
+  for (int i = 0; i < 1000; i++) x[i] = (float)(grand() * pow(10, (int)(urand() * 12) - 6));
+  x[0] = 65504.0f, x[1] = 65520.0f, x[2] = 1.00048828125f, x[3] = -5.9604645e-8f, x[4] = 3e-8f, x[5] = INFINITY, x[6] = -0.0f;
+  cairnF32ToF16Row(x, h, 1000);
+  for (int i = 0; i < 1000; i++)
+    if (h[i] != cairnF32ToF16(x[i])) {
+      tfFail(__FILE__, __LINE__, "f16 of %g: row 0x%x, portable 0x%x", x[i], h[i], cairnF32ToF16(x[i]));
+      return;
+    }
+  /* CRC-32C check value (RFC 3720 / the Castagnoli catalogue): "123456789" -> 0xE3069283;
+  ** the hardware path and the table (forced by the kill switch) agree on every length */
+  CHECK_EQ(cairnMemCrc32c(0, "123456789", 9), 0xE3069283u);
+  uint8_t b[300];
+  tfFillRandom(b, sizeof b, 5);
+  for (size_t n = 0; n <= sizeof b; n += 7) {
+    uint32_t c1 = cairnMemCrc32c(0, b, n);
+    cairn_cpu_disable(~0ull);
+    uint32_t c2 = cairnMemCrc32c(0, b, n);
+    cairn_cpu_disable(0);
+    CHECK_EQ(c1, c2);
+    CHECK_EQ(cairnMemCrc32c(cairnMemCrc32c(0, b, n / 3), b + n / 3, n - n / 3), c1); /* incremental */
+  }
+  cairn_cpu_disable(~0ull);
+  CHECK_EQ(cairnMemCrc32c(0, "123456789", 9), 0xE3069283u);
+  cairn_cpu_disable(0);
+}

@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cairn_file *f;
   if (cairn_memfile_open(data, size, &f)) return 0;
   cairn_mem *m;
-  cairn_mem_config cfg = {0, 0, 0, 1, 0};
+  cairn_mem_config cfg = {0, 0, 0, 1, 0, 0};
   if (cairn_mem_open_file(f, &cfg, &m) != CAIRN_OK) return 0;
   cairn_mem_stats st;
   cairn_mem_stats_get(m, &st);

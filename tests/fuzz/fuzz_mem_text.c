@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *arena;
   int haveFilter = cairn_mem_filter_parse(z, &f, &arena) == CAIRN_OK;
   cairn_mem *m;
-  cairn_mem_config cfg = {64, 0, 0, 0, 0};
+  cairn_mem_config cfg = {64, 0, 0, 0, 0, 0};
   if (cairn_mem_open(NULL, &cfg, &m) == CAIRN_OK) {
     cairn_mem_record r;
     memset(&r, 0, sizeof r);
@@ -55,6 +55,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int mode = 0; mode <= 2; mode++) {
       q.mode = mode;
       cairn_mem_search(m, &q, h, &n);
+    }
+    uint64_t id;
+    cairn_mem_add_json(m, z, &id);  /* the bytes as a memory object ... */
+    char *zRes = NULL;
+    if (cairn_mem_search_json(m, "Caroline lake", z, &zRes) == CAIRN_OK) { /* ... and as search options */
+      Json jr;
+      if (cairnJsonParse(&jr, zRes, strlen(zRes)) != CAIRN_OK) __builtin_trap(); /* results are valid JSON */
+      cairnJsonFree(&jr);
+      cairn_free(zRes);
     }
     cairn_mem_close(m);
   }

@@ -62,7 +62,13 @@ typedef struct cairn_mem_config {
   int readOnly;  /* open without writing; add/commit fail with CAIRN_READONLY */
   int noSync;    /* skip fsync on commit (tests, bulk loads): not crash-safe */
   int textOnly;  /* no vectors at all: BM25 only (adds take no embedding, vector search fails) */
+  int diskVectors; /* how the file keeps vectors: CAIRN_MEM_DISK_F32 (exact), _F16 (half the
+                   ** bytes) or _INT8 (a quarter); the store then searches the decoded values,
+                   ** the same before and after a reopen. Fixed at creation like dim. */
 } cairn_mem_config;
+#define CAIRN_MEM_DISK_F32  0
+#define CAIRN_MEM_DISK_F16  1
+#define CAIRN_MEM_DISK_INT8 2
 
 /*
 ** Open (or create) a store. zPath NULL keeps it in memory only. An existing file keeps its own
@@ -200,7 +206,8 @@ typedef struct cairn_mem_stats {
   int ivfKind;                   /* 0 none, or CAIRN_VINDEX_IVF / IVFPQ */
   uint32_t ivfNlist, ivfPqM;
   int64_t openNs;                /* time the last open took (replay + rebuild) */
-  const char *zKernel;           /* "avx512", "avx2", "neon", "wasm128", "scalar" */
+  const char *zKernel;           /* "avx512vnni", "avx512", "avx2", "neon", "wasm128", "scalar" */
+  int textOnly, diskVectors;     /* as created (cairn_mem_config) */
 } cairn_mem_stats;
 int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
 
@@ -221,6 +228,24 @@ int cairn_mem_embed(const char *zText, size_t nText, float *pOut, uint32_t dim);
 */
 int cairn_mem_tokenize(const char *zText, size_t nText,
                        void (*xTok)(void *pArg, const char *z, size_t n), void *pArg);
+
+/* ---- JSON entry points (for bindings: objects cross as JSON text) ---- */
+/*
+** Add a memory given as a JSON object: {"text": "...", "embedding": [..], "session": "s1",
+** "role": "user", "tier": 0, "importance": 0.5, "createdMs": ms, "eventMs": ms, "meta": {..}}.
+** Only "text" is required; unknown fields fail with CAIRN_MISUSE naming the field.
+*/
+int cairn_mem_add_json(cairn_mem *pMem, const char *zJson, uint64_t *pId);
+/*
+** Search with options as a JSON object (NULL or "" = defaults): {"k": 10, "mode": "hybrid" |
+** "vector" | "bm25", "filter": {see cairn_mem_filter_parse}, "fusion": "rrf" | "weighted",
+** "rrfK", "wVector", "wBm25", "recency", "halfLifeHours", "now", "index": "auto" | "flat" |
+** "f16" | "int8" | "ivf" | "ivfpq", "nprobe", "rerank", "k1", "b", "embedding": [..],
+** "touch": bool}. *pzResult receives a JSON array of hits, best first: {"id", "score",
+** "vscore", "bscore" (null when not computed), "text", "session", "role", "tier",
+** "importance", "accessCount", "createdMs", "eventMs", "meta"}; free it with cairn_free.
+*/
+int cairn_mem_search_json(cairn_mem *pMem, const char *zQuery, const char *zOptions, char **pzResult);
 
 /* ---- the built-in demo data set (core/mem/demo_data.c) ---- */
 /* A synthetic multi-session conversation and questions about it, each naming the index of the

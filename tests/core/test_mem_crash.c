@@ -1,0 +1,146 @@
+/* 2026-11-29 - crash safety of the memory store's log, with tests/core/faultfile.c: for every
+** N, fail the Nth write or sync with an I/O error, tear the Nth write, or cut the power before
+** the Nth write or sync (with and without garbage in lost writes, several seeds). After the
+** power fails, a restarted program must open the store and find every memory whose commit
+** returned OK, nothing that was never committed, the texts intact, and a working search. */
+#include <stdlib.h>
+
+#include "faultfile.h"
+#include "mem/mem_int.h"
+#include "tf.h"
+
+#define NCOMMIT 4
+#define PER 3
+
+static void textOf(int i, char *z, size_t n) {
+  cairnFormat(z, n, "memory number %d about topic%d and the lake", i, i % 5);
+}
+
+/* One run; returns 1 if the fault point was reached, 0 if not, -1 on a failed check. */
+static int memCrashRun(const FaultSpec *spec, const char *zWhat) {
+  cairn_file *base, *f;
+  cairn_mem *m;
+  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  if (cairn_memfile_open(NULL, 0, &base)) return -1;
+  /* setup without faults: an empty store (header written and synced) */
+  faultfileWrap(base, 0, NULL, &f);
+  if (cairn_mem_open_file(f, &cfg, &m)) {
+    tfFail(__FILE__, __LINE__, "%s: setup: %s", zWhat, cairn_errmsg());
+    cairn_file_close(base);
+    return -1;
+  }
+  cairn_mem_close(m);
+
+  faultfileWrap(base, 0, spec, &f);
+  if (cairn_mem_open_file(f, &cfg, &m)) { /* opening a clean store writes nothing */
+    tfFail(__FILE__, __LINE__, "%s: open: %s", zWhat, cairn_errmsg());
+    cairn_file_close(base);
+    return -1;
+  }
+  int nAdded = 0, nAcked = 0; /* memories added; memories covered by the last commit that returned OK */
+  for (int c = 0; c < NCOMMIT; c++) {
+    for (int i = 0; i < PER; i++) {
+      char z[96];
+      textOf(nAdded, z, sizeof z);
+      cairn_mem_record r;
+      memset(&r, 0, sizeof r);
+      r.zText = z;
+      r.zSession = c & 1 ? "odd" : "even";
+      r.createdMs = 1000 + nAdded;
+      if (cairn_mem_add(m, &r, NULL) == CAIRN_OK) nAdded++;
+    }
+    if (cairn_mem_commit(m) == CAIRN_OK) nAcked = nAdded;
+    else if (!faultfileDead(f) && cairn_mem_commit(m) == CAIRN_OK) nAcked = nAdded; /* an I/O error: retry once */
+  }
+  uint32_t nW, nS;
+  faultfileCounts(f, &nW, &nS);
+  int reached = (spec->nFailWrite && nW >= spec->nFailWrite) || (spec->nTearWrite && nW >= spec->nTearWrite) ||
+                (spec->nCrashWrite && nW >= spec->nCrashWrite) || (spec->nFailSync && nS >= spec->nFailSync) ||
+                (spec->nCrashSync && nS >= spec->nCrashSync);
+  faultfilePowerLoss(f); /* what was acknowledged must have been synced */
+  cairn_mem_close(m);
+
+  faultfileWrap(base, 0, NULL, &f);
+  int rc = cairn_mem_open_file(f, NULL, &m);
+  if (rc) {
+    tfFail(__FILE__, __LINE__, "%s: reopen after the crash: %s", zWhat, cairn_errmsg());
+    cairn_file_close(base);
+    return -1;
+  }
+  cairn_mem_stats st;
+  cairn_mem_stats_get(m, &st);
+  int bad = 0;
+  if (st.nMemory < (uint64_t)nAcked || st.nMemory > (uint64_t)nAdded || st.nMemory % PER) {
+    tfFail(__FILE__, __LINE__, "%s: %llu memories after the crash; %d acknowledged, %d added", zWhat,
+           (unsigned long long)st.nMemory, nAcked, nAdded);
+    bad = 1;
+  }
+  for (uint64_t id = 1; !bad && id <= st.nMemory; id++) {
+    cairn_mem_record r;
+    char z[96];
+    textOf((int)id - 1, z, sizeof z);
+    if (cairn_mem_get(m, id, &r) || strcmp(r.zText, z) != 0 || r.createdMs != 1000 + (int64_t)id - 1) {
+      tfFail(__FILE__, __LINE__, "%s: memory %llu damaged", zWhat, (unsigned long long)id);
+      bad = 1;
+    }
+  }
+  cairn_mem_hit h[3];
+  uint32_t n;
+  cairn_mem_query q;
+  memset(&q, 0, sizeof q);
+  q.zText = "topic1 lake", q.k = 3;
+  if (!bad && (cairn_mem_search(m, &q, h, &n) || n != CAIRN_MIN(3u, (uint32_t)st.nMemory))) {
+    tfFail(__FILE__, __LINE__, "%s: search after the crash: %s", zWhat, cairn_errmsg());
+    bad = 1;
+  }
+  /* and the restarted program can go on committing */
+  cairn_mem_record r;
+  memset(&r, 0, sizeof r);
+  r.zText = "after the crash";
+  if (!bad && (cairn_mem_add(m, &r, NULL) || cairn_mem_commit(m))) {
+    tfFail(__FILE__, __LINE__, "%s: commit after the crash: %s", zWhat, cairn_errmsg());
+    bad = 1;
+  }
+  cairn_mem_close(m);
+  cairn_file_close(base);
+  return bad ? -1 : reached;
+}
+
+static int gRuns; /* runs that reached their fault, over the suite */
+static void sweep(const char *zWhat, int field, int garble, uint64_t seed) {
+  for (uint32_t n = 1; n < 200; n++) {
+    FaultSpec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.bGarble = garble, spec.seed = seed + n;
+    switch (field) {
+      case 0: spec.nFailWrite = n; break;
+      case 1: spec.nFailSync = n; break;
+      case 2: spec.nTearWrite = n; break;
+      case 3: spec.nCrashWrite = n; break;
+      default: spec.nCrashSync = n; break;
+    }
+    int r = memCrashRun(&spec, zWhat);
+    if (r < 0) {
+      tfFail(__FILE__, __LINE__, "%s: failed at N = %u (seed %llu)", zWhat, n, (unsigned long long)spec.seed);
+      return;
+    }
+    if (r == 0) return; /* the run never reached fault N: done */
+    gRuns++;
+  }
+}
+
+TEST(memcrash, io_errors) {
+  gRuns = 0;
+  sweep("fail write", 0, 0, 1);
+  sweep("fail sync", 1, 0, 2);
+  CHECK(gRuns >= 2 * NCOMMIT); /* every commit's write and sync was hit */
+}
+TEST(memcrash, torn_and_lost_writes) {
+  gRuns = 0;
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    sweep("tear write", 2, (int)(seed & 1), seed * 100);
+    sweep("crash before write", 3, (int)(seed & 1), seed * 100);
+    sweep("crash before sync", 4, (int)(seed & 1), seed * 100);
+  }
+  CHECK(gRuns >= 3 * 4 * NCOMMIT);
+}
