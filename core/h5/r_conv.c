@@ -6,6 +6,8 @@
 ** double in either byte order, enums, bitfields), and JSON text for every class (strings,
 ** vlen data from the global heap, compounds, arrays, enums, opaque, object references).
 */
+#include <stdlib.h> /* strtod */
+
 #include "h5int.h"
 
 /* ---------------------------------------------------------------- byte order */
@@ -241,9 +243,49 @@ static void sbI64(Sb *s, int64_t v) {
     sbU64(s, (uint64_t)0 - (uint64_t)v);
   } else sbU64(s, (uint64_t)v);
 }
-/* A double with nDig significant digits (9 round-trips a float, 17 a double; the last digit
-** may be off by one for doubles: the scaling is done in long double, without libm). */
-static void sbDouble(Sb *s, double v, int nDig) {
+/* v * 10^k in steps of exact powers of ten (10^22 is the largest exact double power). */
+static double scale10(double v, int k) {
+  static const double a[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  /* keep intermediates in range: shrink first when scaling down, grow last when up */
+  while (k > 22) v *= 1e22, k -= 22;
+  while (k < -22) v /= 1e22, k += 22;
+  return k >= 0 ? v * a[k] : v / a[-k];
+}
+
+/* Write digits dg (exactly p of them, no leading zero) with decimal exponent e as
+** "d.ddde±X" into z; returns its length. */
+static size_t sciText(char *z, uint64_t dg, int p, int e) {
+  char d[24];
+  for (int i = p - 1; i >= 0; i--) {
+    d[i] = (char)('0' + dg % 10);
+    dg /= 10;
+  }
+  size_t n = 0;
+  z[n++] = d[0];
+  if (p > 1) {
+    z[n++] = '.';
+    for (int i = 1; i < p; i++) z[n++] = d[i];
+  }
+  z[n++] = 'e';
+  if (e < 0) {
+    z[n++] = '-';
+    e = -e;
+  }
+  char t[8];
+  int k = 0;
+  do {
+    t[k++] = (char)('0' + e % 10);
+    e /= 10;
+  } while (e);
+  while (k) z[n++] = t[--k];
+  z[n] = 0;
+  return n;
+}
+
+/* The shortest decimal that reads back as v (as a float when isFloat), found by trying
+** precisions 1..17 and checking each candidate with strtod: no libm, no long double. */
+static void sbDouble(Sb *s, double v, int isFloat) {
   if (v != v) {
     sbStr(s, "\"nan\"");
     return;
@@ -267,32 +309,54 @@ static void sbDouble(Sb *s, double v, int nDig) {
     sbStr(s, ".0");
     return;
   }
-  long double x = v;
+  /* decimal exponent: 10^e <= v < 10^(e+1) */
   int e = 0;
-  while (x >= 1e16L) { x /= 1e16L; e += 16; }
-  while (x >= 10.0L) { x /= 10.0L; e++; }
-  while (x < 1e-16L) { x *= 1e16L; e -= 16; }
-  while (x < 1.0L) { x *= 10.0L; e--; }
-  char d[32];
-  for (int i = 0; i < nDig; i++) {
-    int k = (int)x;
-    if (k > 9) k = 9;
-    d[i] = (char)('0' + k);
-    x = (x - k) * 10.0L;
-  }
-  if (x >= 5.0L) { /* round half up, with carry */
-    int i = nDig - 1;
-    while (i >= 0 && d[i] == '9') d[i--] = '0';
-    if (i >= 0) d[i]++;
-    else {
-      memmove(d + 1, d, (size_t)nDig - 1);
-      d[0] = '1';
-      e++;
+  double x = v;
+  while (x >= 1e16) x /= 1e16, e += 16;
+  while (x >= 10) x /= 10, e++;
+  while (x < 1e-16) x *= 1e16, e -= 16;
+  while (x < 1) x *= 10, e--;
+  char z[40];
+  uint64_t best = 0;
+  int bestP = 17, bestE = e;
+  for (int p = 1; p <= 17; p++) {
+    int sh = p - 1 - e; /* digits = v * 10^sh */
+    double m = sh > 0 && v < 1e-290 ? scale10(scale10(v, 40), sh - 40) : scale10(v, sh);
+    uint64_t c = (uint64_t)(m + 0.5);
+    int found = 0;
+    /* the scaled value can be off by a few units in the last digit: look around it, nearest first */
+    int wMax = p <= 15 ? 0 : p == 16 ? 6 : 24; /* below 16 digits the scaling error is far below a unit */
+    for (int w = 0; w <= wMax && !found; w++) {
+      int dlt = (w & 1) ? -((w + 1) / 2) : w / 2;
+      if (dlt < 0 && (uint64_t)(-dlt) > c) continue;
+      uint64_t cand = c + (uint64_t)(int64_t)dlt;
+      uint64_t lo = 1;
+      for (int i = 1; i < p; i++) lo *= 10;
+      int ee = e;
+      if (cand >= lo * 10) { /* rounded up a decade */
+        if (cand % 10) continue;
+        cand /= 10, ee++;
+      }
+      if (cand < lo) continue;
+      sciText(z, cand, p, ee);
+      double back = strtod(z, NULL);
+      if (isFloat ? (float)back == (float)v : back == v) {
+        best = cand, bestP = p, bestE = ee, found = 1;
+      }
     }
+    if (found) break;
+    if (p == 17) best = c, bestP = 17, bestE = e; /* cannot happen: 17 digits always round-trip */
   }
-  int nd = nDig;
-  while (nd > 1 && d[nd - 1] == '0') nd--;
-  if (e >= 0 && e < 17) { /* ddd.ddd */
+  /* strip trailing zeros and lay out positionally when short */
+  while (bestP > 1 && best % 10 == 0) best /= 10, bestP--;
+  char d[24];
+  for (int i = bestP - 1; i >= 0; i--) {
+    d[i] = (char)('0' + best % 10);
+    best /= 10;
+  }
+  int nd = bestP;
+  e = bestE;
+  if (e >= 0 && e < 17) {
     if (nd <= e + 1) {
       sbPut(s, d, (size_t)nd);
       for (int i = nd; i <= e; i++) sbPut(s, "0", 1);
@@ -304,7 +368,7 @@ static void sbDouble(Sb *s, double v, int nDig) {
     }
     return;
   }
-  if (e < 0 && e >= -5) { /* 0.000ddd */
+  if (e < 0 && e >= -5) {
     sbStr(s, "0.");
     for (int i = -1; i > e; i--) sbPut(s, "0", 1);
     sbPut(s, d, (size_t)nd);
@@ -317,6 +381,7 @@ static void sbDouble(Sb *s, double v, int nDig) {
   sbPut(s, "e", 1);
   sbI64(s, e);
 }
+
 static void sbJsonStr(Sb *s, const uint8_t *p, size_t n) {
   sbPut(s, "\"", 1);
   size_t i = 0;
@@ -453,7 +518,7 @@ static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
         x->rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: non-IEEE %u-byte float layout", t->size);
         break;
       }
-      sbDouble(&x->sb, loadFloat(t, p), t->size == 8 ? 17 : t->size == 4 ? 9 : 5);
+      sbDouble(&x->sb, loadFloat(t, p), t->size < 8);
       break;
     case H5T_STRING: jsonFixedString(x, t, p, t->size); break;
     case H5T_VLEN: jsonVlen(x, t, p); break;
