@@ -10,16 +10,30 @@
 #include "h5int.h"
 
 /* ---------------------------------------------------------------- selection geometry */
+/* A regular hyperslab, kept symbolic: the k-th selected coordinate along dimension i is
+** start + (k / block) * stride + k % block, for k < count * block (increasing, since
+** block <= stride). Nothing is materialized, so a whole-dataset selection costs O(rank). */
 typedef struct Geo {
   uint32_t rank;
-  uint64_t aOut[H5_MAX_RANK];    /* selected extent per dimension */
-  uint64_t *aCoord[H5_MAX_RANK]; /* the selected coordinates, increasing */
+  uint64_t aOut[H5_MAX_RANK]; /* selected extent per dimension */
+  uint64_t st[H5_MAX_RANK], sd[H5_MAX_RANK], bl[H5_MAX_RANK];
   uint64_t nSel;
   size_t es;
 } Geo;
 
-static void geoFree(Geo *g) {
-  for (uint32_t i = 0; i < g->rank; i++) cairnFree(g->aCoord[i]);
+static void geoFree(Geo *g) { (void)g; }
+
+static inline uint64_t geoCoord(const Geo *g, uint32_t i, uint64_t k) {
+  return g->bl[i] == 1 ? g->st[i] + k * g->sd[i] : g->st[i] + (k / g->bl[i]) * g->sd[i] + k % g->bl[i];
+}
+
+/* First k with coordinate >= v (aOut[i] if none). */
+static uint64_t geoLower(const Geo *g, uint32_t i, uint64_t v) {
+  if (v <= g->st[i]) return 0;
+  uint64_t d = v - g->st[i], a = d / g->sd[i], off = d % g->sd[i];
+  if (a >= g->aOut[i]) return g->aOut[i];
+  uint64_t k = off == 0 ? a * g->bl[i] : off < g->bl[i] ? a * g->bl[i] + off : (a + 1) * g->bl[i];
+  return k > g->aOut[i] ? g->aOut[i] : k;
 }
 
 static int geoInit(Geo *g, const H5Space *s, const H5Sel *sel, size_t es, const char *zPath) {
@@ -32,44 +46,23 @@ static int geoInit(Geo *g, const H5Space *s, const H5Sel *sel, size_t es, const 
     if (sd == 0) sd = 1;
     if (bl == 0) bl = 1;
     uint64_t n;
-    if (cairnMulOverflow64(ct, bl, &n) || (ct > 1 && bl > sd)) {
-      geoFree(g);
+    if (cairnMulOverflow64(ct, bl, &n) || (ct > 1 && bl > sd))
       return cairnErr(CAIRN_RANGE, "hdf5: bad selection in dimension %u of %s (block %llu > stride %llu)", i, zPath, (unsigned long long)bl,
                       (unsigned long long)sd);
-    }
     if (n) {
-      uint64_t last = st + (ct - 1) * sd + bl - 1;
-      if (last < st || last >= s->aDim[i] || (ct - 1) > UINT64_MAX / sd) {
-        geoFree(g);
+      uint64_t last;
+      if ((ct - 1) > UINT64_MAX / sd || cairnAddOverflow64(st, (ct - 1) * sd, &last) || cairnAddOverflow64(last, bl - 1, &last) ||
+          last >= s->aDim[i])
         return cairnErr(CAIRN_RANGE, "hdf5: selection past the end of dimension %u (size %llu) of %s", i, (unsigned long long)s->aDim[i], zPath);
-      }
     }
+    if (ct <= 1) sd = bl; /* a single block has no gaps */
     g->aOut[i] = n;
-    if (cairnMulOverflow64(g->nSel, n, &g->nSel)) {
-      geoFree(g);
-      return cairnErr(CAIRN_RANGE, "hdf5: selection too large in %s", zPath);
-    }
-    g->aCoord[i] = cairnMallocArray(n ? (size_t)n : 1, sizeof(uint64_t));
-    if (!g->aCoord[i] || n > SIZE_MAX / 8) {
-      geoFree(g);
-      return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a selection of %llu in %s", (unsigned long long)n, zPath);
-    }
-    uint64_t k = 0;
-    for (uint64_t a = 0; a < ct; a++)
-      for (uint64_t b = 0; b < bl; b++) g->aCoord[i][k++] = st + a * sd + b;
+    g->st[i] = st;
+    g->sd[i] = sd;
+    g->bl[i] = bl;
+    if (cairnMulOverflow64(g->nSel, n, &g->nSel)) return cairnErr(CAIRN_RANGE, "hdf5: selection too large in %s", zPath);
   }
   return CAIRN_OK;
-}
-
-/* First index in a[0..n) with a[k] >= v. */
-static uint64_t lowerBound(const uint64_t *a, uint64_t n, uint64_t v) {
-  uint64_t lo = 0, hi = n;
-  while (lo < hi) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    if (a[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /*
@@ -97,8 +90,8 @@ static int scatter(H5File *f, const Geo *g, const Block *b, uint8_t *out) {
   }
   uint64_t lo[H5_MAX_RANK], hi[H5_MAX_RANK], outStride[H5_MAX_RANK], srcStride[H5_MAX_RANK];
   for (uint32_t i = 0; i < r; i++) {
-    lo[i] = lowerBound(g->aCoord[i], g->aOut[i], b->org[i]);
-    hi[i] = lowerBound(g->aCoord[i], g->aOut[i], b->org[i] + b->dim[i]);
+    lo[i] = geoLower(g, i, b->org[i]);
+    hi[i] = geoLower(g, i, b->org[i] + b->dim[i]);
     if (lo[i] >= hi[i]) return CAIRN_OK;
   }
   outStride[r - 1] = es;
@@ -109,21 +102,21 @@ static int scatter(H5File *f, const Geo *g, const Block *b, uint8_t *out) {
   }
   uint64_t idx[H5_MAX_RANK];
   for (uint32_t i = 0; i < r; i++) idx[i] = lo[i];
-  const uint64_t *cl = g->aCoord[r - 1];
+  uint32_t L = r - 1;
+  int contig = g->sd[L] == g->bl[L]; /* the innermost selection has no gaps */
   for (;;) {
     uint64_t oOff = 0, sOff = 0;
     for (uint32_t i = 0; i + 1 < r; i++) {
       oOff += idx[i] * outStride[i];
-      sOff += (g->aCoord[i][idx[i]] - b->org[i]) * srcStride[i];
+      sOff += (geoCoord(g, i, idx[i]) - b->org[i]) * srcStride[i];
     }
-    /* innermost dimension: runs of consecutive coordinates */
-    uint64_t k = lo[r - 1];
-    while (k < hi[r - 1]) {
-      uint64_t e = k + 1;
-      while (e < hi[r - 1] && cl[e] == cl[e - 1] + 1) e++;
+    /* innermost dimension: runs of consecutive coordinates (whole blocks) */
+    uint64_t k = lo[L];
+    while (k < hi[L]) {
+      uint64_t e = contig ? hi[L] : CAIRN_MIN(hi[L], (k / g->bl[L] + 1) * g->bl[L]);
       size_t n = (size_t)((e - k) * es);
       uint8_t *dst = out + oOff + k * es;
-      uint64_t s = sOff + (cl[k] - b->org[r - 1]) * es;
+      uint64_t s = sOff + (geoCoord(g, L, k) - b->org[L]) * es;
       if (b->src) memcpy(dst, b->src + s, n);
       else if (b->fileAddr != H5_UNDEF) CAIRN_TRY(h5ReadRaw(f, b->fileAddr + s, dst, n));
       else if (b->pFill && b->nFill == es) {
@@ -587,8 +580,8 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
   uint64_t c0[H5_MAX_RANK], c1[H5_MAX_RANK];
   uint64_t nJob = 1;
   for (uint32_t i = 0; i < r; i++) {
-    c0[i] = g->aCoord[i][0] / l->aChunk[i];
-    c1[i] = g->aCoord[i][g->aOut[i] - 1] / l->aChunk[i];
+    c0[i] = geoCoord(g, i, 0) / l->aChunk[i];
+    c1[i] = geoCoord(g, i, g->aOut[i] - 1) / l->aChunk[i];
     uint64_t span = c1[i] - c0[i] + 1;
     if (cairnMulOverflow64(nJob, span, &nJob) || nJob > 100000000)
       return cairnErr(CAIRN_LIMIT, "hdf5: selection touches too many chunks in %s", d->zPath);
@@ -604,8 +597,8 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
     int hit = 1;
     for (uint32_t i = 0; i < r && hit; i++) {
       uint64_t lo = sc[i] * l->aChunk[i];
-      uint64_t k = lowerBound(g->aCoord[i], g->aOut[i], lo);
-      hit = k < g->aOut[i] && g->aCoord[i][k] < lo + l->aChunk[i];
+      uint64_t k = geoLower(g, i, lo);
+      hit = k < g->aOut[i] && geoCoord(g, i, k) < lo + l->aChunk[i];
     }
     if (hit) {
       Job *j = &aJob[n];
