@@ -43,6 +43,7 @@ typedef struct H5Member {
 } H5Member;
 
 struct H5Type {
+  uint32_t nRef;   /* extra references (h5TypeRef); h5TypeFree drops one */
   uint8_t cls;     /* H5T_* */
   uint8_t version; /* datatype message version (1..4) */
   uint32_t size;   /* bytes per element */
@@ -229,6 +230,11 @@ const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i);
 void h5TypeFree(H5Type *t);
 /* Deep copy (NULL on out of memory). */
 H5Type *h5TypeDup(const H5Type *t);
+/* Another reference to the same (immutable) type; release it with h5TypeFree. */
+static inline H5Type *h5TypeRef(H5Type *t) {
+  t->nRef++;
+  return t;
+}
 /* Decode a datatype message; *pn receives the bytes consumed. */
 int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn);
 int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s);
@@ -286,10 +292,10 @@ int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H
 
 /* ---------------------------------------------------------------- attributes */
 typedef struct H5Attr {
-  char *zName;
+  char *zName;    /* inside the pData allocation, after the values */
   H5Type *pType;
   H5Space space;
-  uint8_t *pData; /* owned copy of the raw values */
+  uint8_t *pData; /* owned: the raw values, then the NUL-terminated name */
   size_t nData;
 } H5Attr;
 void h5AttrFree(H5Attr *a);

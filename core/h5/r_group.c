@@ -321,7 +321,8 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
   } else {
     /* Compact links in the header. */
     const H5Msg *m;
-    for (uint32_t i = 0; rc == CAIRN_OK && (m = h5OhdrFind(o, 0x06, i)) != NULL; i++) {
+    for (uint32_t i = 0; rc == CAIRN_OK && i < o->nMsg; i++) {
+      if ((m = &o->aMsg[i])->type != 0x06) continue;
       H5Link k;
       rc = linkDecode(f, m->p, m->size, m->addr, &k);
       if (rc == CAIRN_OK && (rc = listAdd(&l, &k))) linkClear(&k);
@@ -347,7 +348,9 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
     h5LinksFree(l.a, l.n);
     return rc;
   }
-  if (l.n > 1) qsort(l.a, l.n, sizeof(H5Link), linkCmp);
+  size_t k = 1;
+  while (k < l.n && strcmp(l.a[k - 1].zName, l.a[k].zName) <= 0) k++;
+  if (k < l.n) qsort(l.a, l.n, sizeof(H5Link), linkCmp);
   *pa = l.a;
   *pn = l.n;
   return CAIRN_OK;
@@ -369,7 +372,8 @@ int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H
     return rc;
   }
   const H5Msg *m;
-  for (uint32_t i = 0; (m = h5OhdrFind(o, 0x06, i)) != NULL; i++) {
+  for (uint32_t i = 0; i < o->nMsg; i++) {
+    if ((m = &o->aMsg[i])->type != 0x06) continue;
     /* Compare the name before decoding the whole message. */
     H5Link k;
     CAIRN_TRY(linkDecode(f, m->p, m->size, m->addr, &k));
@@ -453,7 +457,8 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
   d.f = f;
   int rc = CAIRN_OK;
   const H5Msg *m;
-  for (uint32_t i = 0; rc == CAIRN_OK && (m = h5OhdrFind(o, 0x0C, i)) != NULL; i++) {
+  for (uint32_t i = 0; rc == CAIRN_OK && i < o->nMsg; i++) {
+    if ((m = &o->aMsg[i])->type != 0x0C) continue;
     const uint8_t *q;
     size_t nq;
     uint64_t qa;
@@ -484,7 +489,9 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
     cairnFree(d.aAttr);
     return rc;
   }
-  if (d.nAttr > 1) qsort(d.aAttr, d.nAttr, sizeof(H5Attr), attrCmp);
+  size_t k = 1;
+  while (k < d.nAttr && strcmp(d.aAttr[k - 1].zName, d.aAttr[k].zName) <= 0) k++;
+  if (k < d.nAttr) qsort(d.aAttr, d.nAttr, sizeof(H5Attr), attrCmp);
   *pa = d.aAttr;
   *pn = d.nAttr;
   return CAIRN_OK;
