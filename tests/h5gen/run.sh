@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tests/h5gen/run.sh TMPDIR - interop test of cairn's HDF5 reader: gen.py writes a corpus with
-# Debian's h5py/libhdf5 (plus the LZ4 plugin from hdf5-filter-plugin and zstd chunks from the
-# zstd CLI), h5py reads every value back, and compare.py checks `cairn h5 dumpall` against it.
+# tests/h5gen/run.sh TMPDIR - interop test of cairn's HDF5 reader: gen_c.c (libhdf5 C API) and
+# gen.py (h5py; LZ4 plugin from hdf5-filter-plugin, zstd chunks from the zstd CLI) and
+# gen_wasm.mjs (h5wasm with the HDF Group's zstd/bitshuffle/lz4 plugins, from npm) write a
+# corpus; h5py/h5wasm read every value back, and compare.py checks `cairn h5 dumpall` against it.
 # The corpus goes under the build tree and is regenerated when gen.py changes.
 set -eu
 CAIRN=${CAIRN:?set CAIRN to the cairn binary}
@@ -9,11 +10,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?tmp dir}/h5gen
 py=/usr/bin/python3 # Debian's python3, which has python3-h5py
 export HDF5_PLUGIN_PATH=${HDF5_PLUGIN_PATH:-/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins}
-if [ ! -f "$out/expected.jsonl" ] || [ "$here/gen.py" -nt "$out/expected.jsonl" ] || [ "$here/gen_c.c" -nt "$out/expected.jsonl" ]; then
+if [ ! -f "$out/expected.jsonl" ] || [ "$here/gen.py" -nt "$out/expected.jsonl" ] || [ "$here/gen_c.c" -nt "$out/expected.jsonl" ] || [ "$here/gen_wasm.mjs" -nt "$out/expected.jsonl" ]; then
   rm -rf "$out" && mkdir -p "$out"
   cc -O1 -o "$out/gen_c" "$here/gen_c.c" $(pkg-config --cflags --libs hdf5)
   "$out/gen_c" "$out"
   "$py" "$here/gen.py" "$out"
+  # zstd, bitshuffle and lz4 through the HDF Group's plugins, written by h5wasm (npm)
+  [ -d "$here/node_modules/h5wasm-plugins" ] || (cd "$here" && npm install --no-audit --no-fund --loglevel=error)
+  node "$here/gen_wasm.mjs" "$out"
 fi
 "$py" "$here/compare.py" "$CAIRN" "$out"
 # h5ls -r and `cairn h5 ls -r` list the same objects
