@@ -297,6 +297,11 @@ typedef struct H5Attr {
   H5Space space;
   uint8_t *pData; /* owned: the raw values, then the NUL-terminated name */
   size_t nData;
+  /* Not decoded yet (pType NULL): the attribute message inside its object header's buffer,
+  ** zName pointing at the name in it. h5AttrDecode(pMsg, nMsg, msgAddr) completes it. */
+  const uint8_t *pMsg;
+  size_t nMsg;
+  uint64_t msgAddr;
 } H5Attr;
 void h5AttrFree(H5Attr *a);
 int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a);

@@ -343,6 +343,20 @@ static int attrObj(cairn_h5_obj *o, const H5Attr *a, cairn_h5_obj **pp) {
 /* Attribute objects own a copy of their type, so the parent's list stays cached. */
 static int attrTake(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
   H5Attr *a = &o->aAttr[i];
+  if (!a->pType) { /* listed, not decoded yet */
+    H5Attr dec;
+    int rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
+    if (rc) {
+      const char *z = cairn_errmsg();
+      if (!strstr(z, o->zPath)) cairnErr(rc, "%s (attribute '%s' of %s)", z, a->zName, o->zPath);
+      return rc;
+    }
+    if (strcmp(dec.zName, a->zName) != 0) { /* cannot happen: same bytes */
+      h5AttrFree(&dec);
+      return cairnErr(CAIRN_CORRUPT, "hdf5: attribute name changed while decoding on %s", o->zPath);
+    }
+    *a = dec; /* keeps the list sorted: same name */
+  }
   CAIRN_TRY(attrObj(o, a, pp));
   (*pp)->attr.pType = h5TypeRef(a->pType);
   return CAIRN_OK;

@@ -256,7 +256,7 @@ typedef struct DenseArg {
 
 static int denseLinkVisit(void *pArg, const uint8_t *rec, uint32_t n) {
   DenseArg *d = pArg;
-  if (n < 4 + d->heap.idLen) return cairnErr(CAIRN_CORRUPT, "hdf5: link name record too short in heap %llu", (unsigned long long)d->heap.addr);
+  if (n < 4u + d->heap.idLen) return cairnErr(CAIRN_CORRUPT, "hdf5: link name record too short in heap %llu", (unsigned long long)d->heap.addr);
   uint8_t *p;
   size_t np;
   CAIRN_TRY(h5FHeapGet(d->f, &d->heap, rec + 4, &p, &np));
@@ -457,6 +457,13 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
   d.f = f;
   int rc = CAIRN_OK;
   const H5Msg *m;
+  size_t nCompact = 0;
+  for (uint32_t i = 0; i < o->nMsg; i++) nCompact += o->aMsg[i].type == 0x0C;
+  if (nCompact) { /* one allocation for the usual case (H5Attr is large: no regrowth copies) */
+    d.aAttr = cairnMallocArray(nCompact, sizeof(H5Attr));
+    if (!d.aAttr) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    d.capAttr = nCompact;
+  }
   for (uint32_t i = 0; rc == CAIRN_OK && i < o->nMsg; i++) {
     if ((m = &o->aMsg[i])->type != 0x0C) continue;
     const uint8_t *q;
@@ -464,6 +471,21 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
     uint64_t qa;
     uint8_t *own;
     H5Attr a;
+    if (!(m->flags & 0x02) && m->size >= 9) {
+      /* Listing only needs the name: decode the rest when the attribute is opened. */
+      unsigned v = m->p[0], off = v == 3 ? 9 : 8;
+      size_t nName = cairnGetLE16(m->p + 2);
+      if ((v >= 1 && v <= 3) && nName >= 1 && off + nName <= m->size && m->p[off + nName - 1] == 0 &&
+          strlen((const char *)m->p + off) == nName - 1) {
+        memset(&a, 0, sizeof(a));
+        a.zName = (char *)m->p + off;
+        a.pMsg = m->p;
+        a.nMsg = m->size;
+        a.msgAddr = m->addr;
+        rc = attrAdd(&d, &a);
+        continue;
+      }
+    }
     rc = h5MsgResolve(f, m, &q, &nq, &qa, &own);
     if (rc == CAIRN_OK) {
       rc = h5AttrDecode(f, q, nq, qa, &a);
