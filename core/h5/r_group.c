@@ -102,10 +102,15 @@ static int linkDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Li
 }
 
 /* ---------------------------------------------------------------- symbol tables */
+/* A local heap, read lazily: a lookup in a group of 10,000 links touches only the names on its
+** path (through the metadata cache), not the whole data segment. lheapStr returns a name in a
+** scratch buffer valid until the next call. */
 typedef struct LHeap {
-  uint8_t *p;
+  H5File *f;
+  uint64_t addr, data;
   size_t n;
-  uint64_t addr;
+  char *buf;
+  size_t cap;
 } LHeap;
 
 static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
@@ -119,27 +124,45 @@ static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   uint64_t size = h5Len(f, &c);
   h5Len(f, &c);
   uint64_t data = h5Addr(f, &c);
-  if (size > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: local heap at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size);
-  CAIRN_TRY(h5LoadMeta(f, data, (size_t)size, &h->p));
-  h->n = (size_t)size;
+  if (size > H5_MAX_META || data == H5_UNDEF || data > f->fileSize || size > f->fileSize - data)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: local heap at %llu claims %llu bytes at %llu", (unsigned long long)addr, (unsigned long long)size,
+                    (unsigned long long)data);
+  h->f = f;
   h->addr = addr;
+  h->data = data;
+  h->n = (size_t)size;
   return CAIRN_OK;
 }
-static int lheapStr(const LHeap *h, uint64_t off, const char **pz, size_t *pn) {
+static void lheapFree(LHeap *h) { cairnFree(h->buf); }
+
+static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   *pz = "";
   *pn = 0;
   if (off >= h->n) return cairnErr(CAIRN_CORRUPT, "hdf5: name offset %llu outside local heap at %llu", (unsigned long long)off, (unsigned long long)h->addr);
-  const uint8_t *q = h->p + off, *e = h->p + h->n;
-  const uint8_t *z = q;
-  while (z < e && *z) z++;
-  if (z >= e) return cairnErr(CAIRN_CORRUPT, "hdf5: unterminated name in local heap at %llu", (unsigned long long)h->addr);
-  *pz = (const char *)q;
-  *pn = (size_t)(z - q);
-  return CAIRN_OK;
+  size_t want = 64;
+  for (;;) {
+    size_t k = CAIRN_MIN(want, h->n - (size_t)off);
+    if (k + 1 > h->cap) {
+      size_t nc = CAIRN_MAX(k + 1, 2 * h->cap);
+      char *b = cairnRealloc(h->buf, nc);
+      if (!b) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+      h->buf = b;
+      h->cap = nc;
+    }
+    CAIRN_TRY(h5ReadMeta(h->f, h->data + off, h->buf, k));
+    const char *z = memchr(h->buf, 0, k);
+    if (z) {
+      *pz = h->buf;
+      *pn = (size_t)(z - h->buf);
+      return CAIRN_OK;
+    }
+    if (k == h->n - (size_t)off) return cairnErr(CAIRN_CORRUPT, "hdf5: unterminated name in local heap at %llu", (unsigned long long)h->addr);
+    want *= 4;
+  }
 }
 
 /* Decode entries of a SNOD; with zWant, stop at that name. */
-static int snodRead(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound) {
+static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound) {
   size_t entSize = 2 * (size_t)f->so + 24;
   size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
   uint8_t hd[8];
@@ -198,7 +221,7 @@ static int snodRead(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, const
 }
 
 /* Walk a group v1 B-tree (type 0). With zWant, descend only toward that name. */
-static int btree1Group(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound,
+static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound,
                        int depth) {
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
   size_t hdr = 8 + 2 * (size_t)f->so;
@@ -317,7 +340,7 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
     LHeap h;
     CAIRN_TRY(lheapLoad(f, hp, &h));
     if (bt != H5_UNDEF) rc = btree1Group(f, bt, &h, &l, NULL, 0, NULL, 0);
-    cairnFree(h.p);
+    lheapFree(&h);
   } else {
     /* Compact links in the header. */
     const H5Msg *m;
@@ -368,7 +391,7 @@ int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H
     LHeap h;
     CAIRN_TRY(lheapLoad(f, hp, &h));
     int rc = btree1Group(f, bt, &h, NULL, zName, nName, pOut, 0);
-    cairnFree(h.p);
+    lheapFree(&h);
     return rc;
   }
   const H5Msg *m;
