@@ -498,7 +498,7 @@ static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint6
   const H5Type *t = objType(o);
   if (!s) return cairnErr(CAIRN_TYPE, "hdf5: %s is not a dataset or attribute", o->zPath);
   H5Sel hs;
-  uint64_t n, bytes;
+  uint64_t n = 0, bytes;
   CAIRN_TRY(toSel(s, sel, &hs, &n, aShape, o->zPath));
   *pRank = s->rank;
   if (cairnMulOverflow64(n, t->size, &bytes) || bytes > ((uint64_t)1 << 40) || bytes > SIZE_MAX)

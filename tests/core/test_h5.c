@@ -2,6 +2,8 @@
 ** paths, links, info, whole and hyperslab reads with conversion, JSON, lazy reading (bytes
 ** counted through a wrapping cairn_file), and clean errors on truncated and corrupted files.
 ** The broad interop proof against libhdf5 is tests/h5gen (ctest h5.interop). */
+#include <stdlib.h>
+
 #include "common/internal.h"
 #include "tf.h"
 #include "test_h5_files.h"
@@ -225,4 +227,137 @@ TEST(h5, corrupt) {
   CHECK_RC(cairn_h5_open(f, CAIRN_H5_OWN_FILE, &h), CAIRN_CORRUPT);
   CHECK(strstr(cairn_errmsg(), "signature") != NULL);
   cairn_free(p);
+}
+
+/* ---- OOM and I/O-error loops: fail allocation (or host read) N for N = 1, 2, ... until a run
+** completes without reaching N. Every run must fail with NOMEM (IOERR) or succeed, and leave
+** no allocation behind. */
+static long gAllocN, gFailAt, gLive;
+static void *oomMalloc(void *ctx, size_t n) {
+  (void)ctx;
+  if (++gAllocN == gFailAt) return NULL;
+  gLive++;
+  return malloc(n);
+}
+static void *oomRealloc(void *ctx, void *p, size_t n) {
+  (void)ctx;
+  if (++gAllocN == gFailAt) return NULL;
+  if (!p) gLive++;
+  return realloc(p, n);
+}
+static void oomFree(void *ctx, void *p) {
+  (void)ctx;
+  if (p) gLive--;
+  free(p);
+}
+
+static long gReadN, gReadFailAt;
+static int failRead(cairn_file *f, void *p, size_t n, uint64_t off, size_t *pn) {
+  CountFile *c = (CountFile *)f;
+  if (++gReadN == gReadFailAt) return cairn_seterr(CAIRN_IOERR, "injected read failure %ld", gReadN);
+  return c->inner->pMethods->xRead(c->inner, p, n, off, pn);
+}
+static const cairn_file_methods failMethods = {1, failRead, NULL, cfSize, NULL, NULL, cfClose, NULL};
+
+/* open, walk, read everything; returns the first failure */
+static int scenario(const unsigned char *p, size_t n, int viaFail) {
+  cairn_file *f;
+  int rc = cairn_memfile_open(p, n, &f);
+  if (rc) return rc;
+  if (viaFail) {
+    CountFile *c = cairn_malloc(sizeof(CountFile));
+    if (!c) {
+      cairn_file_close(f);
+      return CAIRN_NOMEM;
+    }
+    c->base.pMethods = &failMethods;
+    c->inner = f;
+    f = &c->base;
+  }
+  cairn_h5 *h;
+  rc = cairn_h5_open(f, 0, &h);
+  if (rc == CAIRN_OK) {
+    const char *az[] = {"/grid", "/g/link", "/g"};
+    for (unsigned i = 0; i < 3 && rc == CAIRN_OK; i++) {
+      cairn_h5_obj *o, *a;
+      cairn_h5_info in;
+      rc = cairn_h5_get(h, az[i], &o);
+      if (rc) break;
+      rc = cairn_h5_info_get(o, &in);
+      if (rc == CAIRN_OK && in.kind == CAIRN_H5_DATASET) {
+        char *z;
+        size_t nz;
+        rc = cairn_h5_read_json(o, NULL, &z, &nz);
+        if (rc == CAIRN_OK) cairn_free(z);
+      }
+      for (size_t k = 0; rc == CAIRN_OK && k < in.nAttr; k++) {
+        rc = cairn_h5_attr_at(o, k, &a);
+        if (rc == CAIRN_OK) {
+          char *z;
+          size_t nz;
+          rc = cairn_h5_read_json(a, NULL, &z, &nz);
+          if (rc == CAIRN_OK) cairn_free(z);
+          cairn_h5_obj_close(a);
+        }
+      }
+      cairn_h5_obj_close(o);
+    }
+    cairn_h5_close(h);
+  }
+  if (viaFail) {
+    CountFile *c = (CountFile *)f;
+    cairn_file_close(c->inner);
+    cairn_free(c);
+  } else {
+    cairn_file_close(f);
+  }
+  return rc;
+}
+
+static void oomLoop(const unsigned char *p, size_t n) {
+  cairn_host saved = *cairn_host_get(), hst = saved;
+  hst.xMalloc = oomMalloc;
+  hst.xRealloc = oomRealloc;
+  hst.xFree = oomFree;
+  CHECK_OK(cairn_host_set(&hst));
+  long nRuns = 0;
+  for (gFailAt = 1;; gFailAt++) {
+    gAllocN = 0;
+    gLive = 0;
+    int rc = scenario(p, n, 0);
+    long live = gLive, reached = gAllocN >= gFailAt;
+    if (live != 0 || (rc != CAIRN_OK && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) || (!reached && rc != CAIRN_OK)) {
+      cairn_host_set(&saved);
+      tfFail(__FILE__, __LINE__, "allocation %ld failed: rc %s (%s), %ld allocations left", gFailAt, cairn_errstr(rc), cairn_errmsg(), live);
+      return;
+    }
+    nRuns++;
+    if (!reached) break;
+  }
+  cairn_host_set(&saved);
+  CHECK(nRuns > 20);
+}
+TEST(h5, oom_loop) {
+  oomLoop(h5_tiny_earliest, sizeof h5_tiny_earliest);
+  oomLoop(h5_tiny_latest, sizeof h5_tiny_latest);
+}
+
+TEST(h5, ioerr_loop) {
+  for (int which = 0; which < 2; which++) {
+    const unsigned char *p = which ? h5_tiny_latest : h5_tiny_earliest;
+    size_t n = which ? sizeof h5_tiny_latest : sizeof h5_tiny_earliest;
+    long nRuns = 0;
+    for (gReadFailAt = 1;; gReadFailAt++) {
+      gReadN = 0;
+      int rc = scenario(p, n, 1);
+      int reached = gReadN >= gReadFailAt;
+      if (reached) CHECK_EQ(CAIRN_PRIMARY(rc), CAIRN_IOERR);
+      else {
+        CHECK_OK(rc);
+        break;
+      }
+      nRuns++;
+    }
+    CHECK(nRuns >= 3);
+  }
 }
