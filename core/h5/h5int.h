@@ -319,6 +319,7 @@ typedef struct H5Dset {
   H5Fill fill;
   uint8_t *pFillOwn; /* fill value bytes owned (from a shared message) */
   uint8_t *pLayoutOwn;
+  int external; /* raw data in external files (External Data Files message): not read */
   /* extensible/fixed array headers cached on first use */
   uint64_t idxCache[16];
   int idxLoaded;

@@ -147,6 +147,7 @@ static int loadDataset(cairn_h5_obj *ob) {
   int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
   cairnFree(own);
   if (rc) return rc;
+  d->external = h5OhdrFind(&ob->o, 0x07, 0) != NULL;
   m = h5OhdrFind(&ob->o, 0x08, 0);
   CAIRN_TRY(h5LayoutDecode(f, m->p, m->size, m->addr, &d->space, &d->layout));
   if ((m = h5OhdrFind(&ob->o, 0x0B, 0)) != NULL) {

@@ -641,6 +641,7 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
 int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
   size_t es = d->pType->size;
   if (d->space.kind == CAIRN_H5_NULL) return CAIRN_OK;
+  if (d->external) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s keeps its data in external files (not read)", d->zPath);
   Geo g;
   CAIRN_TRY(geoInit(&g, &d->space, sel, es, d->zPath));
   uint64_t need;

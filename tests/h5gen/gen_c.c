@@ -156,6 +156,11 @@ int main(int argc, char **argv) {
     CK(H5Dwrite(ds, H5T_NATIVE_B8, H5S_ALL, H5S_ALL, H5P_DEFAULT, b8));
     H5Dclose(ds);
     H5Sclose(sp);
+    /* raw data in an external file: reported, not read */
+    hid_t dcx = H5Pcreate(H5P_DATASET_CREATE);
+    CK(H5Pset_external(dcx, "c_sb2_external.raw", 0, 40));
+    writeInts(f, "external", H5T_STD_I32LE, 10, 1, dcx);
+    H5Pclose(dcx);
     H5Fclose(f);
     H5Pclose(fapl);
   }

@@ -13,7 +13,7 @@ export HDF5_PLUGIN_PATH=${HDF5_PLUGIN_PATH:-/usr/lib/x86_64-linux-gnu/hdf5/seria
 if [ ! -f "$out/expected.jsonl" ] || [ "$here/gen.py" -nt "$out/expected.jsonl" ] || [ "$here/gen_c.c" -nt "$out/expected.jsonl" ] || [ "$here/gen_wasm.mjs" -nt "$out/expected.jsonl" ]; then
   rm -rf "$out" && mkdir -p "$out"
   cc -O1 -o "$out/gen_c" "$here/gen_c.c" $(pkg-config --cflags --libs hdf5)
-  "$out/gen_c" "$out"
+  (cd "$out" && ./gen_c .) # relative external-file names land in the corpus dir
   "$py" "$here/gen.py" "$out"
   # zstd, bitshuffle and lz4 through the HDF Group's plugins, written by h5wasm (npm)
   [ -d "$here/node_modules/h5wasm-plugins" ] || (cd "$here" && npm install --no-audit --no-fund --loglevel=error)
