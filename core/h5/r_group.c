@@ -174,7 +174,28 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
   uint8_t *p;
   CAIRN_TRY(h5LoadMeta(f, addr + 8, (size_t)n * entSize, &p));
   int rc = CAIRN_OK;
-  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+  uint32_t i0 = 0, i1 = n;
+  if (zWant) { /* entries are sorted by name: binary search, reading only log2(n) names */
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      const char *z;
+      size_t nz;
+      if ((rc = lheapStr(h, cairnGetLEn(p + (size_t)mid * entSize, f->so), &z, &nz))) break;
+      size_t m = CAIRN_MIN(nz, nWant);
+      int cmp = memcmp(zWant, z, m);
+      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
+      if (cmp == 0) {
+        lo = mid;
+        break;
+      }
+      if (cmp < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    i0 = lo;
+    i1 = lo < n ? lo + 1 : n;
+  }
+  for (uint32_t i = i0; i < i1 && rc == CAIRN_OK; i++) {
     H5Cur c;
     h5Cur(&c, p + (size_t)i * entSize, entSize, addr + 8 + (uint64_t)i * entSize);
     uint64_t nameOff = h5U(&c, f->so);
@@ -236,7 +257,26 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
   uint8_t *p;
   CAIRN_TRY(h5LoadMeta(f, addr + hdr, body, &p));
   int rc = CAIRN_OK;
-  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+  uint32_t iStart = 0;
+  if (zWant && n > 1) {
+    /* Child i holds names in (key i, key i+1]: binary search for the first child whose right
+    ** key is >= the wanted name, reading log2(n) names instead of all of them. */
+    uint32_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      const char *z;
+      size_t nz;
+      uint64_t kr = cairnGetLEn(p + (size_t)(mid + 1) * (f->sl + f->so), f->sl);
+      if ((rc = lheapStr(h, kr, &z, &nz))) break;
+      size_t m = CAIRN_MIN(nz, nWant);
+      int cmp = memcmp(zWant, z, m);
+      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
+      if (cmp <= 0) hi = mid;
+      else lo = mid + 1;
+    }
+    iStart = lo;
+  }
+  for (uint32_t i = iStart; i < n && rc == CAIRN_OK; i++) {
     const uint8_t *e = p + (size_t)i * (f->sl + f->so);
     uint64_t child = cairnGetLEn(e + f->sl, f->so);
     if (zWant) {

@@ -152,7 +152,7 @@ static void lazyOne(const unsigned char *p, size_t n) {
   CHECK(nr >= 3);
   /* one chunk is 256 bytes; the metadata path is a few hundred more */
   CHECK(used - before < 2048);
-  CHECK(used < n / 4);
+  CHECK(used - before < n / 4); /* the open itself reads the first two pages, once */
   cairn_h5_obj_close(d);
   cairn_h5_close(h);
   cairn_file_close(&c->base);
@@ -276,6 +276,7 @@ static int scenario(const unsigned char *p, size_t n, int viaFail) {
   }
   cairn_h5 *h;
   rc = cairn_h5_open(f, 0, &h);
+  if (rc == CAIRN_OK && viaFail == 2) cairn_h5_cache_budget(h, 0); /* every structure read is a host read */
   if (rc == CAIRN_OK) {
     const char *az[] = {"/grid", "/g/link", "/g"};
     for (unsigned i = 0; i < 3 && rc == CAIRN_OK; i++) {
@@ -343,13 +344,13 @@ TEST(h5, oom_loop) {
 }
 
 TEST(h5, ioerr_loop) {
-  for (int which = 0; which < 2; which++) {
-    const unsigned char *p = which ? h5_tiny_latest : h5_tiny_earliest;
-    size_t n = which ? sizeof h5_tiny_latest : sizeof h5_tiny_earliest;
+  for (int which = 0; which < 4; which++) {
+    const unsigned char *p = which & 1 ? h5_tiny_latest : h5_tiny_earliest;
+    size_t n = which & 1 ? sizeof h5_tiny_latest : sizeof h5_tiny_earliest;
     long nRuns = 0;
     for (gReadFailAt = 1;; gReadFailAt++) {
       gReadN = 0;
-      int rc = scenario(p, n, 1);
+      int rc = scenario(p, n, which < 2 ? 1 : 2);
       int reached = gReadN >= gReadFailAt;
       if (reached) CHECK_EQ(CAIRN_PRIMARY(rc), CAIRN_IOERR);
       else {
@@ -358,6 +359,6 @@ TEST(h5, ioerr_loop) {
       }
       nRuns++;
     }
-    CHECK(nRuns >= 3);
+    CHECK(nRuns >= (which < 2 ? 1 : 10));
   }
 }
