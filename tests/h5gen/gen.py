@@ -143,6 +143,15 @@ def groups_file(path, libver):
         for i in range(40):
             a.attrs[f'a{i:03d}'] = np.arange(i + 1, dtype='<i4')
         a.attrs['long'] = 'z' * 5000
+        # dimension scales, as netCDF-4 writes them (DIMENSION_LIST: vlen of object references;
+        # REFERENCE_LIST: compound with an object reference)
+        f['scales/x'] = np.linspace(0, 1, 5)
+        f['scales/t'] = np.arange(3, dtype='<i8')
+        f['scales/data'] = np.arange(15, dtype='<f4').reshape(3, 5)
+        f['scales/x'].make_scale('x')
+        f['scales/t'].make_scale('time')
+        f['scales/data'].dims[0].attach_scale(f['scales/t'])
+        f['scales/data'].dims[1].attach_scale(f['scales/x'])
         d = f.create_dataset('manyattrs_ds', data=np.arange(3))
         for i in range(12):
             d.attrs[f'k{i}'] = float(i) / 3
@@ -211,35 +220,11 @@ def layouts_file(path, libver):
         expect_errors[(os.path.basename(path), '/f_nbit')] = 'unsupported filter 5'
 
 
-def sohm_file(path):
-    # shared object header messages: needs a file creation property list with SOHM indexes
-    fcpl = h5p.create(h5p.FILE_CREATE)
-    fcpl.set_shared_mesg_nindexes(1)
-    fcpl.set_shared_mesg_index(0, h5p.SHARED_ALL_FLAG if hasattr(h5p, 'SHARED_ALL_FLAG') else 0xff, 8)
-    fcpl.set_shared_mesg_phase_change(50, 40)
-    fapl = h5p.create(h5p.FILE_ACCESS)
-    fapl.set_libver_bounds(h5f_latest(), h5f_latest())
-    fid = h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
-    with h5py.File(fid) as f:
-        comp = np.dtype([('a', '<i4'), ('b', '<f8'), ('c', 'S8')])
-        for i in range(6):
-            d = f.create_dataset(f'd{i}', data=np.array([(i, i / 2, b'x' * i)] * 3, dtype=comp), chunks=(3,), compression='gzip')
-            d.attrs['shared_attr'] = np.arange(10, dtype='<i8') * i
-            d.attrs['s'] = 'same string'
-
-
-def h5f_latest():
-    return h5py.h5f.LIBVER_LATEST
-
-
 for lv in ('earliest', 'latest'):
     types_file(f'{out}/types_{lv}.h5', lv)
     groups_file(f'{out}/groups_{lv}.h5', lv)
     layouts_file(f'{out}/layouts_{lv}.h5', lv)
-try:
-    sohm_file(f'{out}/sohm.h5')
-except Exception as e:  # noqa
-    print('gen: SOHM file not written:', e, file=sys.stderr)
+# SOHM, superblock v1/v2, bitfields, external storage and the >4 GiB file: see gen_c.c
 
 # ---------------------------------------------------------------- expected values, read by h5py
 def to_json(v, dt, f):
