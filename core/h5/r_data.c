@@ -563,10 +563,9 @@ static int readOneChunk(ReadCtx *x, Job *j) {
 static void chunkTask(void *pArg, size_t i, unsigned iWorker) {
   ReadCtx *x = pArg;
   x->aJob[i].rc = readOneChunk(x, &x->aJob[i]);
-  if (x->aJob[i].rc && !x->errSet) {
+  if (x->aJob[i].rc && __atomic_exchange_n(&x->errSet, 1, __ATOMIC_ACQ_REL) == 0) {
     /* error messages are per thread: keep the first for the caller's thread */
     cairnFormat(x->zErr, sizeof(x->zErr), "%s", cairn_errmsg());
-    x->errSet = 1;
   }
 }
 
@@ -630,7 +629,7 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
     for (size_t i = 0; i < n; i++)
       if (aJob[i].rc) {
         rc = aJob[i].rc;
-        cairnErr(rc, "%s", x.zErr);
+        cairnErr(rc, "%s", x.zErr[0] ? x.zErr : "hdf5: chunk read failed");
         break;
       }
   }

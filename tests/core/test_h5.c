@@ -18,8 +18,8 @@ typedef struct CountFile {
 } CountFile;
 static int cfRead(cairn_file *f, void *p, size_t n, uint64_t off, size_t *pn) {
   CountFile *c = (CountFile *)f;
-  c->nBytes += n;
-  c->nRead++;
+  __atomic_add_fetch(&c->nBytes, n, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&c->nRead, 1, __ATOMIC_SEQ_CST);
   return c->inner->pMethods->xRead(c->inner, p, n, off, pn);
 }
 static int cfSize(cairn_file *f, uint64_t *pn) { return cairn_file_size(((CountFile *)f)->inner, pn); }
@@ -233,28 +233,29 @@ TEST(h5, corrupt) {
 ** completes without reaching N. Every run must fail with NOMEM (IOERR) or succeed, and leave
 ** no allocation behind. */
 static long gAllocN, gFailAt, gLive;
+/* atomic: chunks are decoded on the host's worker threads */
 static void *oomMalloc(void *ctx, size_t n) {
   (void)ctx;
-  if (++gAllocN == gFailAt) return NULL;
-  gLive++;
+  if (__atomic_add_fetch(&gAllocN, 1, __ATOMIC_SEQ_CST) == gFailAt) return NULL;
+  __atomic_add_fetch(&gLive, 1, __ATOMIC_SEQ_CST);
   return malloc(n);
 }
 static void *oomRealloc(void *ctx, void *p, size_t n) {
   (void)ctx;
-  if (++gAllocN == gFailAt) return NULL;
-  if (!p) gLive++;
+  if (__atomic_add_fetch(&gAllocN, 1, __ATOMIC_SEQ_CST) == gFailAt) return NULL;
+  if (!p) __atomic_add_fetch(&gLive, 1, __ATOMIC_SEQ_CST);
   return realloc(p, n);
 }
 static void oomFree(void *ctx, void *p) {
   (void)ctx;
-  if (p) gLive--;
+  if (p) __atomic_sub_fetch(&gLive, 1, __ATOMIC_SEQ_CST);
   free(p);
 }
 
 static long gReadN, gReadFailAt;
 static int failRead(cairn_file *f, void *p, size_t n, uint64_t off, size_t *pn) {
   CountFile *c = (CountFile *)f;
-  if (++gReadN == gReadFailAt) return cairn_seterr(CAIRN_IOERR, "injected read failure %ld", gReadN);
+  if (__atomic_add_fetch(&gReadN, 1, __ATOMIC_SEQ_CST) == gReadFailAt) return cairn_seterr(CAIRN_IOERR, "injected read failure %ld", gReadN);
   return c->inner->pMethods->xRead(c->inner, p, n, off, pn);
 }
 static const cairn_file_methods failMethods = {1, failRead, NULL, cfSize, NULL, NULL, cfClose, NULL};
