@@ -191,7 +191,13 @@ def layouts_file(path, libver):
             f.create_dataset('f_lz4', data=np.tile(base, (4, 1)), chunks=(20, 17), compression=32004)
             f.create_dataset('f_lz4_small_blocks', data=np.arange(30000, dtype='<i4'), chunks=(30000,), compression=32004, compression_opts=(4096,))
         f.create_dataset('f_scaleoffset', data=np.arange(100, dtype='<i4'), chunks=(10,), scaleoffset=0)
-        expect_errors[(os.path.basename(path), '/f_scaleoffset')] = 'unsupported filter 6'
+        f.create_dataset('f_so_signed', data=rng.integers(-30000, 30000, 500).astype('>i2'), chunks=(64,), scaleoffset=0)
+        f.create_dataset('f_so_bits', data=rng.integers(0, 1 << 40, 300).astype('<u8'), chunks=(100,), scaleoffset=12)
+        f.create_dataset('f_so_f64', data=rng.standard_normal(300) * 100, chunks=(50,), scaleoffset=3)
+        f.create_dataset('f_so_f32', data=(rng.standard_normal(300) * 10).astype('<f4'), chunks=(64,), scaleoffset=2)
+        dso = f.create_dataset('f_so_fill', shape=(40,), dtype='<i4', chunks=(10,), scaleoffset=0, fillvalue=-5)
+        dso[3:17] = np.arange(14) * 3
+        f.create_dataset('f_so_deflate', data=np.arange(1000, dtype='<i8') * 7 - 3000, chunks=(128,), scaleoffset=0, compression='gzip')
         dn = f.create_dataset('f_nbit', data=np.arange(100, dtype='<i4'), chunks=(10,))
         # zstd chunks written by the zstd CLI into a dataset whose pipeline names filter 32015
         z = np.arange(1000, dtype='<f8') / 7
@@ -217,7 +223,11 @@ def layouts_file(path, libver):
         sp = h5s.create_simple((100,))
         ds = h5d.create(f.id, b'f_nbit', t, sp, dcpl=dcpl)
         ds.write(h5s.ALL, h5s.ALL, np.arange(100, dtype='<i4'))
-        expect_errors[(os.path.basename(path), '/f_nbit')] = 'unsupported filter 5'
+        t2 = h5t.STD_I16BE.copy()
+        t2.set_precision(9)
+        t2.set_offset(3)
+        ds = h5d.create(f.id, b'f_nbit_be_off', t2, h5s.create_simple((50,)), dcpl=dcpl)
+        ds.write(h5s.ALL, h5s.ALL, (np.arange(50, dtype='<i2') - 25) * 5)
 
 
 for lv in ('earliest', 'latest'):
