@@ -234,6 +234,13 @@ for lv in ('earliest', 'latest'):
     types_file(f'{out}/types_{lv}.h5', lv)
     groups_file(f'{out}/groups_{lv}.h5', lv)
     layouts_file(f'{out}/layouts_{lv}.h5', lv)
+# a 1 KiB user block before the superblock (the base address moves)
+with h5py.File(f'{out}/userblock.h5', 'w', userblock_size=1024) as f:
+    f['a'] = np.arange(7, dtype='<i2')
+    f.create_dataset('c', data=np.arange(100.0), chunks=(30,), compression='gzip')
+    f.attrs['who'] = 'userblock'
+with open(f'{out}/userblock.h5', 'r+b') as fp:
+    fp.write(b'not hdf5: user block contents')
 # SOHM, superblock v1/v2, bitfields, external storage and the >4 GiB file: see gen_c.c
 
 # ---------------------------------------------------------------- expected values, read by h5py
