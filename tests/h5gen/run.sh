@@ -20,6 +20,16 @@ if [ ! -f "$out/expected.jsonl" ] || [ "$here/gen.py" -nt "$out/expected.jsonl" 
   node "$here/gen_wasm.mjs" "$out"
 fi
 "$py" "$here/compare.py" "$CAIRN" "$out"
+# the same comparison with the WASI build when CAIRN_WASM names it (cairn.wasm under Node's WASI;
+# output goes through a file: piping a large stdout through scripts/wasi-run.mjs loses data)
+if [ -n "${CAIRN_WASM:-}" ]; then
+  w="$out/cairn-wasi.sh"
+  printf '#!/bin/sh\nt=$(mktemp)\nNODE_NO_WARNINGS=1 node %s --dir %s %s "$@" > "$t"\nrc=$?\ncat "$t"; rm -f "$t"; exit $rc\n' \
+    "$here/../../scripts/wasi-run.mjs" "$out" "$CAIRN_WASM" > "$w"
+  chmod +x "$w"
+  echo "WASI build:"
+  "$py" "$here/compare.py" "$w" "$out"
+fi
 # h5ls -r and `cairn h5 ls -r` list the same objects
 for f in "$out"/groups_latest.h5 "$out"/types_earliest.h5; do
   a=$(h5ls -r "$f" | awk '$1 != "/" {print $1}' | sort)
