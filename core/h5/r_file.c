@@ -131,11 +131,17 @@ int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
   for (uint64_t pno = first; pno <= last;) {
     H5Page *pg = cacheFind(f, pno);
     if (!pg) {
-      /* Read the run of missing pages in one host call (at most 16 pages). */
+      /* Read the run of missing pages in one host call: the requested ones (at most 16) and
+      ** the missing neighbours in the same aligned group of 8 pages (32 KiB). Metadata that
+      ** belongs together (a heap, a B-tree level, a group's headers) tends to sit together, and
+      ** a latency-bound host (HTTP ranges) prefers fewer, larger reads. */
       uint64_t end = pno + 1;
       while (end <= last && end - pno < 16 && !cacheFind(f, end)) end++;
-      uint64_t off = pno << f->pageBits;
-      size_t nRun = (size_t)((end - pno) << f->pageBits);
+      uint64_t grp0 = pno & ~(uint64_t)7, nPages = (f->fileSize + pageSize - 1) >> f->pageBits, lo = pno;
+      while (end < grp0 + 8 && end < nPages && !cacheFind(f, end) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) end++;
+      while (lo > grp0 && !cacheFind(f, lo - 1) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) lo--;
+      uint64_t off = lo << f->pageBits;
+      size_t nRun = (size_t)((end - lo) << f->pageBits);
       if (off + nRun > f->fileSize) nRun = (size_t)(f->fileSize - off);
       uint8_t *buf = cairnMalloc(nRun);
       if (!buf) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory reading metadata");
@@ -145,8 +151,8 @@ int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
         cairnFree(buf);
         return rc;
       }
-      for (uint64_t q = pno; q < end; q++) {
-        size_t o = (size_t)((q - pno) << f->pageBits);
+      for (uint64_t q = lo; q < end; q++) {
+        size_t o = (size_t)((q - lo) << f->pageBits);
         H5Page *np = cairnMalloc(sizeof(H5Page) + pageSize);
         if (!np) {
           cairnFree(buf);
