@@ -55,6 +55,10 @@ int h5Lz4Block(const uint8_t *src, size_t nSrc, uint8_t *dst, size_t nDst, size_
 
 static void unshuffle(const uint8_t *in, uint8_t *out, size_t n, size_t es) {
   size_t ne = n / es;
+  if (ne == 0) { /* element size beyond the chunk (a corrupt parameter): nothing to undo */
+    memcpy(out, in, n);
+    return;
+  }
   if (es == 4) {
     for (size_t i = 0; i < ne; i++) {
       out[4 * i] = in[i];
@@ -155,13 +159,13 @@ static void putElem(uint8_t *dst, uint64_t v, unsigned size, int bigEndian) {
 /* n-bit for atomic types: params [nparams, flag, nelmts, class=1, size, order, precision,
 ** offset]; each element's `precision` bits, placed back at `offset` (other bits zero: the
 ** datatype's precision/offset tell readers which bits count). */
-static int nbitDecode(const H5Filter *fl, const uint8_t *in, size_t n, uint8_t **pp, size_t *pn, const char *zPath) {
+static int nbitDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t cap, uint8_t **pp, size_t *pn, const char *zPath) {
   const uint32_t *a = fl->aParam;
   if (fl->nParam < 8 || a[3] != 1)
     return cairnErr(CAIRN_UNSUPPORTED, "hdf5: unsupported filter 5 (nbit) of a compound or array type in %s", zPath);
   uint64_t nElem = a[2];
   unsigned size = a[4], big = a[5] == 1, prec = a[6], off = a[7];
-  if (size == 0 || size > 8 || prec == 0 || prec + off > 8 * size || nElem > H5_MAX_CHUNK / size)
+  if (size == 0 || size > 8 || prec == 0 || prec + off > 8 * size || nElem > cap / size)
     return cairnErr(CAIRN_CORRUPT, "hdf5: nbit parameters (size %u, precision %u, offset %u) in %s", size, prec, off, zPath);
   uint8_t *out = cairnMalloc((nElem * size) != 0 ? (size_t)(nElem * size) : 1);
   if (!out) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
@@ -185,14 +189,14 @@ static int nbitDecode(const H5Filter *fl, const uint8_t *in, size_t n, uint8_t *
 ** 21-byte header), then nelmts values of minbits bits (MSB first) added to minval; the all-ones
 ** value stands for the fill value when one is defined. Floats (D-scale) are q / 10^factor +
 ** minval. */
-static int scaleoffsetDecode(const H5Filter *fl, const uint8_t *in, size_t n, uint8_t **pp, size_t *pn, const char *zPath) {
+static int scaleoffsetDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t cap, uint8_t **pp, size_t *pn, const char *zPath) {
   const uint32_t *a = fl->aParam;
   if (fl->nParam < 8) return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset filter with %u parameters in %s", fl->nParam, zPath);
   unsigned type = a[0], cls = a[3], size = a[4], isSigned = a[5], big = a[6] == 1, fillDef = a[7];
   int32_t factor = (int32_t)a[1];
   uint64_t nElem = a[2];
   if (type == 1) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: unsupported filter 6 (scaleoffset, E-scale) in %s", zPath);
-  if ((cls == 0 && (size == 0 || size > 8)) || (cls == 1 && size != 4 && size != 8) || cls > 1 || nElem > H5_MAX_CHUNK / (size ? size : 1))
+  if ((cls == 0 && (size == 0 || size > 8)) || (cls == 1 && size != 4 && size != 8) || cls > 1 || nElem > cap / (size ? size : 1))
     return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset parameters (class %u, size %u) in %s", cls, size, zPath);
   if (n < 21) return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset chunk of %zu bytes in %s", n, zPath);
   uint32_t minbits = cairnGetLE32(in);
@@ -439,8 +443,8 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
         cairnFree(tr);
         break;
       }
-      case 5: rc = nbitDecode(fl, cur, n, &nxt, &nn, zPath); break;
-      case 6: rc = scaleoffsetDecode(fl, cur, n, &nxt, &nn, zPath); break;
+      case 5: rc = nbitDecode(fl, cur, n, cap, &nxt, &nn, zPath); break;
+      case 6: rc = scaleoffsetDecode(fl, cur, n, cap, &nxt, &nn, zPath); break;
       default: {
         const char *z;
         filterName(fl, &z);
