@@ -320,10 +320,11 @@ typedef struct H5Dset {
   uint8_t *pFillOwn; /* fill value bytes owned (from a shared message) */
   uint8_t *pLayoutOwn;
   int external; /* raw data in external files (External Data Files message): not read */
-  /* extensible/fixed array headers cached on first use */
-  uint64_t idxCache[16];
-  int idxLoaded;
+  /* verified fixed/extensible array blocks, so chunk after chunk does not reload them */
+  struct { uint64_t addr; size_t n; uint8_t *p; } aIdx[8];
+  unsigned iIdx;
 } H5Dset;
+void h5DsetFreeCache(H5Dset *d);
 
 /* A selection: per dimension start/stride/count/block (all elements when NULL). */
 typedef struct H5Sel {

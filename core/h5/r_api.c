@@ -278,6 +278,7 @@ int cairn_h5_obj_close(cairn_h5_obj *o) {
   if (!o) return CAIRN_OK;
   h5OhdrFree(&o->o);
   if (o->pD) {
+    h5DsetFreeCache(o->pD);
     h5TypeFree(o->pD->pType);
     cairnFree(o->pD->pFillOwn);
     cairnFree(o->pD);

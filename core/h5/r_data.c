@@ -201,6 +201,43 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
   return rc;
 }
 
+/* A verified index block (signature, lookup3 over all but the last 4 bytes), from a small
+** per-dataset cache: reading chunk after chunk walks the same blocks. Owned by d. */
+static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const char *zWhat, const uint8_t **pp) {
+  for (unsigned i = 0; i < CAIRN_ARRAY_SIZE(d->aIdx); i++)
+    if (d->aIdx[i].p && d->aIdx[i].addr == addr && d->aIdx[i].n == n) {
+      *pp = d->aIdx[i].p;
+      return CAIRN_OK;
+    }
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(d->f, addr, n, &p));
+  int rc = CAIRN_OK;
+  if (n < 8) rc = cairnErr(CAIRN_CORRUPT, "hdf5: %s at %llu too small in %s", zWhat, (unsigned long long)addr, d->zPath);
+  else if (zSig && memcmp(p, zSig, 4) != 0)
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing %s signature at offset %llu in %s", zSig, (unsigned long long)addr, d->zPath);
+  else rc = h5Checksum(p, n - 4, addr, zWhat);
+  if (rc) {
+    cairnFree(p);
+    return rc;
+  }
+  unsigned k = d->iIdx++ % CAIRN_ARRAY_SIZE(d->aIdx);
+  cairnFree(d->aIdx[k].p);
+  d->aIdx[k].addr = addr;
+  d->aIdx[k].n = n;
+  d->aIdx[k].p = p;
+  *pp = p;
+  return CAIRN_OK;
+}
+
+void h5DsetFreeCache(H5Dset *d) {
+  for (unsigned i = 0; i < CAIRN_ARRAY_SIZE(d->aIdx); i++) {
+    cairnFree(d->aIdx[i].p);
+    d->aIdx[i].p = NULL;
+  }
+}
+
+static void idxEntry(H5File *f, const uint8_t *p, unsigned es, int filtered, ChunkRef *c);
+
 /* Fixed array entry lookup. */
 static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   H5File *f = d->f;
@@ -218,56 +255,26 @@ static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   if (idx >= nEnt || dblk == H5_UNDEF) return CAIRN_OK;
   uint64_t pageN = (uint64_t)1 << pageBits;
   size_t pre = 4 + 1 + 1 + f->so;
-  uint64_t entAddr;
   if (nEnt > pageN) {
     uint64_t nPages = (nEnt + pageN - 1) / pageN;
     size_t bm = (size_t)((nPages + 7) / 8);
     if (bm > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: fixed array of %llu entries in %s", (unsigned long long)nEnt, d->zPath);
-    uint8_t *p;
-    CAIRN_TRY(h5LoadMeta(f, dblk, pre + bm + 4, &p));
-    int rc = memcmp(p, "FADB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FADB signature at %llu", (unsigned long long)dblk)
-                                   : h5Checksum(p, pre + bm, dblk, "fixed array data block");
+    const uint8_t *p;
+    CAIRN_TRY(idxLoad(d, dblk, pre + bm + 4, "FADB", "fixed array data block", &p));
     uint64_t pg = idx / pageN;
-    int init = rc == CAIRN_OK ? (p[pre + pg / 8] >> (7 - pg % 8)) & 1 : 0;
-    cairnFree(p);
-    if (rc) return rc;
-    if (!init) return CAIRN_OK;
+    if (!((p[pre + pg / 8] >> (7 - pg % 8)) & 1)) return CAIRN_OK;
     uint64_t pageBytes = pageN * es + 4;
     uint64_t pageAddr = dblk + pre + bm + 4 + pg * pageBytes;
     uint64_t inPage = (pg == nPages - 1) ? nEnt - pg * pageN : pageN;
-    uint8_t *q;
-    CAIRN_TRY(h5LoadMeta(f, pageAddr, (size_t)(inPage * es + 4), &q));
-    rc = h5Checksum(q, (size_t)(inPage * es), pageAddr, "fixed array page");
-    if (rc == CAIRN_OK) {
-      entAddr = 0;
-      H5Cur e;
-      h5Cur(&e, q + (idx - pg * pageN) * es, es, pageAddr);
-      c->addr = h5Addr(f, &e);
-      if (client == 1) {
-        c->size = h5U(&e, es - f->so - 4);
-        c->mask = (uint32_t)h5U(&e, 4);
-      }
-    }
-    cairnFree(q);
-    (void)entAddr;
-    return rc;
+    const uint8_t *q;
+    CAIRN_TRY(idxLoad(d, pageAddr, (size_t)(inPage * es + 4), NULL, "fixed array page", &q));
+    idxEntry(f, q + (idx - pg * pageN) * es, es, client == 1, c);
+    return CAIRN_OK;
   }
-  uint8_t *p;
-  size_t total = pre + (size_t)nEnt * es + 4;
-  CAIRN_TRY(h5LoadMeta(f, dblk, total, &p));
-  int rc = memcmp(p, "FADB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FADB signature at %llu", (unsigned long long)dblk)
-                                 : h5Checksum(p, total - 4, dblk, "fixed array data block");
-  if (rc == CAIRN_OK) {
-    H5Cur e;
-    h5Cur(&e, p + pre + idx * es, es, dblk);
-    c->addr = h5Addr(f, &e);
-    if (client == 1) {
-      c->size = h5U(&e, es - f->so - 4);
-      c->mask = (uint32_t)h5U(&e, 4);
-    }
-  }
-  cairnFree(p);
-  return rc;
+  const uint8_t *p;
+  CAIRN_TRY(idxLoad(d, dblk, pre + (size_t)nEnt * es + 4, "FADB", "fixed array data block", &p));
+  idxEntry(f, p + pre + idx * es, es, client == 1, c);
+  return CAIRN_OK;
 }
 
 static unsigned lg2(uint64_t v) {
@@ -299,21 +306,15 @@ static int earrayDblk(H5Dset *d, uint64_t addr, uint64_t nElem, uint64_t k, unsi
   if (nElem > pageN) {
     uint64_t pg = k / pageN;
     uint64_t pageAddr = addr + pre + 4 + pg * (pageN * es + 4);
-    uint8_t *q;
-    CAIRN_TRY(h5LoadMeta(f, pageAddr, (size_t)(pageN * es + 4), &q));
-    int rc = h5Checksum(q, (size_t)(pageN * es), pageAddr, "extensible array data block page");
-    if (rc == CAIRN_OK) idxEntry(f, q + (k - pg * pageN) * es, es, filtered, c);
-    cairnFree(q);
-    return rc;
+    const uint8_t *q;
+    CAIRN_TRY(idxLoad(d, pageAddr, (size_t)(pageN * es + 4), NULL, "extensible array data block page", &q));
+    idxEntry(f, q + (k - pg * pageN) * es, es, filtered, c);
+    return CAIRN_OK;
   }
-  size_t total = pre + (size_t)nElem * es + 4;
-  uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, addr, total, &p));
-  int rc = memcmp(p, "EADB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing EADB signature at %llu in %s", (unsigned long long)addr, d->zPath)
-                                 : h5Checksum(p, total - 4, addr, "extensible array data block");
-  if (rc == CAIRN_OK) idxEntry(f, p + pre + k * es, es, filtered, c);
-  cairnFree(p);
-  return rc;
+  const uint8_t *p;
+  CAIRN_TRY(idxLoad(d, addr, pre + (size_t)nElem * es + 4, "EADB", "extensible array data block", &p));
+  idxEntry(f, p + pre + k * es, es, filtered, c);
+  return CAIRN_OK;
 }
 
 static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
@@ -343,17 +344,10 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   size_t nIblkSblk = nSblk > iblkSblk ? nSblk - iblkSblk : 0;
   size_t pre = 4 + 1 + 1 + f->so;
   size_t total = pre + (size_t)idxElem * es + nIblkDblk * f->so + nIblkSblk * f->so + 4;
-  uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, iblk, total, &p));
-  int rc = memcmp(p, "EAIB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing EAIB signature at %llu in %s", (unsigned long long)iblk, d->zPath)
-                                 : h5Checksum(p, total - 4, iblk, "extensible array index block");
-  if (rc) {
-    cairnFree(p);
-    return rc;
-  }
+  const uint8_t *p;
+  CAIRN_TRY(idxLoad(d, iblk, total, "EAIB", "extensible array index block", &p));
   if (idx < idxElem) {
     idxEntry(f, p + pre + idx * es, es, filtered, c);
-    cairnFree(p);
     return CAIRN_OK;
   }
   uint64_t i = idx - idxElem, start = 0, dblkStart = 0;
@@ -366,48 +360,35 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
     start += ndblk * dn;
     dblkStart += ndblk;
   }
-  if (s == nSblk) {
-    cairnFree(p);
-    return CAIRN_OK;
-  }
+  if (s == nSblk) return CAIRN_OK;
   uint64_t di = (i - start) / dn, k = (i - start) % dn;
   uint64_t dAddr;
   if (s < iblkSblk) {
     uint64_t e = dblkStart + di;
-    if (e >= nIblkDblk) {
-      cairnFree(p);
-      return cairnErr(CAIRN_CORRUPT, "hdf5: extensible array index out of range in %s", d->zPath);
-    }
+    if (e >= nIblkDblk) return cairnErr(CAIRN_CORRUPT, "hdf5: extensible array index out of range in %s", d->zPath);
     H5Cur a;
     h5Cur(&a, p + pre + (size_t)idxElem * es + e * f->so, f->so, iblk);
     dAddr = h5Addr(f, &a);
-    cairnFree(p);
   } else {
     H5Cur a;
     h5Cur(&a, p + pre + (size_t)idxElem * es + nIblkDblk * f->so + (size_t)(s - iblkSblk) * f->so, f->so, iblk);
     uint64_t sAddr = h5Addr(f, &a);
-    cairnFree(p);
     if (sAddr == H5_UNDEF) return CAIRN_OK;
     uint64_t pageN = (uint64_t)1 << pageBits;
-    size_t bm = dn > pageN ? (size_t)(((dn + pageN - 1) / pageN + 7) / 8) * (size_t)ndblk : 0;
+    /* page-init bits: the field holds ceil(pages/8) bytes per data block, but the bits run
+    ** on across data blocks (bit di * pages + page), as libhdf5 writes them */
+    uint64_t nPg = dn > pageN ? (dn + pageN - 1) / pageN : 0;
+    size_t bm = (size_t)(((nPg + 7) / 8) * ndblk);
     size_t sp = 4 + 1 + 1 + f->so + aoBytes;
-    size_t stotal = sp + bm + (size_t)ndblk * f->so + 4;
-    uint8_t *q;
-    CAIRN_TRY(h5LoadMeta(f, sAddr, stotal, &q));
-    rc = memcmp(q, "EASB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing EASB signature at %llu in %s", (unsigned long long)sAddr, d->zPath)
-                              : h5Checksum(q, stotal - 4, sAddr, "extensible array super block");
-    if (rc == CAIRN_OK) {
-      H5Cur b;
-      h5Cur(&b, q + sp + bm + di * f->so, f->so, sAddr);
-      dAddr = h5Addr(f, &b);
-      if (bm && dAddr != H5_UNDEF) {
-        size_t per = bm / (size_t)ndblk;
-        uint64_t pg = k / pageN;
-        if (!((q[sp + di * per + pg / 8] >> (7 - pg % 8)) & 1)) dAddr = H5_UNDEF;
-      }
+    const uint8_t *q;
+    CAIRN_TRY(idxLoad(d, sAddr, sp + bm + (size_t)ndblk * f->so + 4, "EASB", "extensible array super block", &q));
+    H5Cur b;
+    h5Cur(&b, q + sp + bm + di * f->so, f->so, sAddr);
+    dAddr = h5Addr(f, &b);
+    if (bm && dAddr != H5_UNDEF) {
+      uint64_t bit = di * nPg + k / pageN;
+      if (!((q[sp + bit / 8] >> (7 - bit % 8)) & 1)) dAddr = H5_UNDEF;
     }
-    cairnFree(q);
-    if (rc) return rc;
   }
   if (dAddr == H5_UNDEF) return CAIRN_OK;
   return earrayDblk(d, dAddr, dn, k, es, filtered, aoBytes, pageBits, c);

@@ -175,6 +175,9 @@ def layouts_file(path, libver):
         f.create_dataset('ext_big', data=big, chunks=(100,), maxshape=(None,))          # many EA data/super blocks
         f.create_dataset('fixed_big', data=big, chunks=(50,))                            # paged fixed array
         f.create_dataset('bt2_big', data=big.reshape(400, 500), chunks=(10, 10), maxshape=(None, None))
+        # 140,000 one-element chunks: paged extensible-array data blocks (latest) and a deep
+        # v1 B-tree (earliest)
+        f.create_dataset('ext_paged', data=np.arange(140000, dtype='<i2'), chunks=(1,), maxshape=(None,))
         # unallocated chunks read as the fill value
         d = f.create_dataset('sparse', shape=(40, 40), chunks=(10, 10), dtype='<i4', fillvalue=-7)
         d[12:15, 22:25] = 5
