@@ -107,6 +107,20 @@ def types_file(path, libver):
         # scalar and empty
         f['scalar/f'] = np.float64(3.25)
         f['empty/zero'] = np.zeros((0, 4), dtype='f4')
+        f['empty/null'] = h5py.Empty('<f8')
+        f['empty/zero_chunked'] = np.zeros((0,), dtype='<i4')
+        f.create_dataset('empty/zero_ext', shape=(0, 3), maxshape=(None, 3), dtype='<i2', chunks=(4, 3))
+        f.attrs.create('vlen_attr', np.array([np.arange(3, dtype='<i4'), np.arange(5, dtype='<i4')], dtype=object), dtype=h5py.vlen_dtype('<i4'))
+        f.attrs['enum_attr'] = np.array([1, 0], dtype=h5py.enum_dtype({'NO': 0, 'YES': 1}, basetype='u1'))
+        dcs = h5p.create(h5p.DATASET_CREATE)
+        dcs.set_layout(h5d.COMPACT)
+        f.require_group('str')
+        sp = h5s.create_simple((3,))
+        tvs = h5t.C_S1.copy()
+        tvs.set_size(h5t.VARIABLE)
+        tvs.set_cset(h5t.CSET_UTF8)
+        dd = h5d.create(f.id, b'str/compact_vlen', tvs, sp, dcpl=dcs)
+        dd.write(h5s.ALL, h5s.ALL, np.array(['x', 'yy', 'zzz'], dtype=object), mtype=tvs)
         # committed datatype with attributes, used by a dataset
         f['committed/t'] = np.dtype([('a', '<i4'), ('b', '<f8')])
         for i in range(3):
