@@ -10,10 +10,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?tmp dir}/h5gen
 py=/usr/bin/python3 # Debian's python3, which has python3-h5py
 export HDF5_PLUGIN_PATH=${HDF5_PLUGIN_PATH:-/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins}
-if [ ! -f "$out/expected.jsonl" ] || [ "$here/gen.py" -nt "$out/expected.jsonl" ] || [ "$here/gen_c.c" -nt "$out/expected.jsonl" ] || [ "$here/gen_wasm.mjs" -nt "$out/expected.jsonl" ]; then
+if [ ! -f "$out/expected.jsonl" ] || [ "$here/gen.py" -nt "$out/expected.jsonl" ] || [ "$here/gen_c.c" -nt "$out/expected.jsonl" ] || [ "$here/gen_wasm.mjs" -nt "$out/expected.jsonl" ] || [ "$here/netcdf4.cdl" -nt "$out/expected.jsonl" ]; then
   rm -rf "$out" && mkdir -p "$out"
   cc -O1 -o "$out/gen_c" "$here/gen_c.c" $(pkg-config --cflags --libs hdf5)
   (cd "$out" && ./gen_c .) # relative external-file names land in the corpus dir
+  # a netCDF-4 file written by the netCDF library itself (Debian netcdf-bin)
+  ncgen -k nc4 -o "$out/netcdf4.h5" "$here/netcdf4.cdl"
   "$py" "$here/gen.py" "$out"
   # zstd, bitshuffle and lz4 through the HDF Group's plugins, written by h5wasm (npm)
   [ -d "$here/node_modules/h5wasm-plugins" ] || (cd "$here" && npm install --no-audit --no-fund --loglevel=error)
