@@ -514,6 +514,22 @@ static int readOneChunk(ReadCtx *x, Job *j) {
     if (j->ref.size < x->cb)
       return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s holds %llu bytes, not %llu", (unsigned long long)j->ref.addr, d->zPath,
                       (unsigned long long)j->ref.size, (unsigned long long)x->cb);
+    /* One read of the whole chunk when a good part of it is selected (or it is small), run by
+    ** run reads otherwise: a 128x128 chunk read row by row would be 128 host calls. */
+    uint64_t nIn = 1;
+    for (uint32_t i = 0; i < x->g->rank; i++)
+      nIn *= geoLower(x->g, i, j->org[i] + d->layout.aChunk[i]) - geoLower(x->g, i, j->org[i]);
+    if (x->cb <= (64u << 10) || (nIn * x->g->es * 4 >= x->cb && x->cb <= (256u << 20))) {
+      uint8_t *raw = cairnMalloc((size_t)x->cb);
+      if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)x->cb);
+      int rc = h5ReadRaw(d->f, j->ref.addr, raw, (size_t)x->cb);
+      if (rc == CAIRN_OK) {
+        b.src = raw;
+        rc = scatter(d->f, x->g, &b, x->out);
+      }
+      cairnFree(raw);
+      return rc;
+    }
     b.fileAddr = j->ref.addr;
     return scatter(d->f, x->g, &b, x->out);
   }
