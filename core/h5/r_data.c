@@ -674,7 +674,16 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
       else if (g.nSel == d->space.nElem)
         rc = h5ReadRaw(d->f, l->addr, out, (size_t)full);
-      else {
+      else if (full <= (1u << 20)) { /* small: one read, then pick from memory */
+        uint8_t *raw = cairnMalloc((size_t)full);
+        if (!raw) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory reading %s", d->zPath);
+        else {
+          rc = h5ReadRaw(d->f, l->addr, raw, (size_t)full);
+          b.src = raw;
+          if (rc == CAIRN_OK) rc = scatter(d->f, &g, &b, out);
+          cairnFree(raw);
+        }
+      } else {
         b.fileAddr = l->addr;
         rc = scatter(d->f, &g, &b, out);
       }

@@ -176,6 +176,7 @@ def layouts_file(path, libver):
         base = np.arange(23 * 17, dtype='<f4').reshape(23, 17) * 0.5
         make_dataset_lowlevel(f, 'compact', np.arange(20, dtype='<i8'), h5t.STD_I64LE, layout='compact')
         f.create_dataset('contig', data=base)
+        f.create_dataset('contig_big', data=np.arange(600 * 600, dtype='<f8').reshape(600, 600) / 3)  # > 1 MiB: run-by-run reads
         # chunk indexes; partial edge chunks everywhere (23x17 in 5x4 chunks)
         f.create_dataset('chunk_fixed', data=base, chunks=(5, 4))                      # v1 btree / fixed array
         f.create_dataset('chunk_single', data=base, chunks=(23, 17))                   # single chunk

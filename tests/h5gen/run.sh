@@ -45,7 +45,7 @@ import json, subprocess, sys, h5py, numpy as np
 out, cairn = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(5)
 n = 0
-for fn, paths in (('layouts_latest.h5', ['/contig', '/chunk_fixed', '/chunk_ext1', '/chunk_bt2', '/sparse', '/cube', '/f_all', '/chunk_implicit']),
+for fn, paths in (('layouts_latest.h5', ['/contig', '/contig_big', '/chunk_fixed', '/chunk_ext1', '/chunk_bt2', '/sparse', '/cube', '/f_all', '/chunk_implicit']),
                   ('layouts_earliest.h5', ['/cube', '/chunk_fixed', '/sparse'])):
     with h5py.File(f'{out}/{fn}', 'r') as f:
         for p in paths:
