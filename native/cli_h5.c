@@ -3,7 +3,7 @@
 **
 ** native/cli_h5.c - `cairn h5 ...`: list, describe and dump HDF5 files with cairn's reader.
 **   cairn h5 ls [-r] FILE [PATH]      links of a group (recursively with -r), like h5ls
-**   cairn h5 info FILE PATH           kind, shape, type, layout, chunks, filters, attributes
+**   cairn h5 info [--json] FILE PATH  kind, shape, type, layout, chunks, filters, attributes
 **   cairn h5 dump [--json] [--sel S] FILE PATH  values (JSON: {"shape":[..],"type":{..},"data":..})
 **   cairn h5 attrs FILE PATH          attribute names and values
 **   cairn h5 dumpall FILE             every dataset and attribute as JSON lines (for checkers)
@@ -240,11 +240,25 @@ static const char *layoutName(int l) {
 }
 
 static int cmdInfo(int argc, char **argv) {
+  int json = argc > 1 && strcmp(argv[1], "--json") == 0;
+  if (json) argc--, argv++;
   if (argc < 3) return cliUsage("h5 info", "need FILE and PATH");
   cairn_h5 *h;
   if (openFile(argv[1], &h)) return 1;
   cairn_h5_obj *o;
   int rc = cairn_h5_get(h, argv[2], &o);
+  if (rc == CAIRN_OK && json) {
+    char *z;
+    size_t n;
+    rc = cairn_h5_info_json(o, &z, &n);
+    if (rc == CAIRN_OK) {
+      printf("%.*s\n", (int)n, z);
+      cairn_free(z);
+    }
+    cairn_h5_obj_close(o);
+    cairn_h5_close(h);
+    return rc ? h5Fail(rc) : 0;
+  }
   cairn_h5_info in;
   if (rc == CAIRN_OK) rc = cairn_h5_info_get(o, &in);
   if (rc) {

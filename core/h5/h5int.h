@@ -344,4 +344,16 @@ int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, 
 /* Byte-swap big-endian atomic parts in place so the buffer has the native (little-endian) order. */
 void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
 
+/* A growable string for JSON (r_conv.c); oom is sticky, z is NUL-terminated. */
+typedef struct Sb {
+  char *z;
+  size_t n, cap;
+  int oom;
+} Sb;
+void h5SbPut(Sb *s, const char *p, size_t n);
+void h5SbStr(Sb *s, const char *z);
+void h5SbU64(Sb *s, uint64_t v);
+void h5SbJsonStr(Sb *s, const uint8_t *p, size_t n);
+void h5TypeJsonSb(Sb *s, const H5Type *t);
+
 #endif

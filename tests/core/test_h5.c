@@ -80,6 +80,14 @@ static void checkFile(const unsigned char *p, size_t n, int sbWant) {
   CHECK_RC(cairn_h5_read(d, &s, CAIRN_H5_F64, sub, sizeof sub - 1), CAIRN_RANGE);
   cairn_h5_sel bad = {2, {30, 0}, {1, 1}, {3, 1}, {1, 1}};
   CHECK_RC(cairn_h5_read(d, &bad, CAIRN_H5_I32, all, sizeof all), CAIRN_RANGE);
+  char *zi;
+  size_t ni;
+  CHECK_OK(cairn_h5_info_json(d, &zi, &ni));
+  CHECK(strstr(zi, "\"shape\":[32,32]") != NULL);
+  CHECK(strstr(zi, "\"chunks\":[8,8]") != NULL);
+  CHECK(strstr(zi, "\"attrs\":[\"n\"]") != NULL);
+  CHECK(strstr(zi, sbWant ? "\"chunkIndex\":\"farray\"" : "\"chunkIndex\":\"btree1\"") != NULL);
+  cairn_free(zi);
   CHECK_OK(cairn_h5_attr(d, "n", &a));
   int64_t nv = 0;
   CHECK_OK(cairn_h5_read(a, NULL, CAIRN_H5_I64, &nv, sizeof nv));

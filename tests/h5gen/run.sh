@@ -67,6 +67,30 @@ for fn, paths in (('layouts_latest.h5', ['/contig', '/contig_big', '/chunk_fixed
                 n += 1
 print(f'ok   {n} random hyperslabs equal numpy fancy indexing')
 PY
+# `cairn h5 info --json` agrees with h5py on shape, max shape, chunks and filters
+"$py" - "$out" "$CAIRN" <<'PY'
+import json, subprocess, sys, h5py
+out, cairn = sys.argv[1], sys.argv[2]
+n = 0
+for fn in ('layouts_latest.h5', 'layouts_earliest.h5', 'netcdf4.h5', 'wasm_plugins.h5'):
+    with h5py.File(f'{out}/{fn}', 'r') as f:
+        def visit(name, obj):
+            global n
+            if not isinstance(obj, h5py.Dataset) or obj.shape is None:
+                return
+            r = subprocess.run([cairn, 'h5', 'info', '--json', f'{out}/{fn}', '/' + name], stdout=subprocess.PIPE, check=True)
+            i = json.loads(r.stdout)
+            assert tuple(i['shape']) == obj.shape, (fn, name, i['shape'], obj.shape)
+            assert tuple(i['maxshape']) == obj.maxshape, (fn, name, i['maxshape'], obj.maxshape)
+            assert (tuple(i['chunks']) if 'chunks' in i else None) == obj.chunks, (fn, name)
+            pl = obj.id.get_create_plist()
+            want = [pl.get_filter(k)[0] for k in range(pl.get_nfilters())]
+            assert [x['id'] for x in i['filters']] == want, (fn, name, i['filters'], want)
+            assert sorted(i['attrs']) == sorted(obj.attrs.keys()), (fn, name)
+            n += 1
+        f.visititems(visit)
+print(f'ok   info --json of {n} datasets agrees with h5py (shape, maxshape, chunks, filters, attributes)')
+PY
 # a sparse file over 4 GiB whose datasets sit past the 4 GiB mark
 "$py" - "$out/c_big.h5big" "$CAIRN" <<'PY'
 import json, subprocess, sys, h5py, numpy as np

@@ -194,6 +194,13 @@ int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, vo
 ** arrays, object references as the referenced path, opaque as hex strings, NaN/inf as
 ** "nan"/"inf"/"-inf" strings. *pz is allocated with cairn_malloc; free with cairn_free. */
 int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char **pz, size_t *pn);
+/* Everything cairn_h5_info_get reports, as one JSON object (for bindings that would rather
+** not mirror the struct): {"kind":"dataset","path":"/d","addr":800,"shape":[3,4],
+** "maxshape":[null,4],"type":{...},"layout":"chunked","chunks":[1,4],"chunkIndex":"earray",
+** "filters":[{"id":1,"name":"deflate","params":[4]}],"attrs":["units"]}; groups add
+** "links":[{"name":"x","type":"hard"|"soft"|"external","target":...,"file":...}]. Unlimited
+** max dimensions are null. *pz is allocated with cairn_malloc; free with cairn_free. */
+int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn);
 /* The datatype as JSON: {"class":"integer","size":4,"signed":true,"order":"le"},
 ** {"class":"compound","size":16,"members":[{"name":"a","offset":0,"type":{...}}]}, ... */
 int cairn_h5_type_json(cairn_h5_obj *o, char **pz, size_t *pn);
