@@ -25,7 +25,8 @@
 #define H5_MAX_TYPE_DEPTH 16          /* nesting of compound/array/vlen */
 #define H5_MAX_MEMBERS 65535
 #define H5_MAX_META (64u << 20)       /* one metadata structure (object header chunk, heap) */
-#define H5_MAX_CHUNK ((uint64_t)1 << 32) /* one decoded chunk */
+/* one decoded chunk: 4 GiB, or half the address space on 32-bit targets (wasm32) */
+#define H5_MAX_CHUNK ((uint64_t)(SIZE_MAX / 2 < 0xFFFFFFFFu ? SIZE_MAX / 2 : 0xFFFFFFFFu))
 #define H5_MAX_FILTERS 32
 #define H5_UNDEF ((uint64_t)-1)
 

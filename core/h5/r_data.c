@@ -142,9 +142,11 @@ typedef struct ChunkRef {
   uint32_t mask;
 } ChunkRef;
 
+/* Bytes of one decoded chunk, saturating at UINT64_MAX (chunk dimensions come from the file). */
 static uint64_t chunkBytes(const H5Dset *d) {
   uint64_t n = d->layout.elemSize ? d->layout.elemSize : d->pType->size;
-  for (uint32_t i = 0; i < d->layout.rank; i++) n *= d->layout.aChunk[i];
+  for (uint32_t i = 0; i < d->layout.rank; i++)
+    if (cairnMulOverflow64(n, d->layout.aChunk[i], &n)) return UINT64_MAX;
   return n;
 }
 
