@@ -136,9 +136,32 @@ static void rowMB(const char *zName, double bytes, double th, double tc) {
   printf("%-34s libhdf5 %8.1f MiB/s   cairn %8.1f MiB/s   ratio %6.2f\n", zName, bytes / th / 1048576, bytes / tc / 1048576, th / tc);
 }
 
+/* bench_h5 DIR --loop CASE LIB N: run one case N times with one library (for callgrind
+** instruction counts, which the machine's load does not disturb; see icount.sh). */
+static int loopMode(int argc, char **argv) {
+  if (argc < 6) DIE("usage: bench_h5 DIR --loop small|attrs|many h5|cairn N\n");
+  const char *zCase = argv[3];
+  int lib = strcmp(argv[4], "h5") == 0, n = atoi(argv[5]);
+  static float buf[4096];
+  double av[128];
+  Case c = {"small.h5", "/x", buf, sizeof buf, 0, NULL};
+  void (*fn)(void *) = NULL;
+  if (strcmp(zCase, "small") == 0) fn = lib ? hSmall : cSmall;
+  else if (strcmp(zCase, "attrs") == 0) c.zFile = "attrs.h5", c.buf = av, fn = lib ? hAttrs : cAttrs;
+  else if (strcmp(zCase, "many") == 0) c.zFile = "many.h5", c.zPath = "/d05000", c.n = 16, fn = lib ? hMany : cMany;
+  else DIE("unknown case %s\n", zCase);
+  for (int i = 0; i < n; i++) fn(&c);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) DIE("usage: bench_h5 DIR\n");
   snprintf(gDir, sizeof gDir, "%s", argv[1]);
+  if (argc > 2 && strcmp(argv[2], "--loop") == 0) {
+    cairn_posix_install(1);
+    H5open();
+    return loopMode(argc, argv);
+  }
   cairn_posix_install(1);
   H5open();
   float *big = malloc((size_t)4 << 24);
