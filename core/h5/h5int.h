@@ -167,7 +167,6 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
 void h5CacheFree(H5File *f);
 void h5CacheTrim(H5File *f); /* evict down to the budget */
-int h5IsUndef(const H5File *f, uint64_t a);
 
 /* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */
 typedef struct H5Cur {
@@ -319,7 +318,6 @@ typedef struct H5Dset {
   H5Pipeline pipeline;
   H5Fill fill;
   uint8_t *pFillOwn; /* fill value bytes owned (from a shared message) */
-  uint8_t *pLayoutOwn;
   int external; /* raw data in external files (External Data Files message): not read */
   /* verified fixed/extensible array blocks, so chunk after chunk does not reload them */
   struct { uint64_t addr; size_t n; uint8_t *p; } aIdx[8];

@@ -16,8 +16,6 @@ struct H5Page {
   uint8_t a[];
 };
 
-int h5IsUndef(const H5File *f, uint64_t a) { return a == H5_UNDEF; }
-
 uint64_t h5Addr(H5File *f, H5Cur *c) {
   if (!h5Has(c, f->so)) return H5_UNDEF;
   const uint8_t *p = c->p;

@@ -20,9 +20,9 @@
 ** (cairn_h5_read_json); numeric data converts to any of the cairn_h5_mtype types.
 **
 ** Lifetimes: strings returned through cairn_h5_info/cairn_h5_link_get stay valid until the
-** object they came from is closed. An object stays usable after cairn_h5_close() of its file
-** only if closed first: close objects before the file. One cairn_h5 must not be used from two
-** threads at once (the reader itself decodes chunks in parallel through the host).
+** object they came from is closed. Objects must not be used after cairn_h5_close() of their
+** file (closing them then is still safe). One cairn_h5 and its objects must not be used from
+** two threads at once (the reader itself decodes chunks in parallel through the host).
 **
 ** Filters: deflate (1), shuffle (2), fletcher32 (3, verified), n-bit (5, atomic types),
 ** scale-offset (6, integers and D-scaled floats), LZ4 (32004), bitshuffle (32008, plain/LZ4/
