@@ -484,13 +484,17 @@ static int chunkLookup(H5Dset *d, ChunkRef *c) {
 }
 
 /* ---------------------------------------------------------------- chunked reads */
+/* One chunk to read: 32 bytes whatever the rank (a selection may touch millions of chunks);
+** its coordinates are recomputed from its position in the touched box. */
 typedef struct Job {
-  ChunkRef ref;
-  uint64_t org[H5_MAX_RANK];
+  uint64_t addr, size;
+  uint64_t lin; /* row-major index inside the box of touched chunks */
+  uint32_t mask;
   int rc;
 } Job;
 
 typedef struct ReadCtx {
+  uint64_t c0[H5_MAX_RANK], span[H5_MAX_RANK]; /* the box of touched chunks */
   H5Dset *d;
   const Geo *g;
   uint8_t *out;
@@ -502,29 +506,35 @@ typedef struct ReadCtx {
 
 /* Partial edge chunks are stored whole (the library pads them), so the block is always the
 ** full chunk shape. */
-static int readOneChunk(ReadCtx *x, Job *j) {
+static int readOneChunk(ReadCtx *x, Job *jb) {
   H5Dset *d = x->d;
+  uint64_t org[H5_MAX_RANK];
+  uint64_t lin = jb->lin;
+  for (int i = (int)d->layout.rank - 1; i >= 0; i--) {
+    org[i] = (x->c0[i] + lin % x->span[i]) * d->layout.aChunk[i];
+    lin /= x->span[i];
+  }
   Block b;
-  b.org = j->org;
+  b.org = org;
   b.dim = d->layout.aChunk;
   b.src = NULL;
   b.fileAddr = H5_UNDEF;
   b.pFill = d->fill.defined ? d->fill.p : NULL;
   b.nFill = d->fill.defined ? d->fill.size : 0;
-  if (j->ref.addr == H5_UNDEF) return scatter(d->f, x->g, &b, x->out);
-  if (d->pipeline.n == 0 || (j->ref.mask & ((1u << d->pipeline.n) - 1)) == ((1u << d->pipeline.n) - 1)) {
-    if (j->ref.size < x->cb)
-      return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s holds %llu bytes, not %llu", (unsigned long long)j->ref.addr, d->zPath,
-                      (unsigned long long)j->ref.size, (unsigned long long)x->cb);
+  if (jb->addr == H5_UNDEF) return scatter(d->f, x->g, &b, x->out);
+  if (d->pipeline.n == 0 || (jb->mask & ((1u << d->pipeline.n) - 1)) == ((1u << d->pipeline.n) - 1)) {
+    if (jb->size < x->cb)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s holds %llu bytes, not %llu", (unsigned long long)jb->addr, d->zPath,
+                      (unsigned long long)jb->size, (unsigned long long)x->cb);
     /* One read of the whole chunk when a good part of it is selected (or it is small), run by
     ** run reads otherwise: a 128x128 chunk read row by row would be 128 host calls. */
     uint64_t nIn = 1;
     for (uint32_t i = 0; i < x->g->rank; i++)
-      nIn *= geoLower(x->g, i, j->org[i] + d->layout.aChunk[i]) - geoLower(x->g, i, j->org[i]);
+      nIn *= geoLower(x->g, i, org[i] + d->layout.aChunk[i]) - geoLower(x->g, i, org[i]);
     if (x->cb <= (64u << 10) || (nIn * x->g->es * 4 >= x->cb && x->cb <= (256u << 20))) {
       uint8_t *raw = cairnMalloc((size_t)x->cb);
       if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)x->cb);
-      int rc = h5ReadRaw(d->f, j->ref.addr, raw, (size_t)x->cb);
+      int rc = h5ReadRaw(d->f, jb->addr, raw, (size_t)x->cb);
       if (rc == CAIRN_OK) {
         b.src = raw;
         rc = scatter(d->f, x->g, &b, x->out);
@@ -532,25 +542,25 @@ static int readOneChunk(ReadCtx *x, Job *j) {
       cairnFree(raw);
       return rc;
     }
-    b.fileAddr = j->ref.addr;
+    b.fileAddr = jb->addr;
     return scatter(d->f, x->g, &b, x->out);
   }
-  if (j->ref.size > H5_MAX_CHUNK || j->ref.size == 0)
-    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s has stored size %llu", (unsigned long long)j->ref.addr, d->zPath,
-                    (unsigned long long)j->ref.size);
-  uint8_t *raw = cairnMalloc((size_t)j->ref.size);
-  if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)j->ref.size);
-  int rc = h5ReadRaw(d->f, j->ref.addr, raw, (size_t)j->ref.size);
+  if (jb->size > H5_MAX_CHUNK || jb->size == 0)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s has stored size %llu", (unsigned long long)jb->addr, d->zPath,
+                    (unsigned long long)jb->size);
+  uint8_t *raw = cairnMalloc((size_t)jb->size);
+  if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)jb->size);
+  int rc = h5ReadRaw(d->f, jb->addr, raw, (size_t)jb->size);
   if (rc) {
     cairnFree(raw);
     return rc;
   }
   uint8_t *dec;
   size_t nDec;
-  CAIRN_TRY(h5Unfilter(&d->pipeline, j->ref.mask, raw, (size_t)j->ref.size, (size_t)x->cb, &dec, &nDec, d->zPath, j->ref.addr));
+  CAIRN_TRY(h5Unfilter(&d->pipeline, jb->mask, raw, (size_t)jb->size, (size_t)x->cb, &dec, &nDec, d->zPath, jb->addr));
   if (nDec < x->cb) {
     cairnFree(dec);
-    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s decodes to %zu bytes, not %llu", (unsigned long long)j->ref.addr, d->zPath, nDec,
+    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s decodes to %zu bytes, not %llu", (unsigned long long)jb->addr, d->zPath, nDec,
                     (unsigned long long)x->cb);
   }
   b.src = dec;
@@ -558,6 +568,7 @@ static int readOneChunk(ReadCtx *x, Job *j) {
   cairnFree(dec);
   return rc;
 }
+
 
 static void chunkTask(void *pArg, size_t i, unsigned iWorker) {
   ReadCtx *x = pArg;
@@ -581,8 +592,8 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
     c0[i] = geoCoord(g, i, 0) / l->aChunk[i];
     c1[i] = geoCoord(g, i, g->aOut[i] - 1) / l->aChunk[i];
     uint64_t span = c1[i] - c0[i] + 1;
-    if (cairnMulOverflow64(nJob, span, &nJob) || nJob > 100000000)
-      return cairnErr(CAIRN_LIMIT, "hdf5: selection touches too many chunks in %s", d->zPath);
+    if (cairnMulOverflow64(nJob, span, &nJob) || nJob > ((uint64_t)1 << 24))
+      return cairnErr(CAIRN_LIMIT, "hdf5: selection touches more than 16M chunks of %s: read it in parts", d->zPath);
   }
   Job *aJob = cairnMallocArray((size_t)nJob, sizeof(Job));
   if (!aJob) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for %llu chunks of %s", (unsigned long long)nJob, d->zPath);
@@ -599,13 +610,18 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
       hit = k < g->aOut[i] && geoCoord(g, i, k) < lo + l->aChunk[i];
     }
     if (hit) {
-      Job *j = &aJob[n];
-      memset(j, 0, sizeof(*j));
+      ChunkRef cr;
+      uint64_t lin = 0;
       for (uint32_t i = 0; i < r; i++) {
-        j->ref.scaled[i] = sc[i];
-        j->org[i] = sc[i] * l->aChunk[i];
+        cr.scaled[i] = sc[i];
+        lin = lin * (c1[i] - c0[i] + 1) + (sc[i] - c0[i]);
       }
-      if ((rc = chunkLookup(d, &j->ref))) break;
+      if ((rc = chunkLookup(d, &cr))) break;
+      aJob[n].addr = cr.addr;
+      aJob[n].size = cr.size;
+      aJob[n].mask = cr.mask;
+      aJob[n].lin = lin;
+      aJob[n].rc = 0;
       n++;
     }
     int i = (int)r - 1;
@@ -623,6 +639,10 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
     x.out = out;
     x.aJob = aJob;
     x.cb = chunkBytes(d);
+    for (uint32_t i = 0; i < r; i++) {
+      x.c0[i] = c0[i];
+      x.span[i] = c1[i] - c0[i] + 1;
+    }
     if (n > 1) cairnParallelFor(n, chunkTask, &x);
     else if (n == 1) chunkTask(&x, 0, 0);
     for (size_t i = 0; i < n; i++)
