@@ -371,3 +371,97 @@ TEST(h5, ioerr_loop) {
     CHECK(nRuns >= (which < 2 ? 1 : 10));
   }
 }
+
+/* ---- conversions on hand-built datatypes (the internal model of core/h5/h5int.h) ---- */
+#include "h5/h5int.h"
+
+static H5Type *mkType(uint8_t cls, uint32_t size, int bigEndian, int isSigned) {
+  H5Type *t = cairn_malloc(sizeof(H5Type));
+  memset(t, 0, sizeof(*t));
+  t->cls = cls;
+  t->size = size;
+  t->bigEndian = (uint8_t)bigEndian;
+  t->isSigned = (uint8_t)isSigned;
+  t->precision = (uint16_t)(8 * size);
+  if (cls == H5T_FLOAT) {
+    if (size == 2) t->expLoc = 10, t->expSize = 5, t->manSize = 10, t->expBias = 15;
+    if (size == 4) t->expLoc = 23, t->expSize = 8, t->manSize = 23, t->expBias = 127;
+    if (size == 8) t->expLoc = 52, t->expSize = 11, t->manSize = 52, t->expBias = 1023;
+  }
+  return t;
+}
+
+TEST(h5, convert) {
+  /* big-endian int32 -> f64, i8 and u16 (wrapping like C) */
+  H5Type *ti = mkType(H5T_FIXED, 4, 1, 1);
+  uint8_t be[8] = {0xff, 0xff, 0xff, 0xfe, 0x00, 0x01, 0x00, 0x02}; /* -2, 65538 */
+  double dv[2];
+  CHECK_OK(h5Convert(ti, be, 2, CAIRN_H5_F64, dv));
+  CHECK(dv[0] == -2.0 && dv[1] == 65538.0);
+  int8_t i8[2];
+  CHECK_OK(h5Convert(ti, be, 2, CAIRN_H5_I8, i8));
+  CHECK_EQ(i8[0], -2);
+  CHECK_EQ(i8[1], 2);
+  /* 12-bit signed field at bit offset 3 of a 16-bit little-endian word */
+  H5Type *tb = mkType(H5T_FIXED, 2, 0, 1);
+  tb->precision = 12;
+  tb->bitOffset = 3;
+  uint16_t w = (uint16_t)((0xFFF & (uint16_t)-100) << 3) | 5; /* -100, junk in the low bits */
+  uint8_t wb[2] = {(uint8_t)w, (uint8_t)(w >> 8)};
+  int32_t iv;
+  CHECK_OK(h5Convert(tb, wb, 1, CAIRN_H5_I32, &iv));
+  CHECK_EQ(iv, -100);
+  /* half floats: 1.0, -2.5, 65504, a subnormal */
+  H5Type *th = mkType(H5T_FLOAT, 2, 0, 1);
+  uint8_t hb[8] = {0x00, 0x3c, 0x00, 0xc1, 0xff, 0x7b, 0x01, 0x00};
+  float fv[4];
+  CHECK_OK(h5Convert(th, hb, 4, CAIRN_H5_F32, fv));
+  CHECK(fv[0] == 1.0f && fv[1] == -2.5f && fv[2] == 65504.0f && fv[3] == 5.9604645e-08f);
+  /* NATIVE: a compound {int32 BE at 0, double BE at 8, int16 LE at 16} swapped in place */
+  H5Type *tc = mkType(H5T_COMPOUND, 24, 0, 0);
+  tc->nMember = 3;
+  tc->aMember = cairn_malloc(3 * sizeof(H5Member));
+  tc->aMember[0] = (H5Member){NULL, 0, mkType(H5T_FIXED, 4, 1, 1)};
+  tc->aMember[1] = (H5Member){NULL, 8, mkType(H5T_FLOAT, 8, 1, 1)};
+  tc->aMember[2] = (H5Member){NULL, 16, mkType(H5T_FIXED, 2, 0, 1)};
+  uint8_t rec[24] = {0};
+  rec[3] = 7;                                  /* 7 as BE int32 */
+  rec[8] = 0x40, rec[9] = 0x09, rec[10] = 0x20; /* 3.140625 as BE double: 0x4009200000000000 */
+  rec[16] = 0x34, rec[17] = 0x12;               /* 0x1234 LE stays */
+  h5ToNative(tc, rec, 1);
+  int32_t a;
+  double b;
+  int16_t c;
+  memcpy(&a, rec, 4);
+  memcpy(&b, rec + 8, 8);
+  memcpy(&c, rec + 16, 2);
+  CHECK_EQ(a, 7);
+  CHECK(b == 3.140625);
+  CHECK_EQ(c, 0x1234);
+  /* compounds do not convert to numbers */
+  CHECK_RC(h5Convert(tc, rec, 1, CAIRN_H5_F64, dv), CAIRN_TYPE);
+  h5TypeFree(ti);
+  h5TypeFree(tb);
+  h5TypeFree(th);
+  h5TypeFree(tc);
+}
+
+/* The LZ4 block decoder on hand-made blocks: literals only, an overlapping match (run-length),
+** and malformed blocks. */
+TEST(h5, lz4_block) {
+  uint8_t out[64];
+  size_t n;
+  const uint8_t lit[] = {0x50, 'h', 'e', 'l', 'l', 'o'};
+  CHECK_OK(h5Lz4Block(lit, sizeof lit, out, sizeof out, &n));
+  CHECK_EQ(n, 5);
+  CHECK_MEM(out, "hello", 5);
+  /* "ab" then a match of offset 2, length 4+6=10 -> "abababababab", then last literal "!" */
+  const uint8_t rep[] = {0x26, 'a', 'b', 0x02, 0x00, 0x10, '!'};
+  CHECK_OK(h5Lz4Block(rep, sizeof rep, out, sizeof out, &n));
+  CHECK_EQ(n, 13);
+  CHECK_MEM(out, "abababababab!", 13);
+  const uint8_t badOff[] = {0x14, 'a', 0x05, 0x00, 0x10, '!'}; /* offset 5 > 1 byte written */
+  CHECK_RC(h5Lz4Block(badOff, sizeof badOff, out, sizeof out, &n), CAIRN_CORRUPT);
+  CHECK_RC(h5Lz4Block(rep, sizeof rep, out, 8, &n), CAIRN_CORRUPT); /* output too small */
+  CHECK_RC(h5Lz4Block(rep, 4, out, sizeof out, &n), CAIRN_CORRUPT);  /* truncated */
+}
