@@ -3,8 +3,8 @@
 **
 ** native/cli_h5.c - `cairn h5 ...`: list, describe and dump HDF5 files with cairn's reader.
 **   cairn h5 ls [-r] FILE [PATH]      links of a group (recursively with -r), like h5ls
-**   cairn h5 info FILE PATH           kind, shape, type, layout, chunks, filters, attributes
-**   cairn h5 dump [--json] FILE PATH  values (JSON: {"shape":[..],"type":{..},"data":..})
+**   cairn h5 info [--json] FILE PATH  kind, shape, type, layout, chunks, filters, attributes
+**   cairn h5 dump [--json] [--sel S] FILE PATH  values (JSON: {"shape":[..],"type":{..},"data":..})
 **   cairn h5 attrs FILE PATH          attribute names and values
 **   cairn h5 dumpall FILE             every dataset and attribute as JSON lines (for checkers)
 */
@@ -115,7 +115,29 @@ static int cmdLs(int argc, char **argv) {
   return st;
 }
 
-static void printTypeAndValues(cairn_h5_obj *o, int json) {
+/* --sel "start:stride:count:block,..." (one group per dimension) */
+static int parseSel(const char *z, cairn_h5_sel *s) {
+  memset(s, 0, sizeof(*s));
+  while (*z && s->rank < CAIRN_H5_MAX_RANK) {
+    unsigned long long a[4] = {0, 1, 1, 1};
+    int n = 0;
+    char *e;
+    while (n < 4) {
+      a[n++] = strtoull(z, &e, 10);
+      if (e == z) return 1;
+      z = e;
+      if (*z != ':') break;
+      z++;
+    }
+    unsigned r = s->rank++;
+    s->start[r] = a[0], s->stride[r] = a[1], s->count[r] = a[2], s->block[r] = a[3];
+    if (*z == ',') z++;
+    else if (*z) return 1;
+  }
+  return 0;
+}
+
+static void printTypeAndValues(cairn_h5_obj *o, int json, const cairn_h5_sel *sel) {
   char *z;
   size_t n;
   cairn_h5_info in;
@@ -134,7 +156,7 @@ static void printTypeAndValues(cairn_h5_obj *o, int json) {
     } else printf("null");
     printf(",\"data\":");
   }
-  if ((rc = cairn_h5_read_json(o, NULL, &z, &n)) == CAIRN_OK) {
+  if ((rc = cairn_h5_read_json(o, sel, &z, &n)) == CAIRN_OK) {
     fwrite(z, 1, n, stdout);
     cairn_free(z);
   } else {
@@ -147,8 +169,13 @@ static void printTypeAndValues(cairn_h5_obj *o, int json) {
 static int cmdDump(int argc, char **argv) {
   int json = 0;
   const char *zFile = NULL, *zPath = NULL;
+  cairn_h5_sel sel, *pSel = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) json = 1;
+    else if (strcmp(argv[i], "--sel") == 0 && i + 1 < argc) {
+      if (parseSel(argv[++i], &sel)) return cliUsage("h5 dump", "bad selection '%s' (start:stride:count:block,...)", argv[i]);
+      pSel = &sel;
+    }
     else if (!zFile) zFile = argv[i];
     else zPath = argv[i];
   }
@@ -174,7 +201,7 @@ static int cmdDump(int argc, char **argv) {
     cairn_h5_close(h);
     return h5Fail(rc);
   }
-  printTypeAndValues(o, json);
+  printTypeAndValues(o, json, pSel);
   cairn_h5_obj_close(o);
   cairn_h5_close(h);
   return 0;
@@ -200,7 +227,7 @@ static int cmdAttrs(int argc, char **argv) {
     }
     const char *zName = strrchr(cairn_h5_obj_path(a), '@') + 1;
     printf("%s = ", zName);
-    printTypeAndValues(a, 0);
+    printTypeAndValues(a, 0, NULL);
     cairn_h5_obj_close(a);
   }
   cairn_h5_obj_close(o);
@@ -213,11 +240,25 @@ static const char *layoutName(int l) {
 }
 
 static int cmdInfo(int argc, char **argv) {
+  int json = argc > 1 && strcmp(argv[1], "--json") == 0;
+  if (json) argc--, argv++;
   if (argc < 3) return cliUsage("h5 info", "need FILE and PATH");
   cairn_h5 *h;
   if (openFile(argv[1], &h)) return 1;
   cairn_h5_obj *o;
   int rc = cairn_h5_get(h, argv[2], &o);
+  if (rc == CAIRN_OK && json) {
+    char *z;
+    size_t n;
+    rc = cairn_h5_info_json(o, &z, &n);
+    if (rc == CAIRN_OK) {
+      printf("%.*s\n", (int)n, z);
+      cairn_free(z);
+    }
+    cairn_h5_obj_close(o);
+    cairn_h5_close(h);
+    return rc ? h5Fail(rc) : 0;
+  }
   cairn_h5_info in;
   if (rc == CAIRN_OK) rc = cairn_h5_info_get(o, &in);
   if (rc) {

@@ -9,7 +9,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS=(build-essential cmake pkg-config git ca-certificates
       emscripten wasi-libc libclang-rt-14-dev-wasm32 lld-14 llvm-14 clang-14
       libzstd-dev zlib1g-dev zstd hyperfine
-      libhdf5-dev hdf5-tools python3-h5py python3-numpy hdf5-filter-plugin
+      libhdf5-dev hdf5-tools python3-h5py python3-numpy hdf5-filter-plugin netcdf-bin
       chromium qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       libclang-rt-14-dev openssl)
 

@@ -25,7 +25,8 @@
 #define H5_MAX_TYPE_DEPTH 16          /* nesting of compound/array/vlen */
 #define H5_MAX_MEMBERS 65535
 #define H5_MAX_META (64u << 20)       /* one metadata structure (object header chunk, heap) */
-#define H5_MAX_CHUNK ((uint64_t)1 << 32) /* one decoded chunk */
+/* one decoded chunk: 4 GiB, or half the address space on 32-bit targets (wasm32) */
+#define H5_MAX_CHUNK ((uint64_t)(SIZE_MAX / 2 < 0xFFFFFFFFu ? SIZE_MAX / 2 : 0xFFFFFFFFu))
 #define H5_MAX_FILTERS 32
 #define H5_UNDEF ((uint64_t)-1)
 
@@ -43,6 +44,7 @@ typedef struct H5Member {
 } H5Member;
 
 struct H5Type {
+  uint32_t nRef;   /* extra references (h5TypeRef); h5TypeFree drops one */
   uint8_t cls;     /* H5T_* */
   uint8_t version; /* datatype message version (1..4) */
   uint32_t size;   /* bytes per element */
@@ -165,7 +167,6 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
 void h5CacheFree(H5File *f);
 void h5CacheTrim(H5File *f); /* evict down to the budget */
-int h5IsUndef(const H5File *f, uint64_t a);
 
 /* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */
 typedef struct H5Cur {
@@ -229,6 +230,11 @@ const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i);
 void h5TypeFree(H5Type *t);
 /* Deep copy (NULL on out of memory). */
 H5Type *h5TypeDup(const H5Type *t);
+/* Another reference to the same (immutable) type; release it with h5TypeFree. */
+static inline H5Type *h5TypeRef(H5Type *t) {
+  t->nRef++;
+  return t;
+}
 /* Decode a datatype message; *pn receives the bytes consumed. */
 int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn);
 int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s);
@@ -286,11 +292,16 @@ int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H
 
 /* ---------------------------------------------------------------- attributes */
 typedef struct H5Attr {
-  char *zName;
+  char *zName;    /* inside the pData allocation, after the values */
   H5Type *pType;
   H5Space space;
-  uint8_t *pData; /* owned copy of the raw values */
+  uint8_t *pData; /* owned: the raw values, then the NUL-terminated name */
   size_t nData;
+  /* Not decoded yet (pType NULL): the attribute message inside its object header's buffer,
+  ** zName pointing at the name in it. h5AttrDecode(pMsg, nMsg, msgAddr) completes it. */
+  const uint8_t *pMsg;
+  size_t nMsg;
+  uint64_t msgAddr;
 } H5Attr;
 void h5AttrFree(H5Attr *a);
 int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a);
@@ -307,11 +318,12 @@ typedef struct H5Dset {
   H5Pipeline pipeline;
   H5Fill fill;
   uint8_t *pFillOwn; /* fill value bytes owned (from a shared message) */
-  uint8_t *pLayoutOwn;
-  /* extensible/fixed array headers cached on first use */
-  uint64_t idxCache[16];
-  int idxLoaded;
+  int external; /* raw data in external files (External Data Files message): not read */
+  /* verified fixed/extensible array blocks, so chunk after chunk does not reload them */
+  struct { uint64_t addr; size_t n; uint8_t *p; } aIdx[8];
+  unsigned iIdx;
 } H5Dset;
+void h5DsetFreeCache(H5Dset *d);
 
 /* A selection: per dimension start/stride/count/block (all elements when NULL). */
 typedef struct H5Sel {
@@ -330,5 +342,17 @@ int h5Lz4Block(const uint8_t *src, size_t nSrc, uint8_t *dst, size_t nDst, size_
 int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *out);
 /* Byte-swap big-endian atomic parts in place so the buffer has the native (little-endian) order. */
 void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
+
+/* A growable string for JSON (r_conv.c); oom is sticky, z is NUL-terminated. */
+typedef struct Sb {
+  char *z;
+  size_t n, cap;
+  int oom;
+} Sb;
+void h5SbPut(Sb *s, const char *p, size_t n);
+void h5SbStr(Sb *s, const char *z);
+void h5SbU64(Sb *s, uint64_t v);
+void h5SbJsonStr(Sb *s, const uint8_t *p, size_t n);
+void h5TypeJsonSb(Sb *s, const H5Type *t);
 
 #endif

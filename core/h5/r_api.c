@@ -22,7 +22,7 @@ struct cairn_h5_obj {
   int kind;
   char *zPath;
   H5Ohdr o;
-  H5Dset d;          /* datasets */
+  H5Dset *pD;        /* datasets (allocated only for them: the pipeline is large) */
   H5Type *pType;     /* committed datatypes (datasets use d.pType) */
   H5Attr attr;       /* attributes (own copy) */
   H5Link *aLink;
@@ -31,7 +31,7 @@ struct cairn_h5_obj {
   H5Attr *aAttr;
   size_t nAttr;
   int attrsLoaded;
-  cairn_h5_filter aFilt[H5_MAX_FILTERS];
+  cairn_h5_filter *aFilt;
 };
 
 struct H5AddrPath {
@@ -132,7 +132,8 @@ static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) 
 
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
-  H5Dset *d = &ob->d;
+  H5Dset *d = ob->pD = cairnMallocZero(sizeof(H5Dset));
+  if (!d) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
   d->f = f;
   d->zPath = ob->zPath;
   CAIRN_TRY(loadType(f, &ob->o, &d->pType, ob->zPath));
@@ -146,6 +147,7 @@ static int loadDataset(cairn_h5_obj *ob) {
   int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
   cairnFree(own);
   if (rc) return rc;
+  d->external = h5OhdrFind(&ob->o, 0x07, 0) != NULL;
   m = h5OhdrFind(&ob->o, 0x08, 0);
   CAIRN_TRY(h5LayoutDecode(f, m->p, m->size, m->addr, &d->space, &d->layout));
   if ((m = h5OhdrFind(&ob->o, 0x0B, 0)) != NULL) {
@@ -275,10 +277,15 @@ int cairn_h5_get(cairn_h5 *h, const char *zPath, cairn_h5_obj **pp) {
 int cairn_h5_obj_close(cairn_h5_obj *o) {
   if (!o) return CAIRN_OK;
   h5OhdrFree(&o->o);
-  h5TypeFree(o->d.pType);
-  cairnFree(o->d.pFillOwn);
+  if (o->pD) {
+    h5DsetFreeCache(o->pD);
+    h5TypeFree(o->pD->pType);
+    cairnFree(o->pD->pFillOwn);
+    cairnFree(o->pD);
+  }
+  cairnFree(o->aFilt);
   h5TypeFree(o->pType);
-  h5AttrFree(&o->attr);
+  h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
   h5LinksFree(o->aLink, o->nLink);
   for (size_t i = 0; i < o->nAttr; i++) h5AttrFree(&o->aAttr[i]);
   cairnFree(o->aAttr);
@@ -313,16 +320,17 @@ static int attrObj(cairn_h5_obj *o, const H5Attr *a, cairn_h5_obj **pp) {
   ob->h = o->h;
   ob->kind = CAIRN_H5_ATTRIBUTE;
   size_t n1 = strlen(o->zPath), n2 = strlen(a->zName);
-  ob->zPath = cairnMalloc(n1 + n2 + 2);
-  ob->attr.zName = dupStr(a->zName);
-  ob->attr.pData = cairnMalloc(a->nData ? a->nData : 1);
-  /* Re-decoding the type is the simplest deep copy. */
-  int rc = (ob->zPath && ob->attr.zName && ob->attr.pData) ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  /* one block: path "obj@name", then the values, then the name */
+  ob->zPath = cairnMalloc(n1 + n2 + 2 + a->nData + n2 + 1);
+  int rc = ob->zPath ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
   if (rc == CAIRN_OK) {
     memcpy(ob->zPath, o->zPath, n1);
     ob->zPath[n1] = '@';
     memcpy(ob->zPath + n1 + 1, a->zName, n2 + 1);
+    ob->attr.pData = (uint8_t *)ob->zPath + n1 + n2 + 2;
     memcpy(ob->attr.pData, a->pData, a->nData);
+    ob->attr.zName = (char *)ob->attr.pData + a->nData;
+    memcpy(ob->attr.zName, a->zName, n2 + 1);
     ob->attr.nData = a->nData;
     ob->attr.space = a->space;
   }
@@ -337,13 +345,22 @@ static int attrObj(cairn_h5_obj *o, const H5Attr *a, cairn_h5_obj **pp) {
 /* Attribute objects own a copy of their type, so the parent's list stays cached. */
 static int attrTake(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
   H5Attr *a = &o->aAttr[i];
-  CAIRN_TRY(attrObj(o, a, pp));
-  (*pp)->attr.pType = h5TypeDup(a->pType);
-  if (!(*pp)->attr.pType) {
-    cairn_h5_obj_close(*pp);
-    *pp = NULL;
-    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  if (!a->pType) { /* listed, not decoded yet */
+    H5Attr dec;
+    int rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
+    if (rc) {
+      const char *z = cairn_errmsg();
+      if (!strstr(z, o->zPath)) cairnErr(rc, "%s (attribute '%s' of %s)", z, a->zName, o->zPath);
+      return rc;
+    }
+    if (strcmp(dec.zName, a->zName) != 0) { /* cannot happen: same bytes */
+      h5AttrFree(&dec);
+      return cairnErr(CAIRN_CORRUPT, "hdf5: attribute name changed while decoding on %s", o->zPath);
+    }
+    *a = dec; /* keeps the list sorted: same name */
   }
+  CAIRN_TRY(attrObj(o, a, pp));
+  (*pp)->attr.pType = h5TypeRef(a->pType);
   return CAIRN_OK;
 }
 
@@ -351,8 +368,14 @@ int cairn_h5_attr(cairn_h5_obj *o, const char *zName, cairn_h5_obj **pp) {
   if (!o || !zName || !pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_attr: NULL argument");
   *pp = NULL;
   CAIRN_TRY(loadAttrs(o));
-  for (size_t i = 0; i < o->nAttr; i++)
-    if (strcmp(o->aAttr[i].zName, zName) == 0) return attrTake(o, i, pp);
+  size_t lo = 0, hi = o->nAttr; /* sorted by name */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(o->aAttr[mid].zName, zName);
+    if (c == 0) return attrTake(o, mid, pp);
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
   return cairnErr(CAIRN_NOTFOUND, "hdf5: no attribute '%s' on %s", zName, o->zPath);
 }
 
@@ -386,10 +409,10 @@ int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut) {
 }
 
 static const H5Type *objType(cairn_h5_obj *o) {
-  return o->kind == CAIRN_H5_DATASET ? o->d.pType : o->kind == CAIRN_H5_ATTRIBUTE ? o->attr.pType : o->pType;
+  return o->kind == CAIRN_H5_DATASET ? o->pD->pType : o->kind == CAIRN_H5_ATTRIBUTE ? o->attr.pType : o->pType;
 }
 static const H5Space *objSpace(cairn_h5_obj *o) {
-  return o->kind == CAIRN_H5_DATASET ? &o->d.space : o->kind == CAIRN_H5_ATTRIBUTE ? &o->attr.space : NULL;
+  return o->kind == CAIRN_H5_DATASET ? &o->pD->space : o->kind == CAIRN_H5_ATTRIBUTE ? &o->attr.space : NULL;
 }
 
 int cairn_h5_info_get(cairn_h5_obj *o, cairn_h5_info *p) {
@@ -417,14 +440,16 @@ int cairn_h5_info_get(cairn_h5_obj *o, cairn_h5_info *p) {
     p->typeVlenString = t->cls == H5T_VLEN && t->vlenKind == 1;
   }
   if (o->kind == CAIRN_H5_DATASET) {
-    p->layout = o->d.layout.cls;
+    p->layout = o->pD->layout.cls;
     if (p->layout == CAIRN_H5_CHUNKED) {
-      for (uint32_t i = 0; i < o->d.layout.rank; i++) p->chunk[i] = o->d.layout.aChunk[i];
-      p->chunkIndex = o->d.layout.idx;
+      for (uint32_t i = 0; i < o->pD->layout.rank; i++) p->chunk[i] = o->pD->layout.aChunk[i];
+      p->chunkIndex = o->pD->layout.idx;
     }
-    p->nFilter = o->d.pipeline.n;
-    for (uint32_t i = 0; i < o->d.pipeline.n; i++) {
-      const H5Filter *fl = &o->d.pipeline.a[i];
+    p->nFilter = o->pD->pipeline.n;
+    if (!o->aFilt && !(o->aFilt = cairnMallocZero(H5_MAX_FILTERS * sizeof(cairn_h5_filter))))
+      return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    for (uint32_t i = 0; i < o->pD->pipeline.n; i++) {
+      const H5Filter *fl = &o->pD->pipeline.a[i];
       o->aFilt[i].id = fl->id;
       o->aFilt[i].flags = fl->flags;
       o->aFilt[i].zName = h5FilterName(fl);
@@ -475,7 +500,7 @@ static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint6
   const H5Type *t = objType(o);
   if (!s) return cairnErr(CAIRN_TYPE, "hdf5: %s is not a dataset or attribute", o->zPath);
   H5Sel hs;
-  uint64_t n, bytes;
+  uint64_t n = 0, bytes;
   CAIRN_TRY(toSel(s, sel, &hs, &n, aShape, o->zPath));
   *pRank = s->rank;
   if (cairnMulOverflow64(n, t->size, &bytes) || bytes > ((uint64_t)1 << 40) || bytes > SIZE_MAX)
@@ -483,7 +508,7 @@ static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint6
   uint8_t *p = cairnMalloc(bytes ? (size_t)bytes : 1);
   if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for %llu bytes of %s", (unsigned long long)bytes, o->zPath);
   int rc;
-  if (o->kind == CAIRN_H5_DATASET) rc = h5DsetReadRaw(&o->d, sel ? &hs : NULL, p, (size_t)bytes);
+  if (o->kind == CAIRN_H5_DATASET) rc = h5DsetReadRaw(o->pD, sel ? &hs : NULL, p, (size_t)bytes);
   else {
     H5Dset d;
     memset(&d, 0, sizeof(d));
@@ -527,8 +552,11 @@ int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, vo
   if (ms >= t->size || m == CAIRN_H5_NATIVE) {
     uint64_t raw = n * t->size;
     int rc;
-    if (o->kind == CAIRN_H5_DATASET) rc = h5DsetReadRaw(&o->d, sel ? &hs : NULL, buf, (size_t)raw);
-    else {
+    if (o->kind == CAIRN_H5_DATASET) rc = h5DsetReadRaw(o->pD, sel ? &hs : NULL, buf, (size_t)raw);
+    else if (!sel && raw <= o->attr.nData) {
+      memcpy(buf, o->attr.pData, (size_t)raw);
+      rc = CAIRN_OK;
+    } else {
       uint8_t *p;
       uint64_t nn, shape[H5_MAX_RANK];
       uint32_t r;
@@ -642,4 +670,113 @@ int cairn_h5_type_json(cairn_h5_obj *o, char **pz, size_t *pn) {
   const H5Type *t = objType(o);
   if (!t) return cairnErr(CAIRN_TYPE, "hdf5: %s has no datatype", o->zPath);
   return h5TypeJson(t, pz, pn);
+}
+
+/* ---------------------------------------------------------------- info as JSON */
+int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn) {
+  if (!o || !pz) return cairnErr(CAIRN_MISUSE, "cairn_h5_info_json: NULL argument");
+  *pz = NULL;
+  cairn_h5_info in;
+  CAIRN_TRY(cairn_h5_info_get(o, &in));
+  static const char *azKind[] = {"", "group", "dataset", "datatype", "attribute"};
+  static const char *azLayout[] = {"compact", "contiguous", "chunked", "virtual"};
+  static const char *azIdx[] = {"btree1", "single", "implicit", "farray", "earray", "btree2"};
+  Sb s;
+  memset(&s, 0, sizeof(s));
+  h5SbStr(&s, "{\"kind\":\"");
+  h5SbStr(&s, in.kind >= 1 && in.kind <= 4 ? azKind[in.kind] : "");
+  h5SbStr(&s, "\",\"path\":");
+  h5SbJsonStr(&s, (const uint8_t *)o->zPath, strlen(o->zPath));
+  if (o->kind != CAIRN_H5_ATTRIBUTE) {
+    h5SbStr(&s, ",\"addr\":");
+    h5SbU64(&s, in.addr);
+  }
+  const H5Space *sp = objSpace(o);
+  if (sp) {
+    h5SbStr(&s, in.space == CAIRN_H5_NULL ? ",\"shape\":null,\"maxshape\":null" : ",\"shape\":[");
+    if (in.space != CAIRN_H5_NULL) {
+      for (unsigned i = 0; i < in.rank; i++) {
+        if (i) h5SbStr(&s, ",");
+        h5SbU64(&s, in.dims[i]);
+      }
+      h5SbStr(&s, "],\"maxshape\":[");
+      for (unsigned i = 0; i < in.rank; i++) {
+        if (i) h5SbStr(&s, ",");
+        if (in.maxdims[i] == UINT64_MAX) h5SbStr(&s, "null");
+        else h5SbU64(&s, in.maxdims[i]);
+      }
+      h5SbStr(&s, "]");
+    }
+  }
+  const H5Type *t = objType(o);
+  if (t) {
+    h5SbStr(&s, ",\"type\":");
+    h5TypeJsonSb(&s, t);
+  }
+  if (o->kind == CAIRN_H5_DATASET) {
+    h5SbStr(&s, ",\"layout\":\"");
+    h5SbStr(&s, in.layout >= 0 && in.layout <= 3 ? azLayout[in.layout] : "");
+    h5SbStr(&s, "\"");
+    if (in.layout == CAIRN_H5_CHUNKED) {
+      h5SbStr(&s, ",\"chunks\":[");
+      for (unsigned i = 0; i < in.rank; i++) {
+        if (i) h5SbStr(&s, ",");
+        h5SbU64(&s, in.chunk[i]);
+      }
+      h5SbStr(&s, "],\"chunkIndex\":\"");
+      h5SbStr(&s, in.chunkIndex >= 0 && in.chunkIndex <= 5 ? azIdx[in.chunkIndex] : "");
+      h5SbStr(&s, "\"");
+    }
+    h5SbStr(&s, ",\"filters\":[");
+    for (unsigned i = 0; i < in.nFilter; i++) {
+      if (i) h5SbStr(&s, ",");
+      h5SbStr(&s, "{\"id\":");
+      h5SbU64(&s, in.aFilter[i].id);
+      h5SbStr(&s, ",\"name\":");
+      h5SbJsonStr(&s, (const uint8_t *)in.aFilter[i].zName, strlen(in.aFilter[i].zName));
+      h5SbStr(&s, ",\"params\":[");
+      for (unsigned k = 0; k < in.aFilter[i].nParam; k++) {
+        if (k) h5SbStr(&s, ",");
+        h5SbU64(&s, in.aFilter[i].aParam[k]);
+      }
+      h5SbStr(&s, "]}");
+    }
+    h5SbStr(&s, "]");
+  }
+  if (o->kind != CAIRN_H5_ATTRIBUTE) {
+    h5SbStr(&s, ",\"attrs\":[");
+    for (size_t i = 0; i < o->nAttr; i++) {
+      if (i) h5SbStr(&s, ",");
+      h5SbJsonStr(&s, (const uint8_t *)o->aAttr[i].zName, strlen(o->aAttr[i].zName));
+    }
+    h5SbStr(&s, "]");
+  }
+  if (o->kind == CAIRN_H5_GROUP) {
+    h5SbStr(&s, ",\"links\":[");
+    for (size_t i = 0; i < o->nLink; i++) {
+      const H5Link *k = &o->aLink[i];
+      if (i) h5SbStr(&s, ",");
+      h5SbStr(&s, "{\"name\":");
+      h5SbJsonStr(&s, (const uint8_t *)k->zName, strlen(k->zName));
+      h5SbStr(&s, k->type == CAIRN_H5_LINK_HARD ? ",\"type\":\"hard\"" : k->type == CAIRN_H5_LINK_SOFT ? ",\"type\":\"soft\"" : ",\"type\":\"external\"");
+      if (k->zTarget) {
+        h5SbStr(&s, ",\"target\":");
+        h5SbJsonStr(&s, (const uint8_t *)k->zTarget, strlen(k->zTarget));
+      }
+      if (k->zFile) {
+        h5SbStr(&s, ",\"file\":");
+        h5SbJsonStr(&s, (const uint8_t *)k->zFile, strlen(k->zFile));
+      }
+      h5SbStr(&s, "}");
+    }
+    h5SbStr(&s, "]");
+  }
+  h5SbStr(&s, "}");
+  if (s.oom) {
+    cairnFree(s.z);
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  }
+  *pz = s.z;
+  if (pn) *pn = s.n;
+  return CAIRN_OK;
 }

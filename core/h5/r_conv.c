@@ -6,6 +6,8 @@
 ** double in either byte order, enums, bitfields), and JSON text for every class (strings,
 ** vlen data from the global heap, compounds, arrays, enums, opaque, object references).
 */
+#include <stdlib.h> /* strtod */
+
 #include "h5int.h"
 
 /* ---------------------------------------------------------------- byte order */
@@ -202,12 +204,7 @@ int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, 
 }
 
 /* ---------------------------------------------------------------- JSON */
-typedef struct Sb {
-  char *z;
-  size_t n, cap;
-  int oom;
-} Sb;
-static void sbPut(Sb *s, const char *p, size_t n) {
+void h5SbPut(Sb *s, const char *p, size_t n) {
   if (s->oom) return;
   if (s->n + n + 1 > s->cap) {
     size_t nc = s->cap ? s->cap : 256;
@@ -224,8 +221,8 @@ static void sbPut(Sb *s, const char *p, size_t n) {
   s->n += n;
   s->z[s->n] = 0;
 }
-static void sbStr(Sb *s, const char *z) { sbPut(s, z, strlen(z)); }
-static void sbU64(Sb *s, uint64_t v) {
+void h5SbStr(Sb *s, const char *z) { h5SbPut(s, z, strlen(z)); }
+void h5SbU64(Sb *s, uint64_t v) {
   char b[24];
   int i = 23;
   b[i] = 0;
@@ -233,113 +230,176 @@ static void sbU64(Sb *s, uint64_t v) {
     b[--i] = (char)('0' + v % 10);
     v /= 10;
   } while (v);
-  sbStr(s, b + i);
+  h5SbStr(s, b + i);
 }
 static void sbI64(Sb *s, int64_t v) {
   if (v < 0) {
-    sbPut(s, "-", 1);
-    sbU64(s, (uint64_t)0 - (uint64_t)v);
-  } else sbU64(s, (uint64_t)v);
+    h5SbPut(s, "-", 1);
+    h5SbU64(s, (uint64_t)0 - (uint64_t)v);
+  } else h5SbU64(s, (uint64_t)v);
 }
-/* A double with nDig significant digits (9 round-trips a float, 17 a double; the last digit
-** may be off by one for doubles: the scaling is done in long double, without libm). */
-static void sbDouble(Sb *s, double v, int nDig) {
+/* v * 10^k in steps of exact powers of ten (10^22 is the largest exact double power). */
+static double scale10(double v, int k) {
+  static const double a[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  /* keep intermediates in range: shrink first when scaling down, grow last when up */
+  while (k > 22) v *= 1e22, k -= 22;
+  while (k < -22) v /= 1e22, k += 22;
+  return k >= 0 ? v * a[k] : v / a[-k];
+}
+
+/* Write digits dg (exactly p of them, no leading zero) with decimal exponent e as
+** "d.ddde±X" into z; returns its length. */
+static size_t sciText(char *z, uint64_t dg, int p, int e) {
+  char d[24];
+  for (int i = p - 1; i >= 0; i--) {
+    d[i] = (char)('0' + dg % 10);
+    dg /= 10;
+  }
+  size_t n = 0;
+  z[n++] = d[0];
+  if (p > 1) {
+    z[n++] = '.';
+    for (int i = 1; i < p; i++) z[n++] = d[i];
+  }
+  z[n++] = 'e';
+  if (e < 0) {
+    z[n++] = '-';
+    e = -e;
+  }
+  char t[8];
+  int k = 0;
+  do {
+    t[k++] = (char)('0' + e % 10);
+    e /= 10;
+  } while (e);
+  while (k) z[n++] = t[--k];
+  z[n] = 0;
+  return n;
+}
+
+/* The shortest decimal that reads back as v (as a float when isFloat), found by trying
+** precisions 1..17 and checking each candidate with strtod: no libm, no long double. */
+static void sbDouble(Sb *s, double v, int isFloat) {
   if (v != v) {
-    sbStr(s, "\"nan\"");
+    h5SbStr(s, "\"nan\"");
     return;
   }
   if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
-    sbStr(s, v < 0 ? "\"-inf\"" : "\"inf\"");
+    h5SbStr(s, v < 0 ? "\"-inf\"" : "\"inf\"");
     return;
   }
   if (v == 0) {
     uint64_t u;
     memcpy(&u, &v, 8);
-    sbStr(s, (u >> 63) ? "-0.0" : "0.0");
+    h5SbStr(s, (u >> 63) ? "-0.0" : "0.0");
     return;
   }
   if (v < 0) {
-    sbPut(s, "-", 1);
+    h5SbPut(s, "-", 1);
     v = -v;
   }
   if (v < 9007199254740992.0 && (double)(uint64_t)v == v) {
-    sbU64(s, (uint64_t)v);
-    sbStr(s, ".0");
+    h5SbU64(s, (uint64_t)v);
+    h5SbStr(s, ".0");
     return;
   }
-  long double x = v;
+  /* decimal exponent: 10^e <= v < 10^(e+1) */
   int e = 0;
-  while (x >= 1e16L) { x /= 1e16L; e += 16; }
-  while (x >= 10.0L) { x /= 10.0L; e++; }
-  while (x < 1e-16L) { x *= 1e16L; e -= 16; }
-  while (x < 1.0L) { x *= 10.0L; e--; }
-  char d[32];
-  for (int i = 0; i < nDig; i++) {
-    int k = (int)x;
-    if (k > 9) k = 9;
-    d[i] = (char)('0' + k);
-    x = (x - k) * 10.0L;
-  }
-  if (x >= 5.0L) { /* round half up, with carry */
-    int i = nDig - 1;
-    while (i >= 0 && d[i] == '9') d[i--] = '0';
-    if (i >= 0) d[i]++;
-    else {
-      memmove(d + 1, d, (size_t)nDig - 1);
-      d[0] = '1';
-      e++;
+  double x = v;
+  while (x >= 1e16) x /= 1e16, e += 16;
+  while (x >= 10) x /= 10, e++;
+  while (x < 1e-16) x *= 1e16, e -= 16;
+  while (x < 1) x *= 10, e--;
+  char z[40];
+  uint64_t best = 0;
+  int bestP = 17, bestE = e;
+  for (int p = 1; p <= 17; p++) {
+    int sh = p - 1 - e; /* digits = v * 10^sh */
+    double m = sh > 0 && v < 1e-290 ? scale10(scale10(v, 40), sh - 40) : scale10(v, sh);
+    uint64_t c = (uint64_t)(m + 0.5);
+    int found = 0;
+    /* the scaled value can be off by a few units in the last digit: look around it, nearest first */
+    int wMax = p <= 15 ? 0 : p == 16 ? 6 : 24; /* below 16 digits the scaling error is far below a unit */
+    for (int w = 0; w <= wMax && !found; w++) {
+      int dlt = (w & 1) ? -((w + 1) / 2) : w / 2;
+      if (dlt < 0 && (uint64_t)(-dlt) > c) continue;
+      uint64_t cand = c + (uint64_t)(int64_t)dlt;
+      uint64_t lo = 1;
+      for (int i = 1; i < p; i++) lo *= 10;
+      int ee = e;
+      if (cand >= lo * 10) { /* rounded up a decade */
+        if (cand % 10) continue;
+        cand /= 10, ee++;
+      }
+      if (cand < lo) continue;
+      sciText(z, cand, p, ee);
+      double back = strtod(z, NULL);
+      if (isFloat ? (float)back == (float)v : back == v) {
+        best = cand, bestP = p, bestE = ee, found = 1;
+      }
     }
+    if (found) break;
+    if (p == 17) best = c, bestP = 17, bestE = e; /* cannot happen: 17 digits always round-trip */
   }
-  int nd = nDig;
-  while (nd > 1 && d[nd - 1] == '0') nd--;
-  if (e >= 0 && e < 17) { /* ddd.ddd */
+  /* strip trailing zeros and lay out positionally when short */
+  while (bestP > 1 && best % 10 == 0) best /= 10, bestP--;
+  char d[24];
+  for (int i = bestP - 1; i >= 0; i--) {
+    d[i] = (char)('0' + best % 10);
+    best /= 10;
+  }
+  int nd = bestP;
+  e = bestE;
+  if (e >= 0 && e < 17) {
     if (nd <= e + 1) {
-      sbPut(s, d, (size_t)nd);
-      for (int i = nd; i <= e; i++) sbPut(s, "0", 1);
-      sbStr(s, ".0");
+      h5SbPut(s, d, (size_t)nd);
+      for (int i = nd; i <= e; i++) h5SbPut(s, "0", 1);
+      h5SbStr(s, ".0");
     } else {
-      sbPut(s, d, (size_t)e + 1);
-      sbPut(s, ".", 1);
-      sbPut(s, d + e + 1, (size_t)(nd - e - 1));
+      h5SbPut(s, d, (size_t)e + 1);
+      h5SbPut(s, ".", 1);
+      h5SbPut(s, d + e + 1, (size_t)(nd - e - 1));
     }
     return;
   }
-  if (e < 0 && e >= -5) { /* 0.000ddd */
-    sbStr(s, "0.");
-    for (int i = -1; i > e; i--) sbPut(s, "0", 1);
-    sbPut(s, d, (size_t)nd);
+  if (e < 0 && e >= -5) {
+    h5SbStr(s, "0.");
+    for (int i = -1; i > e; i--) h5SbPut(s, "0", 1);
+    h5SbPut(s, d, (size_t)nd);
     return;
   }
-  sbPut(s, d, 1);
-  sbPut(s, ".", 1);
-  if (nd > 1) sbPut(s, d + 1, (size_t)(nd - 1));
-  else sbPut(s, "0", 1);
-  sbPut(s, "e", 1);
+  h5SbPut(s, d, 1);
+  h5SbPut(s, ".", 1);
+  if (nd > 1) h5SbPut(s, d + 1, (size_t)(nd - 1));
+  else h5SbPut(s, "0", 1);
+  h5SbPut(s, "e", 1);
   sbI64(s, e);
 }
-static void sbJsonStr(Sb *s, const uint8_t *p, size_t n) {
-  sbPut(s, "\"", 1);
+
+void h5SbJsonStr(Sb *s, const uint8_t *p, size_t n) {
+  h5SbPut(s, "\"", 1);
   size_t i = 0;
   while (i < n) {
     size_t j = i;
     while (j < n && p[j] >= 0x20 && p[j] != '"' && p[j] != '\\' && p[j] != 0x7f) j++;
-    if (j > i) sbPut(s, (const char *)p + i, j - i);
+    if (j > i) h5SbPut(s, (const char *)p + i, j - i);
     if (j >= n) break;
     char e[8];
     uint8_t c = p[j];
-    if (c == '"') sbStr(s, "\\\"");
-    else if (c == '\\') sbStr(s, "\\\\");
-    else if (c == '\n') sbStr(s, "\\n");
-    else if (c == '\t') sbStr(s, "\\t");
-    else if (c == '\r') sbStr(s, "\\r");
+    if (c == '"') h5SbStr(s, "\\\"");
+    else if (c == '\\') h5SbStr(s, "\\\\");
+    else if (c == '\n') h5SbStr(s, "\\n");
+    else if (c == '\t') h5SbStr(s, "\\t");
+    else if (c == '\r') h5SbStr(s, "\\r");
     else {
       static const char hx[] = "0123456789abcdef";
       e[0] = '\\', e[1] = 'u', e[2] = '0', e[3] = '0', e[4] = hx[c >> 4], e[5] = hx[c & 15], e[6] = 0;
-      sbStr(s, e);
+      h5SbStr(s, e);
     }
     i = j + 1;
   }
-  sbPut(s, "\"", 1);
+  h5SbPut(s, "\"", 1);
 }
 
 typedef struct JsonCtx {
@@ -362,7 +422,7 @@ static void jsonFixedString(JsonCtx *x, const H5Type *t, const uint8_t *p, size_
   } else {
     while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == 0)) k--;
   }
-  sbJsonStr(&x->sb, p, k);
+  h5SbJsonStr(&x->sb, p, k);
 }
 
 static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
@@ -374,11 +434,11 @@ static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
   for (unsigned i = 0; i < f->so; i++) all &= p[4 + i] == 0xff;
   if (t->vlenKind == 1) {
     if (len == 0 || coll == 0 || all) {
-      sbStr(&x->sb, "\"\"");
+      h5SbStr(&x->sb, "\"\"");
       return;
     }
   } else if (len == 0 || coll == 0 || all) {
-    sbStr(&x->sb, "[]");
+    h5SbStr(&x->sb, "[]");
     return;
   }
   uint8_t *q;
@@ -392,7 +452,7 @@ static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
     size_t n = CAIRN_MIN((size_t)len, nq);
     /* vlen strings are NUL-padded by some writers */
     while (n > 0 && q[n - 1] == 0 && t->strPad != 2) n--;
-    sbJsonStr(&x->sb, q, n);
+    h5SbJsonStr(&x->sb, q, n);
     return;
   }
   size_t es = t->pBase->size;
@@ -408,25 +468,25 @@ static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
     return;
   }
   memcpy(cp, q, (size_t)need);
-  sbPut(&x->sb, "[", 1);
+  h5SbPut(&x->sb, "[", 1);
   for (uint32_t i = 0; i < len && x->rc == CAIRN_OK; i++) {
-    if (i) sbPut(&x->sb, ",", 1);
+    if (i) h5SbPut(&x->sb, ",", 1);
     jsonValue(x, t->pBase, cp + (size_t)i * es);
   }
-  sbPut(&x->sb, "]", 1);
+  h5SbPut(&x->sb, "]", 1);
   cairnFree(cp);
 }
 
 static void jsonArray(JsonCtx *x, const H5Type *t, const uint8_t *p, uint32_t dim) {
   size_t inner = t->pBase->size;
   for (uint32_t i = dim + 1; i < t->rank; i++) inner *= t->aDim[i];
-  sbPut(&x->sb, "[", 1);
+  h5SbPut(&x->sb, "[", 1);
   for (uint32_t i = 0; i < t->aDim[dim] && x->rc == CAIRN_OK; i++) {
-    if (i) sbPut(&x->sb, ",", 1);
+    if (i) h5SbPut(&x->sb, ",", 1);
     if (dim + 1 < t->rank) jsonArray(x, t, p + i * inner, dim + 1);
     else jsonValue(x, t->pBase, p + i * inner);
   }
-  sbPut(&x->sb, "]", 1);
+  h5SbPut(&x->sb, "]", 1);
 }
 
 static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
@@ -439,13 +499,13 @@ static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
     case H5T_FIXED:
     case H5T_BITFIELD: {
       if (t->size > 8) {
-        sbStr(&x->sb, "null");
+        h5SbStr(&x->sb, "null");
         break;
       }
       int sg;
       uint64_t v = loadInt(t, p, &sg);
       if (sg) sbI64(&x->sb, (int64_t)v);
-      else sbU64(&x->sb, v);
+      else h5SbU64(&x->sb, v);
       break;
     }
     case H5T_FLOAT:
@@ -453,42 +513,42 @@ static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
         x->rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: non-IEEE %u-byte float layout", t->size);
         break;
       }
-      sbDouble(&x->sb, loadFloat(t, p), t->size == 8 ? 17 : t->size == 4 ? 9 : 5);
+      sbDouble(&x->sb, loadFloat(t, p), t->size < 8);
       break;
     case H5T_STRING: jsonFixedString(x, t, p, t->size); break;
     case H5T_VLEN: jsonVlen(x, t, p); break;
     case H5T_COMPOUND:
-      sbPut(&x->sb, "{", 1);
+      h5SbPut(&x->sb, "{", 1);
       for (uint32_t i = 0; i < t->nMember && x->rc == CAIRN_OK; i++) {
-        if (i) sbPut(&x->sb, ",", 1);
-        sbJsonStr(&x->sb, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
-        sbPut(&x->sb, ":", 1);
+        if (i) h5SbPut(&x->sb, ",", 1);
+        h5SbJsonStr(&x->sb, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+        h5SbPut(&x->sb, ":", 1);
         jsonValue(x, t->aMember[i].pType, p + t->aMember[i].offset);
       }
-      sbPut(&x->sb, "}", 1);
+      h5SbPut(&x->sb, "}", 1);
       break;
     case H5T_ARRAY: jsonArray(x, t, p, 0); break;
     case H5T_ENUM: {
       uint32_t i = 0;
       for (; i < t->nMember; i++)
         if (memcmp(t->aEnumVal + (size_t)i * t->size, p, t->size) == 0) break;
-      if (i < t->nMember) sbJsonStr(&x->sb, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+      if (i < t->nMember) h5SbJsonStr(&x->sb, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
       else {
         int sg;
         uint64_t v = loadInt(t->pBase, p, &sg);
         if (sg) sbI64(&x->sb, (int64_t)v);
-        else sbU64(&x->sb, v);
+        else h5SbU64(&x->sb, v);
       }
       break;
     }
     case H5T_OPAQUE: {
       static const char hx[] = "0123456789abcdef";
-      sbPut(&x->sb, "\"", 1);
+      h5SbPut(&x->sb, "\"", 1);
       for (uint32_t i = 0; i < t->size; i++) {
         char c[2] = {hx[p[i] >> 4], hx[p[i] & 15]};
-        sbPut(&x->sb, c, 2);
+        h5SbPut(&x->sb, c, 2);
       }
-      sbPut(&x->sb, "\"", 1);
+      h5SbPut(&x->sb, "\"", 1);
       break;
     }
     case H5T_REFERENCE:
@@ -497,11 +557,11 @@ static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
         int all = 1;
         for (unsigned i = 0; i < x->f->so; i++) all &= p[i] == 0xff;
         const char *z = (a == 0 || all) ? NULL : x->xRefPath ? x->xRefPath(x->f, a) : NULL;
-        if (z) sbJsonStr(&x->sb, (const uint8_t *)z, strlen(z));
-        else sbStr(&x->sb, "null");
-      } else sbStr(&x->sb, "null");
+        if (z) h5SbJsonStr(&x->sb, (const uint8_t *)z, strlen(z));
+        else h5SbStr(&x->sb, "null");
+      } else h5SbStr(&x->sb, "null");
       break;
-    default: sbStr(&x->sb, "null");
+    default: h5SbStr(&x->sb, "null");
   }
   x->depth--;
 }
@@ -518,27 +578,27 @@ int h5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const ui
     uint64_t n = 1;
     for (uint32_t i = 0; i < rank; i++) n *= aShape[i];
     uint64_t idx[H5_MAX_RANK] = {0};
-    for (uint32_t i = 0; i < rank; i++) sbPut(&x.sb, "[", 1);
+    for (uint32_t i = 0; i < rank; i++) h5SbPut(&x.sb, "[", 1);
     for (uint64_t e = 0; e < n && x.rc == CAIRN_OK && !x.sb.oom; e++) {
       jsonValue(&x, t, p + e * t->size);
       int i = (int)rank - 1;
       for (; i >= 0; i--) {
         if (++idx[i] < aShape[i]) break;
         idx[i] = 0;
-        sbPut(&x.sb, "]", 1);
+        h5SbPut(&x.sb, "]", 1);
       }
       if (i < 0) break;
-      sbPut(&x.sb, ",", 1);
-      for (int k = i + 1; k < (int)rank; k++) sbPut(&x.sb, "[", 1);
+      h5SbPut(&x.sb, ",", 1);
+      for (int k = i + 1; k < (int)rank; k++) h5SbPut(&x.sb, "[", 1);
     }
     if (n == 0) { /* nested empty arrays: [] for (0,4), [[],[]] for (2,0) */
       x.sb.n = 0;
       uint64_t outer = 1;
       uint32_t k = 0;
       while (k + 1 < rank && aShape[k] > 0 && outer * aShape[k] <= 1000000) outer *= aShape[k++];
-      for (uint32_t i = 0; i < k; i++) sbPut(&x.sb, "[", 1);
-      for (uint64_t i = 0; i < outer; i++) sbStr(&x.sb, i ? ",[]" : "[]");
-      for (uint32_t i = 0; i < k; i++) sbPut(&x.sb, "]", 1);
+      for (uint32_t i = 0; i < k; i++) h5SbPut(&x.sb, "[", 1);
+      for (uint64_t i = 0; i < outer; i++) h5SbStr(&x.sb, i ? ",[]" : "[]");
+      for (uint32_t i = 0; i < k; i++) h5SbPut(&x.sb, "]", 1);
     }
   }
   if (x.sb.oom && x.rc == CAIRN_OK) x.rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory formatting JSON");
@@ -546,7 +606,7 @@ int h5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const ui
     cairnFree(x.sb.z);
     return x.rc;
   }
-  if (!x.sb.z) sbPut(&x.sb, "", 0);
+  if (!x.sb.z) h5SbPut(&x.sb, "", 0);
   *pz = x.sb.z;
   if (pn) *pn = x.sb.n;
   return CAIRN_OK;
@@ -555,82 +615,84 @@ int h5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const ui
 /* The datatype as JSON. */
 static void typeJson(Sb *s, const H5Type *t, int depth) {
   static const char *cls[] = {"integer", "float", "time", "string", "bitfield", "opaque", "compound", "reference", "enum", "vlen", "array"};
-  sbStr(s, "{\"class\":\"");
-  sbStr(s, t->cls <= 10 ? cls[t->cls] : "unknown");
-  sbStr(s, "\",\"size\":");
-  sbU64(s, t->size);
+  h5SbStr(s, "{\"class\":\"");
+  h5SbStr(s, t->cls <= 10 ? cls[t->cls] : "unknown");
+  h5SbStr(s, "\",\"size\":");
+  h5SbU64(s, t->size);
   if (depth > H5_MAX_TYPE_DEPTH * 2) {
-    sbStr(s, "}");
+    h5SbStr(s, "}");
     return;
   }
   switch (t->cls) {
     case H5T_FIXED: case H5T_BITFIELD: case H5T_FLOAT:
-      sbStr(s, t->cls == H5T_FLOAT ? "" : t->isSigned ? ",\"signed\":true" : ",\"signed\":false");
-      sbStr(s, t->bigEndian ? ",\"order\":\"be\"" : ",\"order\":\"le\"");
+      h5SbStr(s, t->cls == H5T_FLOAT ? "" : t->isSigned ? ",\"signed\":true" : ",\"signed\":false");
+      h5SbStr(s, t->bigEndian ? ",\"order\":\"be\"" : ",\"order\":\"le\"");
       if (t->precision && t->precision != 8 * t->size) {
-        sbStr(s, ",\"precision\":");
-        sbU64(s, t->precision);
-        sbStr(s, ",\"offset\":");
-        sbU64(s, t->bitOffset);
+        h5SbStr(s, ",\"precision\":");
+        h5SbU64(s, t->precision);
+        h5SbStr(s, ",\"offset\":");
+        h5SbU64(s, t->bitOffset);
       }
       break;
     case H5T_STRING:
-      sbStr(s, t->cset ? ",\"cset\":\"utf-8\"" : ",\"cset\":\"ascii\"");
-      sbStr(s, t->strPad == 0 ? ",\"pad\":\"nullterm\"" : t->strPad == 1 ? ",\"pad\":\"nullpad\"" : ",\"pad\":\"spacepad\"");
+      h5SbStr(s, t->cset ? ",\"cset\":\"utf-8\"" : ",\"cset\":\"ascii\"");
+      h5SbStr(s, t->strPad == 0 ? ",\"pad\":\"nullterm\"" : t->strPad == 1 ? ",\"pad\":\"nullpad\"" : ",\"pad\":\"spacepad\"");
       break;
     case H5T_VLEN:
-      if (t->vlenKind == 1) sbStr(s, t->cset ? ",\"string\":true,\"cset\":\"utf-8\"" : ",\"string\":true,\"cset\":\"ascii\"");
+      if (t->vlenKind == 1) h5SbStr(s, t->cset ? ",\"string\":true,\"cset\":\"utf-8\"" : ",\"string\":true,\"cset\":\"ascii\"");
       else {
-        sbStr(s, ",\"base\":");
+        h5SbStr(s, ",\"base\":");
         typeJson(s, t->pBase, depth + 1);
       }
       break;
     case H5T_ARRAY:
-      sbStr(s, ",\"dims\":[");
+      h5SbStr(s, ",\"dims\":[");
       for (uint32_t i = 0; i < t->rank; i++) {
-        if (i) sbStr(s, ",");
-        sbU64(s, t->aDim[i]);
+        if (i) h5SbStr(s, ",");
+        h5SbU64(s, t->aDim[i]);
       }
-      sbStr(s, "],\"base\":");
+      h5SbStr(s, "],\"base\":");
       typeJson(s, t->pBase, depth + 1);
       break;
     case H5T_COMPOUND:
-      sbStr(s, ",\"members\":[");
+      h5SbStr(s, ",\"members\":[");
       for (uint32_t i = 0; i < t->nMember; i++) {
-        if (i) sbStr(s, ",");
-        sbStr(s, "{\"name\":");
-        sbJsonStr(s, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
-        sbStr(s, ",\"offset\":");
-        sbU64(s, t->aMember[i].offset);
-        sbStr(s, ",\"type\":");
+        if (i) h5SbStr(s, ",");
+        h5SbStr(s, "{\"name\":");
+        h5SbJsonStr(s, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+        h5SbStr(s, ",\"offset\":");
+        h5SbU64(s, t->aMember[i].offset);
+        h5SbStr(s, ",\"type\":");
         typeJson(s, t->aMember[i].pType, depth + 1);
-        sbStr(s, "}");
+        h5SbStr(s, "}");
       }
-      sbStr(s, "]");
+      h5SbStr(s, "]");
       break;
     case H5T_ENUM:
-      sbStr(s, ",\"base\":");
+      h5SbStr(s, ",\"base\":");
       typeJson(s, t->pBase, depth + 1);
-      sbStr(s, ",\"members\":{");
+      h5SbStr(s, ",\"members\":{");
       for (uint32_t i = 0; i < t->nMember; i++) {
         int sg;
-        if (i) sbStr(s, ",");
-        sbJsonStr(s, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
-        sbStr(s, ":");
+        if (i) h5SbStr(s, ",");
+        h5SbJsonStr(s, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+        h5SbStr(s, ":");
         uint64_t v = loadInt(t->pBase, t->aEnumVal + (size_t)i * t->size, &sg);
         if (sg) sbI64(s, (int64_t)v);
-        else sbU64(s, v);
+        else h5SbU64(s, v);
       }
-      sbStr(s, "}");
+      h5SbStr(s, "}");
       break;
     case H5T_OPAQUE:
-      sbStr(s, ",\"tag\":");
-      sbJsonStr(s, (const uint8_t *)(t->zTag ? t->zTag : ""), t->zTag ? strlen(t->zTag) : 0);
+      h5SbStr(s, ",\"tag\":");
+      h5SbJsonStr(s, (const uint8_t *)(t->zTag ? t->zTag : ""), t->zTag ? strlen(t->zTag) : 0);
       break;
-    case H5T_REFERENCE: sbStr(s, t->refKind ? ",\"ref\":\"region\"" : ",\"ref\":\"object\""); break;
+    case H5T_REFERENCE: h5SbStr(s, t->refKind ? ",\"ref\":\"region\"" : ",\"ref\":\"object\""); break;
   }
-  sbStr(s, "}");
+  h5SbStr(s, "}");
 }
+
+void h5TypeJsonSb(Sb *s, const H5Type *t) { typeJson(s, t, 0); }
 
 int h5TypeJson(const H5Type *t, char **pz, size_t *pn) {
   Sb s;

@@ -10,16 +10,30 @@
 #include "h5int.h"
 
 /* ---------------------------------------------------------------- selection geometry */
+/* A regular hyperslab, kept symbolic: the k-th selected coordinate along dimension i is
+** start + (k / block) * stride + k % block, for k < count * block (increasing, since
+** block <= stride). Nothing is materialized, so a whole-dataset selection costs O(rank). */
 typedef struct Geo {
   uint32_t rank;
-  uint64_t aOut[H5_MAX_RANK];    /* selected extent per dimension */
-  uint64_t *aCoord[H5_MAX_RANK]; /* the selected coordinates, increasing */
+  uint64_t aOut[H5_MAX_RANK]; /* selected extent per dimension */
+  uint64_t st[H5_MAX_RANK], sd[H5_MAX_RANK], bl[H5_MAX_RANK];
   uint64_t nSel;
   size_t es;
 } Geo;
 
-static void geoFree(Geo *g) {
-  for (uint32_t i = 0; i < g->rank; i++) cairnFree(g->aCoord[i]);
+static void geoFree(Geo *g) { (void)g; }
+
+static inline uint64_t geoCoord(const Geo *g, uint32_t i, uint64_t k) {
+  return g->bl[i] == 1 ? g->st[i] + k * g->sd[i] : g->st[i] + (k / g->bl[i]) * g->sd[i] + k % g->bl[i];
+}
+
+/* First k with coordinate >= v (aOut[i] if none). */
+static uint64_t geoLower(const Geo *g, uint32_t i, uint64_t v) {
+  if (v <= g->st[i]) return 0;
+  uint64_t d = v - g->st[i], a = d / g->sd[i], off = d % g->sd[i];
+  if (a >= g->aOut[i]) return g->aOut[i];
+  uint64_t k = off == 0 ? a * g->bl[i] : off < g->bl[i] ? a * g->bl[i] + off : (a + 1) * g->bl[i];
+  return k > g->aOut[i] ? g->aOut[i] : k;
 }
 
 static int geoInit(Geo *g, const H5Space *s, const H5Sel *sel, size_t es, const char *zPath) {
@@ -32,44 +46,23 @@ static int geoInit(Geo *g, const H5Space *s, const H5Sel *sel, size_t es, const 
     if (sd == 0) sd = 1;
     if (bl == 0) bl = 1;
     uint64_t n;
-    if (cairnMulOverflow64(ct, bl, &n) || (ct > 1 && bl > sd)) {
-      geoFree(g);
+    if (cairnMulOverflow64(ct, bl, &n) || (ct > 1 && bl > sd))
       return cairnErr(CAIRN_RANGE, "hdf5: bad selection in dimension %u of %s (block %llu > stride %llu)", i, zPath, (unsigned long long)bl,
                       (unsigned long long)sd);
-    }
     if (n) {
-      uint64_t last = st + (ct - 1) * sd + bl - 1;
-      if (last < st || last >= s->aDim[i] || (ct - 1) > UINT64_MAX / sd) {
-        geoFree(g);
+      uint64_t last;
+      if ((ct - 1) > UINT64_MAX / sd || cairnAddOverflow64(st, (ct - 1) * sd, &last) || cairnAddOverflow64(last, bl - 1, &last) ||
+          last >= s->aDim[i])
         return cairnErr(CAIRN_RANGE, "hdf5: selection past the end of dimension %u (size %llu) of %s", i, (unsigned long long)s->aDim[i], zPath);
-      }
     }
+    if (ct <= 1) sd = bl; /* a single block has no gaps */
     g->aOut[i] = n;
-    if (cairnMulOverflow64(g->nSel, n, &g->nSel)) {
-      geoFree(g);
-      return cairnErr(CAIRN_RANGE, "hdf5: selection too large in %s", zPath);
-    }
-    g->aCoord[i] = cairnMallocArray(n ? (size_t)n : 1, sizeof(uint64_t));
-    if (!g->aCoord[i] || n > SIZE_MAX / 8) {
-      geoFree(g);
-      return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a selection of %llu in %s", (unsigned long long)n, zPath);
-    }
-    uint64_t k = 0;
-    for (uint64_t a = 0; a < ct; a++)
-      for (uint64_t b = 0; b < bl; b++) g->aCoord[i][k++] = st + a * sd + b;
+    g->st[i] = st;
+    g->sd[i] = sd;
+    g->bl[i] = bl;
+    if (cairnMulOverflow64(g->nSel, n, &g->nSel)) return cairnErr(CAIRN_RANGE, "hdf5: selection too large in %s", zPath);
   }
   return CAIRN_OK;
-}
-
-/* First index in a[0..n) with a[k] >= v. */
-static uint64_t lowerBound(const uint64_t *a, uint64_t n, uint64_t v) {
-  uint64_t lo = 0, hi = n;
-  while (lo < hi) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    if (a[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /*
@@ -97,8 +90,8 @@ static int scatter(H5File *f, const Geo *g, const Block *b, uint8_t *out) {
   }
   uint64_t lo[H5_MAX_RANK], hi[H5_MAX_RANK], outStride[H5_MAX_RANK], srcStride[H5_MAX_RANK];
   for (uint32_t i = 0; i < r; i++) {
-    lo[i] = lowerBound(g->aCoord[i], g->aOut[i], b->org[i]);
-    hi[i] = lowerBound(g->aCoord[i], g->aOut[i], b->org[i] + b->dim[i]);
+    lo[i] = geoLower(g, i, b->org[i]);
+    hi[i] = geoLower(g, i, b->org[i] + b->dim[i]);
     if (lo[i] >= hi[i]) return CAIRN_OK;
   }
   outStride[r - 1] = es;
@@ -109,21 +102,21 @@ static int scatter(H5File *f, const Geo *g, const Block *b, uint8_t *out) {
   }
   uint64_t idx[H5_MAX_RANK];
   for (uint32_t i = 0; i < r; i++) idx[i] = lo[i];
-  const uint64_t *cl = g->aCoord[r - 1];
+  uint32_t L = r - 1;
+  int contig = g->sd[L] == g->bl[L]; /* the innermost selection has no gaps */
   for (;;) {
     uint64_t oOff = 0, sOff = 0;
     for (uint32_t i = 0; i + 1 < r; i++) {
       oOff += idx[i] * outStride[i];
-      sOff += (g->aCoord[i][idx[i]] - b->org[i]) * srcStride[i];
+      sOff += (geoCoord(g, i, idx[i]) - b->org[i]) * srcStride[i];
     }
-    /* innermost dimension: runs of consecutive coordinates */
-    uint64_t k = lo[r - 1];
-    while (k < hi[r - 1]) {
-      uint64_t e = k + 1;
-      while (e < hi[r - 1] && cl[e] == cl[e - 1] + 1) e++;
+    /* innermost dimension: runs of consecutive coordinates (whole blocks) */
+    uint64_t k = lo[L];
+    while (k < hi[L]) {
+      uint64_t e = contig ? hi[L] : CAIRN_MIN(hi[L], (k / g->bl[L] + 1) * g->bl[L]);
       size_t n = (size_t)((e - k) * es);
       uint8_t *dst = out + oOff + k * es;
-      uint64_t s = sOff + (cl[k] - b->org[r - 1]) * es;
+      uint64_t s = sOff + (geoCoord(g, L, k) - b->org[L]) * es;
       if (b->src) memcpy(dst, b->src + s, n);
       else if (b->fileAddr != H5_UNDEF) CAIRN_TRY(h5ReadRaw(f, b->fileAddr + s, dst, n));
       else if (b->pFill && b->nFill == es) {
@@ -149,9 +142,11 @@ typedef struct ChunkRef {
   uint32_t mask;
 } ChunkRef;
 
+/* Bytes of one decoded chunk, saturating at UINT64_MAX (chunk dimensions come from the file). */
 static uint64_t chunkBytes(const H5Dset *d) {
   uint64_t n = d->layout.elemSize ? d->layout.elemSize : d->pType->size;
-  for (uint32_t i = 0; i < d->layout.rank; i++) n *= d->layout.aChunk[i];
+  for (uint32_t i = 0; i < d->layout.rank; i++)
+    if (cairnMulOverflow64(n, d->layout.aChunk[i], &n)) return UINT64_MAX;
   return n;
 }
 
@@ -208,6 +203,43 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
   return rc;
 }
 
+/* A verified index block (signature, lookup3 over all but the last 4 bytes), from a small
+** per-dataset cache: reading chunk after chunk walks the same blocks. Owned by d. */
+static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const char *zWhat, const uint8_t **pp) {
+  for (unsigned i = 0; i < CAIRN_ARRAY_SIZE(d->aIdx); i++)
+    if (d->aIdx[i].p && d->aIdx[i].addr == addr && d->aIdx[i].n == n) {
+      *pp = d->aIdx[i].p;
+      return CAIRN_OK;
+    }
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(d->f, addr, n, &p));
+  int rc = CAIRN_OK;
+  if (n < 8) rc = cairnErr(CAIRN_CORRUPT, "hdf5: %s at %llu too small in %s", zWhat, (unsigned long long)addr, d->zPath);
+  else if (zSig && memcmp(p, zSig, 4) != 0)
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing %s signature at offset %llu in %s", zSig, (unsigned long long)addr, d->zPath);
+  else rc = h5Checksum(p, n - 4, addr, zWhat);
+  if (rc) {
+    cairnFree(p);
+    return rc;
+  }
+  unsigned k = d->iIdx++ % CAIRN_ARRAY_SIZE(d->aIdx);
+  cairnFree(d->aIdx[k].p);
+  d->aIdx[k].addr = addr;
+  d->aIdx[k].n = n;
+  d->aIdx[k].p = p;
+  *pp = p;
+  return CAIRN_OK;
+}
+
+void h5DsetFreeCache(H5Dset *d) {
+  for (unsigned i = 0; i < CAIRN_ARRAY_SIZE(d->aIdx); i++) {
+    cairnFree(d->aIdx[i].p);
+    d->aIdx[i].p = NULL;
+  }
+}
+
+static void idxEntry(H5File *f, const uint8_t *p, unsigned es, int filtered, ChunkRef *c);
+
 /* Fixed array entry lookup. */
 static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   H5File *f = d->f;
@@ -225,56 +257,26 @@ static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   if (idx >= nEnt || dblk == H5_UNDEF) return CAIRN_OK;
   uint64_t pageN = (uint64_t)1 << pageBits;
   size_t pre = 4 + 1 + 1 + f->so;
-  uint64_t entAddr;
   if (nEnt > pageN) {
     uint64_t nPages = (nEnt + pageN - 1) / pageN;
     size_t bm = (size_t)((nPages + 7) / 8);
     if (bm > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: fixed array of %llu entries in %s", (unsigned long long)nEnt, d->zPath);
-    uint8_t *p;
-    CAIRN_TRY(h5LoadMeta(f, dblk, pre + bm + 4, &p));
-    int rc = memcmp(p, "FADB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FADB signature at %llu", (unsigned long long)dblk)
-                                   : h5Checksum(p, pre + bm, dblk, "fixed array data block");
+    const uint8_t *p;
+    CAIRN_TRY(idxLoad(d, dblk, pre + bm + 4, "FADB", "fixed array data block", &p));
     uint64_t pg = idx / pageN;
-    int init = rc == CAIRN_OK ? (p[pre + pg / 8] >> (7 - pg % 8)) & 1 : 0;
-    cairnFree(p);
-    if (rc) return rc;
-    if (!init) return CAIRN_OK;
+    if (!((p[pre + pg / 8] >> (7 - pg % 8)) & 1)) return CAIRN_OK;
     uint64_t pageBytes = pageN * es + 4;
     uint64_t pageAddr = dblk + pre + bm + 4 + pg * pageBytes;
     uint64_t inPage = (pg == nPages - 1) ? nEnt - pg * pageN : pageN;
-    uint8_t *q;
-    CAIRN_TRY(h5LoadMeta(f, pageAddr, (size_t)(inPage * es + 4), &q));
-    rc = h5Checksum(q, (size_t)(inPage * es), pageAddr, "fixed array page");
-    if (rc == CAIRN_OK) {
-      entAddr = 0;
-      H5Cur e;
-      h5Cur(&e, q + (idx - pg * pageN) * es, es, pageAddr);
-      c->addr = h5Addr(f, &e);
-      if (client == 1) {
-        c->size = h5U(&e, es - f->so - 4);
-        c->mask = (uint32_t)h5U(&e, 4);
-      }
-    }
-    cairnFree(q);
-    (void)entAddr;
-    return rc;
+    const uint8_t *q;
+    CAIRN_TRY(idxLoad(d, pageAddr, (size_t)(inPage * es + 4), NULL, "fixed array page", &q));
+    idxEntry(f, q + (idx - pg * pageN) * es, es, client == 1, c);
+    return CAIRN_OK;
   }
-  uint8_t *p;
-  size_t total = pre + (size_t)nEnt * es + 4;
-  CAIRN_TRY(h5LoadMeta(f, dblk, total, &p));
-  int rc = memcmp(p, "FADB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FADB signature at %llu", (unsigned long long)dblk)
-                                 : h5Checksum(p, total - 4, dblk, "fixed array data block");
-  if (rc == CAIRN_OK) {
-    H5Cur e;
-    h5Cur(&e, p + pre + idx * es, es, dblk);
-    c->addr = h5Addr(f, &e);
-    if (client == 1) {
-      c->size = h5U(&e, es - f->so - 4);
-      c->mask = (uint32_t)h5U(&e, 4);
-    }
-  }
-  cairnFree(p);
-  return rc;
+  const uint8_t *p;
+  CAIRN_TRY(idxLoad(d, dblk, pre + (size_t)nEnt * es + 4, "FADB", "fixed array data block", &p));
+  idxEntry(f, p + pre + idx * es, es, client == 1, c);
+  return CAIRN_OK;
 }
 
 static unsigned lg2(uint64_t v) {
@@ -306,21 +308,15 @@ static int earrayDblk(H5Dset *d, uint64_t addr, uint64_t nElem, uint64_t k, unsi
   if (nElem > pageN) {
     uint64_t pg = k / pageN;
     uint64_t pageAddr = addr + pre + 4 + pg * (pageN * es + 4);
-    uint8_t *q;
-    CAIRN_TRY(h5LoadMeta(f, pageAddr, (size_t)(pageN * es + 4), &q));
-    int rc = h5Checksum(q, (size_t)(pageN * es), pageAddr, "extensible array data block page");
-    if (rc == CAIRN_OK) idxEntry(f, q + (k - pg * pageN) * es, es, filtered, c);
-    cairnFree(q);
-    return rc;
+    const uint8_t *q;
+    CAIRN_TRY(idxLoad(d, pageAddr, (size_t)(pageN * es + 4), NULL, "extensible array data block page", &q));
+    idxEntry(f, q + (k - pg * pageN) * es, es, filtered, c);
+    return CAIRN_OK;
   }
-  size_t total = pre + (size_t)nElem * es + 4;
-  uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, addr, total, &p));
-  int rc = memcmp(p, "EADB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing EADB signature at %llu in %s", (unsigned long long)addr, d->zPath)
-                                 : h5Checksum(p, total - 4, addr, "extensible array data block");
-  if (rc == CAIRN_OK) idxEntry(f, p + pre + k * es, es, filtered, c);
-  cairnFree(p);
-  return rc;
+  const uint8_t *p;
+  CAIRN_TRY(idxLoad(d, addr, pre + (size_t)nElem * es + 4, "EADB", "extensible array data block", &p));
+  idxEntry(f, p + pre + k * es, es, filtered, c);
+  return CAIRN_OK;
 }
 
 static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
@@ -350,17 +346,10 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   size_t nIblkSblk = nSblk > iblkSblk ? nSblk - iblkSblk : 0;
   size_t pre = 4 + 1 + 1 + f->so;
   size_t total = pre + (size_t)idxElem * es + nIblkDblk * f->so + nIblkSblk * f->so + 4;
-  uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, iblk, total, &p));
-  int rc = memcmp(p, "EAIB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing EAIB signature at %llu in %s", (unsigned long long)iblk, d->zPath)
-                                 : h5Checksum(p, total - 4, iblk, "extensible array index block");
-  if (rc) {
-    cairnFree(p);
-    return rc;
-  }
+  const uint8_t *p;
+  CAIRN_TRY(idxLoad(d, iblk, total, "EAIB", "extensible array index block", &p));
   if (idx < idxElem) {
     idxEntry(f, p + pre + idx * es, es, filtered, c);
-    cairnFree(p);
     return CAIRN_OK;
   }
   uint64_t i = idx - idxElem, start = 0, dblkStart = 0;
@@ -373,48 +362,35 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
     start += ndblk * dn;
     dblkStart += ndblk;
   }
-  if (s == nSblk) {
-    cairnFree(p);
-    return CAIRN_OK;
-  }
+  if (s == nSblk) return CAIRN_OK;
   uint64_t di = (i - start) / dn, k = (i - start) % dn;
   uint64_t dAddr;
   if (s < iblkSblk) {
     uint64_t e = dblkStart + di;
-    if (e >= nIblkDblk) {
-      cairnFree(p);
-      return cairnErr(CAIRN_CORRUPT, "hdf5: extensible array index out of range in %s", d->zPath);
-    }
+    if (e >= nIblkDblk) return cairnErr(CAIRN_CORRUPT, "hdf5: extensible array index out of range in %s", d->zPath);
     H5Cur a;
     h5Cur(&a, p + pre + (size_t)idxElem * es + e * f->so, f->so, iblk);
     dAddr = h5Addr(f, &a);
-    cairnFree(p);
   } else {
     H5Cur a;
     h5Cur(&a, p + pre + (size_t)idxElem * es + nIblkDblk * f->so + (size_t)(s - iblkSblk) * f->so, f->so, iblk);
     uint64_t sAddr = h5Addr(f, &a);
-    cairnFree(p);
     if (sAddr == H5_UNDEF) return CAIRN_OK;
     uint64_t pageN = (uint64_t)1 << pageBits;
-    size_t bm = dn > pageN ? (size_t)(((dn + pageN - 1) / pageN + 7) / 8) * (size_t)ndblk : 0;
+    /* page-init bits: the field holds ceil(pages/8) bytes per data block, but the bits run
+    ** on across data blocks (bit di * pages + page), as libhdf5 writes them */
+    uint64_t nPg = dn > pageN ? (dn + pageN - 1) / pageN : 0;
+    size_t bm = (size_t)(((nPg + 7) / 8) * ndblk);
     size_t sp = 4 + 1 + 1 + f->so + aoBytes;
-    size_t stotal = sp + bm + (size_t)ndblk * f->so + 4;
-    uint8_t *q;
-    CAIRN_TRY(h5LoadMeta(f, sAddr, stotal, &q));
-    rc = memcmp(q, "EASB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing EASB signature at %llu in %s", (unsigned long long)sAddr, d->zPath)
-                              : h5Checksum(q, stotal - 4, sAddr, "extensible array super block");
-    if (rc == CAIRN_OK) {
-      H5Cur b;
-      h5Cur(&b, q + sp + bm + di * f->so, f->so, sAddr);
-      dAddr = h5Addr(f, &b);
-      if (bm && dAddr != H5_UNDEF) {
-        size_t per = bm / (size_t)ndblk;
-        uint64_t pg = k / pageN;
-        if (!((q[sp + di * per + pg / 8] >> (7 - pg % 8)) & 1)) dAddr = H5_UNDEF;
-      }
+    const uint8_t *q;
+    CAIRN_TRY(idxLoad(d, sAddr, sp + bm + (size_t)ndblk * f->so + 4, "EASB", "extensible array super block", &q));
+    H5Cur b;
+    h5Cur(&b, q + sp + bm + di * f->so, f->so, sAddr);
+    dAddr = h5Addr(f, &b);
+    if (bm && dAddr != H5_UNDEF) {
+      uint64_t bit = di * nPg + k / pageN;
+      if (!((q[sp + bit / 8] >> (7 - bit % 8)) & 1)) dAddr = H5_UNDEF;
     }
-    cairnFree(q);
-    if (rc) return rc;
   }
   if (dAddr == H5_UNDEF) return CAIRN_OK;
   return earrayDblk(d, dAddr, dn, k, es, filtered, aoBytes, pageBits, c);
@@ -508,13 +484,17 @@ static int chunkLookup(H5Dset *d, ChunkRef *c) {
 }
 
 /* ---------------------------------------------------------------- chunked reads */
+/* One chunk to read: 32 bytes whatever the rank (a selection may touch millions of chunks);
+** its coordinates are recomputed from its position in the touched box. */
 typedef struct Job {
-  ChunkRef ref;
-  uint64_t org[H5_MAX_RANK];
+  uint64_t addr, size;
+  uint64_t lin; /* row-major index inside the box of touched chunks */
+  uint32_t mask;
   int rc;
 } Job;
 
 typedef struct ReadCtx {
+  uint64_t c0[H5_MAX_RANK], span[H5_MAX_RANK]; /* the box of touched chunks */
   H5Dset *d;
   const Geo *g;
   uint8_t *out;
@@ -526,39 +506,61 @@ typedef struct ReadCtx {
 
 /* Partial edge chunks are stored whole (the library pads them), so the block is always the
 ** full chunk shape. */
-static int readOneChunk(ReadCtx *x, Job *j) {
+static int readOneChunk(ReadCtx *x, Job *jb) {
   H5Dset *d = x->d;
+  uint64_t org[H5_MAX_RANK];
+  uint64_t lin = jb->lin;
+  for (int i = (int)d->layout.rank - 1; i >= 0; i--) {
+    org[i] = (x->c0[i] + lin % x->span[i]) * d->layout.aChunk[i];
+    lin /= x->span[i];
+  }
   Block b;
-  b.org = j->org;
+  b.org = org;
   b.dim = d->layout.aChunk;
   b.src = NULL;
   b.fileAddr = H5_UNDEF;
   b.pFill = d->fill.defined ? d->fill.p : NULL;
   b.nFill = d->fill.defined ? d->fill.size : 0;
-  if (j->ref.addr == H5_UNDEF) return scatter(d->f, x->g, &b, x->out);
-  if (d->pipeline.n == 0 || (j->ref.mask & ((1u << d->pipeline.n) - 1)) == ((1u << d->pipeline.n) - 1)) {
-    if (j->ref.size < x->cb)
-      return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s holds %llu bytes, not %llu", (unsigned long long)j->ref.addr, d->zPath,
-                      (unsigned long long)j->ref.size, (unsigned long long)x->cb);
-    b.fileAddr = j->ref.addr;
+  if (jb->addr == H5_UNDEF) return scatter(d->f, x->g, &b, x->out);
+  if (d->pipeline.n == 0 || (jb->mask & ((1u << d->pipeline.n) - 1)) == ((1u << d->pipeline.n) - 1)) {
+    if (jb->size < x->cb)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s holds %llu bytes, not %llu", (unsigned long long)jb->addr, d->zPath,
+                      (unsigned long long)jb->size, (unsigned long long)x->cb);
+    /* One read of the whole chunk when a good part of it is selected (or it is small), run by
+    ** run reads otherwise: a 128x128 chunk read row by row would be 128 host calls. */
+    uint64_t nIn = 1;
+    for (uint32_t i = 0; i < x->g->rank; i++)
+      nIn *= geoLower(x->g, i, org[i] + d->layout.aChunk[i]) - geoLower(x->g, i, org[i]);
+    if (x->cb <= (64u << 10) || (nIn * x->g->es * 4 >= x->cb && x->cb <= (256u << 20))) {
+      uint8_t *raw = cairnMalloc((size_t)x->cb);
+      if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)x->cb);
+      int rc = h5ReadRaw(d->f, jb->addr, raw, (size_t)x->cb);
+      if (rc == CAIRN_OK) {
+        b.src = raw;
+        rc = scatter(d->f, x->g, &b, x->out);
+      }
+      cairnFree(raw);
+      return rc;
+    }
+    b.fileAddr = jb->addr;
     return scatter(d->f, x->g, &b, x->out);
   }
-  if (j->ref.size > H5_MAX_CHUNK || j->ref.size == 0)
-    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s has stored size %llu", (unsigned long long)j->ref.addr, d->zPath,
-                    (unsigned long long)j->ref.size);
-  uint8_t *raw = cairnMalloc((size_t)j->ref.size);
-  if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)j->ref.size);
-  int rc = h5ReadRaw(d->f, j->ref.addr, raw, (size_t)j->ref.size);
+  if (jb->size > H5_MAX_CHUNK || jb->size == 0)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s has stored size %llu", (unsigned long long)jb->addr, d->zPath,
+                    (unsigned long long)jb->size);
+  uint8_t *raw = cairnMalloc((size_t)jb->size);
+  if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)jb->size);
+  int rc = h5ReadRaw(d->f, jb->addr, raw, (size_t)jb->size);
   if (rc) {
     cairnFree(raw);
     return rc;
   }
   uint8_t *dec;
   size_t nDec;
-  CAIRN_TRY(h5Unfilter(&d->pipeline, j->ref.mask, raw, (size_t)j->ref.size, (size_t)x->cb, &dec, &nDec, d->zPath, j->ref.addr));
+  CAIRN_TRY(h5Unfilter(&d->pipeline, jb->mask, raw, (size_t)jb->size, (size_t)x->cb, &dec, &nDec, d->zPath, jb->addr));
   if (nDec < x->cb) {
     cairnFree(dec);
-    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s decodes to %zu bytes, not %llu", (unsigned long long)j->ref.addr, d->zPath, nDec,
+    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s decodes to %zu bytes, not %llu", (unsigned long long)jb->addr, d->zPath, nDec,
                     (unsigned long long)x->cb);
   }
   b.src = dec;
@@ -567,13 +569,13 @@ static int readOneChunk(ReadCtx *x, Job *j) {
   return rc;
 }
 
+
 static void chunkTask(void *pArg, size_t i, unsigned iWorker) {
   ReadCtx *x = pArg;
   x->aJob[i].rc = readOneChunk(x, &x->aJob[i]);
-  if (x->aJob[i].rc && !x->errSet) {
+  if (x->aJob[i].rc && __atomic_exchange_n(&x->errSet, 1, __ATOMIC_ACQ_REL) == 0) {
     /* error messages are per thread: keep the first for the caller's thread */
     cairnFormat(x->zErr, sizeof(x->zErr), "%s", cairn_errmsg());
-    x->errSet = 1;
   }
 }
 
@@ -587,11 +589,11 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
   uint64_t c0[H5_MAX_RANK], c1[H5_MAX_RANK];
   uint64_t nJob = 1;
   for (uint32_t i = 0; i < r; i++) {
-    c0[i] = g->aCoord[i][0] / l->aChunk[i];
-    c1[i] = g->aCoord[i][g->aOut[i] - 1] / l->aChunk[i];
+    c0[i] = geoCoord(g, i, 0) / l->aChunk[i];
+    c1[i] = geoCoord(g, i, g->aOut[i] - 1) / l->aChunk[i];
     uint64_t span = c1[i] - c0[i] + 1;
-    if (cairnMulOverflow64(nJob, span, &nJob) || nJob > 100000000)
-      return cairnErr(CAIRN_LIMIT, "hdf5: selection touches too many chunks in %s", d->zPath);
+    if (cairnMulOverflow64(nJob, span, &nJob) || nJob > ((uint64_t)1 << 24))
+      return cairnErr(CAIRN_LIMIT, "hdf5: selection touches more than 16M chunks of %s: read it in parts", d->zPath);
   }
   Job *aJob = cairnMallocArray((size_t)nJob, sizeof(Job));
   if (!aJob) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for %llu chunks of %s", (unsigned long long)nJob, d->zPath);
@@ -604,17 +606,22 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
     int hit = 1;
     for (uint32_t i = 0; i < r && hit; i++) {
       uint64_t lo = sc[i] * l->aChunk[i];
-      uint64_t k = lowerBound(g->aCoord[i], g->aOut[i], lo);
-      hit = k < g->aOut[i] && g->aCoord[i][k] < lo + l->aChunk[i];
+      uint64_t k = geoLower(g, i, lo);
+      hit = k < g->aOut[i] && geoCoord(g, i, k) < lo + l->aChunk[i];
     }
     if (hit) {
-      Job *j = &aJob[n];
-      memset(j, 0, sizeof(*j));
+      ChunkRef cr;
+      uint64_t lin = 0;
       for (uint32_t i = 0; i < r; i++) {
-        j->ref.scaled[i] = sc[i];
-        j->org[i] = sc[i] * l->aChunk[i];
+        cr.scaled[i] = sc[i];
+        lin = lin * (c1[i] - c0[i] + 1) + (sc[i] - c0[i]);
       }
-      if ((rc = chunkLookup(d, &j->ref))) break;
+      if ((rc = chunkLookup(d, &cr))) break;
+      aJob[n].addr = cr.addr;
+      aJob[n].size = cr.size;
+      aJob[n].mask = cr.mask;
+      aJob[n].lin = lin;
+      aJob[n].rc = 0;
       n++;
     }
     int i = (int)r - 1;
@@ -632,12 +639,16 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
     x.out = out;
     x.aJob = aJob;
     x.cb = chunkBytes(d);
+    for (uint32_t i = 0; i < r; i++) {
+      x.c0[i] = c0[i];
+      x.span[i] = c1[i] - c0[i] + 1;
+    }
     if (n > 1) cairnParallelFor(n, chunkTask, &x);
     else if (n == 1) chunkTask(&x, 0, 0);
     for (size_t i = 0; i < n; i++)
       if (aJob[i].rc) {
         rc = aJob[i].rc;
-        cairnErr(rc, "%s", x.zErr);
+        cairnErr(rc, "%s", x.zErr[0] ? x.zErr : "hdf5: chunk read failed");
         break;
       }
   }
@@ -648,6 +659,7 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
 int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
   size_t es = d->pType->size;
   if (d->space.kind == CAIRN_H5_NULL) return CAIRN_OK;
+  if (d->external) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s keeps its data in external files (not read)", d->zPath);
   Geo g;
   CAIRN_TRY(geoInit(&g, &d->space, sel, es, d->zPath));
   uint64_t need;
@@ -684,7 +696,16 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
       else if (g.nSel == d->space.nElem)
         rc = h5ReadRaw(d->f, l->addr, out, (size_t)full);
-      else {
+      else if (full <= (1u << 20)) { /* small: one read, then pick from memory */
+        uint8_t *raw = cairnMalloc((size_t)full);
+        if (!raw) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory reading %s", d->zPath);
+        else {
+          rc = h5ReadRaw(d->f, l->addr, raw, (size_t)full);
+          b.src = raw;
+          if (rc == CAIRN_OK) rc = scatter(d->f, &g, &b, out);
+          cairnFree(raw);
+        }
+      } else {
         b.fileAddr = l->addr;
         rc = scatter(d->f, &g, &b, out);
       }

@@ -16,8 +16,6 @@ struct H5Page {
   uint8_t a[];
 };
 
-int h5IsUndef(const H5File *f, uint64_t a) { return a == H5_UNDEF; }
-
 uint64_t h5Addr(H5File *f, H5Cur *c) {
   if (!h5Has(c, f->so)) return H5_UNDEF;
   const uint8_t *p = c->p;
@@ -89,12 +87,32 @@ static int hostRead(H5File *f, uint64_t abs, void *p, size_t n, size_t *pnRead) 
   return CAIRN_OK;
 }
 
+/* Copy [abs, abs+n) from cached pages if all are there (no LRU update: raw reads run on
+** several threads at once while nothing inserts into the cache). */
+static int cacheTryCopy(H5File *f, uint64_t abs, uint8_t *out, size_t n) {
+  if (!f->aSlot || n > ((size_t)16 << f->pageBits)) return 0;
+  uint64_t pageSize = (uint64_t)1 << f->pageBits;
+  uint64_t first = abs >> f->pageBits, last = (abs + n - 1) >> f->pageBits;
+  for (uint64_t pno = first; pno <= last; pno++) {
+    H5Page *pg = cacheFind(f, pno);
+    uint64_t ps = pno << f->pageBits;
+    if (!pg || CAIRN_MIN(abs + n, ps + pageSize) > ps + pg->n) return 0;
+  }
+  for (uint64_t pno = first; pno <= last; pno++) {
+    H5Page *pg = cacheFind(f, pno);
+    uint64_t ps = pno << f->pageBits, from = CAIRN_MAX(abs, ps), to = CAIRN_MIN(abs + n, ps + pageSize);
+    memcpy(out + (from - abs), pg->a + (from - ps), (size_t)(to - from));
+  }
+  return 1;
+}
+
 int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n) {
   uint64_t abs;
   if (cairnAddOverflow64(a, f->base, &abs) || abs > f->fileSize || n > f->fileSize - abs)
     return cairnErr(CAIRN_CORRUPT, "hdf5: %zu bytes at address %llu go past the end of the file (%llu bytes)", n,
                     (unsigned long long)a, (unsigned long long)f->fileSize);
   if (n == 0) return CAIRN_OK;
+  if (cacheTryCopy(f, abs, p, n)) return CAIRN_OK;
   return hostRead(f, abs, p, n, NULL);
 }
 
@@ -111,11 +129,18 @@ int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
   for (uint64_t pno = first; pno <= last;) {
     H5Page *pg = cacheFind(f, pno);
     if (!pg) {
-      /* Read the run of missing pages in one host call (at most 16 pages). */
+      /* Read the run of missing pages in one host call: the requested ones (at most 16) and
+      ** the missing neighbour in the same aligned pair of pages (8 KiB). Metadata that belongs
+      ** together (a heap, a B-tree level, a group's headers) tends to sit together. Larger
+      ** groups (32 KiB) cut host reads further (11 -> 5 for a lookup among 10,000 objects) but
+      ** cost more than they save locally: every open then fills and frees ~40 pages. */
       uint64_t end = pno + 1;
       while (end <= last && end - pno < 16 && !cacheFind(f, end)) end++;
-      uint64_t off = pno << f->pageBits;
-      size_t nRun = (size_t)((end - pno) << f->pageBits);
+      uint64_t grp0 = pno & ~(uint64_t)1, nPages = (f->fileSize + pageSize - 1) >> f->pageBits, lo = pno;
+      while (end < grp0 + 2 && end < nPages && !cacheFind(f, end) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) end++;
+      while (lo > grp0 && !cacheFind(f, lo - 1) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) lo--;
+      uint64_t off = lo << f->pageBits;
+      size_t nRun = (size_t)((end - lo) << f->pageBits);
       if (off + nRun > f->fileSize) nRun = (size_t)(f->fileSize - off);
       uint8_t *buf = cairnMalloc(nRun);
       if (!buf) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory reading metadata");
@@ -125,8 +150,8 @@ int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
         cairnFree(buf);
         return rc;
       }
-      for (uint64_t q = pno; q < end; q++) {
-        size_t o = (size_t)((q - pno) << f->pageBits);
+      for (uint64_t q = lo; q < end; q++) {
+        size_t o = (size_t)((q - lo) << f->pageBits);
         H5Page *np = cairnMalloc(sizeof(H5Page) + pageSize);
         if (!np) {
           cairnFree(buf);
@@ -404,9 +429,18 @@ int h5OpenSuperblock(H5File *f) {
     if (at + 8 > f->fileSize) return cairnErr(CAIRN_CORRUPT, "hdf5: no HDF5 signature found (file of %llu bytes)", (unsigned long long)f->fileSize);
     size_t n = (size_t)CAIRN_MIN((uint64_t)sizeof(sb), f->fileSize - at);
     memset(sb, 0, sizeof(sb));
-    f->nRead++;
-    f->nReadBytes += n;
-    CAIRN_TRY(cairn_file_read_exact(f->pFile, sb, n, at));
+    if (at == 0 && f->fileSize > n) {
+      /* Small files keep their metadata (and often their data) in the first pages: one host
+      ** read brings them into the cache. */
+      size_t nPre = (size_t)CAIRN_MIN(f->fileSize, (uint64_t)2 << f->pageBits);
+      uint8_t *pre = cairnMalloc(nPre);
+      if (pre) {
+        int rcPre = h5ReadMeta(f, 0, pre, nPre);
+        cairnFree(pre);
+        if (rcPre) return rcPre;
+      }
+    }
+    CAIRN_TRY(h5ReadMeta(f, at, sb, n));
     if (memcmp(sb, "\211HDF\r\n\032\n", 8) == 0) break;
     at = at ? at * 2 : 512;
   }

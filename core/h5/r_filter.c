@@ -3,7 +3,8 @@
 **
 ** core/h5/r_filter.c - the read side of the filter pipeline: deflate (1), shuffle (2),
 ** fletcher32 (3, verified), zstd (32015), LZ4 (32004, with our own LZ4 block decoder) and
-** bitshuffle (32008: none, LZ4 and zstd modes). Anything else fails with CAIRN_UNSUPPORTED
+** bitshuffle (32008: none, LZ4 and zstd modes), n-bit (5, atomic types) and scale-offset (6,
+** integers and D-scaled floats). Anything else fails with CAIRN_UNSUPPORTED
 ** naming the filter id and the dataset path.
 */
 #include "h5int.h"
@@ -54,6 +55,10 @@ int h5Lz4Block(const uint8_t *src, size_t nSrc, uint8_t *dst, size_t nDst, size_
 
 static void unshuffle(const uint8_t *in, uint8_t *out, size_t n, size_t es) {
   size_t ne = n / es;
+  if (ne == 0) { /* element size beyond the chunk (a corrupt parameter): nothing to undo */
+    memcpy(out, in, n);
+    return;
+  }
   if (es == 4) {
     for (size_t i = 0; i < ne; i++) {
       out[4 * i] = in[i];
@@ -129,6 +134,128 @@ static void bitunshuffleAll(const uint8_t *in, uint8_t *out, size_t nBytes, size
   if (last) bitunshuffleBlock(in + done * es, out + done * es, last, es);
   done += last;
   memcpy(out + done * es, in + done * es, nBytes - done * es);
+}
+
+
+/* ---- n-bit (5) and scale-offset (6): packed bit fields, most significant bit first. ---- */
+typedef struct BitReader {
+  const uint8_t *p;
+  size_t n, bit; /* bit position from the start */
+} BitReader;
+static int bitsGet(BitReader *b, unsigned nBits, uint64_t *pv) {
+  if (nBits > 64 || b->bit + nBits > 8 * b->n) return 0;
+  uint64_t v = 0;
+  for (unsigned k = 0; k < nBits; k++, b->bit++) v = (v << 1) | ((b->p[b->bit >> 3] >> (7 - (b->bit & 7))) & 1);
+  *pv = v;
+  return 1;
+}
+static void putElem(uint8_t *dst, uint64_t v, unsigned size, int bigEndian) {
+  for (unsigned k = 0; k < size; k++) {
+    uint8_t byte = k < 8 ? (uint8_t)(v >> (8 * k)) : 0;
+    dst[bigEndian ? size - 1 - k : k] = byte;
+  }
+}
+
+/* n-bit for atomic types: params [nparams, flag, nelmts, class=1, size, order, precision,
+** offset]; each element's `precision` bits, placed back at `offset` (other bits zero: the
+** datatype's precision/offset tell readers which bits count). */
+static int nbitDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t cap, uint8_t **pp, size_t *pn, const char *zPath) {
+  const uint32_t *a = fl->aParam;
+  if (fl->nParam < 8 || a[3] != 1)
+    return cairnErr(CAIRN_UNSUPPORTED, "hdf5: unsupported filter 5 (nbit) of a compound or array type in %s", zPath);
+  uint64_t nElem = a[2];
+  unsigned size = a[4], big = a[5] == 1, prec = a[6], off = a[7];
+  if (size == 0 || size > 8 || prec == 0 || prec + off > 8 * size || nElem > cap / size)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: nbit parameters (size %u, precision %u, offset %u) in %s", size, prec, off, zPath);
+  uint8_t *out = cairnMalloc((nElem * size) != 0 ? (size_t)(nElem * size) : 1);
+  if (!out) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  BitReader b = {in, n, 0};
+  for (uint64_t i = 0; i < nElem; i++) {
+    uint64_t v;
+    if (!bitsGet(&b, prec, &v)) {
+      cairnFree(out);
+      return cairnErr(CAIRN_CORRUPT, "hdf5: nbit chunk too short (%zu bytes for %llu elements) in %s", n, (unsigned long long)nElem, zPath);
+    }
+    putElem(out + i * size, off < 64 ? v << off : 0, size, big);
+  }
+  *pp = out;
+  *pn = (size_t)(nElem * size);
+  return CAIRN_OK;
+}
+
+/* scale-offset: params [scale type (0 float D-scale, 1 float E-scale, 2 integer), scale
+** factor, nelmts, class (0 integer, 1 float), size, sign, order, fill defined, fill...].
+** A chunk is: minbits (4 bytes LE), minval size (1 byte), minval (8 bytes LE, zero-padded to a
+** 21-byte header), then nelmts values of minbits bits (MSB first) added to minval; the all-ones
+** value stands for the fill value when one is defined. Floats (D-scale) are q / 10^factor +
+** minval. */
+static int scaleoffsetDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t cap, uint8_t **pp, size_t *pn, const char *zPath) {
+  const uint32_t *a = fl->aParam;
+  if (fl->nParam < 8) return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset filter with %u parameters in %s", fl->nParam, zPath);
+  unsigned type = a[0], cls = a[3], size = a[4], isSigned = a[5], big = a[6] == 1, fillDef = a[7];
+  int32_t factor = (int32_t)a[1];
+  uint64_t nElem = a[2];
+  if (type == 1) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: unsupported filter 6 (scaleoffset, E-scale) in %s", zPath);
+  if ((cls == 0 && (size == 0 || size > 8)) || (cls == 1 && size != 4 && size != 8) || cls > 1 || nElem > cap / (size ? size : 1))
+    return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset parameters (class %u, size %u) in %s", cls, size, zPath);
+  if (n < 21) return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset chunk of %zu bytes in %s", n, zPath);
+  uint32_t minbits = cairnGetLE32(in);
+  uint64_t minval = cairnGetLE64(in + 5);
+  if (minbits > 8 * size) return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset minbits %u for %u-byte values in %s", minbits, size, zPath);
+  /* the fill value, in the dataset's byte order, follows the 8 fixed parameters */
+  uint8_t fill[8] = {0};
+  if (fillDef && fl->nParam >= 8 + (size + 3) / 4)
+    for (unsigned k = 0; k < size; k++) fill[k] = (uint8_t)(a[8 + k / 4] >> (8 * (k % 4)));
+  uint8_t *out = cairnMalloc((nElem * size) != 0 ? (size_t)(nElem * size) : 1);
+  if (!out) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  if (minbits == 8 * size) { /* stored as is */
+    if (n - 21 < nElem * size) {
+      cairnFree(out);
+      return cairnErr(CAIRN_CORRUPT, "hdf5: short scaleoffset chunk in %s", zPath);
+    }
+    /* the packed values are in the writer's (little-endian) order: put them in the file's */
+    for (uint64_t i = 0; i < nElem; i++) putElem(out + i * size, cairnGetLEn(in + 21 + i * size, size), size, big);
+  } else {
+    BitReader b = {in + 21, n - 21, 0};
+    uint64_t allOnes = minbits >= 64 ? UINT64_MAX : (((uint64_t)1 << minbits) - 1);
+    double scale = 1;
+    for (int32_t k = 0; k < (factor < 0 ? -factor : factor) && k < 400; k++) scale *= 10;
+    for (uint64_t i = 0; i < nElem; i++) {
+      uint64_t q = 0;
+      if (minbits && !bitsGet(&b, minbits, &q)) {
+        cairnFree(out);
+        return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset chunk too short (%zu bytes for %llu elements) in %s", n, (unsigned long long)nElem, zPath);
+      }
+      uint8_t *dst = out + i * size;
+      if (fillDef && minbits && q == allOnes) {
+        memcpy(dst, fill, size);
+        continue;
+      }
+      if (cls == 0) {
+        putElem(dst, q + minval, size, big);
+      } else if (size == 8) {
+        double mv, v;
+        memcpy(&mv, &minval, 8);
+        v = (factor >= 0 ? (double)q / scale : (double)q * scale) + mv;
+        uint64_t u;
+        memcpy(&u, &v, 8);
+        putElem(dst, u, 8, big);
+      } else {
+        float mv;
+        uint32_t m32 = (uint32_t)minval;
+        memcpy(&mv, &m32, 4);
+        /* single precision throughout, as the writer's inverse computes it */
+        float v = (factor >= 0 ? (float)q / (float)scale : (float)q * (float)scale) + mv;
+        uint32_t u;
+        memcpy(&u, &v, 4);
+        putElem(dst, u, 4, big);
+      }
+    }
+    (void)isSigned;
+  }
+  *pp = out;
+  *pn = (size_t)(nElem * size);
+  return CAIRN_OK;
 }
 
 static int filterName(const H5Filter *fl, const char **pz) {
@@ -316,6 +443,8 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
         cairnFree(tr);
         break;
       }
+      case 5: rc = nbitDecode(fl, cur, n, cap, &nxt, &nn, zPath); break;
+      case 6: rc = scaleoffsetDecode(fl, cur, n, cap, &nxt, &nn, zPath); break;
       default: {
         const char *z;
         filterName(fl, &z);

@@ -102,10 +102,15 @@ static int linkDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Li
 }
 
 /* ---------------------------------------------------------------- symbol tables */
+/* A local heap, read lazily: a lookup in a group of 10,000 links touches only the names on its
+** path (through the metadata cache), not the whole data segment. lheapStr returns a name in a
+** scratch buffer valid until the next call. */
 typedef struct LHeap {
-  uint8_t *p;
+  H5File *f;
+  uint64_t addr, data;
   size_t n;
-  uint64_t addr;
+  char *buf;
+  size_t cap;
 } LHeap;
 
 static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
@@ -119,27 +124,45 @@ static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   uint64_t size = h5Len(f, &c);
   h5Len(f, &c);
   uint64_t data = h5Addr(f, &c);
-  if (size > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: local heap at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size);
-  CAIRN_TRY(h5LoadMeta(f, data, (size_t)size, &h->p));
-  h->n = (size_t)size;
+  if (size > H5_MAX_META || data == H5_UNDEF || data > f->fileSize || size > f->fileSize - data)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: local heap at %llu claims %llu bytes at %llu", (unsigned long long)addr, (unsigned long long)size,
+                    (unsigned long long)data);
+  h->f = f;
   h->addr = addr;
+  h->data = data;
+  h->n = (size_t)size;
   return CAIRN_OK;
 }
-static int lheapStr(const LHeap *h, uint64_t off, const char **pz, size_t *pn) {
+static void lheapFree(LHeap *h) { cairnFree(h->buf); }
+
+static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   *pz = "";
   *pn = 0;
   if (off >= h->n) return cairnErr(CAIRN_CORRUPT, "hdf5: name offset %llu outside local heap at %llu", (unsigned long long)off, (unsigned long long)h->addr);
-  const uint8_t *q = h->p + off, *e = h->p + h->n;
-  const uint8_t *z = q;
-  while (z < e && *z) z++;
-  if (z >= e) return cairnErr(CAIRN_CORRUPT, "hdf5: unterminated name in local heap at %llu", (unsigned long long)h->addr);
-  *pz = (const char *)q;
-  *pn = (size_t)(z - q);
-  return CAIRN_OK;
+  size_t want = 64;
+  for (;;) {
+    size_t k = CAIRN_MIN(want, h->n - (size_t)off);
+    if (k + 1 > h->cap) {
+      size_t nc = CAIRN_MAX(k + 1, 2 * h->cap);
+      char *b = cairnRealloc(h->buf, nc);
+      if (!b) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+      h->buf = b;
+      h->cap = nc;
+    }
+    CAIRN_TRY(h5ReadMeta(h->f, h->data + off, h->buf, k));
+    const char *z = memchr(h->buf, 0, k);
+    if (z) {
+      *pz = h->buf;
+      *pn = (size_t)(z - h->buf);
+      return CAIRN_OK;
+    }
+    if (k == h->n - (size_t)off) return cairnErr(CAIRN_CORRUPT, "hdf5: unterminated name in local heap at %llu", (unsigned long long)h->addr);
+    want *= 4;
+  }
 }
 
 /* Decode entries of a SNOD; with zWant, stop at that name. */
-static int snodRead(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound) {
+static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound) {
   size_t entSize = 2 * (size_t)f->so + 24;
   size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
   uint8_t hd[8];
@@ -151,7 +174,28 @@ static int snodRead(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, const
   uint8_t *p;
   CAIRN_TRY(h5LoadMeta(f, addr + 8, (size_t)n * entSize, &p));
   int rc = CAIRN_OK;
-  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+  uint32_t i0 = 0, i1 = n;
+  if (zWant) { /* entries are sorted by name: binary search, reading only log2(n) names */
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      const char *z;
+      size_t nz;
+      if ((rc = lheapStr(h, cairnGetLEn(p + (size_t)mid * entSize, f->so), &z, &nz))) break;
+      size_t m = CAIRN_MIN(nz, nWant);
+      int cmp = memcmp(zWant, z, m);
+      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
+      if (cmp == 0) {
+        lo = mid;
+        break;
+      }
+      if (cmp < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    i0 = lo;
+    i1 = lo < n ? lo + 1 : n;
+  }
+  for (uint32_t i = i0; i < i1 && rc == CAIRN_OK; i++) {
     H5Cur c;
     h5Cur(&c, p + (size_t)i * entSize, entSize, addr + 8 + (uint64_t)i * entSize);
     uint64_t nameOff = h5U(&c, f->so);
@@ -198,7 +242,7 @@ static int snodRead(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, const
 }
 
 /* Walk a group v1 B-tree (type 0). With zWant, descend only toward that name. */
-static int btree1Group(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound,
+static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound,
                        int depth) {
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
   size_t hdr = 8 + 2 * (size_t)f->so;
@@ -213,7 +257,26 @@ static int btree1Group(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, co
   uint8_t *p;
   CAIRN_TRY(h5LoadMeta(f, addr + hdr, body, &p));
   int rc = CAIRN_OK;
-  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+  uint32_t iStart = 0;
+  if (zWant && n > 1) {
+    /* Child i holds names in (key i, key i+1]: binary search for the first child whose right
+    ** key is >= the wanted name, reading log2(n) names instead of all of them. */
+    uint32_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      const char *z;
+      size_t nz;
+      uint64_t kr = cairnGetLEn(p + (size_t)(mid + 1) * (f->sl + f->so), f->sl);
+      if ((rc = lheapStr(h, kr, &z, &nz))) break;
+      size_t m = CAIRN_MIN(nz, nWant);
+      int cmp = memcmp(zWant, z, m);
+      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
+      if (cmp <= 0) hi = mid;
+      else lo = mid + 1;
+    }
+    iStart = lo;
+  }
+  for (uint32_t i = iStart; i < n && rc == CAIRN_OK; i++) {
     const uint8_t *e = p + (size_t)i * (f->sl + f->so);
     uint64_t child = cairnGetLEn(e + f->sl, f->so);
     if (zWant) {
@@ -256,7 +319,7 @@ typedef struct DenseArg {
 
 static int denseLinkVisit(void *pArg, const uint8_t *rec, uint32_t n) {
   DenseArg *d = pArg;
-  if (n < 4 + d->heap.idLen) return cairnErr(CAIRN_CORRUPT, "hdf5: link name record too short in heap %llu", (unsigned long long)d->heap.addr);
+  if (n < 4u + d->heap.idLen) return cairnErr(CAIRN_CORRUPT, "hdf5: link name record too short in heap %llu", (unsigned long long)d->heap.addr);
   uint8_t *p;
   size_t np;
   CAIRN_TRY(h5FHeapGet(d->f, &d->heap, rec + 4, &p, &np));
@@ -317,11 +380,12 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
     LHeap h;
     CAIRN_TRY(lheapLoad(f, hp, &h));
     if (bt != H5_UNDEF) rc = btree1Group(f, bt, &h, &l, NULL, 0, NULL, 0);
-    cairnFree(h.p);
+    lheapFree(&h);
   } else {
     /* Compact links in the header. */
     const H5Msg *m;
-    for (uint32_t i = 0; rc == CAIRN_OK && (m = h5OhdrFind(o, 0x06, i)) != NULL; i++) {
+    for (uint32_t i = 0; rc == CAIRN_OK && i < o->nMsg; i++) {
+      if ((m = &o->aMsg[i])->type != 0x06) continue;
       H5Link k;
       rc = linkDecode(f, m->p, m->size, m->addr, &k);
       if (rc == CAIRN_OK && (rc = listAdd(&l, &k))) linkClear(&k);
@@ -347,7 +411,9 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
     h5LinksFree(l.a, l.n);
     return rc;
   }
-  if (l.n > 1) qsort(l.a, l.n, sizeof(H5Link), linkCmp);
+  size_t k = 1;
+  while (k < l.n && strcmp(l.a[k - 1].zName, l.a[k].zName) <= 0) k++;
+  if (k < l.n) qsort(l.a, l.n, sizeof(H5Link), linkCmp);
   *pa = l.a;
   *pn = l.n;
   return CAIRN_OK;
@@ -365,11 +431,12 @@ int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H
     LHeap h;
     CAIRN_TRY(lheapLoad(f, hp, &h));
     int rc = btree1Group(f, bt, &h, NULL, zName, nName, pOut, 0);
-    cairnFree(h.p);
+    lheapFree(&h);
     return rc;
   }
   const H5Msg *m;
-  for (uint32_t i = 0; (m = h5OhdrFind(o, 0x06, i)) != NULL; i++) {
+  for (uint32_t i = 0; i < o->nMsg; i++) {
+    if ((m = &o->aMsg[i])->type != 0x06) continue;
     /* Compare the name before decoding the whole message. */
     H5Link k;
     CAIRN_TRY(linkDecode(f, m->p, m->size, m->addr, &k));
@@ -453,12 +520,35 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
   d.f = f;
   int rc = CAIRN_OK;
   const H5Msg *m;
-  for (uint32_t i = 0; rc == CAIRN_OK && (m = h5OhdrFind(o, 0x0C, i)) != NULL; i++) {
+  size_t nCompact = 0;
+  for (uint32_t i = 0; i < o->nMsg; i++) nCompact += o->aMsg[i].type == 0x0C;
+  if (nCompact) { /* one allocation for the usual case (H5Attr is large: no regrowth copies) */
+    d.aAttr = cairnMallocArray(nCompact, sizeof(H5Attr));
+    if (!d.aAttr) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    d.capAttr = nCompact;
+  }
+  for (uint32_t i = 0; rc == CAIRN_OK && i < o->nMsg; i++) {
+    if ((m = &o->aMsg[i])->type != 0x0C) continue;
     const uint8_t *q;
     size_t nq;
     uint64_t qa;
     uint8_t *own;
     H5Attr a;
+    if (!(m->flags & 0x02) && m->size >= 9) {
+      /* Listing only needs the name: decode the rest when the attribute is opened. */
+      unsigned v = m->p[0], off = v == 3 ? 9 : 8;
+      size_t nName = cairnGetLE16(m->p + 2);
+      if ((v >= 1 && v <= 3) && nName >= 1 && off + nName <= m->size && m->p[off + nName - 1] == 0 &&
+          strlen((const char *)m->p + off) == nName - 1) {
+        memset(&a, 0, sizeof(a));
+        a.zName = (char *)m->p + off;
+        a.pMsg = m->p;
+        a.nMsg = m->size;
+        a.msgAddr = m->addr;
+        rc = attrAdd(&d, &a);
+        continue;
+      }
+    }
     rc = h5MsgResolve(f, m, &q, &nq, &qa, &own);
     if (rc == CAIRN_OK) {
       rc = h5AttrDecode(f, q, nq, qa, &a);
@@ -484,7 +574,9 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
     cairnFree(d.aAttr);
     return rc;
   }
-  if (d.nAttr > 1) qsort(d.aAttr, d.nAttr, sizeof(H5Attr), attrCmp);
+  size_t k = 1;
+  while (k < d.nAttr && strcmp(d.aAttr[k - 1].zName, d.aAttr[k].zName) <= 0) k++;
+  if (k < d.nAttr) qsort(d.aAttr, d.nAttr, sizeof(H5Attr), attrCmp);
   *pa = d.aAttr;
   *pn = d.nAttr;
   return CAIRN_OK;

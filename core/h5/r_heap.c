@@ -36,7 +36,9 @@ static int gcolLoad(H5File *f, uint64_t addr) {
     cairnFree(p);
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
   }
-  size_t i = nh, hs = 8 + f->sl;
+  /* the collection header and each object header are padded to a multiple of 8 bytes (it
+  ** shows with 4-byte lengths: 12 written, 16 used) */
+  size_t i = (nh + 7) & ~(size_t)7, hs = (8 + (size_t)f->sl + 7) & ~(size_t)7;
   while (i + hs <= size) {
     uint32_t idx = cairnGetLE16(p + i);
     uint64_t n = cairnGetLEn(p + i + 8, f->sl);

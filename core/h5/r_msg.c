@@ -13,6 +13,10 @@
 /* ---------------------------------------------------------------- datatypes */
 void h5TypeFree(H5Type *t) {
   if (!t) return;
+  if (t->nRef) {
+    t->nRef--;
+    return;
+  }
   for (uint32_t i = 0; i < t->nMember && t->aMember; i++) {
     cairnFree(t->aMember[i].zName);
     h5TypeFree(t->aMember[i].pType);
@@ -31,6 +35,7 @@ H5Type *h5TypeDup(const H5Type *t) {
   H5Type *r = cairnMalloc(sizeof(H5Type));
   if (!r) return NULL;
   *r = *t;
+  r->nRef = 0;
   r->aMember = NULL;
   r->aEnumVal = NULL;
   r->pBase = NULL;
@@ -561,7 +566,6 @@ int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint
 
 /* ---------------------------------------------------------------- attributes */
 void h5AttrFree(H5Attr *a) {
-  cairnFree(a->zName);
   h5TypeFree(a->pType);
   cairnFree(a->pData);
   memset(a, 0, sizeof(*a));
@@ -593,8 +597,15 @@ int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a
   if (c.bad || !h5Has(&c, nN) || nName == 0) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated attribute name at offset %llu", (unsigned long long)addr);
   size_t k = 0;
   while (k < nName && c.p[k]) k++;
-  a->zName = dupStr(c.p, k);
-  if (!a->zName) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  const uint8_t *pName = c.p;
+  size_t nNameLen = k;
+  char zName[64];
+  {
+    size_t q = nNameLen < sizeof zName - 1 ? nNameLen : sizeof zName - 1;
+    memcpy(zName, pName, q);
+    zName[q] = 0;
+  }
+  a->zName = zName; /* for messages until the real copy exists */
   c.p += nN;
   int rc = CAIRN_OK;
   if (!h5Has(&c, nT)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated datatype of attribute '%s' at offset %llu", a->zName, (unsigned long long)addr);
@@ -612,14 +623,18 @@ int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a
     goto fail;
   }
   a->nData = (size_t)nData;
-  a->pData = cairnMalloc(a->nData ? a->nData : 1);
+  a->pData = cairnMalloc(a->nData + nNameLen + 1);
   if (!a->pData) {
     rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
     goto fail;
   }
   memcpy(a->pData, c.p, a->nData);
+  a->zName = (char *)a->pData + a->nData;
+  memcpy(a->zName, pName, nNameLen);
+  a->zName[nNameLen] = 0;
   return CAIRN_OK;
 fail:
+  a->zName = NULL;
   h5AttrFree(a);
   return rc;
 }

@@ -14,6 +14,7 @@ os.makedirs(out, exist_ok=True)
 rng = np.random.default_rng(7)
 expect_errors = {}  # (file, path) -> substring
 known = {}  # (file, path) -> values h5py cannot read back (no plugin) but the generator knows
+expect_errors[('c_sb2.h5', '/external')] = 'external files'
 
 
 def fixed_str_type(n, pad, cset):
@@ -106,6 +107,20 @@ def types_file(path, libver):
         # scalar and empty
         f['scalar/f'] = np.float64(3.25)
         f['empty/zero'] = np.zeros((0, 4), dtype='f4')
+        f['empty/null'] = h5py.Empty('<f8')
+        f['empty/zero_chunked'] = np.zeros((0,), dtype='<i4')
+        f.create_dataset('empty/zero_ext', shape=(0, 3), maxshape=(None, 3), dtype='<i2', chunks=(4, 3))
+        f.attrs.create('vlen_attr', np.array([np.arange(3, dtype='<i4'), np.arange(5, dtype='<i4')], dtype=object), dtype=h5py.vlen_dtype('<i4'))
+        f.attrs['enum_attr'] = np.array([1, 0], dtype=h5py.enum_dtype({'NO': 0, 'YES': 1}, basetype='u1'))
+        dcs = h5p.create(h5p.DATASET_CREATE)
+        dcs.set_layout(h5d.COMPACT)
+        f.require_group('str')
+        sp = h5s.create_simple((3,))
+        tvs = h5t.C_S1.copy()
+        tvs.set_size(h5t.VARIABLE)
+        tvs.set_cset(h5t.CSET_UTF8)
+        dd = h5d.create(f.id, b'str/compact_vlen', tvs, sp, dcpl=dcs)
+        dd.write(h5s.ALL, h5s.ALL, np.array(['x', 'yy', 'zzz'], dtype=object), mtype=tvs)
         # committed datatype with attributes, used by a dataset
         f['committed/t'] = np.dtype([('a', '<i4'), ('b', '<f8')])
         for i in range(3):
@@ -142,6 +157,15 @@ def groups_file(path, libver):
         for i in range(40):
             a.attrs[f'a{i:03d}'] = np.arange(i + 1, dtype='<i4')
         a.attrs['long'] = 'z' * 5000
+        # dimension scales, as netCDF-4 writes them (DIMENSION_LIST: vlen of object references;
+        # REFERENCE_LIST: compound with an object reference)
+        f['scales/x'] = np.linspace(0, 1, 5)
+        f['scales/t'] = np.arange(3, dtype='<i8')
+        f['scales/data'] = np.arange(15, dtype='<f4').reshape(3, 5)
+        f['scales/x'].make_scale('x')
+        f['scales/t'].make_scale('time')
+        f['scales/data'].dims[0].attach_scale(f['scales/t'])
+        f['scales/data'].dims[1].attach_scale(f['scales/x'])
         d = f.create_dataset('manyattrs_ds', data=np.arange(3))
         for i in range(12):
             d.attrs[f'k{i}'] = float(i) / 3
@@ -152,6 +176,7 @@ def layouts_file(path, libver):
         base = np.arange(23 * 17, dtype='<f4').reshape(23, 17) * 0.5
         make_dataset_lowlevel(f, 'compact', np.arange(20, dtype='<i8'), h5t.STD_I64LE, layout='compact')
         f.create_dataset('contig', data=base)
+        f.create_dataset('contig_big', data=np.arange(600 * 600, dtype='<f8').reshape(600, 600) / 3)  # > 1 MiB: run-by-run reads
         # chunk indexes; partial edge chunks everywhere (23x17 in 5x4 chunks)
         f.create_dataset('chunk_fixed', data=base, chunks=(5, 4))                      # v1 btree / fixed array
         f.create_dataset('chunk_single', data=base, chunks=(23, 17))                   # single chunk
@@ -165,6 +190,9 @@ def layouts_file(path, libver):
         f.create_dataset('ext_big', data=big, chunks=(100,), maxshape=(None,))          # many EA data/super blocks
         f.create_dataset('fixed_big', data=big, chunks=(50,))                            # paged fixed array
         f.create_dataset('bt2_big', data=big.reshape(400, 500), chunks=(10, 10), maxshape=(None, None))
+        # 140,000 one-element chunks: paged extensible-array data blocks (latest) and a deep
+        # v1 B-tree (earliest)
+        f.create_dataset('ext_paged', data=np.arange(140000, dtype='<i2'), chunks=(1,), maxshape=(None,))
         # unallocated chunks read as the fill value
         d = f.create_dataset('sparse', shape=(40, 40), chunks=(10, 10), dtype='<i4', fillvalue=-7)
         d[12:15, 22:25] = 5
@@ -181,7 +209,13 @@ def layouts_file(path, libver):
             f.create_dataset('f_lz4', data=np.tile(base, (4, 1)), chunks=(20, 17), compression=32004)
             f.create_dataset('f_lz4_small_blocks', data=np.arange(30000, dtype='<i4'), chunks=(30000,), compression=32004, compression_opts=(4096,))
         f.create_dataset('f_scaleoffset', data=np.arange(100, dtype='<i4'), chunks=(10,), scaleoffset=0)
-        expect_errors[(os.path.basename(path), '/f_scaleoffset')] = 'unsupported filter 6'
+        f.create_dataset('f_so_signed', data=rng.integers(-30000, 30000, 500).astype('>i2'), chunks=(64,), scaleoffset=0)
+        f.create_dataset('f_so_bits', data=rng.integers(0, 1 << 40, 300).astype('<u8'), chunks=(100,), scaleoffset=12)
+        f.create_dataset('f_so_f64', data=rng.standard_normal(300) * 100, chunks=(50,), scaleoffset=3)
+        f.create_dataset('f_so_f32', data=(rng.standard_normal(300) * 10).astype('<f4'), chunks=(64,), scaleoffset=2)
+        dso = f.create_dataset('f_so_fill', shape=(40,), dtype='<i4', chunks=(10,), scaleoffset=0, fillvalue=-5)
+        dso[3:17] = np.arange(14) * 3
+        f.create_dataset('f_so_deflate', data=np.arange(1000, dtype='<i8') * 7 - 3000, chunks=(128,), scaleoffset=0, compression='gzip')
         dn = f.create_dataset('f_nbit', data=np.arange(100, dtype='<i4'), chunks=(10,))
         # zstd chunks written by the zstd CLI into a dataset whose pipeline names filter 32015
         z = np.arange(1000, dtype='<f8') / 7
@@ -207,38 +241,25 @@ def layouts_file(path, libver):
         sp = h5s.create_simple((100,))
         ds = h5d.create(f.id, b'f_nbit', t, sp, dcpl=dcpl)
         ds.write(h5s.ALL, h5s.ALL, np.arange(100, dtype='<i4'))
-        expect_errors[(os.path.basename(path), '/f_nbit')] = 'unsupported filter 5'
-
-
-def sohm_file(path):
-    # shared object header messages: needs a file creation property list with SOHM indexes
-    fcpl = h5p.create(h5p.FILE_CREATE)
-    fcpl.set_shared_mesg_nindexes(1)
-    fcpl.set_shared_mesg_index(0, h5p.SHARED_ALL_FLAG if hasattr(h5p, 'SHARED_ALL_FLAG') else 0xff, 8)
-    fcpl.set_shared_mesg_phase_change(50, 40)
-    fapl = h5p.create(h5p.FILE_ACCESS)
-    fapl.set_libver_bounds(h5f_latest(), h5f_latest())
-    fid = h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
-    with h5py.File(fid) as f:
-        comp = np.dtype([('a', '<i4'), ('b', '<f8'), ('c', 'S8')])
-        for i in range(6):
-            d = f.create_dataset(f'd{i}', data=np.array([(i, i / 2, b'x' * i)] * 3, dtype=comp), chunks=(3,), compression='gzip')
-            d.attrs['shared_attr'] = np.arange(10, dtype='<i8') * i
-            d.attrs['s'] = 'same string'
-
-
-def h5f_latest():
-    return h5py.h5f.LIBVER_LATEST
+        t2 = h5t.STD_I16BE.copy()
+        t2.set_precision(9)
+        t2.set_offset(3)
+        ds = h5d.create(f.id, b'f_nbit_be_off', t2, h5s.create_simple((50,)), dcpl=dcpl)
+        ds.write(h5s.ALL, h5s.ALL, (np.arange(50, dtype='<i2') - 25) * 5)
 
 
 for lv in ('earliest', 'latest'):
     types_file(f'{out}/types_{lv}.h5', lv)
     groups_file(f'{out}/groups_{lv}.h5', lv)
     layouts_file(f'{out}/layouts_{lv}.h5', lv)
-try:
-    sohm_file(f'{out}/sohm.h5')
-except Exception as e:  # noqa
-    print('gen: SOHM file not written:', e, file=sys.stderr)
+# a 1 KiB user block before the superblock (the base address moves)
+with h5py.File(f'{out}/userblock.h5', 'w', userblock_size=1024) as f:
+    f['a'] = np.arange(7, dtype='<i2')
+    f.create_dataset('c', data=np.arange(100.0), chunks=(30,), compression='gzip')
+    f.attrs['who'] = 'userblock'
+with open(f'{out}/userblock.h5', 'r+b') as fp:
+    fp.write(b'not hdf5: user block contents')
+# SOHM, superblock v1/v2, bitfields, external storage and the >4 GiB file: see gen_c.c
 
 # ---------------------------------------------------------------- expected values, read by h5py
 def to_json(v, dt, f):

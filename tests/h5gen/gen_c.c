@@ -99,6 +99,47 @@ int main(int argc, char **argv) {
   sohm("c_sohm_list.h5", 50, 40);
   sohm("c_sohm_btree.h5", 0, 0);
 
+  /* 4-byte offsets and lengths (H5Pset_sizes), with vlen strings, references and chunks */
+  {
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    CK(H5Pset_sizes(fcpl, 4, 4));
+    hid_t f = H5Fcreate(path("c_sizes4.h5"), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    CK(f);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hsize_t ch = 7;
+    H5Pset_chunk(dcpl, 1, &ch);
+    H5Pset_deflate(dcpl, 3);
+    writeInts(f, "chunked", H5T_STD_I32BE, 50, 2, dcpl);
+    H5Pclose(dcpl);
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, H5T_VARIABLE);
+    H5Tset_cset(st, H5T_CSET_UTF8);
+    hsize_t d = 3;
+    hid_t sp = H5Screate_simple(1, &d, NULL);
+    const char *az[3] = {"short", "a somewhat longer string", ""};
+    hid_t ds = H5Dcreate2(f, "vlen", st, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CK(H5Dwrite(ds, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, az));
+    H5Dclose(ds);
+    hobj_ref_t refs[3];
+    CK(H5Rcreate(&refs[0], f, "chunked", H5R_OBJECT, -1));
+    CK(H5Rcreate(&refs[1], f, "vlen", H5R_OBJECT, -1));
+    CK(H5Rcreate(&refs[2], f, "/", H5R_OBJECT, -1));
+    ds = H5Dcreate2(f, "refs", H5T_STD_REF_OBJ, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CK(H5Dwrite(ds, H5T_STD_REF_OBJ, H5S_ALL, H5S_ALL, H5P_DEFAULT, refs));
+    H5Dclose(ds);
+    hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    for (int i = 0; i < 30; i++) {
+      char nm[16];
+      snprintf(nm, sizeof nm, "m%02d", i);
+      writeInts(g, nm, H5T_STD_I8LE, 2, i, H5P_DEFAULT);
+    }
+    attrInt(g, "k", 7);
+    H5Gclose(g);
+    H5Sclose(sp);
+    H5Tclose(st);
+    H5Fclose(f);
+    H5Pclose(fcpl);
+  }
   /* superblock v1: a non-default chunk B-tree K */
   {
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -156,6 +197,11 @@ int main(int argc, char **argv) {
     CK(H5Dwrite(ds, H5T_NATIVE_B8, H5S_ALL, H5S_ALL, H5P_DEFAULT, b8));
     H5Dclose(ds);
     H5Sclose(sp);
+    /* raw data in an external file: reported, not read */
+    hid_t dcx = H5Pcreate(H5P_DATASET_CREATE);
+    CK(H5Pset_external(dcx, "c_sb2_external.raw", 0, 40));
+    writeInts(f, "external", H5T_STD_I32LE, 10, 1, dcx);
+    H5Pclose(dcx);
     H5Fclose(f);
     H5Pclose(fapl);
   }

@@ -40,6 +40,8 @@ for lv in ('earliest', 'latest'):
         h.create_dataset('bt', data=np.arange(12, dtype='<i2').reshape(3, 4), chunks=(2, 2), maxshape=(None, None))
         d = h.create_dataset('fill', shape=(8,), chunks=(2,), dtype='<i2', fillvalue=3)
         d[1] = 1
+        h.create_dataset('so', data=np.arange(40, dtype='<i2') * 3 - 50, chunks=(16,), scaleoffset=0)
+        h.create_dataset('sof', data=np.linspace(-2, 2, 20), chunks=(8,), scaleoffset=2)
         dcpl = h5p.create(h5p.DATASET_CREATE)
         dcpl.set_layout(h5d.COMPACT)
         h5d.create(h.id, b'compact', h5t.STD_I16LE, h5s.create_simple((4,)), dcpl=dcpl).write(h5s.ALL, h5s.ALL, np.arange(4, dtype='<i2'))

@@ -20,15 +20,22 @@
 ** (cairn_h5_read_json); numeric data converts to any of the cairn_h5_mtype types.
 **
 ** Lifetimes: strings returned through cairn_h5_info/cairn_h5_link_get stay valid until the
-** object they came from is closed. An object stays usable after cairn_h5_close() of its file
-** only if closed first: close objects before the file. One cairn_h5 must not be used from two
-** threads at once (the reader itself decodes chunks in parallel through the host).
+** object they came from is closed. Objects must not be used after cairn_h5_close() of their
+** file (closing them then is still safe). One cairn_h5 and its objects must not be used from
+** two threads at once (the reader itself decodes chunks in parallel through the host).
+**
+** Filters: deflate (1), shuffle (2), fletcher32 (3, verified), n-bit (5, atomic types),
+** scale-offset (6, integers and D-scaled floats), LZ4 (32004), bitshuffle (32008, plain/LZ4/
+** zstd) and zstd (32015). Others (szip, blosc, ...) fail with CAIRN_UNSUPPORTED naming the
+** filter id and the dataset path. Not read: virtual datasets and raw data kept in external
+** files (both CAIRN_UNSUPPORTED); external links are listed, never followed.
 **
 ** Errors: CAIRN_NOTFOUND (no such path/attribute), CAIRN_CORRUPT (malformed bytes; the
 ** message names the file offset), CAIRN_CHECKSUM (a lookup3 or fletcher32 mismatch),
 ** CAIRN_UNSUPPORTED (a valid feature not implemented, e.g. "unsupported filter 4 (szip) in
 ** /path"), CAIRN_TYPE (conversion impossible), CAIRN_RANGE (selection out of bounds or
-** buffer too small), CAIRN_LIMIT (a size beyond the reader's caps), CAIRN_NOMEM.
+** buffer too small), CAIRN_LIMIT (a size beyond the reader's caps), CAIRN_NOMEM, and the
+** host's CAIRN_IOERR codes. A failure leaves the handles usable.
 */
 #ifndef CAIRN_H5_H
 #define CAIRN_H5_H
@@ -177,13 +184,23 @@ int cairn_h5_attr_name(cairn_h5_obj *o, size_t i, const char **pz);
 int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut);
 
 /* Read a dataset or attribute (sel NULL = everything) into buf as memory type m. nBuf must be
-** at least selected elements * element size (NATIVE: the file type's size). */
+** at least selected elements * element size (NATIVE: the file type's size). NATIVE copies
+** elements as stored, byte-swapped to little-endian (compound members and array elements
+** included); variable-length elements stay as file heap IDs: use cairn_h5_read_json for them.
+** Chunks are decoded in parallel through the host's xParallelFor. */
 int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, void *buf, size_t nBuf);
 /* Values as JSON text: nested arrays following the selection's shape (a scalar is a bare
 ** value); strings as JSON strings, compounds as objects, enums as their names, vlen as
 ** arrays, object references as the referenced path, opaque as hex strings, NaN/inf as
 ** "nan"/"inf"/"-inf" strings. *pz is allocated with cairn_malloc; free with cairn_free. */
 int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char **pz, size_t *pn);
+/* Everything cairn_h5_info_get reports, as one JSON object (for bindings that would rather
+** not mirror the struct): {"kind":"dataset","path":"/d","addr":800,"shape":[3,4],
+** "maxshape":[null,4],"type":{...},"layout":"chunked","chunks":[1,4],"chunkIndex":"earray",
+** "filters":[{"id":1,"name":"deflate","params":[4]}],"attrs":["units"]}; groups add
+** "links":[{"name":"x","type":"hard"|"soft"|"external","target":...,"file":...}]. Unlimited
+** max dimensions are null. *pz is allocated with cairn_malloc; free with cairn_free. */
+int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn);
 /* The datatype as JSON: {"class":"integer","size":4,"signed":true,"order":"le"},
 ** {"class":"compound","size":16,"members":[{"name":"a","offset":0,"type":{...}}]}, ... */
 int cairn_h5_type_json(cairn_h5_obj *o, char **pz, size_t *pn);
