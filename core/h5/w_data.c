@@ -808,6 +808,8 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "append"));
   H5wDset *d = o->pDset;
+  if (d->layout == -1)
+    return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s' indexes its chunks with a layout version 4 structure (extensible/fixed array, v2 B-tree): not editable yet", zPath);
   if (d->layout != CAIRN_H5W_CHUNKED || d->rank == 0)
     return cairnErr(CAIRN_TYPE, "append: dataset '%s' is not chunked", zPath);
   if (d->aMax[0] != CAIRN_H5W_UNLIMITED && d->aDim[0] + nRows > d->aMax[0])
@@ -907,7 +909,7 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
         for (int k = 0; k < nd - 1 && k < CAIRN_H5W_MAXRANK; k++) d->aChunk[k] = cairnGetLE32(p + 11 + 4 * k);
       } else if (p[0] == 3 && p[1] == 1) d->layout = CAIRN_H5W_CONTIGUOUS;
       else if (p[0] == 3 && p[1] == 0) d->layout = CAIRN_H5W_COMPACT;
-      else d->layout = 0; /* version 4 layouts and others: not editable (yet) */
+      else d->layout = (p[0] == 4 && p[1] == 2) ? -1 : 0; /* v4 chunk indexes and others: not editable (yet) */
     } else if (m->type == H5W_MSG_FILTER && n >= 2) {
       int ver = p[0], nf = p[1];
       size_t i2 = ver == 1 ? 8 : 2;
@@ -1087,7 +1089,7 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
     if (bVlen && ly->n >= 4) return hashVlen(w, ly->p + 4, (ly->n - 4) / 16, h);
     return CAIRN_OK; /* the bytes are in the layout message, already hashed */
   }
-  if (d->layout != CAIRN_H5W_CHUNKED) return cairnErr(CAIRN_UNSUPPORTED, "verify: layout not supported");
+  if (d->layout != CAIRN_H5W_CHUNKED) return CAIRN_OK; /* v4 chunk indexes: the layout message bytes were hashed, chunks are not decoded */
   CAIRN_TRY(indexLoad(w, d));
   size_t nc = (size_t)(chunkElems(d) * d->elSize);
   uint8_t *c = cairnMalloc(nc ? nc : 1), *raw = NULL;

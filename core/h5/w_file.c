@@ -907,7 +907,9 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth) {
     const H5wMsg *m = &o->aMsg[i];
     uint8_t t[2] = {m->type, m->flags};
     cairn_sha256_update(h, t, 2);
-    if (m->type == H5W_MSG_LAYOUT) {
+    if (m->type == H5W_MSG_LAYOUT && o->pDset && o->pDset->layout <= 0) {
+      cairn_sha256_update(h, m->p, m->n);
+    } else if (m->type == H5W_MSG_LAYOUT) {
       if (m->n >= 2 && m->p[0] == 3 && m->p[1] == 1 && m->n >= 18) hashU64(h, cairnGetLE64(m->p + 10));
       else if (m->n >= 11 && m->p[0] == 3 && m->p[1] == 2) cairn_sha256_update(h, m->p + 11, m->n - 11);
       else cairn_sha256_update(h, m->p, m->n);

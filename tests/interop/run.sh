@@ -55,6 +55,9 @@ if [ ! -d "$here/node_modules/h5wasm" ] || [ ! -d "$here/node_modules/jsfive" ];
 fi
 node "$here/check_js.mjs" "$t" || fail=1
 
+# 4b. editing files libhdf5/h5py wrote
+bash "$here/edit_h5py.sh" "$CAIRN" "$t" || fail=1
+
 # 5. kill -9
 CAIRN="$CAIRN" bash "$here/../cli/h5w_kill.sh" "$t" || fail=1
 
