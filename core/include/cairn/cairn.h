@@ -74,6 +74,9 @@ const char *cairn_version(void);
 
 #include "sha256.h"
 #include "zcodec.h"
+#include "h5.h"
 #include "h5w.h"
+#include "zl.h"
+#include "mem.h"
 
 #endif /* CAIRN_H */

@@ -1,0 +1,92 @@
+/*
+** 2026-11-29
+**
+** bench/zl/bench_zl.c - cairn's OpenZL-format codec side by side with the zstd library in the
+** same run, on the golden inputs of ../shared/data/openzl-v26 (MANIFEST.tsv pairs): ratio and
+** speed of cairn_zl_compress (profile of the pair) vs ZSTD_compress at -3 and -19, and of
+** cairn_zl_decompress vs ZSTD_decompress. Prints ratios (cairn / zstd); no assertion.
+**   bench_zl DATA_DIR [REPEAT]
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zstd.h>
+
+#include "cairn/cairn.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+static unsigned char *slurp(const char *z, size_t *pn) {
+  FILE *f = fopen(z, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *p = malloc(n + 1);
+  *pn = fread(p, 1, n, f);
+  fclose(f);
+  return p;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return fprintf(stderr, "usage: bench_zl DATA_DIR [REPEAT]\n"), 2;
+  int rep = argc > 2 ? atoi(argv[2]) : 5;
+  char z[512];
+  snprintf(z, sizeof z, "%s/openzl-v26/MANIFEST.tsv", argv[1]);
+  FILE *m = fopen(z, "r");
+  if (!m) return perror(z), 1;
+  char line[1024];
+  fgets(line, sizeof line, m);
+  printf("%-22s %-6s %8s | %7s %7s %7s %7s %7s | %6s %6s %7s %6s | %7s %7s %6s\n", "input", "prof", "bytes", "openzl", "cairn",
+         "cairn-3", "zstd-3", "zstd-19", "c MB/s", "c3MB/s", "z3 MB/s", "c3/z3", "cd MB/s", "zd MB/s", "cd/zd");
+  double gC = 0, gZ = 0, gO = 0;
+  int nNum = 0;
+  while (fgets(line, sizeof line, m)) {
+    char fr[200], in[200], prof[32];
+    long nIn, nFr;
+    if (sscanf(line, "%199s %199s %31s %ld %ld", fr, in, prof, &nIn, &nFr) != 5 || nIn < 4096) continue;
+    snprintf(z, sizeof z, "%s/openzl-v26/%s", argv[1], in);
+    size_t n;
+    unsigned char *p = slurp(z, &n);
+    if (!p) continue;
+    int profile = cairn_zl_profile_from_name(prof);
+    size_t cap = cairn_zl_compress_bound(n) + ZSTD_compressBound(n), nc = 0, nz3 = 0, nz19 = 0, nd = 0;
+    unsigned char *c = malloc(cap), *d = malloc(n + 1);
+    double t0 = now();
+    for (int r = 0; r < rep; r++) cairn_zl_compress(profile, p, n, c, cap, &nc);
+    double tc = (now() - t0) / rep;
+    size_t nc3 = 0;
+    t0 = now();
+    for (int r = 0; r < rep; r++) cairn_zl_compress_level(profile, 3, p, n, c, cap, &nc3);
+    double tc3 = (now() - t0) / rep;
+    cairn_zl_compress(profile, p, n, c, cap, &nc);
+    t0 = now();
+    for (int r = 0; r < rep; r++) cairn_zl_decompress(c, nc, d, n, &nd);
+    double td = (now() - t0) / rep;
+    if (nd != n || memcmp(d, p, n)) printf("ROUND TRIP FAILED %s\n", fr);
+    unsigned char *zc = malloc(ZSTD_compressBound(n));
+    t0 = now();
+    for (int r = 0; r < rep; r++) nz3 = ZSTD_compress(zc, ZSTD_compressBound(n), p, n, 3);
+    double tz3 = (now() - t0) / rep;
+    t0 = now();
+    for (int r = 0; r < rep; r++) ZSTD_decompress(d, n, zc, nz3);
+    double tzd = (now() - t0) / rep;
+    nz19 = ZSTD_compress(zc, ZSTD_compressBound(n), p, n, 19);
+    double mb = n / 1e6;
+    printf("%-22s %-6s %8zu | %7ld %7zu %7zu %7zu %7zu | %6.1f %6.1f %7.1f %6.2f | %7.1f %7.1f %6.2f\n", in + 7, prof, n, nFr, nc,
+           nc3, nz3, nz19, mb / tc, mb / tc3, mb / tz3, tz3 / tc3, mb / td, mb / tzd, tzd / td);
+    if (strcmp(prof, "serial") && strcmp(prof, "u8") && strcmp(prof, "csv")) {
+      gC += __builtin_log((double)n / nc), gZ += __builtin_log((double)n / nz19), gO += __builtin_log((double)n / nFr), nNum++;
+    }
+    free(p), free(c), free(d), free(zc);
+  }
+  if (nNum)
+    printf("numeric inputs, geometric-mean ratio: cairn %.2fx, openzl %.2fx, zstd-19 %.2fx\n", __builtin_exp(gC / nNum),
+           __builtin_exp(gO / nNum), __builtin_exp(gZ / nNum));
+  fclose(m);
+  return 0;
+}

@@ -1,0 +1,68 @@
+/*
+** 2026-11-29
+**
+** cairn/zl.h - format-aware compression that writes and reads OpenZL frames (format version
+** 26): typed inputs go through graphs of transforms (field split, delta, transpose, tokenize,
+** bit-pack...) ending in entropy/LZ stages, and OpenZL's own decoder reads cairn's frames.
+**
+** Buffer in, buffer out. Profiles name the input's type, as OpenZL's CLI does:
+**   "serial" bytes, "u8", "le-u16", "le-u32", "le-u64", "le-i64" (little-endian integers;
+**   the input size must be a multiple of the width) and "csv" (text table).
+** Errors: CAIRN_MISUSE (NULL, unknown profile, size not a multiple of the width), CAIRN_RANGE
+** (output buffer too small), CAIRN_CORRUPT (malformed frame; the message names the byte
+** offset), CAIRN_CHECKSUM (a frame checksum did not match), CAIRN_UNSUPPORTED (a valid frame
+** that uses a codec or feature cairn does not implement, such as custom codecs or dictionaries).
+*/
+#ifndef CAIRN_ZL_H
+#define CAIRN_ZL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "host.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cairn_zl_profile {
+  CAIRN_ZL_SERIAL = 0,
+  CAIRN_ZL_U8 = 1,
+  CAIRN_ZL_LE_U16 = 2,
+  CAIRN_ZL_LE_U32 = 3,
+  CAIRN_ZL_LE_U64 = 4,
+  CAIRN_ZL_LE_I64 = 5,
+  CAIRN_ZL_CSV = 6
+} cairn_zl_profile;
+
+/* Profile from its name ("le-u32"...), or -1 if unknown. */
+int cairn_zl_profile_from_name(const char *zName);
+const char *cairn_zl_profile_name(int profile);
+
+/* Largest frame cairn_zl_compress can write for n input bytes. */
+size_t cairn_zl_compress_bound(size_t n);
+/* Compress p[0..n) as the given profile into out[0..nOut); *pnOut receives the frame size. */
+int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+/* Same with the level of the zstd stages (1..22; cairn_zl_compress uses 19, smallest frames;
+** 1..3 trade ratio for speed). The graph selector itself runs at a fast level on a prefix. */
+int cairn_zl_compress_level(int profile, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+/* The decompressed size a frame declares (read from its header only). */
+int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
+/* Decode the single frame p[0..n) (all of it) into out[0..nOut); *pnOut = bytes written. */
+int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+
+/*
+** Streams between host files in bounded memory (about 3 segments of 4 MiB plus their working
+** streams, whatever the file size). Compression writes one chunk per 4 MiB segment; the frame is
+** the same as cairn_zl_compress's. Decompression reads frames of any chunk size up to 64 MiB
+** (CAIRN_LIMIT beyond). pnIn/pnOut (may be NULL) receive byte counts; xProgress may be NULL.
+*/
+typedef void (*cairn_zl_progress_fn)(void *pArg, uint64_t nDone, uint64_t nTotal);
+int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
+                           void *pArg, uint64_t *pnIn, uint64_t *pnOut); /* level 0 = 19 */
+int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn,
+                             uint64_t *pnOut);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,626 @@
+/*
+** 2026-11-29
+**
+** core/zl/zl_enc.c - the encoder: builds, per input, a graph of OpenZL transforms and writes
+** it as a format-26 frame (the decoding map of the decoders, then the stored streams).
+**
+** A graph is a tree whose root regenerates the frame's serial output. Each node is a wire
+** decoder (an ID, a codec header, its inputs: stored streams or other nodes). Writing it:
+** nodes go in post-order (children first); the inputs of a node occupy the next consecutive
+** stream slots in reverse order, so a child's output distance is its slot minus the end of its
+** own input range; slots that no node writes are the stored streams, in slot order.
+**
+** The selector tries candidate graphs per profile (raw, delta, delta+zigzag, tokenize; bytes or
+** transposed byte planes; zstd, constant or stored leaves; CSV columns through
+** dispatch_string) at a fast zstd level, keeps the smallest, and builds it again at the final
+** level. Inputs above one segment become several chunks compressed through cairnParallelFor;
+** segment boundaries depend only on the input, so the frame does not depend on thread count.
+*/
+#define ZSTD_STATIC_LINKING_ONLY
+#include <stdlib.h>
+#include <zstd.h>
+
+#include "zl/zl_int.h"
+
+#define ENC_SEGMENT (4u << 20)
+#define ENC_TRIAL (64u << 10) /* bytes the selector tries candidates on */
+#define ENC_SKIP INT_MIN /* a candidate that does not apply */
+
+typedef struct ENode {
+  uint8_t id, nh;
+  uint8_t hdr[24];
+  int nIn, nVO; /* inputs; the last nVO are variable */
+  int *aIn;     /* ref >= 0 node, ref <= -2 stored stream -(ref+2) */
+} ENode;
+
+typedef struct Enc {
+  ENode *aNode;
+  int nNode, nNodeAlloc;
+  uint8_t **aSt;
+  size_t *anSt;
+  int nSt, nStAlloc;
+  int level, fast; /* zstd level; fast = selection pass */
+  int trialLevel;   /* zstd level of the selection pass */
+  size_t trial;     /* bytes the selector tries candidates on */
+  ZSTD_CCtx *zc;    /* reused by every zstd stage of the segment */
+  int rc;
+} Enc;
+
+static void encFail(Enc *e, int rc) {
+  if (!e->rc) e->rc = rc;
+}
+
+static int encStored(Enc *e, uint8_t *p, size_t n) { /* takes ownership of p */
+  if (e->rc) return cairnFree(p), -1;
+  if (e->nSt == e->nStAlloc) {
+    int k = e->nStAlloc ? 2 * e->nStAlloc : 16;
+    uint8_t **a = cairnRealloc(e->aSt, sizeof(*a) * k);
+    size_t *an = a ? cairnRealloc(e->anSt, sizeof(*an) * k) : NULL;
+    if (a) e->aSt = a;
+    if (!a || !an) return cairnFree(p), encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+    e->anSt = an, e->nStAlloc = k;
+  }
+  e->aSt[e->nSt] = p, e->anSt[e->nSt] = n;
+  e->nSt++;
+  return -e->nSt - 1; /* stored stream i is ref -(i+2); -1 is an error */
+}
+static int encStoredCopy(Enc *e, const void *p, size_t n) {
+  uint8_t *q = cairnMalloc(n ? n : 1);
+  if (!q) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  memcpy(q, p, n);
+  return encStored(e, q, n);
+}
+
+static int encNode(Enc *e, int id, const uint8_t *hdr, size_t nh, const int *aIn, int nIn, int nVO) {
+  if (e->rc) return -1;
+  for (int i = 0; i < nIn; i++)
+    if (aIn[i] == -1 && 0) return -1;
+  if (e->nNode == e->nNodeAlloc) {
+    int k = e->nNodeAlloc ? 2 * e->nNodeAlloc : 16;
+    ENode *a = cairnRealloc(e->aNode, sizeof(*a) * k);
+    if (!a) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+    e->aNode = a, e->nNodeAlloc = k;
+  }
+  ENode *n = &e->aNode[e->nNode];
+  memset(n, 0, sizeof *n);
+  n->aIn = cairnMalloc(sizeof(int) * (nIn ? nIn : 1));
+  if (!n->aIn) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  memcpy(n->aIn, aIn, sizeof(int) * nIn);
+  n->id = (uint8_t)id, n->nh = (uint8_t)nh, n->nIn = nIn, n->nVO = nVO;
+  if (nh) memcpy(n->hdr, hdr, nh);
+  return e->nNode++;
+}
+static int encNode1(Enc *e, int id, const uint8_t *hdr, size_t nh, int in) {
+  if (e->rc) return -1;
+  return encNode(e, id, hdr, nh, &in, 1, 0);
+}
+
+/* Checkpoint / rollback for trying candidates. */
+typedef struct {
+  int nNode, nSt;
+} Mark;
+static Mark encMark(Enc *e) { return (Mark){e->nNode, e->nSt}; }
+static size_t encCost(Enc *e, Mark m) {
+  size_t c = 0;
+  for (int i = m.nSt; i < e->nSt; i++) c += e->anSt[i] + 2;
+  for (int i = m.nNode; i < e->nNode; i++) c += e->aNode[i].nh + 2 + e->aNode[i].nIn / 4;
+  return c;
+}
+static void encRollback(Enc *e, Mark m) {
+  while (e->nSt > m.nSt) cairnFree(e->aSt[--e->nSt]);
+  while (e->nNode > m.nNode) cairnFree(e->aNode[--e->nNode].aIn);
+}
+
+/* ---------------------------------------------------------------- leaves */
+
+static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size_t *pn) {
+  size_t cap = ZSTD_compressBound(n) + 8;
+  uint8_t *q = cairnMalloc(cap);
+  if (!e->zc) e->zc = ZSTD_createCCtx();
+  ZSTD_CCtx *z = e->zc;
+  if (!q || !z) {
+    cairnFree(q);
+    return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  }
+  q[0] = 1; /* varint element width */
+  ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, e->fast ? e->trialLevel : e->level);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, 1);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 0);
+  size_t r = ZSTD_compress2(z, q + 1, cap - 1, p, n);
+  if (ZSTD_isError(r)) {
+    cairnFree(q);
+    return encFail(e, cairnErr(CAIRN_ERROR, "zl: zstd: %s", ZSTD_getErrorName(r))), -1;
+  }
+  *pOut = q, *pn = r + 1;
+  return 0;
+}
+
+/* A serial stream: stored, constant, or zstd, whichever is smallest. Copies p. */
+static int encSerial(Enc *e, const uint8_t *p, size_t n) {
+  if (e->rc) return -1;
+  if (n >= 2) {
+    size_t i = 1;
+    while (i < n && p[i] == p[0]) i++;
+    if (i == n) {
+      uint8_t h[10];
+      return encNode1(e, ZID_CONST_SERIAL, h, zlVarPut(h, n), encStoredCopy(e, p, 1));
+    }
+  }
+  if (n > 16) {
+    uint8_t *q;
+    size_t nq;
+    if (encZstdBytes(e, p, n, &q, &nq)) return -1;
+    if (nq + 3 < n) return encNode1(e, ZID_ZSTD, NULL, 0, encStored(e, q, nq));
+    cairnFree(q);
+  }
+  return encStoredCopy(e, p, n);
+}
+
+/* ---------------------------------------------------------------- numeric */
+
+static uint64_t rdW(const uint8_t *p, unsigned w) { return cairnGetLEn(p, w); }
+
+static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth);
+
+/* Numeric from its bytes, either whole (num_to_serial) or as w transposed byte planes. */
+static int encNumBytes(Enc *e, const uint8_t *p, size_t n, unsigned w, int planes) {
+  uint8_t lw = (uint8_t)(w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3);
+  if (!planes || w == 1) return encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, encSerial(e, p, n * w));
+  uint8_t *t = cairnMalloc(n ? n : 1);
+  int aIn[8];
+  if (!t) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  /* transpose_split: decoder input k (slot order reversed) is byte plane k */
+  for (unsigned k = 0; k < w; k++) {
+    for (size_t i = 0; i < n; i++) t[i] = p[i * w + k];
+    aIn[k] = encSerial(e, t, n);
+  }
+  cairnFree(t);
+  int st = encNode(e, ZID_TRANSPOSE_SPLIT, NULL, 0, aIn, (int)w, (int)w);
+  return encNode1(e, ZID_NUM_TO_STRUCT, NULL, 0, st);
+}
+
+static int cmpU64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Tokenize: sorted alphabet + indices of 1, 2 or 4 bytes. Returns -2 if not worth it. */
+static int encTokenize(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth) {
+  uint64_t *a = cairnMalloc(sizeof(uint64_t) * (n ? n : 1));
+  if (!a) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  for (size_t i = 0; i < n; i++) a[i] = rdW(p + i * w, w);
+  qsort(a, n, sizeof *a, cmpU64);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (k == 0 || a[k - 1] != a[i]) a[k++] = a[i];
+  if (k == 0 || k > n / 4 || k > 0xffffffffu) return cairnFree(a), ENC_SKIP;
+  unsigned iw = k <= 256 ? 1 : k <= 65536 ? 2 : 4;
+  uint8_t *alpha = cairnMalloc(k * w), *ix = cairnMalloc(n * iw + 1);
+  int rc = -1;
+  if (alpha && ix) {
+    for (size_t i = 0; i < k; i++) cairnPutLEn(alpha + i * w, a[i], w);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t v = rdW(p + i * w, w);
+      size_t lo = 0, hi = k;
+      while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid] <= v) lo = mid;
+        else hi = mid;
+      }
+      cairnPutLEn(ix + i * iw, lo, iw);
+    }
+    int aIn[2];
+    aIn[0] = encNumeric(e, alpha, k, w, depth + 1); /* alphabet is decoder input 0 */
+    aIn[1] = encNumeric(e, ix, n, iw, depth + 1);
+    rc = encNode(e, ZID_TOKENIZE_NUM, NULL, 0, aIn, 2, 0);
+  } else {
+    encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+  }
+  cairnFree(a), cairnFree(alpha), cairnFree(ix);
+  return rc;
+}
+
+enum { NC_RAW, NC_RAWT, NC_DELTA, NC_DELTAT, NC_DZZ, NC_DZZT, NC_TOK, NC_N };
+
+static int encNumCand(Enc *e, const uint8_t *p, size_t n, unsigned w, int c, int depth) {
+  if (c == NC_RAW || c == NC_RAWT) return encNumBytes(e, p, n, w, c == NC_RAWT);
+  if (c == NC_TOK) return depth < 1 ? encTokenize(e, p, n, w, depth) : ENC_SKIP;
+  if (n < 2) return ENC_SKIP;
+  uint8_t *q = cairnMalloc((n - 1) * w);
+  if (!q) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  uint64_t mask = w == 8 ? ~0ull : (1ull << (8 * w)) - 1;
+  for (size_t i = 1; i < n; i++) {
+    uint64_t dv = (rdW(p + i * w, w) - rdW(p + (i - 1) * w, w)) & mask;
+    if (c == NC_DZZ || c == NC_DZZT) { /* zigzag of the signed difference */
+      uint64_t sign = (dv >> (8 * w - 1)) & 1;
+      dv = ((dv << 1) ^ (0 - sign)) & mask;
+    }
+    cairnPutLEn(q + (i - 1) * w, dv, w);
+  }
+  int r = encNumBytes(e, q, n - 1, w, c == NC_DELTAT || c == NC_DZZT);
+  cairnFree(q);
+  if (c == NC_DZZ || c == NC_DZZT) r = encNode1(e, ZID_ZIGZAG, NULL, 0, r);
+  return encNode1(e, ZID_DELTA, p, w, r);
+}
+
+/* A numeric stream of n w-byte little-endian values: the smallest candidate. */
+static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth) {
+  if (e->rc) return -1;
+  int best = NC_RAW;
+  if (n >= 64) {
+    size_t bestCost = SIZE_MAX;
+    int fast = e->fast;
+    e->fast = 1;
+    for (int c = 0; c < NC_N && !e->rc; c++) {
+      if (w == 1 && (c == NC_RAWT || c == NC_DELTAT || c == NC_DZZT)) continue;
+      Mark m = encMark(e);
+      int r = encNumCand(e, p, CAIRN_MIN(n, e->trial / w), w, c, depth); /* decide on a prefix */
+      size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
+      encRollback(e, m);
+      if (cost < bestCost) bestCost = cost, best = c;
+    }
+    e->fast = fast;
+  }
+  return encNumCand(e, p, n, w, best, depth);
+}
+
+/* ---------------------------------------------------------------- CSV */
+
+/* Fields (each with its trailing ',' or '\n') dispatched by column into string streams. */
+static int encCsv(Enc *e, const uint8_t *p, size_t n) {
+  size_t nField = 0;
+  for (size_t i = 0; i < n; i++) nField += p[i] == ',' || p[i] == '\n';
+  nField++;
+  uint16_t *tag = cairnMalloc(sizeof(uint16_t) * nField);
+  uint32_t *len = cairnMalloc(sizeof(uint32_t) * nField);
+  int rc = -1;
+  if (!tag || !len) {
+    encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+    goto done;
+  }
+  unsigned col = 0, nCol = 0;
+  size_t k = 0, start = 0;
+  int quoted = 0;
+  for (size_t i = 0; i <= n; i++) {
+    if (i < n && p[i] == '"') quoted = !quoted;
+    if (i == n || (!quoted && (p[i] == ',' || p[i] == '\n'))) {
+      size_t end = i < n ? i + 1 : n;
+      if (end == start && i == n) break;
+      tag[k] = (uint16_t)(col < 63 ? col : 63), len[k] = (uint32_t)(end - start), k++;
+      if (tag[k - 1] + 1u > nCol) nCol = tag[k - 1] + 1u;
+      col = (i < n && p[i] == '\n') ? 0 : col + 1;
+      start = end;
+    }
+  }
+  if (nCol == 0) {
+    rc = ENC_SKIP;
+    goto done;
+  }
+  int aIn[65];
+  uint8_t *buf = cairnMalloc(n + 1);
+  uint8_t *lb = cairnMalloc(4 * k + 4);
+  if (!buf || !lb) {
+    cairnFree(buf), cairnFree(lb);
+    encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+    goto done;
+  }
+  for (unsigned c = 0; c < nCol; c++) {
+    size_t nb = 0, nl = 0, pos = 0;
+    uint32_t maxLen = 0;
+    for (size_t f = 0; f < k; f++) {
+      if (tag[f] == c) {
+        memcpy(buf + nb, p + pos, len[f]), nb += len[f];
+        maxLen = CAIRN_MAX(maxLen, len[f]);
+        cairnPutLE32(lb + 4 * nl++, len[f]);
+      }
+      pos += len[f];
+    }
+    unsigned lw = maxLen < 256 ? 1 : maxLen < 65536 ? 2 : 4;
+    for (size_t f = 0; f < nl; f++) cairnPutLEn(lb + lw * f, cairnGetLE32(lb + 4 * f), lw);
+    int two[2];
+    two[0] = encSerial(e, buf, nb);
+    two[1] = encNumeric(e, lb, nl, lw, 1);
+    aIn[1 + c] = encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0);
+  }
+  for (size_t f = 0; f < k; f++) cairnPutLE16(buf + 2 * f, tag[f]); /* n+1 >= 2k */
+  aIn[0] = encNumeric(e, buf, k, 2, 1);
+  cairnFree(buf), cairnFree(lb);
+  int s = encNode(e, ZID_DISPATCH_STRING, NULL, 0, aIn, 1 + (int)nCol, (int)nCol);
+  rc = encNode1(e, ZID_SERIAL_STRING, NULL, 0, s);
+done:
+  cairnFree(tag), cairnFree(len);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- root and writer */
+
+static const unsigned kWidth[] = {1, 1, 2, 4, 8, 8, 1};
+
+/* Build the graph of one segment; returns the root ref (a serial stream). */
+static int encRoot(Enc *e, int profile, const uint8_t *p, size_t n) {
+  unsigned w = kWidth[profile];
+  if (n == 0 || (profile == CAIRN_ZL_SERIAL)) return encSerial(e, p, n);
+  int best = 0;
+  size_t bestCost = SIZE_MAX;
+  int fast = e->fast;
+  e->fast = 1;
+  for (int c = 0; c < 2 && !e->rc; c++) { /* 0: as bytes, 1: typed */
+    Mark m = encMark(e);
+    size_t nt = n;
+    if (nt > 4 * e->trial) { /* decide on a prefix; CSV: up to a line end */
+      nt = 4 * e->trial;
+      if (profile == CAIRN_ZL_CSV)
+        while (nt < n && p[nt - 1] != '\n') nt++;
+    }
+    int r = c == 0 ? encSerial(e, p, nt)
+            : profile == CAIRN_ZL_CSV ? encCsv(e, p, nt)
+                                      : encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, nt / w, w, 0));
+    size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
+    encRollback(e, m);
+    if (cost < bestCost) bestCost = cost, best = c;
+  }
+  e->fast = fast;
+  if (best == 0) return encSerial(e, p, n);
+  return profile == CAIRN_ZL_CSV ? encCsv(e, p, n) : encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, n / w, w, 0));
+}
+
+/* Growable output. */
+typedef struct {
+  uint8_t *p;
+  size_t n, cap;
+  int rc;
+} Out;
+static void outPut(Out *o, const void *p, size_t n) {
+  if (o->rc) return;
+  if (o->n + n > o->cap) {
+    size_t cap = CAIRN_MAX(o->cap * 2, o->n + n + 256);
+    uint8_t *q = cairnRealloc(o->p, cap);
+    if (!q) {
+      o->rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+      return;
+    }
+    o->p = q, o->cap = cap;
+  }
+  memcpy(o->p + o->n, p, n);
+  o->n += n;
+}
+static void outVar(Out *o, uint64_t v) {
+  uint8_t b[10];
+  outPut(o, b, zlVarPut(b, v));
+}
+static void outBits(Out *o, const uint32_t *a, size_t n, int nb) {
+  uint64_t acc = 0;
+  int have = 0;
+  for (size_t i = 0; i < n; i++) {
+    acc |= (uint64_t)a[i] << have, have += nb;
+    while (have >= 8) {
+      uint8_t b = (uint8_t)acc;
+      outPut(o, &b, 1);
+      acc >>= 8, have -= 8;
+    }
+  }
+  if (have > 0) {
+    uint8_t b = (uint8_t)acc;
+    outPut(o, &b, 1);
+  }
+}
+
+/* Post-order layout: assigns each node its input base; returns the slot count. */
+typedef struct {
+  int *aOrder, nOrder;
+  int *aBase, *aEnd;   /* per node: first input slot, end of inputs */
+  int *aSlotRef;       /* per slot: ref that fills it */
+  int nSlot;
+} Layout;
+static void layVisit(Enc *e, Layout *L, int node) {
+  ENode *pN = &e->aNode[node];
+  for (int i = 0; i < pN->nIn; i++)
+    if (pN->aIn[i] >= 0) layVisit(e, L, pN->aIn[i]);
+  L->aBase[node] = L->nSlot;
+  for (int i = 0; i < pN->nIn; i++) L->aSlotRef[L->nSlot + pN->nIn - 1 - i] = pN->aIn[i];
+  L->nSlot += pN->nIn;
+  L->aEnd[node] = L->nSlot;
+  L->aOrder[L->nOrder++] = node;
+}
+
+/* Write one chunk for the graph whose root is `root`; the chunk regenerates p[0..n). */
+static void encWriteChunk(Enc *e, int root, const uint8_t *p, size_t n, Out *o) {
+  int nN = e->nNode, nSlotMax = e->nSt + nN + 1;
+  Layout L = {0};
+  L.aOrder = cairnMalloc(sizeof(int) * (nN + 1));
+  L.aBase = cairnMalloc(sizeof(int) * (nN + 1));
+  L.aEnd = cairnMalloc(sizeof(int) * (nN + 1));
+  L.aSlotRef = cairnMalloc(sizeof(int) * (nSlotMax + 1));
+  uint32_t *a = cairnMalloc(sizeof(uint32_t) * (nSlotMax + nN + 1));
+  if (!L.aOrder || !L.aBase || !L.aEnd || !L.aSlotRef || !a) {
+    o->rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+    goto done;
+  }
+  size_t start = o->n;
+  int nSt;
+  if (root < 0) { /* a lone stored stream */
+    outVar(o, 1), outVar(o, 1), outVar(o, e->anSt[-root - 2]);
+    outPut(o, e->aSt[-root - 2], e->anSt[-root - 2]);
+  } else {
+    layVisit(e, &L, root);
+    L.aSlotRef[L.nSlot] = root; /* final output slot */
+    int nSlot = L.nSlot + 1;
+    nSt = 0;
+    for (int s = 0; s < nSlot; s++) nSt += L.aSlotRef[s] < -1;
+    int nD = L.nOrder;
+    outVar(o, (uint64_t)nD + 1), outVar(o, (uint64_t)nSt);
+    for (int i = 0; i < nD; i++) a[i] = 0;
+    outBits(o, a, nD, 1); /* all standard */
+    for (int i = 0; i < nD; i++) a[i] = e->aNode[L.aOrder[i]].id;
+    outBits(o, a, nD, 7);
+    for (int i = 0; i < nD; i++) a[i] = e->aNode[L.aOrder[i]].nh != 0;
+    outBits(o, a, nD, 1);
+    for (int i = 0; i < nD; i++)
+      if (a[i]) outVar(o, e->aNode[L.aOrder[i]].nh - 1u);
+    for (int i = 0; i < nD; i++) a[i] = e->aNode[L.aOrder[i]].nVO != 0;
+    outBits(o, a, nD, 1);
+    for (int i = 0; i < nD; i++)
+      if (a[i]) outVar(o, e->aNode[L.aOrder[i]].nVO - 1u);
+    for (int i = 0; i < nD; i++) a[i] = 0;
+    outBits(o, a, nD, 1); /* one regenerated stream each */
+    /* distance of each node's output slot from the end of its inputs */
+    int *aSlotOf = L.aBase; /* reuse: slot holding node's output */
+    for (int s = 0; s < nSlot; s++)
+      if (L.aSlotRef[s] >= 0) aSlotOf[L.aSlotRef[s]] = s - 0x40000000; /* tag to keep aEnd separate */
+    for (int i = 0; i < nD; i++) {
+      int node = L.aOrder[i];
+      a[i] = (uint32_t)((aSlotOf[node] + 0x40000000) - L.aEnd[node]);
+    }
+    outBits(o, a, nD, zlBitsFor((uint64_t)nD + nSt));
+    for (int s = 0; s < nSlot; s++)
+      if (L.aSlotRef[s] < -1) outVar(o, e->anSt[-L.aSlotRef[s] - 2]);
+    for (int i = 0; i < nD; i++) outPut(o, e->aNode[L.aOrder[i]].hdr, e->aNode[L.aOrder[i]].nh);
+    for (int s = 0; s < nSlot; s++)
+      if (L.aSlotRef[s] < -1) outPut(o, e->aSt[-L.aSlotRef[s] - 2], e->anSt[-L.aSlotRef[s] - 2]);
+  }
+  uint8_t c4[4];
+  cairnPutLE32(c4, (uint32_t)cairnXxh3(p, n));
+  outPut(o, c4, 4);
+  if (!o->rc) {
+    cairnPutLE32(c4, (uint32_t)cairnXxh3(o->p + start, o->n - start));
+    outPut(o, c4, 4);
+  }
+done:
+  cairnFree(L.aOrder), cairnFree(L.aBase), cairnFree(L.aEnd), cairnFree(L.aSlotRef), cairnFree(a);
+}
+
+static void encFree(Enc *e) {
+  encRollback(e, (Mark){0, 0});
+  ZSTD_freeCCtx(e->zc);
+  cairnFree(e->aNode), cairnFree(e->aSt), cairnFree(e->anSt);
+  memset(e, 0, sizeof *e);
+}
+
+/* One segment -> one chunk in *o. */
+static int encSegment(int profile, int level, const uint8_t *p, size_t n, Out *o) {
+  Enc e = {0};
+  e.level = level;
+  /* fast levels decide on a short prefix at zstd level 1; high levels look longer */
+  e.trialLevel = level <= 5 ? 1 : 3;
+  e.trial = level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;
+  int root = encRoot(&e, profile, p, n);
+  if (!e.rc && (root == -1 || root == ENC_SKIP)) e.rc = cairnErr(CAIRN_ERROR, "zl: encoder built no graph");
+  if (!e.rc) encWriteChunk(&e, root, p, n, o);
+  int rc = e.rc ? e.rc : o->rc;
+  encFree(&e);
+  return rc;
+}
+
+static size_t encHeader(uint8_t *h, uint64_t n) {
+  size_t k = 0;
+  cairnPutLE32(h, ZL_MAGIC_BASE + ZL_FORMAT), k = 4;
+  h[k++] = 3;    /* content + compressed checksums */
+  h[k++] = 0x01; /* one output, serial */
+  k += zlVarPut(h + k, n + 1);
+  h[k] = (uint8_t)cairnXxh3(h, k), k++;
+  return k;
+}
+
+size_t cairn_zl_compress_bound(size_t n) {
+  size_t nSeg = n / ENC_SEGMENT + 1;
+  return n + nSeg * 64 + 32;
+}
+
+typedef struct {
+  int profile, level;
+  const uint8_t *p;
+  size_t n, seg;
+  Out *aOut;
+  int *aRc;
+} SegJob;
+static void segTask(void *pArg, size_t i, unsigned iWorker) {
+  SegJob *j = pArg;
+  size_t off = i * j->seg, len = CAIRN_MIN(j->seg, j->n - off);
+  j->aRc[i] = encSegment(j->profile, j->level, j->p + off, len, &j->aOut[i]);
+}
+
+int cairn_zl_compress_level(int profile, int level, const void *pv, size_t n, void *out, size_t nOut, size_t *pnOut) {
+  const uint8_t *p = pv;
+  if ((!p && n) || (!out && nOut) || !pnOut) return cairnErr(CAIRN_MISUSE, "zl: NULL argument");
+  if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
+  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
+  unsigned w = kWidth[profile];
+  if (n % w) return cairnErr(CAIRN_MISUSE, "zl: %zu bytes are not a whole number of %u-byte integers (profile %s)", n, w, cairn_zl_profile_name(profile));
+  uint8_t h[32];
+  size_t k = encHeader(h, n);
+  size_t seg = ENC_SEGMENT, nSeg = n ? (n + seg - 1) / seg : 1;
+  Out *aOut = cairnMallocZero(sizeof(Out) * nSeg);
+  int *aRc = cairnMallocZero(sizeof(int) * nSeg);
+  int rc = CAIRN_OK;
+  if (!aOut || !aRc) rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+  if (!rc) {
+    SegJob j = {profile, level, p, n, seg, aOut, aRc};
+    rc = cairnParallelFor(nSeg, segTask, &j);
+    for (size_t i = 0; i < nSeg && !rc; i++) rc = aRc[i];
+  }
+  size_t total = k + 1;
+  for (size_t i = 0; i < nSeg && !rc; i++) total += aOut[i].n;
+  if (!rc && total > nOut) rc = cairnErr(CAIRN_RANGE, "zl: frame of %zu bytes does not fit %zu", total, nOut);
+  if (!rc) {
+    uint8_t *q = out;
+    memcpy(q, h, k);
+    for (size_t i = 0; i < nSeg; i++) memcpy(q + k, aOut[i].p, aOut[i].n), k += aOut[i].n;
+    q[k++] = 0;
+    *pnOut = k;
+  }
+  for (size_t i = 0; aOut && i < nSeg; i++) cairnFree(aOut[i].p);
+  cairnFree(aOut), cairnFree(aRc);
+  return rc;
+}
+
+int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
+  return cairn_zl_compress_level(profile, 19, p, n, out, nOut, pnOut);
+}
+
+/* Streaming compression: groups of segments read, compressed in parallel, written in order. */
+int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
+                           void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
+  uint64_t size = 0, pos = 0, wpos = 0;
+  if (!in || !out) return cairnErr(CAIRN_MISUSE, "zl: NULL file");
+  if (level == 0) level = 19;
+  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
+  if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
+  CAIRN_TRY(cairn_file_size(in, &size));
+  unsigned w = kWidth[profile];
+  if (size % w) return cairnErr(CAIRN_MISUSE, "zl: %llu bytes are not a whole number of %u-byte integers", (unsigned long long)size, w);
+  uint8_t h[32];
+  size_t k = encHeader(h, size);
+  CAIRN_TRY(cairn_file_write(out, h, k, 0));
+  wpos = k;
+  size_t nGroup = CAIRN_MAX(1, CAIRN_MIN(cairnConcurrency(), 4u));
+  uint8_t *buf = cairnMalloc((size_t)CAIRN_MIN(size ? size : 1, (uint64_t)ENC_SEGMENT * nGroup));
+  Out *aOut = cairnMallocZero(sizeof(Out) * nGroup);
+  int *aRc = cairnMallocZero(sizeof(int) * nGroup);
+  int rc = (!buf || !aOut || !aRc) ? cairnErr(CAIRN_NOMEM, "zl: out of memory") : CAIRN_OK;
+  do { /* an empty input still gets its one (empty) chunk */
+    size_t len = (size_t)CAIRN_MIN(size - pos, (uint64_t)ENC_SEGMENT * nGroup);
+    if (!rc && len) rc = cairn_file_read_exact(in, buf, len, pos);
+    size_t nSeg = len ? (len + ENC_SEGMENT - 1) / ENC_SEGMENT : 1;
+    if (!rc) {
+      SegJob j = {profile, level, buf, len, ENC_SEGMENT, aOut, aRc};
+      for (size_t i = 0; i < nSeg; i++) aOut[i].n = 0, aRc[i] = 0;
+      rc = cairnParallelFor(nSeg, segTask, &j);
+      for (size_t i = 0; i < nSeg && !rc; i++) rc = aRc[i];
+      for (size_t i = 0; i < nSeg && !rc; i++) rc = cairn_file_write(out, aOut[i].p, aOut[i].n, wpos), wpos += aOut[i].n;
+    }
+    pos += len;
+    if (xProgress && !rc) xProgress(pArg, pos, size);
+  } while (!rc && pos < size);
+  if (!rc) {
+    uint8_t z = 0;
+    rc = cairn_file_write(out, &z, 1, wpos++);
+  }
+  if (!rc) rc = cairn_file_truncate(out, wpos);
+  for (size_t i = 0; aOut && i < nGroup; i++) cairnFree(aOut[i].p);
+  cairnFree(aOut), cairnFree(aRc), cairnFree(buf);
+  if (!rc && pnIn) *pnIn = size;
+  if (!rc && pnOut) *pnOut = wpos;
+  return rc;
+}

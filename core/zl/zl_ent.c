@@ -1,0 +1,251 @@
+/*
+** 2026-11-29
+**
+** core/zl/zl_ent.c - decoders of OpenZL's entropy stages, whose bit formats are those of
+** zstd's FSE and Huffman (RFC 8878 sections 4.1 and 4.2):
+**   fse_ncount (52): serial normalized-count header -> numeric int16 counts
+**   fse_v2 (49): (counts, backward bitstream) -> serial; header = state count (2 or 4) +
+**                decoded size; symbols come round-robin from the states
+**   huffman_v2 (50): (one weight per symbol, bitstream) -> serial; header = flags (bit0: four
+**                streams with a 6-byte jump table) + decoded size
+** Bitstreams are read backward from the marker bit of their last byte; bits below the start
+** read as zero when peeked, never when consumed. Every table size is capped (FSE 12 bits,
+** Huffman 12 bits) before it is built.
+*/
+#include "zl/zl_int.h"
+
+#define BAD(...) cairnErr(CAIRN_CORRUPT, __VA_ARGS__)
+
+/* Backward bit reader: p = number of unread bits (they are bits [0, p) of the LE integer). */
+typedef struct {
+  const uint8_t *b;
+  size_t n;
+  int64_t p;
+} BitR;
+static int brInit(BitR *r, const uint8_t *b, size_t n) {
+  if (n == 0 || b[n - 1] == 0) return BAD("zl: entropy bitstream without end marker");
+  r->b = b, r->n = n;
+  r->p = (int64_t)(8 * (n - 1)) + (31 - __builtin_clz(b[n - 1]));
+  return CAIRN_OK;
+}
+/* bits [a, a+k) with zeros below 0; k <= 32 */
+static inline uint32_t brGet(const BitR *r, int64_t a, unsigned k) {
+  if (k == 0 || a <= -(int64_t)k) return 0;
+  int shift = 0;
+  if (a < 0) shift = (int)-a, a = 0; /* shift later: bits below the start are zero */
+  size_t i = (size_t)(a >> 3);
+  uint64_t v = 0;
+  if (i + 8 <= r->n) v = cairnGetLE64(r->b + i);
+  else
+    for (size_t j = 0; i + j < r->n && j < 8; j++) v |= (uint64_t)r->b[i + j] << (8 * j);
+  v >>= (a & 7);
+  v <<= shift;
+  return (uint32_t)(v & ((1ull << k) - 1));
+}
+static inline uint32_t brPeek(const BitR *r, unsigned k) { return brGet(r, r->p - (int64_t)k, k); }
+static inline uint32_t brRead(BitR *r, unsigned k) {
+  uint32_t v = brPeek(r, k);
+  r->p -= k;
+  return v;
+}
+
+/* ---------------------------------------------------------------- FSE */
+
+#define FSE_MAXLOG 12
+typedef struct {
+  uint16_t next;
+  uint8_t sym, nb;
+} FseD;
+
+static int fseBuild(FseD *t, const int16_t *norm, unsigned nSym, unsigned log) {
+  unsigned size = 1u << log, high = size - 1, step = (size >> 1) + (size >> 3) + 3, pos = 0;
+  uint16_t nextS[256];
+  for (unsigned s = 0; s < nSym; s++) {
+    if (norm[s] == -1) t[high--].sym = (uint8_t)s, nextS[s] = 1;
+    else nextS[s] = (uint16_t)norm[s];
+  }
+  for (unsigned s = 0; s < nSym; s++)
+    for (int i = 0; i < norm[s]; i++) {
+      t[pos].sym = (uint8_t)s;
+      do pos = (pos + step) & (size - 1);
+      while (pos > high);
+    }
+  if (pos != 0) return BAD("zl: FSE counts do not spread over the table");
+  for (unsigned u = 0; u < size; u++) {
+    unsigned s = t[u].sym, x = nextS[s]++;
+    unsigned nb = log - (31 - __builtin_clz(x));
+    t[u].nb = (uint8_t)nb, t[u].next = (uint16_t)((x << nb) - size);
+  }
+  return CAIRN_OK;
+}
+
+/* 52: FSE normalized counts (zstd's header format) */
+static int decFseNcount(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut) {
+  const uint8_t *b = in[0]->p;
+  size_t n = in[0]->nb;
+  int16_t norm[256] = {0}; /* symbols skipped by zero runs stay 0 */
+  uint64_t bp = 0;
+#define NC_PEEK(k) ((uint32_t)((bp >> 3) < n ? (cairnGetLEn(b + (bp >> 3), (unsigned)CAIRN_MIN(8, n - (bp >> 3))) >> (bp & 7)) & ((1ull << (k)) - 1) : 0))
+  if (n == 0) return BAD("zl: empty FSE count header");
+  unsigned log = NC_PEEK(4) + 5;
+  bp += 4;
+  if (log > FSE_MAXLOG) return BAD("zl: FSE table log %u too large", log);
+  int remaining = (1 << log) + 1, threshold = 1 << log, nbBits = (int)log + 1;
+  unsigned nSym = 0;
+  int prev0 = 0;
+  for (;;) {
+    if (prev0) {
+      unsigned r;
+      while ((r = NC_PEEK(2)) == 3) {
+        nSym += 3, bp += 2;
+        if (nSym > 256 || bp > 8 * (uint64_t)n) return BAD("zl: FSE zero run past 256 symbols");
+      }
+      nSym += r, bp += 2;
+      if (nSym >= 256) break;
+    }
+    int max = (2 * threshold - 1) - remaining, count;
+    if ((int)NC_PEEK(nbBits - 1) < max) {
+      count = (int)NC_PEEK(nbBits - 1);
+      bp += (unsigned)nbBits - 1;
+    } else {
+      count = (int)NC_PEEK(nbBits);
+      if (count >= threshold) count -= max;
+      bp += (unsigned)nbBits;
+    }
+    count--;
+    remaining -= count < 0 ? -count : count;
+    if (nSym >= 256) return BAD("zl: FSE counts for more than 256 symbols");
+    norm[nSym++] = (int16_t)count;
+    prev0 = count == 0;
+    if (remaining < threshold) {
+      if (remaining <= 1) break;
+      nbBits = (31 - __builtin_clz((unsigned)remaining)) + 1;
+      threshold = 1 << (nbBits - 1);
+    }
+    if (nSym >= 256) break;
+    if (bp > 8 * (uint64_t)n) return BAD("zl: truncated FSE count header");
+  }
+#undef NC_PEEK
+  if (remaining != 1 || nSym > 256 || (bp + 7) / 8 != n) return BAD("zl: bad FSE count header (%zu bytes)", n);
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_NUMERIC, 2, nSym));
+  for (unsigned s = 0; s < nSym; s++) cairnPutLE16(out[0]->p + 2 * s, (uint16_t)norm[s]);
+  return CAIRN_OK;
+}
+
+/* 49: FSE with 2 or 4 interleaved states */
+static int decFse(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut) {
+  const ZlStream *c = in[0], *bits = in[1];
+  if (c->width != 2 || c->n < 2 || c->n > 256) return BAD("zl: FSE needs 2..256 int16 counts");
+  if (nh < 2 || nh > 9 || (h[0] != 2 && h[0] != 4)) return BAD("zl: bad FSE header");
+  unsigned nst = h[0];
+  uint64_t n = cairnGetLEn(h + 1, (unsigned)nh - 1);
+  if (n < 2) return BAD("zl: FSE output of %llu symbols", (unsigned long long)n);
+  int16_t norm[256];
+  unsigned sum = 0;
+  for (size_t s = 0; s < c->n; s++) {
+    norm[s] = (int16_t)cairnGetLE16(c->p + 2 * s);
+    if (norm[s] < -1) return BAD("zl: negative FSE count");
+    sum += norm[s] == -1 ? 1u : (unsigned)norm[s];
+  }
+  if (sum < 32 || sum > (1u << FSE_MAXLOG) || (sum & (sum - 1))) return BAD("zl: FSE counts sum to %u", sum);
+  unsigned log = 31 - __builtin_clz(sum);
+  /* every state update reads at most `log` bits: the stream bounds the output size */
+  if (n > (uint64_t)bits->nb * 8 * 16 + 64) return BAD("zl: FSE output of %llu symbols from %zu bytes", (unsigned long long)n, bits->nb);
+  FseD t[1u << FSE_MAXLOG];
+  CAIRN_TRY(fseBuild(t, norm, (unsigned)c->n, log));
+  BitR r = {0};
+  CAIRN_TRY(brInit(&r, bits->p, bits->nb));
+  unsigned st[4];
+  for (unsigned k = 0; k < nst; k++) st[k] = brRead(&r, log);
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_SERIAL, 1, (size_t)n));
+  uint8_t *o = out[0]->p;
+  size_t nUpd = n > nst ? (size_t)n - nst : 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned k = (unsigned)(i % nst);
+    const FseD *e = &t[st[k]];
+    o[i] = e->sym;
+    if (i < nUpd) st[k] = e->next + brRead(&r, e->nb);
+  }
+  if (r.p != 0) return BAD("zl: FSE bitstream %s", r.p > 0 ? "not fully used" : "overrun");
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- Huffman */
+
+#define HUF_MAXLOG 12
+typedef struct {
+  uint8_t sym, nb;
+} HufD;
+
+static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog) {
+  if (nw < 2 || nw > 256) return BAD("zl: Huffman with %zu weights", nw);
+  unsigned sum = 0, nz = 0, cnt[HUF_MAXLOG + 2] = {0};
+  for (size_t i = 0; i < nw; i++) {
+    if (w[i] > HUF_MAXLOG) return BAD("zl: Huffman weight %u too large", w[i]);
+    sum += (1u << w[i]) >> 1, nz += w[i] != 0, cnt[w[i]]++;
+  }
+  if (nz < 2 || sum == 0 || (sum & (sum - 1))) return BAD("zl: Huffman weights sum to %u", sum);
+  unsigned log = 31 - __builtin_clz(sum);
+  if (log > HUF_MAXLOG) return BAD("zl: Huffman table log %u", log);
+  unsigned start[HUF_MAXLOG + 2], next = 0;
+  for (unsigned k = 1; k <= log; k++) start[k] = next, next += cnt[k] << (k - 1);
+  for (size_t s = 0; s < nw; s++) {
+    unsigned k = w[s];
+    if (!k) continue;
+    unsigned len = 1u << (k - 1);
+    for (unsigned u = 0; u < len; u++) t[start[k] + u].sym = (uint8_t)s, t[start[k] + u].nb = (uint8_t)(log + 1 - k);
+    start[k] += len;
+  }
+  *pLog = log;
+  return CAIRN_OK;
+}
+
+static int hufStream(const HufD *t, unsigned log, const uint8_t *b, size_t n, uint8_t *o, size_t no) {
+  BitR r = {0};
+  CAIRN_TRY(brInit(&r, b, n));
+  for (size_t i = 0; i < no; i++) {
+    const HufD *e = &t[brPeek(&r, log)];
+    o[i] = e->sym;
+    r.p -= e->nb;
+    if (r.p < 0) return BAD("zl: Huffman bitstream overrun");
+  }
+  if (r.p != 0) return BAD("zl: Huffman bitstream not fully used");
+  return CAIRN_OK;
+}
+
+/* 50: Huffman, one or four streams */
+static int decHuffman(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut) {
+  const ZlStream *wt = in[0], *bits = in[1];
+  if (nh < 2 || nh > 9) return BAD("zl: bad Huffman header");
+  int x4 = h[0] & 1;
+  uint64_t n = cairnGetLEn(h + 1, (unsigned)nh - 1);
+  if (n < 2) return BAD("zl: Huffman output of %llu symbols", (unsigned long long)n);
+  if (n > (uint64_t)bits->nb * 8 * 16 + 64) return BAD("zl: Huffman output of %llu symbols from %zu bytes", (unsigned long long)n, bits->nb);
+  HufD t[1u << HUF_MAXLOG];
+  unsigned log = 0;
+  CAIRN_TRY(hufBuild(t, wt->p, wt->nb, &log));
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_SERIAL, 1, (size_t)n));
+  if (!x4) return hufStream(t, log, bits->p, bits->nb, out[0]->p, (size_t)n);
+  const uint8_t *b = bits->p;
+  if (bits->nb < 10) return BAD("zl: 4-stream Huffman of %zu bytes", bits->nb);
+  size_t l[4] = {cairnGetLE16(b), cairnGetLE16(b + 2), cairnGetLE16(b + 4), 0};
+  if (l[0] + l[1] + l[2] + 6 > bits->nb) return BAD("zl: Huffman jump table beyond the stream");
+  l[3] = bits->nb - 6 - l[0] - l[1] - l[2];
+  size_t seg = ((size_t)n + 3) / 4, pos = 6;
+  if (3 * seg > n) return BAD("zl: Huffman output too small for 4 streams");
+  for (int k = 0; k < 4; k++) {
+    size_t no = k < 3 ? seg : (size_t)n - 3 * seg;
+    CAIRN_TRY(hufStream(t, log, b + pos, l[k], out[0]->p + k * seg, no));
+    pos += l[k];
+  }
+  return CAIRN_OK;
+}
+
+#define S ZT_SERIAL
+#define N ZT_NUMERIC
+const ZlTransform cairnZlEntropyTransforms[] = {
+    {ZID_FSE_NCOUNT, 1, 0, 1, {S}, N, decFseNcount, "fse_ncount"},
+    {ZID_FSE, 2, 0, 1, {N, S}, S, decFse, "fse_v2"},
+    {ZID_HUFFMAN, 2, 0, 1, {N, S}, S, decHuffman, "huffman_v2"},
+    {0, 0, 0, 0, {0}, 0, NULL, NULL},
+};

@@ -1,0 +1,104 @@
+/*
+** 2026-11-29
+**
+** core/zl/zl_int.h - what the OpenZL-format codec's files share: the typed stream, the
+** transform table, bit/varint helpers, XXH3 and LZ4. Wire facts are those of OpenZL format
+** version 26 (magic 0xD7B1A5C0 + version, transposed decoding map, stored streams, footers).
+*/
+#ifndef CAIRN_ZL_INT_H
+#define CAIRN_ZL_INT_H
+
+#include "common/internal.h"
+#include "cairn/zl.h"
+
+#define ZL_MAGIC_BASE 0xD7B1A5C0u
+#define ZL_FORMAT 26
+#define ZL_FORMAT_MIN 21 /* chunked frames: the only layout this codec reads */
+
+/* Stream types, as OpenZL's bit mask (ZL_Type_*). Wire encoding is 0..3 = log2. */
+enum { ZT_SERIAL = 1, ZT_STRUCT = 2, ZT_NUMERIC = 4, ZT_STRING = 8 };
+
+/* Standard transform IDs of the wire format (the ones this codec knows). */
+enum {
+  ZID_DELTA = 1, ZID_ZIGZAG = 3, ZID_TRANSPOSE_SPLIT = 4, ZID_SERIAL_TO_STRUCT = 5,
+  ZID_STRUCT_TO_SERIAL = 6, ZID_STRUCT_TO_NUM = 7, ZID_NUM_TO_STRUCT = 8, ZID_SERIAL_TO_NUM = 9,
+  ZID_NUM_TO_SERIAL = 10, ZID_SERIAL_STRING = 11, ZID_SEPARATE_STRING = 12,
+  ZID_STRUCT_TO_NUM_BE = 13, ZID_SERIAL_TO_NUM_BE = 14, ZID_SENTINEL = 18, ZID_LZ = 19,
+  ZID_ZSTD = 22, ZID_FIELD_LZ = 24, ZID_QUANT_OFFSETS = 25, ZID_QUANT_LENGTHS = 26,
+  ZID_BITPACK_SERIAL = 27, ZID_BITPACK_INT = 28, ZID_FLATPACK = 29, ZID_TSPLIT2 = 30,
+  ZID_TSPLIT4 = 31, ZID_TSPLIT8 = 32, ZID_RANGE_PACK = 35, ZID_TOKENIZE_FIXED = 36,
+  ZID_TOKENIZE_NUM = 37, ZID_TOKENIZE_STRING = 38, ZID_SPLITN = 40, ZID_CONST_SERIAL = 44,
+  ZID_CONST_FIXED = 45, ZID_SPLITN_STRUCT = 47, ZID_SPLITN_NUM = 48, ZID_FSE = 49,
+  ZID_HUFFMAN = 50, ZID_HUFFMAN_STRUCT = 51, ZID_FSE_NCOUNT = 52, ZID_DISPATCH_STRING = 54,
+  ZID_CONCAT_SERIAL = 55, ZID_CONCAT_NUM = 57, ZID_CONCAT_STRUCT = 58, ZID_LZ4 = 62,
+  ZID_PARTITION = 64, ZID_MUX_LENGTHS = 65, ZID_END = 128
+};
+
+/* A typed stream. Serial: width 1. String: content bytes + aLen[n] lengths. Data is owned
+** unless pBorrow is set (a stored stream pointing into the frame). */
+typedef struct ZlStream {
+  uint8_t type;
+  uint32_t width; /* element width in bytes (1 for serial and string content) */
+  size_t n;       /* number of elements (strings for ZT_STRING) */
+  size_t nb;      /* content bytes */
+  uint8_t *p;
+  uint32_t *aLen;
+  uint8_t own;
+} ZlStream;
+
+/* Decoder context handed to each transform. */
+typedef struct ZlDec ZlDec;
+int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t n);
+int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n);
+void cairnZlFreeStream(ZlDec *d, ZlStream *s);
+uint64_t cairnZlOffset(const ZlDec *d);
+void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless format */ /* frame offset of the current decoder's chunk */
+
+/* Decode one frame at b[0..n); *pnFrame = its length. noCheck skips the checksum comparisons
+** (fuzzing only: lets mutated frames reach the transform decoders). */
+int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, size_t *pnOut, size_t *pnFrame, int noCheck);
+
+/* XXH3-64, seed 0 */
+uint64_t cairnXxh3(const void *p, size_t n);
+
+/* Varint (LEB128). Returns bytes used, 0 on truncation or overflow. */
+static inline size_t zlVarGet(const uint8_t *p, const uint8_t *e, uint64_t *pv) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < 10 && p + i < e; i++) {
+    v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+    if (!(p[i] & 0x80)) {
+      *pv = v;
+      return i + 1;
+    }
+  }
+  return 0;
+}
+static inline size_t zlVarPut(uint8_t *p, uint64_t v) {
+  size_t i = 0;
+  while (v >= 128) p[i++] = (uint8_t)(0x80 | (v & 0x7f)), v >>= 7;
+  p[i++] = (uint8_t)v;
+  return i;
+}
+static inline int zlBitsFor(uint64_t bound) { /* n so that (1<<n) >= bound */
+  return bound <= 1 ? 0 : 64 - __builtin_clzll(bound - 1);
+}
+
+/* LZ4 block format (core/zl/zl_lz4.c). Decode returns bytes written or -1. */
+long cairnLz4Decode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap);
+size_t cairnLz4Bound(size_t n);
+size_t cairnLz4Encode(const uint8_t *src, size_t n, uint8_t *dst);
+
+/* Transform decoders: ins[] in the decoder's order (fixed inputs first, then variable), outs[]
+** the regenerated streams to fill. */
+typedef int (*zl_dec_fn)(ZlDec *d, const uint8_t *pHdr, size_t nHdr, ZlStream **ins, size_t nIn,
+                         ZlStream **outs, size_t nOut);
+typedef struct ZlTransform {
+  uint8_t id, nFixed, hasVar, nOut; /* nOut 0 = any */
+  uint8_t inTypes[8];               /* types of the fixed inputs; var inputs: inTypes[nFixed] mask */
+  uint8_t outType;                  /* 0 = decided by the decoder */
+  zl_dec_fn x;
+  const char *zName;
+} ZlTransform;
+const ZlTransform *cairnZlTransform(unsigned id);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+** 2026-11-29
+**
+** native/cli_zl.c - `cairn compress [-p PROFILE] [-l LEVEL] IN -o OUT` and `cairn decompress IN -o OUT`:
+** OpenZL-format frames (format 26) through the streaming API, in bounded memory whatever the
+** file size. Profiles: serial, u8, le-u16, le-u32, le-u64, le-i64, csv.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int zlArgs(const char *zCmd, int argc, char **argv, int withProfile, const char **pzIn, const char **pzOut, int *pProfile,
+                  int *pLevel) {
+  *pzIn = *pzOut = NULL;
+  *pProfile = CAIRN_ZL_SERIAL;
+  *pLevel = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) *pzOut = argv[++i];
+    else if (withProfile && strcmp(argv[i], "-l") == 0 && i + 1 < argc) {
+      *pLevel = atoi(argv[++i]);
+      if (*pLevel < 1 || *pLevel > 22) return cliUsage(zCmd, "level must be 1..22");
+    }
+    else if (withProfile && strcmp(argv[i], "-p") == 0 && i + 1 < argc) {
+      *pProfile = cairn_zl_profile_from_name(argv[++i]);
+      if (*pProfile < 0) return cliUsage(zCmd, "unknown profile '%s' (serial, u8, le-u16, le-u32, le-u64, le-i64, csv)", argv[i]);
+    } else if (!*pzIn && argv[i][0] != '-') *pzIn = argv[i];
+    else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
+  }
+  if (!*pzIn || !*pzOut) return cliUsage(zCmd, "need IN and -o OUT");
+  return 0;
+}
+
+static int zlRun(const char *zCmd, int argc, char **argv, int compress) {
+  const char *zIn, *zOut;
+  int profile, level, rc;
+  if ((rc = zlArgs(zCmd, argc, argv, compress, &zIn, &zOut, &profile, &level))) return rc;
+  cairn_file *in, *out;
+  if (cliOpenRead(zCmd, zIn, &in)) return 1;
+  if (cliOpenWrite(zCmd, zOut, &out)) return cairn_file_close(in), 1;
+  uint64_t nIn = 0, nOut = 0;
+  rc = compress ? cairn_zl_compress_file(profile, level, in, out, cliProgress, (void *)zCmd, &nIn, &nOut)
+                : cairn_zl_decompress_file(in, out, cliProgress, (void *)zCmd, &nIn, &nOut);
+  cliProgressEnd();
+  cairn_file_close(in);
+  int rc2 = cairn_file_close(out);
+  if (rc || rc2) return cliFail(zCmd, rc ? rc : rc2);
+  return 0;
+}
+
+int cliCompress(int argc, char **argv) { return zlRun("compress", argc, argv, 1); }
+int cliDecompress(int argc, char **argv) { return zlRun("decompress", argc, argv, 0); }

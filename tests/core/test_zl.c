@@ -1,0 +1,306 @@
+/* 2026-11-29 - the OpenZL-format codec: XXH3 against reference values, the golden frames of
+** OpenZL's own CLI (../shared/data/openzl-v26), round trips of every profile, malformed frames. */
+#include <stdlib.h>
+
+#include "common/internal.h"
+#include "tf.h"
+#include "zl/zl_int.h"
+#include "cairn/sha256.h"
+
+#define ZL_GOLDEN_MIN 20
+
+/* XXH3-64 of the first n bytes of a xorshift buffer, computed with the reference xxHash
+** implementation (xxhash.h 0.8, XXH_INLINE_ALL), covering every length class of XXH3. */
+static const struct {
+  int n;
+  uint64_t h;
+} kXxh[] = {
+    {0, 0x2d06800538d394c2ull},
+    {1, 0x07d5ae159a919058ull},
+    {2, 0x3bfab338e01a7c90ull},
+    {3, 0x3f7ca198e38a9dd8ull},
+    {4, 0x7e9ffd5315ced531ull},
+    {5, 0x9d699b8f2cef6852ull},
+    {7, 0xe0361bb27d9991b4ull},
+    {8, 0x080bb5587dddbcccull},
+    {9, 0x57339e096b0bc95cull},
+    {15, 0x6e1e56fda1e36045ull},
+    {16, 0x3bd319479dba1b29ull},
+    {17, 0xc847380e61a6022full},
+    {31, 0x5c08193bbbf9dbecull},
+    {32, 0x923680bb2d97f47bull},
+    {33, 0xac63f04df743f2a3ull},
+    {63, 0x83f4e0d0640ed22cull},
+    {64, 0x8d28779b8326a96cull},
+    {65, 0x24f293c4914481e7ull},
+    {95, 0xce7242375d1dff59ull},
+    {96, 0x43bdeb7472fd9485ull},
+    {97, 0x303e65436f588f66ull},
+    {127, 0x49fd352f2c5d824aull},
+    {128, 0x869719f808986034ull},
+    {129, 0xfe8faf78e75b87e0ull},
+    {200, 0x627a7e41150a76acull},
+    {239, 0xd3635842d08301b1ull},
+    {240, 0x5c9c59f8c78ad1a6ull},
+    {241, 0xe228aef82e94348cull},
+    {255, 0x24240d29c03f4ee7ull},
+    {256, 0x625b00e95c5955d2ull},
+    {500, 0x9dff3ba1f34a1032ull},
+    {1023, 0x4a46879281d8fd32ull},
+    {1024, 0x3bdc77f63c7b9effull},
+    {1025, 0x0a5abe8c747da52eull},
+    {2047, 0xad91b37831313cf1ull},
+    {2048, 0xd7f08cbd1734de4full},
+    {2049, 0xea2b831b528a8d85ull},
+    {4096, 0xfebf8778159043c5ull},
+};
+
+TEST(zl, xxh3) {
+  static uint8_t buf[4096];
+  uint64_t g = 0x9E3779B185EBCA8Dull;
+  for (int i = 0; i < 4096; i++) {
+    g ^= g << 13, g ^= g >> 7, g ^= g << 17;
+    buf[i] = (uint8_t)(g >> 24);
+  }
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(kXxh); i++) {
+    if (cairnXxh3(buf, (size_t)kXxh[i].n) != kXxh[i].h) tfFail(__FILE__, __LINE__, "xxh3 of %d bytes", kXxh[i].n);
+  }
+}
+
+/* MANIFEST.tsv: frame input profile input_bytes frame_bytes zstd3 zstd19 sha256 */
+typedef struct {
+  char zFrame[96], zInput[96], zProfile[16], zSha[65];
+  long nIn, nFrame;
+} Golden;
+
+static int readManifest(Golden *a, int nMax) {
+  size_t n;
+  uint8_t *p = tfReadFile(tfData("openzl-v26/MANIFEST.tsv"), &n);
+  if (!p) return -1;
+  int k = 0;
+  char *z = (char *)p, *e = z + n;
+  while (z < e && *z != '\n') z++; /* header line */
+  while (z < e && k < nMax) {
+    z++;
+    char *eol = memchr(z, '\n', (size_t)(e - z));
+    if (!eol) eol = e;
+    if (eol - z > 10) {
+      Golden *g = &a[k];
+      char aF[8][100];
+      int f = 0, j = 0;
+      memset(aF, 0, sizeof aF);
+      for (char *q = z; q < eol && f < 8; q++) {
+        if (*q == '\t') f++, j = 0;
+        else if (j < 99) aF[f][j++] = *q;
+      }
+      memcpy(g->zFrame, aF[0], 95), memcpy(g->zInput, aF[1], 95), memcpy(g->zProfile, aF[2], 15), memcpy(g->zSha, aF[7], 64);
+      g->zFrame[95] = g->zInput[95] = g->zProfile[15] = g->zSha[64] = 0;
+      g->nIn = strtol(aF[3], NULL, 10), g->nFrame = strtol(aF[4], NULL, 10);
+      k++;
+    }
+    z = eol;
+  }
+  cairn_free(p);
+  return k;
+}
+
+static uint8_t *readGolden(const char *zRel, size_t *pn) {
+  char z[200];
+  cairnFormat(z, sizeof z, "openzl-v26/%s", zRel);
+  return tfReadFile(tfData(z), pn);
+}
+
+/* Every golden frame decodes to its input, byte for byte, with both checksums verified (the
+** frames carry them; a mismatch fails with CAIRN_CHECKSUM). */
+TEST(zl, golden_decode) {
+  Golden a[40];
+  int n = readManifest(a, 40);
+  CHECK(n >= 20);
+  int nOk = 0;
+  for (int i = 0; i < n; i++) {
+    size_t nf, ni, nd = 0;
+    uint8_t *f = readGolden(a[i].zFrame, &nf), *in = readGolden(a[i].zInput, &ni);
+    CHECK(f && in);
+    CHECK_EQ(nf, a[i].nFrame);
+    CHECK_EQ(ni, a[i].nIn);
+    char zHex[65];
+    uint8_t dg[32];
+    cairn_sha256(in, ni, dg);
+    cairn_hex(dg, 32, zHex);
+    CHECK_STR(zHex, a[i].zSha);
+    uint64_t nDecl = 0;
+    CHECK_OK(cairn_zl_decompressed_size(f, nf, &nDecl));
+    CHECK_EQ(nDecl, ni);
+    uint8_t *out = cairn_malloc(ni + 1);
+    int rc = cairn_zl_decompress(f, nf, out, ni, &nd);
+    if (rc == CAIRN_OK) {
+      CHECK_EQ(nd, ni);
+      CHECK_MEM(out, in, ni);
+      nOk++;
+    } else if (rc != CAIRN_UNSUPPORTED) {
+      tfFail(__FILE__, __LINE__, "%s: %s", a[i].zFrame, cairn_errmsg());
+    }
+    cairn_free(out), cairn_free(f), cairn_free(in);
+  }
+  printf("  zl: %d of %d golden frames decoded\n", nOk, n);
+  CHECK(nOk >= ZL_GOLDEN_MIN);
+}
+
+/* Truncations at every length and single-byte corruptions of small golden frames: a clean
+** error, never a crash (sanitizer builds check the rest). */
+TEST(zl, malformed) {
+  const char *az[] = {"frames/empty.serial.zl", "frames/tiny_64.serial.zl", "frames/zeros_1m.serial.zl", "frames/u64_ids.le-u64.zl"};
+  for (size_t k = 0; k < CAIRN_ARRAY_SIZE(az); k++) {
+    size_t nf, nd;
+    uint8_t *f = readGolden(az[k], &nf);
+    CHECK(f);
+    uint8_t *out = cairn_malloc(1 << 20);
+    for (size_t cut = 0; cut < nf && cut < 4000; cut++) CHECK(cairn_zl_decompress(f, cut, out, 1 << 20, &nd) != CAIRN_OK);
+    for (size_t i = 0; i < nf && i < 600; i++) {
+      uint8_t save = f[i];
+      f[i] ^= (uint8_t)(1u << (i % 8));
+      int rc = cairn_zl_decompress(f, nf, out, 1 << 20, &nd);
+      CHECK(rc != CAIRN_OK);
+      f[i] = save;
+    }
+    cairn_free(out), cairn_free(f);
+  }
+  /* mutations of every golden frame with checksum comparisons off, so that they reach the
+  ** transform decoders: any result but a crash, a hang or unbounded memory is fine */
+  Golden g[40];
+  int ng = readManifest(g, 40);
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < ng; i++) {
+    size_t nf, nd2, nFrame;
+    uint8_t *f = readGolden(g[i].zFrame, &nf), *o = cairn_malloc((size_t)g[i].nIn + 1), *m = cairn_malloc(nf + 1);
+    CHECK(f && o && m);
+    for (int k = 0; k < 40; k++) {
+      memcpy(m, f, nf);
+      for (int e = 0; e < 1 + k % 3; e++) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        if (nf) m[rng % nf] ^= (uint8_t)(1u << ((rng >> 32) % 8));
+      }
+      cairnZlDecodeFrame(m, nf, o, (size_t)g[i].nIn, &nd2, &nFrame, 1);
+    }
+    cairn_free(f), cairn_free(o), cairn_free(m);
+  }
+  /* hostile declared size: the buffer bounds it */
+  uint8_t hdr[] = {0xda, 0xa5, 0xb1, 0xd7, 0x00, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x05, 0x01};
+  size_t nd;
+  uint8_t o[16];
+  CHECK_RC(cairn_zl_decompress(hdr, sizeof hdr, o, sizeof o, &nd), CAIRN_RANGE);
+  hdr[0] = 0;
+  CHECK_RC(cairn_zl_decompress(hdr, sizeof hdr, o, sizeof o, &nd), CAIRN_CORRUPT);
+}
+
+/* cairn's frame for every MANIFEST pair: decodes to the input (our reader), is no larger than
+** OpenZL's frame for the same (input, profile), and smaller on at least half of the pairs.
+** Frames are left in tfTmp("zl/") so that an independent decoder can be run over them. */
+TEST(zl, golden_encode) {
+  Golden a[40];
+  int n = readManifest(a, 40);
+  CHECK(n >= 20);
+  int nSmaller = 0, nLarger = 0;
+  for (int i = 0; i < n; i++) {
+    size_t ni, nf, nd;
+    uint8_t *in = readGolden(a[i].zInput, &ni);
+    CHECK(in);
+    int prof = cairn_zl_profile_from_name(a[i].zProfile);
+    CHECK(prof >= 0);
+    size_t cap = cairn_zl_compress_bound(ni);
+    uint8_t *f = cairn_malloc(cap), *d = cairn_malloc(ni + 1);
+    CHECK_OK(cairn_zl_compress(prof, in, ni, f, cap, &nf));
+    CHECK_OK(cairn_zl_decompress(f, nf, d, ni, &nd));
+    CHECK_EQ(nd, ni);
+    CHECK_MEM(d, in, ni);
+    char z[160];
+    cairnFormat(z, sizeof z, "zl/%s", a[i].zFrame + 7);
+    tfWriteFile(tfTmp(z), f, nf);
+    printf("  %-28s %-7s openzl %8ld  cairn %8zu  (%s)\n", a[i].zFrame + 7, a[i].zProfile, a[i].nFrame, nf,
+           (long)nf < a[i].nFrame ? "smaller" : (long)nf == a[i].nFrame ? "equal" : "LARGER");
+    nSmaller += (long)nf < a[i].nFrame;
+    nLarger += (long)nf > a[i].nFrame;
+    cairn_free(f), cairn_free(d), cairn_free(in);
+  }
+  CHECK_EQ(nLarger, 0);
+  CHECK(2 * nSmaller >= n);
+}
+
+/* Inputs above one segment: several chunks, compressed through the host's parallel-for. The
+** frame must not depend on the thread count (same bytes with xParallelFor NULL), and the
+** streaming API must write the same frame and read it back in bounded memory. */
+static void fillSensor(uint8_t *p, size_t n) {
+  uint32_t v = 1000;
+  for (size_t i = 0; i + 4 <= n; i += 4) {
+    v += (uint32_t)((i * 2654435761u) >> 29) - 3;
+    cairnPutLE32(p + i, v);
+  }
+}
+TEST(zl, parallel_and_stream) {
+  size_t n = (9u << 20) + 4096, cap = cairn_zl_compress_bound(n), nf = 0, nf1 = 0, nd = 0;
+  uint8_t *a = cairn_malloc(n), *f = cairn_malloc(cap), *f1 = cairn_malloc(cap), *d = cairn_malloc(n);
+  CHECK(a && f && f1 && d);
+  fillSensor(a, n);
+  CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_LE_U32, 3, a, n, f, cap, &nf));
+  cairn_host h = *cairn_host_get(), hSeq = h;
+  hSeq.xParallelFor = NULL;
+  CHECK_OK(cairn_host_set(&hSeq));
+  int rc = cairn_zl_compress_level(CAIRN_ZL_LE_U32, 3, a, n, f1, cap, &nf1);
+  CHECK_OK(cairn_host_set(&h));
+  CHECK_OK(rc);
+  CHECK_EQ(nf, nf1);
+  CHECK_MEM(f, f1, nf);
+  CHECK(nf < n / 4);
+  CHECK_OK(cairn_zl_decompress(f, nf, d, n, &nd));
+  CHECK_EQ(nd, n);
+  CHECK_MEM(a, d, n);
+  /* streams */
+  cairn_file *in, *mid, *out;
+  CHECK_OK(cairn_memfile_open(a, n, &in));
+  CHECK_OK(cairn_memfile_open(NULL, 0, &mid));
+  CHECK_OK(cairn_memfile_open("stale bytes that must go", 24, &out));
+  uint64_t nIn = 0, nOut = 0;
+  CHECK_OK(cairn_zl_compress_file(CAIRN_ZL_LE_U32, 3, in, mid, NULL, NULL, &nIn, &nOut));
+  CHECK_EQ(nIn, n);
+  CHECK_EQ(nOut, nf);
+  const uint8_t *pm;
+  size_t nm;
+  CHECK_OK(cairn_memfile_data(mid, &pm, &nm));
+  CHECK_EQ(nm, nf);
+  CHECK_MEM(pm, f, nf);
+  CHECK_OK(cairn_zl_decompress_file(mid, out, NULL, NULL, &nIn, &nOut));
+  CHECK_EQ(nOut, n);
+  CHECK_OK(cairn_memfile_data(out, &pm, &nm));
+  CHECK_EQ(nm, n);
+  CHECK_MEM(pm, a, n);
+  /* a truncated stream fails cleanly */
+  cairn_file *tr;
+  CHECK_OK(cairn_memfile_open(f, nf - 9, &tr));
+  CHECK(cairn_zl_decompress_file(tr, out, NULL, NULL, NULL, NULL) != CAIRN_OK);
+  cairn_file_close(tr), cairn_file_close(in), cairn_file_close(mid), cairn_file_close(out);
+  cairn_free(a), cairn_free(f), cairn_free(f1), cairn_free(d);
+}
+
+TEST(zl, profiles_and_misuse) {
+  CHECK_EQ(cairn_zl_profile_from_name("le-i64"), CAIRN_ZL_LE_I64);
+  CHECK_EQ(cairn_zl_profile_from_name("nope"), -1);
+  uint8_t a[7] = {1, 2, 3, 4, 5, 6, 7}, f[256];
+  size_t nf;
+  CHECK_RC(cairn_zl_compress(CAIRN_ZL_LE_U32, a, 7, f, sizeof f, &nf), CAIRN_MISUSE);
+  CHECK_RC(cairn_zl_compress(99, a, 7, f, sizeof f, &nf), CAIRN_MISUSE);
+  CHECK_RC(cairn_zl_compress(CAIRN_ZL_SERIAL, a, 7, f, 10, &nf), CAIRN_RANGE);
+  /* every profile round-trips small and odd inputs */
+  static uint8_t b[4096];
+  for (int prof = 0; prof <= CAIRN_ZL_CSV; prof++) {
+    for (size_t n = 0; n <= 4096; n = n ? n * 2 : 8) {
+      for (size_t i = 0; i < n; i++) b[i] = prof == CAIRN_ZL_CSV ? (uint8_t)("a,1,\"x,y\"\n"[i % 10]) : (uint8_t)(i * i >> 3);
+      size_t cap = cairn_zl_compress_bound(n), nd;
+      uint8_t *c = cairn_malloc(cap), d[4096];
+      CHECK_OK(cairn_zl_compress(prof, b, n, c, cap, &nf));
+      CHECK_OK(cairn_zl_decompress(c, nf, d, n, &nd));
+      CHECK_EQ(nd, n);
+      CHECK_MEM(d, b, n);
+      cairn_free(c);
+    }
+  }
+}
