@@ -287,15 +287,15 @@ TEST(h5w, wide) {
 TEST(h5w, lz4_fletcher) {
   uint8_t src[20000], dst[21000], back[20000];
   for (int i = 0; i < 20000; i++) src[i] = (uint8_t)((i / 7) % 13 + (i % 1000 == 0 ? i : 0));
-  size_t n = cairnLz4Compress(src, sizeof src, dst, sizeof dst), got;
+  size_t n = h5wLz4Compress(src, sizeof src, dst, sizeof dst), got;
   CHECK(n < 5000);
-  CHECK_OK(cairnLz4Decompress(dst, n, back, sizeof back, &got));
+  CHECK_OK(h5wLz4Decompress(dst, n, back, sizeof back, &got));
   CHECK_EQ(got, sizeof src);
   CHECK_MEM(src, back, sizeof src);
   tfFillRandom(src, sizeof src, 5);
-  n = cairnLz4Compress(src, sizeof src, dst, sizeof dst);
-  CHECK(n <= cairnLz4Bound(sizeof src));
-  CHECK_OK(cairnLz4Decompress(dst, n, back, sizeof back, &got));
+  n = h5wLz4Compress(src, sizeof src, dst, sizeof dst);
+  CHECK(n <= h5wLz4Bound(sizeof src));
+  CHECK_OK(h5wLz4Decompress(dst, n, back, sizeof back, &got));
   CHECK_MEM(src, back, sizeof src);
-  CHECK(cairnLz4Decompress(dst, n - 3, back, sizeof back, &got) != CAIRN_OK || got != sizeof src);
+  CHECK(h5wLz4Decompress(dst, n - 3, back, sizeof back, &got) != CAIRN_OK || got != sizeof src);
 }
