@@ -299,3 +299,98 @@ TEST(h5w, lz4_fletcher) {
   CHECK_MEM(src, back, sizeof src);
   CHECK(h5wLz4Decompress(dst, n - 3, back, sizeof back, &got) != CAIRN_OK || got != sizeof src);
 }
+
+/* ---- cairn's own reader (core/h5/r_*.c) reads the corpus back, value by value ---- */
+static int readF64(cairn_h5 *h, const char *zPath, double *a, size_t n) {
+  cairn_h5_obj *o;
+  int rc = cairn_h5_get(h, zPath, &o);
+  if (rc) return rc;
+  cairn_h5_info in;
+  rc = cairn_h5_info_get(o, &in);
+  if (!rc && in.nElem != n) rc = cairn_seterr(CAIRN_RANGE, "%s: %llu elements, want %zu", zPath, (unsigned long long)in.nElem, n);
+  if (!rc) rc = cairn_h5_read(o, NULL, CAIRN_H5_F64, a, n * sizeof(double));
+  cairn_h5_obj_close(o);
+  return rc;
+}
+
+TEST(h5w, reader_reads_back) {
+  /* the three corpus files are written by the tests above (same suite, run in order) */
+  cairn_h5 *h;
+  double *a = cairnMalloc(sizeof(double) * 7000);
+  CHECK(a);
+  CHECK_OK(cairn_h5_open_path(tfTmp("h5w_types.h5"), &h));
+  CHECK_OK(readF64(h, "/f32", a, 1000));
+  for (int i = 0; i < 1000; i++) CHECK(a[i] == (double)((float)i * 0.25f - 3.0f));
+  CHECK_OK(readF64(h, "/i64", a, 1000));
+  for (int i = 0; i < 1000; i++) CHECK(a[i] == (double)(-(int64_t)i * 123456789));
+  CHECK_OK(readF64(h, "/compact", a, 20));
+  for (int i = 0; i < 20; i++) CHECK(a[i] == i * 11 - 100);
+  CHECK_OK(readF64(h, "/filled", a, 20));
+  CHECK(a[19] == -1.5);
+  cairn_h5_obj *o, *at;
+  char *z;
+  size_t nz;
+  CHECK_OK(cairn_h5_get(h, "/vstr", &o));
+  CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
+  CHECK(strncmp(z, "[\"alpha\",\"\",\"\xce\xb2-unicode\",\"xxxx", 25) == 0 && strstr(z, "\"omega\"]"));
+  cairn_free(z);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/cmpd", &o));
+  CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
+  CHECK(strstr(z, "{\"a\":21,\"b\":0.75,\"c\":\"abc3\"}") != NULL);
+  cairn_free(z);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/enum", &o));
+  CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
+  CHECK(strncmp(z, "[\"RED\",\"GREEN\",\"BLUE\",\"RED\"", 26) == 0);
+  cairn_free(z);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/g1/g2", &o));
+  CHECK_OK(cairn_h5_attr(o, "names", &at));
+  CHECK_OK(cairn_h5_read_json(at, NULL, &z, &nz));
+  CHECK_STR(z, "[\"alpha\",\"\",\"\xce\xb2-unicode\"]");
+  cairn_free(z);
+  cairn_h5_obj_close(at);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/f32", &o));
+  cairn_h5_info in;
+  CHECK_OK(cairn_h5_info_get(o, &in));
+  CHECK_EQ(in.nAttr, 2);
+  CHECK_EQ(in.typeClass, CAIRN_H5_T_FLOAT);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+
+  CHECK_OK(cairn_h5_open_path(tfTmp("h5w_chunked.h5"), &h));
+  for (int k = 0; k < 8; k++) {
+    char zp[8];
+    cairnFormat(zp, sizeof zp, "/c%d", k);
+    CHECK_OK(readF64(h, zp, a, 7000));
+    for (int i = 0; i < 7000; i++) CHECK(a[i] == i * 0.5);
+  }
+  CHECK_OK(readF64(h, "/ext", a, 300));
+  for (int i = 0; i < 300; i++) CHECK(a[i] == i);
+  CHECK_OK(readF64(h, "/partial", a, 35));
+  for (int i = 0; i < 35; i++) CHECK(a[i] == i * 1.5);
+  CHECK_OK(readF64(h, "/long", a, 300));
+  for (int i = 0; i < 300; i++) CHECK(a[i] == i * 3 + 1);
+  CHECK_OK(readF64(h, "/fillonly", a, 100));
+  for (int i = 0; i < 100; i++) CHECK(a[i] == -7);
+  cairn_h5_close(h);
+
+  CHECK_OK(cairn_h5_open_path(tfTmp("h5w_wide.h5"), &h));
+  CHECK_OK(cairn_h5_get(h, "/many", &o));
+  CHECK_OK(cairn_h5_info_get(o, &in));
+  CHECK_EQ(in.nLink, 2000);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/attrs", &o));
+  CHECK_OK(cairn_h5_info_get(o, &in));
+  CHECK_EQ(in.nAttr, 127);
+  CHECK_OK(cairn_h5_attr(o, "a5", &at));
+  int64_t v = 0;
+  CHECK_OK(cairn_h5_read(at, NULL, CAIRN_H5_I64, &v, sizeof v));
+  CHECK_EQ(v, 18);
+  cairn_h5_obj_close(at);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  cairnFree(a);
+}
