@@ -6,7 +6,8 @@
 #      state (the last commit before the crash);
 #   3. h5py compares every value (check_h5py.py), a C program linked to libhdf5 too (h5w_read.c);
 #   4. h5wasm (with the zstd/lz4 plugins) and jsfive compare values (check_js.mjs);
-#   5. kill -9 of the CLI in the middle of commits (tests/cli/h5w_kill.sh).
+#   5. kill -9 of the CLI in the middle of commits (tests/cli/h5w_kill.sh);
+#   also edit_h5py.sh (cairn edits h5py files) and repack.sh (cairn repack vs h5diff).
 set -u
 TESTS=${1:?cairn_tests binary}
 CAIRN=${2:?cairn binary}
@@ -57,6 +58,9 @@ node "$here/check_js.mjs" "$t" || fail=1
 
 # 4b. editing files libhdf5/h5py wrote
 bash "$here/edit_h5py.sh" "$CAIRN" "$t" || fail=1
+
+# 4c. cairn repack (reader + writer) against h5diff
+bash "$here/repack.sh" "$CAIRN" "$t" "$t" || fail=1
 
 # 5. kill -9
 CAIRN="$CAIRN" bash "$here/../cli/h5w_kill.sh" "$t" || fail=1

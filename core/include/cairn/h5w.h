@@ -122,6 +122,17 @@ int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName);
 */
 int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]);
 
+/*
+** Copy every group, dataset and attribute of the HDF5 file `in` (anything cairn's reader opens:
+** libhdf5 files of any libver, h5py, cairn) into a new file written to `out` (flags as for
+** cairn_h5w_create). zFilter (NULL = keep each dataset's filters) such as "zstd:3" or
+** "shuffle,deflate:6" is applied to every non-compact dataset with data (contiguous ones become
+** chunked). Memory stays bounded by a row block of chunks. Soft/external links, committed
+** datatypes and null dataspaces are not copied; types the writer cannot write (references,
+** opaque...) fail with CAIRN_UNSUPPORTED naming the object.
+*/
+int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsigned flags);
+
 /* Statistics for tests and tools. */
 typedef struct cairn_h5w_stats {
   uint64_t nEof;       /* committed end-of-file address */

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/interop/repack.sh CAIRN CORPUS_DIR TMPDIR - `cairn repack [--filter SPEC] IN OUT` on the
+# writer corpus and on files h5py writes with libver earliest and latest (symbol-table and
+# compact groups, dense attributes, compound/enum/vlen strings, every chunk index, filters);
+# h5diff (libhdf5) must report no difference between IN and OUT.
+set -u
+CAIRN=${1:?cairn}; C=${2:?corpus dir}; t=${3:?tmp}/h5w-repack; PY=${PYTHON:-/usr/bin/python3}
+rm -rf "$t" && mkdir -p "$t"
+fail=0
+"$PY" - "$t" <<'PYEOF' || exit 1
+import sys, h5py, numpy as np
+d = sys.argv[1]
+for lv in ("earliest", "latest"):
+    with h5py.File(f"{d}/py_{lv}.h5", "w", libver=lv) as f:
+        f.attrs["title"] = "repack me"; f.attrs["vec"] = np.arange(5, dtype=np.int16)
+        for k in range(30): f.attrs[f"a{k}"] = k * 1.5          # dense attributes when latest
+        g = f.create_group("grp/sub")
+        for k in range(40): g.create_group(f"g{k}")              # dense links when latest
+        f.create_dataset("contig", data=np.arange(1000, dtype=np.float64).reshape(40, 25))
+        f.create_dataset("be", data=np.arange(50, dtype=">i4"))
+        f.create_dataset("gz", data=np.sin(np.arange(20000, dtype=np.float32)).reshape(200, 100), chunks=(32, 50), compression="gzip", shuffle=True, fletcher32=True)
+        f.create_dataset("ext", data=np.arange(300, dtype=np.int64).reshape(100, 3), maxshape=(None, 3), chunks=(16, 3))
+        f.create_dataset("ext2", data=np.arange(64, dtype=np.uint8).reshape(8, 8), maxshape=(None, None), chunks=(4, 4))
+        f.create_dataset("single", data=np.arange(12.0).reshape(3, 4), chunks=(3, 4))
+        f.create_dataset("strs", data=["alpha", "beta", "\u03b3amma"], dtype=h5py.string_dtype())
+        f.create_dataset("fixed", data=np.array([b"ab", b"cde"], dtype="S4"))
+        ct = np.dtype([("x", "<i4"), ("y", "<f8"), ("z", "S3")])
+        f.create_dataset("cmpd", data=np.array([(1, 2.5, b"abc"), (3, 4.5, b"de")], dtype=ct))
+        et = h5py.enum_dtype({"A": 0, "B": 5}, basetype="i1")
+        f.create_dataset("enum", data=np.array([0, 5, 5], dtype="i1"), dtype=et)
+        f.create_dataset("scalar", data=7.25)
+        f.create_dataset("empty", shape=(0, 4), maxshape=(None, 4), dtype="f4", chunks=(8, 4))
+        f["grp"].attrs["s"] = ["x", "yy"]
+PYEOF
+plug=$(dpkg -L hdf5-filter-plugin 2>/dev/null | grep '/plugins$' | head -1)
+export HDF5_PLUGIN_PATH=${plug:-/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins}
+check() { # IN OUT [objects...]
+  local in=$1 out=$2; shift 2
+  if h5diff "$in" "$out" "$@" >"$t/diff.txt" 2>&1; then echo "ok   repack $(basename "$in") -> $(basename "$out") ${*:-}: h5diff no difference"
+  else echo "FAIL h5diff $(basename "$in") $(basename "$out") $*"; head -20 "$t/diff.txt"; fail=1; fi
+}
+for f in "$C/h5w_types.h5" "$C/h5w_wide.h5" "$t/py_earliest.h5" "$t/py_latest.h5"; do
+  b=$(basename "$f" .h5)
+  "$CAIRN" repack "$f" "$t/$b.rp.h5" || { echo "FAIL repack $f"; fail=1; continue; }
+  check "$f" "$t/$b.rp.h5"
+  "$CAIRN" repack --filter shuffle,deflate:6 "$f" "$t/$b.gz.h5" || { echo "FAIL repack --filter $f"; fail=1; continue; }
+  check "$f" "$t/$b.gz.h5"
+done
+"$CAIRN" repack --filter lz4 "$t/py_latest.h5" "$t/py_latest.lz4.h5" && check "$t/py_latest.h5" "$t/py_latest.lz4.h5" || fail=1
+# the writer's own chunked file: every dataset libhdf5 can decode here (no zstd plugin in Debian)
+"$CAIRN" repack "$C/h5w_chunked.h5" "$t/chunked.rp.h5" || fail=1
+for d in /c0 /c1 /c3 /c4 /c6 /c7 /ext /fillonly /long; do check "$C/h5w_chunked.h5" "$t/chunked.rp.h5" $d $d; done
+"$CAIRN" repack --filter zstd:5 "$C/h5w_chunked.h5" "$t/chunked.zstd.h5" || fail=1
+"$CAIRN" repack --filter shuffle,deflate:1 "$t/chunked.zstd.h5" "$t/chunked.back.h5" || fail=1
+for d in /c0 /c1 /c4 /ext /long; do check "$C/h5w_chunked.h5" "$t/chunked.back.h5" $d $d; done
+# bad filter spec: clear error, output untouched
+echo keep > "$t/untouched"
+if "$CAIRN" repack --filter snappy "$C/h5w_types.h5" "$t/untouched" 2>"$t/err"; then fail=1; echo "FAIL bad spec accepted"; fi
+grep -q "unknown filter" "$t/err" || { echo "FAIL bad spec message"; cat "$t/err"; fail=1; }
+exit $fail
