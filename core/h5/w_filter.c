@@ -30,11 +30,12 @@ static uint8_t *lz4Len(uint8_t *o, size_t n) {
   return o;
 }
 
-/* Compress src[0..n) into dst (at least h5wLz4Bound(n) bytes). Returns the size. */
+/* Compress src[0..n) into dst (at least h5wLz4Bound(n) bytes). Returns the size, 0 if out of
+** memory (the hash table lives on the heap: wasm stacks are small). */
 size_t h5wLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst) {
   enum { HBITS = 13 };
-  uint32_t aHash[1 << HBITS];
-  memset(aHash, 0, sizeof aHash); /* stores position + 1; 0 = empty */
+  uint32_t *aHash = cairnMallocZero(sizeof(uint32_t) << HBITS); /* position + 1; 0 = empty */
+  if (!aHash) return 0;
   uint8_t *o = dst;
   size_t anchor = 0, ip = 0;
   (void)nDst;
@@ -72,6 +73,7 @@ size_t h5wLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst) {
   if (lit >= 15) o = lz4Len(o, lit - 15);
   memcpy(o, src + anchor, lit);
   o += lit;
+  cairnFree(aHash);
   return (size_t)(o - dst);
 }
 
@@ -265,6 +267,10 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
         for (size_t off = 0; off < nCur; off += blk) {
           size_t m = nCur - off < blk ? nCur - off : blk;
           size_t c = h5wLz4Compress(cur + off, m, o + w + 4, nb - w - 4);
+          if (c == 0 && m > 0) {
+            rc = CAIRN_NOMEM;
+            break;
+          }
           if (c >= m) { /* did not shrink: stored raw, size == block size */
             memcpy(o + w + 4, cur + off, m);
             c = m;
