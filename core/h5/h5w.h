@@ -116,6 +116,7 @@ struct H5wDset {
   H5wNode *aLevel[8]; uint64_t nLevel[8], nLevelAlloc[8]; int nLevels;
   uint64_t btreeAddr; uint64_t btreeSize; /* root (as in the layout message) */
   int bIndexDirty;
+  uint64_t *aOldNode; uint64_t nOldNode; /* nodes of a loaded tree not packed our way: freed when it is rewritten */
   uint64_t iDirtyFrom; /* first record index changed since the last commit */
   /* the tail: rows [tailRow0, aDim[0]) not yet written as complete chunks */
   uint8_t *pTail; uint64_t tailRow0; size_t nTailAlloc; int bTailDirty;
@@ -141,6 +142,8 @@ struct cairn_h5w {
   uint8_t *pGc; uint64_t gcAddr; size_t nGc; /* one global heap collection read back (verify) */
   uint8_t *pHeap; uint64_t heapAddr; size_t nHeap, nHeapUsed; uint32_t heapNext;
   uint8_t *pWbuf; uint64_t wbufAddr; size_t nWbuf; /* write gathering (w_file.c) */
+  /* space accounting of cairn_h5w_verify, used to find free space on open (CAIRN_H5W_RECLAIM) */
+  H5wExt *aUsed; int nUsed, nUsedAlloc; int bCollect, bUnsafe;
   cairn_h5w_stats st;
 };
 
@@ -150,6 +153,8 @@ void h5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
 int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
 int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
 int h5wFlush(cairn_h5w *w);
+void h5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n);
+int h5wTypeMayHideVlen(const uint8_t *p, size_t n);
 int h5wFail(cairn_h5w *w, int rc);
 int h5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n);
 int h5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n);

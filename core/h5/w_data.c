@@ -48,6 +48,7 @@ void h5wDsetFree(H5wDset *d) {
   cairnFree(d->aRec);
   for (int l = 0; l < 8; l++) cairnFree(d->aLevel[l]);
   cairnFree(d->pTail);
+  cairnFree(d->aOldNode);
   cairnFree(d);
 }
 
@@ -301,6 +302,8 @@ static void keyPut(const H5wDset *d, uint8_t *p, const H5wChunk *c, int bRight) 
 }
 
 static int btreeWrite(cairn_h5w *w, H5wDset *d) {
+  for (uint64_t i = 0; i < d->nOldNode; i++) h5wFree(w, d->aOldNode[i], nodeSize(d->rank), 1);
+  d->nOldNode = 0;
   if (d->nRec == 0) return CAIRN_OK;
   uint64_t aCount[8];
   int nl = levelsFor(d->nRec, aCount);
@@ -387,6 +390,7 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
     if (!a || !b) return cairnErr(CAIRN_NOMEM, "B-tree: out of memory");
     bl->nAlloc[level] = m;
   }
+  h5wUsed(w, addr, nodeSize(d->rank));
   bl->aAddr[level][bl->n[level]] = addr;
   bl->aN[level][bl->n[level]++] = (uint16_t)n;
   size_t sz = (size_t)n * (ks + 8) + ks;
@@ -438,7 +442,6 @@ static int indexLoad(cairn_h5w *w, H5wDset *d) {
       for (uint64_t j = 0; ok && j + 1 < bl.n[l]; j++)
         if (bl.aN[l][j] != BT_FAN) ok = 0;
     }
-    size_t ns = nodeSize(d->rank);
     if (ok) {
       for (int l = 0; l < nl && !rc; l++) {
         d->aLevel[l] = cairnMalloc(sizeof(H5wNode) * (size_t)(aCount[l] + 16));
@@ -449,8 +452,12 @@ static int indexLoad(cairn_h5w *w, H5wDset *d) {
       }
       d->nLevels = nl;
     } else {
-      for (int l = 0; l < 8; l++)
-        for (uint64_t j = 0; j < bl.n[l]; j++) h5wFree(w, bl.aAddr[l][j], ns, 1);
+      uint64_t nAll = 0;
+      for (int l = 0; l < 8; l++) nAll += bl.n[l];
+      d->aOldNode = cairnMalloc(sizeof(uint64_t) * (size_t)(nAll ? nAll : 1));
+      if (!d->aOldNode) rc = cairnErr(CAIRN_NOMEM, "B-tree: out of memory");
+      for (int l = 0; !rc && l < 8; l++)
+        for (uint64_t j = 0; j < bl.n[l]; j++) d->aOldNode[d->nOldNode++] = bl.aAddr[l][j];
       d->nLevels = 0;
       d->bIndexDirty = d->nRec > 0;
       d->iDirtyFrom = 0;
@@ -982,6 +989,7 @@ static int heapGet(cairn_h5w *w, uint64_t addr, uint32_t idx, const uint8_t **pp
     }
     w->gcAddr = addr;
     w->nGc = (size_t)size;
+    h5wUsed(w, addr, size);
   }
   size_t off = 16;
   while (off + 16 <= w->nGc) {
@@ -1054,6 +1062,7 @@ int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h) {
   uint64_t nEl = 0, nData = 0;
   size_t used = 0;
   CAIRN_TRY(h5wTypeInfo(t, nType, &cls, &el, &bVlen));
+  if (h5wTypeMayHideVlen(t, nType)) w->bUnsafe = 1;
   CAIRN_TRY(spaceCount(s, nSpace, &nEl, &used));
   cairn_sha256_update(h, s, used);
   size_t rest = (size_t)(p + n - data);
@@ -1072,6 +1081,8 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
     uint64_t addr = cairnGetLE64(ly->p + 2), size = cairnGetLE64(ly->p + 10);
     if (addr == H5W_UNDEF) return CAIRN_OK;
     if (addr + size < addr || addr + size > w->eofCommitted) return cairnErr(CAIRN_CORRUPT, "contiguous data at %llu past end of file", (unsigned long long)addr);
+    h5wUsed(w, addr, size);
+    if (w->bCollect && !bVlen) return CAIRN_OK; /* accounting only: no need to read the bytes */
     size_t blk = 65536;
     uint8_t *b = cairnMalloc(blk);
     if (!b) return cairnErr(CAIRN_NOMEM, "verify: out of memory");
@@ -1096,6 +1107,8 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
   int rc = c ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "verify: out of memory");
   for (uint64_t i = 0; i < d->nRec && !rc; i++) {
     const H5wChunk *r = &d->aRec[i];
+    h5wUsed(w, r->addr, r->nByte);
+    if (w->bCollect && !bVlen) continue; /* accounting only */
     for (int k = 0; k < d->rank; k++) hashU64h(h, r->aOff[k]);
     if (r->nByte > nc * 2 + (1u << 20) || r->addr + r->nByte > w->eofCommitted) {
       rc = cairnErr(CAIRN_CORRUPT, "chunk at %llu of %u bytes", (unsigned long long)r->addr, r->nByte);

@@ -10,6 +10,8 @@
 #include "h5/h5w.h"
 #include "hash/lookup3.h"
 
+#include <stdlib.h> /* qsort */
+
 static const uint8_t kSig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 #define OH_MAX (64u << 20) /* cap on one header chunk read from a file */
 
@@ -69,6 +71,23 @@ static int extPush(H5wExt **pa, int *pn, int *pnAlloc, uint64_t addr, uint64_t n
   }
   (*pa)[(*pn)++] = (H5wExt){addr, n};
   return CAIRN_OK;
+}
+
+/* Record an extent the committed state uses (only while collecting, see reclaimFree). */
+void h5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n) {
+  if (!w->bCollect || addr == H5W_UNDEF || n == 0) return;
+  if (extPush(&w->aUsed, &w->nUsed, &w->nUsedAlloc, addr, n)) w->bUnsafe = 1;
+}
+
+/* Compound and array types may hide variable-length members whose heap objects the walk does
+** not follow: any byte that could be a vlen class/version byte makes the type suspect. */
+int h5wTypeMayHideVlen(const uint8_t *p, size_t n) {
+  if (n < 1) return 1;
+  int cls = p[0] & 0x0f;
+  if (cls != 6 && cls != 10) return 0;
+  for (size_t i = 8; i < n; i++)
+    if ((p[i] & 0x0f) == 9 && (p[i] >> 4) >= 1 && (p[i] >> 4) <= 4) return 1;
+  return 0;
 }
 
 /* Insert into the sorted free list, merging neighbours. On NOMEM the space is just leaked
@@ -798,6 +817,7 @@ static void writerFree(cairn_h5w *w) {
   if (!w) return;
   objFree(w->pRoot);
   cairnFree(w->aFree);
+  cairnFree(w->aUsed);
   cairnFree(w->aPend);
   cairnFree(w->pHeap);
   cairnFree(w->pWbuf);
@@ -835,6 +855,40 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   return CAIRN_OK;
 }
 
+/* Walk everything the committed state references (the verify walk) and make every gap in
+** [48, eof) free. Any structure the walk cannot account for (dense storage, v4 layouts, shared
+** messages, a superblock extension...) and any error leave the free list empty: the writer
+** then only appends, which is always safe. */
+static int cmpExt(const void *a, const void *b) {
+  const H5wExt *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+static void reclaimFree(cairn_h5w *w) {
+  uint8_t d[32];
+  w->bCollect = 1;
+  w->bUnsafe = w->sbExt != H5W_UNDEF;
+  int rc = cairn_h5w_verify(w, d);
+  w->bCollect = 0;
+  if (rc == CAIRN_OK && !w->bUnsafe) {
+    qsort(w->aUsed, (size_t)w->nUsed, sizeof(H5wExt), cmpExt);
+    uint64_t end = H5W_SB_SIZE;
+    for (int i = 0; i < w->nUsed; i++) {
+      const H5wExt *e = &w->aUsed[i];
+      if (e->addr < H5W_SB_SIZE || e->addr + e->n > w->eofCommitted) {
+        w->nFree = 0; /* something points outside the file: trust nothing */
+        break;
+      }
+      if (e->addr > end) freeInsert(w, end, e->addr - end);
+      if (e->addr + e->n > end) end = e->addr + e->n;
+    }
+    if (end < w->eofCommitted) freeInsert(w, end, w->eofCommitted - end);
+  }
+  cairn_clearerr();
+  cairnFree(w->aUsed);
+  w->aUsed = NULL;
+  w->nUsed = w->nUsedAlloc = 0;
+}
+
 int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   if (!f || !ppW) return cairnErr(CAIRN_MISUSE, "cairn_h5w_open: NULL argument");
   *ppW = NULL;
@@ -865,6 +919,7 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->nFileSize = size;
   int rc = ohLoad(w, root, NULL, &w->pRoot);
   if (!rc && !w->pRoot->bGroup) rc = cairnErr(CAIRN_CORRUPT, "the root object at %llu is not a group", (unsigned long long)root);
+  if (!rc && (flags & CAIRN_H5W_RECLAIM) && !w->bReadOnly) reclaimFree(w);
   if (rc) {
     writerFree(w);
     return rc;
@@ -903,6 +958,17 @@ static void hashU64(cairn_sha256_ctx *h, uint64_t v) {
 
 static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth) {
   if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
+  h5wUsed(w, o->addr, o->nDisk);
+  for (int k = 0; k < o->nExtra; k++) h5wUsed(w, o->aExtra[2 * k], o->aExtra[2 * k + 1]);
+  if (o->bDenseLinks || o->bDenseAttrs) w->bUnsafe = 1;
+  for (int i = 0; i < o->nMsg; i++) {
+    const H5wMsg *m = &o->aMsg[i];
+    /* shared messages, external data files, and layouts other than v3 point at space the
+    ** walk does not account for */
+    if ((m->flags & 0x02) || m->type == 0x07 || m->type == 0x0f) w->bUnsafe = 1;
+    if (m->type == H5W_MSG_LAYOUT && (m->n < 1 || m->p[0] != 3)) w->bUnsafe = 1;
+    if ((m->type == H5W_MSG_DATATYPE) && h5wTypeMayHideVlen(m->p, m->n)) w->bUnsafe = 1;
+  }
   for (int i = 0; i < o->nMsg; i++) {
     const H5wMsg *m = &o->aMsg[i];
     uint8_t t[2] = {m->type, m->flags};

@@ -184,7 +184,7 @@ static int session(FaultFile *f, int *pnCommit, CommitHook x, void *pArg) {
   ++*pnCommit;
   if (x) x(pArg, f, *pnCommit);
   /* second session on the same file */
-  T(cairn_h5w_open(&f->base, 0, &w));
+  T(cairn_h5w_open(&f->base, CAIRN_H5W_RECLAIM, &w));
   T(cairn_h5w_append(w, "/data/series", 6, rows + total * 4));
   total += 6;
   T(cairn_h5w_attr(w, "/", "rows", ti, 0, NULL, &total));
@@ -297,7 +297,7 @@ TEST(h5w_fault, every_write) {
       cairn_file *m;
       cairn_h5w *w;
       CHECK_OK(cairn_memfile_open(f->a, f->n, &m));
-      CHECK_OK(cairn_h5w_open(m, 0, &w));
+      CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_RECLAIM, &w));
       CHECK_OK(cairn_h5w_group(w, "/after_crash"));
       CHECK_OK(cairn_h5w_close(w));
       CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_READONLY, &w));

@@ -62,6 +62,10 @@ void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
 ** consistent after a clean exit but a power loss may lose commits (same as libhdf5's default). */
 #define CAIRN_H5W_READONLY 0x1
 #define CAIRN_H5W_NOSYNC 0x2
+/* open: walk the whole file once to find space no longer used (old versions of headers from
+** earlier sessions) and reuse it; files with structures the walk cannot account for simply
+** grow. Costs a read of all metadata (and of vlen string data). */
+#define CAIRN_H5W_RECLAIM 0x4
 /* Start a new file in f (its previous content is discarded). f holds an HDF5 file from the
 ** first commit on (cairn_h5w_close commits): commit at once for an empty file that survives. */
 int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW);
