@@ -12,6 +12,7 @@
 #ifndef CAIRN_H5W_INT_H
 #define CAIRN_H5W_INT_H
 
+#include "cairn/h5.h"
 #include "cairn/h5w.h"
 #include "common/internal.h"
 
@@ -81,7 +82,9 @@ struct H5wObj {
   int bSubDirty;     /* something below must be rewritten */
   int bGroup;
   uint8_t ohFlags;   /* header flags kept from a loaded header (bit 2: creation order) */
-  int bDenseLinks, bDenseAttrs; /* parts we cannot edit (fractal heap storage) */
+  int bDenseLinks, bDenseAttrs; /* links/attributes not in the header (symbol table or fractal heap) */
+  int bConverted;    /* links read from such storage into aLink (the file still uses it until rewritten) */
+  char *zPath;       /* path in the committed file (loaded objects), for the reader */
   H5wMsg *aMsg; int nMsg, nMsgAlloc;
   /* group: links (hard links also serialized from here) */
   H5wLink *aLink; int nLink, nLinkAlloc;

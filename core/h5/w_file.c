@@ -170,6 +170,7 @@ static void objFree(H5wObj *o) {
   }
   cairnFree(o->aLink);
   cairnFree(o->aHash);
+  cairnFree(o->zPath);
   if (o->pDset) h5wDsetFree(o->pDset);
   cairnFree(o);
 }
@@ -422,6 +423,37 @@ static int readChunk(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int c
   return rc;
 }
 
+static int readChunkV1(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int depth);
+
+static int handleMsg(cairn_h5w *w, H5wObj *o, int ver, uint8_t type, uint8_t flags, uint16_t co, const uint8_t *m, size_t len,
+                     uint64_t at, int crt, int depth) {
+  if (type == H5W_MSG_NIL) return CAIRN_OK;
+  if (type == H5W_MSG_CONT) {
+    if (len < 16) return cairnErr(CAIRN_CORRUPT, "continuation message at %llu", (unsigned long long)at);
+    return ver == 1 ? readChunkV1(w, o, cairnGetLE64(m), cairnGetLE64(m + 8), depth)
+                    : readChunk(w, o, cairnGetLE64(m), cairnGetLE64(m + 8), crt, depth);
+  }
+  if (type == H5W_MSG_LINK) {
+    o->bGroup = 1;
+    return parseLink(o, m, len, flags, co, at);
+  }
+  if (type == H5W_MSG_LINKINFO) {
+    o->bGroup = 1;
+    if (len >= 10) {
+      size_t k = 2 + ((m[1] & 1) ? 8 : 0);
+      if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseLinks = 1;
+    }
+  }
+  if (type == H5W_MSG_SYMTAB) o->bGroup = 1, o->bDenseLinks = 1; /* links in a B-tree + local heap */
+  if (type == H5W_MSG_AINFO && len >= 2) { /* dense attribute storage if the heap is defined */
+    size_t k = 2 + ((m[1] & 1) ? 2 : 0);
+    if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseAttrs = 1;
+  }
+  int rc = h5wObjAddMsg(o, type, flags, m, len);
+  if (!rc) o->aMsg[o->nMsg - 1].crt = co;
+  return rc;
+}
+
 static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int crt, int depth) {
   size_t mh = crt ? 6 : 4, i = 0;
   while (n - i >= mh) {
@@ -431,35 +463,43 @@ static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64
     uint16_t co = crt ? cairnGetLE16(p + i + 4) : 0;
     i += mh;
     if (len > n - i) return cairnErr(CAIRN_CORRUPT, "header message of %zu bytes overruns its chunk at %llu", len, (unsigned long long)(base + i));
-    const uint8_t *m = p + i;
-    int rc = CAIRN_OK;
-    if (type == H5W_MSG_NIL) {
-    } else if (type == H5W_MSG_CONT) {
-      if (len < 16) return cairnErr(CAIRN_CORRUPT, "continuation message at %llu", (unsigned long long)(base + i));
-      rc = readChunk(w, o, cairnGetLE64(m), cairnGetLE64(m + 8), crt, depth);
-    } else if (type == H5W_MSG_LINK) {
-      o->bGroup = 1;
-      rc = parseLink(o, m, len, flags, co, base + i);
-    } else {
-      if (type == H5W_MSG_LINKINFO) {
-        o->bGroup = 1;
-        if (len >= 10) {
-          size_t k = 2 + ((m[1] & 1) ? 8 : 0);
-          if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseLinks = 1;
-        }
-      }
-      if (type == H5W_MSG_SYMTAB) o->bGroup = 1, o->bDenseLinks = 1; /* old-style: not editable yet */
-      if (type == H5W_MSG_AINFO && len >= 2) { /* attribute info: dense storage if the heap is defined */
-        size_t k = 2 + ((m[1] & 1) ? 2 : 0);
-        if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseAttrs = 1;
-      }
-      rc = h5wObjAddMsg(o, type, flags, m, len);
-      if (!rc) o->aMsg[o->nMsg - 1].crt = co;
-    }
-    if (rc) return rc;
+    CAIRN_TRY(handleMsg(w, o, 2, type, flags, co, p + i, len, base + i, crt, depth));
     i += len;
   }
   return CAIRN_OK;
+}
+
+/* Version-1 headers (libver earliest): 8-byte message headers, bodies aligned to 8 bytes,
+** continuation blocks without a signature or checksum. */
+static int parseMsgsV1(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int depth) {
+  size_t i = 0;
+  while (n - i >= 8) {
+    uint16_t type = cairnGetLE16(p + i);
+    size_t len = cairnGetLE16(p + i + 2);
+    uint8_t flags = p[i + 4];
+    i += 8;
+    if (len > n - i) return cairnErr(CAIRN_CORRUPT, "header message of %zu bytes overruns its chunk at %llu", len, (unsigned long long)(base + i));
+    if (type > 0xff) return cairnErr(CAIRN_UNSUPPORTED, "header message type %u at %llu", type, (unsigned long long)(base + i));
+    CAIRN_TRY(handleMsg(w, o, 1, (uint8_t)type, flags, 0, p + i, len, base + i, 0, depth));
+    i += len;
+  }
+  return CAIRN_OK;
+}
+
+static int readChunkV1(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int depth) {
+  if (depth > 64) return cairnErr(CAIRN_CORRUPT, "object header continuation chain too long at %llu", (unsigned long long)addr);
+  if (len > OH_MAX || o->nExtra >= 16) return cairnErr(CAIRN_UNSUPPORTED, "continuation block of %llu bytes at %llu", (unsigned long long)len, (unsigned long long)addr);
+  uint8_t *p = cairnMalloc(len ? (size_t)len : 1);
+  if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
+  int rc = h5wRead(w, p, (size_t)len, addr);
+  if (!rc) {
+    o->aExtra[2 * o->nExtra] = addr;
+    o->aExtra[2 * o->nExtra + 1] = len;
+    o->nExtra++;
+    rc = parseMsgsV1(w, o, p, (size_t)len, addr, depth + 1);
+  }
+  cairnFree(p);
+  return rc;
 }
 
 /* Load the object header at addr (version 2 only for now). */
@@ -469,11 +509,45 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
   int rc = h5wFlush(w);
   if (!rc) rc = cairn_file_read(w->f, hdr, sizeof hdr, addr, &got);
   if (rc) return rc;
-  if (got < 12 || memcmp(hdr, "OHDR", 4) != 0) {
-    if (got >= 1 && hdr[0] == 1)
-      return cairnErr(CAIRN_UNSUPPORTED, "object header at %llu is version 1 (libver earliest): editing needs the reader", (unsigned long long)addr);
-    return cairnErr(CAIRN_CORRUPT, "no object header at %llu", (unsigned long long)addr);
+  if (got >= 16 && hdr[0] == 1 && memcmp(hdr, "OHDR", 4) != 0) {
+    /* version 1: version, reserved, message count (2), reference count (4), header size (4),
+    ** padding to 16; the messages follow */
+    uint32_t nRef = cairnGetLE32(hdr + 4);
+    uint64_t body = cairnGetLE32(hdr + 8);
+    if (body > OH_MAX) return cairnErr(CAIRN_CORRUPT, "object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)body);
+    uint8_t *p = cairnMalloc(16 + (size_t)body);
+    if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
+    rc = h5wRead(w, p, 16 + (size_t)body, addr);
+    H5wObj *o = NULL;
+    if (!rc && !(o = objNew(pParent))) rc = cairnErr(CAIRN_NOMEM, "object header: out of memory");
+    if (!rc) {
+      o->addr = addr;
+      o->nDisk = 16 + body;
+      rc = parseMsgsV1(w, o, p + 16, (size_t)body, addr + 16, 0);
+    }
+    cairnFree(p);
+    /* Rewritten as version 2, where more than one hard link is a reference count message */
+    if (!rc && nRef > 1) {
+      int have = 0;
+      for (int k = 0; k < o->nMsg; k++) have |= o->aMsg[k].type == 0x16;
+      uint8_t rcm[5] = {0};
+      cairnPutLE32(rcm + 1, nRef);
+      if (!have) rc = h5wObjAddMsg(o, 0x16, 0, rcm, sizeof rcm);
+    }
+    if (!rc)
+      for (int k = 0; k < o->nMsg; k++)
+        if (o->aMsg[k].type == H5W_MSG_LAYOUT) {
+          rc = h5wDsetLoad(w, o);
+          break;
+        }
+    if (rc) {
+      objFree(o);
+      return rc;
+    }
+    *ppObj = o;
+    return CAIRN_OK;
   }
+  if (got < 12 || memcmp(hdr, "OHDR", 4) != 0) return cairnErr(CAIRN_CORRUPT, "no object header at %llu", (unsigned long long)addr);
   if (hdr[4] != 2) return cairnErr(CAIRN_UNSUPPORTED, "object header version %d at %llu", hdr[4], (unsigned long long)addr);
   uint8_t fl = hdr[5];
   size_t i = 6 + (fl & 0x20 ? 16 : 0) + (fl & 0x10 ? 4 : 0);
@@ -518,8 +592,90 @@ int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp) {
     if (l->addr == H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a soft or external link", l->zName);
     int rc = ohLoad(w, l->addr, g, &l->pObj);
     if (rc) return rc;
+    if (g->zPath) { /* its path in the committed file, should the reader be needed for it */
+      size_t n = strlen(g->zPath) + strlen(l->zName) + 2;
+      char *z = cairnMalloc(n);
+      if (z) cairnFormat(z, n, "%s/%s", strcmp(g->zPath, "/") ? g->zPath : "", l->zName);
+      l->pObj->zPath = z;
+    }
   }
   *pp = l->pObj;
+  return CAIRN_OK;
+}
+
+/* Links kept outside the header (symbol-table groups of libver earliest, dense groups of libver
+** latest) are read through cairn's reader (cairn/h5.h) into aLink, and the group's messages
+** become those of a compact group: Link Info without heap, Group Info, one Link message per
+** link once the header is rewritten. Until then the file keeps using the old storage. */
+static int linkMsgRaw(const cairn_h5_link *l, H5wMsg *m) {
+  size_t nName = strlen(l->zName), nT = strlen(l->zTarget ? l->zTarget : ""), nF = l->zFile ? strlen(l->zFile) : 0;
+  size_t nInfo = l->type == CAIRN_H5_LINK_SOFT ? 2 + nT : 2 + 1 + nF + 1 + nT + 1;
+  size_t n = 2 + 1 + (nName < 256 ? 1 : 2) + nName + nInfo;
+  uint8_t *p = cairnMalloc(n);
+  if (!p) return cairnErr(CAIRN_NOMEM, "link: out of memory");
+  size_t i = 0;
+  p[i++] = 1;
+  p[i++] = (uint8_t)(0x08 | (nName < 256 ? 0 : 1));
+  p[i++] = (uint8_t)l->type;
+  if (nName < 256) p[i++] = (uint8_t)nName;
+  else cairnPutLE16(p + i, (uint16_t)nName), i += 2;
+  memcpy(p + i, l->zName, nName), i += nName;
+  if (l->type == CAIRN_H5_LINK_SOFT) {
+    cairnPutLE16(p + i, (uint16_t)nT), i += 2;
+    memcpy(p + i, l->zTarget, nT), i += nT;
+  } else {
+    cairnPutLE16(p + i, (uint16_t)(nInfo - 2)), i += 2;
+    p[i++] = 0;
+    memcpy(p + i, l->zFile, nF + 1), i += nF + 1;
+    memcpy(p + i, l->zTarget ? l->zTarget : "", nT + 1), i += nT + 1;
+  }
+  *m = (H5wMsg){H5W_MSG_LINK, 0, 0, (uint32_t)n, p};
+  return CAIRN_OK;
+}
+
+static int materializeLinks(cairn_h5w *w, H5wObj *g) {
+  if (!g->bDenseLinks) return CAIRN_OK;
+  if (!g->zPath) return cairnErr(CAIRN_UNSUPPORTED, "a group with links outside its header that has no path");
+  CAIRN_TRY(h5wFlush(w));
+  cairn_h5 *h = NULL;
+  cairn_h5_obj *r = NULL;
+  cairn_h5_info in;
+  int rc = cairn_h5_open(w->f, 0, &h); /* a fresh reader: it sees the committed file */
+  if (!rc) rc = cairn_h5_get(h, g->zPath, &r);
+  if (!rc) rc = cairn_h5_info_get(r, &in);
+  for (size_t i = 0; !rc && i < in.nLink; i++) {
+    cairn_h5_link l;
+    rc = cairn_h5_link_get(r, i, &l);
+    if (rc) break;
+    if (l.type == CAIRN_H5_LINK_HARD) rc = linkPush(g, l.zName, strlen(l.zName), l.addr, NULL, NULL);
+    else {
+      H5wMsg m;
+      rc = linkMsgRaw(&l, &m);
+      if (!rc && (rc = linkPush(g, l.zName, strlen(l.zName), H5W_UNDEF, NULL, &m)) != CAIRN_OK) cairnFree(m.p);
+    }
+  }
+  cairn_h5_obj_close(r);
+  cairn_h5_close(h);
+  if (rc) { /* back to no links: the group stays as it was */
+    for (int i = 0; i < g->nLink; i++) cairnFree(g->aLink[i].zName), cairnFree(g->aLink[i].raw.p);
+    g->nLink = 0;
+    if (g->nHash) memset(g->aHash, 0, sizeof(int) * (size_t)g->nHash);
+    return rc;
+  }
+  int bGi = 0;
+  for (int i = g->nMsg - 1; i >= 0; i--) {
+    uint8_t t = g->aMsg[i].type;
+    if (t == H5W_MSG_SYMTAB || t == H5W_MSG_LINKINFO) objDelMsg(g, i);
+    else if (t == H5W_MSG_GROUPINFO) bGi = 1;
+  }
+  uint8_t li[18] = {0, 0}, gi[2] = {0, 0};
+  cairnPutLE64(li + 2, H5W_UNDEF);
+  cairnPutLE64(li + 10, H5W_UNDEF);
+  rc = h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
+  if (!rc && !bGi) rc = h5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi);
+  if (rc) return rc;
+  g->bDenseLinks = 0;
+  g->bConverted = 1;
   return CAIRN_OK;
 }
 
@@ -533,7 +689,7 @@ static int walk(cairn_h5w *w, const char *zPath, size_t nPath, H5wObj **ppObj) {
     size_t j = i;
     while (j < nPath && zPath[j] != '/') j++;
     if (!o->bGroup) return cairnErr(CAIRN_TYPE, "'%.*s' is not a group", (int)i, zPath);
-    if (o->bDenseLinks) return cairnErr(CAIRN_UNSUPPORTED, "group '%.*s' keeps its links in dense or symbol-table storage", (int)i, zPath);
+    CAIRN_TRY(materializeLinks(w, o));
     int k = linkFind(o, zPath + i, j - i);
     if (k < 0) return cairnErr(CAIRN_NOTFOUND, "no object '%s'", zPath);
     CAIRN_TRY(h5wLinkObj(w, o, k, &o));
@@ -557,7 +713,7 @@ int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const cha
   H5wObj *g;
   CAIRN_TRY(walk(w, zPath, s, &g));
   if (!g->bGroup) return cairnErr(CAIRN_TYPE, "'%.*s' is not a group", (int)s, zPath);
-  if (g->bDenseLinks) return cairnErr(CAIRN_UNSUPPORTED, "group '%.*s' keeps its links in dense or symbol-table storage", (int)s, zPath);
+  CAIRN_TRY(materializeLinks(w, g));
   if (linkFind(g, zPath + s, n - s) >= 0) return cairnErr(CAIRN_EXISTS, "'%s' already exists", zPath);
   *ppParent = g;
   *pzLeaf = zPath + s;
@@ -898,12 +1054,30 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   if (size < H5W_SB_SIZE) return cairnErr(CAIRN_CORRUPT, "not an HDF5 file: %llu bytes", (unsigned long long)size);
   CAIRN_TRY(cairn_file_read_exact(f, sb, sizeof sb, 0));
   if (memcmp(sb, kSig, 8) != 0) return cairnErr(CAIRN_CORRUPT, "no HDF5 signature at offset 0 (user blocks are not supported)");
-  if (sb[8] < 2) return cairnErr(CAIRN_UNSUPPORTED, "superblock version %d (libver earliest): editing needs the reader", sb[8]);
   if (sb[8] > 3) return cairnErr(CAIRN_UNSUPPORTED, "superblock version %d", sb[8]);
-  if (sb[9] != 8 || sb[10] != 8) return cairnErr(CAIRN_UNSUPPORTED, "offsets of %d bytes, lengths of %d", sb[9], sb[10]);
-  if (cairnLookup3(sb, 44, 0) != cairnGetLE32(sb + 44)) return cairnErr(CAIRN_CHECKSUM, "superblock checksum mismatch");
-  if (cairnGetLE64(sb + 12) != 0) return cairnErr(CAIRN_UNSUPPORTED, "base address %llu", (unsigned long long)cairnGetLE64(sb + 12));
-  uint64_t eof = cairnGetLE64(sb + 28), root = cairnGetLE64(sb + 36);
+  uint64_t eof, root, ext = H5W_UNDEF;
+  if (sb[8] < 2) {
+    /* versions 0/1 (libver earliest): the first commit replaces them by version 2, which can
+    ** only say the default B-tree K values, so files with others are refused */
+    uint8_t v[100];
+    CAIRN_TRY(cairn_file_read_exact(f, v, sb[8] ? 100 : 96, 0));
+    if (v[13] != 8 || v[14] != 8) return cairnErr(CAIRN_UNSUPPORTED, "offsets of %d bytes, lengths of %d", v[13], v[14]);
+    unsigned leafK = cairnGetLE16(v + 16), nodeK = cairnGetLE16(v + 18), istoreK = sb[8] ? cairnGetLE16(v + 24) : 32;
+    size_t o = sb[8] ? 28 : 24;
+    if (leafK != 4 || nodeK != 16 || istoreK != 32)
+      return cairnErr(CAIRN_UNSUPPORTED, "B-tree K values %u/%u/%u (only the defaults 4/16/32 can be kept)", leafK, nodeK, istoreK);
+    if (cairnGetLE64(v + o) != 0) return cairnErr(CAIRN_UNSUPPORTED, "base address %llu", (unsigned long long)cairnGetLE64(v + o));
+    if (cairnGetLE64(v + o + 24) != H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "a driver information block (multi/family files)");
+    eof = cairnGetLE64(v + o + 16);
+    root = cairnGetLE64(v + o + 40);
+  } else {
+    if (sb[9] != 8 || sb[10] != 8) return cairnErr(CAIRN_UNSUPPORTED, "offsets of %d bytes, lengths of %d", sb[9], sb[10]);
+    if (cairnLookup3(sb, 44, 0) != cairnGetLE32(sb + 44)) return cairnErr(CAIRN_CHECKSUM, "superblock checksum mismatch");
+    if (cairnGetLE64(sb + 12) != 0) return cairnErr(CAIRN_UNSUPPORTED, "base address %llu", (unsigned long long)cairnGetLE64(sb + 12));
+    eof = cairnGetLE64(sb + 28);
+    root = cairnGetLE64(sb + 36);
+    ext = cairnGetLE64(sb + 20);
+  }
   if (eof > size) return cairnErr(CAIRN_CORRUPT, "file truncated: end of file %llu, size %llu", (unsigned long long)eof, (unsigned long long)size);
   if (root >= eof) return cairnErr(CAIRN_CORRUPT, "root group address %llu past end of file %llu", (unsigned long long)root, (unsigned long long)eof);
   cairn_h5w *w = cairnMallocZero(sizeof *w);
@@ -911,13 +1085,15 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->f = f;
   w->bReadOnly = (flags & CAIRN_H5W_READONLY) != 0;
   w->bNoSync = (flags & CAIRN_H5W_NOSYNC) != 0;
-  w->sbVersion = sb[8];
-  w->sbExt = cairnGetLE64(sb + 20);
+  w->sbVersion = sb[8] < 2 ? 2 : sb[8];
+  w->sbExt = ext;
   w->eoa = w->eofCommitted = eof;
   w->gcAddr = H5W_UNDEF;
   w->txn = 1;
   w->nFileSize = size;
   int rc = ohLoad(w, root, NULL, &w->pRoot);
+  if (!rc && !(w->pRoot->zPath = cairnMalloc(2))) rc = cairnErr(CAIRN_NOMEM, "out of memory");
+  if (!rc) memcpy(w->pRoot->zPath, "/", 2);
   if (!rc && !w->pRoot->bGroup) rc = cairnErr(CAIRN_CORRUPT, "the root object at %llu is not a group", (unsigned long long)root);
   if (!rc && (flags & CAIRN_H5W_RECLAIM) && !w->bReadOnly) reclaimFree(w);
   if (rc) {
@@ -960,7 +1136,8 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth) {
   if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
   h5wUsed(w, o->addr, o->nDisk);
   for (int k = 0; k < o->nExtra; k++) h5wUsed(w, o->aExtra[2 * k], o->aExtra[2 * k + 1]);
-  if (o->bDenseLinks || o->bDenseAttrs) w->bUnsafe = 1;
+  if (o->bDenseLinks || o->bDenseAttrs || o->bConverted) w->bUnsafe = 1;
+  if (o->bGroup) CAIRN_TRY(materializeLinks(w, o));
   for (int i = 0; i < o->nMsg; i++) {
     const H5wMsg *m = &o->aMsg[i];
     /* shared messages, external data files, and layouts other than v3 point at space the
