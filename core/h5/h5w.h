@@ -118,7 +118,7 @@ struct H5wDset {
   int bIndexLoaded;  /* aRec/aLevel reflect the file */
   H5wNode *aLevel[8]; uint64_t nLevel[8], nLevelAlloc[8]; int nLevels;
   uint64_t btreeAddr; uint64_t btreeSize; /* root (as in the layout message) */
-  int bIndexDirty;
+  int bIndexDirty, bIndexWritten, bShapeDirty;
   uint64_t *aOldNode; uint64_t nOldNode; /* nodes of a loaded tree not packed our way: freed when it is rewritten */
   uint64_t iDirtyFrom; /* first record index changed since the last commit */
   /* the tail: rows [tailRow0, aDim[0]) not yet written as complete chunks */
@@ -144,7 +144,7 @@ struct cairn_h5w {
   /* global heap collection being filled in this transaction */
   uint8_t *pGc; uint64_t gcAddr; size_t nGc; /* one global heap collection read back (verify) */
   uint8_t *pHeap; uint64_t heapAddr; size_t nHeap, nHeapUsed; uint32_t heapNext;
-  uint8_t *pWbuf; uint64_t wbufAddr; size_t nWbuf; /* write gathering (w_file.c) */
+  uint8_t *pWbuf; uint64_t wbufAddr; size_t nWbuf, wbufCap; /* write gathering (w_file.c) */
   /* space accounting of cairn_h5w_verify, used to find free space on open (CAIRN_H5W_RECLAIM) */
   H5wExt *aUsed; int nUsed, nUsedAlloc; int bCollect, bUnsafe;
   cairn_h5w_stats st;

@@ -213,6 +213,7 @@ typedef struct EmitTask {
   uint8_t **aOut;
   size_t *anOut;
   int *aRc;
+  uint8_t *aOwn; /* aOut[i] was allocated (else it points into a slab) */
 } EmitTask;
 
 static void cellBase(const H5wDset *d, uint64_t cell, uint64_t *base) {
@@ -223,6 +224,14 @@ static void cellBase(const H5wDset *d, uint64_t cell, uint64_t *base) {
   }
 }
 
+/* A chunk whose other dimensions span the whole row (chunk[i] == dims[i] for i >= 1) has the
+** slab's memory layout: it is filtered or written straight from the slab, without a copy. */
+static int slabIsChunk(const H5wDset *d) {
+  for (int i = 1; i < d->rank; i++)
+    if (d->aChunk[i] != d->aDim[i]) return 0;
+  return 1;
+}
+
 static void emitTask(void *pArg, size_t i, unsigned iWorker) {
   (void)iWorker;
   EmitTask *t = pArg;
@@ -230,13 +239,28 @@ static void emitTask(void *pArg, size_t i, unsigned iWorker) {
   uint64_t base[CAIRN_H5W_MAXRANK] = {0};
   cellBase(d, i % t->nCell, base);
   size_t n = (size_t)(chunkElems(d) * d->elSize);
+  uint8_t *slab = t->aSlab[i / t->nCell];
+  if (slabIsChunk(d)) {
+    if (d->nFilter == 0) { /* written from the slab itself (aOwn stays 0) */
+      t->aOut[i] = slab;
+      t->anOut[i] = n;
+      return;
+    }
+    t->aRc[i] = h5wFilterApply(d->aFilter, d->nFilter, slab, n, &t->aOut[i], &t->anOut[i]);
+    t->aOwn[i] = 1;
+    return;
+  }
   uint8_t *c = cairnMalloc(n ? n : 1);
   if (!c) {
     t->aRc[i] = CAIRN_NOMEM;
     return;
   }
-  fillPattern(d, c, chunkElems(d));
-  slabChunkCopy(d, t->aSlab[i / t->nCell], c, base, 1);
+  int bEdge = 0;
+  for (int k = 1; k < d->rank; k++)
+    if (base[k] + d->aChunk[k] > d->aDim[k]) bEdge = 1;
+  if (bEdge) fillPattern(d, c, chunkElems(d)); /* edge chunks: the part outside the dataset */
+  slabChunkCopy(d, slab, c, base, 1);
+  t->aOwn[i] = 1;
   if (d->nFilter == 0) {
     t->aOut[i] = c;
     t->anOut[i] = n;
@@ -249,12 +273,13 @@ static void emitTask(void *pArg, size_t i, unsigned iWorker) {
 /* Cut nSlab row blocks (block indices b0, b0+1, ...) into chunks, filter and write them. */
 static int emitSlabs(cairn_h5w *w, H5wDset *d, uint8_t *const *aSlab, uint64_t nSlab, uint64_t b0) {
   uint64_t nCell = gridCells(d), nTask = nSlab * nCell;
-  EmitTask t = {d, aSlab, nCell, NULL, NULL, NULL};
+  EmitTask t = {d, aSlab, nCell, NULL, NULL, NULL, NULL};
   t.aOut = cairnMallocZero(sizeof(uint8_t *) * (size_t)nTask);
   t.anOut = cairnMallocZero(sizeof(size_t) * (size_t)nTask);
   t.aRc = cairnMallocZero(sizeof(int) * (size_t)nTask);
+  t.aOwn = cairnMallocZero((size_t)nTask);
   int rc = CAIRN_OK;
-  if (!t.aOut || !t.anOut || !t.aRc) rc = cairnErr(CAIRN_NOMEM, "chunks: out of memory");
+  if (!t.aOut || !t.anOut || !t.aRc || !t.aOwn) rc = cairnErr(CAIRN_NOMEM, "chunks: out of memory");
   if (!rc) {
     if (nTask > 1 && (d->nFilter || nCell > 1)) cairnParallelFor((size_t)nTask, emitTask, &t);
     else
@@ -276,8 +301,10 @@ static int emitSlabs(cairn_h5w *w, H5wDset *d, uint8_t *const *aSlab, uint64_t n
     if (!rc) rc = h5wWrite(w, t.aOut[i], t.anOut[i], addr);
     if (!rc) rc = recPut(w, d, off, addr, (uint32_t)t.anOut[i]);
   }
-  for (uint64_t i = 0; t.aOut && i < nTask; i++) cairnFree(t.aOut[i]);
+  for (uint64_t i = 0; t.aOut && t.aOwn && i < nTask; i++)
+    if (t.aOwn[i]) cairnFree(t.aOut[i]);
   cairnFree(t.aOut);
+  cairnFree(t.aOwn);
   cairnFree(t.anOut);
   cairnFree(t.aRc);
   return rc ? h5wFail(w, rc) : CAIRN_OK;
@@ -304,7 +331,10 @@ static void keyPut(const H5wDset *d, uint8_t *p, const H5wChunk *c, int bRight) 
 static int btreeWrite(cairn_h5w *w, H5wDset *d) {
   for (uint64_t i = 0; i < d->nOldNode; i++) h5wFree(w, d->aOldNode[i], nodeSize(d->rank), 1);
   d->nOldNode = 0;
-  if (d->nRec == 0) return CAIRN_OK;
+  if (d->nRec == 0) {
+    d->bIndexDirty = 0;
+    return CAIRN_OK;
+  }
   uint64_t aCount[8];
   int nl = levelsFor(d->nRec, aCount);
   if (nl >= 8) return cairnErr(CAIRN_RANGE, "chunk index too deep");
@@ -364,6 +394,7 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
   d->nLevels = nl;
   d->btreeAddr = d->aLevel[nl - 1][0].addr;
   d->bIndexDirty = 0;
+  d->bIndexWritten = 1;
   return CAIRN_OK;
 }
 
@@ -583,10 +614,11 @@ int h5wDsetFlush(cairn_h5w *w, H5wObj *o) {
     CAIRN_TRY(emitSlabs(w, d, &s, 1, curBlock(d)));
     d->bTailDirty = 0;
   }
-  if (d->bIndexDirty) {
-    CAIRN_TRY(btreeWrite(w, d));
+  if (d->bIndexDirty) CAIRN_TRY(btreeWrite(w, d));
+  if (d->bIndexDirty == 0 && (d->bShapeDirty || d->bIndexWritten)) {
     int rc = updateChunkedMsgs(o);
     if (rc) return h5wFail(w, rc);
+    d->bShapeDirty = d->bIndexWritten = 0;
     o->bDirty = 1;
   }
   return CAIRN_OK;
@@ -848,9 +880,8 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   int rc = writeRows(w, d, row0, nRows, p);
   cairnFree(pConv);
   if (rc) return h5wFail(w, rc);
-  rc = updateChunkedMsgs(o);
-  if (rc) return h5wFail(w, rc);
-  h5wObjDirty(o);
+  d->bShapeDirty = 1; /* dataspace and layout messages are re-encoded once, at commit */
+  if (!o->bDirty) h5wObjDirty(o);
   w->bChanged = 1;
   return CAIRN_OK;
 }

@@ -35,17 +35,29 @@ int h5wFlush(cairn_h5w *w) {
   return rc ? h5wFail(w, rc) : CAIRN_OK;
 }
 
+/* Make room for n bytes in the buffer (64 KiB first, doubling up to WBUF_CAP). */
+static int wbufReserve(cairn_h5w *w, size_t n) {
+  if (n <= w->wbufCap) return 1;
+  size_t c = w->wbufCap ? w->wbufCap : 65536;
+  while (c < n) c *= 2;
+  if (c > WBUF_CAP) return 0;
+  uint8_t *p = cairnRealloc(w->pWbuf, c);
+  if (!p) return 0;
+  w->pWbuf = p;
+  w->wbufCap = c;
+  return 1;
+}
+
 int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
   if (w->rcFatal) return w->rcFatal;
   if (addr + n > w->nFileSize) w->nFileSize = addr + n;
-  if (w->nWbuf && addr == w->wbufAddr + w->nWbuf && w->nWbuf + n <= WBUF_CAP) {
+  if (w->nWbuf && addr == w->wbufAddr + w->nWbuf && wbufReserve(w, w->nWbuf + n)) {
     memcpy(w->pWbuf + w->nWbuf, p, n);
     w->nWbuf += n;
     return CAIRN_OK;
   }
   CAIRN_TRY(h5wFlush(w));
-  if (n < WBUF_CAP / 4) {
-    if (!w->pWbuf && !(w->pWbuf = cairnMalloc(WBUF_CAP))) return h5wFail(w, cairnErr(CAIRN_NOMEM, "write buffer: out of memory"));
+  if (n < WBUF_CAP / 64 && wbufReserve(w, n)) { /* larger writes (chunks, data) go straight out */
     memcpy(w->pWbuf, p, n);
     w->nWbuf = n;
     w->wbufAddr = addr;

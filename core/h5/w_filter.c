@@ -234,10 +234,14 @@ static void unshuffle(const uint8_t *p, size_t n, size_t el, uint8_t *o) {
 
 /* Run the pipeline forward on one chunk. *ppOut is a new buffer (caller frees). */
 int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut) {
-  uint8_t *cur = cairnMalloc(nIn ? nIn : 1);
-  if (!cur) return cairnErr(CAIRN_NOMEM, "filter: out of memory for %zu bytes", nIn);
-  memcpy(cur, p, nIn);
+  /* the first stage reads the caller's bytes; later stages own their input */
+  uint8_t *cur = (uint8_t *)p, *own = NULL;
   size_t nCur = nIn;
+  if (n == 0) {
+    if (!(own = cairnMalloc(nIn ? nIn : 1))) return cairnErr(CAIRN_NOMEM, "filter: out of memory for %zu bytes", nIn);
+    memcpy(own, p, nIn);
+    cur = own;
+  }
   for (int i = 0; i < n; i++) {
     const H5wFilter *f = &a[i];
     uint8_t *o = NULL;
@@ -289,12 +293,12 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
         nO = nCur + 4;
       }
     } else rc = cairnErr(CAIRN_UNSUPPORTED, "filter %u cannot be written", f->id);
-    cairnFree(cur);
+    cairnFree(own);
     if (rc) {
       cairnFree(o);
       return rc == CAIRN_NOMEM ? cairnErr(CAIRN_NOMEM, "filter %u: out of memory", f->id) : rc;
     }
-    cur = o;
+    cur = own = o;
     nCur = nO;
   }
   *ppOut = cur;
