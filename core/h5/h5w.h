@@ -170,6 +170,7 @@ int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
 int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
 int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
 void h5wHeapCacheClear(cairn_h5w *w);
+int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
 
 /* w_type.c */
 int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);

@@ -806,7 +806,7 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
     return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr: bad arguments for '%s'", zName ? zName : "(null)");
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zObj, &o));
-  if (o->bDenseAttrs) return cairnErr(CAIRN_UNSUPPORTED, "'%s' keeps its attributes in dense storage", zObj);
+  CAIRN_TRY(h5wMaterializeAttrs(w, o));
   uint64_t nEl = 1, nData = 0;
   for (int i = 0; i < rank; i++)
     if (cairnMulOverflow64(nEl, dims[i], &nEl)) return cairnErr(CAIRN_RANGE, "attribute '%s' of '%s': too many elements", zName, zObj);
@@ -858,6 +858,7 @@ int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName) {
   if (!zObj || !zName) return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr_delete: NULL argument");
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zObj, &o));
+  CAIRN_TRY(h5wMaterializeAttrs(w, o));
   int k = attrFind(o, zName);
   if (k < 0) return cairnErr(CAIRN_NOTFOUND, "'%s' has no attribute '%s'", zObj, zName);
   objDelMsg(o, k);

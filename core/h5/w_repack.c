@@ -469,3 +469,40 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
   cairn_h5_close(r.h);
   return rc;
 }
+
+/* Attributes kept in dense storage (fractal heap + v2 B-tree, what libhdf5 uses past 8
+** attributes with libver latest) are read through the reader and become inline attribute
+** messages of o, so they can be added to, overwritten and deleted. Each must fit in 64 KiB.
+** On failure o is left as it was. */
+int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o) {
+  if (!o->bDenseAttrs) return CAIRN_OK;
+  if (!o->zPath) return cairnErr(CAIRN_UNSUPPORTED, "an object with dense attributes that has no path");
+  CAIRN_TRY(h5wFlush(w));
+  Repack r = {NULL, w, NULL};
+  cairn_h5_obj *src = NULL;
+  int n0 = o->nMsg, bDirty = o->bDirty;
+  int rc = cairn_h5_open(w->f, 0, &r.h); /* a fresh reader sees the committed file */
+  if (!rc) rc = cairn_h5_get(r.h, o->zPath, &src);
+  o->bDenseAttrs = 0;
+  if (!rc) rc = copyAttrs(&r, src, o->zPath);
+  cairn_h5_obj_close(src);
+  cairn_h5_close(r.h);
+  if (!rc) {
+    uint8_t ai[18] = {0, 0};
+    cairnPutLE64(ai + 2, H5W_UNDEF);
+    cairnPutLE64(ai + 10, H5W_UNDEF);
+    for (int i = 0; i < o->nMsg; i++)
+      if (o->aMsg[i].type == H5W_MSG_AINFO) {
+        rc = h5wObjSetMsg(o, i, ai, sizeof ai);
+        break;
+      }
+  }
+  if (rc) {
+    while (o->nMsg > n0) cairnFree(o->aMsg[--o->nMsg].p);
+    o->bDenseAttrs = 1;
+    o->bDirty = bDirty;
+    return rc;
+  }
+  o->bConverted = 1;
+  return CAIRN_OK;
+}
