@@ -831,6 +831,81 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   return CAIRN_OK;
 }
 
+/* ---------------------------------------------------------------- v4 chunk indexes */
+/* A dataset whose chunks are indexed by a layout-v4 structure (extensible array, fixed array,
+** v2 B-tree: libver latest) is given a version-1 B-tree on its first append: its rows are read
+** through cairn's reader one block at a time and written again as new chunks with the same
+** shape and filters; the old index and chunks are left unreferenced at the next commit. This
+** costs one copy of this dataset, once, and keeps every reader able to open the file. */
+static int convertV4(cairn_h5w *w, H5wObj *o, const char *zPath) {
+  H5wDset *d = o->pDset;
+  if (!o->zPath) return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s' has a layout-v4 index and no committed path", zPath);
+  if (d->bVlen) return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s': variable-length data in a layout-v4 index", zPath);
+  for (int i = 0; i < d->nFilter; i++) {
+    uint16_t id = d->aFilter[i].id;
+    if (id != 1 && id != 2 && id != 3 && id != 32004 && id != 32015)
+      return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s' uses filter %u", zPath, id);
+  }
+  CAIRN_TRY(h5wFlush(w));
+  cairn_h5 *h = NULL;
+  cairn_h5_obj *src = NULL;
+  cairn_h5_info in;
+  int rc = cairn_h5_open(w->f, 0, &h);
+  if (!rc) rc = cairn_h5_get(h, o->zPath, &src);
+  if (!rc) rc = cairn_h5_info_get(src, &in);
+  if (!rc && (in.typeBigEndian || in.layout != CAIRN_H5_CHUNKED || (int)in.rank != d->rank))
+    rc = cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s': big-endian or unexpected layout", zPath);
+  H5wDset save = *d;
+  if (!rc) {
+    d->layout = CAIRN_H5W_CHUNKED;
+    for (int i = 0; i < d->rank; i++) d->aChunk[i] = in.chunk[i];
+    d->nRec = 0;
+    d->bIndexLoaded = 1;
+    d->btreeAddr = H5W_UNDEF;
+    d->nLevels = 0;
+    d->tailRow0 = NO_BLOCK;
+    d->bTailDirty = 0;
+  }
+  uint64_t rowBytes = d->elSize;
+  for (int i = 1; i < d->rank; i++) rowBytes *= d->aDim[i];
+  uint64_t step = d->aChunk[0] ? d->aChunk[0] : 1;
+  while (!rc && step * rowBytes < (4u << 20) && step * 2 <= d->aDim[0]) step *= 2;
+  uint8_t *p = rc || !rowBytes ? NULL : cairnMalloc((size_t)(step * rowBytes));
+  if (!rc && rowBytes && !p) rc = cairnErr(CAIRN_NOMEM, "append: out of memory converting '%s'", zPath);
+  for (uint64_t r0 = 0; !rc && rowBytes && r0 < d->aDim[0]; r0 += step) {
+    uint64_t nr = d->aDim[0] - r0 < step ? d->aDim[0] - r0 : step;
+    cairn_h5_sel sel;
+    memset(&sel, 0, sizeof sel);
+    sel.rank = in.rank;
+    for (unsigned i = 0; i < in.rank; i++) sel.count[i] = in.dims[i];
+    sel.start[0] = r0;
+    sel.count[0] = nr;
+    rc = cairn_h5_read(src, &sel, CAIRN_H5_NATIVE, p, (size_t)(nr * rowBytes));
+    if (!rc) rc = writeRows(w, d, r0, nr, p);
+  }
+  cairnFree(p);
+  cairn_h5_obj_close(src);
+  cairn_h5_close(h);
+  if (rc) {
+    /* chunks written so far are in space nothing committed uses: leaked until the next reclaim */
+    cairnFree(d->aRec);
+    cairnFree(d->pTail);
+    for (int l = 0; l < 8; l++) if (d->aLevel[l] != save.aLevel[l]) cairnFree(d->aLevel[l]);
+    *d = save;
+    d->aRec = NULL, d->nRec = d->nRecAlloc = 0, d->pTail = NULL, d->nTailAlloc = 0;
+    return rc;
+  }
+  /* the layout message becomes version 3 (chunked, v1 B-tree), written at commit */
+  uint8_t ly[3 + 8 + 4 * (CAIRN_H5W_MAXRANK + 1)] = {0};
+  rc = h5wObjSetMsg(o, d->iLayoutMsg, ly, layoutSize(d, 0));
+  if (!rc) rc = updateChunkedMsgs(o);
+  if (rc) return h5wFail(w, rc);
+  d->bShapeDirty = 1;
+  h5wObjDirty(o);
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+
 /* ---------------------------------------------------------------- append */
 static int dsetFind(cairn_h5w *w, const char *zPath, H5wObj **ppO, const char *zWhat) {
   H5wObj *o;
@@ -847,8 +922,7 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "append"));
   H5wDset *d = o->pDset;
-  if (d->layout == -1)
-    return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s' indexes its chunks with a layout version 4 structure (extensible/fixed array, v2 B-tree): not editable yet", zPath);
+  if (d->layout == -1) CAIRN_TRY(convertV4(w, o, zPath));
   if (d->layout != CAIRN_H5W_CHUNKED || d->rank == 0)
     return cairnErr(CAIRN_TYPE, "append: dataset '%s' is not chunked", zPath);
   if (d->aMax[0] != CAIRN_H5W_UNLIMITED && d->aDim[0] + nRows > d->aMax[0])
