@@ -41,9 +41,11 @@ static int wbufReserve(cairn_h5w *w, size_t n) {
   size_t c = w->wbufCap ? w->wbufCap : 65536;
   while (c < n) c *= 2;
   if (c > WBUF_CAP) return 0;
-  uint8_t *p = cairnRealloc(w->pWbuf, c);
+  /* H5W_SB_SIZE bytes of headroom before the buffer: a first commit writes the superblock and
+  ** everything after it in one call (commit, NOSYNC) */
+  uint8_t *p = cairnRealloc(w->pWbuf ? w->pWbuf - H5W_SB_SIZE : NULL, c + H5W_SB_SIZE);
   if (!p) return 0;
-  w->pWbuf = p;
+  w->pWbuf = p + H5W_SB_SIZE;
   w->wbufCap = c;
   return 1;
 }
@@ -941,18 +943,29 @@ int cairn_h5w_commit(cairn_h5w *w) {
       if (w->aPend[i].n && w->aPend[i].addr + w->aPend[i].n == eoa) eoa = w->aPend[i].addr, moved = 1;
     if (!moved) break;
   }
-  CAIRN_TRY(h5wFlush(w));
   if (w->nFileSize < eoa) {
+    CAIRN_TRY(h5wFlush(w));
     int rc = cairn_file_truncate(w->f, eoa);
     if (rc) return h5wFail(w, rc);
     w->nFileSize = eoa;
   }
-  CAIRN_TRY(doSync(w));
+  if (!w->bNoSync) CAIRN_TRY(doSync(w)); /* flush + sync: everything new is durable */
   /* 3. the switch: one 48-byte write inside the first sector */
   uint8_t sb[H5W_SB_SIZE];
   sbEncode(w, sb, eoa, w->pRoot->addr, gSbExt(w));
   w->st.nWrite++;
-  int rcSb = cairn_file_write(w->f, sb, sizeof sb, 0);
+  int rcSb;
+  if (w->bNoSync && w->nWbuf && w->wbufAddr == H5W_SB_SIZE) {
+    /* nothing orders these writes without syncs anyway: one call for the superblock and the
+    ** new structures right after it (a fresh file's first commit) */
+    memcpy(w->pWbuf - H5W_SB_SIZE, sb, H5W_SB_SIZE);
+    size_t n = w->nWbuf + H5W_SB_SIZE;
+    w->nWbuf = 0;
+    rcSb = cairn_file_write(w->f, w->pWbuf - H5W_SB_SIZE, n, 0);
+  } else {
+    CAIRN_TRY(h5wFlush(w));
+    rcSb = cairn_file_write(w->f, sb, sizeof sb, 0);
+  }
   if (rcSb) return h5wFail(w, rcSb);
   CAIRN_TRY(doSync(w));
   /* 4. committed: old versions are free now; give back the tail */
@@ -989,7 +1002,7 @@ static void writerFree(cairn_h5w *w) {
   cairnFree(w->aUsed);
   cairnFree(w->aPend);
   cairnFree(w->pHeap);
-  cairnFree(w->pWbuf);
+  if (w->pWbuf) cairnFree(w->pWbuf - H5W_SB_SIZE);
   h5wHeapCacheClear(w);
   cairnFree(w);
 }
