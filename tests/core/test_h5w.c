@@ -7,6 +7,8 @@
 #include "h5/h5w.h"
 #include "tf.h"
 
+#include <stdlib.h>
+
 static cairn_file *openOut(const char *zName) {
   cairn_file *f = NULL;
   if (cairn_open(tfTmp(zName), CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE, &f)) return NULL;
@@ -446,4 +448,194 @@ TEST(h5w, reclaim) {
   cairn_h5_close(h);
   cairn_file_close(f);
   cairn_h5w_type_free(ti), cairn_h5w_type_free(ts);
+}
+
+/* ---- out of memory at every allocation: a clean error, nothing leaked, the file as committed ---- */
+static long gAllocLeft = -1, gLive;
+static void *oomMalloc(void *c, size_t n) {
+  (void)c;
+  if (gAllocLeft == 0) return NULL;
+  if (gAllocLeft > 0) gAllocLeft--;
+  void *p = malloc(n);
+  if (p) gLive++;
+  return p;
+}
+static void *oomRealloc(void *c, void *p, size_t n) {
+  (void)c;
+  if (gAllocLeft == 0) return NULL;
+  if (gAllocLeft > 0) gAllocLeft--;
+  void *q = realloc(p, n);
+  if (q && !p) gLive++;
+  return q;
+}
+static void oomFree(void *c, void *p) {
+  (void)c;
+  if (p) gLive--, free(p);
+}
+
+static int oomSession(cairn_file *f) {
+  cairn_h5w *w = NULL;
+  cairn_h5w_type *tf = cairn_h5w_type_float(4), *ts = cairn_h5w_type_vstring(1);
+  int rc = (tf && ts) ? cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w) : CAIRN_NOMEM;
+  float v[64];
+  for (int i = 0; i < 64; i++) v[i] = (float)i;
+  uint64_t d0[2] = {0, 4}, mx[2] = {CAIRN_H5W_UNLIMITED, 4}, ch[2] = {4, 4}, n3 = 3;
+  const char *as[3] = {"a", "bb", "ccc"};
+  if (!rc) rc = cairn_h5w_group(w, "/g");
+  if (!rc) rc = cairn_h5w_dataset(w, "/g/d", tf, 2, d0, mx, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, ch, "shuffle,deflate:1,lz4", NULL}, NULL);
+  if (!rc) rc = cairn_h5w_append(w, "/g/d", 6, v);
+  if (!rc) rc = cairn_h5w_attr(w, "/g", "names", ts, 1, &n3, as);
+  if (!rc) rc = cairn_h5w_commit(w);
+  if (!rc) rc = cairn_h5w_append(w, "/g/d", 10, v + 24);
+  if (w) {
+    int rc2 = rc ? (cairn_h5w_discard(w), rc) : cairn_h5w_close(w);
+    rc = rc2;
+  }
+  w = NULL;
+  if (!rc) rc = cairn_h5w_open(f, CAIRN_H5W_RECLAIM, &w);
+  if (!rc) rc = cairn_h5w_append(w, "/g/d", 2, v);
+  if (w) {
+    int rc2 = rc ? (cairn_h5w_discard(w), rc) : cairn_h5w_close(w);
+    rc = rc2;
+  }
+  w = NULL;
+  uint8_t dg[32];
+  if (!rc) rc = cairn_h5w_open(f, CAIRN_H5W_READONLY, &w);
+  if (!rc) rc = cairn_h5w_verify(w, dg);
+  cairn_h5w_discard(w);
+  cairn_h5w_type_free(tf);
+  cairn_h5w_type_free(ts);
+  return rc;
+}
+
+TEST(h5w, out_of_memory) {
+  cairn_host saved = *cairn_host_get(), h = saved;
+  h.xMalloc = oomMalloc, h.xRealloc = oomRealloc, h.xFree = oomFree;
+  h.xParallelFor = NULL; /* deterministic allocation order */
+  int nFail = 0, n;
+  for (n = 0; n < 5000; n++) {
+    CHECK_OK(cairn_host_set(&h));
+    gLive = 0;
+    gAllocLeft = n;
+    cairn_file *f = NULL;
+    int rc = cairn_memfile_open(NULL, 0, &f);
+    if (!rc) rc = oomSession(f);
+    gAllocLeft = -1;
+    /* whatever failed, the file is either not yet an HDF5 file or a consistent committed one */
+    cairn_h5w *w = NULL;
+    uint8_t dg[32];
+    int rcOpen = f ? cairn_h5w_open(f, CAIRN_H5W_READONLY, &w) : CAIRN_CORRUPT;
+    int rcVerify = w ? cairn_h5w_verify(w, dg) : CAIRN_OK;
+    cairn_h5w_discard(w);
+    cairn_file_close(f);
+    long live = gLive;
+    cairn_host_set(&saved);
+    if (rcOpen == CAIRN_OK && rcVerify != CAIRN_OK) {
+      tfFail(__FILE__, __LINE__, "allocation %d failing left a file that does not verify: %s", n, cairn_errmsg());
+      return;
+    }
+    if (live != 0) {
+      tfFail(__FILE__, __LINE__, "allocation %d failing leaks %ld blocks (rc %s: %s)", n, live, cairn_errstr(rc), cairn_errmsg());
+      return;
+    }
+    if (rc == CAIRN_OK) break; /* the session never reached allocation n */
+    if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM && CAIRN_PRIMARY(rc) != CAIRN_IOERR) {
+      tfFail(__FILE__, __LINE__, "allocation %d failing gives %s: %s", n, cairn_errstr(rc), cairn_errmsg());
+      return;
+    }
+    nFail++;
+  }
+  CHECK(n < 5000);
+  CHECK(nFail > 100);
+  printf("    %d allocation failures, each a clean NOMEM without leaks\n", nFail);
+}
+
+/* ---- bad requests: clear errors, and the file stays byte for byte as it was ---- */
+TEST(h5w, bad_input) {
+  cairn_file *f = openOut("h5w_bad.h5");
+  CHECK(f);
+  cairn_h5w *w;
+  CHECK_OK(cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w));
+  cairn_h5w_type *tf = cairn_h5w_type_float(4), *ti = cairn_h5w_type_int(4, 1);
+  uint64_t d2[2] = {4, 4}, z2[2] = {0, 4}, mx[2] = {CAIRN_H5W_UNLIMITED, 4}, c2[2] = {2, 2};
+  float v[16] = {0};
+  CHECK_OK(cairn_h5w_dataset(w, "/d", tf, 2, z2, mx, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, c2, NULL, NULL}, NULL));
+  CHECK_OK(cairn_h5w_close(w));
+  size_t n0;
+  uint8_t *before = tfReadFile(tfTmp("h5w_bad.h5"), &n0);
+  CHECK(before);
+  CHECK_OK(cairn_h5w_open(f, 0, &w));
+  uint64_t small[2] = {2, 4};
+  CHECK_RC(cairn_h5w_dataset(w, "/x", tf, 2, d2, small, NULL, v), CAIRN_RANGE); /* dims above maxdims */
+  CHECK(strstr(cairn_errmsg(), "/x") != NULL);
+  CHECK_RC(cairn_h5w_dataset(w, "/x", tf, 2, d2, NULL, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, (uint64_t[]){8, 2}, NULL, NULL}, v), CAIRN_RANGE);
+  CHECK_RC(cairn_h5w_dataset(w, "/x", tf, 2, d2, mx, &(cairn_h5w_dset_opts){CAIRN_H5W_CONTIGUOUS, NULL, NULL, NULL}, v), CAIRN_MISUSE);
+  uint64_t mx2[2] = {CAIRN_H5W_UNLIMITED, CAIRN_H5W_UNLIMITED};
+  CHECK_RC(cairn_h5w_dataset(w, "/x", tf, 2, d2, mx2, NULL, v), CAIRN_UNSUPPORTED);
+  CHECK_RC(cairn_h5w_dataset(w, "/d", tf, 2, d2, NULL, NULL, v), CAIRN_EXISTS);
+  CHECK_RC(cairn_h5w_dataset(w, "", tf, 1, d2, NULL, NULL, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_dataset(w, "/", tf, 1, d2, NULL, NULL, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_dataset(w, "/d/x", tf, 1, d2, NULL, NULL, v), CAIRN_TYPE);
+  CHECK_RC(cairn_h5w_dataset(w, "/s", tf, 0, NULL, NULL, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, NULL, NULL, NULL}, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_append(w, "/nope", 1, v), CAIRN_NOTFOUND);
+  CHECK_RC(cairn_h5w_append(w, "/", 1, v), CAIRN_TYPE);
+  CHECK_RC(cairn_h5w_append(w, "/d", 1, NULL), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_attr(w, "/d", "", tf, 0, NULL, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_attr(w, "/d", "a", tf, 2, NULL, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_attr_delete(w, "/d", "none"), CAIRN_NOTFOUND);
+  CHECK(cairn_h5w_type_int(3, 1) == NULL);
+  CHECK(cairn_h5w_type_float(2) == NULL);
+  CHECK(cairn_h5w_type_enum(tf) == NULL);
+  CHECK(cairn_h5w_type_array(tf, 0, d2) == NULL);
+  CHECK_OK(cairn_h5w_close(w)); /* nothing changed: nothing written */
+  size_t n1;
+  uint8_t *after = tfReadFile(tfTmp("h5w_bad.h5"), &n1);
+  CHECK(after && n1 == n0);
+  CHECK_MEM(before, after, n0);
+  cairn_free(after);
+  cairn_file_close(f);
+  /* a read-only host file: the commit fails with an I/O error naming it, the file unchanged */
+  CHECK_OK(cairn_open(tfTmp("h5w_bad.h5"), CAIRN_OPEN_READONLY, &f));
+  CHECK_OK(cairn_h5w_open(f, 0, &w));
+  CHECK_OK(cairn_h5w_group(w, "/g"));
+  int rcRo = CAIRN_PRIMARY(cairn_h5w_commit(w));
+  CHECK(rcRo == CAIRN_IOERR || rcRo == CAIRN_READONLY);
+  CHECK(cairn_errmsg()[0] != 0);
+  CHECK_EQ(CAIRN_PRIMARY(cairn_h5w_group(w, "/h")), rcRo); /* the error sticks */
+  CHECK(cairn_h5w_close(w) != CAIRN_OK);
+  cairn_file_close(f);
+  after = tfReadFile(tfTmp("h5w_bad.h5"), &n1);
+  CHECK(after && n1 == n0);
+  CHECK_MEM(before, after, n0);
+  cairn_free(after);
+  cairn_free(before);
+  /* opened read-only through the writer: every change is refused */
+  CHECK_OK(cairn_open(tfTmp("h5w_bad.h5"), CAIRN_OPEN_READONLY, &f));
+  CHECK_OK(cairn_h5w_open(f, CAIRN_H5W_READONLY, &w));
+  CHECK_RC(cairn_h5w_append(w, "/d", 1, v), CAIRN_READONLY);
+  CHECK_RC(cairn_h5w_attr(w, "/d", "a", tf, 0, NULL, v), CAIRN_READONLY);
+  CHECK_OK(cairn_h5w_close(w));
+  cairn_file_close(f);
+  /* not an HDF5 file, truncated files */
+  cairn_file *m;
+  CHECK_OK(cairn_memfile_open("not an hdf5 file at all, just some text bytes here....", 52, &m));
+  CHECK_RC(cairn_h5w_open(m, 0, &w), CAIRN_CORRUPT);
+  cairn_file_close(m);
+  CHECK_OK(cairn_memfile_open(NULL, 0, &m));
+  CHECK_RC(cairn_h5w_open(m, 0, &w), CAIRN_CORRUPT);
+  cairn_file_close(m);
+  CHECK_OK(cairn_open(tfTmp("h5w_bad.h5"), CAIRN_OPEN_READONLY, &f));
+  uint8_t *all = cairn_malloc(n0);
+  CHECK_OK(cairn_file_read_exact(f, all, n0, 0));
+  cairn_file_close(f);
+  CHECK_OK(cairn_memfile_open(all, n0 - 10, &m)); /* cut short: end of file past the size */
+  CHECK_RC(cairn_h5w_open(m, 0, &w), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "truncated") != NULL);
+  cairn_file_close(m);
+  all[44] ^= 1; /* superblock checksum */
+  CHECK_OK(cairn_memfile_open(all, n0, &m));
+  CHECK_RC(cairn_h5w_open(m, 0, &w), CAIRN_CHECKSUM);
+  cairn_file_close(m);
+  cairn_free(all);
+  cairn_h5w_type_free(tf), cairn_h5w_type_free(ti);
 }
