@@ -399,7 +399,8 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
 }
 
 /* Read the B-tree below addr into aRec, noting each node per level (for adopting the tree). */
-typedef struct BtLoad { uint64_t *aAddr[8]; uint16_t *aN[8]; uint64_t n[8], nAlloc[8]; int depth; } BtLoad;
+typedef struct BtLoad { uint64_t *aAddr[8]; uint16_t *aN[8]; uint64_t n[8], nAlloc[8]; int depth; uint64_t nNode; } BtLoad;
+#define BT_MAX_NODES (1u << 17) /* 8M chunks at 64 per leaf: beyond that a damaged tree, or a limit */
 
 static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, BtLoad *bl, int depth) {
   if (depth > 8) return cairnErr(CAIRN_CORRUPT, "chunk B-tree deeper than 8 at %llu", (unsigned long long)addr);
@@ -412,6 +413,7 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
   if ((expectLevel >= 0 && level != expectLevel) || level >= 8 || n > 4096)
     return cairnErr(CAIRN_CORRUPT, "chunk B-tree node at %llu: level %d, %u entries", (unsigned long long)addr, level, n);
   if (bl->depth < 0) bl->depth = level;
+  if (++bl->nNode > BT_MAX_NODES) return cairnErr(CAIRN_LIMIT, "chunk B-tree at %llu has more than %u nodes", (unsigned long long)addr, BT_MAX_NODES);
   if (bl->n[level] == bl->nAlloc[level]) {
     uint64_t m = bl->nAlloc[level] ? bl->nAlloc[level] * 2 : 16;
     uint64_t *a = cairnRealloc(bl->aAddr[level], sizeof(uint64_t) * (size_t)m);

@@ -518,7 +518,7 @@ static int readChunkV1(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int
 
 /* Load the object header at addr (version 2 only for now). */
 static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) {
-  uint8_t hdr[32];
+  uint8_t hdr[48];
   size_t got = 0;
   int rc = h5wFlush(w);
   if (!rc) rc = cairn_file_read(w->f, hdr, sizeof hdr, addr, &got);
@@ -566,6 +566,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
   uint8_t fl = hdr[5];
   size_t i = 6 + (fl & 0x20 ? 16 : 0) + (fl & 0x10 ? 4 : 0);
   unsigned wb = 1u << (fl & 3);
+  if (i + wb > got) return cairnErr(CAIRN_CORRUPT, "object header at %llu is truncated", (unsigned long long)addr);
   uint64_t body = cairnGetLEn(hdr + i, wb);
   i += wb;
   if (body > OH_MAX) return cairnErr(CAIRN_CORRUPT, "object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)body);
@@ -1158,7 +1159,37 @@ static void hashU64(cairn_sha256_ctx *h, uint64_t v) {
   cairn_sha256_update(h, b, 8);
 }
 
-static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth) {
+/* Addresses of the headers verified so far: an object reached by several hard links (or a
+** cycle in a damaged file) is walked once. */
+typedef struct Seen { uint64_t *a; size_t n, cap; } Seen;
+static int seenAdd(Seen *s, uint64_t addr) { /* 1 if new, 0 if seen, -1 out of memory */
+  if (addr == H5W_UNDEF) return 1;
+  if (2 * (s->n + 1) > s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 64;
+    uint64_t *a = cairnMalloc(sizeof(uint64_t) * cap);
+    if (!a) return -1;
+    memset(a, 0xff, sizeof(uint64_t) * cap);
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->a[i] != H5W_UNDEF) {
+        size_t k = (size_t)(s->a[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (a[k] != H5W_UNDEF) k = (k + 1) & (cap - 1);
+        a[k] = s->a[i];
+      }
+    cairnFree(s->a);
+    s->a = a;
+    s->cap = cap;
+  }
+  size_t k = (size_t)(addr * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
+  while (s->a[k] != H5W_UNDEF) {
+    if (s->a[k] == addr) return 0;
+    k = (k + 1) & (s->cap - 1);
+  }
+  s->a[k] = addr;
+  s->n++;
+  return 1;
+}
+
+static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Seen *seen) {
   if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
   h5wUsed(w, o->addr, o->nDisk);
   for (int k = 0; k < o->nExtra; k++) h5wUsed(w, o->aExtra[2 * k], o->aExtra[2 * k + 1]);
@@ -1194,9 +1225,12 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth) {
       cairn_sha256_update(h, l->raw.p, l->raw.n);
       continue;
     }
+    int isNew = seenAdd(seen, l->pObj ? l->pObj->addr : l->addr);
+    if (isNew < 0) return cairnErr(CAIRN_NOMEM, "verify: out of memory");
+    if (!isNew) continue; /* already walked through another link */
     H5wObj *c;
     CAIRN_TRY(h5wLinkObj(w, o, i, &c));
-    CAIRN_TRY(verifyObj(w, c, h, depth + 1));
+    CAIRN_TRY(verifyObj(w, c, h, depth + 1, seen));
   }
   return CAIRN_OK;
 }
@@ -1205,7 +1239,9 @@ int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]) {
   if (!w || !aDigest) return cairnErr(CAIRN_MISUSE, "cairn_h5w_verify: NULL argument");
   cairn_sha256_ctx h;
   cairn_sha256_init(&h);
-  int rc = verifyObj(w, w->pRoot, &h, 0);
+  Seen seen = {NULL, 0, 0};
+  int rc = seenAdd(&seen, w->pRoot->addr) < 0 ? cairnErr(CAIRN_NOMEM, "verify: out of memory") : verifyObj(w, w->pRoot, &h, 0, &seen);
+  cairnFree(seen.a);
   h5wHeapCacheClear(w);
   cairn_sha256_final(&h, aDigest);
   return rc;
