@@ -782,6 +782,58 @@ int cairn_h5w_group(cairn_h5w *w, const char *zPath) {
   return CAIRN_OK;
 }
 
+/* ---------------------------------------------------------------- links, named types */
+static int addRawLink(cairn_h5w *w, const char *zPath, int type, const char *zFile, const char *zTarget, const char *zWhat) {
+  CAIRN_TRY(checkWritable(w, zWhat));
+  if (!zPath || !zTarget || !zTarget[0] || (type == CAIRN_H5_LINK_EXTERNAL && (!zFile || !zFile[0])))
+    return cairnErr(CAIRN_MISUSE, "%s: bad arguments", zWhat);
+  if (strlen(zTarget) > 60000 || (zFile && strlen(zFile) > 4000)) return cairnErr(CAIRN_RANGE, "%s: target too long", zWhat);
+  H5wObj *g;
+  const char *zLeaf;
+  CAIRN_TRY(h5wCreateChild(w, zPath, &g, &zLeaf));
+  cairn_h5_link l = {zLeaf, type, 0, zTarget, zFile};
+  H5wMsg m;
+  CAIRN_TRY(linkMsgRaw(&l, &m));
+  int rc = linkPush(g, zLeaf, strlen(zLeaf), H5W_UNDEF, NULL, &m);
+  if (rc) {
+    cairnFree(m.p);
+    return rc;
+  }
+  h5wObjDirty(g);
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+int cairn_h5w_softlink(cairn_h5w *w, const char *zPath, const char *zTarget) {
+  return addRawLink(w, zPath, CAIRN_H5_LINK_SOFT, NULL, zTarget, "cairn_h5w_softlink");
+}
+int cairn_h5w_extlink(cairn_h5w *w, const char *zPath, const char *zFile, const char *zTarget) {
+  return addRawLink(w, zPath, CAIRN_H5_LINK_EXTERNAL, zFile, zTarget, "cairn_h5w_extlink");
+}
+
+int cairn_h5w_named_type(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t) {
+  CAIRN_TRY(checkWritable(w, "cairn_h5w_named_type"));
+  if (!zPath || !t) return cairnErr(CAIRN_MISUSE, "cairn_h5w_named_type: NULL argument");
+  H5wObj *g, *c;
+  const char *zLeaf;
+  CAIRN_TRY(h5wCreateChild(w, zPath, &g, &zLeaf));
+  if (!(c = objNew(g))) return cairnErr(CAIRN_NOMEM, "named type '%s': out of memory", zPath);
+  uint8_t *te;
+  size_t tn;
+  int rc = h5wTypeEncode(t, &te, &tn);
+  if (!rc) {
+    rc = h5wObjAddMsg(c, H5W_MSG_DATATYPE, 1, te, tn);
+    cairnFree(te);
+  }
+  if (!rc) rc = h5wEnsureAinfo(c);
+  if (!rc) rc = h5wLinkAdd(g, zLeaf, c);
+  if (rc) {
+    objFree(c);
+    return rc;
+  }
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+
 /* ---------------------------------------------------------------- attributes */
 static int attrName(const H5wMsg *m, const char **pz, size_t *pn) {
   if (m->n < 8 || (m->p[0] != 1 && m->p[0] != 2 && m->p[0] != 3)) return 0;

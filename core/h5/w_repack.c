@@ -8,9 +8,10 @@
 ** datasets are copied one row block at a time, so memory stays bounded by a block (a few MiB),
 ** not the file.
 **
-** Not copied (error CAIRN_UNSUPPORTED naming the object, unless skipped as noted): datatypes the
-** writer cannot write (references, opaque, bitfields, non-string vlen, half floats), null
-** dataspaces (skipped), soft and external links (skipped), committed datatypes (skipped).
+** Soft and external links and committed datatypes are copied; filters the writer cannot write
+** (szip, n-bit, scale-offset...) are dropped (the data is read decoded). Not copied: datatypes the
+** writer cannot write (object/region references, non-string vlen: CAIRN_UNSUPPORTED naming the
+** object), null dataspaces (skipped).
 */
 #include "cairn/h5.h"
 #include "h5/h5w.h"
@@ -118,10 +119,10 @@ static void jsSkip(Js *j, int depth) {
 }
 
 /* Type JSON (r_conv.c typeJson) -> writer type. */
-static cairn_h5w_type *jsType(Js *j, const char *zWhere, int depth) {
+static cairn_h5w_type *jsType(Js *j, const char *zWhere, int depth, int bKeepOrder) {
   if (depth > 16 || !jsEat(j, '{')) return j->err = 1, (cairn_h5w_type *)NULL;
-  char *zClass = NULL, *zCset = NULL, *zPad = NULL;
-  int64_t size = 0, prec = -1;
+  char *zClass = NULL, *zCset = NULL, *zPad = NULL, *zTag = NULL;
+  int64_t size = 0, prec = -1, bitOff = 0;
   int bSigned = 0, bString = 0, bBe = 0;
   uint64_t aDim[4];
   int nDim = 0;
@@ -142,10 +143,12 @@ static cairn_h5w_type *jsType(Js *j, const char *zWhere, int depth) {
       bBe = o && !strcmp(o, "be");
       cairnFree(o);
     } else if (!strcmp(k, "precision")) prec = jsInt(j);
+    else if (!strcmp(k, "offset")) bitOff = jsInt(j);
+    else if (!strcmp(k, "tag")) zTag = jsString(j);
     else if (!strcmp(k, "cset")) zCset = jsString(j);
     else if (!strcmp(k, "pad")) zPad = jsString(j);
     else if (!strcmp(k, "string")) jsWs(j), bString = j->z < j->end && *j->z == 't', jsSkip(j, 0);
-    else if (!strcmp(k, "base")) base = jsType(j, zWhere, depth + 1);
+    else if (!strcmp(k, "base")) base = jsType(j, zWhere, depth + 1, bKeepOrder);
     else if (!strcmp(k, "dims")) {
       if (jsEat(j, '[') && !jsEat(j, ']')) {
         do {
@@ -164,11 +167,16 @@ static cairn_h5w_type *jsType(Js *j, const char *zWhere, int depth) {
     cairnFree(k);
   } while (!j->err && jsEat(j, ','));
   if (!jsEat(j, '}')) j->err = 1;
-  (void)bBe;
   if (!j->err && zClass) {
     int utf8 = zCset && !strcmp(zCset, "utf-8");
-    if (!strcmp(zClass, "integer") && (prec < 0 || prec == 8 * size)) t = cairn_h5w_type_int((unsigned)size, bSigned);
-    else if (!strcmp(zClass, "float") && (prec < 0 || prec == 8 * size)) t = cairn_h5w_type_float((unsigned)size);
+    if (!strcmp(zClass, "integer") || !strcmp(zClass, "bitfield")) {
+      t = !strcmp(zClass, "integer") ? cairn_h5w_type_int((unsigned)size, bSigned) : cairn_h5w_type_bitfield((unsigned)size);
+      if (t && prec >= 0 && prec != 8 * size && cairn_h5w_type_set_bits(t, (unsigned)prec, (unsigned)bitOff)) {
+        cairn_h5w_type_free(t);
+        t = NULL;
+      }
+    } else if (!strcmp(zClass, "float") && (prec < 0 || prec == 8 * size)) t = cairn_h5w_type_float((unsigned)size);
+    else if (!strcmp(zClass, "opaque")) t = cairn_h5w_type_opaque((size_t)size, zTag);
     else if (!strcmp(zClass, "string")) t = cairn_h5w_type_string((size_t)size, zPad && !strcmp(zPad, "nullpad") ? 1 : zPad && !strcmp(zPad, "spacepad") ? 2 : 0, utf8);
     else if (!strcmp(zClass, "vlen") && bString) t = cairn_h5w_type_vstring(utf8);
     else if (!strcmp(zClass, "array") && base && nDim) t = cairn_h5w_type_array(base, nDim, aDim);
@@ -186,7 +194,7 @@ static cairn_h5w_type *jsType(Js *j, const char *zWhere, int depth) {
             if (!k || !jsEat(&m, ':')) { cairnFree(k); m.err = 1; break; }
             if (!strcmp(k, "name")) zName = jsString(&m);
             else if (!strcmp(k, "offset")) off = jsInt(&m);
-            else if (!strcmp(k, "type")) mt = jsType(&m, zWhere, depth + 1);
+            else if (!strcmp(k, "type")) mt = jsType(&m, zWhere, depth + 1, bKeepOrder);
             else jsSkip(&m, 0);
             cairnFree(k);
           } while (!m.err && jsEat(&m, ','));
@@ -216,18 +224,21 @@ static cairn_h5w_type *jsType(Js *j, const char *zWhere, int depth) {
       if (m.err) cairn_h5w_type_free(t), t = NULL;
     }
   }
-  cairnFree(zClass), cairnFree(zCset), cairnFree(zPad);
+  /* Values are read little-endian, so types of data are written little-endian; a committed
+  ** datatype has no data and keeps its byte order. */
+  if (t && bBe && bKeepOrder && (t->cls == H5W_T_INT || t->cls == H5W_T_FLOAT || t->cls == 4)) t->aEnc[1] |= 0x01;
+  cairnFree(zClass), cairnFree(zCset), cairnFree(zPad), cairnFree(zTag);
   cairn_h5w_type_free(base);
   if (!t) j->err = 1;
   return t;
 }
 
-static int typeOf(cairn_h5_obj *o, const char *zWhere, cairn_h5w_type **ppT) {
+static int typeOf(cairn_h5_obj *o, const char *zWhere, cairn_h5w_type **ppT, int bKeepOrder) {
   char *z = NULL;
   size_t n = 0;
   CAIRN_TRY(cairn_h5_type_json(o, &z, &n));
   Js j = {z, z + n, 0};
-  cairn_h5w_type *t = jsType(&j, zWhere, 0);
+  cairn_h5w_type *t = jsType(&j, zWhere, 0, bKeepOrder);
   int rc = CAIRN_OK;
   if (!t) rc = cairnErr(CAIRN_UNSUPPORTED, "repack: '%s' has a datatype the writer cannot write: %s", zWhere, z);
   cairn_free(z);
@@ -297,7 +308,7 @@ static int copyAttrs(Repack *r, cairn_h5_obj *src, const char *zDst) {
       cairn_h5_obj_close(a);
       continue;
     }
-    if (!rc) rc = typeOf(a, cairn_h5_obj_path(a), &t);
+    if (!rc) rc = typeOf(a, cairn_h5_obj_path(a), &t, 0);
     if (!rc && ai.rank > CAIRN_H5W_MAXRANK) rc = cairnErr(CAIRN_UNSUPPORTED, "repack: attribute '%s' of rank %u", cairn_h5_obj_path(a), ai.rank);
     if (!rc && t->bHasVlen) {
       rc = readStrings(a, ai.nElem, &az);
@@ -330,10 +341,7 @@ static void filterSpec(const cairn_h5_info *in, char *z, size_t n, int *pbOk) {
     else if (f->id == 3) cairnFormat(one, sizeof one, "fletcher32");
     else if (f->id == 32015) cairnFormat(one, sizeof one, "zstd:%u", lv ? lv : 3);
     else if (f->id == 32004) cairnFormat(one, sizeof one, "lz4:%u", lv);
-    else {
-      *pbOk = 0;
-      return;
-    }
+    else continue; /* szip, n-bit, scale-offset, bitshuffle...: the copy is stored unfiltered */
     k += cairnFormat(z + k, n - k, "%s%s", k ? "," : "", one);
   }
 }
@@ -345,7 +353,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
   if (in.rank > CAIRN_H5W_MAXRANK) return cairnErr(CAIRN_UNSUPPORTED, "repack: '%s' has rank %u", zPath, in.rank);
   if (in.layout == CAIRN_H5_VIRTUAL) return cairnErr(CAIRN_UNSUPPORTED, "repack: '%s' is a virtual dataset", zPath);
   cairn_h5w_type *t;
-  CAIRN_TRY(typeOf(d, zPath, &t));
+  CAIRN_TRY(typeOf(d, zPath, &t, 0));
   char zSpec[160];
   int bOk = 1;
   if (r->zFilter) cairnFormat(zSpec, sizeof zSpec, "%s", r->zFilter);
@@ -427,11 +435,17 @@ static int copyGroup(Repack *r, cairn_h5_obj *g, const char *zPath, int depth) {
   for (size_t i = 0; i < in.nLink; i++) {
     cairn_h5_link l;
     CAIRN_TRY(cairn_h5_link_get(g, i, &l));
-    if (l.type != CAIRN_H5_LINK_HARD) continue; /* soft/external links: not written by the writer yet */
     size_t n = strlen(zPath) + strlen(l.zName) + 2;
     char *zc = cairnMalloc(n);
     if (!zc) return cairnErr(CAIRN_NOMEM, "repack: out of memory");
     cairnFormat(zc, n, "%s/%s", zPath, l.zName);
+    if (l.type != CAIRN_H5_LINK_HARD) {
+      int rcl = l.type == CAIRN_H5_LINK_SOFT ? cairn_h5w_softlink(r->w, zc, l.zTarget)
+                                             : cairn_h5w_extlink(r->w, zc, l.zFile, l.zTarget);
+      cairnFree(zc);
+      if (rcl) return rcl;
+      continue;
+    }
     cairn_h5_obj *c = NULL;
     cairn_h5_info ci;
     int rc = cairn_h5_get(r->h, zc, &c);
@@ -440,6 +454,13 @@ static int copyGroup(Repack *r, cairn_h5_obj *g, const char *zPath, int depth) {
       rc = cairn_h5w_group(r->w, zc);
       if (!rc) rc = copyGroup(r, c, zc, depth + 1);
     } else if (!rc && ci.kind == CAIRN_H5_DATASET) rc = copyDataset(r, c, zc);
+    else if (!rc && ci.kind == CAIRN_H5_DATATYPE) {
+      cairn_h5w_type *t = NULL;
+      rc = typeOf(c, zc, &t, 1);
+      if (!rc) rc = cairn_h5w_named_type(r->w, zc, t);
+      if (!rc) rc = copyAttrs(r, c, zc);
+      cairn_h5w_type_free(t);
+    }
     cairn_h5_obj_close(c);
     cairnFree(zc);
     if (rc) return rc;

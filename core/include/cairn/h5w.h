@@ -38,8 +38,13 @@ typedef struct cairn_h5w_type cairn_h5w_type;
 /* ---- datatypes: built, used (the writer copies them), then freed by the caller ---- */
 /* Little-endian integer of 1, 2, 4 or 8 bytes. */
 cairn_h5w_type *cairn_h5w_type_int(unsigned nByte, int bSigned);
-/* IEEE float of 4 or 8 bytes (encoded exactly as libhdf5/h5py write them). */
+/* IEEE float of 2, 4 or 8 bytes (encoded exactly as libhdf5/h5py write them). */
 cairn_h5w_type *cairn_h5w_type_float(unsigned nByte);
+/* Bitfield of 1, 2, 4 or 8 bytes; opaque bytes with an optional ASCII tag. */
+cairn_h5w_type *cairn_h5w_type_bitfield(unsigned nByte);
+cairn_h5w_type *cairn_h5w_type_opaque(size_t nSize, const char *zTag);
+/* Integers and bitfields that use only nPrecision bits starting at bit nOffset. */
+int cairn_h5w_type_set_bits(cairn_h5w_type *t, unsigned nPrecision, unsigned nOffset);
 /* Fixed-length string of n bytes; pad: 0 nul-terminated, 1 nul-padded, 2 space-padded. */
 cairn_h5w_type *cairn_h5w_type_string(size_t n, int pad, int bUtf8);
 /* Variable-length string (what h5py writes for str). In memory each element is a
@@ -115,6 +120,12 @@ int cairn_h5w_dtype(cairn_h5w *w, const char *zPath, int *pClass, size_t *pSize,
 */
 int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cairn_h5w_type *t, int rank,
                    const uint64_t *dims, const void *pData);
+/* Soft link zPath -> zTarget (a path, which need not exist); external link zPath -> zTarget
+** inside the file zFile. */
+int cairn_h5w_softlink(cairn_h5w *w, const char *zPath, const char *zTarget);
+int cairn_h5w_extlink(cairn_h5w *w, const char *zPath, const char *zFile, const char *zTarget);
+/* A committed (named) datatype object at zPath. */
+int cairn_h5w_named_type(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t);
 /* Remove attribute zName of zObj (CAIRN_NOTFOUND if absent). */
 int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName);
 
