@@ -584,7 +584,7 @@ TEST(h5w, bad_input) {
   CHECK_RC(cairn_h5w_attr(w, "/d", "a", tf, 2, NULL, v), CAIRN_MISUSE);
   CHECK_RC(cairn_h5w_attr_delete(w, "/d", "none"), CAIRN_NOTFOUND);
   CHECK(cairn_h5w_type_int(3, 1) == NULL);
-  CHECK(cairn_h5w_type_float(2) == NULL);
+  CHECK(cairn_h5w_type_float(3) == NULL);
   CHECK(cairn_h5w_type_enum(tf) == NULL);
   CHECK(cairn_h5w_type_array(tf, 0, d2) == NULL);
   CHECK_OK(cairn_h5w_close(w)); /* nothing changed: nothing written */
