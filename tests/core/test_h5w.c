@@ -99,6 +99,20 @@ TEST(h5w, types) {
   CHECK_OK(cairn_h5w_dataset(w, "/arr", ta, 1, &n10, NULL, NULL, arr));
   double sc = 3.5;
   CHECK_OK(cairn_h5w_dataset(w, "/scalar", tf64, 0, NULL, NULL, NULL, &sc));
+  /* half floats: i * 0.5 for i < 100 (exact in binary16), built bit by bit */
+  cairn_h5w_type *tf16 = cairn_h5w_type_float(2);
+  uint16_t h16[100];
+  for (int i = 0; i < 100; i++) {
+    int v = i; /* i * 0.5 = v * 2^-1 */
+    if (v == 0) { h16[i] = 0; continue; }
+    int e = 0;
+    while ((v >> e) > 1) e++;
+    int exp = e - 1 + 15, mant = (v << (10 - e)) & 0x3ff;
+    h16[i] = (uint16_t)((exp << 10) | mant);
+  }
+  uint64_t n100 = 100;
+  CHECK_OK(cairn_h5w_dataset(w, "/f16", tf16, 1, &n100, NULL, NULL, h16));
+  cairn_h5w_type_free(tf16);
   /* compact 2-D int16 */
   cairn_h5w_type *ti16 = cairn_h5w_type_int(2, 1);
   int16_t cm[4][5];
@@ -328,6 +342,8 @@ TEST(h5w, reader_reads_back) {
   for (int i = 0; i < 1000; i++) CHECK(a[i] == (double)((float)i * 0.25f - 3.0f));
   CHECK_OK(readF64(h, "/i64", a, 1000));
   for (int i = 0; i < 1000; i++) CHECK(a[i] == (double)(-(int64_t)i * 123456789));
+  CHECK_OK(readF64(h, "/f16", a, 100));
+  for (int i = 0; i < 100; i++) CHECK(a[i] == i * 0.5);
   CHECK_OK(readF64(h, "/compact", a, 20));
   for (int i = 0; i < 20; i++) CHECK(a[i] == i * 11 - 100);
   CHECK_OK(readF64(h, "/filled", a, 20));
