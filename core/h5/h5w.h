@@ -139,6 +139,7 @@ struct cairn_h5w {
   H5wObj *pRoot;
   int sbVersion;
   uint64_t sbExt;     /* superblock extension address (kept from a loaded file) */
+  int bBadK;          /* the extension sets a chunk B-tree K other than 32: no chunked writes */
   int bChanged;       /* anything to commit */
   uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
   /* global heap collection being filled in this transaction */

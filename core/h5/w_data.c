@@ -460,7 +460,7 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
 
 static int indexLoad(cairn_h5w *w, H5wDset *d) {
   if (d->bIndexLoaded) return CAIRN_OK;
-  if (w->sbExt != H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "file has a superblock extension (B-tree K may differ)");
+  if (w->bBadK) return cairnErr(CAIRN_UNSUPPORTED, "the file sets a chunk B-tree K other than 32");
   BtLoad bl;
   memset(&bl, 0, sizeof bl);
   bl.depth = -1;
@@ -676,6 +676,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   if (!rc && d->layout != CAIRN_H5W_CHUNKED && (bResizable || d->nFilter))
     rc = cairnErr(CAIRN_MISUSE, "dataset '%s': resizable or filtered datasets must be chunked", zPath);
   if (!rc && d->layout == CAIRN_H5W_CHUNKED && rank == 0) rc = cairnErr(CAIRN_MISUSE, "dataset '%s': a scalar cannot be chunked", zPath);
+  if (!rc && d->layout == CAIRN_H5W_CHUNKED && w->bBadK) rc = cairnErr(CAIRN_UNSUPPORTED, "dataset '%s': the file sets a chunk B-tree K other than 32", zPath);
   if (!rc && d->layout == CAIRN_H5W_COMPACT && nByte > 60000)
     rc = cairnErr(CAIRN_RANGE, "dataset '%s': %llu bytes is too large for the compact layout (60000 max)", zPath, (unsigned long long)nByte);
   if (!rc && opt.pFill && t->bHasVlen) rc = cairnErr(CAIRN_UNSUPPORTED, "dataset '%s': fill value for variable-length strings", zPath);
@@ -848,6 +849,7 @@ static int convertV4(cairn_h5w *w, H5wObj *o, const char *zPath) {
     if (id != 1 && id != 2 && id != 3 && id != 32004 && id != 32015)
       return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s' uses filter %u", zPath, id);
   }
+  if (w->bBadK) return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s': the file sets a chunk B-tree K other than 32", zPath);
   CAIRN_TRY(h5wFlush(w));
   cairn_h5 *h = NULL;
   cairn_h5_obj *src = NULL;

@@ -1170,7 +1170,18 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->gcAddr = H5W_UNDEF;
   w->txn = 1;
   w->nFileSize = size;
-  int rc = ohLoad(w, root, NULL, &w->pRoot);
+  int rc = CAIRN_OK;
+  if (ext != H5W_UNDEF) {
+    /* The superblock extension may hold non-default B-tree K values (message 0x13): chunk
+    ** B-tree nodes written with K = 32 would then be misread, so chunked writes are refused. */
+    H5wObj *x = NULL;
+    rc = ohLoad(w, ext, NULL, &x);
+    for (int i = 0; !rc && i < x->nMsg; i++)
+      if (x->aMsg[i].type == 0x13 && x->aMsg[i].n >= 3 && cairnGetLE16(x->aMsg[i].p + 1) != 32) w->bBadK = 1;
+    objFree(x);
+    if (rc) rc = cairnErr(CAIRN_UNSUPPORTED, "superblock extension at %llu: %s", (unsigned long long)ext, cairn_errmsg());
+  }
+  if (!rc) rc = ohLoad(w, root, NULL, &w->pRoot);
   if (!rc && !(w->pRoot->zPath = cairnMalloc(2))) rc = cairnErr(CAIRN_NOMEM, "out of memory");
   if (!rc) memcpy(w->pRoot->zPath, "/", 2);
   if (!rc && !w->pRoot->bGroup) rc = cairnErr(CAIRN_CORRUPT, "the root object at %llu is not a group", (unsigned long long)root);
