@@ -70,6 +70,23 @@ if cc -O1 -o "$g/gen_c" "$here/h5gen/gen_c.c" $(pkg-config --cflags --libs hdf5)
     else echo "FAIL repack h5gen/$b: $(cat "$t/err")"; fail=1; fi
   done
   echo "ok   repack of the reader's corpus: $nOk files without h5diff difference, $nLimit refused clearly (references, n-bit)"
+  # editing libhdf5 files with shared object header messages (SOHM tables in a superblock
+  # extension) and superblock v1/v2: every original object dumps the same, the new ones read back
+  for b in c_sohm_list c_sohm_btree c_sb2 c_committed; do
+    e="$t/edit_$b.h5"; cp "$g/$b.h5" "$e"
+    if ! { "$CAIRN" h5w group "$e" /cairn_g && "$CAIRN" h5w dataset "$e" /cairn_d i32 0 --max u --chunk 4 &&
+           "$CAIRN" h5w append "$e" /cairn_d 1 2 3 && "$CAIRN" h5w attr "$e" / cairn_a i32 5 &&
+           h5dump -d /cairn_d "$e" | grep -q '(0): 1, 2, 3'; }; then echo "FAIL edit of h5gen/$b"; fail=1; fi
+    h5dump "$e" >/dev/null 2>&1 || { echo "FAIL h5dump after editing h5gen/$b"; fail=1; }
+    for o in $(h5ls -r "$g/$b.h5" | awk '$2 == "Dataset" {print $1}'); do
+      h5diff "$g/$b.h5" "$e" "$o" "$o" >/dev/null 2>&1 || { echo "FAIL $o differs after editing h5gen/$b"; fail=1; }
+    done
+  done
+  # superblock v1 with a chunk B-tree K of 64: superblock v2 cannot say it, so a clear refusal
+  cp "$g/c_sb1.h5" "$t/edit_sb1.h5"
+  if "$CAIRN" h5w group "$t/edit_sb1.h5" /x 2>"$t/err"; then echo "FAIL edit of a K=64 file accepted"; fail=1; fi
+  grep -q "B-tree K values" "$t/err" && cmp -s "$g/c_sb1.h5" "$t/edit_sb1.h5" || { echo "FAIL K=64 refusal"; fail=1; }
+  echo "ok   edits of libhdf5 files with SOHM tables, superblock v1/v2 and committed types keep every dataset"
 else
   echo "FAIL cannot generate the h5gen corpus"; fail=1
 fi
