@@ -111,6 +111,7 @@ struct H5wDset {
   int layout;        /* CAIRN_H5W_COMPACT/CONTIGUOUS/CHUNKED */
   int bVlen;         /* vlen string elements */
   int iSpaceMsg, iLayoutMsg; /* indices in the object's aMsg */
+  uint64_t contigAddr, contigSize; uint32_t contigGen; /* contiguous storage, transaction that wrote it */
   uint8_t *pFill;    /* one element (file form) */
   H5wFilter aFilter[8]; int nFilter;
   /* chunked: records sorted by offset, B-tree nodes level by level */

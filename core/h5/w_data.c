@@ -810,6 +810,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       cairnPutLE64(ly + 2, addr);
       cairnPutLE64(ly + 10, nByte);
       if (!rc) rc = h5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, sizeof ly);
+      d->contigAddr = addr, d->contigSize = nByte, d->contigGen = w->txn;
     } else {
       uint8_t ly[3 + 8 + 4 * (CAIRN_H5W_MAXRANK + 1)] = {0};
       if (!rc) rc = h5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, layoutSize(d, 0));
@@ -964,6 +965,78 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   return CAIRN_OK;
 }
 
+/* Overwrite rows [row0, row0 + nRows) of a dataset. Committed bytes are never written over:
+** chunks are rewritten (copy-on-write, read-modify-write for partial ones), contiguous storage
+** of an earlier transaction is first copied to new space (once per transaction), compact data
+** lives in the header, which is rewritten at commit anyway. */
+int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRows, const void *pData) {
+  if (!w || !zPath || (nRows && !pData)) return cairnErr(CAIRN_MISUSE, "cairn_h5w_write: bad arguments");
+  if (w->rcFatal) return cairnErr(w->rcFatal, "cairn_h5w_write: the writer failed earlier");
+  if (w->bReadOnly) return cairnErr(CAIRN_READONLY, "cairn_h5w_write: file opened read-only");
+  H5wObj *o = NULL;
+  CAIRN_TRY(dsetFind(w, zPath, &o, "write"));
+  H5wDset *d = o->pDset;
+  uint64_t nRowsAll = d->rank ? d->aDim[0] : 1, rowEl = 1;
+  for (int i = 1; i < d->rank; i++) rowEl *= d->aDim[i];
+  if (row0 > nRowsAll || nRows > nRowsAll - row0)
+    return cairnErr(CAIRN_RANGE, "write: rows %llu..%llu outside the %llu rows of '%s'", (unsigned long long)row0,
+                    (unsigned long long)(row0 + nRows), (unsigned long long)nRowsAll, zPath);
+  if (nRows == 0) return CAIRN_OK;
+  if (d->layout == 0) return cairnErr(CAIRN_UNSUPPORTED, "write: dataset '%s' has a layout the writer cannot edit", zPath);
+  uint64_t rowBytes = rowEl * d->elSize, nEl = nRows * rowEl;
+  const uint8_t *p = pData;
+  uint8_t *pConv = NULL;
+  if (d->bVlen) {
+    if (!(pConv = cairnMalloc((size_t)(nEl * 16)))) return cairnErr(CAIRN_NOMEM, "write: out of memory");
+    int rc = h5wVlenToFile(w, pData, nEl, pConv);
+    if (rc) {
+      cairnFree(pConv);
+      return rc;
+    }
+    p = pConv;
+  }
+  int rc = CAIRN_OK;
+  if (d->layout == -1) rc = convertV4(w, o, zPath);
+  if (!rc && d->layout == CAIRN_H5W_COMPACT) {
+    H5wMsg *m = &o->aMsg[d->iLayoutMsg];
+    if (m->n < 4 + (row0 + nRows) * rowBytes) rc = cairnErr(CAIRN_CORRUPT, "compact layout of '%s' is short", zPath);
+    else memcpy(m->p + 4 + row0 * rowBytes, p, (size_t)(nRows * rowBytes));
+  } else if (!rc && d->layout == CAIRN_H5W_CONTIGUOUS) {
+    if (d->contigAddr == H5W_UNDEF || d->contigGen != w->txn) {
+      /* copy the committed storage to new space first (or allocate it: late allocation) */
+      uint64_t size = nRowsAll * rowBytes, addr;
+      rc = h5wAlloc(w, size ? size : 1, &addr);
+      uint8_t *b = rc ? NULL : cairnMalloc(1 << 20);
+      if (!rc && !b) rc = cairnErr(CAIRN_NOMEM, "write: out of memory");
+      for (uint64_t off = 0; !rc && off < size; off += 1 << 20) {
+        size_t m = (size_t)(size - off < (1u << 20) ? size - off : (1u << 20));
+        if (d->contigAddr != H5W_UNDEF) rc = h5wRead(w, b, m, d->contigAddr + off);
+        else fillPattern(d, b, m / d->elSize);
+        if (!rc) rc = h5wWrite(w, b, m, addr + off);
+      }
+      cairnFree(b);
+      if (!rc) {
+        h5wFree(w, d->contigAddr, d->contigSize, d->contigGen != w->txn);
+        d->contigAddr = addr, d->contigSize = size, d->contigGen = w->txn;
+        uint8_t ly[18];
+        ly[0] = 3, ly[1] = 1;
+        cairnPutLE64(ly + 2, addr);
+        cairnPutLE64(ly + 10, size);
+        rc = h5wObjSetMsg(o, d->iLayoutMsg, ly, sizeof ly);
+      }
+    }
+    if (!rc) rc = h5wWrite(w, p, (size_t)(nRows * rowBytes), d->contigAddr + row0 * rowBytes);
+  } else if (!rc && d->layout == CAIRN_H5W_CHUNKED) {
+    rc = indexLoad(w, d);
+    if (!rc) rc = writeRows(w, d, row0, nRows, p);
+  }
+  cairnFree(pConv);
+  if (rc) return CAIRN_PRIMARY(rc) == CAIRN_IOERR ? h5wFail(w, rc) : rc;
+  h5wObjDirty(o);
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+
 int cairn_h5w_shape(cairn_h5w *w, const char *zPath, int *pRank, uint64_t *dims) {
   if (!w || !zPath || !pRank) return cairnErr(CAIRN_MISUSE, "cairn_h5w_shape: NULL argument");
   H5wObj *o = NULL;
@@ -1023,7 +1096,12 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
         if (nd < 2 || 3 + 8 + 4 * (size_t)nd > n) return cairnErr(CAIRN_CORRUPT, "layout message at %llu", (unsigned long long)o->addr);
         d->btreeAddr = cairnGetLE64(p + 3);
         for (int k = 0; k < nd - 1 && k < CAIRN_H5W_MAXRANK; k++) d->aChunk[k] = cairnGetLE32(p + 11 + 4 * k);
-      } else if (p[0] == 3 && p[1] == 1) d->layout = CAIRN_H5W_CONTIGUOUS;
+      } else if (p[0] == 3 && p[1] == 1 && n >= 18) {
+        d->layout = CAIRN_H5W_CONTIGUOUS;
+        d->contigAddr = cairnGetLE64(p + 2);
+        d->contigSize = cairnGetLE64(p + 10);
+        d->contigGen = 0; /* committed: written again only after a copy (see cairn_h5w_write) */
+      }
       else if (p[0] == 3 && p[1] == 0) d->layout = CAIRN_H5W_COMPACT;
       else d->layout = (p[0] == 4 && p[1] == 2) ? -1 : 0; /* v4 chunk indexes and others: not editable (yet) */
     } else if (m->type == H5W_MSG_FILTER && n >= 2) {

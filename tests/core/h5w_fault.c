@@ -177,6 +177,10 @@ static int session(FaultFile *f, int *pnCommit, CommitHook x, void *pArg) {
   T(cairn_h5w_dataset(w, "/data/fixed", ti, 1, &n8, NULL, NULL, (int64_t[]){1, 2, 3, 4, 5, 6, 7, 8}));
   T(cairn_h5w_attr_delete(w, "/data", "note"));
   T(sessionCommit(w, f, pnCommit, x, pArg));
+  /* overwrites: committed contiguous storage (copied first), chunks rewritten in place of none */
+  T(cairn_h5w_write(w, "/data/fixed", 2, 3, (int64_t[]){30, 40, 50}));
+  T(cairn_h5w_write(w, "/data/series", 1, 2, rows + 4));
+  T(sessionCommit(w, f, pnCommit, x, pArg));
   T(cairn_h5w_append(w, "/data/series", 5, rows + total * 4));
   total += 5;
   T(cairn_h5w_attr(w, "/", "rows", ti, 0, NULL, &total));

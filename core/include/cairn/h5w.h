@@ -108,6 +108,14 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
                       const void *pData);
 /* Append nRows along the first dimension of a resizable chunked dataset. */
 int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void *pData);
+/*
+** Overwrite rows [row0, row0 + nRows) along the first dimension of any dataset (a scalar has one
+** row). Committed bytes are never overwritten: chunks are rewritten copy-on-write (partial ones
+** read, merged, rewritten at commit), contiguous storage of an earlier commit is first copied to
+** new space (once per transaction: cost proportional to that dataset), compact data lives in
+** the header. CAIRN_RANGE if the rows are outside the dataset.
+*/
+int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRows, const void *pData);
 /* Shape of a dataset: *pRank and dims[0..rank) (dims may be NULL). */
 int cairn_h5w_shape(cairn_h5w *w, const char *zPath, int *pRank, uint64_t *dims);
 /* Element type of a dataset: *pClass is the HDF5 class (0 integer, 1 float, 3 string, 6
