@@ -142,6 +142,7 @@ struct cairn_h5w {
   uint64_t sbExt;     /* superblock extension address (kept from a loaded file) */
   int bBadK;          /* the extension sets a chunk B-tree K other than 32: no chunked writes */
   int bChanged;       /* anything to commit */
+  int bSkipFill;      /* repack: a new contiguous dataset is written in full right after */
   uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
   /* global heap collection being filled in this transaction */
   uint8_t *pGc; uint64_t gcAddr; size_t nGc; /* one global heap collection read back (verify) */

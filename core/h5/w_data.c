@@ -794,7 +794,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       if (nByte) {
         rc = h5wAlloc(w, nByte, &addr);
         if (!rc && pFile) rc = h5wWrite(w, pFile, (size_t)nByte, addr);
-        else if (!rc) { /* fill in bounded blocks */
+        else if (!rc && !w->bSkipFill) { /* fill in bounded blocks */
           size_t blk = 1 << 20;
           blk -= blk % t->size;
           uint8_t *b = cairnMalloc(blk);

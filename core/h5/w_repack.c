@@ -5,8 +5,8 @@
 ** reader (cairn/h5.h) opens into a new file written by the writer, optionally with another
 ** filter pipeline. Types are rebuilt from the reader's type JSON; values are read in the
 ** file's element layout (little-endian: big-endian sources come out little-endian). Chunked
-** datasets are copied one row block at a time, so memory stays bounded by a block (a few MiB),
-** not the file.
+** and large contiguous datasets are copied one block of rows at a time, so memory stays bounded
+** by a block (a few MiB), not the file (compact data and strings are copied whole).
 **
 ** Soft and external links and committed datatypes are copied; filters the writer cannot write
 ** (szip, n-bit, scale-offset...) are dropped (the data is read decoded). Not copied: datatypes the
@@ -381,6 +381,26 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
       rc = readStrings(d, in.nElem, &az);
       if (!rc) rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, in.dims, bResizable ? mx : NULL, &o, az);
       freeStrings(az, in.nElem);
+    } else if (o.layout == CAIRN_H5W_CONTIGUOUS && in.rank > 0 && rowBytes && in.nElem * in.typeSize > (4u << 20)) {
+      /* large contiguous data: created empty, then written one block of rows at a time */
+      r->w->bSkipFill = 1;
+      rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, in.dims, bResizable ? mx : NULL, &o, NULL);
+      r->w->bSkipFill = 0;
+      uint64_t step = (4u << 20) / rowBytes ? (4u << 20) / rowBytes : 1;
+      uint8_t *p = rc ? NULL : cairnMalloc((size_t)(step * rowBytes));
+      if (!rc && !p) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory for '%s'", zPath);
+      for (uint64_t r0 = 0; !rc && r0 < in.dims[0]; r0 += step) {
+        uint64_t nr = in.dims[0] - r0 < step ? in.dims[0] - r0 : step;
+        cairn_h5_sel sel;
+        memset(&sel, 0, sizeof sel);
+        sel.rank = in.rank;
+        for (unsigned i = 0; i < in.rank; i++) sel.count[i] = in.dims[i];
+        sel.start[0] = r0;
+        sel.count[0] = nr;
+        rc = cairn_h5_read(d, &sel, CAIRN_H5_NATIVE, p, (size_t)(nr * rowBytes));
+        if (!rc) rc = cairn_h5w_write(r->w, zPath, r0, nr, p);
+      }
+      cairnFree(p);
     } else {
       size_t nb = (size_t)(in.nElem * in.typeSize);
       void *p = cairnMalloc(nb ? nb : 1);
