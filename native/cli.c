@@ -152,14 +152,21 @@ static const CliCommand aCommand[] = {
   {"help", cmdHelp, "", "this list"},
 };
 
+/* The module tables, after this file's own. */
+static const CliCommand *const aModule[] = {cliCasCommands};
+
+static void helpLine(const CliCommand *c) {
+  char z[96];
+  snprintf(z, sizeof z, "%s %s", c->zName, c->zUsage);
+  printf("  %-36s %s\n", z, c->zHelp);
+}
+
 static int cmdHelp(int argc, char **argv) {
   (void)argc, (void)argv;
   printf("usage: cairn COMMAND [ARGS]\n\ncommands:\n");
-  for (size_t i = 0; i < sizeof(aCommand) / sizeof(aCommand[0]); i++) {
-    char z[64];
-    snprintf(z, sizeof z, "%s %s", aCommand[i].zName, aCommand[i].zUsage);
-    printf("  %-36s %s\n", z, aCommand[i].zHelp);
-  }
+  for (size_t i = 0; i < sizeof(aCommand) / sizeof(aCommand[0]); i++) helpLine(&aCommand[i]);
+  for (size_t m = 0; m < sizeof(aModule) / sizeof(aModule[0]); m++)
+    for (const CliCommand *c = aModule[m]; c->zName; c++) helpLine(c);
   return 0;
 }
 
@@ -173,6 +180,9 @@ int cairnCliMain(int argc, char **argv) {
   for (size_t i = 0; i < sizeof(aCommand) / sizeof(aCommand[0]); i++) {
     if (strcmp(argv[1], aCommand[i].zName) == 0) return aCommand[i].xRun(argc - 1, argv + 1);
   }
+  for (size_t m = 0; m < sizeof(aModule) / sizeof(aModule[0]); m++)
+    for (const CliCommand *c = aModule[m]; c->zName; c++)
+      if (strcmp(argv[1], c->zName) == 0) return c->xRun(argc - 1, argv + 1);
   fprintf(stderr, "cairn: unknown command '%s' (see 'cairn help')\n", argv[1]);
   return 2;
 }

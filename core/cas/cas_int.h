@@ -63,8 +63,9 @@ void cairnCdcFusedShaNi(uint32_t h[8], const uint8_t *pSha, size_t nBlock, CdcSc
 void cairnCdcFusedArm(uint32_t h[8], const uint8_t *pSha, size_t nBlock, CdcScan *s,
                       const uint8_t *pGear, uint64_t iGear);
 CdcFusedFn cairnCdcPickFused(void);
-/* Test hook: the smallest segment prepare gives a thread of its own (0 = default). */
-extern size_t cairnCdcSegMin;
+/* Test hooks: the smallest segment prepare gives a lane of its own, and the number of lanes
+** (0 = defaults: 2 maximum chunks or 8 MiB; the host's concurrency). */
+extern size_t cairnCdcSegMin, cairnCdcLanes;
 
 /*
 ** One gear step of the two-byte scheme (positions i and i+1 of p, absolute iPos+i), on the
@@ -92,6 +93,9 @@ extern size_t cairnCdcSegMin;
       cdcCand[cdcN++].h = cdcH;                                                              \
     }                                                                                        \
   } while (0)
+
+/* Test hook (store.c): sync early once this many bytes are written unsynced (0 = 8 MiB). */
+extern uint64_t cairnCasSyncAhead;
 
 /* Largest chunk a store accepts (cairn_fastcdc_check caps nMax there). */
 #define CDC_MAX_BYTES (64u << 20)

@@ -276,8 +276,9 @@ static void laneRun(CdcLane *L) {
   }
 }
 
-/* Smallest segment worth a lane of its own (0 = the default rule); tests lower it. */
-size_t cairnCdcSegMin;
+/* Smallest segment worth a lane of its own (0 = the default rule), and the number of lanes
+** (0 = the host's concurrency); tests and fuzzers set them to exercise the join. */
+size_t cairnCdcSegMin, cairnCdcLanes;
 
 /* Parallel prepare: lane k chunks segment k from an assumed boundary. */
 typedef struct CdcPar {
@@ -335,7 +336,7 @@ int cairnCdcPrepare(const CdcCfg *c, const uint8_t *pv, size_t n, int eof, cairn
     return CAIRN_OK;
   }
   /* Segments only pay when each holds several maximum-size chunks. */
-  size_t nSeg = cairnConcurrency();
+  size_t nSeg = cairnCdcLanes ? cairnCdcLanes : cairnConcurrency();
   size_t nSegMin = cairnCdcSegMin ? cairnCdcSegMin : CAIRN_MAX((size_t)c->prm.nMax * 2, (size_t)8 << 20);
   if (nSeg > 16) nSeg = 16;
   while (nSeg > 1 && n / nSeg < nSegMin) nSeg--;

@@ -60,6 +60,8 @@ typedef struct CasTab {
 struct cairn_cas {
   cairn_file *f;
   int readonly, noSync, codec, level;
+  int bMemory;           /* the file is a memory file: syncing it does nothing */
+  uint64_t iSynced;      /* bytes before this offset were synced by an early sync */
   CdcCfg *cdc;
   uint64_t iCommitted;   /* end of the committed log */
   uint64_t iEnd;         /* append position (== iCommitted outside a transaction) */
@@ -283,6 +285,7 @@ static int casRollback(cairn_cas *c) {
     rc = cairn_file_truncate(c->f, c->iCommitted);
   }
   c->iEnd = c->txnStart = c->iCommitted;
+  if (c->iSynced > c->iCommitted) c->iSynced = c->iCommitted;
   c->nChunk = c->nChunkC;
   c->nPay = c->nPayC;
   casDropNames(c, c->nNameC);
@@ -318,7 +321,7 @@ static int casCommit(cairn_cas *c) {
   CAIRN_TRY(casFlush(c));
   if (!c->noSync) CAIRN_TRY(cairn_file_sync(c->f));
   c->seq++;
-  c->iCommitted = c->iEnd;
+  c->iCommitted = c->iSynced = c->iEnd;
   c->txnStart = c->iEnd;
   c->nTxnRec = 0;
   c->txnCrc = 0;
@@ -527,11 +530,52 @@ static int casAddManifest(cairn_cas *c, Mani *m, uint8_t aId[32]) {
   return tabPut(c, &c->tPay, 1, c->nPay - 1);
 }
 
+/*
+** Overlapping the disk with the hash. A durable put of a large stream would otherwise hash
+** everything, then wait in the commit's first sync for the disk to take it all. When a good
+** amount has been written since the last sync, the next batch is prepared on one worker while
+** another syncs what is already written (the prepare then runs as one lane: the pool does not
+** nest), so the final sync finds little left to do. Syncing early is always allowed by the
+** commit protocol: it only makes records durable sooner.
+*/
+#define SYNC_AHEAD ((uint64_t)8 << 20)
+uint64_t cairnCasSyncAhead; /* test hook: the threshold (0 = SYNC_AHEAD) */
+typedef struct Overlap {
+  const CdcCfg *cdc;
+  const uint8_t *p;
+  size_t n, nUsed, nK;
+  int eof, rcPrep, rcSync;
+  cairn_chunk *aK;
+  cairn_file *f;
+} Overlap;
+static void overlapTask(void *pArg, size_t i, unsigned iWorker) {
+  (void)iWorker;
+  Overlap *o = pArg;
+  if (i == 0) o->rcPrep = cairnCdcPrepare(o->cdc, o->p, o->n, o->eof, &o->aK, &o->nK, &o->nUsed);
+  else o->rcSync = cairn_file_sync(o->f);
+}
+
 /* Chunk, hash and store p[0..n) with eof; append the chunks to m; *pnUsed: bytes consumed. */
 static int casFeed(cairn_cas *c, Mani *m, const uint8_t *p, size_t n, int eof, size_t *pnUsed) {
   cairn_chunk *aK = NULL;
   size_t nK = 0;
-  CAIRN_TRY(cairnCdcPrepare(c->cdc, p, n, eof, &aK, &nK, pnUsed));
+  if (!c->noSync && !c->bMemory && cairnConcurrency() > 1 && c->iEnd >= c->iSynced + (cairnCasSyncAhead ? cairnCasSyncAhead : SYNC_AHEAD)) {
+    CAIRN_TRY(casFlush(c));
+    Overlap o = {c->cdc, p, n, 0, 0, eof, CAIRN_OK, CAIRN_OK, NULL, c->f};
+    uint64_t iWritten = c->iEnd;
+    int rc = cairnParallelFor(2, overlapTask, &o);
+    if (rc == CAIRN_OK && o.rcPrep) rc = cairnErr(o.rcPrep, "store: chunking failed (%s)", cairn_errstr(o.rcPrep));
+    if (rc == CAIRN_OK && o.rcSync) rc = cairnErr(o.rcSync, "store: sync failed (%s)", cairn_errstr(o.rcSync));
+    if (rc) {
+      cairnFree(o.aK);
+      return rc;
+    }
+    c->iSynced = iWritten;
+    aK = o.aK, nK = o.nK;
+    if (pnUsed) *pnUsed = o.nUsed;
+  } else {
+    CAIRN_TRY(cairnCdcPrepare(c->cdc, p, n, eof, &aK, &nK, pnUsed));
+  }
   int rc = casStoreChunks(c, p, aK, nK);
   if (rc == CAIRN_OK) rc = maniAdd(m, aK, nK);
   cairnFree(aK);
@@ -551,6 +595,7 @@ int cairn_cas_put(cairn_cas *c, const void *p, size_t n, uint8_t aId[32]) {
     int eof = 1;
     if (nSlice > 4 * BATCH_RAW) nSlice = 4 * BATCH_RAW, eof = 0;
     rc = casFeed(c, &m, (const uint8_t *)p + i, nSlice, eof, &nUsed);
+    if (rc == CAIRN_OK && !eof && nUsed == 0) rc = cairnErr(CAIRN_ERROR, "store: no chunk boundary in %zu bytes", nSlice);
     i += nUsed;
     if (n == 0 || (eof && rc == CAIRN_OK)) break;
   }
@@ -1003,7 +1048,9 @@ int cairn_cas_get_file(cairn_cas *c, const uint8_t aId[32], uint64_t iStart, uin
     iOut += nTake;
     if (xProgress) xProgress(pArg, i - iStart, iEnd - iStart);
   }
-  if (rc == CAIRN_OK) rc = cairn_file_truncate(out, iOut);
+  /* Cut what the output held before (only if it was longer: devices and pipes cannot). */
+  uint64_t nNow = 0;
+  if (rc == CAIRN_OK && cairn_file_size(out, &nNow) == CAIRN_OK && nNow > iOut) rc = cairn_file_truncate(out, iOut);
   cairnFree(buf);
   cairn_cas_payload_close(pl);
   return rc;
@@ -1243,6 +1290,12 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
     return cairnErr(CAIRN_NOMEM, "store: out of memory");
   }
   c->f = f;
+  {
+    const uint8_t *pMem;
+    size_t nMem;
+    c->bMemory = cairn_memfile_data(f, &pMem, &nMem) == CAIRN_OK;
+    cairn_clearerr();
+  }
   c->readonly = cfg.readonly;
   c->noSync = cfg.noSync;
   c->codec = cfg.codec;
@@ -1250,7 +1303,9 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
   int rc = CAIRN_OK;
   if (c->codec != 0 && c->codec != CAIRN_ZSTD && c->codec != CAIRN_DEFLATE)
     rc = cairnErr(CAIRN_MISUSE, "store: codec %d is not 0, CAIRN_ZSTD or CAIRN_DEFLATE", c->codec);
-  if (c->level == 0) c->level = c->codec == CAIRN_DEFLATE ? 6 : 3;
+  /* Defaults: zstd 1 (a chunk store is on the write path: level 1 is ~20% faster than 3 for
+  ** ~4% more bytes on log-like text), zlib 6 (its own default). */
+  if (c->level == 0) c->level = c->codec == CAIRN_DEFLATE ? 6 : 1;
   c->cdc = cairnMalloc(sizeof(CdcCfg));
   c->aWBuf = cairnMalloc(WBUF_SIZE);
   if (rc == CAIRN_OK && (!c->cdc || !c->aWBuf)) rc = cairnErr(CAIRN_NOMEM, "store: out of memory");
@@ -1307,7 +1362,7 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
     rc = cairn_file_truncate(f, c->iCommitted);
     if (rc == CAIRN_OK && !c->noSync) rc = cairn_file_sync(f);
   }
-  c->iEnd = c->txnStart = c->iCommitted;
+  c->iEnd = c->txnStart = c->iSynced = c->iCommitted;
   if (rc == CAIRN_OK) rc = casReindex(c);
   if (rc) {
     cairn_file_close(f);

@@ -155,7 +155,7 @@ int cairnBm25Add(MemBm25 *b, const char *zText, size_t nText) {
     cairnFree(t.a);
     return rc;
   }
-  qsort(t.a, t.n, 4, cmpU32);
+  if (t.n) qsort(t.a, t.n, 4, cmpU32);
   /* First make room in every posting list, so the append below cannot fail half-way. */
   for (uint32_t i = 0; i < t.n; i++) {
     if (i && t.a[i] == t.a[i - 1]) continue;

@@ -179,6 +179,6 @@ uint32_t cairnJsonGet(const Json *j, uint32_t iObj, const char *zKey);
 int cairnJsonEqual(const Json *ja, uint32_t ia, const Json *jb, uint32_t ib);
 
 /* ------------------------------------------------------------------ checksums */
-uint32_t cairnCrc32c(uint32_t crc, const void *p, size_t n);
+uint32_t memCrc32c(uint32_t crc, const void *p, size_t n);
 
 #endif /* CAIRN_MEM_INT_H */

@@ -347,7 +347,7 @@ static void crcInit(void) {
     for (int t = 1; t < 8; t++) aCrcTab[t][i] = (aCrcTab[t - 1][i] >> 8) ^ aCrcTab[0][aCrcTab[t - 1][i] & 0xff];
   crcReady = 1; /* benign race: every thread writes the same tables */
 }
-uint32_t cairnCrc32c(uint32_t crc, const void *p, size_t n) {
+uint32_t memCrc32c(uint32_t crc, const void *p, size_t n) {
   if (!crcReady) crcInit();
   const uint8_t *a = p;
   crc = ~crc;

@@ -164,7 +164,7 @@ static void crashLoop(int codec, int bLarge) {
   scenarioInit(&s, codec, bLarge);
   int nRuns = 0;
   for (int mode = 0; mode < 6; mode++) {
-    int nSeeds = mode == 0 || mode == 3 ? 1 : 8;
+    int nSeeds = mode == 0 || mode == 3 ? 1 : 6;
     for (uint32_t n = 1; n < 1000; n++) {
       int reached = 0;
       for (int seed = 0; seed < nSeeds; seed++) {
@@ -199,8 +199,18 @@ static void crashLoop(int codec, int bLarge) {
 }
 
 TEST(cas_crash, every_write_and_sync) { crashLoop(0, 0); }
-TEST(cas_crash, every_write_and_sync_zstd) { crashLoop(CAIRN_ZSTD, 0); }
-TEST(cas_crash, every_write_and_sync_large_chunks) { crashLoop(0, 1); }
+/* These two also sync early whenever anything is unsynced (the overlap of disk and hash that
+** large streamed puts use), so those extra syncs get failed and cut too. */
+TEST(cas_crash, every_write_and_sync_zstd) {
+  cairnCasSyncAhead = 1;
+  crashLoop(CAIRN_ZSTD, 0);
+  cairnCasSyncAhead = 0;
+}
+TEST(cas_crash, every_write_and_sync_large_chunks) {
+  cairnCasSyncAhead = 1;
+  crashLoop(0, 1);
+  cairnCasSyncAhead = 0;
+}
 
 /* The store's creation itself can be cut at any point: the file then opens as a new store. */
 TEST(cas_crash, creation) {

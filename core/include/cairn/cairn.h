@@ -78,5 +78,6 @@ const char *cairn_version(void);
 #include "h5w.h"
 #include "zl.h"
 #include "mem.h"
+#include "cas.h"
 
 #endif /* CAIRN_H */

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "cairn.h" /* status codes; cairn.h includes this file at its end */
 #include "host.h"
 #include "zcodec.h"
 
@@ -88,7 +89,7 @@ typedef struct cairn_cas_config {
   int iVersion;                 /* 1 (0 is taken as 1) */
   cairn_fastcdc_params chunking; /* used when the store is created; all-zero = defaults */
   int codec;                    /* 0 none, CAIRN_ZSTD or CAIRN_DEFLATE: how new chunks are stored */
-  int level;                    /* codec level (0 = the codec's default) */
+  int level;                    /* codec level (0 = zstd 1, zlib 6) */
   int readonly;                 /* open an existing store for reading only */
   int noSync;                   /* skip xSync at commit (for tests/benchmarks; NOT crash-safe) */
 } cairn_cas_config;
