@@ -74,9 +74,12 @@ void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
 /* Start a new file in f (its previous content is discarded). f holds an HDF5 file from the
 ** first commit on (cairn_h5w_close commits): commit at once for an empty file that survives. */
 int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW);
-/* Open an existing HDF5 file for editing: superblock v2/v3 with version-2 object headers (what
-** cairn and libhdf5 with libver latest write). With CAIRN_H5W_READONLY every change fails with
-** CAIRN_READONLY. Bytes past the committed end of file (left by a crash) are reused. */
+/* Open an existing HDF5 file for editing: cairn's, and libhdf5/h5py files of any libver
+** (superblock v0-v3, object headers v1/v2, symbol-table, compact and dense groups, dense
+** attributes, SOHM tables; what it converts on the way is in core/h5/WRITER.md). Files whose
+** B-tree K values differ from the defaults, with a user block or a driver information block are
+** refused (CAIRN_UNSUPPORTED). With CAIRN_H5W_READONLY every change fails with CAIRN_READONLY.
+** Bytes past the committed end of file (left by a crash) are reused. */
 int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW);
 /* Make every change so far durable (write, sync, flip the superblock, sync). */
 int cairn_h5w_commit(cairn_h5w *w);
