@@ -9,6 +9,8 @@
 **   cairn h5w group FILE PATH
 **   cairn h5w dataset FILE PATH TYPE DIMS [--max DIMS] [--chunk DIMS] [--filter SPEC] [--fill V] [VALUE...]
 **   cairn h5w append FILE PATH VALUE...
+**   cairn h5w write FILE PATH ROW0 VALUE...   (overwrite whole rows from ROW0)
+**   cairn h5w softlink FILE PATH TARGET
 **   cairn h5w attr FILE OBJECT NAME TYPE VALUE...
 **   cairn h5w verify FILE
 **   cairn h5w loop FILE PATH N      (append N rows one at a time, one commit each; for kill tests)
@@ -185,6 +187,45 @@ static int subAppend(int argc, char **argv) {
   return closeW(zCmd, f, w, rc);
 }
 
+/* cairn h5w write FILE PATH ROW0 VALUE... : overwrite whole rows starting at ROW0 */
+static int subWrite(int argc, char **argv) {
+  const char *zCmd = "h5w write";
+  if (argc < 5) return cliUsage(zCmd, "need FILE PATH ROW0 VALUE...");
+  char *e;
+  unsigned long long row0 = strtoull(argv[3], &e, 10);
+  if (*e) return cliUsage(zCmd, "ROW0 '%s' is not a number", argv[3]);
+  cairn_file *f;
+  cairn_h5w *w;
+  if (openW(zCmd, argv[1], 0, &f, &w)) return 1;
+  int rank, cls = 0, bSigned = 0;
+  uint64_t dims[8];
+  size_t size = 0;
+  const CliType *t = NULL;
+  void *p = NULL;
+  uint64_t nRow = 0;
+  int rc = cairn_h5w_shape(w, argv[2], &rank, dims);
+  if (!rc) rc = cairn_h5w_dtype(w, argv[2], &cls, &size, &bSigned);
+  for (size_t i = 0; !rc && i < sizeof aType / sizeof aType[0]; i++)
+    if (aType[i].n == size && ((cls == 0 && aType[i].kind == !bSigned) || (cls == 1 && aType[i].kind == 2) ||
+                               (cls == 9 && aType[i].kind == 3)))
+      t = &aType[i];
+  if (!rc && !t) rc = cairn_seterr(CAIRN_UNSUPPORTED, "write from the shell: dataset '%s' has class %d", argv[2], cls);
+  if (!rc) {
+    uint64_t row = 1;
+    for (int i = 1; i < rank; i++) row *= dims[i];
+    int nVal = argc - 4;
+    if (row == 0 || nVal % row) rc = cairn_seterr(CAIRN_RANGE, "%d values are not whole rows of %llu", nVal, (unsigned long long)row);
+    else {
+      nRow = (uint64_t)nVal / row;
+      p = cairn_malloc((size_t)nVal * 16);
+      if (parseValues(zCmd, t, argv + 4, nVal, p)) rc = CAIRN_MISUSE;
+    }
+  }
+  if (!rc) rc = cairn_h5w_write(w, argv[2], row0, nRow, p);
+  cairn_free(p);
+  return closeW(zCmd, f, w, rc);
+}
+
 static int subAttr(int argc, char **argv) {
   const char *zCmd = "h5w attr";
   if (argc < 6) return cliUsage(zCmd, "need FILE OBJECT NAME TYPE VALUE...");
@@ -236,7 +277,7 @@ static int subLoop(int argc, char **argv) {
 
 int cliH5w(int argc, char **argv) {
   const char *zCmd = "h5w";
-  if (argc < 3) return cliUsage(zCmd, "need SUBCOMMAND FILE ... (new, group, dataset, append, attr, verify, loop)");
+  if (argc < 3) return cliUsage(zCmd, "need SUBCOMMAND FILE ... (new, group, dataset, append, write, attr, softlink, verify, loop)");
   const char *zSub = argv[1];
   argc--, argv++;
   if (strcmp(zSub, "new") == 0) {
@@ -254,6 +295,14 @@ int cliH5w(int argc, char **argv) {
   }
   if (strcmp(zSub, "dataset") == 0) return subDataset(argc, argv);
   if (strcmp(zSub, "append") == 0) return subAppend(argc, argv);
+  if (strcmp(zSub, "write") == 0) return subWrite(argc, argv);
+  if (strcmp(zSub, "softlink") == 0) {
+    if (argc < 4) return cliUsage("h5w softlink", "need FILE PATH TARGET");
+    cairn_file *f;
+    cairn_h5w *w;
+    if (openW("h5w softlink", argv[1], 0, &f, &w)) return 1;
+    return closeW("h5w softlink", f, w, cairn_h5w_softlink(w, argv[2], argv[3]));
+  }
   if (strcmp(zSub, "attr") == 0) return subAttr(argc, argv);
   if (strcmp(zSub, "loop") == 0) return subLoop(argc, argv);
   if (strcmp(zSub, "verify") == 0) {
