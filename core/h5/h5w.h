@@ -54,6 +54,8 @@ struct cairn_h5w_type {
   uint8_t *aNames; size_t nNames;   /* enum: names (NUL-terminated), values after */
   uint8_t *aValues; size_t nValues;
   int bHasVlen;
+  int vlenKind;   /* 1 string, 0 sequence */
+  size_t vlenUnit; /* bytes per counted unit: 1 for strings, the base size for sequences */
 };
 
 typedef struct H5wMsg {
@@ -109,7 +111,8 @@ struct H5wDset {
   uint64_t aDim[CAIRN_H5W_MAXRANK], aMax[CAIRN_H5W_MAXRANK], aChunk[CAIRN_H5W_MAXRANK];
   size_t elSize;     /* file element size */
   int layout;        /* CAIRN_H5W_COMPACT/CONTIGUOUS/CHUNKED */
-  int bVlen;         /* vlen string elements */
+  int bVlen;         /* variable-length elements (16 bytes in the file) */
+  int vlenKind; size_t vlenUnit; /* as in cairn_h5w_type */
   int iSpaceMsg, iLayoutMsg; /* indices in the object's aMsg */
   uint64_t contigAddr, contigSize; uint32_t contigGen; /* contiguous storage, transaction that wrote it */
   uint8_t *pFill;    /* one element (file form) */
@@ -186,7 +189,8 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o);
 int h5wDsetFlush(cairn_h5w *w, H5wObj *o); /* before the header is written at commit */
 void h5wDsetFree(H5wDset *d);
 int h5wHeapFlush(cairn_h5w *w);
-int h5wVlenToFile(cairn_h5w *w, const char *const *az, uint64_t n, uint8_t *pOut);
+int h5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut);
+void h5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit);
 
 /* w_filter.c */
 int h5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr);

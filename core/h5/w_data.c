@@ -101,16 +101,28 @@ static int heapPut(cairn_h5w *w, const char *z, size_t n, uint64_t *pAddr, uint3
   return CAIRN_OK;
 }
 
-/* char* elements -> 16-byte file elements (length, collection address, object index). */
-int h5wVlenToFile(cairn_h5w *w, const char *const *az, uint64_t n, uint8_t *pOut) {
+/* Variable-length elements in memory (char* for strings, cairn_h5w_vl for sequences) -> 16-byte
+** file elements (length in units, collection address, object index). An empty string is a
+** zero-length heap object, as libhdf5 writes it; NULL and empty sequences are null references. */
+int h5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut) {
   for (uint64_t i = 0; i < n; i++) {
     uint8_t *e = pOut + 16 * i;
-    const char *z = az[i];
-    size_t len = z ? strlen(z) : 0;
-    if (len > 0x7fffffff) return cairnErr(CAIRN_RANGE, "string of %zu bytes", len);
+    const char *z;
+    size_t len, nb;
+    if (kind == 1) {
+      z = ((const char *const *)pMem)[i];
+      len = nb = z ? strlen(z) : 0;
+    } else {
+      const cairn_h5w_vl *v = (const cairn_h5w_vl *)pMem + i;
+      z = v->n ? v->p : NULL;
+      len = v->n;
+      if (cairnMulOverflowSize(len, unit, &nb)) return cairnErr(CAIRN_RANGE, "sequence of %zu elements", len);
+      if (len && !v->p) return cairnErr(CAIRN_MISUSE, "sequence %llu: %zu elements at NULL", (unsigned long long)i, len);
+    }
+    if (len > 0x7fffffff || nb > 0x7fffffff) return cairnErr(CAIRN_RANGE, "variable-length element of %zu bytes", nb);
     uint64_t addr = 0;
     uint32_t idx = 0;
-    if (z) CAIRN_TRY(heapPut(w, z, len, &addr, &idx));
+    if (z) CAIRN_TRY(heapPut(w, z, nb, &addr, &idx));
     cairnPutLE32(e, (uint32_t)len);
     cairnPutLE64(e + 4, addr);
     cairnPutLE32(e + 12, idx);
@@ -663,6 +675,8 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   d->rank = rank;
   d->elSize = t->size;
   d->bVlen = t->bHasVlen;
+  d->vlenKind = t->vlenKind;
+  d->vlenUnit = t->vlenUnit;
   d->tailRow0 = NO_BLOCK;
   d->btreeAddr = H5W_UNDEF;
   d->bIndexLoaded = 1;
@@ -679,7 +693,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   if (!rc && d->layout == CAIRN_H5W_CHUNKED && w->bBadK) rc = cairnErr(CAIRN_UNSUPPORTED, "dataset '%s': the file sets a chunk B-tree K other than 32", zPath);
   if (!rc && d->layout == CAIRN_H5W_COMPACT && nByte > 60000)
     rc = cairnErr(CAIRN_RANGE, "dataset '%s': %llu bytes is too large for the compact layout (60000 max)", zPath, (unsigned long long)nByte);
-  if (!rc && opt.pFill && t->bHasVlen) rc = cairnErr(CAIRN_UNSUPPORTED, "dataset '%s': fill value for variable-length strings", zPath);
+  if (!rc && opt.pFill && t->bHasVlen) rc = cairnErr(CAIRN_UNSUPPORTED, "dataset '%s': fill value for variable-length data", zPath);
   if (!rc && d->layout == CAIRN_H5W_CHUNKED) {
     uint64_t cb = t->size;
     for (int i = rank - 1; i >= 0; i--) {
@@ -719,7 +733,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   uint8_t *pConv = NULL;
   if (pData && t->bHasVlen) {
     if (!(pConv = cairnMalloc((size_t)(nByte ? nByte : 1)))) rc = cairnErr(CAIRN_NOMEM, "dataset '%s': out of memory", zPath);
-    else rc = h5wVlenToFile(w, pData, nEl, pConv);
+    else rc = h5wVlenToFile(w, t->vlenKind, t->vlenUnit, pData, nEl, pConv);
     pFile = pConv;
   }
   /* messages: dataspace, datatype, fill value, layout, filters */
@@ -947,7 +961,7 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   uint8_t *pConv = NULL;
   if (d->bVlen) {
     if (!(pConv = cairnMalloc((size_t)(nEl * 16)))) return cairnErr(CAIRN_NOMEM, "append: out of memory");
-    int rc = h5wVlenToFile(w, pData, nEl, pConv);
+    int rc = h5wVlenToFile(w, d->vlenKind, d->vlenUnit, pData, nEl, pConv);
     if (rc) {
       cairnFree(pConv);
       return rc;
@@ -988,7 +1002,7 @@ int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRo
   uint8_t *pConv = NULL;
   if (d->bVlen) {
     if (!(pConv = cairnMalloc((size_t)(nEl * 16)))) return cairnErr(CAIRN_NOMEM, "write: out of memory");
-    int rc = h5wVlenToFile(w, pData, nEl, pConv);
+    int rc = h5wVlenToFile(w, d->vlenKind, d->vlenUnit, pData, nEl, pConv);
     if (rc) {
       cairnFree(pConv);
       return rc;
@@ -1088,6 +1102,7 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
       }
     } else if (m->type == H5W_MSG_DATATYPE) {
       CAIRN_TRY(h5wTypeInfo(p, n, &cls, &d->elSize, &d->bVlen));
+      if (d->bVlen) h5wVlenInfo(p, n, &d->vlenKind, &d->vlenUnit);
     } else if (m->type == H5W_MSG_LAYOUT && n >= 2) {
       d->iLayoutMsg = i;
       if (p[0] == 3 && p[1] == 2 && n >= 3 + 8) {
@@ -1195,7 +1210,7 @@ static int heapGet(cairn_h5w *w, uint64_t addr, uint32_t idx, const uint8_t **pp
   return cairnErr(CAIRN_CORRUPT, "global heap object %u not in the collection at %llu", idx, (unsigned long long)addr);
 }
 
-static int hashVlen(cairn_h5w *w, const uint8_t *p, uint64_t nEl, cairn_sha256_ctx *h) {
+static int hashVlen(cairn_h5w *w, const uint8_t *p, uint64_t nEl, size_t unit, cairn_sha256_ctx *h) {
   for (uint64_t i = 0; i < nEl; i++) {
     const uint8_t *e = p + 16 * i;
     uint32_t len = cairnGetLE32(e);
@@ -1209,9 +1224,10 @@ static int hashVlen(cairn_h5w *w, const uint8_t *p, uint64_t nEl, cairn_sha256_c
     const uint8_t *s = NULL;
     uint64_t n = 0;
     CAIRN_TRY(heapGet(w, addr, cairnGetLE32(e + 12), &s, &n));
-    if (len > n) return cairnErr(CAIRN_CORRUPT, "string of %u bytes in a %llu-byte heap object", len, (unsigned long long)n);
+    uint64_t nb = (uint64_t)len * unit;
+    if (nb > n) return cairnErr(CAIRN_CORRUPT, "variable-length element of %llu bytes in a %llu-byte heap object", (unsigned long long)nb, (unsigned long long)n);
     cairn_sha256_update(h, b, 4);
-    cairn_sha256_update(h, s, len);
+    cairn_sha256_update(h, s, (size_t)nb);
   }
   return CAIRN_OK;
 }
@@ -1254,7 +1270,12 @@ int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h) {
   cairn_sha256_update(h, s, used);
   size_t rest = (size_t)(p + n - data);
   if (cairnMulOverflow64(nEl, el, &nData) || nData > rest) return cairnErr(CAIRN_CORRUPT, "attribute data overruns its message");
-  if (bVlen && el == 16) return hashVlen(w, data, nEl, h);
+  if (bVlen && el == 16) {
+    int kind;
+    size_t unit;
+    h5wVlenInfo(t, nType, &kind, &unit);
+    return hashVlen(w, data, nEl, unit, h);
+  }
   cairn_sha256_update(h, data, (size_t)nData);
   return CAIRN_OK;
 }
@@ -1277,14 +1298,14 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
     for (uint64_t off = 0; off < size && !rc; off += blk) {
       size_t m = (size_t)(size - off < blk ? size - off : blk);
       rc = h5wRead(w, b, m, addr + off);
-      if (!rc && bVlen) rc = hashVlen(w, b, m / 16, h);
+      if (!rc && bVlen) rc = hashVlen(w, b, m / 16, d->vlenUnit, h);
       else if (!rc) cairn_sha256_update(h, b, m);
     }
     cairnFree(b);
     return rc;
   }
   if (d->layout == CAIRN_H5W_COMPACT) {
-    if (bVlen && ly->n >= 4) return hashVlen(w, ly->p + 4, (ly->n - 4) / 16, h);
+    if (bVlen && ly->n >= 4) return hashVlen(w, ly->p + 4, (ly->n - 4) / 16, d->vlenUnit, h);
     return CAIRN_OK; /* the bytes are in the layout message, already hashed */
   }
   if (d->layout != CAIRN_H5W_CHUNKED) return CAIRN_OK; /* v4 chunk indexes: the layout message bytes were hashed, chunks are not decoded */
@@ -1309,7 +1330,7 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
       else if (r->nByte != nc) rc = cairnErr(CAIRN_CORRUPT, "chunk at %llu of %u bytes, want %zu", (unsigned long long)r->addr, r->nByte, nc);
       else memcpy(c, raw, nc);
     }
-    if (!rc && bVlen) rc = hashVlen(w, c, nc / 16, h);
+    if (!rc && bVlen) rc = hashVlen(w, c, nc / 16, d->vlenUnit, h);
     else if (!rc) cairn_sha256_update(h, c, nc);
   }
   cairnFree(c);

@@ -894,7 +894,7 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
   cairnFree(aType);
   h5wEncodeSpace(p + i, rank, dims, NULL), i += nSpace;
   int rc = CAIRN_OK;
-  if (t->bHasVlen) rc = h5wVlenToFile(w, (const char *const *)pData, nEl, p + i);
+  if (t->bHasVlen) rc = h5wVlenToFile(w, t->vlenKind, t->vlenUnit, pData, nEl, p + i);
   else memcpy(p + i, pData, (size_t)nData);
   if (!rc) rc = h5wEnsureAinfo(o);
   if (!rc) {

@@ -16,6 +16,8 @@
 #include "cairn/h5.h"
 #include "h5/h5w.h"
 
+#include <stdlib.h> /* strtod, strtoll */
+
 /* ---------------------------------------------------------------- a small JSON reader */
 typedef struct Js { const char *z, *end; int err; } Js;
 
@@ -179,6 +181,7 @@ static cairn_h5w_type *jsType(Js *j, const char *zWhere, int depth, int bKeepOrd
     else if (!strcmp(zClass, "opaque")) t = cairn_h5w_type_opaque((size_t)size, zTag);
     else if (!strcmp(zClass, "string")) t = cairn_h5w_type_string((size_t)size, zPad && !strcmp(zPad, "nullpad") ? 1 : zPad && !strcmp(zPad, "spacepad") ? 2 : 0, utf8);
     else if (!strcmp(zClass, "vlen") && bString) t = cairn_h5w_type_vstring(utf8);
+    else if (!strcmp(zClass, "vlen") && base && (base->cls == H5W_T_INT || base->cls == H5W_T_FLOAT)) t = cairn_h5w_type_vlen(base);
     else if (!strcmp(zClass, "array") && base && nDim) t = cairn_h5w_type_array(base, nDim, aDim);
     else if (!strcmp(zClass, "compound") && zMembers) {
       t = cairn_h5w_type_compound((size_t)size);
@@ -282,6 +285,83 @@ static int readStrings(cairn_h5_obj *o, uint64_t nElem, char ***paz) {
   *paz = az;
   return rc;
 }
+/* Sequences of a vlen (non-string) dataset/attribute: the JSON nests the dataspace `rank`
+** levels deep, then each element is an array of numbers, stored here in the base type. */
+typedef struct Seqs { cairn_h5w_vl *aVl; uint8_t *pData; size_t nData, nAlloc; uint64_t *aOff; } Seqs;
+static void seqsFree(Seqs *q) {
+  cairnFree(q->aVl);
+  cairnFree(q->pData);
+  cairnFree(q->aOff);
+}
+static int seqPut(Seqs *q, const cairn_h5w_type *t, const char *z, size_t n) {
+  int cls = t->aEnc[8] & 0x0f, bSigned = (t->aEnc[9] & 0x08) != 0;
+  size_t sz = t->vlenUnit;
+  if (q->nData + sz > q->nAlloc) {
+    size_t c = q->nAlloc ? 2 * q->nAlloc : 256;
+    while (c < q->nData + sz) c *= 2;
+    uint8_t *p = cairnRealloc(q->pData, c);
+    if (!p) return cairnErr(CAIRN_NOMEM, "repack: out of memory");
+    q->pData = p;
+    q->nAlloc = c;
+  }
+  char buf[64];
+  if (n >= sizeof buf) return cairnErr(CAIRN_CORRUPT, "repack: number too long");
+  memcpy(buf, z, n);
+  buf[n] = 0;
+  uint8_t *o = q->pData + q->nData;
+  if (cls == H5W_T_FLOAT) {
+    double v = strtod(buf, NULL);
+    if (sz == 4) {
+      float f = (float)v;
+      memcpy(o, &f, 4);
+    } else if (sz == 8) memcpy(o, &v, 8);
+    else return cairnErr(CAIRN_UNSUPPORTED, "repack: vlen of %zu-byte floats", sz);
+  } else {
+    uint64_t v = bSigned ? (uint64_t)strtoll(buf, NULL, 10) : strtoull(buf, NULL, 10);
+    cairnPutLEn(o, v, (unsigned)sz);
+  }
+  q->nData += sz;
+  return CAIRN_OK;
+}
+static int readSeqs(cairn_h5_obj *o, const cairn_h5w_type *t, unsigned rank, uint64_t nElem, Seqs *q) {
+  char *z = NULL;
+  size_t n = 0;
+  memset(q, 0, sizeof *q);
+  CAIRN_TRY(cairn_h5_read_json(o, NULL, &z, &n));
+  q->aVl = cairnMallocZero(sizeof(cairn_h5w_vl) * (size_t)(nElem ? nElem : 1));
+  q->aOff = cairnMallocZero(sizeof(uint64_t) * (size_t)(nElem ? nElem : 1));
+  int rc = q->aVl && q->aOff ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "repack: out of memory");
+  unsigned depth = 0;
+  uint64_t k = 0;
+  for (size_t i = 0; !rc && i < n; i++) {
+    char c = z[i];
+    if (c == '[') {
+      if (depth == rank) { /* an element starts */
+        if (k >= nElem) { rc = cairnErr(CAIRN_CORRUPT, "repack: more sequences than elements"); break; }
+        q->aOff[k] = q->nData;
+      }
+      depth++;
+    } else if (c == ']') {
+      if (depth == rank + 1) {
+        q->aVl[k].n = (size_t)((q->nData - q->aOff[k]) / t->vlenUnit);
+        k++;
+      }
+      depth--;
+    } else if (depth == rank + 1 && (c == '-' || (c >= '0' && c <= '9'))) {
+      size_t j = i;
+      while (j < n && z[j] != ',' && z[j] != ']') j++;
+      rc = seqPut(q, t, z + i, j - i);
+      i = j - 1;
+    } else if (depth == rank + 1 && c == '"') rc = cairnErr(CAIRN_UNSUPPORTED, "repack: non-numeric sequence values (nan/inf)");
+  }
+  cairn_free(z);
+  if (!rc && k != nElem) rc = cairnErr(CAIRN_CORRUPT, "repack: %llu sequences for %llu elements", (unsigned long long)k, (unsigned long long)nElem);
+  if (!rc)
+    for (uint64_t i = 0; i < nElem; i++) q->aVl[i].p = q->aVl[i].n ? q->pData + q->aOff[i] : NULL;
+  if (rc) seqsFree(q);
+  return rc;
+}
+
 static void freeStrings(char **az, uint64_t n) {
   if (!az) return;
   for (uint64_t i = 0; i < n; i++) cairnFree(az[i]);
@@ -310,7 +390,12 @@ static int copyAttrs(Repack *r, cairn_h5_obj *src, const char *zDst) {
     }
     if (!rc) rc = typeOf(a, cairn_h5_obj_path(a), &t, 0);
     if (!rc && ai.rank > CAIRN_H5W_MAXRANK) rc = cairnErr(CAIRN_UNSUPPORTED, "repack: attribute '%s' of rank %u", cairn_h5_obj_path(a), ai.rank);
-    if (!rc && t->bHasVlen) {
+    Seqs q;
+    memset(&q, 0, sizeof q);
+    if (!rc && t->bHasVlen && t->vlenKind == 0) {
+      rc = readSeqs(a, t, ai.rank, ai.nElem, &q);
+      p = q.aVl;
+    } else if (!rc && t->bHasVlen) {
       rc = readStrings(a, ai.nElem, &az);
       p = az;
     } else if (!rc) {
@@ -320,6 +405,7 @@ static int copyAttrs(Repack *r, cairn_h5_obj *src, const char *zDst) {
     }
     if (!rc) rc = cairn_h5w_attr(r->w, zDst, zName, t, (int)ai.rank, ai.dims, p);
     if (az) freeStrings(az, ai.nElem);
+    else if (q.aVl) seqsFree(&q);
     else cairnFree(p);
     cairn_h5w_type_free(t);
     cairn_h5_obj_close(a);
@@ -376,7 +462,14 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
   for (unsigned i = 1; i < in.rank; i++) rowBytes *= in.dims[i];
   if (!rc && (!bChunked || t->bHasVlen || rowBytes == 0 || in.dims[0] == 0)) {
     /* whole dataset at once: compact/contiguous sources, and strings */
-    if (t->bHasVlen) {
+    if (t->bHasVlen && t->vlenKind == 0) {
+      Seqs q;
+      rc = readSeqs(d, t, in.rank, in.nElem, &q);
+      if (!rc) {
+        rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, in.dims, bResizable ? mx : NULL, &o, q.aVl);
+        seqsFree(&q);
+      }
+    } else if (t->bHasVlen) {
       char **az = NULL;
       rc = readStrings(d, in.nElem, &az);
       if (!rc) rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, in.dims, bResizable ? mx : NULL, &o, az);

@@ -116,7 +116,32 @@ cairn_h5w_type *cairn_h5w_type_vstring(int bUtf8) {
   cairnPutLE16(b + 10, 8);
   t->memSize = sizeof(char *);
   t->bHasVlen = 1;
+  t->vlenKind = 1;
+  t->vlenUnit = 1;
   return t;
+}
+
+cairn_h5w_type *cairn_h5w_type_vlen(const cairn_h5w_type *base) {
+  if (!base || base->bHasVlen || base->nNames) {
+    cairnErr(CAIRN_MISUSE, "cairn_h5w_type_vlen: the base must be a fixed-size, non-enum type");
+    return NULL;
+  }
+  cairn_h5w_type *t = typeNew(H5W_T_VLEN, 16, 8 + base->nEnc);
+  if (!t) return NULL;
+  t->aEnc[1] = 0x00; /* type 0: sequence */
+  memcpy(t->aEnc + 8, base->aEnc, base->nEnc);
+  t->memSize = sizeof(cairn_h5w_vl);
+  t->bHasVlen = 1;
+  t->vlenKind = 0;
+  t->vlenUnit = base->size;
+  return t;
+}
+
+/* Kind (1 string, 0 sequence) and counted unit of an encoded vlen type. */
+void h5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit) {
+  *pKind = n >= 2 ? (p[1] & 0x0f) == 1 : 1;
+  *pUnit = 1;
+  if (!*pKind && n >= 16) *pUnit = cairnGetLE32(p + 12);
 }
 
 cairn_h5w_type *cairn_h5w_type_compound(size_t nSize) {

@@ -113,6 +113,15 @@ TEST(h5w, types) {
   uint64_t n100 = 100;
   CHECK_OK(cairn_h5w_dataset(w, "/f16", tf16, 1, &n100, NULL, NULL, h16));
   cairn_h5w_type_free(tf16);
+  /* variable-length sequences of int32: element k holds 0..k-1 (element 0 is empty) */
+  cairn_h5w_type *tvi = cairn_h5w_type_vlen(ti32);
+  int32_t seq[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  cairn_h5w_vl vl[6];
+  for (int k = 0; k < 6; k++) vl[k].n = (size_t)k, vl[k].p = k ? seq : NULL;
+  uint64_t n6 = 6;
+  CHECK_OK(cairn_h5w_dataset(w, "/vseq", tvi, 1, &n6, NULL, NULL, vl));
+  CHECK_OK(cairn_h5w_attr(w, "/vseq", "one", tvi, 0, NULL, &vl[3]));
+  cairn_h5w_type_free(tvi);
   /* compact 2-D int16 */
   cairn_h5w_type *ti16 = cairn_h5w_type_int(2, 1);
   int16_t cm[4][5];
@@ -337,20 +346,25 @@ TEST(h5w, reader_reads_back) {
   cairn_h5 *h;
   double *a = cairnMalloc(sizeof(double) * 7000);
   CHECK(a);
+  cairn_h5_obj *o, *at;
+  char *z;
+  size_t nz;
   CHECK_OK(cairn_h5_open_path(tfTmp("h5w_types.h5"), &h));
   CHECK_OK(readF64(h, "/f32", a, 1000));
   for (int i = 0; i < 1000; i++) CHECK(a[i] == (double)((float)i * 0.25f - 3.0f));
   CHECK_OK(readF64(h, "/i64", a, 1000));
   for (int i = 0; i < 1000; i++) CHECK(a[i] == (double)(-(int64_t)i * 123456789));
+  CHECK_OK(cairn_h5_get(h, "/vseq", &o));
+  CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
+  CHECK_STR(z, "[[],[0],[0,1],[0,1,2],[0,1,2,3],[0,1,2,3,4]]");
+  cairn_free(z);
+  cairn_h5_obj_close(o);
   CHECK_OK(readF64(h, "/f16", a, 100));
   for (int i = 0; i < 100; i++) CHECK(a[i] == i * 0.5);
   CHECK_OK(readF64(h, "/compact", a, 20));
   for (int i = 0; i < 20; i++) CHECK(a[i] == i * 11 - 100);
   CHECK_OK(readF64(h, "/filled", a, 20));
   CHECK(a[19] == -1.5);
-  cairn_h5_obj *o, *at;
-  char *z;
-  size_t nz;
   CHECK_OK(cairn_h5_get(h, "/vstr", &o));
   CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
   CHECK(strncmp(z, "[\"alpha\",\"\",\"\xce\xb2-unicode\",\"xxxx", 25) == 0 && strstr(z, "\"omega\"]"));

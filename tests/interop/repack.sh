@@ -31,6 +31,9 @@ for lv in ("earliest", "latest"):
         f.create_dataset("scalar", data=7.25)
         f.create_dataset("empty", shape=(0, 4), maxshape=(None, 4), dtype="f4", chunks=(8, 4))
         f["grp"].attrs["s"] = ["x", "yy"]
+        vl = f.create_dataset("vl", (4,), dtype=h5py.vlen_dtype("i4"))
+        for k in range(4): vl[k] = np.arange(k, dtype="i4") * 7 - 3
+        f["half"] = np.arange(10, dtype=np.float16) / 4
 PYEOF
 plug=$(dpkg -L hdf5-filter-plugin 2>/dev/null | grep '/plugins$' | head -1)
 export HDF5_PLUGIN_PATH=${plug:-/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins}

@@ -50,6 +50,10 @@ cairn_h5w_type *cairn_h5w_type_string(size_t n, int pad, int bUtf8);
 /* Variable-length string (what h5py writes for str). In memory each element is a
 ** `const char *` (NUL-terminated); in the file it lives in a global heap. */
 cairn_h5w_type *cairn_h5w_type_vstring(int bUtf8);
+/* Variable-length sequence of a fixed-size base type. In memory each element is a
+** cairn_h5w_vl (n base elements at p); in the file the elements live in a global heap. */
+typedef struct cairn_h5w_vl { size_t n; const void *p; } cairn_h5w_vl;
+cairn_h5w_type *cairn_h5w_type_vlen(const cairn_h5w_type *base);
 /* Compound of nSize bytes; add members with cairn_h5w_type_insert (memory layout = file
 ** layout: each member at its byte offset). Variable-length members are not supported. */
 cairn_h5w_type *cairn_h5w_type_compound(size_t nSize);
