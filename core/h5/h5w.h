@@ -172,6 +172,7 @@ int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj);
 int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf);
 int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
 int h5wEnsureAinfo(H5wObj *o);
+int h5wCheckChain(H5wObj *o, const char *zPath);
 int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
 int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
 int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);

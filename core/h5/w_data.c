@@ -940,6 +940,7 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   if (w->bReadOnly) return cairnErr(CAIRN_READONLY, "cairn_h5w_append: file opened read-only");
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "append"));
+  CAIRN_TRY(h5wCheckChain(o, zPath));
   H5wDset *d = o->pDset;
   if (d->layout == -1) CAIRN_TRY(convertV4(w, o, zPath));
   if (d->layout != CAIRN_H5W_CHUNKED || d->rank == 0)
@@ -989,6 +990,7 @@ int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRo
   if (w->bReadOnly) return cairnErr(CAIRN_READONLY, "cairn_h5w_write: file opened read-only");
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "write"));
+  CAIRN_TRY(h5wCheckChain(o, zPath));
   H5wDset *d = o->pDset;
   uint64_t nRowsAll = d->rank ? d->aDim[0] : 1, rowEl = 1;
   for (int i = 1; i < d->rank; i++) rowEl *= d->aDim[i];

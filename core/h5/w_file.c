@@ -716,6 +716,18 @@ static int walk(cairn_h5w *w, const char *zPath, size_t nPath, H5wObj **ppObj) {
 
 int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj) { return walk(w, zPath, strlen(zPath), ppObj); }
 
+/* An object with several hard links cannot move: the links the writer does not rewrite would
+** keep its old address (which copy-on-write frees). Changing it, or anything below it (which
+** rewrites it), is refused. */
+int h5wCheckChain(H5wObj *o, const char *zPath) {
+  for (H5wObj *p = o; p; p = p->pParent)
+    for (int i = 0; i < p->nMsg; i++)
+      if (p->aMsg[i].type == 0x16 && p->aMsg[i].n >= 5 && cairnGetLE32(p->aMsg[i].p + 1) > 1)
+        return cairnErr(CAIRN_UNSUPPORTED, "'%s': an object on its path has %u hard links (editing it would leave the others stale)",
+                        zPath, cairnGetLE32(p->aMsg[i].p + 1));
+  return CAIRN_OK;
+}
+
 /* For creating zPath: its parent group and the last name, which must not exist. */
 int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf) {
   size_t n = strlen(zPath);
@@ -730,6 +742,7 @@ int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const cha
   if (!g->bGroup) return cairnErr(CAIRN_TYPE, "'%.*s' is not a group", (int)s, zPath);
   CAIRN_TRY(materializeLinks(w, g));
   if (linkFind(g, zPath + s, n - s) >= 0) return cairnErr(CAIRN_EXISTS, "'%s' already exists", zPath);
+  CAIRN_TRY(h5wCheckChain(g, zPath));
   *ppParent = g;
   *pzLeaf = zPath + s;
   return CAIRN_OK;
@@ -861,6 +874,7 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
     return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr: bad arguments for '%s'", zName ? zName : "(null)");
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zObj, &o));
+  CAIRN_TRY(h5wCheckChain(o, zObj));
   CAIRN_TRY(h5wMaterializeAttrs(w, o));
   uint64_t nEl = 1, nData = 0;
   for (int i = 0; i < rank; i++)
@@ -913,6 +927,7 @@ int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName) {
   if (!zObj || !zName) return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr_delete: NULL argument");
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zObj, &o));
+  CAIRN_TRY(h5wCheckChain(o, zObj));
   CAIRN_TRY(h5wMaterializeAttrs(w, o));
   int k = attrFind(o, zName);
   if (k < 0) return cairnErr(CAIRN_NOTFOUND, "'%s' has no attribute '%s'", zObj, zName);

@@ -61,4 +61,14 @@ a = h5py.File(sys.argv[1], 'r')['ch'].attrs
 ok = len(a) == 31 and a['more'] == 1 and a['a3'] == -0.5 and all(a['a%d' % k] == k for k in range(30) if k != 3)
 print('ok   attributes added/overwritten on an object with dense attribute storage' if ok else 'FAIL dense attribute edit')
 sys.exit(0 if ok else 1)" "$f" || fail=1
+# objects with two hard links cannot move (the other link would go stale): a clear refusal
+"$PY" -c "
+import h5py, numpy as np, sys
+with h5py.File(sys.argv[1], 'w') as f:
+    g = f.create_group('a'); g.create_dataset('d', data=np.arange(4)); f['b'] = g
+" "$t/hl.h5" && cp "$t/hl.h5" "$t/hl0.h5"
+if "$CAIRN" h5w group "$t/hl.h5" /a/x 2>"$t/err"; then echo "FAIL edit below a twice-linked group accepted"; fail=1; fi
+grep -q "2 hard links" "$t/err" && cmp -s "$t/hl.h5" "$t/hl0.h5" || { echo "FAIL hard-link refusal"; cat "$t/err"; fail=1; }
+"$CAIRN" h5w group "$t/hl.h5" /elsewhere && h5dump "$t/hl.h5" >/dev/null || { echo "FAIL edit elsewhere in a file with a twice-linked group"; fail=1; }
+[ "$fail" = 0 ] && echo "ok   objects with several hard links are refused clearly, the rest of the file is editable"
 exit $fail
