@@ -112,6 +112,7 @@ struct H5wDset {
   size_t elSize;     /* file element size */
   int layout;        /* CAIRN_H5W_COMPACT/CONTIGUOUS/CHUNKED */
   int bVlen;         /* variable-length elements (16 bytes in the file) */
+  int bShared;       /* shared dataspace/datatype/... messages: attributes editable, data not */
   int vlenKind; size_t vlenUnit; /* as in cairn_h5w_type */
   int iSpaceMsg, iLayoutMsg; /* indices in the object's aMsg */
   uint64_t contigAddr, contigSize; uint32_t contigGen; /* contiguous storage, transaction that wrote it */
@@ -144,6 +145,7 @@ struct cairn_h5w {
   int sbVersion;
   uint64_t sbExt;     /* superblock extension address (kept from a loaded file) */
   int bBadK;          /* the extension sets a chunk B-tree K other than 32: no chunked writes */
+  int bRefScanned, bHasRefs, bSharedSeen; /* object references found (1) in a scan of the file (see h5wCheckRefs) */
   int bChanged;       /* anything to commit */
   int bSkipFill;      /* repack: a new contiguous dataset is written in full right after */
   uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
@@ -173,6 +175,7 @@ int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const cha
 int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
 int h5wEnsureAinfo(H5wObj *o);
 int h5wCheckChain(H5wObj *o, const char *zPath);
+int h5wCheckRefs(cairn_h5w *w, const char *zPath);
 int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
 int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
 int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);

@@ -930,6 +930,7 @@ static int dsetFind(cairn_h5w *w, const char *zPath, H5wObj **ppO, const char *z
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zPath, &o));
   if (!o->pDset) return cairnErr(CAIRN_TYPE, "%s: '%s' is not a dataset", zWhat, zPath);
+  if (o->pDset->bShared) return cairnErr(CAIRN_UNSUPPORTED, "%s: dataset '%s' uses shared (SOHM) messages", zWhat, zPath);
   *ppO = o;
   return CAIRN_OK;
 }
@@ -941,6 +942,7 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "append"));
   CAIRN_TRY(h5wCheckChain(o, zPath));
+  CAIRN_TRY(h5wCheckRefs(w, zPath));
   H5wDset *d = o->pDset;
   if (d->layout == -1) CAIRN_TRY(convertV4(w, o, zPath));
   if (d->layout != CAIRN_H5W_CHUNKED || d->rank == 0)
@@ -991,6 +993,7 @@ int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRo
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "write"));
   CAIRN_TRY(h5wCheckChain(o, zPath));
+  CAIRN_TRY(h5wCheckRefs(w, zPath));
   H5wDset *d = o->pDset;
   uint64_t nRowsAll = d->rank ? d->aDim[0] : 1, rowEl = 1;
   for (int i = 1; i < d->rank; i++) rowEl *= d->aDim[i];
@@ -1091,6 +1094,13 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
     const H5wMsg *m = &o->aMsg[i];
     const uint8_t *p = m->p;
     size_t n = m->n;
+    if ((m->flags & 0x02) && (m->type == H5W_MSG_DATASPACE || m->type == H5W_MSG_DATATYPE || m->type == H5W_MSG_FILLVALUE ||
+                              m->type == H5W_MSG_FILTER || m->type == H5W_MSG_LAYOUT)) {
+      d->bShared = 1; /* a shared (SOHM or committed) message: this dataset is kept as it is */
+      if (m->type == H5W_MSG_DATASPACE) d->iSpaceMsg = i;
+      if (m->type == H5W_MSG_LAYOUT) d->iLayoutMsg = i;
+      continue;
+    }
     if (m->type == H5W_MSG_DATASPACE && n >= 4) {
       d->iSpaceMsg = i;
       int ver = p[0], rank = p[1], fl = p[2];
@@ -1159,6 +1169,14 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
         memcpy(d->pFill, p + 6, fs);
       }
     }
+  }
+  if (d->bShared) {
+    /* Shared dataspace/datatype/filters: the writer does not resolve them, so it edits only
+    ** this dataset's attributes (the messages are copied as they are); data operations refuse. */
+    if (d->iSpaceMsg < 0 || d->iLayoutMsg < 0) return cairnErr(CAIRN_CORRUPT, "dataset at %llu lacks a dataspace or layout", (unsigned long long)o->addr);
+    d->layout = 0;
+    if (d->elSize == 0) d->elSize = 1;
+    return CAIRN_OK;
   }
   if (d->iSpaceMsg < 0 || d->iLayoutMsg < 0 || d->elSize == 0)
     return cairnErr(CAIRN_CORRUPT, "dataset at %llu lacks a dataspace, datatype or layout", (unsigned long long)o->addr);

@@ -719,7 +719,130 @@ int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj) { return walk(w, 
 /* An object with several hard links cannot move: the links the writer does not rewrite would
 ** keep its old address (which copy-on-write frees). Changing it, or anything below it (which
 ** rewrites it), is refused. */
+/* Addresses of the headers verified so far: an object reached by several hard links (or a
+** cycle in a damaged file) is walked once. */
+typedef struct Seen { uint64_t *a; size_t n, cap; } Seen;
+static int seenAdd(Seen *s, uint64_t addr) { /* 1 if new, 0 if seen, -1 out of memory */
+  if (addr == H5W_UNDEF) return 1;
+  if (2 * (s->n + 1) > s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 64;
+    uint64_t *a = cairnMalloc(sizeof(uint64_t) * cap);
+    if (!a) return -1;
+    memset(a, 0xff, sizeof(uint64_t) * cap);
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->a[i] != H5W_UNDEF) {
+        size_t k = (size_t)(s->a[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (a[k] != H5W_UNDEF) k = (k + 1) & (cap - 1);
+        a[k] = s->a[i];
+      }
+    cairnFree(s->a);
+    s->a = a;
+    s->cap = cap;
+  }
+  size_t k = (size_t)(addr * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
+  while (s->a[k] != H5W_UNDEF) {
+    if (s->a[k] == addr) return 0;
+    k = (k + 1) & (s->cap - 1);
+  }
+  s->a[k] = addr;
+  s->n++;
+  return 1;
+}
+
+/* Object references (libhdf5 stores header addresses in data) go stale when the writer moves
+** a header, so a file that holds any is not edited. Compound, array and vlen types are
+** checked conservatively: any byte that could be a reference class/version byte counts. */
+static int typeMayHoldRef(const uint8_t *p, size_t n) {
+  if (n < 1) return 0;
+  int cls = p[0] & 0x0f;
+  if (cls == 7) return 1;
+  if (cls != 6 && cls != 9 && cls != 10) return 0;
+  for (size_t i = 8; i < n; i++)
+    if ((p[i] & 0x0f) == 7 && (p[i] >> 4) >= 1 && (p[i] >> 4) <= 4) return 1;
+  return 0;
+}
+static int materializeLinks(cairn_h5w *w, H5wObj *g);
+/* For messages the writer does not resolve (shared datatypes and attributes): ask the reader
+** whether this object's type or any of its attributes' types is a reference. */
+static int readerHasRefs(cairn_h5w *w, cairn_h5 **ph, const char *zPath, int *pb) {
+  if (!*ph) CAIRN_TRY(cairn_h5_open(w->f, 0, ph));
+  cairn_h5_obj *r = NULL;
+  cairn_h5_info in;
+  int rc = cairn_h5_get(*ph, zPath, &r);
+  if (!rc) rc = cairn_h5_info_get(r, &in);
+  for (size_t i = 0; !rc && i <= in.nAttr && !*pb; i++) {
+    cairn_h5_obj *a = NULL;
+    if (i < in.nAttr) rc = cairn_h5_attr_at(r, i, &a);
+    else if (in.kind != CAIRN_H5_DATASET && in.kind != CAIRN_H5_DATATYPE) break;
+    char *z = NULL;
+    size_t n;
+    if (!rc) rc = cairn_h5_type_json(a ? a : r, &z, &n);
+    if (!rc && strstr(z, "\"class\":\"reference\"")) *pb = 1;
+    cairn_free(z);
+    cairn_h5_obj_close(a);
+  }
+  cairn_h5_obj_close(r);
+  return rc;
+}
+
+static int scanRefs(cairn_h5w *w, H5wObj *o, int depth, Seen *seen, cairn_h5 **ph) {
+  if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
+  int bAsk = 0;
+  for (int i = 0; i < o->nMsg; i++)
+    if ((o->aMsg[i].flags & 0x02) && (o->aMsg[i].type == H5W_MSG_DATATYPE || o->aMsg[i].type == H5W_MSG_ATTR)) bAsk = 1;
+  if (bAsk) {
+    int b = 0;
+    if (!o->zPath) return cairnErr(CAIRN_UNSUPPORTED, "shared messages in an object without a path");
+    CAIRN_TRY(readerHasRefs(w, ph, o->zPath, &b));
+    if (b) w->bHasRefs |= 1;
+  }
+  for (int i = 0; i < o->nMsg && !w->bHasRefs; i++) {
+    const H5wMsg *m = &o->aMsg[i];
+    if (m->flags & 0x02) continue;
+    if (m->type == H5W_MSG_DATATYPE && typeMayHoldRef(m->p, m->n)) w->bHasRefs = 1;
+    if (m->type == H5W_MSG_ATTR && m->n >= 8 && m->p[0] >= 1 && m->p[0] <= 3) {
+      size_t nName = cairnGetLE16(m->p + 2), nType = cairnGetLE16(m->p + 4);
+      size_t off = (m->p[0] == 3 ? 9 : 8) + (m->p[0] == 1 ? (nName + 7) & ~(size_t)7 : nName);
+      if (off + nType <= m->n && typeMayHoldRef(m->p + off, nType)) w->bHasRefs = 1;
+    }
+  }
+  if (o->bDenseAttrs) w->bHasRefs |= 2; /* not looked at: treated as possibly holding references */
+  if (o->bGroup) CAIRN_TRY(materializeLinks(w, o));
+  for (int i = 0; i < o->nLink && !w->bHasRefs; i++) {
+    H5wLink *l = &o->aLink[i];
+    if (l->addr == H5W_UNDEF && !l->pObj) continue;
+    int isNew = seenAdd(seen, l->pObj ? l->pObj->addr : l->addr);
+    if (isNew < 0) return cairnErr(CAIRN_NOMEM, "out of memory");
+    if (!isNew) continue;
+    H5wObj *c;
+    CAIRN_TRY(h5wLinkObj(w, o, i, &c));
+    CAIRN_TRY(scanRefs(w, c, depth + 1, seen, ph));
+  }
+  return CAIRN_OK;
+}
+
+int h5wCheckRefs(cairn_h5w *w, const char *zPath) {
+  if (!w->bRefScanned) {
+    Seen seen = {NULL, 0, 0};
+    cairn_h5 *h = NULL;
+    CAIRN_TRY(h5wFlush(w));
+    int rc = seenAdd(&seen, w->pRoot->addr) < 0 ? cairnErr(CAIRN_NOMEM, "out of memory") : scanRefs(w, w->pRoot, 0, &seen, &h);
+    cairn_h5_close(h);
+    cairnFree(seen.a);
+    if (rc) return rc;
+    w->bRefScanned = 1;
+  }
+  if (w->bHasRefs & 1)
+    return cairnErr(CAIRN_UNSUPPORTED, "'%s': the file holds object references, which moving any object header would break", zPath);
+  return CAIRN_OK;
+}
+
 int h5wCheckChain(H5wObj *o, const char *zPath) {
+  /* a committed datatype is referred to by address from the datasets that use it */
+  if (!o->pDset && !o->bGroup && o->addr != H5W_UNDEF)
+    for (int i = 0; i < o->nMsg; i++)
+      if (o->aMsg[i].type == H5W_MSG_DATATYPE)
+        return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a committed datatype: datasets refer to it by address, so it cannot move", zPath);
   for (H5wObj *p = o; p; p = p->pParent)
     for (int i = 0; i < p->nMsg; i++)
       if (p->aMsg[i].type == 0x16 && p->aMsg[i].n >= 5 && cairnGetLE32(p->aMsg[i].p + 1) > 1)
@@ -743,6 +866,7 @@ int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const cha
   CAIRN_TRY(materializeLinks(w, g));
   if (linkFind(g, zPath + s, n - s) >= 0) return cairnErr(CAIRN_EXISTS, "'%s' already exists", zPath);
   CAIRN_TRY(h5wCheckChain(g, zPath));
+  CAIRN_TRY(h5wCheckRefs(w, zPath));
   *ppParent = g;
   *pzLeaf = zPath + s;
   return CAIRN_OK;
@@ -875,6 +999,7 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zObj, &o));
   CAIRN_TRY(h5wCheckChain(o, zObj));
+  CAIRN_TRY(h5wCheckRefs(w, zObj));
   CAIRN_TRY(h5wMaterializeAttrs(w, o));
   uint64_t nEl = 1, nData = 0;
   for (int i = 0; i < rank; i++)
@@ -928,6 +1053,7 @@ int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName) {
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zObj, &o));
   CAIRN_TRY(h5wCheckChain(o, zObj));
+  CAIRN_TRY(h5wCheckRefs(w, zObj));
   CAIRN_TRY(h5wMaterializeAttrs(w, o));
   int k = attrFind(o, zName);
   if (k < 0) return cairnErr(CAIRN_NOTFOUND, "'%s' has no attribute '%s'", zObj, zName);
@@ -1087,6 +1213,7 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->sbExt = H5W_UNDEF;
   w->eoa = H5W_SB_SIZE;
   w->txn = 1;
+  w->bRefScanned = 1; /* a new file holds no references (the writer writes none) */
   w->gcAddr = H5W_UNDEF;
   uint64_t size = 0;
   int rc = cairn_file_size(f, &size);
@@ -1117,8 +1244,10 @@ static void reclaimFree(cairn_h5w *w) {
   uint8_t d[32];
   w->bCollect = 1;
   w->bUnsafe = w->sbExt != H5W_UNDEF;
+  w->bHasRefs = 0;
   int rc = cairn_h5w_verify(w, d);
   w->bCollect = 0;
+  if (rc == CAIRN_OK && !w->bSharedSeen) w->bRefScanned = 1; /* the walk saw every type */
   if (rc == CAIRN_OK && !w->bUnsafe) {
     qsort(w->aUsed, (size_t)w->nUsed, sizeof(H5wExt), cmpExt);
     uint64_t end = H5W_SB_SIZE;
@@ -1237,36 +1366,6 @@ static void hashU64(cairn_sha256_ctx *h, uint64_t v) {
   cairn_sha256_update(h, b, 8);
 }
 
-/* Addresses of the headers verified so far: an object reached by several hard links (or a
-** cycle in a damaged file) is walked once. */
-typedef struct Seen { uint64_t *a; size_t n, cap; } Seen;
-static int seenAdd(Seen *s, uint64_t addr) { /* 1 if new, 0 if seen, -1 out of memory */
-  if (addr == H5W_UNDEF) return 1;
-  if (2 * (s->n + 1) > s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 64;
-    uint64_t *a = cairnMalloc(sizeof(uint64_t) * cap);
-    if (!a) return -1;
-    memset(a, 0xff, sizeof(uint64_t) * cap);
-    for (size_t i = 0; i < s->cap; i++)
-      if (s->a[i] != H5W_UNDEF) {
-        size_t k = (size_t)(s->a[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
-        while (a[k] != H5W_UNDEF) k = (k + 1) & (cap - 1);
-        a[k] = s->a[i];
-      }
-    cairnFree(s->a);
-    s->a = a;
-    s->cap = cap;
-  }
-  size_t k = (size_t)(addr * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
-  while (s->a[k] != H5W_UNDEF) {
-    if (s->a[k] == addr) return 0;
-    k = (k + 1) & (s->cap - 1);
-  }
-  s->a[k] = addr;
-  s->n++;
-  return 1;
-}
-
 static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Seen *seen) {
   if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
   h5wUsed(w, o->addr, o->nDisk);
@@ -1278,8 +1377,15 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
     /* shared messages, external data files, and layouts other than v3 point at space the
     ** walk does not account for */
     if ((m->flags & 0x02) || m->type == 0x07 || m->type == 0x0f) w->bUnsafe = 1;
+    if ((m->flags & 0x02) && (m->type == H5W_MSG_DATATYPE || m->type == H5W_MSG_ATTR)) w->bSharedSeen = 1;
     if (m->type == H5W_MSG_LAYOUT && (m->n < 1 || m->p[0] != 3)) w->bUnsafe = 1;
     if ((m->type == H5W_MSG_DATATYPE) && h5wTypeMayHideVlen(m->p, m->n)) w->bUnsafe = 1;
+    if (m->type == H5W_MSG_DATATYPE && typeMayHoldRef(m->p, m->n)) w->bHasRefs |= 1;
+    if (m->type == H5W_MSG_ATTR && m->n >= 8 && m->p[0] >= 1 && m->p[0] <= 3) {
+      size_t nName = cairnGetLE16(m->p + 2), nType = cairnGetLE16(m->p + 4);
+      size_t off = (m->p[0] == 3 ? 9 : 8) + (m->p[0] == 1 ? (nName + 7) & ~(size_t)7 : nName);
+      if (off + nType <= m->n && typeMayHoldRef(m->p + off, nType)) w->bHasRefs |= 1;
+    }
   }
   for (int i = 0; i < o->nMsg; i++) {
     const H5wMsg *m = &o->aMsg[i];
