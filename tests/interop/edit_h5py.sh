@@ -70,5 +70,13 @@ with h5py.File(sys.argv[1], 'w') as f:
 if "$CAIRN" h5w group "$t/hl.h5" /a/x 2>"$t/err"; then echo "FAIL edit below a twice-linked group accepted"; fail=1; fi
 grep -q "2 hard links" "$t/err" && cmp -s "$t/hl.h5" "$t/hl0.h5" || { echo "FAIL hard-link refusal"; cat "$t/err"; fail=1; }
 "$CAIRN" h5w group "$t/hl.h5" /elsewhere && h5dump "$t/hl.h5" >/dev/null || { echo "FAIL edit elsewhere in a file with a twice-linked group"; fail=1; }
-[ "$fail" = 0 ] && echo "ok   objects with several hard links are refused clearly, the rest of the file is editable"
+# a file with object references cannot be edited (moving a header would break them)
+"$PY" -c "
+import h5py, numpy as np, sys
+with h5py.File(sys.argv[1], 'w') as f:
+    d = f.create_dataset('d', data=np.arange(3)); f.create_dataset('r', data=[d.ref], dtype=h5py.ref_dtype)
+" "$t/refs.h5" && cp "$t/refs.h5" "$t/refs0.h5"
+if "$CAIRN" h5w attr "$t/refs.h5" /d a i32 1 2>"$t/err"; then echo "FAIL edit of a file with references accepted"; fail=1; fi
+grep -q "object references" "$t/err" && cmp -s "$t/refs.h5" "$t/refs0.h5" || { echo "FAIL references refusal"; cat "$t/err"; fail=1; }
+[ "$fail" = 0 ] && echo "ok   objects with several hard links and files with object references are refused clearly, files unchanged"
 exit $fail
