@@ -129,6 +129,7 @@ static int cmdVersion(int argc, char **argv) {
 static int cmdHelp(int argc, char **argv);
 int cliH5(int argc, char **argv);
 int cliH5w(int argc, char **argv);
+int cliRepack(int argc, char **argv);
 int cliCompress(int argc, char **argv);   /* native/cli_zl.c */
 int cliDecompress(int argc, char **argv); /* native/cli_zl.c */
 int cliMem(int argc, char **argv);  /* native/cli_mem.c */
@@ -141,7 +142,8 @@ static const CliCommand aCommand[] = {
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
   {"h5", cliH5, "ls|info|dump|attrs|dumpall FILE [PATH]", "read HDF5 files (ls -r, info, dump --json)"},
-  {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, attr, verify, loop"},
+  {"repack", cliRepack, "[--filter SPEC] IN OUT", "rewrite an HDF5 file with cairn's writer (SPEC: zstd:3, shuffle,deflate:6...)"},
+  {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, write, attr, softlink, verify, loop"},
   {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv)"},
   {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
   {"mem", cliMem, "add|search|stats|index|demo FILE ...", "agent memory store (see native/cli_mem.c)"},

@@ -9,9 +9,12 @@
 **   cairn h5w group FILE PATH
 **   cairn h5w dataset FILE PATH TYPE DIMS [--max DIMS] [--chunk DIMS] [--filter SPEC] [--fill V] [VALUE...]
 **   cairn h5w append FILE PATH VALUE...
+**   cairn h5w write FILE PATH ROW0 VALUE...   (overwrite whole rows from ROW0)
+**   cairn h5w softlink FILE PATH TARGET
 **   cairn h5w attr FILE OBJECT NAME TYPE VALUE...
 **   cairn h5w verify FILE
 **   cairn h5w loop FILE PATH N      (append N rows one at a time, one commit each; for kill tests)
+**   cairn repack [--filter SPEC] IN OUT   (any file the reader opens, rewritten by the writer)
 **
 ** TYPE: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 str (variable-length UTF-8). DIMS: 10, 0x4, 3x4x5;
 ** in --max, 'u' (or 0 in the first place) is unlimited.
@@ -82,7 +85,7 @@ static int parseDims(const char *zCmd, const char *z, uint64_t *a, int *pRank, i
 static int openW(const char *zCmd, const char *zPath, int bCreate, cairn_file **pf, cairn_h5w **pw) {
   int rc = cairn_open(zPath, CAIRN_OPEN_READWRITE | (bCreate ? CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE : 0), pf);
   if (rc) return cliFail(zCmd, rc);
-  rc = bCreate ? cairn_h5w_create(*pf, 0, pw) : cairn_h5w_open(*pf, 0, pw);
+  rc = bCreate ? cairn_h5w_create(*pf, 0, pw) : cairn_h5w_open(*pf, CAIRN_H5W_RECLAIM, pw);
   if (rc) {
     cairn_file_close(*pf);
     return cliFail(zCmd, rc);
@@ -184,6 +187,45 @@ static int subAppend(int argc, char **argv) {
   return closeW(zCmd, f, w, rc);
 }
 
+/* cairn h5w write FILE PATH ROW0 VALUE... : overwrite whole rows starting at ROW0 */
+static int subWrite(int argc, char **argv) {
+  const char *zCmd = "h5w write";
+  if (argc < 5) return cliUsage(zCmd, "need FILE PATH ROW0 VALUE...");
+  char *e;
+  unsigned long long row0 = strtoull(argv[3], &e, 10);
+  if (*e) return cliUsage(zCmd, "ROW0 '%s' is not a number", argv[3]);
+  cairn_file *f;
+  cairn_h5w *w;
+  if (openW(zCmd, argv[1], 0, &f, &w)) return 1;
+  int rank, cls = 0, bSigned = 0;
+  uint64_t dims[8];
+  size_t size = 0;
+  const CliType *t = NULL;
+  void *p = NULL;
+  uint64_t nRow = 0;
+  int rc = cairn_h5w_shape(w, argv[2], &rank, dims);
+  if (!rc) rc = cairn_h5w_dtype(w, argv[2], &cls, &size, &bSigned);
+  for (size_t i = 0; !rc && i < sizeof aType / sizeof aType[0]; i++)
+    if (aType[i].n == size && ((cls == 0 && aType[i].kind == !bSigned) || (cls == 1 && aType[i].kind == 2) ||
+                               (cls == 9 && aType[i].kind == 3)))
+      t = &aType[i];
+  if (!rc && !t) rc = cairn_seterr(CAIRN_UNSUPPORTED, "write from the shell: dataset '%s' has class %d", argv[2], cls);
+  if (!rc) {
+    uint64_t row = 1;
+    for (int i = 1; i < rank; i++) row *= dims[i];
+    int nVal = argc - 4;
+    if (row == 0 || nVal % row) rc = cairn_seterr(CAIRN_RANGE, "%d values are not whole rows of %llu", nVal, (unsigned long long)row);
+    else {
+      nRow = (uint64_t)nVal / row;
+      p = cairn_malloc((size_t)nVal * 16);
+      if (parseValues(zCmd, t, argv + 4, nVal, p)) rc = CAIRN_MISUSE;
+    }
+  }
+  if (!rc) rc = cairn_h5w_write(w, argv[2], row0, nRow, p);
+  cairn_free(p);
+  return closeW(zCmd, f, w, rc);
+}
+
 static int subAttr(int argc, char **argv) {
   const char *zCmd = "h5w attr";
   if (argc < 6) return cliUsage(zCmd, "need FILE OBJECT NAME TYPE VALUE...");
@@ -235,7 +277,7 @@ static int subLoop(int argc, char **argv) {
 
 int cliH5w(int argc, char **argv) {
   const char *zCmd = "h5w";
-  if (argc < 3) return cliUsage(zCmd, "need SUBCOMMAND FILE ... (new, group, dataset, append, attr, verify, loop)");
+  if (argc < 3) return cliUsage(zCmd, "need SUBCOMMAND FILE ... (new, group, dataset, append, write, attr, softlink, verify, loop)");
   const char *zSub = argv[1];
   argc--, argv++;
   if (strcmp(zSub, "new") == 0) {
@@ -253,6 +295,14 @@ int cliH5w(int argc, char **argv) {
   }
   if (strcmp(zSub, "dataset") == 0) return subDataset(argc, argv);
   if (strcmp(zSub, "append") == 0) return subAppend(argc, argv);
+  if (strcmp(zSub, "write") == 0) return subWrite(argc, argv);
+  if (strcmp(zSub, "softlink") == 0) {
+    if (argc < 4) return cliUsage("h5w softlink", "need FILE PATH TARGET");
+    cairn_file *f;
+    cairn_h5w *w;
+    if (openW("h5w softlink", argv[1], 0, &f, &w)) return 1;
+    return closeW("h5w softlink", f, w, cairn_h5w_softlink(w, argv[2], argv[3]));
+  }
   if (strcmp(zSub, "attr") == 0) return subAttr(argc, argv);
   if (strcmp(zSub, "loop") == 0) return subLoop(argc, argv);
   if (strcmp(zSub, "verify") == 0) {
@@ -274,4 +324,28 @@ int cliH5w(int argc, char **argv) {
     return 0;
   }
   return cliUsage(zCmd, "unknown subcommand '%s'", zSub);
+}
+
+/* cairn repack [--filter SPEC] IN OUT */
+int cliRepack(int argc, char **argv) {
+  const char *zCmd = "repack", *zIn = NULL, *zOut = NULL, *zFilter = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) zFilter = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1]) return cliUsage(zCmd, "unknown option '%s'", argv[i]);
+    else if (!zIn) zIn = argv[i];
+    else if (!zOut) zOut = argv[i];
+    else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
+  }
+  if (!zIn || !zOut) return cliUsage(zCmd, "need IN OUT");
+  cairn_file *in, *out;
+  if (cliOpenRead(zCmd, zIn, &in)) return 1;
+  if (cliOpenWrite(zCmd, zOut, &out)) {
+    cairn_file_close(in);
+    return 1;
+  }
+  int rc = cairn_h5w_repack(in, out, zFilter, 0);
+  cairn_file_close(in);
+  int rc2 = cairn_file_close(out);
+  if (rc || rc2) return cliFail(zCmd, rc ? rc : rc2);
+  return 0;
 }

@@ -12,6 +12,7 @@
 #ifndef CAIRN_H5W_INT_H
 #define CAIRN_H5W_INT_H
 
+#include "cairn/h5.h"
 #include "cairn/h5w.h"
 #include "common/internal.h"
 
@@ -53,6 +54,8 @@ struct cairn_h5w_type {
   uint8_t *aNames; size_t nNames;   /* enum: names (NUL-terminated), values after */
   uint8_t *aValues; size_t nValues;
   int bHasVlen;
+  int vlenKind;   /* 1 string, 0 sequence */
+  size_t vlenUnit; /* bytes per counted unit: 1 for strings, the base size for sequences */
 };
 
 typedef struct H5wMsg {
@@ -81,7 +84,9 @@ struct H5wObj {
   int bSubDirty;     /* something below must be rewritten */
   int bGroup;
   uint8_t ohFlags;   /* header flags kept from a loaded header (bit 2: creation order) */
-  int bDenseLinks, bDenseAttrs; /* parts we cannot edit (fractal heap storage) */
+  int bDenseLinks, bDenseAttrs; /* links/attributes not in the header (symbol table or fractal heap) */
+  int bConverted;    /* links read from such storage into aLink (the file still uses it until rewritten) */
+  char *zPath;       /* path in the committed file (loaded objects), for the reader */
   H5wMsg *aMsg; int nMsg, nMsgAlloc;
   /* group: links (hard links also serialized from here) */
   H5wLink *aLink; int nLink, nLinkAlloc;
@@ -106,8 +111,11 @@ struct H5wDset {
   uint64_t aDim[CAIRN_H5W_MAXRANK], aMax[CAIRN_H5W_MAXRANK], aChunk[CAIRN_H5W_MAXRANK];
   size_t elSize;     /* file element size */
   int layout;        /* CAIRN_H5W_COMPACT/CONTIGUOUS/CHUNKED */
-  int bVlen;         /* vlen string elements */
+  int bVlen;         /* variable-length elements (16 bytes in the file) */
+  int bShared;       /* shared dataspace/datatype/... messages: attributes editable, data not */
+  int vlenKind; size_t vlenUnit; /* as in cairn_h5w_type */
   int iSpaceMsg, iLayoutMsg; /* indices in the object's aMsg */
+  uint64_t contigAddr, contigSize; uint32_t contigGen; /* contiguous storage, transaction that wrote it */
   uint8_t *pFill;    /* one element (file form) */
   H5wFilter aFilter[8]; int nFilter;
   /* chunked: records sorted by offset, B-tree nodes level by level */
@@ -115,7 +123,8 @@ struct H5wDset {
   int bIndexLoaded;  /* aRec/aLevel reflect the file */
   H5wNode *aLevel[8]; uint64_t nLevel[8], nLevelAlloc[8]; int nLevels;
   uint64_t btreeAddr; uint64_t btreeSize; /* root (as in the layout message) */
-  int bIndexDirty;
+  int bIndexDirty, bIndexWritten, bShapeDirty;
+  uint64_t *aOldNode; uint64_t nOldNode; /* nodes of a loaded tree not packed our way: freed when it is rewritten */
   uint64_t iDirtyFrom; /* first record index changed since the last commit */
   /* the tail: rows [tailRow0, aDim[0]) not yet written as complete chunks */
   uint8_t *pTail; uint64_t tailRow0; size_t nTailAlloc; int bTailDirty;
@@ -135,12 +144,17 @@ struct cairn_h5w {
   H5wObj *pRoot;
   int sbVersion;
   uint64_t sbExt;     /* superblock extension address (kept from a loaded file) */
+  int bBadK;          /* the extension sets a chunk B-tree K other than 32: no chunked writes */
+  int bRefScanned, bHasRefs, bSharedSeen; /* object references found (1) in a scan of the file (see h5wCheckRefs) */
   int bChanged;       /* anything to commit */
+  int bSkipFill;      /* repack: a new contiguous dataset is written in full right after */
   uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
   /* global heap collection being filled in this transaction */
   uint8_t *pGc; uint64_t gcAddr; size_t nGc; /* one global heap collection read back (verify) */
   uint8_t *pHeap; uint64_t heapAddr; size_t nHeap, nHeapUsed; uint32_t heapNext;
-  uint8_t *pWbuf; uint64_t wbufAddr; size_t nWbuf; /* write gathering (w_file.c) */
+  uint8_t *pWbuf; uint64_t wbufAddr; size_t nWbuf, wbufCap; /* write gathering (w_file.c) */
+  /* space accounting of cairn_h5w_verify, used to find free space on open (CAIRN_H5W_RECLAIM) */
+  H5wExt *aUsed; int nUsed, nUsedAlloc; int bCollect, bUnsafe;
   cairn_h5w_stats st;
 };
 
@@ -150,6 +164,8 @@ void h5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
 int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
 int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
 int h5wFlush(cairn_h5w *w);
+void h5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n);
+int h5wTypeMayHideVlen(const uint8_t *p, size_t n);
 int h5wFail(cairn_h5w *w, int rc);
 int h5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n);
 int h5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n);
@@ -158,10 +174,13 @@ int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj);
 int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf);
 int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
 int h5wEnsureAinfo(H5wObj *o);
+int h5wCheckChain(H5wObj *o, const char *zPath);
+int h5wCheckRefs(cairn_h5w *w, const char *zPath);
 int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
 int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
 int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
 void h5wHeapCacheClear(cairn_h5w *w);
+int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
 
 /* w_type.c */
 int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);
@@ -174,15 +193,16 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o);
 int h5wDsetFlush(cairn_h5w *w, H5wObj *o); /* before the header is written at commit */
 void h5wDsetFree(H5wDset *d);
 int h5wHeapFlush(cairn_h5w *w);
-int h5wVlenToFile(cairn_h5w *w, const char *const *az, uint64_t n, uint8_t *pOut);
+int h5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut);
+void h5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit);
 
 /* w_filter.c */
 int h5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr);
 int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut);
 int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut);
-size_t cairnLz4Bound(size_t n);
-size_t cairnLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst);
-int cairnLz4Decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst, size_t *pnOut);
-uint32_t cairnFletcher32(const uint8_t *p, size_t n);
+size_t h5wLz4Bound(size_t n);
+size_t h5wLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst);
+int h5wLz4Decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst, size_t *pnOut);
+uint32_t h5wFletcher32(const uint8_t *p, size_t n);
 
 #endif

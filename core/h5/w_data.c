@@ -48,6 +48,7 @@ void h5wDsetFree(H5wDset *d) {
   cairnFree(d->aRec);
   for (int l = 0; l < 8; l++) cairnFree(d->aLevel[l]);
   cairnFree(d->pTail);
+  cairnFree(d->aOldNode);
   cairnFree(d);
 }
 
@@ -100,16 +101,28 @@ static int heapPut(cairn_h5w *w, const char *z, size_t n, uint64_t *pAddr, uint3
   return CAIRN_OK;
 }
 
-/* char* elements -> 16-byte file elements (length, collection address, object index). */
-int h5wVlenToFile(cairn_h5w *w, const char *const *az, uint64_t n, uint8_t *pOut) {
+/* Variable-length elements in memory (char* for strings, cairn_h5w_vl for sequences) -> 16-byte
+** file elements (length in units, collection address, object index). An empty string is a
+** zero-length heap object, as libhdf5 writes it; NULL and empty sequences are null references. */
+int h5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut) {
   for (uint64_t i = 0; i < n; i++) {
     uint8_t *e = pOut + 16 * i;
-    const char *z = az[i];
-    size_t len = z ? strlen(z) : 0;
-    if (len > 0x7fffffff) return cairnErr(CAIRN_RANGE, "string of %zu bytes", len);
+    const char *z;
+    size_t len, nb;
+    if (kind == 1) {
+      z = ((const char *const *)pMem)[i];
+      len = nb = z ? strlen(z) : 0;
+    } else {
+      const cairn_h5w_vl *v = (const cairn_h5w_vl *)pMem + i;
+      z = v->n ? v->p : NULL;
+      len = v->n;
+      if (cairnMulOverflowSize(len, unit, &nb)) return cairnErr(CAIRN_RANGE, "sequence of %zu elements", len);
+      if (len && !v->p) return cairnErr(CAIRN_MISUSE, "sequence %llu: %zu elements at NULL", (unsigned long long)i, len);
+    }
+    if (len > 0x7fffffff || nb > 0x7fffffff) return cairnErr(CAIRN_RANGE, "variable-length element of %zu bytes", nb);
     uint64_t addr = 0;
     uint32_t idx = 0;
-    if (z) CAIRN_TRY(heapPut(w, z, len, &addr, &idx));
+    if (z) CAIRN_TRY(heapPut(w, z, nb, &addr, &idx));
     cairnPutLE32(e, (uint32_t)len);
     cairnPutLE64(e + 4, addr);
     cairnPutLE32(e + 12, idx);
@@ -212,6 +225,7 @@ typedef struct EmitTask {
   uint8_t **aOut;
   size_t *anOut;
   int *aRc;
+  uint8_t *aOwn; /* aOut[i] was allocated (else it points into a slab) */
 } EmitTask;
 
 static void cellBase(const H5wDset *d, uint64_t cell, uint64_t *base) {
@@ -222,6 +236,14 @@ static void cellBase(const H5wDset *d, uint64_t cell, uint64_t *base) {
   }
 }
 
+/* A chunk whose other dimensions span the whole row (chunk[i] == dims[i] for i >= 1) has the
+** slab's memory layout: it is filtered or written straight from the slab, without a copy. */
+static int slabIsChunk(const H5wDset *d) {
+  for (int i = 1; i < d->rank; i++)
+    if (d->aChunk[i] != d->aDim[i]) return 0;
+  return 1;
+}
+
 static void emitTask(void *pArg, size_t i, unsigned iWorker) {
   (void)iWorker;
   EmitTask *t = pArg;
@@ -229,13 +251,28 @@ static void emitTask(void *pArg, size_t i, unsigned iWorker) {
   uint64_t base[CAIRN_H5W_MAXRANK] = {0};
   cellBase(d, i % t->nCell, base);
   size_t n = (size_t)(chunkElems(d) * d->elSize);
+  uint8_t *slab = t->aSlab[i / t->nCell];
+  if (slabIsChunk(d)) {
+    if (d->nFilter == 0) { /* written from the slab itself (aOwn stays 0) */
+      t->aOut[i] = slab;
+      t->anOut[i] = n;
+      return;
+    }
+    t->aRc[i] = h5wFilterApply(d->aFilter, d->nFilter, slab, n, &t->aOut[i], &t->anOut[i]);
+    t->aOwn[i] = 1;
+    return;
+  }
   uint8_t *c = cairnMalloc(n ? n : 1);
   if (!c) {
     t->aRc[i] = CAIRN_NOMEM;
     return;
   }
-  fillPattern(d, c, chunkElems(d));
-  slabChunkCopy(d, t->aSlab[i / t->nCell], c, base, 1);
+  int bEdge = 0;
+  for (int k = 1; k < d->rank; k++)
+    if (base[k] + d->aChunk[k] > d->aDim[k]) bEdge = 1;
+  if (bEdge) fillPattern(d, c, chunkElems(d)); /* edge chunks: the part outside the dataset */
+  slabChunkCopy(d, slab, c, base, 1);
+  t->aOwn[i] = 1;
   if (d->nFilter == 0) {
     t->aOut[i] = c;
     t->anOut[i] = n;
@@ -248,12 +285,13 @@ static void emitTask(void *pArg, size_t i, unsigned iWorker) {
 /* Cut nSlab row blocks (block indices b0, b0+1, ...) into chunks, filter and write them. */
 static int emitSlabs(cairn_h5w *w, H5wDset *d, uint8_t *const *aSlab, uint64_t nSlab, uint64_t b0) {
   uint64_t nCell = gridCells(d), nTask = nSlab * nCell;
-  EmitTask t = {d, aSlab, nCell, NULL, NULL, NULL};
+  EmitTask t = {d, aSlab, nCell, NULL, NULL, NULL, NULL};
   t.aOut = cairnMallocZero(sizeof(uint8_t *) * (size_t)nTask);
   t.anOut = cairnMallocZero(sizeof(size_t) * (size_t)nTask);
   t.aRc = cairnMallocZero(sizeof(int) * (size_t)nTask);
+  t.aOwn = cairnMallocZero((size_t)nTask);
   int rc = CAIRN_OK;
-  if (!t.aOut || !t.anOut || !t.aRc) rc = cairnErr(CAIRN_NOMEM, "chunks: out of memory");
+  if (!t.aOut || !t.anOut || !t.aRc || !t.aOwn) rc = cairnErr(CAIRN_NOMEM, "chunks: out of memory");
   if (!rc) {
     if (nTask > 1 && (d->nFilter || nCell > 1)) cairnParallelFor((size_t)nTask, emitTask, &t);
     else
@@ -275,8 +313,10 @@ static int emitSlabs(cairn_h5w *w, H5wDset *d, uint8_t *const *aSlab, uint64_t n
     if (!rc) rc = h5wWrite(w, t.aOut[i], t.anOut[i], addr);
     if (!rc) rc = recPut(w, d, off, addr, (uint32_t)t.anOut[i]);
   }
-  for (uint64_t i = 0; t.aOut && i < nTask; i++) cairnFree(t.aOut[i]);
+  for (uint64_t i = 0; t.aOut && t.aOwn && i < nTask; i++)
+    if (t.aOwn[i]) cairnFree(t.aOut[i]);
   cairnFree(t.aOut);
+  cairnFree(t.aOwn);
   cairnFree(t.anOut);
   cairnFree(t.aRc);
   return rc ? h5wFail(w, rc) : CAIRN_OK;
@@ -301,7 +341,12 @@ static void keyPut(const H5wDset *d, uint8_t *p, const H5wChunk *c, int bRight) 
 }
 
 static int btreeWrite(cairn_h5w *w, H5wDset *d) {
-  if (d->nRec == 0) return CAIRN_OK;
+  for (uint64_t i = 0; i < d->nOldNode; i++) h5wFree(w, d->aOldNode[i], nodeSize(d->rank), 1);
+  d->nOldNode = 0;
+  if (d->nRec == 0) {
+    d->bIndexDirty = 0;
+    return CAIRN_OK;
+  }
   uint64_t aCount[8];
   int nl = levelsFor(d->nRec, aCount);
   if (nl >= 8) return cairnErr(CAIRN_RANGE, "chunk index too deep");
@@ -361,11 +406,13 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
   d->nLevels = nl;
   d->btreeAddr = d->aLevel[nl - 1][0].addr;
   d->bIndexDirty = 0;
+  d->bIndexWritten = 1;
   return CAIRN_OK;
 }
 
 /* Read the B-tree below addr into aRec, noting each node per level (for adopting the tree). */
-typedef struct BtLoad { uint64_t *aAddr[8]; uint16_t *aN[8]; uint64_t n[8], nAlloc[8]; int depth; } BtLoad;
+typedef struct BtLoad { uint64_t *aAddr[8]; uint16_t *aN[8]; uint64_t n[8], nAlloc[8]; int depth; uint64_t nNode; } BtLoad;
+#define BT_MAX_NODES (1u << 17) /* 8M chunks at 64 per leaf: beyond that a damaged tree, or a limit */
 
 static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, BtLoad *bl, int depth) {
   if (depth > 8) return cairnErr(CAIRN_CORRUPT, "chunk B-tree deeper than 8 at %llu", (unsigned long long)addr);
@@ -378,6 +425,7 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
   if ((expectLevel >= 0 && level != expectLevel) || level >= 8 || n > 4096)
     return cairnErr(CAIRN_CORRUPT, "chunk B-tree node at %llu: level %d, %u entries", (unsigned long long)addr, level, n);
   if (bl->depth < 0) bl->depth = level;
+  if (++bl->nNode > BT_MAX_NODES) return cairnErr(CAIRN_LIMIT, "chunk B-tree at %llu has more than %u nodes", (unsigned long long)addr, BT_MAX_NODES);
   if (bl->n[level] == bl->nAlloc[level]) {
     uint64_t m = bl->nAlloc[level] ? bl->nAlloc[level] * 2 : 16;
     uint64_t *a = cairnRealloc(bl->aAddr[level], sizeof(uint64_t) * (size_t)m);
@@ -387,6 +435,7 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
     if (!a || !b) return cairnErr(CAIRN_NOMEM, "B-tree: out of memory");
     bl->nAlloc[level] = m;
   }
+  h5wUsed(w, addr, nodeSize(d->rank));
   bl->aAddr[level][bl->n[level]] = addr;
   bl->aN[level][bl->n[level]++] = (uint16_t)n;
   size_t sz = (size_t)n * (ks + 8) + ks;
@@ -423,7 +472,7 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
 
 static int indexLoad(cairn_h5w *w, H5wDset *d) {
   if (d->bIndexLoaded) return CAIRN_OK;
-  if (w->sbExt != H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "file has a superblock extension (B-tree K may differ)");
+  if (w->bBadK) return cairnErr(CAIRN_UNSUPPORTED, "the file sets a chunk B-tree K other than 32");
   BtLoad bl;
   memset(&bl, 0, sizeof bl);
   bl.depth = -1;
@@ -438,7 +487,6 @@ static int indexLoad(cairn_h5w *w, H5wDset *d) {
       for (uint64_t j = 0; ok && j + 1 < bl.n[l]; j++)
         if (bl.aN[l][j] != BT_FAN) ok = 0;
     }
-    size_t ns = nodeSize(d->rank);
     if (ok) {
       for (int l = 0; l < nl && !rc; l++) {
         d->aLevel[l] = cairnMalloc(sizeof(H5wNode) * (size_t)(aCount[l] + 16));
@@ -449,8 +497,12 @@ static int indexLoad(cairn_h5w *w, H5wDset *d) {
       }
       d->nLevels = nl;
     } else {
-      for (int l = 0; l < 8; l++)
-        for (uint64_t j = 0; j < bl.n[l]; j++) h5wFree(w, bl.aAddr[l][j], ns, 1);
+      uint64_t nAll = 0;
+      for (int l = 0; l < 8; l++) nAll += bl.n[l];
+      d->aOldNode = cairnMalloc(sizeof(uint64_t) * (size_t)(nAll ? nAll : 1));
+      if (!d->aOldNode) rc = cairnErr(CAIRN_NOMEM, "B-tree: out of memory");
+      for (int l = 0; !rc && l < 8; l++)
+        for (uint64_t j = 0; j < bl.n[l]; j++) d->aOldNode[d->nOldNode++] = bl.aAddr[l][j];
       d->nLevels = 0;
       d->bIndexDirty = d->nRec > 0;
       d->iDirtyFrom = 0;
@@ -576,10 +628,11 @@ int h5wDsetFlush(cairn_h5w *w, H5wObj *o) {
     CAIRN_TRY(emitSlabs(w, d, &s, 1, curBlock(d)));
     d->bTailDirty = 0;
   }
-  if (d->bIndexDirty) {
-    CAIRN_TRY(btreeWrite(w, d));
+  if (d->bIndexDirty) CAIRN_TRY(btreeWrite(w, d));
+  if (d->bIndexDirty == 0 && (d->bShapeDirty || d->bIndexWritten)) {
     int rc = updateChunkedMsgs(o);
     if (rc) return h5wFail(w, rc);
+    d->bShapeDirty = d->bIndexWritten = 0;
     o->bDirty = 1;
   }
   return CAIRN_OK;
@@ -622,6 +675,8 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   d->rank = rank;
   d->elSize = t->size;
   d->bVlen = t->bHasVlen;
+  d->vlenKind = t->vlenKind;
+  d->vlenUnit = t->vlenUnit;
   d->tailRow0 = NO_BLOCK;
   d->btreeAddr = H5W_UNDEF;
   d->bIndexLoaded = 1;
@@ -635,9 +690,10 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   if (!rc && d->layout != CAIRN_H5W_CHUNKED && (bResizable || d->nFilter))
     rc = cairnErr(CAIRN_MISUSE, "dataset '%s': resizable or filtered datasets must be chunked", zPath);
   if (!rc && d->layout == CAIRN_H5W_CHUNKED && rank == 0) rc = cairnErr(CAIRN_MISUSE, "dataset '%s': a scalar cannot be chunked", zPath);
+  if (!rc && d->layout == CAIRN_H5W_CHUNKED && w->bBadK) rc = cairnErr(CAIRN_UNSUPPORTED, "dataset '%s': the file sets a chunk B-tree K other than 32", zPath);
   if (!rc && d->layout == CAIRN_H5W_COMPACT && nByte > 60000)
     rc = cairnErr(CAIRN_RANGE, "dataset '%s': %llu bytes is too large for the compact layout (60000 max)", zPath, (unsigned long long)nByte);
-  if (!rc && opt.pFill && t->bHasVlen) rc = cairnErr(CAIRN_UNSUPPORTED, "dataset '%s': fill value for variable-length strings", zPath);
+  if (!rc && opt.pFill && t->bHasVlen) rc = cairnErr(CAIRN_UNSUPPORTED, "dataset '%s': fill value for variable-length data", zPath);
   if (!rc && d->layout == CAIRN_H5W_CHUNKED) {
     uint64_t cb = t->size;
     for (int i = rank - 1; i >= 0; i--) {
@@ -677,7 +733,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   uint8_t *pConv = NULL;
   if (pData && t->bHasVlen) {
     if (!(pConv = cairnMalloc((size_t)(nByte ? nByte : 1)))) rc = cairnErr(CAIRN_NOMEM, "dataset '%s': out of memory", zPath);
-    else rc = h5wVlenToFile(w, pData, nEl, pConv);
+    else rc = h5wVlenToFile(w, t->vlenKind, t->vlenUnit, pData, nEl, pConv);
     pFile = pConv;
   }
   /* messages: dataspace, datatype, fill value, layout, filters */
@@ -752,7 +808,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       if (nByte) {
         rc = h5wAlloc(w, nByte, &addr);
         if (!rc && pFile) rc = h5wWrite(w, pFile, (size_t)nByte, addr);
-        else if (!rc) { /* fill in bounded blocks */
+        else if (!rc && !w->bSkipFill) { /* fill in bounded blocks */
           size_t blk = 1 << 20;
           blk -= blk % t->size;
           uint8_t *b = cairnMalloc(blk);
@@ -768,6 +824,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       cairnPutLE64(ly + 2, addr);
       cairnPutLE64(ly + 10, nByte);
       if (!rc) rc = h5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, sizeof ly);
+      d->contigAddr = addr, d->contigSize = nByte, d->contigGen = w->txn;
     } else {
       uint8_t ly[3 + 8 + 4 * (CAIRN_H5W_MAXRANK + 1)] = {0};
       if (!rc) rc = h5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, layoutSize(d, 0));
@@ -792,11 +849,88 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   return CAIRN_OK;
 }
 
+/* ---------------------------------------------------------------- v4 chunk indexes */
+/* A dataset whose chunks are indexed by a layout-v4 structure (extensible array, fixed array,
+** v2 B-tree: libver latest) is given a version-1 B-tree on its first append: its rows are read
+** through cairn's reader one block at a time and written again as new chunks with the same
+** shape and filters; the old index and chunks are left unreferenced at the next commit. This
+** costs one copy of this dataset, once, and keeps every reader able to open the file. */
+static int convertV4(cairn_h5w *w, H5wObj *o, const char *zPath) {
+  H5wDset *d = o->pDset;
+  if (!o->zPath) return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s' has a layout-v4 index and no committed path", zPath);
+  if (d->bVlen) return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s': variable-length data in a layout-v4 index", zPath);
+  for (int i = 0; i < d->nFilter; i++) {
+    uint16_t id = d->aFilter[i].id;
+    if (id != 1 && id != 2 && id != 3 && id != 32004 && id != 32015)
+      return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s' uses filter %u", zPath, id);
+  }
+  if (w->bBadK) return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s': the file sets a chunk B-tree K other than 32", zPath);
+  CAIRN_TRY(h5wFlush(w));
+  cairn_h5 *h = NULL;
+  cairn_h5_obj *src = NULL;
+  cairn_h5_info in;
+  int rc = cairn_h5_open(w->f, 0, &h);
+  if (!rc) rc = cairn_h5_get(h, o->zPath, &src);
+  if (!rc) rc = cairn_h5_info_get(src, &in);
+  if (!rc && (in.typeBigEndian || in.layout != CAIRN_H5_CHUNKED || (int)in.rank != d->rank))
+    rc = cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s': big-endian or unexpected layout", zPath);
+  H5wDset save = *d;
+  if (!rc) {
+    d->layout = CAIRN_H5W_CHUNKED;
+    for (int i = 0; i < d->rank; i++) d->aChunk[i] = in.chunk[i];
+    d->nRec = 0;
+    d->bIndexLoaded = 1;
+    d->btreeAddr = H5W_UNDEF;
+    d->nLevels = 0;
+    d->tailRow0 = NO_BLOCK;
+    d->bTailDirty = 0;
+  }
+  uint64_t rowBytes = d->elSize;
+  for (int i = 1; i < d->rank; i++) rowBytes *= d->aDim[i];
+  uint64_t step = d->aChunk[0] ? d->aChunk[0] : 1;
+  while (!rc && step * rowBytes < (4u << 20) && step * 2 <= d->aDim[0]) step *= 2;
+  uint8_t *p = rc || !rowBytes ? NULL : cairnMalloc((size_t)(step * rowBytes));
+  if (!rc && rowBytes && !p) rc = cairnErr(CAIRN_NOMEM, "append: out of memory converting '%s'", zPath);
+  for (uint64_t r0 = 0; !rc && rowBytes && r0 < d->aDim[0]; r0 += step) {
+    uint64_t nr = d->aDim[0] - r0 < step ? d->aDim[0] - r0 : step;
+    cairn_h5_sel sel;
+    memset(&sel, 0, sizeof sel);
+    sel.rank = in.rank;
+    for (unsigned i = 0; i < in.rank; i++) sel.count[i] = in.dims[i];
+    sel.start[0] = r0;
+    sel.count[0] = nr;
+    rc = cairn_h5_read(src, &sel, CAIRN_H5_NATIVE, p, (size_t)(nr * rowBytes));
+    if (!rc) rc = writeRows(w, d, r0, nr, p);
+  }
+  cairnFree(p);
+  cairn_h5_obj_close(src);
+  cairn_h5_close(h);
+  if (rc) {
+    /* chunks written so far are in space nothing committed uses: leaked until the next reclaim */
+    cairnFree(d->aRec);
+    cairnFree(d->pTail);
+    for (int l = 0; l < 8; l++) if (d->aLevel[l] != save.aLevel[l]) cairnFree(d->aLevel[l]);
+    *d = save;
+    d->aRec = NULL, d->nRec = d->nRecAlloc = 0, d->pTail = NULL, d->nTailAlloc = 0;
+    return rc;
+  }
+  /* the layout message becomes version 3 (chunked, v1 B-tree), written at commit */
+  uint8_t ly[3 + 8 + 4 * (CAIRN_H5W_MAXRANK + 1)] = {0};
+  rc = h5wObjSetMsg(o, d->iLayoutMsg, ly, layoutSize(d, 0));
+  if (!rc) rc = updateChunkedMsgs(o);
+  if (rc) return h5wFail(w, rc);
+  d->bShapeDirty = 1;
+  h5wObjDirty(o);
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+
 /* ---------------------------------------------------------------- append */
 static int dsetFind(cairn_h5w *w, const char *zPath, H5wObj **ppO, const char *zWhat) {
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zPath, &o));
   if (!o->pDset) return cairnErr(CAIRN_TYPE, "%s: '%s' is not a dataset", zWhat, zPath);
+  if (o->pDset->bShared) return cairnErr(CAIRN_UNSUPPORTED, "%s: dataset '%s' uses shared (SOHM) messages", zWhat, zPath);
   *ppO = o;
   return CAIRN_OK;
 }
@@ -807,7 +941,10 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   if (w->bReadOnly) return cairnErr(CAIRN_READONLY, "cairn_h5w_append: file opened read-only");
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "append"));
+  CAIRN_TRY(h5wCheckChain(o, zPath));
+  CAIRN_TRY(h5wCheckRefs(w, zPath));
   H5wDset *d = o->pDset;
+  if (d->layout == -1) CAIRN_TRY(convertV4(w, o, zPath));
   if (d->layout != CAIRN_H5W_CHUNKED || d->rank == 0)
     return cairnErr(CAIRN_TYPE, "append: dataset '%s' is not chunked", zPath);
   if (d->aMax[0] != CAIRN_H5W_UNLIMITED && d->aDim[0] + nRows > d->aMax[0])
@@ -827,7 +964,7 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   uint8_t *pConv = NULL;
   if (d->bVlen) {
     if (!(pConv = cairnMalloc((size_t)(nEl * 16)))) return cairnErr(CAIRN_NOMEM, "append: out of memory");
-    int rc = h5wVlenToFile(w, pData, nEl, pConv);
+    int rc = h5wVlenToFile(w, d->vlenKind, d->vlenUnit, pData, nEl, pConv);
     if (rc) {
       cairnFree(pConv);
       return rc;
@@ -839,8 +976,81 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   int rc = writeRows(w, d, row0, nRows, p);
   cairnFree(pConv);
   if (rc) return h5wFail(w, rc);
-  rc = updateChunkedMsgs(o);
-  if (rc) return h5wFail(w, rc);
+  d->bShapeDirty = 1; /* dataspace and layout messages are re-encoded once, at commit */
+  if (!o->bDirty) h5wObjDirty(o);
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+
+/* Overwrite rows [row0, row0 + nRows) of a dataset. Committed bytes are never written over:
+** chunks are rewritten (copy-on-write, read-modify-write for partial ones), contiguous storage
+** of an earlier transaction is first copied to new space (once per transaction), compact data
+** lives in the header, which is rewritten at commit anyway. */
+int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRows, const void *pData) {
+  if (!w || !zPath || (nRows && !pData)) return cairnErr(CAIRN_MISUSE, "cairn_h5w_write: bad arguments");
+  if (w->rcFatal) return cairnErr(w->rcFatal, "cairn_h5w_write: the writer failed earlier");
+  if (w->bReadOnly) return cairnErr(CAIRN_READONLY, "cairn_h5w_write: file opened read-only");
+  H5wObj *o = NULL;
+  CAIRN_TRY(dsetFind(w, zPath, &o, "write"));
+  CAIRN_TRY(h5wCheckChain(o, zPath));
+  CAIRN_TRY(h5wCheckRefs(w, zPath));
+  H5wDset *d = o->pDset;
+  uint64_t nRowsAll = d->rank ? d->aDim[0] : 1, rowEl = 1;
+  for (int i = 1; i < d->rank; i++) rowEl *= d->aDim[i];
+  if (row0 > nRowsAll || nRows > nRowsAll - row0)
+    return cairnErr(CAIRN_RANGE, "write: rows %llu..%llu outside the %llu rows of '%s'", (unsigned long long)row0,
+                    (unsigned long long)(row0 + nRows), (unsigned long long)nRowsAll, zPath);
+  if (nRows == 0) return CAIRN_OK;
+  if (d->layout == 0) return cairnErr(CAIRN_UNSUPPORTED, "write: dataset '%s' has a layout the writer cannot edit", zPath);
+  uint64_t rowBytes = rowEl * d->elSize, nEl = nRows * rowEl;
+  const uint8_t *p = pData;
+  uint8_t *pConv = NULL;
+  if (d->bVlen) {
+    if (!(pConv = cairnMalloc((size_t)(nEl * 16)))) return cairnErr(CAIRN_NOMEM, "write: out of memory");
+    int rc = h5wVlenToFile(w, d->vlenKind, d->vlenUnit, pData, nEl, pConv);
+    if (rc) {
+      cairnFree(pConv);
+      return rc;
+    }
+    p = pConv;
+  }
+  int rc = CAIRN_OK;
+  if (d->layout == -1) rc = convertV4(w, o, zPath);
+  if (!rc && d->layout == CAIRN_H5W_COMPACT) {
+    H5wMsg *m = &o->aMsg[d->iLayoutMsg];
+    if (m->n < 4 + (row0 + nRows) * rowBytes) rc = cairnErr(CAIRN_CORRUPT, "compact layout of '%s' is short", zPath);
+    else memcpy(m->p + 4 + row0 * rowBytes, p, (size_t)(nRows * rowBytes));
+  } else if (!rc && d->layout == CAIRN_H5W_CONTIGUOUS) {
+    if (d->contigAddr == H5W_UNDEF || d->contigGen != w->txn) {
+      /* copy the committed storage to new space first (or allocate it: late allocation) */
+      uint64_t size = nRowsAll * rowBytes, addr;
+      rc = h5wAlloc(w, size ? size : 1, &addr);
+      uint8_t *b = rc ? NULL : cairnMalloc(1 << 20);
+      if (!rc && !b) rc = cairnErr(CAIRN_NOMEM, "write: out of memory");
+      for (uint64_t off = 0; !rc && off < size; off += 1 << 20) {
+        size_t m = (size_t)(size - off < (1u << 20) ? size - off : (1u << 20));
+        if (d->contigAddr != H5W_UNDEF) rc = h5wRead(w, b, m, d->contigAddr + off);
+        else fillPattern(d, b, m / d->elSize);
+        if (!rc) rc = h5wWrite(w, b, m, addr + off);
+      }
+      cairnFree(b);
+      if (!rc) {
+        h5wFree(w, d->contigAddr, d->contigSize, d->contigGen != w->txn);
+        d->contigAddr = addr, d->contigSize = size, d->contigGen = w->txn;
+        uint8_t ly[18];
+        ly[0] = 3, ly[1] = 1;
+        cairnPutLE64(ly + 2, addr);
+        cairnPutLE64(ly + 10, size);
+        rc = h5wObjSetMsg(o, d->iLayoutMsg, ly, sizeof ly);
+      }
+    }
+    if (!rc) rc = h5wWrite(w, p, (size_t)(nRows * rowBytes), d->contigAddr + row0 * rowBytes);
+  } else if (!rc && d->layout == CAIRN_H5W_CHUNKED) {
+    rc = indexLoad(w, d);
+    if (!rc) rc = writeRows(w, d, row0, nRows, p);
+  }
+  cairnFree(pConv);
+  if (rc) return CAIRN_PRIMARY(rc) == CAIRN_IOERR ? h5wFail(w, rc) : rc;
   h5wObjDirty(o);
   w->bChanged = 1;
   return CAIRN_OK;
@@ -884,6 +1094,13 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
     const H5wMsg *m = &o->aMsg[i];
     const uint8_t *p = m->p;
     size_t n = m->n;
+    if ((m->flags & 0x02) && (m->type == H5W_MSG_DATASPACE || m->type == H5W_MSG_DATATYPE || m->type == H5W_MSG_FILLVALUE ||
+                              m->type == H5W_MSG_FILTER || m->type == H5W_MSG_LAYOUT)) {
+      d->bShared = 1; /* a shared (SOHM or committed) message: this dataset is kept as it is */
+      if (m->type == H5W_MSG_DATASPACE) d->iSpaceMsg = i;
+      if (m->type == H5W_MSG_LAYOUT) d->iLayoutMsg = i;
+      continue;
+    }
     if (m->type == H5W_MSG_DATASPACE && n >= 4) {
       d->iSpaceMsg = i;
       int ver = p[0], rank = p[1], fl = p[2];
@@ -897,6 +1114,7 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
       }
     } else if (m->type == H5W_MSG_DATATYPE) {
       CAIRN_TRY(h5wTypeInfo(p, n, &cls, &d->elSize, &d->bVlen));
+      if (d->bVlen) h5wVlenInfo(p, n, &d->vlenKind, &d->vlenUnit);
     } else if (m->type == H5W_MSG_LAYOUT && n >= 2) {
       d->iLayoutMsg = i;
       if (p[0] == 3 && p[1] == 2 && n >= 3 + 8) {
@@ -905,9 +1123,14 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
         if (nd < 2 || 3 + 8 + 4 * (size_t)nd > n) return cairnErr(CAIRN_CORRUPT, "layout message at %llu", (unsigned long long)o->addr);
         d->btreeAddr = cairnGetLE64(p + 3);
         for (int k = 0; k < nd - 1 && k < CAIRN_H5W_MAXRANK; k++) d->aChunk[k] = cairnGetLE32(p + 11 + 4 * k);
-      } else if (p[0] == 3 && p[1] == 1) d->layout = CAIRN_H5W_CONTIGUOUS;
+      } else if (p[0] == 3 && p[1] == 1 && n >= 18) {
+        d->layout = CAIRN_H5W_CONTIGUOUS;
+        d->contigAddr = cairnGetLE64(p + 2);
+        d->contigSize = cairnGetLE64(p + 10);
+        d->contigGen = 0; /* committed: written again only after a copy (see cairn_h5w_write) */
+      }
       else if (p[0] == 3 && p[1] == 0) d->layout = CAIRN_H5W_COMPACT;
-      else d->layout = 0; /* version 4 layouts and others: not editable (yet) */
+      else d->layout = (p[0] == 4 && p[1] == 2) ? -1 : 0; /* v4 chunk indexes and others: not editable (yet) */
     } else if (m->type == H5W_MSG_FILTER && n >= 2) {
       int ver = p[0], nf = p[1];
       size_t i2 = ver == 1 ? 8 : 2;
@@ -947,6 +1170,14 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
       }
     }
   }
+  if (d->bShared) {
+    /* Shared dataspace/datatype/filters: the writer does not resolve them, so it edits only
+    ** this dataset's attributes (the messages are copied as they are); data operations refuse. */
+    if (d->iSpaceMsg < 0 || d->iLayoutMsg < 0) return cairnErr(CAIRN_CORRUPT, "dataset at %llu lacks a dataspace or layout", (unsigned long long)o->addr);
+    d->layout = 0;
+    if (d->elSize == 0) d->elSize = 1;
+    return CAIRN_OK;
+  }
   if (d->iSpaceMsg < 0 || d->iLayoutMsg < 0 || d->elSize == 0)
     return cairnErr(CAIRN_CORRUPT, "dataset at %llu lacks a dataspace, datatype or layout", (unsigned long long)o->addr);
   if (d->layout == CAIRN_H5W_CHUNKED && d->rank == 0) d->layout = 0;
@@ -980,6 +1211,7 @@ static int heapGet(cairn_h5w *w, uint64_t addr, uint32_t idx, const uint8_t **pp
     }
     w->gcAddr = addr;
     w->nGc = (size_t)size;
+    h5wUsed(w, addr, size);
   }
   size_t off = 16;
   while (off + 16 <= w->nGc) {
@@ -998,7 +1230,7 @@ static int heapGet(cairn_h5w *w, uint64_t addr, uint32_t idx, const uint8_t **pp
   return cairnErr(CAIRN_CORRUPT, "global heap object %u not in the collection at %llu", idx, (unsigned long long)addr);
 }
 
-static int hashVlen(cairn_h5w *w, const uint8_t *p, uint64_t nEl, cairn_sha256_ctx *h) {
+static int hashVlen(cairn_h5w *w, const uint8_t *p, uint64_t nEl, size_t unit, cairn_sha256_ctx *h) {
   for (uint64_t i = 0; i < nEl; i++) {
     const uint8_t *e = p + 16 * i;
     uint32_t len = cairnGetLE32(e);
@@ -1012,9 +1244,10 @@ static int hashVlen(cairn_h5w *w, const uint8_t *p, uint64_t nEl, cairn_sha256_c
     const uint8_t *s = NULL;
     uint64_t n = 0;
     CAIRN_TRY(heapGet(w, addr, cairnGetLE32(e + 12), &s, &n));
-    if (len > n) return cairnErr(CAIRN_CORRUPT, "string of %u bytes in a %llu-byte heap object", len, (unsigned long long)n);
+    uint64_t nb = (uint64_t)len * unit;
+    if (nb > n) return cairnErr(CAIRN_CORRUPT, "variable-length element of %llu bytes in a %llu-byte heap object", (unsigned long long)nb, (unsigned long long)n);
     cairn_sha256_update(h, b, 4);
-    cairn_sha256_update(h, s, len);
+    cairn_sha256_update(h, s, (size_t)nb);
   }
   return CAIRN_OK;
 }
@@ -1052,11 +1285,17 @@ int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h) {
   uint64_t nEl = 0, nData = 0;
   size_t used = 0;
   CAIRN_TRY(h5wTypeInfo(t, nType, &cls, &el, &bVlen));
+  if (h5wTypeMayHideVlen(t, nType)) w->bUnsafe = 1;
   CAIRN_TRY(spaceCount(s, nSpace, &nEl, &used));
   cairn_sha256_update(h, s, used);
   size_t rest = (size_t)(p + n - data);
   if (cairnMulOverflow64(nEl, el, &nData) || nData > rest) return cairnErr(CAIRN_CORRUPT, "attribute data overruns its message");
-  if (bVlen && el == 16) return hashVlen(w, data, nEl, h);
+  if (bVlen && el == 16) {
+    int kind;
+    size_t unit;
+    h5wVlenInfo(t, nType, &kind, &unit);
+    return hashVlen(w, data, nEl, unit, h);
+  }
   cairn_sha256_update(h, data, (size_t)nData);
   return CAIRN_OK;
 }
@@ -1070,6 +1309,8 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
     uint64_t addr = cairnGetLE64(ly->p + 2), size = cairnGetLE64(ly->p + 10);
     if (addr == H5W_UNDEF) return CAIRN_OK;
     if (addr + size < addr || addr + size > w->eofCommitted) return cairnErr(CAIRN_CORRUPT, "contiguous data at %llu past end of file", (unsigned long long)addr);
+    h5wUsed(w, addr, size);
+    if (w->bCollect && !bVlen) return CAIRN_OK; /* accounting only: no need to read the bytes */
     size_t blk = 65536;
     uint8_t *b = cairnMalloc(blk);
     if (!b) return cairnErr(CAIRN_NOMEM, "verify: out of memory");
@@ -1077,23 +1318,25 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
     for (uint64_t off = 0; off < size && !rc; off += blk) {
       size_t m = (size_t)(size - off < blk ? size - off : blk);
       rc = h5wRead(w, b, m, addr + off);
-      if (!rc && bVlen) rc = hashVlen(w, b, m / 16, h);
+      if (!rc && bVlen) rc = hashVlen(w, b, m / 16, d->vlenUnit, h);
       else if (!rc) cairn_sha256_update(h, b, m);
     }
     cairnFree(b);
     return rc;
   }
   if (d->layout == CAIRN_H5W_COMPACT) {
-    if (bVlen && ly->n >= 4) return hashVlen(w, ly->p + 4, (ly->n - 4) / 16, h);
+    if (bVlen && ly->n >= 4) return hashVlen(w, ly->p + 4, (ly->n - 4) / 16, d->vlenUnit, h);
     return CAIRN_OK; /* the bytes are in the layout message, already hashed */
   }
-  if (d->layout != CAIRN_H5W_CHUNKED) return cairnErr(CAIRN_UNSUPPORTED, "verify: layout not supported");
+  if (d->layout != CAIRN_H5W_CHUNKED) return CAIRN_OK; /* v4 chunk indexes: the layout message bytes were hashed, chunks are not decoded */
   CAIRN_TRY(indexLoad(w, d));
   size_t nc = (size_t)(chunkElems(d) * d->elSize);
   uint8_t *c = cairnMalloc(nc ? nc : 1), *raw = NULL;
   int rc = c ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "verify: out of memory");
   for (uint64_t i = 0; i < d->nRec && !rc; i++) {
     const H5wChunk *r = &d->aRec[i];
+    h5wUsed(w, r->addr, r->nByte);
+    if (w->bCollect && !bVlen) continue; /* accounting only */
     for (int k = 0; k < d->rank; k++) hashU64h(h, r->aOff[k]);
     if (r->nByte > nc * 2 + (1u << 20) || r->addr + r->nByte > w->eofCommitted) {
       rc = cairnErr(CAIRN_CORRUPT, "chunk at %llu of %u bytes", (unsigned long long)r->addr, r->nByte);
@@ -1107,7 +1350,7 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
       else if (r->nByte != nc) rc = cairnErr(CAIRN_CORRUPT, "chunk at %llu of %u bytes, want %zu", (unsigned long long)r->addr, r->nByte, nc);
       else memcpy(c, raw, nc);
     }
-    if (!rc && bVlen) rc = hashVlen(w, c, nc / 16, h);
+    if (!rc && bVlen) rc = hashVlen(w, c, nc / 16, d->vlenUnit, h);
     else if (!rc) cairn_sha256_update(h, c, nc);
   }
   cairnFree(c);

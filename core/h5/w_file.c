@@ -10,6 +10,8 @@
 #include "h5/h5w.h"
 #include "hash/lookup3.h"
 
+#include <stdlib.h> /* qsort */
+
 static const uint8_t kSig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 #define OH_MAX (64u << 20) /* cap on one header chunk read from a file */
 
@@ -33,17 +35,31 @@ int h5wFlush(cairn_h5w *w) {
   return rc ? h5wFail(w, rc) : CAIRN_OK;
 }
 
+/* Make room for n bytes in the buffer (64 KiB first, doubling up to WBUF_CAP). */
+static int wbufReserve(cairn_h5w *w, size_t n) {
+  if (n <= w->wbufCap) return 1;
+  size_t c = w->wbufCap ? w->wbufCap : 65536;
+  while (c < n) c *= 2;
+  if (c > WBUF_CAP) return 0;
+  /* H5W_SB_SIZE bytes of headroom before the buffer: a first commit writes the superblock and
+  ** everything after it in one call (commit, NOSYNC) */
+  uint8_t *p = cairnRealloc(w->pWbuf ? w->pWbuf - H5W_SB_SIZE : NULL, c + H5W_SB_SIZE);
+  if (!p) return 0;
+  w->pWbuf = p + H5W_SB_SIZE;
+  w->wbufCap = c;
+  return 1;
+}
+
 int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
   if (w->rcFatal) return w->rcFatal;
   if (addr + n > w->nFileSize) w->nFileSize = addr + n;
-  if (w->nWbuf && addr == w->wbufAddr + w->nWbuf && w->nWbuf + n <= WBUF_CAP) {
+  if (w->nWbuf && addr == w->wbufAddr + w->nWbuf && wbufReserve(w, w->nWbuf + n)) {
     memcpy(w->pWbuf + w->nWbuf, p, n);
     w->nWbuf += n;
     return CAIRN_OK;
   }
   CAIRN_TRY(h5wFlush(w));
-  if (n < WBUF_CAP / 4) {
-    if (!w->pWbuf && !(w->pWbuf = cairnMalloc(WBUF_CAP))) return h5wFail(w, cairnErr(CAIRN_NOMEM, "write buffer: out of memory"));
+  if (n < WBUF_CAP / 64 && wbufReserve(w, n)) { /* larger writes (chunks, data) go straight out */
     memcpy(w->pWbuf, p, n);
     w->nWbuf = n;
     w->wbufAddr = addr;
@@ -69,6 +85,23 @@ static int extPush(H5wExt **pa, int *pn, int *pnAlloc, uint64_t addr, uint64_t n
   }
   (*pa)[(*pn)++] = (H5wExt){addr, n};
   return CAIRN_OK;
+}
+
+/* Record an extent the committed state uses (only while collecting, see reclaimFree). */
+void h5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n) {
+  if (!w->bCollect || addr == H5W_UNDEF || n == 0) return;
+  if (extPush(&w->aUsed, &w->nUsed, &w->nUsedAlloc, addr, n)) w->bUnsafe = 1;
+}
+
+/* Compound and array types may hide variable-length members whose heap objects the walk does
+** not follow: any byte that could be a vlen class/version byte makes the type suspect. */
+int h5wTypeMayHideVlen(const uint8_t *p, size_t n) {
+  if (n < 1) return 1;
+  int cls = p[0] & 0x0f;
+  if (cls != 6 && cls != 10) return 0;
+  for (size_t i = 8; i < n; i++)
+    if ((p[i] & 0x0f) == 9 && (p[i] >> 4) >= 1 && (p[i] >> 4) <= 4) return 1;
+  return 0;
 }
 
 /* Insert into the sorted free list, merging neighbours. On NOMEM the space is just leaked
@@ -151,6 +184,7 @@ static void objFree(H5wObj *o) {
   }
   cairnFree(o->aLink);
   cairnFree(o->aHash);
+  cairnFree(o->zPath);
   if (o->pDset) h5wDsetFree(o->pDset);
   cairnFree(o);
 }
@@ -403,6 +437,37 @@ static int readChunk(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int c
   return rc;
 }
 
+static int readChunkV1(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int depth);
+
+static int handleMsg(cairn_h5w *w, H5wObj *o, int ver, uint8_t type, uint8_t flags, uint16_t co, const uint8_t *m, size_t len,
+                     uint64_t at, int crt, int depth) {
+  if (type == H5W_MSG_NIL) return CAIRN_OK;
+  if (type == H5W_MSG_CONT) {
+    if (len < 16) return cairnErr(CAIRN_CORRUPT, "continuation message at %llu", (unsigned long long)at);
+    return ver == 1 ? readChunkV1(w, o, cairnGetLE64(m), cairnGetLE64(m + 8), depth)
+                    : readChunk(w, o, cairnGetLE64(m), cairnGetLE64(m + 8), crt, depth);
+  }
+  if (type == H5W_MSG_LINK) {
+    o->bGroup = 1;
+    return parseLink(o, m, len, flags, co, at);
+  }
+  if (type == H5W_MSG_LINKINFO) {
+    o->bGroup = 1;
+    if (len >= 10) {
+      size_t k = 2 + ((m[1] & 1) ? 8 : 0);
+      if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseLinks = 1;
+    }
+  }
+  if (type == H5W_MSG_SYMTAB) o->bGroup = 1, o->bDenseLinks = 1; /* links in a B-tree + local heap */
+  if (type == H5W_MSG_AINFO && len >= 2) { /* dense attribute storage if the heap is defined */
+    size_t k = 2 + ((m[1] & 1) ? 2 : 0);
+    if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseAttrs = 1;
+  }
+  int rc = h5wObjAddMsg(o, type, flags, m, len);
+  if (!rc) o->aMsg[o->nMsg - 1].crt = co;
+  return rc;
+}
+
 static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int crt, int depth) {
   size_t mh = crt ? 6 : 4, i = 0;
   while (n - i >= mh) {
@@ -412,53 +477,96 @@ static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64
     uint16_t co = crt ? cairnGetLE16(p + i + 4) : 0;
     i += mh;
     if (len > n - i) return cairnErr(CAIRN_CORRUPT, "header message of %zu bytes overruns its chunk at %llu", len, (unsigned long long)(base + i));
-    const uint8_t *m = p + i;
-    int rc = CAIRN_OK;
-    if (type == H5W_MSG_NIL) {
-    } else if (type == H5W_MSG_CONT) {
-      if (len < 16) return cairnErr(CAIRN_CORRUPT, "continuation message at %llu", (unsigned long long)(base + i));
-      rc = readChunk(w, o, cairnGetLE64(m), cairnGetLE64(m + 8), crt, depth);
-    } else if (type == H5W_MSG_LINK) {
-      o->bGroup = 1;
-      rc = parseLink(o, m, len, flags, co, base + i);
-    } else {
-      if (type == H5W_MSG_LINKINFO) {
-        o->bGroup = 1;
-        if (len >= 10) {
-          size_t k = 2 + ((m[1] & 1) ? 8 : 0);
-          if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseLinks = 1;
-        }
-      }
-      if (type == H5W_MSG_SYMTAB) o->bGroup = 1, o->bDenseLinks = 1; /* old-style: not editable yet */
-      if (type == H5W_MSG_AINFO && len >= 2) { /* attribute info: dense storage if the heap is defined */
-        size_t k = 2 + ((m[1] & 1) ? 2 : 0);
-        if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseAttrs = 1;
-      }
-      rc = h5wObjAddMsg(o, type, flags, m, len);
-      if (!rc) o->aMsg[o->nMsg - 1].crt = co;
-    }
-    if (rc) return rc;
+    CAIRN_TRY(handleMsg(w, o, 2, type, flags, co, p + i, len, base + i, crt, depth));
     i += len;
   }
   return CAIRN_OK;
 }
 
+/* Version-1 headers (libver earliest): 8-byte message headers, bodies aligned to 8 bytes,
+** continuation blocks without a signature or checksum. */
+static int parseMsgsV1(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int depth) {
+  size_t i = 0;
+  while (n - i >= 8) {
+    uint16_t type = cairnGetLE16(p + i);
+    size_t len = cairnGetLE16(p + i + 2);
+    uint8_t flags = p[i + 4];
+    i += 8;
+    if (len > n - i) return cairnErr(CAIRN_CORRUPT, "header message of %zu bytes overruns its chunk at %llu", len, (unsigned long long)(base + i));
+    if (type > 0xff) return cairnErr(CAIRN_UNSUPPORTED, "header message type %u at %llu", type, (unsigned long long)(base + i));
+    CAIRN_TRY(handleMsg(w, o, 1, (uint8_t)type, flags, 0, p + i, len, base + i, 0, depth));
+    i += len;
+  }
+  return CAIRN_OK;
+}
+
+static int readChunkV1(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int depth) {
+  if (depth > 64) return cairnErr(CAIRN_CORRUPT, "object header continuation chain too long at %llu", (unsigned long long)addr);
+  if (len > OH_MAX || o->nExtra >= 16) return cairnErr(CAIRN_UNSUPPORTED, "continuation block of %llu bytes at %llu", (unsigned long long)len, (unsigned long long)addr);
+  uint8_t *p = cairnMalloc(len ? (size_t)len : 1);
+  if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
+  int rc = h5wRead(w, p, (size_t)len, addr);
+  if (!rc) {
+    o->aExtra[2 * o->nExtra] = addr;
+    o->aExtra[2 * o->nExtra + 1] = len;
+    o->nExtra++;
+    rc = parseMsgsV1(w, o, p, (size_t)len, addr, depth + 1);
+  }
+  cairnFree(p);
+  return rc;
+}
+
 /* Load the object header at addr (version 2 only for now). */
 static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) {
-  uint8_t hdr[32];
+  uint8_t hdr[48];
   size_t got = 0;
   int rc = h5wFlush(w);
   if (!rc) rc = cairn_file_read(w->f, hdr, sizeof hdr, addr, &got);
   if (rc) return rc;
-  if (got < 12 || memcmp(hdr, "OHDR", 4) != 0) {
-    if (got >= 1 && hdr[0] == 1)
-      return cairnErr(CAIRN_UNSUPPORTED, "object header at %llu is version 1 (libver earliest): editing needs the reader", (unsigned long long)addr);
-    return cairnErr(CAIRN_CORRUPT, "no object header at %llu", (unsigned long long)addr);
+  if (got >= 16 && hdr[0] == 1 && memcmp(hdr, "OHDR", 4) != 0) {
+    /* version 1: version, reserved, message count (2), reference count (4), header size (4),
+    ** padding to 16; the messages follow */
+    uint32_t nRef = cairnGetLE32(hdr + 4);
+    uint64_t body = cairnGetLE32(hdr + 8);
+    if (body > OH_MAX) return cairnErr(CAIRN_CORRUPT, "object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)body);
+    uint8_t *p = cairnMalloc(16 + (size_t)body);
+    if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
+    rc = h5wRead(w, p, 16 + (size_t)body, addr);
+    H5wObj *o = NULL;
+    if (!rc && !(o = objNew(pParent))) rc = cairnErr(CAIRN_NOMEM, "object header: out of memory");
+    if (!rc) {
+      o->addr = addr;
+      o->nDisk = 16 + body;
+      rc = parseMsgsV1(w, o, p + 16, (size_t)body, addr + 16, 0);
+    }
+    cairnFree(p);
+    /* Rewritten as version 2, where more than one hard link is a reference count message */
+    if (!rc && nRef > 1) {
+      int have = 0;
+      for (int k = 0; k < o->nMsg; k++) have |= o->aMsg[k].type == 0x16;
+      uint8_t rcm[5] = {0};
+      cairnPutLE32(rcm + 1, nRef);
+      if (!have) rc = h5wObjAddMsg(o, 0x16, 0, rcm, sizeof rcm);
+    }
+    if (!rc)
+      for (int k = 0; k < o->nMsg; k++)
+        if (o->aMsg[k].type == H5W_MSG_LAYOUT) {
+          rc = h5wDsetLoad(w, o);
+          break;
+        }
+    if (rc) {
+      objFree(o);
+      return rc;
+    }
+    *ppObj = o;
+    return CAIRN_OK;
   }
+  if (got < 12 || memcmp(hdr, "OHDR", 4) != 0) return cairnErr(CAIRN_CORRUPT, "no object header at %llu", (unsigned long long)addr);
   if (hdr[4] != 2) return cairnErr(CAIRN_UNSUPPORTED, "object header version %d at %llu", hdr[4], (unsigned long long)addr);
   uint8_t fl = hdr[5];
   size_t i = 6 + (fl & 0x20 ? 16 : 0) + (fl & 0x10 ? 4 : 0);
   unsigned wb = 1u << (fl & 3);
+  if (i + wb > got) return cairnErr(CAIRN_CORRUPT, "object header at %llu is truncated", (unsigned long long)addr);
   uint64_t body = cairnGetLEn(hdr + i, wb);
   i += wb;
   if (body > OH_MAX) return cairnErr(CAIRN_CORRUPT, "object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)body);
@@ -499,8 +607,90 @@ int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp) {
     if (l->addr == H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a soft or external link", l->zName);
     int rc = ohLoad(w, l->addr, g, &l->pObj);
     if (rc) return rc;
+    if (g->zPath) { /* its path in the committed file, should the reader be needed for it */
+      size_t n = strlen(g->zPath) + strlen(l->zName) + 2;
+      char *z = cairnMalloc(n);
+      if (z) cairnFormat(z, n, "%s/%s", strcmp(g->zPath, "/") ? g->zPath : "", l->zName);
+      l->pObj->zPath = z;
+    }
   }
   *pp = l->pObj;
+  return CAIRN_OK;
+}
+
+/* Links kept outside the header (symbol-table groups of libver earliest, dense groups of libver
+** latest) are read through cairn's reader (cairn/h5.h) into aLink, and the group's messages
+** become those of a compact group: Link Info without heap, Group Info, one Link message per
+** link once the header is rewritten. Until then the file keeps using the old storage. */
+static int linkMsgRaw(const cairn_h5_link *l, H5wMsg *m) {
+  size_t nName = strlen(l->zName), nT = strlen(l->zTarget ? l->zTarget : ""), nF = l->zFile ? strlen(l->zFile) : 0;
+  size_t nInfo = l->type == CAIRN_H5_LINK_SOFT ? 2 + nT : 2 + 1 + nF + 1 + nT + 1;
+  size_t n = 2 + 1 + (nName < 256 ? 1 : 2) + nName + nInfo;
+  uint8_t *p = cairnMalloc(n);
+  if (!p) return cairnErr(CAIRN_NOMEM, "link: out of memory");
+  size_t i = 0;
+  p[i++] = 1;
+  p[i++] = (uint8_t)(0x08 | (nName < 256 ? 0 : 1));
+  p[i++] = (uint8_t)l->type;
+  if (nName < 256) p[i++] = (uint8_t)nName;
+  else cairnPutLE16(p + i, (uint16_t)nName), i += 2;
+  memcpy(p + i, l->zName, nName), i += nName;
+  if (l->type == CAIRN_H5_LINK_SOFT) {
+    cairnPutLE16(p + i, (uint16_t)nT), i += 2;
+    memcpy(p + i, l->zTarget, nT), i += nT;
+  } else {
+    cairnPutLE16(p + i, (uint16_t)(nInfo - 2)), i += 2;
+    p[i++] = 0;
+    memcpy(p + i, l->zFile, nF + 1), i += nF + 1;
+    memcpy(p + i, l->zTarget ? l->zTarget : "", nT + 1), i += nT + 1;
+  }
+  *m = (H5wMsg){H5W_MSG_LINK, 0, 0, (uint32_t)n, p};
+  return CAIRN_OK;
+}
+
+static int materializeLinks(cairn_h5w *w, H5wObj *g) {
+  if (!g->bDenseLinks) return CAIRN_OK;
+  if (!g->zPath) return cairnErr(CAIRN_UNSUPPORTED, "a group with links outside its header that has no path");
+  CAIRN_TRY(h5wFlush(w));
+  cairn_h5 *h = NULL;
+  cairn_h5_obj *r = NULL;
+  cairn_h5_info in;
+  int rc = cairn_h5_open(w->f, 0, &h); /* a fresh reader: it sees the committed file */
+  if (!rc) rc = cairn_h5_get(h, g->zPath, &r);
+  if (!rc) rc = cairn_h5_info_get(r, &in);
+  for (size_t i = 0; !rc && i < in.nLink; i++) {
+    cairn_h5_link l;
+    rc = cairn_h5_link_get(r, i, &l);
+    if (rc) break;
+    if (l.type == CAIRN_H5_LINK_HARD) rc = linkPush(g, l.zName, strlen(l.zName), l.addr, NULL, NULL);
+    else {
+      H5wMsg m;
+      rc = linkMsgRaw(&l, &m);
+      if (!rc && (rc = linkPush(g, l.zName, strlen(l.zName), H5W_UNDEF, NULL, &m)) != CAIRN_OK) cairnFree(m.p);
+    }
+  }
+  cairn_h5_obj_close(r);
+  cairn_h5_close(h);
+  if (rc) { /* back to no links: the group stays as it was */
+    for (int i = 0; i < g->nLink; i++) cairnFree(g->aLink[i].zName), cairnFree(g->aLink[i].raw.p);
+    g->nLink = 0;
+    if (g->nHash) memset(g->aHash, 0, sizeof(int) * (size_t)g->nHash);
+    return rc;
+  }
+  int bGi = 0;
+  for (int i = g->nMsg - 1; i >= 0; i--) {
+    uint8_t t = g->aMsg[i].type;
+    if (t == H5W_MSG_SYMTAB || t == H5W_MSG_LINKINFO) objDelMsg(g, i);
+    else if (t == H5W_MSG_GROUPINFO) bGi = 1;
+  }
+  uint8_t li[18] = {0, 0}, gi[2] = {0, 0};
+  cairnPutLE64(li + 2, H5W_UNDEF);
+  cairnPutLE64(li + 10, H5W_UNDEF);
+  rc = h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
+  if (!rc && !bGi) rc = h5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi);
+  if (rc) return rc;
+  g->bDenseLinks = 0;
+  g->bConverted = 1;
   return CAIRN_OK;
 }
 
@@ -514,7 +704,7 @@ static int walk(cairn_h5w *w, const char *zPath, size_t nPath, H5wObj **ppObj) {
     size_t j = i;
     while (j < nPath && zPath[j] != '/') j++;
     if (!o->bGroup) return cairnErr(CAIRN_TYPE, "'%.*s' is not a group", (int)i, zPath);
-    if (o->bDenseLinks) return cairnErr(CAIRN_UNSUPPORTED, "group '%.*s' keeps its links in dense or symbol-table storage", (int)i, zPath);
+    CAIRN_TRY(materializeLinks(w, o));
     int k = linkFind(o, zPath + i, j - i);
     if (k < 0) return cairnErr(CAIRN_NOTFOUND, "no object '%s'", zPath);
     CAIRN_TRY(h5wLinkObj(w, o, k, &o));
@@ -525,6 +715,141 @@ static int walk(cairn_h5w *w, const char *zPath, size_t nPath, H5wObj **ppObj) {
 }
 
 int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj) { return walk(w, zPath, strlen(zPath), ppObj); }
+
+/* An object with several hard links cannot move: the links the writer does not rewrite would
+** keep its old address (which copy-on-write frees). Changing it, or anything below it (which
+** rewrites it), is refused. */
+/* Addresses of the headers verified so far: an object reached by several hard links (or a
+** cycle in a damaged file) is walked once. */
+typedef struct Seen { uint64_t *a; size_t n, cap; } Seen;
+static int seenAdd(Seen *s, uint64_t addr) { /* 1 if new, 0 if seen, -1 out of memory */
+  if (addr == H5W_UNDEF) return 1;
+  if (2 * (s->n + 1) > s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 64;
+    uint64_t *a = cairnMalloc(sizeof(uint64_t) * cap);
+    if (!a) return -1;
+    memset(a, 0xff, sizeof(uint64_t) * cap);
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->a[i] != H5W_UNDEF) {
+        size_t k = (size_t)(s->a[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (a[k] != H5W_UNDEF) k = (k + 1) & (cap - 1);
+        a[k] = s->a[i];
+      }
+    cairnFree(s->a);
+    s->a = a;
+    s->cap = cap;
+  }
+  size_t k = (size_t)(addr * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
+  while (s->a[k] != H5W_UNDEF) {
+    if (s->a[k] == addr) return 0;
+    k = (k + 1) & (s->cap - 1);
+  }
+  s->a[k] = addr;
+  s->n++;
+  return 1;
+}
+
+/* Object references (libhdf5 stores header addresses in data) go stale when the writer moves
+** a header, so a file that holds any is not edited. Compound, array and vlen types are
+** checked conservatively: any byte that could be a reference class/version byte counts. */
+static int typeMayHoldRef(const uint8_t *p, size_t n) {
+  if (n < 1) return 0;
+  int cls = p[0] & 0x0f;
+  if (cls == 7) return 1;
+  if (cls != 6 && cls != 9 && cls != 10) return 0;
+  for (size_t i = 8; i < n; i++)
+    if ((p[i] & 0x0f) == 7 && (p[i] >> 4) >= 1 && (p[i] >> 4) <= 4) return 1;
+  return 0;
+}
+static int materializeLinks(cairn_h5w *w, H5wObj *g);
+/* For messages the writer does not resolve (shared datatypes and attributes): ask the reader
+** whether this object's type or any of its attributes' types is a reference. */
+static int readerHasRefs(cairn_h5w *w, cairn_h5 **ph, const char *zPath, int *pb) {
+  if (!*ph) CAIRN_TRY(cairn_h5_open(w->f, 0, ph));
+  cairn_h5_obj *r = NULL;
+  cairn_h5_info in;
+  int rc = cairn_h5_get(*ph, zPath, &r);
+  if (!rc) rc = cairn_h5_info_get(r, &in);
+  for (size_t i = 0; !rc && i <= in.nAttr && !*pb; i++) {
+    cairn_h5_obj *a = NULL;
+    if (i < in.nAttr) rc = cairn_h5_attr_at(r, i, &a);
+    else if (in.kind != CAIRN_H5_DATASET && in.kind != CAIRN_H5_DATATYPE) break;
+    char *z = NULL;
+    size_t n;
+    if (!rc) rc = cairn_h5_type_json(a ? a : r, &z, &n);
+    if (!rc && strstr(z, "\"class\":\"reference\"")) *pb = 1;
+    cairn_free(z);
+    cairn_h5_obj_close(a);
+  }
+  cairn_h5_obj_close(r);
+  return rc;
+}
+
+static int scanRefs(cairn_h5w *w, H5wObj *o, int depth, Seen *seen, cairn_h5 **ph) {
+  if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
+  int bAsk = 0;
+  for (int i = 0; i < o->nMsg; i++)
+    if ((o->aMsg[i].flags & 0x02) && (o->aMsg[i].type == H5W_MSG_DATATYPE || o->aMsg[i].type == H5W_MSG_ATTR)) bAsk = 1;
+  if (bAsk) {
+    int b = 0;
+    if (!o->zPath) return cairnErr(CAIRN_UNSUPPORTED, "shared messages in an object without a path");
+    CAIRN_TRY(readerHasRefs(w, ph, o->zPath, &b));
+    if (b) w->bHasRefs |= 1;
+  }
+  for (int i = 0; i < o->nMsg && !w->bHasRefs; i++) {
+    const H5wMsg *m = &o->aMsg[i];
+    if (m->flags & 0x02) continue;
+    if (m->type == H5W_MSG_DATATYPE && typeMayHoldRef(m->p, m->n)) w->bHasRefs = 1;
+    if (m->type == H5W_MSG_ATTR && m->n >= 8 && m->p[0] >= 1 && m->p[0] <= 3) {
+      size_t nName = cairnGetLE16(m->p + 2), nType = cairnGetLE16(m->p + 4);
+      size_t off = (m->p[0] == 3 ? 9 : 8) + (m->p[0] == 1 ? (nName + 7) & ~(size_t)7 : nName);
+      if (off + nType <= m->n && typeMayHoldRef(m->p + off, nType)) w->bHasRefs = 1;
+    }
+  }
+  if (o->bDenseAttrs) w->bHasRefs |= 2; /* not looked at: treated as possibly holding references */
+  if (o->bGroup) CAIRN_TRY(materializeLinks(w, o));
+  for (int i = 0; i < o->nLink && !w->bHasRefs; i++) {
+    H5wLink *l = &o->aLink[i];
+    if (l->addr == H5W_UNDEF && !l->pObj) continue;
+    int isNew = seenAdd(seen, l->pObj ? l->pObj->addr : l->addr);
+    if (isNew < 0) return cairnErr(CAIRN_NOMEM, "out of memory");
+    if (!isNew) continue;
+    H5wObj *c;
+    CAIRN_TRY(h5wLinkObj(w, o, i, &c));
+    CAIRN_TRY(scanRefs(w, c, depth + 1, seen, ph));
+  }
+  return CAIRN_OK;
+}
+
+int h5wCheckRefs(cairn_h5w *w, const char *zPath) {
+  if (!w->bRefScanned) {
+    Seen seen = {NULL, 0, 0};
+    cairn_h5 *h = NULL;
+    CAIRN_TRY(h5wFlush(w));
+    int rc = seenAdd(&seen, w->pRoot->addr) < 0 ? cairnErr(CAIRN_NOMEM, "out of memory") : scanRefs(w, w->pRoot, 0, &seen, &h);
+    cairn_h5_close(h);
+    cairnFree(seen.a);
+    if (rc) return rc;
+    w->bRefScanned = 1;
+  }
+  if (w->bHasRefs & 1)
+    return cairnErr(CAIRN_UNSUPPORTED, "'%s': the file holds object references, which moving any object header would break", zPath);
+  return CAIRN_OK;
+}
+
+int h5wCheckChain(H5wObj *o, const char *zPath) {
+  /* a committed datatype is referred to by address from the datasets that use it */
+  if (!o->pDset && !o->bGroup && o->addr != H5W_UNDEF)
+    for (int i = 0; i < o->nMsg; i++)
+      if (o->aMsg[i].type == H5W_MSG_DATATYPE)
+        return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a committed datatype: datasets refer to it by address, so it cannot move", zPath);
+  for (H5wObj *p = o; p; p = p->pParent)
+    for (int i = 0; i < p->nMsg; i++)
+      if (p->aMsg[i].type == 0x16 && p->aMsg[i].n >= 5 && cairnGetLE32(p->aMsg[i].p + 1) > 1)
+        return cairnErr(CAIRN_UNSUPPORTED, "'%s': an object on its path has %u hard links (editing it would leave the others stale)",
+                        zPath, cairnGetLE32(p->aMsg[i].p + 1));
+  return CAIRN_OK;
+}
 
 /* For creating zPath: its parent group and the last name, which must not exist. */
 int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf) {
@@ -538,8 +863,10 @@ int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const cha
   H5wObj *g;
   CAIRN_TRY(walk(w, zPath, s, &g));
   if (!g->bGroup) return cairnErr(CAIRN_TYPE, "'%.*s' is not a group", (int)s, zPath);
-  if (g->bDenseLinks) return cairnErr(CAIRN_UNSUPPORTED, "group '%.*s' keeps its links in dense or symbol-table storage", (int)s, zPath);
+  CAIRN_TRY(materializeLinks(w, g));
   if (linkFind(g, zPath + s, n - s) >= 0) return cairnErr(CAIRN_EXISTS, "'%s' already exists", zPath);
+  CAIRN_TRY(h5wCheckChain(g, zPath));
+  CAIRN_TRY(h5wCheckRefs(w, zPath));
   *ppParent = g;
   *pzLeaf = zPath + s;
   return CAIRN_OK;
@@ -592,6 +919,58 @@ int cairn_h5w_group(cairn_h5w *w, const char *zPath) {
   return CAIRN_OK;
 }
 
+/* ---------------------------------------------------------------- links, named types */
+static int addRawLink(cairn_h5w *w, const char *zPath, int type, const char *zFile, const char *zTarget, const char *zWhat) {
+  CAIRN_TRY(checkWritable(w, zWhat));
+  if (!zPath || !zTarget || !zTarget[0] || (type == CAIRN_H5_LINK_EXTERNAL && (!zFile || !zFile[0])))
+    return cairnErr(CAIRN_MISUSE, "%s: bad arguments", zWhat);
+  if (strlen(zTarget) > 60000 || (zFile && strlen(zFile) > 4000)) return cairnErr(CAIRN_RANGE, "%s: target too long", zWhat);
+  H5wObj *g;
+  const char *zLeaf;
+  CAIRN_TRY(h5wCreateChild(w, zPath, &g, &zLeaf));
+  cairn_h5_link l = {zLeaf, type, 0, zTarget, zFile};
+  H5wMsg m;
+  CAIRN_TRY(linkMsgRaw(&l, &m));
+  int rc = linkPush(g, zLeaf, strlen(zLeaf), H5W_UNDEF, NULL, &m);
+  if (rc) {
+    cairnFree(m.p);
+    return rc;
+  }
+  h5wObjDirty(g);
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+int cairn_h5w_softlink(cairn_h5w *w, const char *zPath, const char *zTarget) {
+  return addRawLink(w, zPath, CAIRN_H5_LINK_SOFT, NULL, zTarget, "cairn_h5w_softlink");
+}
+int cairn_h5w_extlink(cairn_h5w *w, const char *zPath, const char *zFile, const char *zTarget) {
+  return addRawLink(w, zPath, CAIRN_H5_LINK_EXTERNAL, zFile, zTarget, "cairn_h5w_extlink");
+}
+
+int cairn_h5w_named_type(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t) {
+  CAIRN_TRY(checkWritable(w, "cairn_h5w_named_type"));
+  if (!zPath || !t) return cairnErr(CAIRN_MISUSE, "cairn_h5w_named_type: NULL argument");
+  H5wObj *g, *c;
+  const char *zLeaf;
+  CAIRN_TRY(h5wCreateChild(w, zPath, &g, &zLeaf));
+  if (!(c = objNew(g))) return cairnErr(CAIRN_NOMEM, "named type '%s': out of memory", zPath);
+  uint8_t *te;
+  size_t tn;
+  int rc = h5wTypeEncode(t, &te, &tn);
+  if (!rc) {
+    rc = h5wObjAddMsg(c, H5W_MSG_DATATYPE, 1, te, tn);
+    cairnFree(te);
+  }
+  if (!rc) rc = h5wEnsureAinfo(c);
+  if (!rc) rc = h5wLinkAdd(g, zLeaf, c);
+  if (rc) {
+    objFree(c);
+    return rc;
+  }
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+
 /* ---------------------------------------------------------------- attributes */
 static int attrName(const H5wMsg *m, const char **pz, size_t *pn) {
   if (m->n < 8 || (m->p[0] != 1 && m->p[0] != 2 && m->p[0] != 3)) return 0;
@@ -619,7 +998,9 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
     return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr: bad arguments for '%s'", zName ? zName : "(null)");
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zObj, &o));
-  if (o->bDenseAttrs) return cairnErr(CAIRN_UNSUPPORTED, "'%s' keeps its attributes in dense storage", zObj);
+  CAIRN_TRY(h5wCheckChain(o, zObj));
+  CAIRN_TRY(h5wCheckRefs(w, zObj));
+  CAIRN_TRY(h5wMaterializeAttrs(w, o));
   uint64_t nEl = 1, nData = 0;
   for (int i = 0; i < rank; i++)
     if (cairnMulOverflow64(nEl, dims[i], &nEl)) return cairnErr(CAIRN_RANGE, "attribute '%s' of '%s': too many elements", zName, zObj);
@@ -652,7 +1033,7 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
   cairnFree(aType);
   h5wEncodeSpace(p + i, rank, dims, NULL), i += nSpace;
   int rc = CAIRN_OK;
-  if (t->bHasVlen) rc = h5wVlenToFile(w, (const char *const *)pData, nEl, p + i);
+  if (t->bHasVlen) rc = h5wVlenToFile(w, t->vlenKind, t->vlenUnit, pData, nEl, p + i);
   else memcpy(p + i, pData, (size_t)nData);
   if (!rc) rc = h5wEnsureAinfo(o);
   if (!rc) {
@@ -671,6 +1052,9 @@ int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName) {
   if (!zObj || !zName) return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr_delete: NULL argument");
   H5wObj *o;
   CAIRN_TRY(h5wLookup(w, zObj, &o));
+  CAIRN_TRY(h5wCheckChain(o, zObj));
+  CAIRN_TRY(h5wCheckRefs(w, zObj));
+  CAIRN_TRY(h5wMaterializeAttrs(w, o));
   int k = attrFind(o, zName);
   if (k < 0) return cairnErr(CAIRN_NOTFOUND, "'%s' has no attribute '%s'", zObj, zName);
   objDelMsg(o, k);
@@ -753,18 +1137,29 @@ int cairn_h5w_commit(cairn_h5w *w) {
       if (w->aPend[i].n && w->aPend[i].addr + w->aPend[i].n == eoa) eoa = w->aPend[i].addr, moved = 1;
     if (!moved) break;
   }
-  CAIRN_TRY(h5wFlush(w));
   if (w->nFileSize < eoa) {
+    CAIRN_TRY(h5wFlush(w));
     int rc = cairn_file_truncate(w->f, eoa);
     if (rc) return h5wFail(w, rc);
     w->nFileSize = eoa;
   }
-  CAIRN_TRY(doSync(w));
+  if (!w->bNoSync) CAIRN_TRY(doSync(w)); /* flush + sync: everything new is durable */
   /* 3. the switch: one 48-byte write inside the first sector */
   uint8_t sb[H5W_SB_SIZE];
   sbEncode(w, sb, eoa, w->pRoot->addr, gSbExt(w));
   w->st.nWrite++;
-  int rcSb = cairn_file_write(w->f, sb, sizeof sb, 0);
+  int rcSb;
+  if (w->bNoSync && w->nWbuf && w->wbufAddr == H5W_SB_SIZE) {
+    /* nothing orders these writes without syncs anyway: one call for the superblock and the
+    ** new structures right after it (a fresh file's first commit) */
+    memcpy(w->pWbuf - H5W_SB_SIZE, sb, H5W_SB_SIZE);
+    size_t n = w->nWbuf + H5W_SB_SIZE;
+    w->nWbuf = 0;
+    rcSb = cairn_file_write(w->f, w->pWbuf - H5W_SB_SIZE, n, 0);
+  } else {
+    CAIRN_TRY(h5wFlush(w));
+    rcSb = cairn_file_write(w->f, sb, sizeof sb, 0);
+  }
   if (rcSb) return h5wFail(w, rcSb);
   CAIRN_TRY(doSync(w));
   /* 4. committed: old versions are free now; give back the tail */
@@ -798,9 +1193,10 @@ static void writerFree(cairn_h5w *w) {
   if (!w) return;
   objFree(w->pRoot);
   cairnFree(w->aFree);
+  cairnFree(w->aUsed);
   cairnFree(w->aPend);
   cairnFree(w->pHeap);
-  cairnFree(w->pWbuf);
+  if (w->pWbuf) cairnFree(w->pWbuf - H5W_SB_SIZE);
   h5wHeapCacheClear(w);
   cairnFree(w);
 }
@@ -817,6 +1213,7 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->sbExt = H5W_UNDEF;
   w->eoa = H5W_SB_SIZE;
   w->txn = 1;
+  w->bRefScanned = 1; /* a new file holds no references (the writer writes none) */
   w->gcAddr = H5W_UNDEF;
   uint64_t size = 0;
   int rc = cairn_file_size(f, &size);
@@ -835,6 +1232,42 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   return CAIRN_OK;
 }
 
+/* Walk everything the committed state references (the verify walk) and make every gap in
+** [48, eof) free. Any structure the walk cannot account for (dense storage, v4 layouts, shared
+** messages, a superblock extension...) and any error leave the free list empty: the writer
+** then only appends, which is always safe. */
+static int cmpExt(const void *a, const void *b) {
+  const H5wExt *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+static void reclaimFree(cairn_h5w *w) {
+  uint8_t d[32];
+  w->bCollect = 1;
+  w->bUnsafe = w->sbExt != H5W_UNDEF;
+  w->bHasRefs = 0;
+  int rc = cairn_h5w_verify(w, d);
+  w->bCollect = 0;
+  if (rc == CAIRN_OK && !w->bSharedSeen) w->bRefScanned = 1; /* the walk saw every type */
+  if (rc == CAIRN_OK && !w->bUnsafe) {
+    qsort(w->aUsed, (size_t)w->nUsed, sizeof(H5wExt), cmpExt);
+    uint64_t end = H5W_SB_SIZE;
+    for (int i = 0; i < w->nUsed; i++) {
+      const H5wExt *e = &w->aUsed[i];
+      if (e->addr < H5W_SB_SIZE || e->addr + e->n > w->eofCommitted) {
+        w->nFree = 0; /* something points outside the file: trust nothing */
+        break;
+      }
+      if (e->addr > end) freeInsert(w, end, e->addr - end);
+      if (e->addr + e->n > end) end = e->addr + e->n;
+    }
+    if (end < w->eofCommitted) freeInsert(w, end, w->eofCommitted - end);
+  }
+  cairn_clearerr();
+  cairnFree(w->aUsed);
+  w->aUsed = NULL;
+  w->nUsed = w->nUsedAlloc = 0;
+}
+
 int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   if (!f || !ppW) return cairnErr(CAIRN_MISUSE, "cairn_h5w_open: NULL argument");
   *ppW = NULL;
@@ -844,12 +1277,30 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   if (size < H5W_SB_SIZE) return cairnErr(CAIRN_CORRUPT, "not an HDF5 file: %llu bytes", (unsigned long long)size);
   CAIRN_TRY(cairn_file_read_exact(f, sb, sizeof sb, 0));
   if (memcmp(sb, kSig, 8) != 0) return cairnErr(CAIRN_CORRUPT, "no HDF5 signature at offset 0 (user blocks are not supported)");
-  if (sb[8] < 2) return cairnErr(CAIRN_UNSUPPORTED, "superblock version %d (libver earliest): editing needs the reader", sb[8]);
   if (sb[8] > 3) return cairnErr(CAIRN_UNSUPPORTED, "superblock version %d", sb[8]);
-  if (sb[9] != 8 || sb[10] != 8) return cairnErr(CAIRN_UNSUPPORTED, "offsets of %d bytes, lengths of %d", sb[9], sb[10]);
-  if (cairnLookup3(sb, 44, 0) != cairnGetLE32(sb + 44)) return cairnErr(CAIRN_CHECKSUM, "superblock checksum mismatch");
-  if (cairnGetLE64(sb + 12) != 0) return cairnErr(CAIRN_UNSUPPORTED, "base address %llu", (unsigned long long)cairnGetLE64(sb + 12));
-  uint64_t eof = cairnGetLE64(sb + 28), root = cairnGetLE64(sb + 36);
+  uint64_t eof, root, ext = H5W_UNDEF;
+  if (sb[8] < 2) {
+    /* versions 0/1 (libver earliest): the first commit replaces them by version 2, which can
+    ** only say the default B-tree K values, so files with others are refused */
+    uint8_t v[100];
+    CAIRN_TRY(cairn_file_read_exact(f, v, sb[8] ? 100 : 96, 0));
+    if (v[13] != 8 || v[14] != 8) return cairnErr(CAIRN_UNSUPPORTED, "offsets of %d bytes, lengths of %d", v[13], v[14]);
+    unsigned leafK = cairnGetLE16(v + 16), nodeK = cairnGetLE16(v + 18), istoreK = sb[8] ? cairnGetLE16(v + 24) : 32;
+    size_t o = sb[8] ? 28 : 24;
+    if (leafK != 4 || nodeK != 16 || istoreK != 32)
+      return cairnErr(CAIRN_UNSUPPORTED, "B-tree K values %u/%u/%u (only the defaults 4/16/32 can be kept)", leafK, nodeK, istoreK);
+    if (cairnGetLE64(v + o) != 0) return cairnErr(CAIRN_UNSUPPORTED, "base address %llu", (unsigned long long)cairnGetLE64(v + o));
+    if (cairnGetLE64(v + o + 24) != H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "a driver information block (multi/family files)");
+    eof = cairnGetLE64(v + o + 16);
+    root = cairnGetLE64(v + o + 40);
+  } else {
+    if (sb[9] != 8 || sb[10] != 8) return cairnErr(CAIRN_UNSUPPORTED, "offsets of %d bytes, lengths of %d", sb[9], sb[10]);
+    if (cairnLookup3(sb, 44, 0) != cairnGetLE32(sb + 44)) return cairnErr(CAIRN_CHECKSUM, "superblock checksum mismatch");
+    if (cairnGetLE64(sb + 12) != 0) return cairnErr(CAIRN_UNSUPPORTED, "base address %llu", (unsigned long long)cairnGetLE64(sb + 12));
+    eof = cairnGetLE64(sb + 28);
+    root = cairnGetLE64(sb + 36);
+    ext = cairnGetLE64(sb + 20);
+  }
   if (eof > size) return cairnErr(CAIRN_CORRUPT, "file truncated: end of file %llu, size %llu", (unsigned long long)eof, (unsigned long long)size);
   if (root >= eof) return cairnErr(CAIRN_CORRUPT, "root group address %llu past end of file %llu", (unsigned long long)root, (unsigned long long)eof);
   cairn_h5w *w = cairnMallocZero(sizeof *w);
@@ -857,14 +1308,28 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->f = f;
   w->bReadOnly = (flags & CAIRN_H5W_READONLY) != 0;
   w->bNoSync = (flags & CAIRN_H5W_NOSYNC) != 0;
-  w->sbVersion = sb[8];
-  w->sbExt = cairnGetLE64(sb + 20);
+  w->sbVersion = sb[8] < 2 ? 2 : sb[8];
+  w->sbExt = ext;
   w->eoa = w->eofCommitted = eof;
   w->gcAddr = H5W_UNDEF;
   w->txn = 1;
   w->nFileSize = size;
-  int rc = ohLoad(w, root, NULL, &w->pRoot);
+  int rc = CAIRN_OK;
+  if (ext != H5W_UNDEF) {
+    /* The superblock extension may hold non-default B-tree K values (message 0x13): chunk
+    ** B-tree nodes written with K = 32 would then be misread, so chunked writes are refused. */
+    H5wObj *x = NULL;
+    rc = ohLoad(w, ext, NULL, &x);
+    for (int i = 0; !rc && i < x->nMsg; i++)
+      if (x->aMsg[i].type == 0x13 && x->aMsg[i].n >= 3 && cairnGetLE16(x->aMsg[i].p + 1) != 32) w->bBadK = 1;
+    objFree(x);
+    if (rc) rc = cairnErr(CAIRN_UNSUPPORTED, "superblock extension at %llu: %s", (unsigned long long)ext, cairn_errmsg());
+  }
+  if (!rc) rc = ohLoad(w, root, NULL, &w->pRoot);
+  if (!rc && !(w->pRoot->zPath = cairnMalloc(2))) rc = cairnErr(CAIRN_NOMEM, "out of memory");
+  if (!rc) memcpy(w->pRoot->zPath, "/", 2);
   if (!rc && !w->pRoot->bGroup) rc = cairnErr(CAIRN_CORRUPT, "the root object at %llu is not a group", (unsigned long long)root);
+  if (!rc && (flags & CAIRN_H5W_RECLAIM) && !w->bReadOnly) reclaimFree(w);
   if (rc) {
     writerFree(w);
     return rc;
@@ -901,13 +1366,34 @@ static void hashU64(cairn_sha256_ctx *h, uint64_t v) {
   cairn_sha256_update(h, b, 8);
 }
 
-static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth) {
+static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Seen *seen) {
   if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
+  h5wUsed(w, o->addr, o->nDisk);
+  for (int k = 0; k < o->nExtra; k++) h5wUsed(w, o->aExtra[2 * k], o->aExtra[2 * k + 1]);
+  if (o->bDenseLinks || o->bDenseAttrs || o->bConverted) w->bUnsafe = 1;
+  if (o->bGroup) CAIRN_TRY(materializeLinks(w, o));
+  for (int i = 0; i < o->nMsg; i++) {
+    const H5wMsg *m = &o->aMsg[i];
+    /* shared messages, external data files, and layouts other than v3 point at space the
+    ** walk does not account for */
+    if ((m->flags & 0x02) || m->type == 0x07 || m->type == 0x0f) w->bUnsafe = 1;
+    if ((m->flags & 0x02) && (m->type == H5W_MSG_DATATYPE || m->type == H5W_MSG_ATTR)) w->bSharedSeen = 1;
+    if (m->type == H5W_MSG_LAYOUT && (m->n < 1 || m->p[0] != 3)) w->bUnsafe = 1;
+    if ((m->type == H5W_MSG_DATATYPE) && h5wTypeMayHideVlen(m->p, m->n)) w->bUnsafe = 1;
+    if (m->type == H5W_MSG_DATATYPE && typeMayHoldRef(m->p, m->n)) w->bHasRefs |= 1;
+    if (m->type == H5W_MSG_ATTR && m->n >= 8 && m->p[0] >= 1 && m->p[0] <= 3) {
+      size_t nName = cairnGetLE16(m->p + 2), nType = cairnGetLE16(m->p + 4);
+      size_t off = (m->p[0] == 3 ? 9 : 8) + (m->p[0] == 1 ? (nName + 7) & ~(size_t)7 : nName);
+      if (off + nType <= m->n && typeMayHoldRef(m->p + off, nType)) w->bHasRefs |= 1;
+    }
+  }
   for (int i = 0; i < o->nMsg; i++) {
     const H5wMsg *m = &o->aMsg[i];
     uint8_t t[2] = {m->type, m->flags};
     cairn_sha256_update(h, t, 2);
-    if (m->type == H5W_MSG_LAYOUT) {
+    if (m->type == H5W_MSG_LAYOUT && o->pDset && o->pDset->layout <= 0) {
+      cairn_sha256_update(h, m->p, m->n);
+    } else if (m->type == H5W_MSG_LAYOUT) {
       if (m->n >= 2 && m->p[0] == 3 && m->p[1] == 1 && m->n >= 18) hashU64(h, cairnGetLE64(m->p + 10));
       else if (m->n >= 11 && m->p[0] == 3 && m->p[1] == 2) cairn_sha256_update(h, m->p + 11, m->n - 11);
       else cairn_sha256_update(h, m->p, m->n);
@@ -923,9 +1409,12 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth) {
       cairn_sha256_update(h, l->raw.p, l->raw.n);
       continue;
     }
+    int isNew = seenAdd(seen, l->pObj ? l->pObj->addr : l->addr);
+    if (isNew < 0) return cairnErr(CAIRN_NOMEM, "verify: out of memory");
+    if (!isNew) continue; /* already walked through another link */
     H5wObj *c;
     CAIRN_TRY(h5wLinkObj(w, o, i, &c));
-    CAIRN_TRY(verifyObj(w, c, h, depth + 1));
+    CAIRN_TRY(verifyObj(w, c, h, depth + 1, seen));
   }
   return CAIRN_OK;
 }
@@ -934,7 +1423,9 @@ int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]) {
   if (!w || !aDigest) return cairnErr(CAIRN_MISUSE, "cairn_h5w_verify: NULL argument");
   cairn_sha256_ctx h;
   cairn_sha256_init(&h);
-  int rc = verifyObj(w, w->pRoot, &h, 0);
+  Seen seen = {NULL, 0, 0};
+  int rc = seenAdd(&seen, w->pRoot->addr) < 0 ? cairnErr(CAIRN_NOMEM, "verify: out of memory") : verifyObj(w, w->pRoot, &h, 0, &seen);
+  cairnFree(seen.a);
   h5wHeapCacheClear(w);
   cairn_sha256_final(&h, aDigest);
   return rc;

@@ -17,7 +17,7 @@
 #define F_ZSTD 32015
 
 /* ---------------------------------------------------------------- LZ4 block format */
-size_t cairnLz4Bound(size_t n) { return n + n / 255 + 16; }
+size_t h5wLz4Bound(size_t n) { return n + n / 255 + 16; }
 
 static uint32_t lz4Read32(const uint8_t *p) { return cairnGetLE32(p); }
 
@@ -30,11 +30,12 @@ static uint8_t *lz4Len(uint8_t *o, size_t n) {
   return o;
 }
 
-/* Compress src[0..n) into dst (at least cairnLz4Bound(n) bytes). Returns the size. */
-size_t cairnLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst) {
+/* Compress src[0..n) into dst (at least h5wLz4Bound(n) bytes). Returns the size, 0 if out of
+** memory (the hash table lives on the heap: wasm stacks are small). */
+size_t h5wLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst) {
   enum { HBITS = 13 };
-  uint32_t aHash[1 << HBITS];
-  memset(aHash, 0, sizeof aHash); /* stores position + 1; 0 = empty */
+  uint32_t *aHash = cairnMallocZero(sizeof(uint32_t) << HBITS); /* position + 1; 0 = empty */
+  if (!aHash) return 0;
   uint8_t *o = dst;
   size_t anchor = 0, ip = 0;
   (void)nDst;
@@ -72,10 +73,11 @@ size_t cairnLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst)
   if (lit >= 15) o = lz4Len(o, lit - 15);
   memcpy(o, src + anchor, lit);
   o += lit;
+  cairnFree(aHash);
   return (size_t)(o - dst);
 }
 
-int cairnLz4Decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst, size_t *pnOut) {
+int h5wLz4Decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst, size_t *pnOut) {
   size_t i = 0, o = 0;
   for (;;) {
     if (i >= n) return cairnErr(CAIRN_CORRUPT, "lz4 block truncated at %zu", i);
@@ -116,7 +118,7 @@ int cairnLz4Decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst, 
 /* ---------------------------------------------------------------- fletcher32 */
 /* Fletcher's checksum over 16-bit words taken most significant byte first (an odd last byte is
 ** the high byte of a final word), both sums modulo 65535, result sum2 << 16 | sum1. */
-uint32_t cairnFletcher32(const uint8_t *p, size_t n) {
+uint32_t h5wFletcher32(const uint8_t *p, size_t n) {
   uint32_t s1 = 0xffff, s2 = 0xffff;
   size_t nw = n / 2;
   while (nw) {
@@ -232,10 +234,14 @@ static void unshuffle(const uint8_t *p, size_t n, size_t el, uint8_t *o) {
 
 /* Run the pipeline forward on one chunk. *ppOut is a new buffer (caller frees). */
 int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut) {
-  uint8_t *cur = cairnMalloc(nIn ? nIn : 1);
-  if (!cur) return cairnErr(CAIRN_NOMEM, "filter: out of memory for %zu bytes", nIn);
-  memcpy(cur, p, nIn);
+  /* the first stage reads the caller's bytes; later stages own their input */
+  uint8_t *cur = (uint8_t *)p, *own = NULL;
   size_t nCur = nIn;
+  if (n == 0) {
+    if (!(own = cairnMalloc(nIn ? nIn : 1))) return cairnErr(CAIRN_NOMEM, "filter: out of memory for %zu bytes", nIn);
+    memcpy(own, p, nIn);
+    cur = own;
+  }
   for (int i = 0; i < n; i++) {
     const H5wFilter *f = &a[i];
     uint8_t *o = NULL;
@@ -255,7 +261,7 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
     } else if (f->id == F_LZ4) {
       size_t blk = f->aCd[0] ? f->aCd[0] : (1u << 30);
       size_t nBlk = nCur ? (nCur + blk - 1) / blk : 0;
-      size_t nb = 12 + nBlk * 4 + cairnLz4Bound(nCur) + nBlk * 16;
+      size_t nb = 12 + nBlk * 4 + h5wLz4Bound(nCur) + nBlk * 16;
       o = cairnMalloc(nb);
       if (!o) rc = CAIRN_NOMEM;
       else {
@@ -264,7 +270,11 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
         size_t w = 12;
         for (size_t off = 0; off < nCur; off += blk) {
           size_t m = nCur - off < blk ? nCur - off : blk;
-          size_t c = cairnLz4Compress(cur + off, m, o + w + 4, nb - w - 4);
+          size_t c = h5wLz4Compress(cur + off, m, o + w + 4, nb - w - 4);
+          if (c == 0 && m > 0) {
+            rc = CAIRN_NOMEM;
+            break;
+          }
           if (c >= m) { /* did not shrink: stored raw, size == block size */
             memcpy(o + w + 4, cur + off, m);
             c = m;
@@ -279,16 +289,16 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
       if (!o) rc = CAIRN_NOMEM;
       else {
         memcpy(o, cur, nCur);
-        cairnPutLE32(o + nCur, cairnFletcher32(cur, nCur));
+        cairnPutLE32(o + nCur, h5wFletcher32(cur, nCur));
         nO = nCur + 4;
       }
     } else rc = cairnErr(CAIRN_UNSUPPORTED, "filter %u cannot be written", f->id);
-    cairnFree(cur);
+    cairnFree(own);
     if (rc) {
       cairnFree(o);
       return rc == CAIRN_NOMEM ? cairnErr(CAIRN_NOMEM, "filter %u: out of memory", f->id) : rc;
     }
-    cur = o;
+    cur = own = o;
     nCur = nO;
   }
   *ppOut = cur;
@@ -335,7 +345,7 @@ int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, si
             if (c > nCur - r) { rc = cairnErr(CAIRN_CORRUPT, "lz4 block overruns the chunk"); break; }
             size_t got = 0;
             if (c == m) memcpy(o + done, cur + r, m), got = m;
-            else rc = cairnLz4Decompress(cur + r, c, o + done, m, &got);
+            else rc = h5wLz4Decompress(cur + r, c, o + done, m, &got);
             if (!rc && got != m) rc = cairnErr(CAIRN_CORRUPT, "lz4 block decoded to %zu bytes, want %zu", got, m);
             r += c;
             done += m;
@@ -345,7 +355,7 @@ int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, si
       }
     } else if (f->id == F_FLETCHER) {
       if (nCur < 4) rc = cairnErr(CAIRN_CORRUPT, "fletcher32 chunk of %zu bytes", nCur);
-      else if (cairnGetLE32(cur + nCur - 4) != cairnFletcher32(cur, nCur - 4))
+      else if (cairnGetLE32(cur + nCur - 4) != h5wFletcher32(cur, nCur - 4))
         rc = cairnErr(CAIRN_CHECKSUM, "fletcher32 mismatch");
       else {
         o = cur;

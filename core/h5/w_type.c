@@ -38,23 +38,58 @@ cairn_h5w_type *cairn_h5w_type_int(unsigned nByte, int bSigned) {
 }
 
 cairn_h5w_type *cairn_h5w_type_float(unsigned nByte) {
-  if (nByte != 4 && nByte != 8) {
-    cairnErr(CAIRN_MISUSE, "cairn_h5w_type_float: %u bytes (want 4 or 8)", nByte);
+  if (nByte != 2 && nByte != 4 && nByte != 8) {
+    cairnErr(CAIRN_MISUSE, "cairn_h5w_type_float: %u bytes (want 2, 4 or 8)", nByte);
     return NULL;
   }
+  /* IEEE binary16/32/64: exponent bits, mantissa bits, bias */
+  unsigned e = nByte == 2 ? 5 : nByte == 4 ? 8 : 11, m = 8 * nByte - 1 - e;
   cairn_h5w_type *t = typeNew(H5W_T_FLOAT, nByte, 20);
   if (!t) return NULL;
   uint8_t *p = t->aEnc;
   p[1] = 0x20;                           /* mantissa normalization 2 (msb implied) */
-  p[2] = nByte == 4 ? 31 : 63;           /* sign bit position */
+  p[2] = (uint8_t)(8 * nByte - 1);       /* sign bit position */
   cairnPutLE16(p + 8, 0);                /* bit offset */
   cairnPutLE16(p + 10, (uint16_t)(8 * nByte)); /* precision */
-  p[12] = nByte == 4 ? 23 : 52;          /* exponent location */
-  p[13] = nByte == 4 ? 8 : 11;           /* exponent size */
+  p[12] = (uint8_t)m;                    /* exponent location */
+  p[13] = (uint8_t)e;                    /* exponent size */
   p[14] = 0;                             /* mantissa location */
-  p[15] = nByte == 4 ? 23 : 52;          /* mantissa size */
-  cairnPutLE32(p + 16, nByte == 4 ? 127 : 1023);
+  p[15] = (uint8_t)m;                    /* mantissa size */
+  cairnPutLE32(p + 16, (1u << (e - 1)) - 1);
   return t;
+}
+
+cairn_h5w_type *cairn_h5w_type_bitfield(unsigned nByte) {
+  if (nByte != 1 && nByte != 2 && nByte != 4 && nByte != 8) {
+    cairnErr(CAIRN_MISUSE, "cairn_h5w_type_bitfield: %u bytes (want 1, 2, 4 or 8)", nByte);
+    return NULL;
+  }
+  cairn_h5w_type *t = typeNew(4, nByte, 12);
+  if (!t) return NULL;
+  cairnPutLE16(t->aEnc + 8, 0);
+  cairnPutLE16(t->aEnc + 10, (uint16_t)(8 * nByte));
+  return t;
+}
+
+cairn_h5w_type *cairn_h5w_type_opaque(size_t nSize, const char *zTag) {
+  size_t nTag = zTag ? strlen(zTag) : 0, nPad = nTag ? (nTag + 1 + 7) & ~(size_t)7 : 0;
+  if (nSize == 0 || nSize > 0xffffffffu || nPad > 255) {
+    cairnErr(CAIRN_MISUSE, "cairn_h5w_type_opaque: size %zu, tag of %zu bytes", nSize, nTag);
+    return NULL;
+  }
+  cairn_h5w_type *t = typeNew(5, nSize, 8 + nPad);
+  if (!t) return NULL;
+  t->aEnc[1] = (uint8_t)nPad; /* tag length, padded to 8 */
+  if (nTag) memcpy(t->aEnc + 8, zTag, nTag);
+  return t;
+}
+
+int cairn_h5w_type_set_bits(cairn_h5w_type *t, unsigned nPrecision, unsigned nOffset) {
+  if (!t || (t->cls != H5W_T_INT && t->cls != 4) || nPrecision == 0 || nOffset + nPrecision > 8 * t->size)
+    return cairnErr(CAIRN_MISUSE, "cairn_h5w_type_set_bits: %u bits at %u", nPrecision, nOffset);
+  cairnPutLE16(t->aEnc + 8, (uint16_t)nOffset);
+  cairnPutLE16(t->aEnc + 10, (uint16_t)nPrecision);
+  return CAIRN_OK;
 }
 
 cairn_h5w_type *cairn_h5w_type_string(size_t n, int pad, int bUtf8) {
@@ -81,7 +116,32 @@ cairn_h5w_type *cairn_h5w_type_vstring(int bUtf8) {
   cairnPutLE16(b + 10, 8);
   t->memSize = sizeof(char *);
   t->bHasVlen = 1;
+  t->vlenKind = 1;
+  t->vlenUnit = 1;
   return t;
+}
+
+cairn_h5w_type *cairn_h5w_type_vlen(const cairn_h5w_type *base) {
+  if (!base || base->bHasVlen || base->nNames) {
+    cairnErr(CAIRN_MISUSE, "cairn_h5w_type_vlen: the base must be a fixed-size, non-enum type");
+    return NULL;
+  }
+  cairn_h5w_type *t = typeNew(H5W_T_VLEN, 16, 8 + base->nEnc);
+  if (!t) return NULL;
+  t->aEnc[1] = 0x00; /* type 0: sequence */
+  memcpy(t->aEnc + 8, base->aEnc, base->nEnc);
+  t->memSize = sizeof(cairn_h5w_vl);
+  t->bHasVlen = 1;
+  t->vlenKind = 0;
+  t->vlenUnit = base->size;
+  return t;
+}
+
+/* Kind (1 string, 0 sequence) and counted unit of an encoded vlen type. */
+void h5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit) {
+  *pKind = n >= 2 ? (p[1] & 0x0f) == 1 : 1;
+  *pUnit = 1;
+  if (!*pKind && n >= 16) *pUnit = cairnGetLE32(p + 12);
 }
 
 cairn_h5w_type *cairn_h5w_type_compound(size_t nSize) {

@@ -7,6 +7,8 @@
 #include "h5/h5w.h"
 #include "tf.h"
 
+#include <stdlib.h>
+
 static cairn_file *openOut(const char *zName) {
   cairn_file *f = NULL;
   if (cairn_open(tfTmp(zName), CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE, &f)) return NULL;
@@ -97,6 +99,29 @@ TEST(h5w, types) {
   CHECK_OK(cairn_h5w_dataset(w, "/arr", ta, 1, &n10, NULL, NULL, arr));
   double sc = 3.5;
   CHECK_OK(cairn_h5w_dataset(w, "/scalar", tf64, 0, NULL, NULL, NULL, &sc));
+  /* half floats: i * 0.5 for i < 100 (exact in binary16), built bit by bit */
+  cairn_h5w_type *tf16 = cairn_h5w_type_float(2);
+  uint16_t h16[100];
+  for (int i = 0; i < 100; i++) {
+    int v = i; /* i * 0.5 = v * 2^-1 */
+    if (v == 0) { h16[i] = 0; continue; }
+    int e = 0;
+    while ((v >> e) > 1) e++;
+    int exp = e - 1 + 15, mant = (v << (10 - e)) & 0x3ff;
+    h16[i] = (uint16_t)((exp << 10) | mant);
+  }
+  uint64_t n100 = 100;
+  CHECK_OK(cairn_h5w_dataset(w, "/f16", tf16, 1, &n100, NULL, NULL, h16));
+  cairn_h5w_type_free(tf16);
+  /* variable-length sequences of int32: element k holds 0..k-1 (element 0 is empty) */
+  cairn_h5w_type *tvi = cairn_h5w_type_vlen(ti32);
+  int32_t seq[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  cairn_h5w_vl vl[6];
+  for (int k = 0; k < 6; k++) vl[k].n = (size_t)k, vl[k].p = k ? seq : NULL;
+  uint64_t n6 = 6;
+  CHECK_OK(cairn_h5w_dataset(w, "/vseq", tvi, 1, &n6, NULL, NULL, vl));
+  CHECK_OK(cairn_h5w_attr(w, "/vseq", "one", tvi, 0, NULL, &vl[3]));
+  cairn_h5w_type_free(tvi);
   /* compact 2-D int16 */
   cairn_h5w_type *ti16 = cairn_h5w_type_int(2, 1);
   int16_t cm[4][5];
@@ -285,17 +310,428 @@ TEST(h5w, wide) {
 
 /* ---- filters on their own ---- */
 TEST(h5w, lz4_fletcher) {
-  uint8_t src[20000], dst[21000], back[20000];
+  enum { N = 20000 };
+  uint8_t *src = cairn_malloc(N), *dst = cairn_malloc(N + N / 255 + 16), *back = cairn_malloc(N);
+  CHECK(src && dst && back);
   for (int i = 0; i < 20000; i++) src[i] = (uint8_t)((i / 7) % 13 + (i % 1000 == 0 ? i : 0));
-  size_t n = cairnLz4Compress(src, sizeof src, dst, sizeof dst), got;
+  size_t n = h5wLz4Compress(src, N, dst, (N + N / 255 + 16)), got;
   CHECK(n < 5000);
-  CHECK_OK(cairnLz4Decompress(dst, n, back, sizeof back, &got));
-  CHECK_EQ(got, sizeof src);
-  CHECK_MEM(src, back, sizeof src);
-  tfFillRandom(src, sizeof src, 5);
-  n = cairnLz4Compress(src, sizeof src, dst, sizeof dst);
-  CHECK(n <= cairnLz4Bound(sizeof src));
-  CHECK_OK(cairnLz4Decompress(dst, n, back, sizeof back, &got));
-  CHECK_MEM(src, back, sizeof src);
-  CHECK(cairnLz4Decompress(dst, n - 3, back, sizeof back, &got) != CAIRN_OK || got != sizeof src);
+  CHECK_OK(h5wLz4Decompress(dst, n, back, N, &got));
+  CHECK_EQ(got, N);
+  CHECK_MEM(src, back, N);
+  tfFillRandom(src, N, 5);
+  n = h5wLz4Compress(src, N, dst, (N + N / 255 + 16));
+  CHECK(n <= h5wLz4Bound(N));
+  CHECK_OK(h5wLz4Decompress(dst, n, back, N, &got));
+  CHECK_MEM(src, back, N);
+  CHECK(h5wLz4Decompress(dst, n - 3, back, N, &got) != CAIRN_OK || got != N);
+  cairn_free(src), cairn_free(dst), cairn_free(back);
+}
+
+/* ---- cairn's own reader (core/h5/r_*.c) reads the corpus back, value by value ---- */
+static int readF64(cairn_h5 *h, const char *zPath, double *a, size_t n) {
+  cairn_h5_obj *o;
+  int rc = cairn_h5_get(h, zPath, &o);
+  if (rc) return rc;
+  cairn_h5_info in;
+  rc = cairn_h5_info_get(o, &in);
+  if (!rc && in.nElem != n) rc = cairn_seterr(CAIRN_RANGE, "%s: %llu elements, want %zu", zPath, (unsigned long long)in.nElem, n);
+  if (!rc) rc = cairn_h5_read(o, NULL, CAIRN_H5_F64, a, n * sizeof(double));
+  cairn_h5_obj_close(o);
+  return rc;
+}
+
+TEST(h5w, reader_reads_back) {
+  /* the three corpus files are written by the tests above (same suite, run in order) */
+  cairn_h5 *h;
+  double *a = cairnMalloc(sizeof(double) * 7000);
+  CHECK(a);
+  cairn_h5_obj *o, *at;
+  char *z;
+  size_t nz;
+  CHECK_OK(cairn_h5_open_path(tfTmp("h5w_types.h5"), &h));
+  CHECK_OK(readF64(h, "/f32", a, 1000));
+  for (int i = 0; i < 1000; i++) CHECK(a[i] == (double)((float)i * 0.25f - 3.0f));
+  CHECK_OK(readF64(h, "/i64", a, 1000));
+  for (int i = 0; i < 1000; i++) CHECK(a[i] == (double)(-(int64_t)i * 123456789));
+  CHECK_OK(cairn_h5_get(h, "/vseq", &o));
+  CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
+  CHECK_STR(z, "[[],[0],[0,1],[0,1,2],[0,1,2,3],[0,1,2,3,4]]");
+  cairn_free(z);
+  cairn_h5_obj_close(o);
+  CHECK_OK(readF64(h, "/f16", a, 100));
+  for (int i = 0; i < 100; i++) CHECK(a[i] == i * 0.5);
+  CHECK_OK(readF64(h, "/compact", a, 20));
+  for (int i = 0; i < 20; i++) CHECK(a[i] == i * 11 - 100);
+  CHECK_OK(readF64(h, "/filled", a, 20));
+  CHECK(a[19] == -1.5);
+  CHECK_OK(cairn_h5_get(h, "/vstr", &o));
+  CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
+  CHECK(strncmp(z, "[\"alpha\",\"\",\"\xce\xb2-unicode\",\"xxxx", 25) == 0 && strstr(z, "\"omega\"]"));
+  cairn_free(z);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/cmpd", &o));
+  CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
+  CHECK(strstr(z, "{\"a\":21,\"b\":0.75,\"c\":\"abc3\"}") != NULL);
+  cairn_free(z);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/enum", &o));
+  CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
+  CHECK(strncmp(z, "[\"RED\",\"GREEN\",\"BLUE\",\"RED\"", 26) == 0);
+  cairn_free(z);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/g1/g2", &o));
+  CHECK_OK(cairn_h5_attr(o, "names", &at));
+  CHECK_OK(cairn_h5_read_json(at, NULL, &z, &nz));
+  CHECK_STR(z, "[\"alpha\",\"\",\"\xce\xb2-unicode\"]");
+  cairn_free(z);
+  cairn_h5_obj_close(at);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/f32", &o));
+  cairn_h5_info in;
+  CHECK_OK(cairn_h5_info_get(o, &in));
+  CHECK_EQ(in.nAttr, 2);
+  CHECK_EQ(in.typeClass, CAIRN_H5_T_FLOAT);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+
+  CHECK_OK(cairn_h5_open_path(tfTmp("h5w_chunked.h5"), &h));
+  for (int k = 0; k < 8; k++) {
+    char zp[8];
+    cairnFormat(zp, sizeof zp, "/c%d", k);
+    CHECK_OK(readF64(h, zp, a, 7000));
+    for (int i = 0; i < 7000; i++) CHECK(a[i] == i * 0.5);
+  }
+  CHECK_OK(readF64(h, "/ext", a, 300));
+  for (int i = 0; i < 300; i++) CHECK(a[i] == i);
+  CHECK_OK(readF64(h, "/partial", a, 35));
+  for (int i = 0; i < 35; i++) CHECK(a[i] == i * 1.5);
+  CHECK_OK(readF64(h, "/long", a, 300));
+  for (int i = 0; i < 300; i++) CHECK(a[i] == i * 3 + 1);
+  CHECK_OK(readF64(h, "/fillonly", a, 100));
+  for (int i = 0; i < 100; i++) CHECK(a[i] == -7);
+  cairn_h5_close(h);
+
+  CHECK_OK(cairn_h5_open_path(tfTmp("h5w_wide.h5"), &h));
+  CHECK_OK(cairn_h5_get(h, "/many", &o));
+  CHECK_OK(cairn_h5_info_get(o, &in));
+  CHECK_EQ(in.nLink, 2000);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/attrs", &o));
+  CHECK_OK(cairn_h5_info_get(o, &in));
+  CHECK_EQ(in.nAttr, 127);
+  CHECK_OK(cairn_h5_attr(o, "a5", &at));
+  int64_t v = 0;
+  CHECK_OK(cairn_h5_read(at, NULL, CAIRN_H5_I64, &v, sizeof v));
+  CHECK_EQ(v, 18);
+  cairn_h5_obj_close(at);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  cairnFree(a);
+}
+
+/* ---- space from earlier sessions is found and reused (CAIRN_H5W_RECLAIM) ---- */
+TEST(h5w, reclaim) {
+  cairn_file *f = openOut("h5w_reclaim.h5");
+  CHECK(f);
+  cairn_h5w *w;
+  CHECK_OK(cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w));
+  cairn_h5w_type *ti = cairn_h5w_type_int(8, 1), *ts = cairn_h5w_type_vstring(1);
+  char z[32];
+  for (int i = 0; i < 200; i++) {
+    cairnFormat(z, sizeof z, "/g%d", i);
+    CHECK_OK(cairn_h5w_group(w, z));
+  }
+  uint64_t z0 = 0, un = CAIRN_H5W_UNLIMITED, c = 64;
+  CHECK_OK(cairn_h5w_dataset(w, "/log", ti, 1, &z0, &un, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, &c, "zstd:1", NULL}, NULL));
+  CHECK_OK(cairn_h5w_close(w));
+  uint64_t size0, size1, size2;
+  CHECK_OK(cairn_file_size(f, &size0));
+  /* 40 sessions, each: append rows, overwrite a counter and a string attribute */
+  int64_t rows[10];
+  for (int s = 0; s < 40; s++) {
+    CHECK_OK(cairn_h5w_open(f, CAIRN_H5W_RECLAIM | CAIRN_H5W_NOSYNC, &w));
+    for (int k = 0; k < 10; k++) rows[k] = s * 10 + k;
+    CHECK_OK(cairn_h5w_append(w, "/log", 10, rows));
+    int64_t v = s;
+    CHECK_OK(cairn_h5w_attr(w, "/g7", "counter", ti, 0, NULL, &v));
+    cairnFormat(z, sizeof z, "session %d", s);
+    const char *pz = z;
+    CHECK_OK(cairn_h5w_attr(w, "/", "note", ts, 0, NULL, &pz));
+    CHECK_OK(cairn_h5w_close(w));
+    if (s == 9) CHECK_OK(cairn_file_size(f, &size1));
+  }
+  CHECK_OK(cairn_file_size(f, &size2));
+  /* Without reuse every session leaves a root group of 200 links (~4.5 KiB), a heap collection
+  ** (4 KiB) and more behind: 30 sessions would add over 250 KiB. */
+  CHECK(size2 < size1 + 40000);
+  CHECK(size2 < size0 + 80000);
+  /* content intact, read by cairn's reader */
+  cairn_h5 *h;
+  cairn_h5_obj *o;
+  CHECK_OK(cairn_h5_open(f, 0, &h));
+  CHECK_OK(cairn_h5_get(h, "/log", &o));
+  int64_t all[400];
+  CHECK_OK(cairn_h5_read(o, NULL, CAIRN_H5_I64, all, sizeof all));
+  for (int i = 0; i < 400; i++) CHECK_EQ(all[i], i);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  cairn_file_close(f);
+  cairn_h5w_type_free(ti), cairn_h5w_type_free(ts);
+}
+
+/* ---- out of memory at every allocation: a clean error, nothing leaked, the file as committed ---- */
+static long gAllocLeft = -1, gLive;
+static void *oomMalloc(void *c, size_t n) {
+  (void)c;
+  if (gAllocLeft == 0) return NULL;
+  if (gAllocLeft > 0) gAllocLeft--;
+  void *p = malloc(n);
+  if (p) gLive++;
+  return p;
+}
+static void *oomRealloc(void *c, void *p, size_t n) {
+  (void)c;
+  if (gAllocLeft == 0) return NULL;
+  if (gAllocLeft > 0) gAllocLeft--;
+  void *q = realloc(p, n);
+  if (q && !p) gLive++;
+  return q;
+}
+static void oomFree(void *c, void *p) {
+  (void)c;
+  if (p) gLive--, free(p);
+}
+
+static int oomSession(cairn_file *f) {
+  cairn_h5w *w = NULL;
+  cairn_h5w_type *tf = cairn_h5w_type_float(4), *ts = cairn_h5w_type_vstring(1);
+  int rc = (tf && ts) ? cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w) : CAIRN_NOMEM;
+  float v[64];
+  for (int i = 0; i < 64; i++) v[i] = (float)i;
+  uint64_t d0[2] = {0, 4}, mx[2] = {CAIRN_H5W_UNLIMITED, 4}, ch[2] = {4, 4}, n3 = 3;
+  const char *as[3] = {"a", "bb", "ccc"};
+  if (!rc) rc = cairn_h5w_group(w, "/g");
+  if (!rc) rc = cairn_h5w_dataset(w, "/g/d", tf, 2, d0, mx, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, ch, "shuffle,deflate:1,lz4", NULL}, NULL);
+  if (!rc) rc = cairn_h5w_append(w, "/g/d", 6, v);
+  if (!rc) rc = cairn_h5w_attr(w, "/g", "names", ts, 1, &n3, as);
+  if (!rc) rc = cairn_h5w_commit(w);
+  if (!rc) rc = cairn_h5w_append(w, "/g/d", 10, v + 24);
+  if (w) {
+    int rc2 = rc ? (cairn_h5w_discard(w), rc) : cairn_h5w_close(w);
+    rc = rc2;
+  }
+  w = NULL;
+  if (!rc) rc = cairn_h5w_open(f, CAIRN_H5W_RECLAIM, &w);
+  if (!rc) rc = cairn_h5w_append(w, "/g/d", 2, v);
+  if (w) {
+    int rc2 = rc ? (cairn_h5w_discard(w), rc) : cairn_h5w_close(w);
+    rc = rc2;
+  }
+  w = NULL;
+  uint8_t dg[32];
+  if (!rc) rc = cairn_h5w_open(f, CAIRN_H5W_READONLY, &w);
+  if (!rc) rc = cairn_h5w_verify(w, dg);
+  cairn_h5w_discard(w);
+  cairn_h5w_type_free(tf);
+  cairn_h5w_type_free(ts);
+  return rc;
+}
+
+TEST(h5w, out_of_memory) {
+  cairn_host saved = *cairn_host_get(), h = saved;
+  h.xMalloc = oomMalloc, h.xRealloc = oomRealloc, h.xFree = oomFree;
+  h.xParallelFor = NULL; /* deterministic allocation order */
+  int nFail = 0, n;
+  for (n = 0; n < 5000; n++) {
+    CHECK_OK(cairn_host_set(&h));
+    gLive = 0;
+    gAllocLeft = n;
+    cairn_file *f = NULL;
+    int rc = cairn_memfile_open(NULL, 0, &f);
+    if (!rc) rc = oomSession(f);
+    gAllocLeft = -1;
+    /* whatever failed, the file is either not yet an HDF5 file or a consistent committed one */
+    cairn_h5w *w = NULL;
+    uint8_t dg[32];
+    int rcOpen = f ? cairn_h5w_open(f, CAIRN_H5W_READONLY, &w) : CAIRN_CORRUPT;
+    int rcVerify = w ? cairn_h5w_verify(w, dg) : CAIRN_OK;
+    cairn_h5w_discard(w);
+    cairn_file_close(f);
+    long live = gLive;
+    cairn_host_set(&saved);
+    if (rcOpen == CAIRN_OK && rcVerify != CAIRN_OK) {
+      tfFail(__FILE__, __LINE__, "allocation %d failing left a file that does not verify: %s", n, cairn_errmsg());
+      return;
+    }
+    if (live != 0) {
+      tfFail(__FILE__, __LINE__, "allocation %d failing leaks %ld blocks (rc %s: %s)", n, live, cairn_errstr(rc), cairn_errmsg());
+      return;
+    }
+    if (rc == CAIRN_OK) break; /* the session never reached allocation n */
+    if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM && CAIRN_PRIMARY(rc) != CAIRN_IOERR) {
+      tfFail(__FILE__, __LINE__, "allocation %d failing gives %s: %s", n, cairn_errstr(rc), cairn_errmsg());
+      return;
+    }
+    nFail++;
+  }
+  CHECK(n < 5000);
+  CHECK(nFail > 100);
+  printf("    %d allocation failures, each a clean NOMEM without leaks\n", nFail);
+}
+
+/* ---- bad requests: clear errors, and the file stays byte for byte as it was ---- */
+TEST(h5w, bad_input) {
+  cairn_file *f = openOut("h5w_bad.h5");
+  CHECK(f);
+  cairn_h5w *w;
+  CHECK_OK(cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w));
+  cairn_h5w_type *tf = cairn_h5w_type_float(4), *ti = cairn_h5w_type_int(4, 1);
+  uint64_t d2[2] = {4, 4}, z2[2] = {0, 4}, mx[2] = {CAIRN_H5W_UNLIMITED, 4}, c2[2] = {2, 2};
+  float v[16] = {0};
+  CHECK_OK(cairn_h5w_dataset(w, "/d", tf, 2, z2, mx, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, c2, NULL, NULL}, NULL));
+  CHECK_OK(cairn_h5w_close(w));
+  size_t n0;
+  uint8_t *before = tfReadFile(tfTmp("h5w_bad.h5"), &n0);
+  CHECK(before);
+  CHECK_OK(cairn_h5w_open(f, 0, &w));
+  uint64_t small[2] = {2, 4};
+  CHECK_RC(cairn_h5w_dataset(w, "/x", tf, 2, d2, small, NULL, v), CAIRN_RANGE); /* dims above maxdims */
+  CHECK(strstr(cairn_errmsg(), "/x") != NULL);
+  CHECK_RC(cairn_h5w_dataset(w, "/x", tf, 2, d2, NULL, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, (uint64_t[]){8, 2}, NULL, NULL}, v), CAIRN_RANGE);
+  CHECK_RC(cairn_h5w_dataset(w, "/x", tf, 2, d2, mx, &(cairn_h5w_dset_opts){CAIRN_H5W_CONTIGUOUS, NULL, NULL, NULL}, v), CAIRN_MISUSE);
+  uint64_t mx2[2] = {CAIRN_H5W_UNLIMITED, CAIRN_H5W_UNLIMITED};
+  CHECK_RC(cairn_h5w_dataset(w, "/x", tf, 2, d2, mx2, NULL, v), CAIRN_UNSUPPORTED);
+  CHECK_RC(cairn_h5w_dataset(w, "/d", tf, 2, d2, NULL, NULL, v), CAIRN_EXISTS);
+  CHECK_RC(cairn_h5w_dataset(w, "", tf, 1, d2, NULL, NULL, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_dataset(w, "/", tf, 1, d2, NULL, NULL, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_dataset(w, "/d/x", tf, 1, d2, NULL, NULL, v), CAIRN_TYPE);
+  CHECK_RC(cairn_h5w_dataset(w, "/s", tf, 0, NULL, NULL, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, NULL, NULL, NULL}, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_append(w, "/nope", 1, v), CAIRN_NOTFOUND);
+  CHECK_RC(cairn_h5w_append(w, "/", 1, v), CAIRN_TYPE);
+  CHECK_RC(cairn_h5w_append(w, "/d", 1, NULL), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_attr(w, "/d", "", tf, 0, NULL, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_attr(w, "/d", "a", tf, 2, NULL, v), CAIRN_MISUSE);
+  CHECK_RC(cairn_h5w_attr_delete(w, "/d", "none"), CAIRN_NOTFOUND);
+  CHECK(cairn_h5w_type_int(3, 1) == NULL);
+  CHECK(cairn_h5w_type_float(3) == NULL);
+  CHECK(cairn_h5w_type_enum(tf) == NULL);
+  CHECK(cairn_h5w_type_array(tf, 0, d2) == NULL);
+  CHECK_OK(cairn_h5w_close(w)); /* nothing changed: nothing written */
+  size_t n1;
+  uint8_t *after = tfReadFile(tfTmp("h5w_bad.h5"), &n1);
+  CHECK(after && n1 == n0);
+  CHECK_MEM(before, after, n0);
+  cairn_free(after);
+  cairn_file_close(f);
+  /* a read-only host file: the commit fails with an I/O error naming it, the file unchanged */
+  CHECK_OK(cairn_open(tfTmp("h5w_bad.h5"), CAIRN_OPEN_READONLY, &f));
+  CHECK_OK(cairn_h5w_open(f, 0, &w));
+  CHECK_OK(cairn_h5w_group(w, "/g"));
+  int rcRo = CAIRN_PRIMARY(cairn_h5w_commit(w));
+  CHECK(rcRo == CAIRN_IOERR || rcRo == CAIRN_READONLY);
+  CHECK(cairn_errmsg()[0] != 0);
+  CHECK_EQ(CAIRN_PRIMARY(cairn_h5w_group(w, "/h")), rcRo); /* the error sticks */
+  CHECK(cairn_h5w_close(w) != CAIRN_OK);
+  cairn_file_close(f);
+  after = tfReadFile(tfTmp("h5w_bad.h5"), &n1);
+  CHECK(after && n1 == n0);
+  CHECK_MEM(before, after, n0);
+  cairn_free(after);
+  cairn_free(before);
+  /* opened read-only through the writer: every change is refused */
+  CHECK_OK(cairn_open(tfTmp("h5w_bad.h5"), CAIRN_OPEN_READONLY, &f));
+  CHECK_OK(cairn_h5w_open(f, CAIRN_H5W_READONLY, &w));
+  CHECK_RC(cairn_h5w_append(w, "/d", 1, v), CAIRN_READONLY);
+  CHECK_RC(cairn_h5w_attr(w, "/d", "a", tf, 0, NULL, v), CAIRN_READONLY);
+  CHECK_OK(cairn_h5w_close(w));
+  cairn_file_close(f);
+  /* not an HDF5 file, truncated files */
+  cairn_file *m;
+  CHECK_OK(cairn_memfile_open("not an hdf5 file at all, just some text bytes here....", 52, &m));
+  CHECK_RC(cairn_h5w_open(m, 0, &w), CAIRN_CORRUPT);
+  cairn_file_close(m);
+  CHECK_OK(cairn_memfile_open(NULL, 0, &m));
+  CHECK_RC(cairn_h5w_open(m, 0, &w), CAIRN_CORRUPT);
+  cairn_file_close(m);
+  CHECK_OK(cairn_open(tfTmp("h5w_bad.h5"), CAIRN_OPEN_READONLY, &f));
+  uint8_t *all = cairn_malloc(n0);
+  CHECK_OK(cairn_file_read_exact(f, all, n0, 0));
+  cairn_file_close(f);
+  CHECK_OK(cairn_memfile_open(all, n0 - 10, &m)); /* cut short: end of file past the size */
+  CHECK_RC(cairn_h5w_open(m, 0, &w), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "truncated") != NULL);
+  cairn_file_close(m);
+  all[44] ^= 1; /* superblock checksum */
+  CHECK_OK(cairn_memfile_open(all, n0, &m));
+  CHECK_RC(cairn_h5w_open(m, 0, &w), CAIRN_CHECKSUM);
+  cairn_file_close(m);
+  cairn_free(all);
+  cairn_h5w_type_free(tf), cairn_h5w_type_free(ti);
+}
+
+/* ---- overwriting rows of every layout, committed or not ---- */
+TEST(h5w, overwrite) {
+  cairn_file *f = openOut("h5w_overwrite.h5");
+  CHECK(f);
+  cairn_h5w *w;
+  CHECK_OK(cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w));
+  cairn_h5w_type *ti = cairn_h5w_type_int(4, 1), *ts = cairn_h5w_type_vstring(1);
+  int32_t a[100];
+  for (int i = 0; i < 100; i++) a[i] = i;
+  uint64_t d2[2] = {25, 4}, c2[2] = {8, 4}, n5 = 5;
+  CHECK_OK(cairn_h5w_dataset(w, "/contig", ti, 2, d2, NULL, NULL, a));
+  CHECK_OK(cairn_h5w_dataset(w, "/chunk", ti, 2, d2, NULL, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, c2, "shuffle,zstd:1", NULL}, a));
+  CHECK_OK(cairn_h5w_dataset(w, "/compact", ti, 2, d2, NULL, &(cairn_h5w_dset_opts){CAIRN_H5W_COMPACT, NULL, NULL, NULL}, a));
+  const char *s5[5] = {"a", "b", "c", "d", "e"};
+  CHECK_OK(cairn_h5w_dataset(w, "/strs", ts, 1, &n5, NULL, NULL, s5));
+  CHECK_OK(cairn_h5w_commit(w));
+  int32_t b[12] = {-1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12};
+  /* rows 6..8 straddle the chunk boundary at row 8 */
+  CHECK_OK(cairn_h5w_write(w, "/contig", 6, 3, b));
+  CHECK_OK(cairn_h5w_write(w, "/chunk", 6, 3, b));
+  CHECK_OK(cairn_h5w_write(w, "/compact", 6, 3, b));
+  const char *s2[2] = {"BB", "CCC"};
+  CHECK_OK(cairn_h5w_write(w, "/strs", 1, 2, s2));
+  CHECK_RC(cairn_h5w_write(w, "/contig", 24, 2, b), CAIRN_RANGE);
+  CHECK_OK(cairn_h5w_write(w, "/contig", 24, 1, b + 8)); /* the last row, twice in one commit */
+  CHECK_OK(cairn_h5w_write(w, "/contig", 24, 1, b + 8));
+  CHECK_OK(cairn_h5w_close(w));
+  int32_t want[100];
+  memcpy(want, a, sizeof want);
+  memcpy(want + 24, b, 12 * sizeof(int32_t));
+  cairn_h5 *h;
+  cairn_h5_obj *o;
+  int32_t got[100];
+  CHECK_OK(cairn_h5_open(f, 0, &h));
+  const char *az[3] = {"/contig", "/chunk", "/compact"};
+  for (int k = 0; k < 3; k++) {
+    CHECK_OK(cairn_h5_get(h, az[k], &o));
+    CHECK_OK(cairn_h5_read(o, NULL, CAIRN_H5_I32, got, sizeof got));
+    if (k == 0) {
+      want[96] = -9, want[97] = -10, want[98] = -11, want[99] = -12;
+    } else {
+      want[96] = 96, want[97] = 97, want[98] = 98, want[99] = 99;
+    }
+    CHECK_MEM(got, want, sizeof want);
+    cairn_h5_obj_close(o);
+  }
+  char *z;
+  size_t nz;
+  CHECK_OK(cairn_h5_get(h, "/strs", &o));
+  CHECK_OK(cairn_h5_read_json(o, NULL, &z, &nz));
+  CHECK_STR(z, "[\"a\",\"BB\",\"CCC\",\"d\",\"e\"]");
+  cairn_free(z);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  /* the old contiguous storage is free again: reopened with reclaim, a new commit reuses it */
+  CHECK_OK(cairn_h5w_open(f, CAIRN_H5W_RECLAIM | CAIRN_H5W_NOSYNC, &w));
+  cairn_h5w_stats st;
+  CHECK_OK(cairn_h5w_stats_get(w, &st));
+  CHECK(st.nFree >= 400);
+  uint8_t dg[32];
+  CHECK_OK(cairn_h5w_verify(w, dg));
+  cairn_h5w_discard(w);
+  cairn_file_close(f);
+  cairn_h5w_type_free(ti), cairn_h5w_type_free(ts);
 }

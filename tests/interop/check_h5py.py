@@ -31,6 +31,9 @@ with h5py.File(os.path.join(d, "h5w_types.h5"), "r") as f:
     check("enum", h5py.check_enum_dtype(e.dtype) == {"RED": 0, "GREEN": 1, "BLUE": 2} and np.array_equal(e[:], np.arange(30) % 3))
     check("arr", f["arr"].dtype.subdtype is not None and np.array_equal(f["arr"][:], np.arange(30, dtype=np.float32).reshape(10, 3) + np.float32(0.5)))
     check("scalar", f["scalar"].shape == () and f["scalar"][()] == 3.5)
+    check("f16", f["f16"].dtype == np.float16 and np.array_equal(f["f16"][:], np.arange(100) * 0.5))
+    vq = f["vseq"][:]
+    check("vseq", len(vq) == 6 and all(list(vq[k]) == list(range(k)) for k in range(6)) and list(f["vseq"].attrs["one"]) == [0, 1, 2])
     check("compact", np.array_equal(f["compact"][:], (np.arange(20) * 11 - 100).astype(np.int16).reshape(4, 5)))
     check("filled", np.array_equal(f["filled"][:], np.full(20, -1.5, np.float32)))
     check("leaf", np.array_equal(f["g1/g2/leaf"][:], (np.arange(10) * 1000 - 500000).astype(np.int32)))

@@ -38,13 +38,22 @@ typedef struct cairn_h5w_type cairn_h5w_type;
 /* ---- datatypes: built, used (the writer copies them), then freed by the caller ---- */
 /* Little-endian integer of 1, 2, 4 or 8 bytes. */
 cairn_h5w_type *cairn_h5w_type_int(unsigned nByte, int bSigned);
-/* IEEE float of 4 or 8 bytes (encoded exactly as libhdf5/h5py write them). */
+/* IEEE float of 2, 4 or 8 bytes (encoded exactly as libhdf5/h5py write them). */
 cairn_h5w_type *cairn_h5w_type_float(unsigned nByte);
+/* Bitfield of 1, 2, 4 or 8 bytes; opaque bytes with an optional ASCII tag. */
+cairn_h5w_type *cairn_h5w_type_bitfield(unsigned nByte);
+cairn_h5w_type *cairn_h5w_type_opaque(size_t nSize, const char *zTag);
+/* Integers and bitfields that use only nPrecision bits starting at bit nOffset. */
+int cairn_h5w_type_set_bits(cairn_h5w_type *t, unsigned nPrecision, unsigned nOffset);
 /* Fixed-length string of n bytes; pad: 0 nul-terminated, 1 nul-padded, 2 space-padded. */
 cairn_h5w_type *cairn_h5w_type_string(size_t n, int pad, int bUtf8);
 /* Variable-length string (what h5py writes for str). In memory each element is a
 ** `const char *` (NUL-terminated); in the file it lives in a global heap. */
 cairn_h5w_type *cairn_h5w_type_vstring(int bUtf8);
+/* Variable-length sequence of a fixed-size base type. In memory each element is a
+** cairn_h5w_vl (n base elements at p); in the file the elements live in a global heap. */
+typedef struct cairn_h5w_vl { size_t n; const void *p; } cairn_h5w_vl;
+cairn_h5w_type *cairn_h5w_type_vlen(const cairn_h5w_type *base);
 /* Compound of nSize bytes; add members with cairn_h5w_type_insert (memory layout = file
 ** layout: each member at its byte offset). Variable-length members are not supported. */
 cairn_h5w_type *cairn_h5w_type_compound(size_t nSize);
@@ -62,12 +71,19 @@ void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
 ** consistent after a clean exit but a power loss may lose commits (same as libhdf5's default). */
 #define CAIRN_H5W_READONLY 0x1
 #define CAIRN_H5W_NOSYNC 0x2
+/* open: walk the whole file once to find space no longer used (old versions of headers from
+** earlier sessions) and reuse it; files with structures the walk cannot account for simply
+** grow. Costs a read of all metadata (and of vlen string data). */
+#define CAIRN_H5W_RECLAIM 0x4
 /* Start a new file in f (its previous content is discarded). f holds an HDF5 file from the
 ** first commit on (cairn_h5w_close commits): commit at once for an empty file that survives. */
 int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW);
-/* Open an existing HDF5 file for editing: superblock v2/v3 with version-2 object headers (what
-** cairn and libhdf5 with libver latest write). With CAIRN_H5W_READONLY every change fails with
-** CAIRN_READONLY. Bytes past the committed end of file (left by a crash) are reused. */
+/* Open an existing HDF5 file for editing: cairn's, and libhdf5/h5py files of any libver
+** (superblock v0-v3, object headers v1/v2, symbol-table, compact and dense groups, dense
+** attributes, SOHM tables; what it converts on the way is in core/h5/WRITER.md). Files whose
+** B-tree K values differ from the defaults, with a user block or a driver information block are
+** refused (CAIRN_UNSUPPORTED). With CAIRN_H5W_READONLY every change fails with CAIRN_READONLY.
+** Bytes past the committed end of file (left by a crash) are reused. */
 int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW);
 /* Make every change so far durable (write, sync, flip the superblock, sync). */
 int cairn_h5w_commit(cairn_h5w *w);
@@ -99,6 +115,14 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
                       const void *pData);
 /* Append nRows along the first dimension of a resizable chunked dataset. */
 int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void *pData);
+/*
+** Overwrite rows [row0, row0 + nRows) along the first dimension of any dataset (a scalar has one
+** row). Committed bytes are never overwritten: chunks are rewritten copy-on-write (partial ones
+** read, merged, rewritten at commit), contiguous storage of an earlier commit is first copied to
+** new space (once per transaction: cost proportional to that dataset), compact data lives in
+** the header. CAIRN_RANGE if the rows are outside the dataset.
+*/
+int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRows, const void *pData);
 /* Shape of a dataset: *pRank and dims[0..rank) (dims may be NULL). */
 int cairn_h5w_shape(cairn_h5w *w, const char *zPath, int *pRank, uint64_t *dims);
 /* Element type of a dataset: *pClass is the HDF5 class (0 integer, 1 float, 3 string, 6
@@ -111,6 +135,12 @@ int cairn_h5w_dtype(cairn_h5w *w, const char *zPath, int *pClass, size_t *pSize,
 */
 int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cairn_h5w_type *t, int rank,
                    const uint64_t *dims, const void *pData);
+/* Soft link zPath -> zTarget (a path, which need not exist); external link zPath -> zTarget
+** inside the file zFile. */
+int cairn_h5w_softlink(cairn_h5w *w, const char *zPath, const char *zTarget);
+int cairn_h5w_extlink(cairn_h5w *w, const char *zPath, const char *zFile, const char *zTarget);
+/* A committed (named) datatype object at zPath. */
+int cairn_h5w_named_type(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t);
 /* Remove attribute zName of zObj (CAIRN_NOTFOUND if absent). */
 int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName);
 
@@ -121,6 +151,17 @@ int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName);
 ** freshly opened writer (uncommitted changes are not seen).
 */
 int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]);
+
+/*
+** Copy every group, dataset and attribute of the HDF5 file `in` (anything cairn's reader opens:
+** libhdf5 files of any libver, h5py, cairn) into a new file written to `out` (flags as for
+** cairn_h5w_create). zFilter (NULL = keep each dataset's filters) such as "zstd:3" or
+** "shuffle,deflate:6" is applied to every non-compact dataset with data (contiguous ones become
+** chunked). Memory stays bounded by a row block of chunks. Soft/external links, committed
+** datatypes and null dataspaces are not copied; types the writer cannot write (references,
+** opaque...) fail with CAIRN_UNSUPPORTED naming the object.
+*/
+int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsigned flags);
 
 /* Statistics for tests and tools. */
 typedef struct cairn_h5w_stats {
