@@ -127,6 +127,7 @@ static int cmdVersion(int argc, char **argv) {
 }
 
 static int cmdHelp(int argc, char **argv);
+int cliH5(int argc, char **argv);
 int cliCompress(int argc, char **argv);   /* native/cli_zl.c */
 int cliDecompress(int argc, char **argv); /* native/cli_zl.c */
 
@@ -136,6 +137,7 @@ static const CliCommand aCommand[] = {
   {"unzstd", cmdUnzstd, "IN -o OUT", "decompress a zstd file"},
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
+  {"h5", cliH5, "ls|info|dump|attrs|dumpall FILE [PATH]", "read HDF5 files (ls -r, info, dump --json)"},
   {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv)"},
   {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},

@@ -3,7 +3,7 @@
 #include "tf.h"
 
 static void fillText(uint8_t *p, size_t n) {
-  static const char *w[] = {"memory ", "agent ", "chunk ", "store ", "cairn ", "vector ", "hdf5 "};
+  static const char *w[] = {"memory ", "agent  ", "chunk  ", "store  ", "cairn  ", "vector ", "hdf5   "}; /* 7 bytes each */
   for (size_t i = 0; i < n; i++) p[i] = (uint8_t)w[(i / 7 * 2654435761u) % 7][i % 7];
 }
 

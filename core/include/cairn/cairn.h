@@ -74,6 +74,7 @@ const char *cairn_version(void);
 
 #include "sha256.h"
 #include "zcodec.h"
+#include "h5.h"
 #include "zl.h"
 
 #endif /* CAIRN_H */

@@ -1,0 +1,334 @@
+/*
+** 2026-11-29
+**
+** core/h5/h5int.h - the internal model of an HDF5 file shared by the reader (r_*.c) and, for
+** in-place edits, the writer (w_*.c): decoded datatypes, dataspaces, layouts, filter
+** pipelines and fill values, plus the reader's file state (superblock fields, metadata cache)
+** and the object-header and heap helpers every structure parser uses.
+**
+** The normative reference is the HDF5 File Format Specification 3.0. Every field read from a
+** file is bounds-checked against the buffer it came from; every size used to allocate is
+** capped first (H5_MAX_* below). Structures that carry a lookup3 checksum are verified.
+**
+** Maintenance reminder: H5Type/H5Space/H5Layout/H5Pipeline are decoded forms of on-disk
+** messages; if a field is added here, the decoder in r_msg.c and any encoder in w_*.c must
+** change together.
+*/
+#ifndef CAIRN_H5INT_H
+#define CAIRN_H5INT_H
+
+#include "common/internal.h"
+#include "cairn/h5.h"
+
+/* Limits: anything beyond these in a file is reported as CAIRN_LIMIT / CAIRN_CORRUPT. */
+#define H5_MAX_RANK 32
+#define H5_MAX_TYPE_DEPTH 16          /* nesting of compound/array/vlen */
+#define H5_MAX_MEMBERS 65535
+#define H5_MAX_META (64u << 20)       /* one metadata structure (object header chunk, heap) */
+#define H5_MAX_CHUNK ((uint64_t)1 << 32) /* one decoded chunk */
+#define H5_MAX_FILTERS 32
+#define H5_UNDEF ((uint64_t)-1)
+
+/* Datatype classes (the 4-bit class field of the datatype message). */
+enum {
+  H5T_FIXED = 0, H5T_FLOAT = 1, H5T_TIME = 2, H5T_STRING = 3, H5T_BITFIELD = 4, H5T_OPAQUE = 5,
+  H5T_COMPOUND = 6, H5T_REFERENCE = 7, H5T_ENUM = 8, H5T_VLEN = 9, H5T_ARRAY = 10
+};
+
+typedef struct H5Type H5Type;
+typedef struct H5Member {
+  char *zName;
+  uint32_t offset; /* byte offset inside the compound element */
+  H5Type *pType;
+} H5Member;
+
+struct H5Type {
+  uint8_t cls;     /* H5T_* */
+  uint8_t version; /* datatype message version (1..4) */
+  uint32_t size;   /* bytes per element */
+  uint32_t bits;   /* the 24-bit class bit field */
+  /* fixed/float/bitfield */
+  uint8_t bigEndian, isSigned;
+  uint16_t bitOffset, precision;
+  uint8_t expLoc, expSize, manLoc, manSize, signLoc;
+  uint32_t expBias;
+  /* string (and vlen string): 0 null-terminated, 1 null-padded, 2 space-padded; cset 0 ascii 1 utf8 */
+  uint8_t strPad, cset;
+  /* vlen: 0 sequence, 1 string; reference: 0 object, 1 region */
+  uint8_t vlenKind, refKind;
+  /* compound and enum members (enum: pType unused, values in aEnumVal, nMember of them) */
+  uint32_t nMember;
+  H5Member *aMember;
+  uint8_t *aEnumVal; /* nMember * pBase->size bytes */
+  /* array */
+  uint32_t rank;
+  uint32_t aDim[H5_MAX_RANK];
+  /* base type of enum, array and vlen */
+  H5Type *pBase;
+  char *zTag; /* opaque tag */
+};
+
+typedef struct H5Space {
+  uint8_t kind; /* CAIRN_H5_SCALAR / SIMPLE / NULL */
+  uint32_t rank;
+  uint64_t aDim[H5_MAX_RANK];
+  uint64_t aMax[H5_MAX_RANK]; /* H5_UNDEF = unlimited */
+  uint64_t nElem;             /* product of dims (1 for scalar, 0 for null) */
+} H5Space;
+
+typedef struct H5Filter {
+  uint16_t id;
+  uint16_t flags; /* bit 0: optional */
+  char zName[64];
+  uint32_t nParam;
+  uint32_t aParam[16]; /* the first 16 client values (more are ignored but counted) */
+} H5Filter;
+
+typedef struct H5Pipeline {
+  uint32_t n;
+  H5Filter a[H5_MAX_FILTERS];
+} H5Pipeline;
+
+/* Chunk index types (layout v4 numbering; a v3 layout uses H5IDX_BTREE1). */
+enum { H5IDX_BTREE1 = 0, H5IDX_SINGLE = 1, H5IDX_IMPLICIT = 2, H5IDX_FARRAY = 3, H5IDX_EARRAY = 4, H5IDX_BTREE2 = 5 };
+
+typedef struct H5Layout {
+  uint8_t version;
+  uint8_t cls; /* CAIRN_H5_COMPACT / CONTIGUOUS / CHUNKED / VIRTUAL */
+  uint64_t addr; /* contiguous data, chunk index root, or the single chunk */
+  uint64_t size; /* contiguous: bytes allocated; compact: bytes */
+  const uint8_t *pCompact; /* compact data inside the owning object header's buffer */
+  /* chunked */
+  uint32_t rank;                 /* dataset rank (chunk dims without the element-size dim) */
+  uint64_t aChunk[H5_MAX_RANK];
+  uint32_t elemSize;             /* element size stored in the layout */
+  uint8_t flags;                 /* v4 flags */
+  uint8_t idx;                   /* H5IDX_* */
+  uint64_t singleSize;           /* single chunk, filtered */
+  uint32_t singleMask;
+  uint8_t faPageBits;            /* fixed array */
+  uint8_t eaMaxBits, eaIdxElem, eaMinPtr, eaMinElem, eaPageBits; /* extensible array */
+  uint32_t bt2NodeSize;
+  uint8_t bt2Split, bt2Merge;
+} H5Layout;
+
+typedef struct H5Fill {
+  int defined;    /* a value is stored */
+  uint32_t size;
+  const uint8_t *p; /* inside the owning object header's buffer */
+  uint8_t allocTime, writeTime;
+} H5Fill;
+
+/* ---------------------------------------------------------------- file and cache */
+typedef struct H5Page H5Page;
+typedef struct H5File {
+  cairn_file *pFile;
+  uint64_t fileSize;
+  uint64_t base;      /* base address: all addresses are relative to it */
+  uint8_t sbVersion;
+  uint8_t so, sl;     /* size of offsets, size of lengths */
+  uint16_t groupLeafK, groupInternalK, chunkK;
+  uint64_t eofAddr;
+  uint64_t rootAddr;  /* root group object header */
+  uint64_t rootBtree, rootHeap; /* v0/v1 root symbol table entry cache (H5_UNDEF if none) */
+  uint64_t extAddr;   /* superblock extension */
+  /* SOHM */
+  uint32_t nSohm;
+  struct { uint16_t typeFlags; uint64_t heapAddr, indexAddr; uint8_t indexType; } aSohm[8];
+  /* page cache for metadata */
+  uint32_t pageBits;
+  uint64_t cacheBudget, cacheBytes;
+  uint32_t nSlot;     /* hash slots (power of two) */
+  H5Page **aSlot;
+  H5Page *pLruHead, *pLruTail;
+  uint64_t nRead, nReadBytes; /* statistics: host reads issued and bytes asked for */
+  /* the last global heap collection read (vlen data hits the same one again and again) */
+  uint64_t gcolAddr;
+  uint8_t *pGcol;
+  size_t nGcol;
+  uint32_t nGcolObj;
+  uint64_t *aGcolObj; /* per object index: offset << 32 | ... see r_heap.c */
+  /* fractal heap direct blocks whose checksum was verified */
+  uint64_t aVerified[64];
+  uint32_t iVerified;
+  /* address -> path map for object references (built on demand) */
+  struct H5AddrPath *aAddrPath;
+  size_t nAddrPath;
+} H5File;
+
+/* Read n bytes at relative address a (checked against the end of the file), through the
+** metadata cache. */
+int h5ReadMeta(H5File *f, uint64_t a, void *p, size_t n);
+/* Read n bytes at a relative address, bypassing the cache (raw data). */
+int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
+/* Allocate and read a metadata block; *pp must be freed with cairnFree. */
+int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
+void h5CacheFree(H5File *f);
+void h5CacheTrim(H5File *f); /* evict down to the budget */
+int h5IsUndef(const H5File *f, uint64_t a);
+
+/* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */
+typedef struct H5Cur {
+  const uint8_t *p, *end;
+  const uint8_t *start;
+  uint64_t addr; /* file address of start, for messages */
+  int bad;
+} H5Cur;
+static inline void h5Cur(H5Cur *c, const uint8_t *p, size_t n, uint64_t addr) {
+  c->p = c->start = p;
+  c->end = p + n;
+  c->addr = addr;
+  c->bad = 0;
+}
+static inline int h5Has(H5Cur *c, size_t n) {
+  if ((size_t)(c->end - c->p) < n) { c->bad = 1; return 0; }
+  return 1;
+}
+static inline uint64_t h5U(H5Cur *c, unsigned n) {
+  if (!h5Has(c, n)) return 0;
+  uint64_t v = cairnGetLEn(c->p, n);
+  c->p += n;
+  return v;
+}
+static inline uint8_t h5U8(H5Cur *c) { return (uint8_t)h5U(c, 1); }
+static inline void h5Skip(H5Cur *c, size_t n) { if (h5Has(c, n)) c->p += n; }
+static inline uint64_t h5Off(const H5Cur *c) { return c->addr + (uint64_t)(c->p - c->start); }
+/* An address field: all-ones stays H5_UNDEF. */
+uint64_t h5Addr(H5File *f, H5Cur *c);
+static inline uint64_t h5Len(H5File *f, H5Cur *c) { return h5U(c, f->sl); }
+
+/* lookup3 check of p[0..n) against the 4 bytes that follow. */
+int h5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat);
+
+/* ---------------------------------------------------------------- object headers */
+typedef struct H5Msg {
+  uint16_t type;
+  uint8_t flags;
+  uint32_t size;
+  const uint8_t *p;
+  uint64_t addr; /* file address of the message data */
+} H5Msg;
+
+typedef struct H5Ohdr {
+  uint64_t addr;
+  uint8_t version;
+  uint8_t hdrFlags; /* v2: bit 2 = messages carry a creation order */
+  uint32_t nMsg;
+  H5Msg *aMsg;
+  uint8_t **aBuf; /* the chunks read (owned) */
+  uint32_t nBuf;
+  uint16_t maxCompactAttr, minDenseAttr;
+} H5Ohdr;
+
+int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o);
+void h5OhdrFree(H5Ohdr *o);
+/* The i-th message of a type (NULL if absent). */
+const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i);
+
+/* ---------------------------------------------------------------- messages */
+void h5TypeFree(H5Type *t);
+/* Deep copy (NULL on out of memory). */
+H5Type *h5TypeDup(const H5Type *t);
+/* Decode a datatype message; *pn receives the bytes consumed. */
+int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn);
+int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s);
+int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l);
+int h5PipelineDecode(const uint8_t *p, size_t n, uint64_t addr, H5Pipeline *pl);
+int h5FillDecode(uint16_t type, const uint8_t *p, size_t n, uint64_t addr, H5Fill *fv);
+/* Resolve a message that may be shared (flag bit 1): returns a pointer and size of the actual
+** message bytes, loading them into *ppOwn (freed by the caller) when they live elsewhere. */
+int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn);
+
+/* ---------------------------------------------------------------- heaps and B-trees */
+int h5GlobalHeapGet(H5File *f, uint64_t coll, uint32_t idx, uint8_t **pp, size_t *pn);
+
+typedef struct H5FHeap {
+  uint64_t addr;
+  uint16_t idLen, filterLen;
+  uint8_t flags;
+  uint32_t maxManaged;
+  uint64_t hugeBtree;
+  uint16_t width;
+  uint64_t startBlock, maxDirect;
+  uint16_t maxHeapBits, startRows, curRows;
+  uint64_t root;
+  uint32_t offBytes, lenBytes;
+  uint32_t maxDirectRows;
+  H5Pipeline filters;
+} H5FHeap;
+int h5FHeapOpen(H5File *f, uint64_t addr, H5FHeap *h);
+/* Fetch a heap object by ID into a new buffer. */
+int h5FHeapGet(H5File *f, H5FHeap *h, const uint8_t *id, uint8_t **pp, size_t *pn);
+
+/* v2 B-tree: visit every record in order; the callback returns nonzero to stop (that value is
+** returned). */
+typedef int (*h5Bt2Visit)(void *pArg, const uint8_t *rec, uint32_t n);
+int h5Bt2Iterate(H5File *f, uint64_t addr, h5Bt2Visit x, void *pArg);
+/* Search: xCmp(pArg, rec) returns <0 if the key sorts before rec, 0 if found, >0 after.
+** On a hit xFound is called with the record; returns CAIRN_NOTFOUND otherwise. */
+typedef int (*h5Bt2Cmp)(void *pArg, const uint8_t *rec);
+int h5Bt2Find(H5File *f, uint64_t addr, h5Bt2Cmp xCmp, h5Bt2Visit xFound, void *pArg);
+
+/* ---------------------------------------------------------------- links */
+typedef struct H5Link {
+  char *zName;
+  uint8_t type; /* CAIRN_H5_LINK_HARD/SOFT/EXTERNAL */
+  uint64_t addr;
+  char *zTarget; /* soft: path; external: "file\0path" joined as "file:path" */
+  char *zFile;   /* external: the file name */
+  int64_t corder;
+} H5Link;
+void h5LinksFree(H5Link *a, size_t n);
+/* All links of the group whose header is o, sorted by name. */
+int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn);
+/* One link by name (faster than listing for dense and symbol-table groups). */
+int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut);
+
+/* ---------------------------------------------------------------- attributes */
+typedef struct H5Attr {
+  char *zName;
+  H5Type *pType;
+  H5Space space;
+  uint8_t *pData; /* owned copy of the raw values */
+  size_t nData;
+} H5Attr;
+void h5AttrFree(H5Attr *a);
+int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a);
+/* All attributes of an object (compact and dense), in name order. */
+int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn);
+
+/* ---------------------------------------------------------------- data */
+typedef struct H5Dset {
+  H5File *f;
+  const char *zPath;
+  H5Type *pType;
+  H5Space space;
+  H5Layout layout;
+  H5Pipeline pipeline;
+  H5Fill fill;
+  uint8_t *pFillOwn; /* fill value bytes owned (from a shared message) */
+  uint8_t *pLayoutOwn;
+  /* extensible/fixed array headers cached on first use */
+  uint64_t idxCache[16];
+  int idxLoaded;
+} H5Dset;
+
+/* A selection: per dimension start/stride/count/block (all elements when NULL). */
+typedef struct H5Sel {
+  uint64_t start[H5_MAX_RANK], stride[H5_MAX_RANK], count[H5_MAX_RANK], block[H5_MAX_RANK];
+} H5Sel;
+/* Read the selected elements of d in the file's datatype layout, byte order untouched,
+** into out (nOut bytes = selected elements * type size). */
+int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut);
+/* Decode one chunk through the filter pipeline (in place when possible). */
+int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, size_t nOut, uint8_t **ppOut,
+               size_t *pnOut, const char *zPath, uint64_t addr);
+/* The LZ4 block format decoder (filters 32004 and 32008). */
+int h5Lz4Block(const uint8_t *src, size_t nSrc, uint8_t *dst, size_t nDst, size_t *pnOut);
+
+/* Conversion of raw elements of type t (file layout) to a memory type. */
+int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *out);
+/* Byte-swap big-endian atomic parts in place so the buffer has the native (little-endian) order. */
+void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
+
+#endif

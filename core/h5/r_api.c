@@ -1,0 +1,645 @@
+/*
+** 2026-11-29
+**
+** core/h5/r_api.c - the public reader API of cairn/h5.h: files, objects by path (soft links
+** followed, external links reported), info, links, attributes, reads with conversion, JSON.
+*/
+#include "h5int.h"
+
+int h5OpenSuperblock(H5File *f);
+int h5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const uint64_t *aShape, const char *(*xRefPath)(H5File *, uint64_t),
+           char **pz, size_t *pn);
+int h5TypeJson(const H5Type *t, char **pz, size_t *pn);
+const char *h5FilterName(const H5Filter *fl);
+
+struct cairn_h5 {
+  H5File f;
+  int own;
+};
+
+struct cairn_h5_obj {
+  cairn_h5 *h;
+  int kind;
+  char *zPath;
+  H5Ohdr o;
+  H5Dset d;          /* datasets */
+  H5Type *pType;     /* committed datatypes (datasets use d.pType) */
+  H5Attr attr;       /* attributes (own copy) */
+  H5Link *aLink;
+  size_t nLink;
+  int linksLoaded;
+  H5Attr *aAttr;
+  size_t nAttr;
+  int attrsLoaded;
+  cairn_h5_filter aFilt[H5_MAX_FILTERS];
+};
+
+struct H5AddrPath {
+  uint64_t addr;
+  char *zPath;
+};
+
+static char *dupStr(const char *z) {
+  size_t n = strlen(z);
+  char *r = cairnMalloc(n + 1);
+  if (r) memcpy(r, z, n + 1);
+  return r;
+}
+
+/* ---------------------------------------------------------------- files */
+int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
+  if (!pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL handle pointer");
+  *pp = NULL;
+  if (!pFile) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL file");
+  cairn_h5 *h = cairnMallocZero(sizeof(*h));
+  if (!h) {
+    if (flags & CAIRN_H5_OWN_FILE) cairn_file_close(pFile);
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  }
+  h->own = (flags & CAIRN_H5_OWN_FILE) != 0;
+  H5File *f = &h->f;
+  f->pFile = pFile;
+  f->gcolAddr = H5_UNDEF;
+  f->pageBits = 12;
+  f->cacheBudget = 8u << 20;
+  f->nSlot = 1024;
+  f->aSlot = cairnMallocZero(f->nSlot * sizeof(H5Page *));
+  int rc = f->aSlot ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  if (rc == CAIRN_OK) rc = cairn_file_size(pFile, &f->fileSize);
+  if (rc == CAIRN_OK) rc = h5OpenSuperblock(f);
+  if (rc) {
+    cairn_h5_close(h);
+    return rc;
+  }
+  *pp = h;
+  return CAIRN_OK;
+}
+
+int cairn_h5_open_path(const char *zPath, cairn_h5 **pp) {
+  cairn_file *f;
+  if (!zPath || !pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_open_path: NULL argument");
+  CAIRN_TRY(cairn_open(zPath, CAIRN_OPEN_READONLY, &f));
+  return cairn_h5_open(f, CAIRN_H5_OWN_FILE, pp);
+}
+
+int cairn_h5_close(cairn_h5 *h) {
+  if (!h) return CAIRN_OK;
+  H5File *f = &h->f;
+  h5CacheFree(f);
+  cairnFree(f->pGcol);
+  cairnFree(f->aGcolObj);
+  for (size_t i = 0; i < f->nAddrPath; i++) cairnFree(f->aAddrPath[i].zPath);
+  cairnFree(f->aAddrPath);
+  int rc = h->own ? cairn_file_close(f->pFile) : CAIRN_OK;
+  cairnFree(h);
+  return rc;
+}
+
+int cairn_h5_cache_budget(cairn_h5 *h, uint64_t n) {
+  if (!h) return cairnErr(CAIRN_MISUSE, "cairn_h5_cache_budget: NULL handle");
+  h->f.cacheBudget = n;
+  h5CacheTrim(&h->f);
+  return CAIRN_OK;
+}
+
+void cairn_h5_stats(cairn_h5 *h, uint64_t *pnRead, uint64_t *pnBytes) {
+  if (pnRead) *pnRead = h ? h->f.nRead : 0;
+  if (pnBytes) *pnBytes = h ? h->f.nReadBytes : 0;
+}
+
+int cairn_h5_superblock_version(cairn_h5 *h) { return h ? h->f.sbVersion : -1; }
+
+/* ---------------------------------------------------------------- objects */
+static int objKind(const H5Ohdr *o) {
+  if (h5OhdrFind(o, 0x08, 0)) return CAIRN_H5_DATASET;
+  if (h5OhdrFind(o, 0x11, 0) || h5OhdrFind(o, 0x02, 0) || h5OhdrFind(o, 0x06, 0) || h5OhdrFind(o, 0x0A, 0)) return CAIRN_H5_GROUP;
+  if (h5OhdrFind(o, 0x03, 0) && !h5OhdrFind(o, 0x01, 0)) return CAIRN_H5_DATATYPE;
+  return CAIRN_H5_GROUP;
+}
+
+static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) {
+  const H5Msg *m = h5OhdrFind(o, 0x03, 0);
+  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", zPath);
+  const uint8_t *q;
+  size_t nq;
+  uint64_t qa;
+  uint8_t *own;
+  CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+  int rc = h5TypeDecode(f, q, nq, qa, 0, pp, NULL);
+  cairnFree(own);
+  return rc;
+}
+
+static int loadDataset(cairn_h5_obj *ob) {
+  H5File *f = &ob->h->f;
+  H5Dset *d = &ob->d;
+  d->f = f;
+  d->zPath = ob->zPath;
+  CAIRN_TRY(loadType(f, &ob->o, &d->pType, ob->zPath));
+  const H5Msg *m = h5OhdrFind(&ob->o, 0x01, 0);
+  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no dataspace", ob->zPath);
+  const uint8_t *q;
+  size_t nq;
+  uint64_t qa;
+  uint8_t *own;
+  CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+  int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
+  cairnFree(own);
+  if (rc) return rc;
+  m = h5OhdrFind(&ob->o, 0x08, 0);
+  CAIRN_TRY(h5LayoutDecode(f, m->p, m->size, m->addr, &d->space, &d->layout));
+  if ((m = h5OhdrFind(&ob->o, 0x0B, 0)) != NULL) {
+    CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+    rc = h5PipelineDecode(q, nq, qa, &d->pipeline);
+    cairnFree(own);
+    if (rc) return rc;
+  }
+  m = h5OhdrFind(&ob->o, 0x05, 0);
+  if (!m) m = h5OhdrFind(&ob->o, 0x04, 0);
+  if (m) {
+    CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+    d->pFillOwn = own;
+    CAIRN_TRY(h5FillDecode(m->type, q, nq, qa, &d->fill));
+    if (d->fill.defined && d->fill.size != d->pType->size) d->fill.defined = 0; /* unusable: zeros */
+  }
+  return CAIRN_OK;
+}
+
+static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_obj **pp) {
+  cairn_h5_obj *ob = cairnMallocZero(sizeof(*ob));
+  if (!ob) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  ob->h = h;
+  ob->zPath = dupStr(zPath);
+  int rc = ob->zPath ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  if (rc == CAIRN_OK) rc = h5OhdrLoad(&h->f, addr, &ob->o);
+  if (rc == CAIRN_OK) {
+    ob->kind = objKind(&ob->o);
+    if (ob->kind == CAIRN_H5_DATASET) rc = loadDataset(ob);
+    else if (ob->kind == CAIRN_H5_DATATYPE) rc = loadType(&h->f, &ob->o, &ob->pType, zPath);
+  }
+  if (rc) {
+    const char *z = cairn_errmsg();
+    if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && !strstr(z, zPath)) cairnErr(rc, "%s (object %s)", z, zPath);
+    cairn_h5_obj_close(ob);
+    return rc;
+  }
+  *pp = ob;
+  return CAIRN_OK;
+}
+
+/* Resolve a path to an object header address, following soft links (at most 16). */
+static int resolve(cairn_h5 *h, const char *zPath, int depth, uint64_t *pAddr) {
+  H5File *f = &h->f;
+  if (depth > 16) return cairnErr(CAIRN_CORRUPT, "hdf5: too many soft links resolving %s", zPath);
+  uint64_t cur = f->rootAddr;
+  const char *p = zPath;
+  char zSoFar[1024];
+  size_t nSoFar = 0;
+  zSoFar[0] = 0;
+  while (*p) {
+    while (*p == '/') p++;
+    if (!*p) break;
+    const char *e = p;
+    while (*e && *e != '/') e++;
+    size_t n = (size_t)(e - p);
+    if (n == 1 && p[0] == '.') {
+      p = e;
+      continue;
+    }
+    H5Ohdr o;
+    CAIRN_TRY(h5OhdrLoad(f, cur, &o));
+    H5Link k;
+    int rc = h5GroupLookup(f, &o, p, n, &k);
+    h5OhdrFree(&o);
+    if (rc == CAIRN_NOTFOUND) return cairnErr(CAIRN_NOTFOUND, "hdf5: no object '%s' in %s", zPath, nSoFar ? zSoFar : "/");
+    if (rc) return rc;
+    if (nSoFar + n + 2 < sizeof(zSoFar)) {
+      zSoFar[nSoFar++] = '/';
+      memcpy(zSoFar + nSoFar, p, n);
+      nSoFar += n;
+      zSoFar[nSoFar] = 0;
+    }
+    if (k.type == CAIRN_H5_LINK_HARD) cur = k.addr;
+    else if (k.type == CAIRN_H5_LINK_SOFT) {
+      char zT[2048];
+      size_t nt = strlen(k.zTarget);
+      if (k.zTarget[0] == '/') cairnFormat(zT, sizeof(zT), "%s", k.zTarget);
+      else {
+        /* relative to the group holding the link */
+        size_t nParent = nSoFar - n - 1;
+        cairnFormat(zT, sizeof(zT), "%s", zSoFar);
+        zT[nParent] = 0;
+        if (nParent + 1 + nt + 1 < sizeof(zT)) {
+          zT[nParent] = '/';
+          memcpy(zT + nParent + 1, k.zTarget, nt + 1);
+        }
+      }
+      cairnFree(k.zName);
+      cairnFree(k.zTarget);
+      cairnFree(k.zFile);
+      rc = resolve(h, zT, depth + 1, &cur);
+      if (rc) return rc;
+      p = e;
+      continue;
+    } else if (k.type == CAIRN_H5_LINK_EXTERNAL) {
+      rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s is an external link to %s in file %s (not followed)", zSoFar, k.zTarget ? k.zTarget : "",
+                    k.zFile ? k.zFile : "");
+      cairnFree(k.zName);
+      cairnFree(k.zTarget);
+      cairnFree(k.zFile);
+      return rc;
+    } else {
+      rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s is a user-defined link of type %u", zSoFar, k.type);
+      cairnFree(k.zName);
+      cairnFree(k.zTarget);
+      cairnFree(k.zFile);
+      return rc;
+    }
+    cairnFree(k.zName);
+    cairnFree(k.zTarget);
+    cairnFree(k.zFile);
+    p = e;
+  }
+  *pAddr = cur;
+  return CAIRN_OK;
+}
+
+int cairn_h5_get(cairn_h5 *h, const char *zPath, cairn_h5_obj **pp) {
+  if (!h || !zPath || !pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_get: NULL argument");
+  *pp = NULL;
+  uint64_t addr;
+  CAIRN_TRY(resolve(h, zPath, 0, &addr));
+  return objFromAddr(h, addr, zPath[0] ? zPath : "/", pp);
+}
+
+int cairn_h5_obj_close(cairn_h5_obj *o) {
+  if (!o) return CAIRN_OK;
+  h5OhdrFree(&o->o);
+  h5TypeFree(o->d.pType);
+  cairnFree(o->d.pFillOwn);
+  h5TypeFree(o->pType);
+  h5AttrFree(&o->attr);
+  h5LinksFree(o->aLink, o->nLink);
+  for (size_t i = 0; i < o->nAttr; i++) h5AttrFree(&o->aAttr[i]);
+  cairnFree(o->aAttr);
+  cairnFree(o->zPath);
+  cairnFree(o);
+  return CAIRN_OK;
+}
+
+const char *cairn_h5_obj_path(cairn_h5_obj *o) { return o ? o->zPath : ""; }
+
+static int loadAttrs(cairn_h5_obj *o) {
+  if (o->attrsLoaded) return CAIRN_OK;
+  if (o->kind == CAIRN_H5_ATTRIBUTE) {
+    o->attrsLoaded = 1;
+    return CAIRN_OK;
+  }
+  CAIRN_TRY(h5Attrs(&o->h->f, &o->o, &o->aAttr, &o->nAttr));
+  o->attrsLoaded = 1;
+  return CAIRN_OK;
+}
+
+static int loadLinks(cairn_h5_obj *o) {
+  if (o->linksLoaded || o->kind != CAIRN_H5_GROUP) return CAIRN_OK;
+  CAIRN_TRY(h5GroupLinks(&o->h->f, &o->o, &o->aLink, &o->nLink));
+  o->linksLoaded = 1;
+  return CAIRN_OK;
+}
+
+static int attrObj(cairn_h5_obj *o, const H5Attr *a, cairn_h5_obj **pp) {
+  cairn_h5_obj *ob = cairnMallocZero(sizeof(*ob));
+  if (!ob) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  ob->h = o->h;
+  ob->kind = CAIRN_H5_ATTRIBUTE;
+  size_t n1 = strlen(o->zPath), n2 = strlen(a->zName);
+  ob->zPath = cairnMalloc(n1 + n2 + 2);
+  ob->attr.zName = dupStr(a->zName);
+  ob->attr.pData = cairnMalloc(a->nData ? a->nData : 1);
+  /* Re-decoding the type is the simplest deep copy. */
+  int rc = (ob->zPath && ob->attr.zName && ob->attr.pData) ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  if (rc == CAIRN_OK) {
+    memcpy(ob->zPath, o->zPath, n1);
+    ob->zPath[n1] = '@';
+    memcpy(ob->zPath + n1 + 1, a->zName, n2 + 1);
+    memcpy(ob->attr.pData, a->pData, a->nData);
+    ob->attr.nData = a->nData;
+    ob->attr.space = a->space;
+  }
+  if (rc) {
+    cairn_h5_obj_close(ob);
+    return rc;
+  }
+  *pp = ob;
+  return CAIRN_OK;
+}
+
+/* Attribute objects own a copy of their type, so the parent's list stays cached. */
+static int attrTake(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
+  H5Attr *a = &o->aAttr[i];
+  CAIRN_TRY(attrObj(o, a, pp));
+  (*pp)->attr.pType = h5TypeDup(a->pType);
+  if (!(*pp)->attr.pType) {
+    cairn_h5_obj_close(*pp);
+    *pp = NULL;
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  }
+  return CAIRN_OK;
+}
+
+int cairn_h5_attr(cairn_h5_obj *o, const char *zName, cairn_h5_obj **pp) {
+  if (!o || !zName || !pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_attr: NULL argument");
+  *pp = NULL;
+  CAIRN_TRY(loadAttrs(o));
+  for (size_t i = 0; i < o->nAttr; i++)
+    if (strcmp(o->aAttr[i].zName, zName) == 0) return attrTake(o, i, pp);
+  return cairnErr(CAIRN_NOTFOUND, "hdf5: no attribute '%s' on %s", zName, o->zPath);
+}
+
+int cairn_h5_attr_at(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
+  if (!o || !pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_attr_at: NULL argument");
+  *pp = NULL;
+  CAIRN_TRY(loadAttrs(o));
+  if (i >= o->nAttr) return cairnErr(CAIRN_RANGE, "hdf5: attribute index %zu of %zu on %s", i, o->nAttr, o->zPath);
+  return attrTake(o, i, pp);
+}
+
+int cairn_h5_attr_name(cairn_h5_obj *o, size_t i, const char **pz) {
+  if (!o || !pz) return cairnErr(CAIRN_MISUSE, "cairn_h5_attr_name: NULL argument");
+  CAIRN_TRY(loadAttrs(o));
+  if (i >= o->nAttr) return cairnErr(CAIRN_RANGE, "hdf5: attribute index %zu of %zu on %s", i, o->nAttr, o->zPath);
+  *pz = o->aAttr[i].zName;
+  return CAIRN_OK;
+}
+
+int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut) {
+  if (!g || !pOut) return cairnErr(CAIRN_MISUSE, "cairn_h5_link_get: NULL argument");
+  CAIRN_TRY(loadLinks(g));
+  if (i >= g->nLink) return cairnErr(CAIRN_RANGE, "hdf5: link index %zu of %zu in %s", i, g->nLink, g->zPath);
+  const H5Link *k = &g->aLink[i];
+  pOut->zName = k->zName;
+  pOut->type = k->type;
+  pOut->addr = k->addr;
+  pOut->zTarget = k->zTarget;
+  pOut->zFile = k->zFile;
+  return CAIRN_OK;
+}
+
+static const H5Type *objType(cairn_h5_obj *o) {
+  return o->kind == CAIRN_H5_DATASET ? o->d.pType : o->kind == CAIRN_H5_ATTRIBUTE ? o->attr.pType : o->pType;
+}
+static const H5Space *objSpace(cairn_h5_obj *o) {
+  return o->kind == CAIRN_H5_DATASET ? &o->d.space : o->kind == CAIRN_H5_ATTRIBUTE ? &o->attr.space : NULL;
+}
+
+int cairn_h5_info_get(cairn_h5_obj *o, cairn_h5_info *p) {
+  if (!o || !p) return cairnErr(CAIRN_MISUSE, "cairn_h5_info_get: NULL argument");
+  memset(p, 0, sizeof(*p));
+  p->kind = o->kind;
+  p->addr = o->o.addr;
+  const H5Space *s = objSpace(o);
+  if (s) {
+    p->space = s->kind;
+    p->rank = s->rank;
+    for (uint32_t i = 0; i < s->rank; i++) {
+      p->dims[i] = s->aDim[i];
+      p->maxdims[i] = s->aMax[i];
+    }
+    p->nElem = s->nElem;
+  }
+  const H5Type *t = objType(o);
+  if (t) {
+    p->typeClass = t->cls;
+    p->typeSize = t->size;
+    const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
+    p->typeSigned = b->isSigned;
+    p->typeBigEndian = b->bigEndian == 1;
+    p->typeVlenString = t->cls == H5T_VLEN && t->vlenKind == 1;
+  }
+  if (o->kind == CAIRN_H5_DATASET) {
+    p->layout = o->d.layout.cls;
+    if (p->layout == CAIRN_H5_CHUNKED) {
+      for (uint32_t i = 0; i < o->d.layout.rank; i++) p->chunk[i] = o->d.layout.aChunk[i];
+      p->chunkIndex = o->d.layout.idx;
+    }
+    p->nFilter = o->d.pipeline.n;
+    for (uint32_t i = 0; i < o->d.pipeline.n; i++) {
+      const H5Filter *fl = &o->d.pipeline.a[i];
+      o->aFilt[i].id = fl->id;
+      o->aFilt[i].flags = fl->flags;
+      o->aFilt[i].zName = h5FilterName(fl);
+      o->aFilt[i].nParam = CAIRN_MIN(fl->nParam, (uint32_t)CAIRN_ARRAY_SIZE(fl->aParam));
+      o->aFilt[i].aParam = fl->aParam;
+    }
+    p->aFilter = o->aFilt;
+  }
+  if (o->kind != CAIRN_H5_ATTRIBUTE) {
+    CAIRN_TRY(loadAttrs(o));
+    p->nAttr = o->nAttr;
+  }
+  if (o->kind == CAIRN_H5_GROUP) {
+    CAIRN_TRY(loadLinks(o));
+    p->nLink = o->nLink;
+  }
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- reading */
+static int toSel(const H5Space *s, const cairn_h5_sel *sel, H5Sel *out, uint64_t *pn, uint64_t *aShape, const char *zPath) {
+  uint64_t n = s->kind == CAIRN_H5_NULL ? 0 : 1;
+  if (sel && sel->rank != s->rank) return cairnErr(CAIRN_RANGE, "hdf5: selection of rank %u for %s of rank %u", sel->rank, zPath, s->rank);
+  for (uint32_t i = 0; i < s->rank; i++) {
+    if (sel) {
+      out->start[i] = sel->start[i];
+      out->stride[i] = sel->stride[i] ? sel->stride[i] : 1;
+      out->count[i] = sel->count[i];
+      out->block[i] = sel->block[i] ? sel->block[i] : 1;
+    } else {
+      out->start[i] = 0;
+      out->stride[i] = 1;
+      out->count[i] = s->aDim[i];
+      out->block[i] = 1;
+    }
+    uint64_t e;
+    if (cairnMulOverflow64(out->count[i], out->block[i], &e) || cairnMulOverflow64(n, e, &n))
+      return cairnErr(CAIRN_RANGE, "hdf5: selection too large for %s", zPath);
+    if (aShape) aShape[i] = e;
+  }
+  *pn = n;
+  return CAIRN_OK;
+}
+
+/* Read the selection raw (file layout) into a new buffer. */
+static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint64_t *pn, uint64_t *aShape, uint32_t *pRank) {
+  const H5Space *s = objSpace(o);
+  const H5Type *t = objType(o);
+  if (!s) return cairnErr(CAIRN_TYPE, "hdf5: %s is not a dataset or attribute", o->zPath);
+  H5Sel hs;
+  uint64_t n, bytes;
+  CAIRN_TRY(toSel(s, sel, &hs, &n, aShape, o->zPath));
+  *pRank = s->rank;
+  if (cairnMulOverflow64(n, t->size, &bytes) || bytes > ((uint64_t)1 << 40) || bytes > SIZE_MAX)
+    return cairnErr(CAIRN_LIMIT, "hdf5: selection of %llu elements of %s is too large", (unsigned long long)n, o->zPath);
+  uint8_t *p = cairnMalloc(bytes ? (size_t)bytes : 1);
+  if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for %llu bytes of %s", (unsigned long long)bytes, o->zPath);
+  int rc;
+  if (o->kind == CAIRN_H5_DATASET) rc = h5DsetReadRaw(&o->d, sel ? &hs : NULL, p, (size_t)bytes);
+  else {
+    H5Dset d;
+    memset(&d, 0, sizeof(d));
+    d.f = &o->h->f;
+    d.zPath = o->zPath;
+    d.pType = o->attr.pType;
+    d.space = o->attr.space;
+    d.layout.cls = CAIRN_H5_COMPACT;
+    d.layout.pCompact = o->attr.pData;
+    d.layout.size = o->attr.nData;
+    rc = h5DsetReadRaw(&d, sel ? &hs : NULL, p, (size_t)bytes);
+  }
+  if (rc) {
+    cairnFree(p);
+    return rc;
+  }
+  *pp = p;
+  *pn = n;
+  return CAIRN_OK;
+}
+
+int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, void *buf, size_t nBuf) {
+  if (!o || (!buf && nBuf)) return cairnErr(CAIRN_MISUSE, "cairn_h5_read: NULL argument");
+  const H5Space *s = objSpace(o);
+  const H5Type *t = objType(o);
+  if (!s) return cairnErr(CAIRN_TYPE, "hdf5: %s is not a dataset or attribute", o->zPath);
+  H5Sel hs;
+  uint64_t n = 0;
+  CAIRN_TRY(toSel(s, sel, &hs, &n, NULL, o->zPath));
+  size_t ms = m == CAIRN_H5_NATIVE ? t->size : cairn_h5_mtype_size(m);
+  if (ms == 0) return cairnErr(CAIRN_MISUSE, "cairn_h5_read: memory type %d", (int)m);
+  uint64_t need;
+  if (cairnMulOverflow64(n, ms, &need) || need > nBuf)
+    return cairnErr(CAIRN_RANGE, "hdf5: buffer of %zu bytes too small for %llu elements of %s", nBuf, (unsigned long long)n, o->zPath);
+  if (m != CAIRN_H5_NATIVE) {
+    const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
+    if (b->cls != H5T_FIXED && b->cls != H5T_FLOAT && b->cls != H5T_BITFIELD)
+      return cairnErr(CAIRN_TYPE, "hdf5: %s has a non-numeric datatype (class %u): read it as NATIVE or JSON", o->zPath, t->cls);
+  }
+  /* Read straight into the caller's buffer when the element fits, convert in place. */
+  if (ms >= t->size || m == CAIRN_H5_NATIVE) {
+    uint64_t raw = n * t->size;
+    int rc;
+    if (o->kind == CAIRN_H5_DATASET) rc = h5DsetReadRaw(&o->d, sel ? &hs : NULL, buf, (size_t)raw);
+    else {
+      uint8_t *p;
+      uint64_t nn, shape[H5_MAX_RANK];
+      uint32_t r;
+      rc = readRaw(o, sel, &p, &nn, shape, &r);
+      if (rc == CAIRN_OK) {
+        memcpy(buf, p, (size_t)raw);
+        cairnFree(p);
+      }
+    }
+    if (rc) return rc;
+    if (m == CAIRN_H5_NATIVE) {
+      h5ToNative(t, buf, n);
+      return CAIRN_OK;
+    }
+    return h5Convert(t, buf, n, m, buf);
+  }
+  uint8_t *p;
+  uint64_t nn, shape[H5_MAX_RANK];
+  uint32_t r;
+  CAIRN_TRY(readRaw(o, sel, &p, &nn, shape, &r));
+  int rc = h5Convert(t, p, n, m, buf);
+  cairnFree(p);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- object reference paths */
+static int buildAddrMap(cairn_h5 *h);
+static const char *refPath(H5File *f, uint64_t addr) {
+  cairn_h5 *h = (cairn_h5 *)((char *)f - offsetof(cairn_h5, f));
+  if (!f->aAddrPath && buildAddrMap(h)) return NULL;
+  for (size_t i = 0; i < f->nAddrPath; i++)
+    if (f->aAddrPath[i].addr == addr) return f->aAddrPath[i].zPath;
+  return NULL;
+}
+
+static int addPath(H5File *f, uint64_t addr, const char *z, size_t *pCap) {
+  for (size_t i = 0; i < f->nAddrPath; i++)
+    if (f->aAddrPath[i].addr == addr) return 1; /* seen: do not descend again */
+  if (f->nAddrPath == *pCap) {
+    size_t nc = *pCap ? *pCap * 2 : 64;
+    struct H5AddrPath *a = cairnRealloc(f->aAddrPath, nc * sizeof(*a));
+    if (!a) return -1;
+    f->aAddrPath = a;
+    *pCap = nc;
+  }
+  f->aAddrPath[f->nAddrPath].addr = addr;
+  f->aAddrPath[f->nAddrPath].zPath = dupStr(z);
+  if (!f->aAddrPath[f->nAddrPath].zPath) return -1;
+  f->nAddrPath++;
+  return 0;
+}
+
+static int walkMap(cairn_h5 *h, uint64_t addr, const char *zPath, size_t *pCap, int depth) {
+  H5File *f = &h->f;
+  if (depth > 64 || f->nAddrPath > 1000000) return CAIRN_OK;
+  H5Ohdr o;
+  CAIRN_TRY(h5OhdrLoad(f, addr, &o));
+  int kind = objKind(&o);
+  H5Link *a = NULL;
+  size_t n = 0;
+  int rc = kind == CAIRN_H5_GROUP ? h5GroupLinks(f, &o, &a, &n) : CAIRN_OK;
+  h5OhdrFree(&o);
+  for (size_t i = 0; rc == CAIRN_OK && i < n; i++) {
+    if (a[i].type != CAIRN_H5_LINK_HARD) continue;
+    size_t nz = strlen(zPath) + strlen(a[i].zName) + 2;
+    char *z = cairnMalloc(nz);
+    if (!z) {
+      rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+      break;
+    }
+    cairnFormat(z, nz, "%s/%s", strcmp(zPath, "/") == 0 ? "" : zPath, a[i].zName);
+    int seen = addPath(f, a[i].addr, z, pCap);
+    if (seen < 0) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    else if (seen == 0) rc = walkMap(h, a[i].addr, z, pCap, depth + 1);
+    cairnFree(z);
+  }
+  h5LinksFree(a, n);
+  return rc;
+}
+
+static int buildAddrMap(cairn_h5 *h) {
+  size_t cap = 0;
+  H5File *f = &h->f;
+  if (addPath(f, f->rootAddr, "/", &cap) < 0) return CAIRN_NOMEM;
+  return walkMap(h, f->rootAddr, "/", &cap, 0);
+}
+
+int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char **pz, size_t *pn) {
+  if (!o || !pz) return cairnErr(CAIRN_MISUSE, "cairn_h5_read_json: NULL argument");
+  *pz = NULL;
+  uint8_t *p;
+  uint64_t n, shape[H5_MAX_RANK];
+  uint32_t r;
+  CAIRN_TRY(readRaw(o, sel, &p, &n, shape, &r));
+  const H5Space *s = objSpace(o);
+  int rc;
+  if (s->kind == CAIRN_H5_NULL) {
+    rc = CAIRN_OK;
+    *pz = dupStr("null");
+    if (!*pz) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    else if (pn) *pn = 4;
+  } else {
+    rc = h5Json(&o->h->f, objType(o), p, r, shape, refPath, pz, pn);
+  }
+  cairnFree(p);
+  return rc;
+}
+
+int cairn_h5_type_json(cairn_h5_obj *o, char **pz, size_t *pn) {
+  if (!o || !pz) return cairnErr(CAIRN_MISUSE, "cairn_h5_type_json: NULL argument");
+  const H5Type *t = objType(o);
+  if (!t) return cairnErr(CAIRN_TYPE, "hdf5: %s has no datatype", o->zPath);
+  return h5TypeJson(t, pz, pn);
+}

@@ -1,0 +1,646 @@
+/*
+** 2026-11-29
+**
+** core/h5/r_conv.c - turning raw HDF5 elements into values: byte order to native, numeric
+** conversion to a requested memory type (integers of any precision/offset, IEEE half/single/
+** double in either byte order, enums, bitfields), and JSON text for every class (strings,
+** vlen data from the global heap, compounds, arrays, enums, opaque, object references).
+*/
+#include "h5int.h"
+
+/* ---------------------------------------------------------------- byte order */
+static void swapN(uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n / 2; i++) {
+    uint8_t t = p[i];
+    p[i] = p[n - 1 - i];
+    p[n - 1 - i] = t;
+  }
+}
+
+static int hasBigEndian(const H5Type *t) {
+  switch (t->cls) {
+    case H5T_FIXED: case H5T_FLOAT: case H5T_BITFIELD: case H5T_TIME: return t->bigEndian == 1;
+    case H5T_ENUM: case H5T_ARRAY: return hasBigEndian(t->pBase);
+    case H5T_COMPOUND:
+      for (uint32_t i = 0; i < t->nMember; i++)
+        if (hasBigEndian(t->aMember[i].pType)) return 1;
+      return 0;
+  }
+  return 0;
+}
+
+static void toNative1(const H5Type *t, uint8_t *p) {
+  switch (t->cls) {
+    case H5T_FIXED: case H5T_FLOAT: case H5T_BITFIELD: case H5T_TIME:
+      if (t->bigEndian == 1) swapN(p, t->size);
+      break;
+    case H5T_ENUM: toNative1(t->pBase, p); break;
+    case H5T_ARRAY: {
+      uint64_t n = t->pBase->size ? t->size / t->pBase->size : 0;
+      for (uint64_t i = 0; i < n; i++) toNative1(t->pBase, p + i * t->pBase->size);
+      break;
+    }
+    case H5T_COMPOUND:
+      for (uint32_t i = 0; i < t->nMember; i++) toNative1(t->aMember[i].pType, p + t->aMember[i].offset);
+      break;
+  }
+}
+
+void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n) {
+  if (!hasBigEndian(t)) return;
+  if ((t->cls == H5T_FIXED || t->cls == H5T_FLOAT) && t->size == 4) {
+    for (uint64_t i = 0; i < n; i++) {
+      uint8_t *q = p + 4 * i, a = q[0], b = q[1];
+      q[0] = q[3], q[1] = q[2], q[2] = b, q[3] = a;
+    }
+    return;
+  }
+  for (uint64_t i = 0; i < n; i++) toNative1(t, p + i * t->size);
+}
+
+/* ---------------------------------------------------------------- numbers */
+static float halfToFloat(uint16_t h) {
+  uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023;
+  uint32_t bits;
+  if (e == 0) {
+    if (m == 0) bits = s;
+    else { /* subnormal */
+      float v = (float)m / 16777216.0f;
+      return s ? -v : v;
+    }
+  } else if (e == 31) bits = s | 0x7f800000u | (m << 13);
+  else bits = s | ((e + 112) << 23) | (m << 13);
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+/* Is t an IEEE float of 2, 4 or 8 bytes with the standard field positions? */
+static int ieeeFloat(const H5Type *t) {
+  if (t->cls != H5T_FLOAT || t->bitOffset != 0) return 0;
+  if (t->size == 2) return t->expLoc == 10 && t->expSize == 5 && t->manLoc == 0 && t->manSize == 10 && t->expBias == 15;
+  if (t->size == 4) return t->expLoc == 23 && t->expSize == 8 && t->manLoc == 0 && t->manSize == 23 && t->expBias == 127;
+  if (t->size == 8) return t->expLoc == 52 && t->expSize == 11 && t->manLoc == 0 && t->manSize == 52 && t->expBias == 1023;
+  return 0;
+}
+
+/* Load element p of an integer-like type as uint64 (the raw bits, sign-extended if signed). */
+static uint64_t loadInt(const H5Type *t, const uint8_t *p, int *pSigned) {
+  uint8_t b[16];
+  size_t n = t->size > 16 ? 16 : t->size;
+  memcpy(b, p, n);
+  if (t->bigEndian == 1) swapN(b, n);
+  uint64_t v = cairnGetLEn(b, (unsigned)(n > 8 ? 8 : n));
+  unsigned prec = t->precision ? t->precision : (unsigned)(8 * n);
+  if (t->bitOffset && t->bitOffset < 64) v >>= t->bitOffset;
+  if (prec < 64) {
+    v &= ((uint64_t)1 << prec) - 1;
+    if (t->isSigned && (v >> (prec - 1)) & 1) v |= ~(((uint64_t)1 << prec) - 1);
+  }
+  *pSigned = t->isSigned;
+  return v;
+}
+
+static double loadFloat(const H5Type *t, const uint8_t *p) {
+  uint8_t b[8];
+  memcpy(b, p, t->size);
+  if (t->bigEndian == 1) swapN(b, t->size);
+  if (t->size == 2) return halfToFloat(cairnGetLE16(b));
+  if (t->size == 4) {
+    uint32_t u = cairnGetLE32(b);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  uint64_t u = cairnGetLE64(b);
+  double d;
+  memcpy(&d, &u, 8);
+  return d;
+}
+
+size_t cairn_h5_mtype_size(cairn_h5_mtype m) {
+  static const uint8_t a[] = {0, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
+  return (unsigned)m < sizeof(a) ? a[m] : 0;
+}
+
+static void storeNum(cairn_h5_mtype m, void *out, int isFloat, double d, uint64_t u, int isSigned) {
+  switch (m) {
+#define ST(T, M)                                                                                 \
+  case M: {                                                                                      \
+    T v = isFloat ? (T)d : isSigned ? (T)(int64_t)u : (T)u;                                      \
+    memcpy(out, &v, sizeof(v));                                                                  \
+    break;                                                                                       \
+  }
+    case CAIRN_H5_I8: { int8_t v = isFloat ? (int8_t)(int64_t)d : (int8_t)u; memcpy(out, &v, 1); break; }
+    case CAIRN_H5_U8: { uint8_t v = isFloat ? (uint8_t)(int64_t)d : (uint8_t)u; memcpy(out, &v, 1); break; }
+    case CAIRN_H5_I16: { int16_t v = isFloat ? (int16_t)(int64_t)d : (int16_t)u; memcpy(out, &v, 2); break; }
+    case CAIRN_H5_U16: { uint16_t v = isFloat ? (uint16_t)(int64_t)d : (uint16_t)u; memcpy(out, &v, 2); break; }
+    case CAIRN_H5_I32: { int32_t v = isFloat ? (int32_t)(int64_t)d : (int32_t)u; memcpy(out, &v, 4); break; }
+    case CAIRN_H5_U32: { uint32_t v = isFloat ? (uint32_t)(int64_t)d : (uint32_t)u; memcpy(out, &v, 4); break; }
+    ST(int64_t, CAIRN_H5_I64)
+    ST(uint64_t, CAIRN_H5_U64)
+    ST(float, CAIRN_H5_F32)
+    ST(double, CAIRN_H5_F64)
+#undef ST
+    default: break;
+  }
+}
+
+int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *pOut) {
+  const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
+  size_t ms = cairn_h5_mtype_size(m);
+  uint8_t *out = pOut;
+  if (ms == 0) return cairnErr(CAIRN_MISUSE, "hdf5: memory type %d", (int)m);
+  if (b->cls == H5T_FLOAT) {
+    if (!ieeeFloat(b)) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: non-IEEE %u-byte float layout", b->size);
+    /* fast paths: same representation */
+    if (b->bigEndian == 0 && ((b->size == 4 && m == CAIRN_H5_F32) || (b->size == 8 && m == CAIRN_H5_F64))) {
+      if (out != in) memmove(out, in, (size_t)(n * b->size));
+      return CAIRN_OK;
+    }
+    if (b->size == 4 && m == CAIRN_H5_F64 && b->bigEndian == 0) {
+      for (uint64_t i = n; i-- > 0;) { /* backwards: works in place */
+        float f;
+        memcpy(&f, in + 4 * i, 4);
+        double d = f;
+        memcpy(out + 8 * i, &d, 8);
+      }
+      return CAIRN_OK;
+    }
+    if (ms > b->size) {
+      for (uint64_t i = n; i-- > 0;) storeNum(m, out + i * ms, 1, loadFloat(b, in + i * b->size), 0, 0);
+    } else {
+      for (uint64_t i = 0; i < n; i++) storeNum(m, out + i * ms, 1, loadFloat(b, in + i * b->size), 0, 0);
+    }
+    return CAIRN_OK;
+  }
+  if (b->cls == H5T_FIXED || b->cls == H5T_BITFIELD) {
+    if (b->size > 8) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %u-byte integers", b->size);
+    int sameInt = b->bigEndian == 0 && b->bitOffset == 0 && (b->precision == 0 || b->precision == 8 * b->size) && ms == b->size &&
+                  m != CAIRN_H5_F32 && m != CAIRN_H5_F64;
+    if (sameInt) {
+      if (out != in) memmove(out, in, (size_t)(n * ms));
+      return CAIRN_OK;
+    }
+    int sg;
+    if (ms > b->size) {
+      for (uint64_t i = n; i-- > 0;) {
+        uint64_t v = loadInt(b, in + i * b->size, &sg);
+        storeNum(m, out + i * ms, 0, sg ? (double)(int64_t)v : (double)v, v, sg);
+        if (m == CAIRN_H5_F32 || m == CAIRN_H5_F64) storeNum(m, out + i * ms, 1, sg ? (double)(int64_t)v : (double)v, 0, 0);
+      }
+    } else {
+      for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = loadInt(b, in + i * b->size, &sg);
+        if (m == CAIRN_H5_F32 || m == CAIRN_H5_F64) storeNum(m, out + i * ms, 1, sg ? (double)(int64_t)v : (double)v, 0, 0);
+        else storeNum(m, out + i * ms, 0, 0, v, sg);
+      }
+    }
+    return CAIRN_OK;
+  }
+  return cairnErr(CAIRN_TYPE, "hdf5: cannot convert datatype class %u to a number", t->cls);
+}
+
+/* ---------------------------------------------------------------- JSON */
+typedef struct Sb {
+  char *z;
+  size_t n, cap;
+  int oom;
+} Sb;
+static void sbPut(Sb *s, const char *p, size_t n) {
+  if (s->oom) return;
+  if (s->n + n + 1 > s->cap) {
+    size_t nc = s->cap ? s->cap : 256;
+    while (nc < s->n + n + 1) nc *= 2;
+    char *z = cairnRealloc(s->z, nc);
+    if (!z) {
+      s->oom = 1;
+      return;
+    }
+    s->z = z;
+    s->cap = nc;
+  }
+  memcpy(s->z + s->n, p, n);
+  s->n += n;
+  s->z[s->n] = 0;
+}
+static void sbStr(Sb *s, const char *z) { sbPut(s, z, strlen(z)); }
+static void sbU64(Sb *s, uint64_t v) {
+  char b[24];
+  int i = 23;
+  b[i] = 0;
+  do {
+    b[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  sbStr(s, b + i);
+}
+static void sbI64(Sb *s, int64_t v) {
+  if (v < 0) {
+    sbPut(s, "-", 1);
+    sbU64(s, (uint64_t)0 - (uint64_t)v);
+  } else sbU64(s, (uint64_t)v);
+}
+/* A double with nDig significant digits (9 round-trips a float, 17 a double; the last digit
+** may be off by one for doubles: the scaling is done in long double, without libm). */
+static void sbDouble(Sb *s, double v, int nDig) {
+  if (v != v) {
+    sbStr(s, "\"nan\"");
+    return;
+  }
+  if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
+    sbStr(s, v < 0 ? "\"-inf\"" : "\"inf\"");
+    return;
+  }
+  if (v == 0) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    sbStr(s, (u >> 63) ? "-0.0" : "0.0");
+    return;
+  }
+  if (v < 0) {
+    sbPut(s, "-", 1);
+    v = -v;
+  }
+  if (v < 9007199254740992.0 && (double)(uint64_t)v == v) {
+    sbU64(s, (uint64_t)v);
+    sbStr(s, ".0");
+    return;
+  }
+  long double x = v;
+  int e = 0;
+  while (x >= 1e16L) { x /= 1e16L; e += 16; }
+  while (x >= 10.0L) { x /= 10.0L; e++; }
+  while (x < 1e-16L) { x *= 1e16L; e -= 16; }
+  while (x < 1.0L) { x *= 10.0L; e--; }
+  char d[32];
+  for (int i = 0; i < nDig; i++) {
+    int k = (int)x;
+    if (k > 9) k = 9;
+    d[i] = (char)('0' + k);
+    x = (x - k) * 10.0L;
+  }
+  if (x >= 5.0L) { /* round half up, with carry */
+    int i = nDig - 1;
+    while (i >= 0 && d[i] == '9') d[i--] = '0';
+    if (i >= 0) d[i]++;
+    else {
+      memmove(d + 1, d, (size_t)nDig - 1);
+      d[0] = '1';
+      e++;
+    }
+  }
+  int nd = nDig;
+  while (nd > 1 && d[nd - 1] == '0') nd--;
+  if (e >= 0 && e < 17) { /* ddd.ddd */
+    if (nd <= e + 1) {
+      sbPut(s, d, (size_t)nd);
+      for (int i = nd; i <= e; i++) sbPut(s, "0", 1);
+      sbStr(s, ".0");
+    } else {
+      sbPut(s, d, (size_t)e + 1);
+      sbPut(s, ".", 1);
+      sbPut(s, d + e + 1, (size_t)(nd - e - 1));
+    }
+    return;
+  }
+  if (e < 0 && e >= -5) { /* 0.000ddd */
+    sbStr(s, "0.");
+    for (int i = -1; i > e; i--) sbPut(s, "0", 1);
+    sbPut(s, d, (size_t)nd);
+    return;
+  }
+  sbPut(s, d, 1);
+  sbPut(s, ".", 1);
+  if (nd > 1) sbPut(s, d + 1, (size_t)(nd - 1));
+  else sbPut(s, "0", 1);
+  sbPut(s, "e", 1);
+  sbI64(s, e);
+}
+static void sbJsonStr(Sb *s, const uint8_t *p, size_t n) {
+  sbPut(s, "\"", 1);
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i;
+    while (j < n && p[j] >= 0x20 && p[j] != '"' && p[j] != '\\' && p[j] != 0x7f) j++;
+    if (j > i) sbPut(s, (const char *)p + i, j - i);
+    if (j >= n) break;
+    char e[8];
+    uint8_t c = p[j];
+    if (c == '"') sbStr(s, "\\\"");
+    else if (c == '\\') sbStr(s, "\\\\");
+    else if (c == '\n') sbStr(s, "\\n");
+    else if (c == '\t') sbStr(s, "\\t");
+    else if (c == '\r') sbStr(s, "\\r");
+    else {
+      static const char hx[] = "0123456789abcdef";
+      e[0] = '\\', e[1] = 'u', e[2] = '0', e[3] = '0', e[4] = hx[c >> 4], e[5] = hx[c & 15], e[6] = 0;
+      sbStr(s, e);
+    }
+    i = j + 1;
+  }
+  sbPut(s, "\"", 1);
+}
+
+typedef struct JsonCtx {
+  H5File *f;
+  Sb sb;
+  int rc;
+  const char *(*xRefPath)(H5File *, uint64_t);
+  int depth;
+} JsonCtx;
+
+static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p);
+
+static void jsonFixedString(JsonCtx *x, const H5Type *t, const uint8_t *p, size_t n) {
+  size_t k = n;
+  if (t->strPad == 0) { /* null-terminated */
+    k = 0;
+    while (k < n && p[k]) k++;
+  } else if (t->strPad == 1) {
+    while (k > 0 && p[k - 1] == 0) k--;
+  } else {
+    while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == 0)) k--;
+  }
+  sbJsonStr(&x->sb, p, k);
+}
+
+static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
+  H5File *f = x->f;
+  uint32_t len = cairnGetLE32(p);
+  uint64_t coll = cairnGetLEn(p + 4, f->so);
+  uint32_t idx = cairnGetLE32(p + 4 + f->so);
+  int all = 1;
+  for (unsigned i = 0; i < f->so; i++) all &= p[4 + i] == 0xff;
+  if (t->vlenKind == 1) {
+    if (len == 0 || coll == 0 || all) {
+      sbStr(&x->sb, "\"\"");
+      return;
+    }
+  } else if (len == 0 || coll == 0 || all) {
+    sbStr(&x->sb, "[]");
+    return;
+  }
+  uint8_t *q;
+  size_t nq;
+  int rc = h5GlobalHeapGet(f, coll, idx, &q, &nq);
+  if (rc) {
+    x->rc = rc;
+    return;
+  }
+  if (t->vlenKind == 1) {
+    size_t n = CAIRN_MIN((size_t)len, nq);
+    /* vlen strings are NUL-padded by some writers */
+    while (n > 0 && q[n - 1] == 0 && t->strPad != 2) n--;
+    sbJsonStr(&x->sb, q, n);
+    return;
+  }
+  size_t es = t->pBase->size;
+  uint64_t need = (uint64_t)len * es;
+  if (need > nq) {
+    x->rc = cairnErr(CAIRN_CORRUPT, "hdf5: vlen sequence of %u elements larger than its heap object", len);
+    return;
+  }
+  /* The heap buffer may be replaced by a nested vlen lookup: copy first. */
+  uint8_t *cp = cairnMalloc(need ? (size_t)need : 1);
+  if (!cp) {
+    x->rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    return;
+  }
+  memcpy(cp, q, (size_t)need);
+  sbPut(&x->sb, "[", 1);
+  for (uint32_t i = 0; i < len && x->rc == CAIRN_OK; i++) {
+    if (i) sbPut(&x->sb, ",", 1);
+    jsonValue(x, t->pBase, cp + (size_t)i * es);
+  }
+  sbPut(&x->sb, "]", 1);
+  cairnFree(cp);
+}
+
+static void jsonArray(JsonCtx *x, const H5Type *t, const uint8_t *p, uint32_t dim) {
+  size_t inner = t->pBase->size;
+  for (uint32_t i = dim + 1; i < t->rank; i++) inner *= t->aDim[i];
+  sbPut(&x->sb, "[", 1);
+  for (uint32_t i = 0; i < t->aDim[dim] && x->rc == CAIRN_OK; i++) {
+    if (i) sbPut(&x->sb, ",", 1);
+    if (dim + 1 < t->rank) jsonArray(x, t, p + i * inner, dim + 1);
+    else jsonValue(x, t->pBase, p + i * inner);
+  }
+  sbPut(&x->sb, "]", 1);
+}
+
+static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
+  if (x->depth > H5_MAX_TYPE_DEPTH * 2) {
+    x->rc = cairnErr(CAIRN_CORRUPT, "hdf5: value nested too deeply");
+    return;
+  }
+  x->depth++;
+  switch (t->cls) {
+    case H5T_FIXED:
+    case H5T_BITFIELD: {
+      if (t->size > 8) {
+        sbStr(&x->sb, "null");
+        break;
+      }
+      int sg;
+      uint64_t v = loadInt(t, p, &sg);
+      if (sg) sbI64(&x->sb, (int64_t)v);
+      else sbU64(&x->sb, v);
+      break;
+    }
+    case H5T_FLOAT:
+      if (!ieeeFloat(t)) {
+        x->rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: non-IEEE %u-byte float layout", t->size);
+        break;
+      }
+      sbDouble(&x->sb, loadFloat(t, p), t->size == 8 ? 17 : t->size == 4 ? 9 : 5);
+      break;
+    case H5T_STRING: jsonFixedString(x, t, p, t->size); break;
+    case H5T_VLEN: jsonVlen(x, t, p); break;
+    case H5T_COMPOUND:
+      sbPut(&x->sb, "{", 1);
+      for (uint32_t i = 0; i < t->nMember && x->rc == CAIRN_OK; i++) {
+        if (i) sbPut(&x->sb, ",", 1);
+        sbJsonStr(&x->sb, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+        sbPut(&x->sb, ":", 1);
+        jsonValue(x, t->aMember[i].pType, p + t->aMember[i].offset);
+      }
+      sbPut(&x->sb, "}", 1);
+      break;
+    case H5T_ARRAY: jsonArray(x, t, p, 0); break;
+    case H5T_ENUM: {
+      uint32_t i = 0;
+      for (; i < t->nMember; i++)
+        if (memcmp(t->aEnumVal + (size_t)i * t->size, p, t->size) == 0) break;
+      if (i < t->nMember) sbJsonStr(&x->sb, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+      else {
+        int sg;
+        uint64_t v = loadInt(t->pBase, p, &sg);
+        if (sg) sbI64(&x->sb, (int64_t)v);
+        else sbU64(&x->sb, v);
+      }
+      break;
+    }
+    case H5T_OPAQUE: {
+      static const char hx[] = "0123456789abcdef";
+      sbPut(&x->sb, "\"", 1);
+      for (uint32_t i = 0; i < t->size; i++) {
+        char c[2] = {hx[p[i] >> 4], hx[p[i] & 15]};
+        sbPut(&x->sb, c, 2);
+      }
+      sbPut(&x->sb, "\"", 1);
+      break;
+    }
+    case H5T_REFERENCE:
+      if (t->refKind == 0 && t->size >= x->f->so) {
+        uint64_t a = cairnGetLEn(p, x->f->so);
+        int all = 1;
+        for (unsigned i = 0; i < x->f->so; i++) all &= p[i] == 0xff;
+        const char *z = (a == 0 || all) ? NULL : x->xRefPath ? x->xRefPath(x->f, a) : NULL;
+        if (z) sbJsonStr(&x->sb, (const uint8_t *)z, strlen(z));
+        else sbStr(&x->sb, "null");
+      } else sbStr(&x->sb, "null");
+      break;
+    default: sbStr(&x->sb, "null");
+  }
+  x->depth--;
+}
+
+/* Format n elements (raw file layout) shaped by aShape[0..rank) as nested JSON arrays. */
+int h5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const uint64_t *aShape, const char *(*xRefPath)(H5File *, uint64_t),
+           char **pz, size_t *pn) {
+  JsonCtx x;
+  memset(&x, 0, sizeof(x));
+  x.f = f;
+  x.xRefPath = xRefPath;
+  if (rank == 0) jsonValue(&x, t, p);
+  else {
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < rank; i++) n *= aShape[i];
+    uint64_t idx[H5_MAX_RANK] = {0};
+    for (uint32_t i = 0; i < rank; i++) sbPut(&x.sb, "[", 1);
+    for (uint64_t e = 0; e < n && x.rc == CAIRN_OK && !x.sb.oom; e++) {
+      jsonValue(&x, t, p + e * t->size);
+      int i = (int)rank - 1;
+      for (; i >= 0; i--) {
+        if (++idx[i] < aShape[i]) break;
+        idx[i] = 0;
+        sbPut(&x.sb, "]", 1);
+      }
+      if (i < 0) break;
+      sbPut(&x.sb, ",", 1);
+      for (int k = i + 1; k < (int)rank; k++) sbPut(&x.sb, "[", 1);
+    }
+    if (n == 0) { /* nested empty arrays: [] for (0,4), [[],[]] for (2,0) */
+      x.sb.n = 0;
+      uint64_t outer = 1;
+      uint32_t k = 0;
+      while (k + 1 < rank && aShape[k] > 0 && outer * aShape[k] <= 1000000) outer *= aShape[k++];
+      for (uint32_t i = 0; i < k; i++) sbPut(&x.sb, "[", 1);
+      for (uint64_t i = 0; i < outer; i++) sbStr(&x.sb, i ? ",[]" : "[]");
+      for (uint32_t i = 0; i < k; i++) sbPut(&x.sb, "]", 1);
+    }
+  }
+  if (x.sb.oom && x.rc == CAIRN_OK) x.rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory formatting JSON");
+  if (x.rc) {
+    cairnFree(x.sb.z);
+    return x.rc;
+  }
+  if (!x.sb.z) sbPut(&x.sb, "", 0);
+  *pz = x.sb.z;
+  if (pn) *pn = x.sb.n;
+  return CAIRN_OK;
+}
+
+/* The datatype as JSON. */
+static void typeJson(Sb *s, const H5Type *t, int depth) {
+  static const char *cls[] = {"integer", "float", "time", "string", "bitfield", "opaque", "compound", "reference", "enum", "vlen", "array"};
+  sbStr(s, "{\"class\":\"");
+  sbStr(s, t->cls <= 10 ? cls[t->cls] : "unknown");
+  sbStr(s, "\",\"size\":");
+  sbU64(s, t->size);
+  if (depth > H5_MAX_TYPE_DEPTH * 2) {
+    sbStr(s, "}");
+    return;
+  }
+  switch (t->cls) {
+    case H5T_FIXED: case H5T_BITFIELD: case H5T_FLOAT:
+      sbStr(s, t->cls == H5T_FLOAT ? "" : t->isSigned ? ",\"signed\":true" : ",\"signed\":false");
+      sbStr(s, t->bigEndian ? ",\"order\":\"be\"" : ",\"order\":\"le\"");
+      if (t->precision && t->precision != 8 * t->size) {
+        sbStr(s, ",\"precision\":");
+        sbU64(s, t->precision);
+        sbStr(s, ",\"offset\":");
+        sbU64(s, t->bitOffset);
+      }
+      break;
+    case H5T_STRING:
+      sbStr(s, t->cset ? ",\"cset\":\"utf-8\"" : ",\"cset\":\"ascii\"");
+      sbStr(s, t->strPad == 0 ? ",\"pad\":\"nullterm\"" : t->strPad == 1 ? ",\"pad\":\"nullpad\"" : ",\"pad\":\"spacepad\"");
+      break;
+    case H5T_VLEN:
+      if (t->vlenKind == 1) sbStr(s, t->cset ? ",\"string\":true,\"cset\":\"utf-8\"" : ",\"string\":true,\"cset\":\"ascii\"");
+      else {
+        sbStr(s, ",\"base\":");
+        typeJson(s, t->pBase, depth + 1);
+      }
+      break;
+    case H5T_ARRAY:
+      sbStr(s, ",\"dims\":[");
+      for (uint32_t i = 0; i < t->rank; i++) {
+        if (i) sbStr(s, ",");
+        sbU64(s, t->aDim[i]);
+      }
+      sbStr(s, "],\"base\":");
+      typeJson(s, t->pBase, depth + 1);
+      break;
+    case H5T_COMPOUND:
+      sbStr(s, ",\"members\":[");
+      for (uint32_t i = 0; i < t->nMember; i++) {
+        if (i) sbStr(s, ",");
+        sbStr(s, "{\"name\":");
+        sbJsonStr(s, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+        sbStr(s, ",\"offset\":");
+        sbU64(s, t->aMember[i].offset);
+        sbStr(s, ",\"type\":");
+        typeJson(s, t->aMember[i].pType, depth + 1);
+        sbStr(s, "}");
+      }
+      sbStr(s, "]");
+      break;
+    case H5T_ENUM:
+      sbStr(s, ",\"base\":");
+      typeJson(s, t->pBase, depth + 1);
+      sbStr(s, ",\"members\":{");
+      for (uint32_t i = 0; i < t->nMember; i++) {
+        int sg;
+        if (i) sbStr(s, ",");
+        sbJsonStr(s, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+        sbStr(s, ":");
+        uint64_t v = loadInt(t->pBase, t->aEnumVal + (size_t)i * t->size, &sg);
+        if (sg) sbI64(s, (int64_t)v);
+        else sbU64(s, v);
+      }
+      sbStr(s, "}");
+      break;
+    case H5T_OPAQUE:
+      sbStr(s, ",\"tag\":");
+      sbJsonStr(s, (const uint8_t *)(t->zTag ? t->zTag : ""), t->zTag ? strlen(t->zTag) : 0);
+      break;
+    case H5T_REFERENCE: sbStr(s, t->refKind ? ",\"ref\":\"region\"" : ",\"ref\":\"object\""); break;
+  }
+  sbStr(s, "}");
+}
+
+int h5TypeJson(const H5Type *t, char **pz, size_t *pn) {
+  Sb s;
+  memset(&s, 0, sizeof(s));
+  typeJson(&s, t, 0);
+  if (s.oom) {
+    cairnFree(s.z);
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  }
+  *pz = s.z;
+  if (pn) *pn = s.n;
+  return CAIRN_OK;
+}

@@ -1,0 +1,697 @@
+/*
+** 2026-11-29
+**
+** core/h5/r_data.c - reading dataset values: compact, contiguous and chunked layouts, the six
+** chunk indexes (v1 B-tree, single chunk, implicit, fixed array, extensible array, v2 B-tree),
+** partial edge chunks, unallocated chunks as the fill value, and hyperslab selections
+** (start/stride/count/block). Chunks are looked up serially (the metadata cache is not
+** thread-safe), then read, decoded and scattered in parallel through cairnParallelFor.
+*/
+#include "h5int.h"
+
+/* ---------------------------------------------------------------- selection geometry */
+typedef struct Geo {
+  uint32_t rank;
+  uint64_t aOut[H5_MAX_RANK];    /* selected extent per dimension */
+  uint64_t *aCoord[H5_MAX_RANK]; /* the selected coordinates, increasing */
+  uint64_t nSel;
+  size_t es;
+} Geo;
+
+static void geoFree(Geo *g) {
+  for (uint32_t i = 0; i < g->rank; i++) cairnFree(g->aCoord[i]);
+}
+
+static int geoInit(Geo *g, const H5Space *s, const H5Sel *sel, size_t es, const char *zPath) {
+  memset(g, 0, sizeof(*g));
+  g->rank = s->rank;
+  g->es = es;
+  g->nSel = 1;
+  for (uint32_t i = 0; i < s->rank; i++) {
+    uint64_t st = sel ? sel->start[i] : 0, sd = sel ? sel->stride[i] : 1, ct = sel ? sel->count[i] : s->aDim[i], bl = sel ? sel->block[i] : 1;
+    if (sd == 0) sd = 1;
+    if (bl == 0) bl = 1;
+    uint64_t n;
+    if (cairnMulOverflow64(ct, bl, &n) || (ct > 1 && bl > sd)) {
+      geoFree(g);
+      return cairnErr(CAIRN_RANGE, "hdf5: bad selection in dimension %u of %s (block %llu > stride %llu)", i, zPath, (unsigned long long)bl,
+                      (unsigned long long)sd);
+    }
+    if (n) {
+      uint64_t last = st + (ct - 1) * sd + bl - 1;
+      if (last < st || last >= s->aDim[i] || (ct - 1) > UINT64_MAX / sd) {
+        geoFree(g);
+        return cairnErr(CAIRN_RANGE, "hdf5: selection past the end of dimension %u (size %llu) of %s", i, (unsigned long long)s->aDim[i], zPath);
+      }
+    }
+    g->aOut[i] = n;
+    if (cairnMulOverflow64(g->nSel, n, &g->nSel)) {
+      geoFree(g);
+      return cairnErr(CAIRN_RANGE, "hdf5: selection too large in %s", zPath);
+    }
+    g->aCoord[i] = cairnMallocArray(n ? (size_t)n : 1, sizeof(uint64_t));
+    if (!g->aCoord[i] || n > SIZE_MAX / 8) {
+      geoFree(g);
+      return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a selection of %llu in %s", (unsigned long long)n, zPath);
+    }
+    uint64_t k = 0;
+    for (uint64_t a = 0; a < ct; a++)
+      for (uint64_t b = 0; b < bl; b++) g->aCoord[i][k++] = st + a * sd + b;
+  }
+  return CAIRN_OK;
+}
+
+/* First index in a[0..n) with a[k] >= v. */
+static uint64_t lowerBound(const uint64_t *a, uint64_t n, uint64_t v) {
+  uint64_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/*
+** Copy the selected elements that fall inside a block [org, org+dim) into out. The block is
+** either a buffer (src, C order over dim) or, with src NULL and fileAddr set, bytes in the
+** file read run by run; with both NULL the fill value is written.
+*/
+typedef struct Block {
+  const uint64_t *org, *dim;
+  const uint8_t *src;
+  uint64_t fileAddr; /* H5_UNDEF if none */
+  const uint8_t *pFill;
+  size_t nFill;
+} Block;
+
+static int scatter(H5File *f, const Geo *g, const Block *b, uint8_t *out) {
+  uint32_t r = g->rank;
+  size_t es = g->es;
+  if (r == 0) {
+    if (b->src) memcpy(out, b->src, es);
+    else if (b->fileAddr != H5_UNDEF) return h5ReadRaw(f, b->fileAddr, out, es);
+    else if (b->pFill) memcpy(out, b->pFill, es);
+    else memset(out, 0, es);
+    return CAIRN_OK;
+  }
+  uint64_t lo[H5_MAX_RANK], hi[H5_MAX_RANK], outStride[H5_MAX_RANK], srcStride[H5_MAX_RANK];
+  for (uint32_t i = 0; i < r; i++) {
+    lo[i] = lowerBound(g->aCoord[i], g->aOut[i], b->org[i]);
+    hi[i] = lowerBound(g->aCoord[i], g->aOut[i], b->org[i] + b->dim[i]);
+    if (lo[i] >= hi[i]) return CAIRN_OK;
+  }
+  outStride[r - 1] = es;
+  srcStride[r - 1] = es;
+  for (int i = (int)r - 2; i >= 0; i--) {
+    outStride[i] = outStride[i + 1] * g->aOut[i + 1];
+    srcStride[i] = srcStride[i + 1] * b->dim[i + 1];
+  }
+  uint64_t idx[H5_MAX_RANK];
+  for (uint32_t i = 0; i < r; i++) idx[i] = lo[i];
+  const uint64_t *cl = g->aCoord[r - 1];
+  for (;;) {
+    uint64_t oOff = 0, sOff = 0;
+    for (uint32_t i = 0; i + 1 < r; i++) {
+      oOff += idx[i] * outStride[i];
+      sOff += (g->aCoord[i][idx[i]] - b->org[i]) * srcStride[i];
+    }
+    /* innermost dimension: runs of consecutive coordinates */
+    uint64_t k = lo[r - 1];
+    while (k < hi[r - 1]) {
+      uint64_t e = k + 1;
+      while (e < hi[r - 1] && cl[e] == cl[e - 1] + 1) e++;
+      size_t n = (size_t)((e - k) * es);
+      uint8_t *dst = out + oOff + k * es;
+      uint64_t s = sOff + (cl[k] - b->org[r - 1]) * es;
+      if (b->src) memcpy(dst, b->src + s, n);
+      else if (b->fileAddr != H5_UNDEF) CAIRN_TRY(h5ReadRaw(f, b->fileAddr + s, dst, n));
+      else if (b->pFill && b->nFill == es) {
+        for (size_t q = 0; q < n; q += es) memcpy(dst + q, b->pFill, es);
+      } else memset(dst, 0, n);
+      k = e;
+    }
+    int i = (int)r - 2;
+    for (; i >= 0; i--) {
+      if (++idx[i] < hi[i]) break;
+      idx[i] = lo[i];
+    }
+    if (i < 0) break;
+  }
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- chunk indexes */
+typedef struct ChunkRef {
+  uint64_t scaled[H5_MAX_RANK];
+  uint64_t addr; /* H5_UNDEF: not allocated */
+  uint64_t size; /* stored bytes */
+  uint32_t mask;
+} ChunkRef;
+
+static uint64_t chunkBytes(const H5Dset *d) {
+  uint64_t n = d->layout.elemSize ? d->layout.elemSize : d->pType->size;
+  for (uint32_t i = 0; i < d->layout.rank; i++) n *= d->layout.aChunk[i];
+  return n;
+}
+
+/* Number of chunks along dimension i over the max extent (current extent if unlimited). */
+static uint64_t maxChunks(const H5Dset *d, uint32_t i) {
+  uint64_t m = d->space.aMax[i] == H5_UNDEF ? d->space.aDim[i] : d->space.aMax[i];
+  return (m + d->layout.aChunk[i] - 1) / d->layout.aChunk[i];
+}
+
+static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
+  H5File *f = d->f;
+  uint32_t r = d->layout.rank;
+  if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree of %s too deep", d->zPath);
+  size_t hdr = 8 + 2 * (size_t)f->so, key = 8 + 8 * (size_t)(r + 1);
+  uint8_t hd[32];
+  CAIRN_TRY(h5ReadMeta(f, node, hd, hdr));
+  if (memcmp(hd, "TREE", 4) || hd[4] != 1) return cairnErr(CAIRN_CORRUPT, "hdf5: bad chunk B-tree node at offset %llu in %s", (unsigned long long)node, d->zPath);
+  uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
+  if (n > 2 * (uint32_t)f->chunkK + 2 && n > 4096) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at %llu has %u entries", (unsigned long long)node, n);
+  size_t body = (size_t)n * (key + f->so) + key;
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, node + hdr, body, &p));
+  uint64_t want[H5_MAX_RANK];
+  for (uint32_t i = 0; i < r; i++) want[i] = c->scaled[i] * d->layout.aChunk[i];
+  /* last child whose left key <= want */
+  int64_t pick = -1;
+  for (uint32_t i = 0; i < n; i++) {
+    const uint8_t *k = p + (size_t)i * (key + f->so);
+    int cmp = 0;
+    for (uint32_t j = 0; j < r && cmp == 0; j++) {
+      uint64_t v = cairnGetLE64(k + 8 + 8 * j);
+      cmp = v < want[j] ? -1 : v > want[j] ? 1 : 0;
+    }
+    if (cmp <= 0) pick = i;
+    else break;
+  }
+  int rc = CAIRN_OK;
+  c->addr = H5_UNDEF;
+  if (pick >= 0) {
+    const uint8_t *k = p + (size_t)pick * (key + f->so);
+    uint64_t child = cairnGetLEn(k + key, f->so);
+    if (level) rc = btree1Chunk(d, child, c, depth + 1);
+    else {
+      int eq = 1;
+      for (uint32_t j = 0; j < r; j++) eq &= cairnGetLE64(k + 8 + 8 * j) == want[j];
+      if (eq) {
+        c->addr = child;
+        c->size = cairnGetLE32(k);
+        c->mask = cairnGetLE32(k + 4);
+      }
+    }
+  }
+  cairnFree(p);
+  return rc;
+}
+
+/* Fixed array entry lookup. */
+static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
+  H5File *f = d->f;
+  uint8_t hd[64];
+  size_t n = 4 + 1 + 1 + 1 + 1 + f->sl + f->so + 4;
+  CAIRN_TRY(h5ReadMeta(f, d->layout.addr, hd, n));
+  if (memcmp(hd, "FAHD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
+  CAIRN_TRY(h5Checksum(hd, n - 4, d->layout.addr, "fixed array header"));
+  uint8_t client = hd[5], es = hd[6], pageBits = hd[7];
+  H5Cur cu;
+  h5Cur(&cu, hd + 8, n - 12, d->layout.addr + 8);
+  uint64_t nEnt = h5Len(f, &cu), dblk = h5Addr(f, &cu);
+  if (es < f->so || pageBits > 40) return cairnErr(CAIRN_CORRUPT, "hdf5: fixed array header at %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
+  c->addr = H5_UNDEF;
+  if (idx >= nEnt || dblk == H5_UNDEF) return CAIRN_OK;
+  uint64_t pageN = (uint64_t)1 << pageBits;
+  size_t pre = 4 + 1 + 1 + f->so;
+  uint64_t entAddr;
+  if (nEnt > pageN) {
+    uint64_t nPages = (nEnt + pageN - 1) / pageN;
+    size_t bm = (size_t)((nPages + 7) / 8);
+    if (bm > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: fixed array of %llu entries in %s", (unsigned long long)nEnt, d->zPath);
+    uint8_t *p;
+    CAIRN_TRY(h5LoadMeta(f, dblk, pre + bm + 4, &p));
+    int rc = memcmp(p, "FADB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FADB signature at %llu", (unsigned long long)dblk)
+                                   : h5Checksum(p, pre + bm, dblk, "fixed array data block");
+    uint64_t pg = idx / pageN;
+    int init = rc == CAIRN_OK ? (p[pre + pg / 8] >> (7 - pg % 8)) & 1 : 0;
+    cairnFree(p);
+    if (rc) return rc;
+    if (!init) return CAIRN_OK;
+    uint64_t pageBytes = pageN * es + 4;
+    uint64_t pageAddr = dblk + pre + bm + 4 + pg * pageBytes;
+    uint64_t inPage = (pg == nPages - 1) ? nEnt - pg * pageN : pageN;
+    uint8_t *q;
+    CAIRN_TRY(h5LoadMeta(f, pageAddr, (size_t)(inPage * es + 4), &q));
+    rc = h5Checksum(q, (size_t)(inPage * es), pageAddr, "fixed array page");
+    if (rc == CAIRN_OK) {
+      entAddr = 0;
+      H5Cur e;
+      h5Cur(&e, q + (idx - pg * pageN) * es, es, pageAddr);
+      c->addr = h5Addr(f, &e);
+      if (client == 1) {
+        c->size = h5U(&e, es - f->so - 4);
+        c->mask = (uint32_t)h5U(&e, 4);
+      }
+    }
+    cairnFree(q);
+    (void)entAddr;
+    return rc;
+  }
+  uint8_t *p;
+  size_t total = pre + (size_t)nEnt * es + 4;
+  CAIRN_TRY(h5LoadMeta(f, dblk, total, &p));
+  int rc = memcmp(p, "FADB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FADB signature at %llu", (unsigned long long)dblk)
+                                 : h5Checksum(p, total - 4, dblk, "fixed array data block");
+  if (rc == CAIRN_OK) {
+    H5Cur e;
+    h5Cur(&e, p + pre + idx * es, es, dblk);
+    c->addr = h5Addr(f, &e);
+    if (client == 1) {
+      c->size = h5U(&e, es - f->so - 4);
+      c->mask = (uint32_t)h5U(&e, 4);
+    }
+  }
+  cairnFree(p);
+  return rc;
+}
+
+static unsigned lg2(uint64_t v) {
+  unsigned r = 0;
+  while (v > 1) {
+    v >>= 1;
+    r++;
+  }
+  return r;
+}
+
+/* Decode one element of an array index (fixed/extensible). */
+static void idxEntry(H5File *f, const uint8_t *p, unsigned es, int filtered, ChunkRef *c) {
+  H5Cur e;
+  h5Cur(&e, p, es, 0);
+  c->addr = h5Addr(f, &e);
+  if (filtered) {
+    c->size = h5U(&e, es - f->so - 4);
+    c->mask = (uint32_t)h5U(&e, 4);
+  }
+}
+
+/* Read a data block of the extensible array (EADB) and fetch element k of it. */
+static int earrayDblk(H5Dset *d, uint64_t addr, uint64_t nElem, uint64_t k, unsigned es, int filtered, unsigned aoBytes, unsigned pageBits,
+                      ChunkRef *c) {
+  H5File *f = d->f;
+  size_t pre = 4 + 1 + 1 + f->so + aoBytes;
+  uint64_t pageN = (uint64_t)1 << pageBits;
+  if (nElem > pageN) {
+    uint64_t pg = k / pageN;
+    uint64_t pageAddr = addr + pre + 4 + pg * (pageN * es + 4);
+    uint8_t *q;
+    CAIRN_TRY(h5LoadMeta(f, pageAddr, (size_t)(pageN * es + 4), &q));
+    int rc = h5Checksum(q, (size_t)(pageN * es), pageAddr, "extensible array data block page");
+    if (rc == CAIRN_OK) idxEntry(f, q + (k - pg * pageN) * es, es, filtered, c);
+    cairnFree(q);
+    return rc;
+  }
+  size_t total = pre + (size_t)nElem * es + 4;
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, addr, total, &p));
+  int rc = memcmp(p, "EADB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing EADB signature at %llu in %s", (unsigned long long)addr, d->zPath)
+                                 : h5Checksum(p, total - 4, addr, "extensible array data block");
+  if (rc == CAIRN_OK) idxEntry(f, p + pre + k * es, es, filtered, c);
+  cairnFree(p);
+  return rc;
+}
+
+static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
+  H5File *f = d->f;
+  c->addr = H5_UNDEF;
+  uint8_t hd[96];
+  size_t n = 4 + 1 + 1 + 6 + 6 * (size_t)f->sl + f->so + 4;
+  CAIRN_TRY(h5ReadMeta(f, d->layout.addr, hd, n));
+  if (memcmp(hd, "EAHD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing EAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
+  CAIRN_TRY(h5Checksum(hd, n - 4, d->layout.addr, "extensible array header"));
+  unsigned client = hd[5], es = hd[6], maxBits = hd[7], idxElem = hd[8], minElem = hd[9], minPtr = hd[10], pageBits = hd[11];
+  H5Cur cu;
+  h5Cur(&cu, hd + 12, n - 16, d->layout.addr + 12);
+  for (int i = 0; i < 5; i++) h5Len(f, &cu);
+  uint64_t maxIdx = h5Len(f, &cu); /* number of elements realized */
+  uint64_t iblk = h5Addr(f, &cu);
+  if (es < f->so || maxBits == 0 || maxBits > 64 || minElem == 0 || (minElem & (minElem - 1)) || minPtr == 0 || (minPtr & (minPtr - 1)) || pageBits > 40)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: extensible array header at %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
+  if (iblk == H5_UNDEF || idx >= maxIdx) return CAIRN_OK;
+  int filtered = client == 1;
+  unsigned aoBytes = (maxBits + 7) / 8;
+  /* Super block table: super block s has 2^(s/2) data blocks of 2^((s+1)/2) * minElem elements. */
+  unsigned nSblk = 1 + maxBits - lg2(minElem);
+  if (nSblk > 64) nSblk = 64;
+  unsigned iblkSblk = 2 * lg2(minPtr);
+  size_t nIblkDblk = 2 * ((size_t)minPtr - 1);
+  size_t nIblkSblk = nSblk > iblkSblk ? nSblk - iblkSblk : 0;
+  size_t pre = 4 + 1 + 1 + f->so;
+  size_t total = pre + (size_t)idxElem * es + nIblkDblk * f->so + nIblkSblk * f->so + 4;
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, iblk, total, &p));
+  int rc = memcmp(p, "EAIB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing EAIB signature at %llu in %s", (unsigned long long)iblk, d->zPath)
+                                 : h5Checksum(p, total - 4, iblk, "extensible array index block");
+  if (rc) {
+    cairnFree(p);
+    return rc;
+  }
+  if (idx < idxElem) {
+    idxEntry(f, p + pre + idx * es, es, filtered, c);
+    cairnFree(p);
+    return CAIRN_OK;
+  }
+  uint64_t i = idx - idxElem, start = 0, dblkStart = 0;
+  unsigned s = 0;
+  uint64_t ndblk = 0, dn = 0;
+  for (; s < nSblk; s++) {
+    ndblk = (uint64_t)1 << (s / 2);
+    dn = ((uint64_t)1 << ((s + 1) / 2)) * minElem;
+    if (i < start + ndblk * dn) break;
+    start += ndblk * dn;
+    dblkStart += ndblk;
+  }
+  if (s == nSblk) {
+    cairnFree(p);
+    return CAIRN_OK;
+  }
+  uint64_t di = (i - start) / dn, k = (i - start) % dn;
+  uint64_t dAddr;
+  if (s < iblkSblk) {
+    uint64_t e = dblkStart + di;
+    if (e >= nIblkDblk) {
+      cairnFree(p);
+      return cairnErr(CAIRN_CORRUPT, "hdf5: extensible array index out of range in %s", d->zPath);
+    }
+    H5Cur a;
+    h5Cur(&a, p + pre + (size_t)idxElem * es + e * f->so, f->so, iblk);
+    dAddr = h5Addr(f, &a);
+    cairnFree(p);
+  } else {
+    H5Cur a;
+    h5Cur(&a, p + pre + (size_t)idxElem * es + nIblkDblk * f->so + (size_t)(s - iblkSblk) * f->so, f->so, iblk);
+    uint64_t sAddr = h5Addr(f, &a);
+    cairnFree(p);
+    if (sAddr == H5_UNDEF) return CAIRN_OK;
+    uint64_t pageN = (uint64_t)1 << pageBits;
+    size_t bm = dn > pageN ? (size_t)(((dn + pageN - 1) / pageN + 7) / 8) * (size_t)ndblk : 0;
+    size_t sp = 4 + 1 + 1 + f->so + aoBytes;
+    size_t stotal = sp + bm + (size_t)ndblk * f->so + 4;
+    uint8_t *q;
+    CAIRN_TRY(h5LoadMeta(f, sAddr, stotal, &q));
+    rc = memcmp(q, "EASB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing EASB signature at %llu in %s", (unsigned long long)sAddr, d->zPath)
+                              : h5Checksum(q, stotal - 4, sAddr, "extensible array super block");
+    if (rc == CAIRN_OK) {
+      H5Cur b;
+      h5Cur(&b, q + sp + bm + di * f->so, f->so, sAddr);
+      dAddr = h5Addr(f, &b);
+      if (bm && dAddr != H5_UNDEF) {
+        size_t per = bm / (size_t)ndblk;
+        uint64_t pg = k / pageN;
+        if (!((q[sp + di * per + pg / 8] >> (7 - pg % 8)) & 1)) dAddr = H5_UNDEF;
+      }
+    }
+    cairnFree(q);
+    if (rc) return rc;
+  }
+  if (dAddr == H5_UNDEF) return CAIRN_OK;
+  return earrayDblk(d, dAddr, dn, k, es, filtered, aoBytes, pageBits, c);
+}
+
+typedef struct Bt2C {
+  H5Dset *d;
+  ChunkRef *c;
+  uint32_t recSize;
+} Bt2C;
+static int bt2CCmp(void *pArg, const uint8_t *rec) {
+  Bt2C *a = pArg;
+  uint32_t r = a->d->layout.rank;
+  /* The record size is only known from the B-tree header; the scaled offsets end the record.
+  ** Unfiltered records are addr + 8*rank bytes; filtered ones add a size and a mask. */
+  size_t so = a->d->f->so;
+  size_t off = a->d->pipeline.n ? a->recSize - 8 * (size_t)r : so;
+  for (uint32_t j = 0; j < r; j++) {
+    uint64_t v = cairnGetLE64(rec + off + 8 * j);
+    if (a->c->scaled[j] != v) return a->c->scaled[j] < v ? -1 : 1;
+  }
+  return 0;
+}
+static int bt2CFound(void *pArg, const uint8_t *rec, uint32_t n) {
+  Bt2C *a = pArg;
+  H5File *f = a->d->f;
+  a->c->addr = cairnGetLEn(rec, f->so);
+  if (a->d->pipeline.n) {
+    size_t nz = n - f->so - 4 - 8 * (size_t)a->d->layout.rank;
+    a->c->size = cairnGetLEn(rec + f->so, (unsigned)CAIRN_MIN(nz, 8));
+    a->c->mask = cairnGetLE32(rec + f->so + nz);
+  }
+  return CAIRN_OK;
+}
+
+static int chunkLookup(H5Dset *d, ChunkRef *c) {
+  const H5Layout *l = &d->layout;
+  c->addr = H5_UNDEF;
+  c->size = chunkBytes(d);
+  c->mask = 0;
+  if (l->addr == H5_UNDEF) return CAIRN_OK;
+  uint32_t r = l->rank;
+  switch (l->idx) {
+    case H5IDX_BTREE1: return btree1Chunk(d, l->addr, c, 0);
+    case H5IDX_SINGLE:
+      c->addr = l->addr;
+      if (l->flags & 2) {
+        c->size = l->singleSize;
+        c->mask = l->singleMask;
+      }
+      return CAIRN_OK;
+    case H5IDX_IMPLICIT:
+    case H5IDX_FARRAY: {
+      uint64_t lin = 0;
+      for (uint32_t i = 0; i < r; i++) lin = lin * maxChunks(d, i) + c->scaled[i];
+      if (l->idx == H5IDX_IMPLICIT) {
+        uint64_t off;
+        if (cairnMulOverflow64(lin, c->size, &off)) return cairnErr(CAIRN_CORRUPT, "hdf5: implicit chunk index overflow in %s", d->zPath);
+        c->addr = l->addr + off;
+        return CAIRN_OK;
+      }
+      return farrayGet(d, lin, c);
+    }
+    case H5IDX_EARRAY: {
+      /* The unlimited dimension is the slowest; the others keep their order. */
+      uint32_t u = 0;
+      for (uint32_t i = 0; i < r; i++)
+        if (d->space.aMax[i] == H5_UNDEF) {
+          u = i;
+          break;
+        }
+      uint64_t lin = c->scaled[u];
+      for (uint32_t i = 0; i < r; i++)
+        if (i != u) lin = lin * maxChunks(d, i) + c->scaled[i];
+      return earrayGet(d, lin, c);
+    }
+    case H5IDX_BTREE2: {
+      uint8_t hd[16];
+      CAIRN_TRY(h5ReadMeta(d->f, l->addr, hd, 12));
+      Bt2C a = {d, c, cairnGetLE16(hd + 10)};
+      if (a.recSize < d->f->so + 8 * r) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk v2 B-tree record size %u in %s", a.recSize, d->zPath);
+      int rc = h5Bt2Find(d->f, l->addr, bt2CCmp, bt2CFound, &a);
+      if (rc == CAIRN_NOTFOUND) {
+        c->addr = H5_UNDEF;
+        return CAIRN_OK;
+      }
+      return rc;
+    }
+  }
+  return cairnErr(CAIRN_UNSUPPORTED, "hdf5: chunk index %u in %s", l->idx, d->zPath);
+}
+
+/* ---------------------------------------------------------------- chunked reads */
+typedef struct Job {
+  ChunkRef ref;
+  uint64_t org[H5_MAX_RANK];
+  int rc;
+} Job;
+
+typedef struct ReadCtx {
+  H5Dset *d;
+  const Geo *g;
+  uint8_t *out;
+  Job *aJob;
+  uint64_t cb;  /* decoded chunk bytes */
+  char zErr[256];
+  int errSet;
+} ReadCtx;
+
+/* Partial edge chunks are stored whole (the library pads them), so the block is always the
+** full chunk shape. */
+static int readOneChunk(ReadCtx *x, Job *j) {
+  H5Dset *d = x->d;
+  Block b;
+  b.org = j->org;
+  b.dim = d->layout.aChunk;
+  b.src = NULL;
+  b.fileAddr = H5_UNDEF;
+  b.pFill = d->fill.defined ? d->fill.p : NULL;
+  b.nFill = d->fill.defined ? d->fill.size : 0;
+  if (j->ref.addr == H5_UNDEF) return scatter(d->f, x->g, &b, x->out);
+  if (d->pipeline.n == 0 || (j->ref.mask & ((1u << d->pipeline.n) - 1)) == ((1u << d->pipeline.n) - 1)) {
+    if (j->ref.size < x->cb)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s holds %llu bytes, not %llu", (unsigned long long)j->ref.addr, d->zPath,
+                      (unsigned long long)j->ref.size, (unsigned long long)x->cb);
+    b.fileAddr = j->ref.addr;
+    return scatter(d->f, x->g, &b, x->out);
+  }
+  if (j->ref.size > H5_MAX_CHUNK || j->ref.size == 0)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s has stored size %llu", (unsigned long long)j->ref.addr, d->zPath,
+                    (unsigned long long)j->ref.size);
+  uint8_t *raw = cairnMalloc((size_t)j->ref.size);
+  if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)j->ref.size);
+  int rc = h5ReadRaw(d->f, j->ref.addr, raw, (size_t)j->ref.size);
+  if (rc) {
+    cairnFree(raw);
+    return rc;
+  }
+  uint8_t *dec;
+  size_t nDec;
+  CAIRN_TRY(h5Unfilter(&d->pipeline, j->ref.mask, raw, (size_t)j->ref.size, (size_t)x->cb, &dec, &nDec, d->zPath, j->ref.addr));
+  if (nDec < x->cb) {
+    cairnFree(dec);
+    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s decodes to %zu bytes, not %llu", (unsigned long long)j->ref.addr, d->zPath, nDec,
+                    (unsigned long long)x->cb);
+  }
+  b.src = dec;
+  rc = scatter(d->f, x->g, &b, x->out);
+  cairnFree(dec);
+  return rc;
+}
+
+static void chunkTask(void *pArg, size_t i, unsigned iWorker) {
+  ReadCtx *x = pArg;
+  x->aJob[i].rc = readOneChunk(x, &x->aJob[i]);
+  if (x->aJob[i].rc && !x->errSet) {
+    /* error messages are per thread: keep the first for the caller's thread */
+    cairnFormat(x->zErr, sizeof(x->zErr), "%s", cairn_errmsg());
+    x->errSet = 1;
+  }
+}
+
+static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
+  const H5Layout *l = &d->layout;
+  uint32_t r = l->rank;
+  if (chunkBytes(d) > H5_MAX_CHUNK) return cairnErr(CAIRN_LIMIT, "hdf5: chunks of %llu bytes in %s", (unsigned long long)chunkBytes(d), d->zPath);
+  if (l->elemSize && l->elemSize != d->pType->size)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: layout element size %u differs from datatype size %u in %s", l->elemSize, d->pType->size, d->zPath);
+  /* Chunk ranges touched per dimension, and the list of touched chunk coordinates. */
+  uint64_t c0[H5_MAX_RANK], c1[H5_MAX_RANK];
+  uint64_t nJob = 1;
+  for (uint32_t i = 0; i < r; i++) {
+    c0[i] = g->aCoord[i][0] / l->aChunk[i];
+    c1[i] = g->aCoord[i][g->aOut[i] - 1] / l->aChunk[i];
+    uint64_t span = c1[i] - c0[i] + 1;
+    if (cairnMulOverflow64(nJob, span, &nJob) || nJob > 100000000)
+      return cairnErr(CAIRN_LIMIT, "hdf5: selection touches too many chunks in %s", d->zPath);
+  }
+  Job *aJob = cairnMallocArray((size_t)nJob, sizeof(Job));
+  if (!aJob) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for %llu chunks of %s", (unsigned long long)nJob, d->zPath);
+  uint64_t sc[H5_MAX_RANK];
+  for (uint32_t i = 0; i < r; i++) sc[i] = c0[i];
+  size_t n = 0;
+  int rc = CAIRN_OK;
+  for (;;) {
+    /* skip chunks that contain no selected coordinate (strided selections) */
+    int hit = 1;
+    for (uint32_t i = 0; i < r && hit; i++) {
+      uint64_t lo = sc[i] * l->aChunk[i];
+      uint64_t k = lowerBound(g->aCoord[i], g->aOut[i], lo);
+      hit = k < g->aOut[i] && g->aCoord[i][k] < lo + l->aChunk[i];
+    }
+    if (hit) {
+      Job *j = &aJob[n];
+      memset(j, 0, sizeof(*j));
+      for (uint32_t i = 0; i < r; i++) {
+        j->ref.scaled[i] = sc[i];
+        j->org[i] = sc[i] * l->aChunk[i];
+      }
+      if ((rc = chunkLookup(d, &j->ref))) break;
+      n++;
+    }
+    int i = (int)r - 1;
+    for (; i >= 0; i--) {
+      if (++sc[i] <= c1[i]) break;
+      sc[i] = c0[i];
+    }
+    if (i < 0) break;
+  }
+  if (rc == CAIRN_OK) {
+    ReadCtx x;
+    memset(&x, 0, sizeof(x));
+    x.d = d;
+    x.g = g;
+    x.out = out;
+    x.aJob = aJob;
+    x.cb = chunkBytes(d);
+    if (n > 1) cairnParallelFor(n, chunkTask, &x);
+    else if (n == 1) chunkTask(&x, 0, 0);
+    for (size_t i = 0; i < n; i++)
+      if (aJob[i].rc) {
+        rc = aJob[i].rc;
+        cairnErr(rc, "%s", x.zErr);
+        break;
+      }
+  }
+  cairnFree(aJob);
+  return rc;
+}
+
+int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
+  size_t es = d->pType->size;
+  if (d->space.kind == CAIRN_H5_NULL) return CAIRN_OK;
+  Geo g;
+  CAIRN_TRY(geoInit(&g, &d->space, sel, es, d->zPath));
+  uint64_t need;
+  int rc = CAIRN_OK;
+  if (cairnMulOverflow64(g.nSel, es, &need) || need > nOut) {
+    geoFree(&g);
+    return cairnErr(CAIRN_RANGE, "hdf5: buffer of %zu bytes too small for %llu elements of %s", nOut, (unsigned long long)g.nSel, d->zPath);
+  }
+  if (g.nSel == 0) {
+    geoFree(&g);
+    return CAIRN_OK;
+  }
+  const H5Layout *l = &d->layout;
+  uint64_t full;
+  if (cairnMulOverflow64(d->space.nElem, es, &full)) full = UINT64_MAX;
+  Block b;
+  b.org = (const uint64_t[H5_MAX_RANK]){0};
+  b.dim = d->space.aDim;
+  b.src = NULL;
+  b.fileAddr = H5_UNDEF;
+  b.pFill = d->fill.defined ? d->fill.p : NULL;
+  b.nFill = d->fill.defined ? d->fill.size : 0;
+  switch (l->cls) {
+    case CAIRN_H5_COMPACT:
+      if (l->size < full) rc = cairnErr(CAIRN_CORRUPT, "hdf5: compact data of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
+      else {
+        b.src = l->pCompact;
+        rc = scatter(d->f, &g, &b, out);
+      }
+      break;
+    case CAIRN_H5_CONTIGUOUS:
+      if (l->addr == H5_UNDEF) rc = scatter(d->f, &g, &b, out); /* never written: fill */
+      else if (l->size != UINT64_MAX && l->size < full)
+        rc = cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
+      else if (g.nSel == d->space.nElem)
+        rc = h5ReadRaw(d->f, l->addr, out, (size_t)full);
+      else {
+        b.fileAddr = l->addr;
+        rc = scatter(d->f, &g, &b, out);
+      }
+      break;
+    case CAIRN_H5_CHUNKED: rc = readChunked(d, &g, out); break;
+    default: rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: virtual dataset %s", d->zPath);
+  }
+  geoFree(&g);
+  return rc;
+}

@@ -1,0 +1,470 @@
+/*
+** 2026-11-29
+**
+** core/h5/r_file.c - the HDF5 reader's file layer: the metadata page cache (byte budget,
+** LRU), the superblock (versions 0-3, searched at 0, 512, 1024...), the superblock extension
+** and its shared-message table, and object headers v1/v2 with their continuation chunks.
+*/
+#include "h5int.h"
+#include "hash/lookup3.h"
+
+struct H5Page {
+  uint64_t pno;
+  H5Page *pHash;            /* next in the hash chain */
+  H5Page *pPrev, *pNext;    /* LRU list: head = most recent */
+  uint32_t n;               /* valid bytes */
+  uint8_t a[];
+};
+
+int h5IsUndef(const H5File *f, uint64_t a) { return a == H5_UNDEF; }
+
+uint64_t h5Addr(H5File *f, H5Cur *c) {
+  if (!h5Has(c, f->so)) return H5_UNDEF;
+  const uint8_t *p = c->p;
+  int all = 1;
+  for (unsigned i = 0; i < f->so; i++) all &= (p[i] == 0xff);
+  uint64_t v = cairnGetLEn(p, f->so);
+  c->p += f->so;
+  return all ? H5_UNDEF : v;
+}
+
+int h5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat) {
+  uint32_t want = cairnGetLE32(p + n), got = cairnLookup3(p, n, 0);
+  if (want != got)
+    return cairnErr(CAIRN_CHECKSUM, "hdf5: %s checksum mismatch at offset %llu (stored %x, computed %x)", zWhat,
+                    (unsigned long long)addr, want, got);
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- cache */
+static void lruUnlink(H5File *f, H5Page *pg) {
+  if (pg->pPrev) pg->pPrev->pNext = pg->pNext;
+  else f->pLruHead = pg->pNext;
+  if (pg->pNext) pg->pNext->pPrev = pg->pPrev;
+  else f->pLruTail = pg->pPrev;
+  pg->pPrev = pg->pNext = NULL;
+}
+static void lruPush(H5File *f, H5Page *pg) {
+  pg->pPrev = NULL;
+  pg->pNext = f->pLruHead;
+  if (f->pLruHead) f->pLruHead->pPrev = pg;
+  f->pLruHead = pg;
+  if (!f->pLruTail) f->pLruTail = pg;
+}
+static H5Page *cacheFind(H5File *f, uint64_t pno) {
+  if (!f->aSlot) return NULL;
+  for (H5Page *pg = f->aSlot[(pno * 0x9E3779B97F4A7C15ull >> 40) & (f->nSlot - 1)]; pg; pg = pg->pHash)
+    if (pg->pno == pno) return pg;
+  return NULL;
+}
+static void cacheRemove(H5File *f, H5Page *pg) {
+  H5Page **pp = &f->aSlot[(pg->pno * 0x9E3779B97F4A7C15ull >> 40) & (f->nSlot - 1)];
+  while (*pp != pg) pp = &(*pp)->pHash;
+  *pp = pg->pHash;
+  lruUnlink(f, pg);
+  f->cacheBytes -= ((uint64_t)1 << f->pageBits);
+  cairnFree(pg);
+}
+static void cacheEvict(H5File *f, uint64_t budget) {
+  while (f->cacheBytes > budget && f->pLruTail) cacheRemove(f, f->pLruTail);
+}
+void h5CacheTrim(H5File *f) { cacheEvict(f, f->cacheBudget); }
+void h5CacheFree(H5File *f) {
+  cacheEvict(f, 0);
+  cairnFree(f->aSlot);
+  f->aSlot = NULL;
+}
+
+static int hostRead(H5File *f, uint64_t abs, void *p, size_t n, size_t *pnRead) {
+  /* chunk reads run on several threads at once */
+  __atomic_fetch_add(&f->nRead, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&f->nReadBytes, (uint64_t)n, __ATOMIC_RELAXED);
+  size_t nr = 0;
+  int rc = cairn_file_read(f->pFile, p, n, abs, &nr);
+  if (rc) return rc;
+  if (pnRead) *pnRead = nr;
+  else if (nr < n)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: file truncated: %zu bytes at offset %llu go past its end", n,
+                    (unsigned long long)abs);
+  return CAIRN_OK;
+}
+
+int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n) {
+  uint64_t abs;
+  if (cairnAddOverflow64(a, f->base, &abs) || abs > f->fileSize || n > f->fileSize - abs)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: %zu bytes at address %llu go past the end of the file (%llu bytes)", n,
+                    (unsigned long long)a, (unsigned long long)f->fileSize);
+  if (n == 0) return CAIRN_OK;
+  return hostRead(f, abs, p, n, NULL);
+}
+
+int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
+  uint64_t abs;
+  if (cairnAddOverflow64(a, f->base, &abs) || abs > f->fileSize || n > f->fileSize - abs)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: %zu bytes at address %llu go past the end of the file (%llu bytes)", n,
+                    (unsigned long long)a, (unsigned long long)f->fileSize);
+  if (n == 0) return CAIRN_OK;
+  uint64_t pageSize = (uint64_t)1 << f->pageBits;
+  if (!f->aSlot || n > f->cacheBudget / 4) return hostRead(f, abs, pOut, n, NULL);
+  uint8_t *out = pOut;
+  uint64_t first = abs >> f->pageBits, last = (abs + n - 1) >> f->pageBits;
+  for (uint64_t pno = first; pno <= last;) {
+    H5Page *pg = cacheFind(f, pno);
+    if (!pg) {
+      /* Read the run of missing pages in one host call (at most 16 pages). */
+      uint64_t end = pno + 1;
+      while (end <= last && end - pno < 16 && !cacheFind(f, end)) end++;
+      uint64_t off = pno << f->pageBits;
+      size_t nRun = (size_t)((end - pno) << f->pageBits);
+      if (off + nRun > f->fileSize) nRun = (size_t)(f->fileSize - off);
+      uint8_t *buf = cairnMalloc(nRun);
+      if (!buf) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory reading metadata");
+      size_t nr = 0;
+      int rc = hostRead(f, off, buf, nRun, &nr);
+      if (rc) {
+        cairnFree(buf);
+        return rc;
+      }
+      for (uint64_t q = pno; q < end; q++) {
+        size_t o = (size_t)((q - pno) << f->pageBits);
+        H5Page *np = cairnMalloc(sizeof(H5Page) + pageSize);
+        if (!np) {
+          cairnFree(buf);
+          return cairnErr(CAIRN_NOMEM, "hdf5: out of memory in the metadata cache");
+        }
+        np->pno = q;
+        np->n = o < nr ? (uint32_t)CAIRN_MIN(pageSize, nr - o) : 0;
+        memcpy(np->a, buf + o, np->n);
+        memset(np->a + np->n, 0, pageSize - np->n);
+        size_t h = (q * 0x9E3779B97F4A7C15ull >> 40) & (f->nSlot - 1);
+        np->pHash = f->aSlot[h];
+        f->aSlot[h] = np;
+        np->pPrev = np->pNext = NULL;
+        lruPush(f, np);
+        f->cacheBytes += pageSize;
+      }
+      cairnFree(buf);
+      continue; /* now found */
+    }
+    uint64_t pageStart = pno << f->pageBits;
+    uint64_t from = CAIRN_MAX(abs, pageStart), to = CAIRN_MIN(abs + n, pageStart + pageSize);
+    if (to > pageStart + pg->n)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: metadata at address %llu runs past the end of the file",
+                      (unsigned long long)a);
+    memcpy(out + (from - abs), pg->a + (from - pageStart), (size_t)(to - from));
+    lruUnlink(f, pg);
+    lruPush(f, pg);
+    pno++;
+  }
+  cacheEvict(f, f->cacheBudget);
+  return CAIRN_OK;
+}
+
+int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp) {
+  *pp = NULL;
+  if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)a);
+  uint8_t *p = cairnMalloc(n + 8);
+  if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  int rc = h5ReadMeta(f, a, p, n);
+  if (rc) {
+    cairnFree(p);
+    return rc;
+  }
+  memset(p + n, 0, 8);
+  *pp = p;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- object headers */
+#define OHDR_MAX_CHUNKS 4096
+#define OHDR_MAX_MSGS 65536
+
+static int ohdrAddMsg(H5Ohdr *o, uint32_t *pCap, const H5Msg *m) {
+  if (o->nMsg >= OHDR_MAX_MSGS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many messages", (unsigned long long)o->addr);
+  if (o->nMsg == *pCap) {
+    uint32_t nc = *pCap ? *pCap * 2 : 16;
+    H5Msg *a = cairnRealloc(o->aMsg, nc * sizeof(H5Msg));
+    if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    o->aMsg = a;
+    *pCap = nc;
+  }
+  o->aMsg[o->nMsg++] = *m;
+  return CAIRN_OK;
+}
+
+static int ohdrAddBuf(H5Ohdr *o, uint8_t *p) {
+  uint8_t **a = cairnRealloc(o->aBuf, (o->nBuf + 1) * sizeof(uint8_t *));
+  if (!a) {
+    cairnFree(p);
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  }
+  o->aBuf = a;
+  o->aBuf[o->nBuf++] = p;
+  return CAIRN_OK;
+}
+
+typedef struct Cont { uint64_t addr, len; } Cont;
+
+/* Parse messages in [p, p+n) (a chunk's message area) of an object header. */
+static int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr, uint32_t *pCap,
+                     Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
+  size_t i = 0;
+  unsigned hdr = o->version == 1 ? 8 : 4 + 0;
+  while (i < n) {
+    H5Msg m;
+    if (o->version == 1) {
+      if (n - i < 8) break;
+      m.type = cairnGetLE16(p + i);
+      m.size = cairnGetLE16(p + i + 2);
+      m.flags = p[i + 4];
+      hdr = 8;
+    } else {
+      if (n - i < 4) break; /* gap */
+      m.type = p[i];
+      m.size = cairnGetLE16(p + i + 1);
+      m.flags = p[i + 3];
+      hdr = (o->hdrFlags & 0x04) ? 6 : 4;
+      if (n - i < hdr) break;
+    }
+    if (m.size > n - i - hdr)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: message of type %u at offset %llu (%u bytes) overruns its object header chunk",
+                      m.type, (unsigned long long)(addr + i), m.size);
+    m.p = p + i + hdr;
+    m.addr = addr + i + hdr;
+    if (m.type == 0x10) { /* continuation */
+      H5Cur c;
+      h5Cur(&c, m.p, m.size, m.addr);
+      Cont k;
+      k.addr = h5Addr(f, &c);
+      k.len = h5Len(f, &c);
+      if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short continuation message at offset %llu", (unsigned long long)m.addr);
+      if (*pnCont >= OHDR_MAX_CHUNKS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many continuation chunks", (unsigned long long)o->addr);
+      if (*pnCont == *pcapCont) {
+        uint32_t nc = *pcapCont ? *pcapCont * 2 : 8;
+        Cont *a = cairnRealloc(*paCont, nc * sizeof(Cont));
+        if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        *paCont = a;
+        *pcapCont = nc;
+      }
+      (*paCont)[(*pnCont)++] = k;
+    } else if (m.type != 0) {
+      CAIRN_TRY(ohdrAddMsg(o, pCap, &m));
+    }
+    i += hdr + m.size;
+  }
+  return CAIRN_OK;
+}
+
+void h5OhdrFree(H5Ohdr *o) {
+  for (uint32_t i = 0; i < o->nBuf; i++) cairnFree(o->aBuf[i]);
+  cairnFree(o->aBuf);
+  cairnFree(o->aMsg);
+  memset(o, 0, sizeof(*o));
+}
+
+int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
+  memset(o, 0, sizeof(*o));
+  o->addr = addr;
+  if (addr == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: undefined object header address");
+  uint8_t pre[40];
+  uint64_t avail = f->fileSize > f->base + addr ? f->fileSize - f->base - addr : 0;
+  size_t nPre = (size_t)CAIRN_MIN((uint64_t)sizeof(pre), avail);
+  if (nPre < 16) return cairnErr(CAIRN_CORRUPT, "hdf5: object header address %llu is past the end of the file", (unsigned long long)addr);
+  int rc = h5ReadMeta(f, addr, pre, nPre);
+  if (rc) return rc;
+  uint32_t cap = 0, nCont = 0, capCont = 0;
+  Cont *aCont = NULL;
+  uint8_t *buf = NULL;
+  if (memcmp(pre, "OHDR", 4) == 0) {
+    o->version = pre[4];
+    if (o->version != 2) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu has version %u", (unsigned long long)addr, pre[4]);
+    uint8_t flags = pre[5];
+    o->hdrFlags = flags;
+    size_t i = 6;
+    if (flags & 0x20) i += 16;
+    if (flags & 0x10) {
+      o->maxCompactAttr = cairnGetLE16(pre + i);
+      o->minDenseAttr = cairnGetLE16(pre + i + 2);
+      i += 4;
+    }
+    unsigned nb = 1u << (flags & 3);
+    if (i + nb > nPre) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated object header at %llu", (unsigned long long)addr);
+    uint64_t size0 = cairnGetLEn(pre + i, nb);
+    i += nb;
+    if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size0);
+    size_t total = i + (size_t)size0 + 4;
+    if ((rc = h5LoadMeta(f, addr, total, &buf))) return rc;
+    if ((rc = ohdrAddBuf(o, buf))) return rc;
+    if ((rc = h5Checksum(buf, total - 4, addr, "object header"))) goto fail;
+    if ((rc = ohdrParse(f, o, buf + i, (size_t)size0, addr + i, &cap, &aCont, &nCont, &capCont))) goto fail;
+  } else {
+    o->version = pre[0];
+    if (o->version != 1) {
+      rc = cairnErr(CAIRN_CORRUPT, "hdf5: no object header at address %llu (version byte %u)", (unsigned long long)addr, pre[0]);
+      goto fail;
+    }
+    uint32_t size0 = cairnGetLE32(pre + 8);
+    if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, size0);
+    if ((rc = h5LoadMeta(f, addr + 16, size0, &buf))) return rc;
+    if ((rc = ohdrAddBuf(o, buf))) return rc;
+    if ((rc = ohdrParse(f, o, buf, size0, addr + 16, &cap, &aCont, &nCont, &capCont))) goto fail;
+  }
+  for (uint32_t k = 0; k < nCont; k++) {
+    Cont c = aCont[k];
+    if (c.len > H5_MAX_META || c.addr == H5_UNDEF) {
+      rc = cairnErr(CAIRN_CORRUPT, "hdf5: bad continuation chunk (%llu bytes at %llu) in object header %llu",
+                    (unsigned long long)c.len, (unsigned long long)c.addr, (unsigned long long)addr);
+      goto fail;
+    }
+    for (uint32_t j = 0; j < k; j++)
+      if (aCont[j].addr == c.addr) {
+        rc = cairnErr(CAIRN_CORRUPT, "hdf5: continuation chunk at %llu is referenced twice in object header %llu",
+                      (unsigned long long)c.addr, (unsigned long long)addr);
+        goto fail;
+      }
+    if ((rc = h5LoadMeta(f, c.addr, (size_t)c.len, &buf))) goto fail;
+    if ((rc = ohdrAddBuf(o, buf))) goto fail;
+    if (o->version == 2) {
+      if (c.len < 8 || memcmp(buf, "OCHK", 4) != 0) {
+        rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing OCHK signature at offset %llu", (unsigned long long)c.addr);
+        goto fail;
+      }
+      if ((rc = h5Checksum(buf, (size_t)c.len - 4, c.addr, "object header continuation"))) goto fail;
+      rc = ohdrParse(f, o, buf + 4, (size_t)c.len - 8, c.addr + 4, &cap, &aCont, &nCont, &capCont);
+    } else {
+      rc = ohdrParse(f, o, buf, (size_t)c.len, c.addr, &cap, &aCont, &nCont, &capCont);
+    }
+    if (rc) goto fail;
+  }
+  cairnFree(aCont);
+  return CAIRN_OK;
+fail:
+  cairnFree(aCont);
+  h5OhdrFree(o);
+  return rc;
+}
+
+const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i) {
+  for (uint32_t k = 0; k < o->nMsg; k++)
+    if (o->aMsg[k].type == type && i-- == 0) return &o->aMsg[k];
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- superblock */
+static int readSohmTable(H5File *f, uint64_t addr, uint32_t nIdx) {
+  if (nIdx > CAIRN_ARRAY_SIZE(f->aSohm)) return cairnErr(CAIRN_LIMIT, "hdf5: %u shared-message indexes", nIdx);
+  size_t n = 4 + nIdx * (size_t)(14 + 2 * f->so) + 4;
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, addr, n, &p));
+  int rc = CAIRN_OK;
+  if (memcmp(p, "SMTB", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing SMTB signature at offset %llu", (unsigned long long)addr);
+  else rc = h5Checksum(p, n - 4, addr, "shared message table");
+  if (rc == CAIRN_OK) {
+    H5Cur c;
+    h5Cur(&c, p + 4, n - 8, addr + 4);
+    for (uint32_t i = 0; i < nIdx; i++) {
+      h5U8(&c); /* version */
+      f->aSohm[i].indexType = h5U8(&c);
+      f->aSohm[i].typeFlags = (uint16_t)h5U(&c, 2);
+      h5U(&c, 4); /* min size */
+      h5U(&c, 2); /* list cutoff */
+      h5U(&c, 2); /* btree cutoff */
+      h5U(&c, 2); /* nmsgs */
+      f->aSohm[i].indexAddr = h5Addr(f, &c);
+      f->aSohm[i].heapAddr = h5Addr(f, &c);
+    }
+    f->nSohm = nIdx;
+  }
+  cairnFree(p);
+  return rc;
+}
+
+static int readExtension(H5File *f) {
+  H5Ohdr o;
+  CAIRN_TRY(h5OhdrLoad(f, f->extAddr, &o));
+  const H5Msg *m = h5OhdrFind(&o, 0x0F, 0);
+  int rc = CAIRN_OK;
+  if (m) {
+    H5Cur c;
+    h5Cur(&c, m->p, m->size, m->addr);
+    h5U8(&c);
+    uint64_t tab = h5Addr(f, &c);
+    uint32_t nIdx = h5U8(&c);
+    if (c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: short shared message table message at %llu", (unsigned long long)m->addr);
+    else if (tab != H5_UNDEF && nIdx) rc = readSohmTable(f, tab, nIdx);
+  }
+  h5OhdrFree(&o);
+  return rc;
+}
+
+int h5OpenSuperblock(H5File *f) {
+  uint8_t sb[128];
+  uint64_t at = 0;
+  for (;;) {
+    if (at + 8 > f->fileSize) return cairnErr(CAIRN_CORRUPT, "hdf5: no HDF5 signature found (file of %llu bytes)", (unsigned long long)f->fileSize);
+    size_t n = (size_t)CAIRN_MIN((uint64_t)sizeof(sb), f->fileSize - at);
+    memset(sb, 0, sizeof(sb));
+    f->nRead++;
+    f->nReadBytes += n;
+    CAIRN_TRY(cairn_file_read_exact(f->pFile, sb, n, at));
+    if (memcmp(sb, "\211HDF\r\n\032\n", 8) == 0) break;
+    at = at ? at * 2 : 512;
+  }
+  f->sbVersion = sb[8];
+  H5Cur c;
+  if (f->sbVersion <= 1) {
+    f->so = sb[13];
+    f->sl = sb[14];
+    f->groupLeafK = cairnGetLE16(sb + 16);
+    f->groupInternalK = cairnGetLE16(sb + 18);
+    size_t i = 24;
+    f->chunkK = 32;
+    if (f->sbVersion == 1) {
+      f->chunkK = cairnGetLE16(sb + 24);
+      i = 28;
+    }
+    if ((f->so != 2 && f->so != 4 && f->so != 8) || (f->sl != 2 && f->sl != 4 && f->sl != 8))
+      return cairnErr(CAIRN_CORRUPT, "hdf5: superblock at %llu has offset size %u, length size %u", (unsigned long long)at, f->so, f->sl);
+    h5Cur(&c, sb + i, sizeof(sb) - i, at + i);
+    f->base = h5Addr(f, &c);
+    h5Addr(f, &c); /* free space */
+    f->eofAddr = h5Addr(f, &c);
+    h5Addr(f, &c); /* driver info */
+    /* root symbol table entry */
+    h5Addr(f, &c); /* link name offset */
+    f->rootAddr = h5Addr(f, &c);
+    uint32_t cacheType = (uint32_t)h5U(&c, 4);
+    h5U(&c, 4);
+    f->rootBtree = f->rootHeap = H5_UNDEF;
+    if (cacheType == 1) {
+      f->rootBtree = h5Addr(f, &c);
+      f->rootHeap = h5Addr(f, &c);
+    }
+    f->extAddr = H5_UNDEF;
+    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated superblock at %llu", (unsigned long long)at);
+  } else if (f->sbVersion == 2 || f->sbVersion == 3) {
+    f->so = sb[9];
+    f->sl = sb[10];
+    if ((f->so != 2 && f->so != 4 && f->so != 8) || (f->sl != 2 && f->sl != 4 && f->sl != 8))
+      return cairnErr(CAIRN_CORRUPT, "hdf5: superblock at %llu has offset size %u, length size %u", (unsigned long long)at, f->so, f->sl);
+    size_t n = 12 + 4 * (size_t)f->so;
+    CAIRN_TRY(h5Checksum(sb, n, at, "superblock"));
+    h5Cur(&c, sb + 12, n - 12, at + 12);
+    f->base = h5Addr(f, &c);
+    f->extAddr = h5Addr(f, &c);
+    f->eofAddr = h5Addr(f, &c);
+    f->rootAddr = h5Addr(f, &c);
+    f->rootBtree = f->rootHeap = H5_UNDEF;
+    f->groupLeafK = 4;
+    f->groupInternalK = 16;
+    f->chunkK = 32;
+  } else {
+    return cairnErr(CAIRN_UNSUPPORTED, "hdf5: superblock version %u at offset %llu", f->sbVersion, (unsigned long long)at);
+  }
+  if (f->base == H5_UNDEF) f->base = at;
+  /* The base address is where the superblock is unless the file says otherwise. */
+  if (f->base > f->fileSize) return cairnErr(CAIRN_CORRUPT, "hdf5: base address %llu past end of file", (unsigned long long)f->base);
+  if (f->rootAddr == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: superblock has no root group");
+  if (f->extAddr != H5_UNDEF) CAIRN_TRY(readExtension(f));
+  return CAIRN_OK;
+}

@@ -1,0 +1,491 @@
+/*
+** 2026-11-29
+**
+** core/h5/r_group.c - groups and attributes: symbol-table groups (v1 B-tree of SNOD nodes,
+** names in the local heap), link-message groups (compact Link messages, or dense: a fractal
+** heap of links indexed by a v2 B-tree of name hashes), and attributes (compact Attribute
+** messages, or dense in a fractal heap indexed by a v2 B-tree).
+*/
+#include <stdlib.h> /* qsort */
+
+#include "h5int.h"
+#include "hash/lookup3.h"
+
+void h5LinksFree(H5Link *a, size_t n) {
+  for (size_t i = 0; a && i < n; i++) {
+    cairnFree(a[i].zName);
+    cairnFree(a[i].zTarget);
+    cairnFree(a[i].zFile);
+  }
+  cairnFree(a);
+}
+
+static char *dupN(const void *p, size_t n) {
+  char *z = cairnMalloc(n + 1);
+  if (z) {
+    memcpy(z, p, n);
+    z[n] = 0;
+  }
+  return z;
+}
+
+/* A growable list of links. */
+typedef struct LinkList {
+  H5Link *a;
+  size_t n, cap;
+} LinkList;
+static int listAdd(LinkList *l, H5Link *k) {
+  if (l->n >= 10000000) return cairnErr(CAIRN_LIMIT, "hdf5: group with more than 10 million links");
+  if (l->n == l->cap) {
+    size_t nc = l->cap ? l->cap * 2 : 16;
+    H5Link *a = cairnRealloc(l->a, nc * sizeof(H5Link));
+    if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    l->a = a;
+    l->cap = nc;
+  }
+  l->a[l->n++] = *k;
+  memset(k, 0, sizeof(*k));
+  return CAIRN_OK;
+}
+static void linkClear(H5Link *k) {
+  cairnFree(k->zName);
+  cairnFree(k->zTarget);
+  cairnFree(k->zFile);
+  memset(k, 0, sizeof(*k));
+}
+
+/* ---------------------------------------------------------------- link messages */
+static int linkDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Link *k) {
+  memset(k, 0, sizeof(*k));
+  H5Cur c;
+  h5Cur(&c, p, n, addr);
+  uint8_t v = h5U8(&c), flags = h5U8(&c);
+  if (v != 1) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: link message version %u at offset %llu", v, (unsigned long long)addr);
+  k->type = CAIRN_H5_LINK_HARD;
+  k->corder = -1;
+  if (flags & 0x08) k->type = h5U8(&c);
+  if (flags & 0x04) k->corder = (int64_t)h5U(&c, 8);
+  if (flags & 0x10) h5U8(&c);
+  uint64_t nName = h5U(&c, 1u << (flags & 3));
+  if (c.bad || nName == 0 || !h5Has(&c, (size_t)nName)) return cairnErr(CAIRN_CORRUPT, "hdf5: bad link name at offset %llu", (unsigned long long)addr);
+  k->zName = dupN(c.p, (size_t)nName);
+  if (!k->zName) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  c.p += nName;
+  int rc = CAIRN_OK;
+  if (k->type == CAIRN_H5_LINK_HARD) {
+    k->addr = h5Addr(f, &c);
+  } else {
+    size_t m = (size_t)h5U(&c, 2);
+    if (c.bad || !h5Has(&c, m)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated link '%s' at offset %llu", k->zName, (unsigned long long)addr);
+    else if (k->type == CAIRN_H5_LINK_SOFT) {
+      k->zTarget = dupN(c.p, m);
+      if (!k->zTarget) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    } else if (k->type == CAIRN_H5_LINK_EXTERNAL) {
+      /* version/flags byte, file name NUL, object path NUL */
+      const uint8_t *q = c.p + 1, *e = c.p + m;
+      const uint8_t *z1 = q;
+      while (z1 < e && *z1) z1++;
+      const uint8_t *q2 = z1 < e ? z1 + 1 : e, *z2 = q2;
+      while (z2 < e && *z2) z2++;
+      if (m < 1) rc = cairnErr(CAIRN_CORRUPT, "hdf5: empty external link '%s' at offset %llu", k->zName, (unsigned long long)addr);
+      else {
+        k->zFile = dupN(q, (size_t)(z1 - q));
+        k->zTarget = dupN(q2, (size_t)(z2 - q2));
+        if (!k->zFile || !k->zTarget) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+      }
+    }
+    c.p += m;
+  }
+  if (rc == CAIRN_OK && c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated link message at offset %llu", (unsigned long long)addr);
+  if (rc) linkClear(k);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- symbol tables */
+typedef struct LHeap {
+  uint8_t *p;
+  size_t n;
+  uint64_t addr;
+} LHeap;
+
+static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
+  memset(h, 0, sizeof(*h));
+  uint8_t hd[40];
+  size_t n = 8 + 2 * (size_t)f->sl + f->so;
+  CAIRN_TRY(h5ReadMeta(f, addr, hd, n));
+  if (memcmp(hd, "HEAP", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing HEAP signature at offset %llu", (unsigned long long)addr);
+  H5Cur c;
+  h5Cur(&c, hd + 8, n - 8, addr + 8);
+  uint64_t size = h5Len(f, &c);
+  h5Len(f, &c);
+  uint64_t data = h5Addr(f, &c);
+  if (size > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: local heap at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size);
+  CAIRN_TRY(h5LoadMeta(f, data, (size_t)size, &h->p));
+  h->n = (size_t)size;
+  h->addr = addr;
+  return CAIRN_OK;
+}
+static int lheapStr(const LHeap *h, uint64_t off, const char **pz, size_t *pn) {
+  *pz = "";
+  *pn = 0;
+  if (off >= h->n) return cairnErr(CAIRN_CORRUPT, "hdf5: name offset %llu outside local heap at %llu", (unsigned long long)off, (unsigned long long)h->addr);
+  const uint8_t *q = h->p + off, *e = h->p + h->n;
+  const uint8_t *z = q;
+  while (z < e && *z) z++;
+  if (z >= e) return cairnErr(CAIRN_CORRUPT, "hdf5: unterminated name in local heap at %llu", (unsigned long long)h->addr);
+  *pz = (const char *)q;
+  *pn = (size_t)(z - q);
+  return CAIRN_OK;
+}
+
+/* Decode entries of a SNOD; with zWant, stop at that name. */
+static int snodRead(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound) {
+  size_t entSize = 2 * (size_t)f->so + 24;
+  size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
+  uint8_t hd[8];
+  CAIRN_TRY(h5ReadMeta(f, addr, hd, 8));
+  if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
+  uint32_t n = cairnGetLE16(hd + 6);
+  if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, addr + 8, (size_t)n * entSize, &p));
+  int rc = CAIRN_OK;
+  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+    H5Cur c;
+    h5Cur(&c, p + (size_t)i * entSize, entSize, addr + 8 + (uint64_t)i * entSize);
+    uint64_t nameOff = h5U(&c, f->so);
+    uint64_t obj = h5Addr(f, &c);
+    uint32_t cacheType = (uint32_t)h5U(&c, 4);
+    h5U(&c, 4);
+    const char *z;
+    size_t nz;
+    if ((rc = lheapStr(h, nameOff, &z, &nz))) break;
+    if (zWant && (nz != nWant || memcmp(z, zWant, nz) != 0)) continue;
+    H5Link k;
+    memset(&k, 0, sizeof(k));
+    k.corder = -1;
+    k.zName = dupN(z, nz);
+    if (!k.zName) {
+      rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+      break;
+    }
+    if (cacheType == 2) {
+      uint32_t lo = (uint32_t)h5U(&c, 4);
+      const char *zt;
+      size_t nt;
+      k.type = CAIRN_H5_LINK_SOFT;
+      if ((rc = lheapStr(h, lo, &zt, &nt)) == CAIRN_OK && !(k.zTarget = dupN(zt, nt))) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    } else {
+      k.type = CAIRN_H5_LINK_HARD;
+      k.addr = obj;
+    }
+    if (rc) {
+      linkClear(&k);
+      break;
+    }
+    if (zWant) {
+      *pFound = k;
+      cairnFree(p);
+      return CAIRN_OK;
+    }
+    rc = listAdd(l, &k);
+    if (rc) linkClear(&k);
+  }
+  cairnFree(p);
+  if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
+  return rc;
+}
+
+/* Walk a group v1 B-tree (type 0). With zWant, descend only toward that name. */
+static int btree1Group(H5File *f, uint64_t addr, const LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound,
+                       int depth) {
+  if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
+  size_t hdr = 8 + 2 * (size_t)f->so;
+  uint8_t hd[32];
+  CAIRN_TRY(h5ReadMeta(f, addr, hd, hdr));
+  if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
+  if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
+  uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
+  if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
+  size_t body = (size_t)n * (f->sl + f->so) + f->sl;
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, addr + hdr, body, &p));
+  int rc = CAIRN_OK;
+  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+    const uint8_t *e = p + (size_t)i * (f->sl + f->so);
+    uint64_t child = cairnGetLEn(e + f->sl, f->so);
+    if (zWant) {
+      /* Child i holds names in (key i, key i+1]: skip it if the wanted name is after key i+1. */
+      uint64_t kr = cairnGetLEn(e + f->sl + f->so, f->sl);
+      const char *z;
+      size_t nz;
+      if ((rc = lheapStr(h, kr, &z, &nz))) break;
+      size_t m = CAIRN_MIN(nz, nWant);
+      int cmp = memcmp(zWant, z, m);
+      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
+      if (cmp > 0) continue;
+      rc = level ? btree1Group(f, child, h, l, zWant, nWant, pFound, depth + 1) : snodRead(f, child, h, l, zWant, nWant, pFound);
+      cairnFree(p);
+      return rc;
+    }
+    rc = level ? btree1Group(f, child, h, l, NULL, 0, NULL, depth + 1) : snodRead(f, child, h, l, NULL, 0, NULL);
+  }
+  cairnFree(p);
+  if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
+  return rc;
+}
+
+/* ---------------------------------------------------------------- dense storage */
+typedef struct DenseArg {
+  H5File *f;
+  H5FHeap heap;
+  LinkList *pList;
+  /* attribute mode */
+  H5Attr *aAttr;
+  size_t nAttr, capAttr;
+  /* search */
+  const char *zWant;
+  size_t nWant;
+  uint32_t hash;
+  H5Link *pFound;
+  H5Attr *pFoundAttr;
+  int err;
+} DenseArg;
+
+static int denseLinkVisit(void *pArg, const uint8_t *rec, uint32_t n) {
+  DenseArg *d = pArg;
+  if (n < 4 + d->heap.idLen) return cairnErr(CAIRN_CORRUPT, "hdf5: link name record too short in heap %llu", (unsigned long long)d->heap.addr);
+  uint8_t *p;
+  size_t np;
+  CAIRN_TRY(h5FHeapGet(d->f, &d->heap, rec + 4, &p, &np));
+  H5Link k;
+  int rc = linkDecode(d->f, p, np, d->heap.addr, &k);
+  cairnFree(p);
+  if (rc) return rc;
+  rc = listAdd(d->pList, &k);
+  if (rc) linkClear(&k);
+  return rc;
+}
+
+static int denseLinkCmp(void *pArg, const uint8_t *rec) {
+  DenseArg *d = pArg;
+  uint32_t h = cairnGetLE32(rec);
+  if (d->hash != h) return d->hash < h ? -1 : 1;
+  /* Same hash: compare names. */
+  uint8_t *p;
+  size_t np;
+  if (h5FHeapGet(d->f, &d->heap, rec + 4, &p, &np)) {
+    d->err = 1;
+    return 0;
+  }
+  H5Link k;
+  if (linkDecode(d->f, p, np, d->heap.addr, &k)) {
+    cairnFree(p);
+    d->err = 1;
+    return 0;
+  }
+  cairnFree(p);
+  size_t nz = strlen(k.zName), m = CAIRN_MIN(nz, d->nWant);
+  int cmp = memcmp(d->zWant, k.zName, m);
+  if (cmp == 0) cmp = d->nWant < nz ? -1 : d->nWant > nz ? 1 : 0;
+  if (cmp == 0) {
+    *d->pFound = k;
+    return 0;
+  }
+  linkClear(&k);
+  return cmp;
+}
+static int denseFound(void *pArg, const uint8_t *rec, uint32_t n) {
+  DenseArg *d = pArg;
+  return d->err ? CAIRN_CORRUPT : CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- groups */
+static int linkCmp(const void *a, const void *b) { return strcmp(((const H5Link *)a)->zName, ((const H5Link *)b)->zName); }
+
+int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
+  LinkList l = {NULL, 0, 0};
+  int rc = CAIRN_OK;
+  const H5Msg *st = h5OhdrFind(o, 0x11, 0), *li = h5OhdrFind(o, 0x02, 0);
+  if (st) {
+    H5Cur c;
+    h5Cur(&c, st->p, st->size, st->addr);
+    uint64_t bt = h5Addr(f, &c), hp = h5Addr(f, &c);
+    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
+    LHeap h;
+    CAIRN_TRY(lheapLoad(f, hp, &h));
+    if (bt != H5_UNDEF) rc = btree1Group(f, bt, &h, &l, NULL, 0, NULL, 0);
+    cairnFree(h.p);
+  } else {
+    /* Compact links in the header. */
+    const H5Msg *m;
+    for (uint32_t i = 0; rc == CAIRN_OK && (m = h5OhdrFind(o, 0x06, i)) != NULL; i++) {
+      H5Link k;
+      rc = linkDecode(f, m->p, m->size, m->addr, &k);
+      if (rc == CAIRN_OK && (rc = listAdd(&l, &k))) linkClear(&k);
+    }
+    if (rc == CAIRN_OK && li) {
+      H5Cur c;
+      h5Cur(&c, li->p, li->size, li->addr);
+      h5U8(&c);
+      uint8_t fl = h5U8(&c);
+      if (fl & 1) h5U(&c, 8);
+      uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
+      if (c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
+      else if (heap != H5_UNDEF && name != H5_UNDEF) {
+        DenseArg d;
+        memset(&d, 0, sizeof(d));
+        d.f = f;
+        d.pList = &l;
+        if ((rc = h5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = h5Bt2Iterate(f, name, denseLinkVisit, &d);
+      }
+    }
+  }
+  if (rc) {
+    h5LinksFree(l.a, l.n);
+    return rc;
+  }
+  if (l.n > 1) qsort(l.a, l.n, sizeof(H5Link), linkCmp);
+  *pa = l.a;
+  *pn = l.n;
+  return CAIRN_OK;
+}
+
+int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut) {
+  memset(pOut, 0, sizeof(*pOut));
+  const H5Msg *st = h5OhdrFind(o, 0x11, 0), *li = h5OhdrFind(o, 0x02, 0);
+  if (st) {
+    H5Cur c;
+    h5Cur(&c, st->p, st->size, st->addr);
+    uint64_t bt = h5Addr(f, &c), hp = h5Addr(f, &c);
+    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
+    if (bt == H5_UNDEF) return CAIRN_NOTFOUND;
+    LHeap h;
+    CAIRN_TRY(lheapLoad(f, hp, &h));
+    int rc = btree1Group(f, bt, &h, NULL, zName, nName, pOut, 0);
+    cairnFree(h.p);
+    return rc;
+  }
+  const H5Msg *m;
+  for (uint32_t i = 0; (m = h5OhdrFind(o, 0x06, i)) != NULL; i++) {
+    /* Compare the name before decoding the whole message. */
+    H5Link k;
+    CAIRN_TRY(linkDecode(f, m->p, m->size, m->addr, &k));
+    if (strlen(k.zName) == nName && memcmp(k.zName, zName, nName) == 0) {
+      *pOut = k;
+      return CAIRN_OK;
+    }
+    linkClear(&k);
+  }
+  if (li) {
+    H5Cur c;
+    h5Cur(&c, li->p, li->size, li->addr);
+    h5U8(&c);
+    uint8_t fl = h5U8(&c);
+    if (fl & 1) h5U(&c, 8);
+    uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
+    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
+    if (heap == H5_UNDEF || name == H5_UNDEF) return CAIRN_NOTFOUND;
+    DenseArg d;
+    memset(&d, 0, sizeof(d));
+    d.f = f;
+    d.zWant = zName;
+    d.nWant = nName;
+    d.hash = cairnLookup3(zName, nName, 0);
+    d.pFound = pOut;
+    CAIRN_TRY(h5FHeapOpen(f, heap, &d.heap));
+    int rc = h5Bt2Find(f, name, denseLinkCmp, denseFound, &d);
+    if (rc == CAIRN_OK && !pOut->zName) rc = CAIRN_NOTFOUND;
+    if (rc && rc != CAIRN_NOTFOUND) linkClear(pOut);
+    return rc;
+  }
+  return CAIRN_NOTFOUND;
+}
+
+/* ---------------------------------------------------------------- attributes */
+static int attrAdd(DenseArg *d, H5Attr *a) {
+  if (d->nAttr >= 1000000) return cairnErr(CAIRN_LIMIT, "hdf5: more than a million attributes");
+  if (d->nAttr == d->capAttr) {
+    size_t nc = d->capAttr ? d->capAttr * 2 : 8;
+    H5Attr *b = cairnRealloc(d->aAttr, nc * sizeof(H5Attr));
+    if (!b) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    d->aAttr = b;
+    d->capAttr = nc;
+  }
+  d->aAttr[d->nAttr++] = *a;
+  return CAIRN_OK;
+}
+
+static int denseAttrVisit(void *pArg, const uint8_t *rec, uint32_t n) {
+  DenseArg *d = pArg;
+  if (n < 17) return cairnErr(CAIRN_CORRUPT, "hdf5: attribute record too short in heap %llu", (unsigned long long)d->heap.addr);
+  uint8_t *p;
+  size_t np;
+  CAIRN_TRY(h5FHeapGet(d->f, &d->heap, rec, &p, &np));
+  H5Attr a;
+  int rc;
+  if (rec[8] & 0x02) { /* the heap holds a shared-message reference */
+    H5Msg m = {0x0C, 0x02, (uint32_t)np, p, d->heap.addr};
+    const uint8_t *q;
+    size_t nq;
+    uint64_t qa;
+    uint8_t *own;
+    rc = h5MsgResolve(d->f, &m, &q, &nq, &qa, &own);
+    if (rc == CAIRN_OK) rc = h5AttrDecode(d->f, q, nq, qa, &a);
+    cairnFree(own);
+  } else {
+    rc = h5AttrDecode(d->f, p, np, d->heap.addr, &a);
+  }
+  cairnFree(p);
+  if (rc) return rc;
+  rc = attrAdd(d, &a);
+  if (rc) h5AttrFree(&a);
+  return rc;
+}
+
+static int attrCmp(const void *a, const void *b) { return strcmp(((const H5Attr *)a)->zName, ((const H5Attr *)b)->zName); }
+
+int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
+  DenseArg d;
+  memset(&d, 0, sizeof(d));
+  d.f = f;
+  int rc = CAIRN_OK;
+  const H5Msg *m;
+  for (uint32_t i = 0; rc == CAIRN_OK && (m = h5OhdrFind(o, 0x0C, i)) != NULL; i++) {
+    const uint8_t *q;
+    size_t nq;
+    uint64_t qa;
+    uint8_t *own;
+    H5Attr a;
+    rc = h5MsgResolve(f, m, &q, &nq, &qa, &own);
+    if (rc == CAIRN_OK) {
+      rc = h5AttrDecode(f, q, nq, qa, &a);
+      cairnFree(own);
+      if (rc == CAIRN_OK && (rc = attrAdd(&d, &a))) h5AttrFree(&a);
+    }
+  }
+  const H5Msg *ai = h5OhdrFind(o, 0x15, 0);
+  if (rc == CAIRN_OK && ai) {
+    H5Cur c;
+    h5Cur(&c, ai->p, ai->size, ai->addr);
+    h5U8(&c);
+    uint8_t fl = h5U8(&c);
+    if (fl & 1) h5U(&c, 2);
+    uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
+    if (c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: short attribute info message at offset %llu", (unsigned long long)ai->addr);
+    else if (heap != H5_UNDEF && name != H5_UNDEF) {
+      if ((rc = h5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = h5Bt2Iterate(f, name, denseAttrVisit, &d);
+    }
+  }
+  if (rc) {
+    for (size_t i = 0; i < d.nAttr; i++) h5AttrFree(&d.aAttr[i]);
+    cairnFree(d.aAttr);
+    return rc;
+  }
+  if (d.nAttr > 1) qsort(d.aAttr, d.nAttr, sizeof(H5Attr), attrCmp);
+  *pa = d.aAttr;
+  *pn = d.nAttr;
+  return CAIRN_OK;
+}

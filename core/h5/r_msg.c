@@ -1,0 +1,625 @@
+/*
+** 2026-11-29
+**
+** core/h5/r_msg.c - decoders for the object header messages a reader needs: datatype (v1-v3,
+** every class but time), dataspace (v1, v2), data layout (v1-v4), filter pipeline (v1, v2),
+** fill value (old and v1-v3), attribute (v1-v3), and shared messages (in another object
+** header, i.e. committed datatypes, or in the SOHM fractal heap).
+*/
+#include "h5int.h"
+
+#define BAD(c, what) cairnErr(CAIRN_CORRUPT, "hdf5: %s at offset %llu", what, (unsigned long long)h5Off(c))
+
+/* ---------------------------------------------------------------- datatypes */
+void h5TypeFree(H5Type *t) {
+  if (!t) return;
+  for (uint32_t i = 0; i < t->nMember && t->aMember; i++) {
+    cairnFree(t->aMember[i].zName);
+    h5TypeFree(t->aMember[i].pType);
+  }
+  cairnFree(t->aMember);
+  cairnFree(t->aEnumVal);
+  h5TypeFree(t->pBase);
+  cairnFree(t->zTag);
+  cairnFree(t);
+}
+
+static char *dupStr(const uint8_t *p, size_t n);
+
+H5Type *h5TypeDup(const H5Type *t) {
+  if (!t) return NULL;
+  H5Type *r = cairnMalloc(sizeof(H5Type));
+  if (!r) return NULL;
+  *r = *t;
+  r->aMember = NULL;
+  r->aEnumVal = NULL;
+  r->pBase = NULL;
+  r->zTag = NULL;
+  uint32_t n = t->nMember;
+  r->nMember = 0;
+  int ok = 1;
+  if (t->aMember) {
+    r->aMember = cairnMallocZero((n ? n : 1) * sizeof(H5Member));
+    ok = r->aMember != NULL;
+    for (uint32_t i = 0; ok && i < n; i++) {
+      r->nMember = i + 1;
+      r->aMember[i].offset = t->aMember[i].offset;
+      r->aMember[i].zName = dupStr((const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+      ok = r->aMember[i].zName != NULL;
+      if (ok && t->aMember[i].pType) ok = (r->aMember[i].pType = h5TypeDup(t->aMember[i].pType)) != NULL;
+    }
+    r->nMember = n;
+  }
+  if (ok && t->aEnumVal) {
+    size_t nv = (size_t)n * t->size;
+    r->aEnumVal = cairnMalloc(nv ? nv : 1);
+    if ((ok = r->aEnumVal != NULL)) memcpy(r->aEnumVal, t->aEnumVal, nv);
+  }
+  if (ok && t->pBase) ok = (r->pBase = h5TypeDup(t->pBase)) != NULL;
+  if (ok && t->zTag) ok = (r->zTag = dupStr((const uint8_t *)t->zTag, strlen(t->zTag))) != NULL;
+  if (!ok) {
+    h5TypeFree(r);
+    return NULL;
+  }
+  return r;
+}
+
+static char *dupStr(const uint8_t *p, size_t n) {
+  char *z = cairnMalloc(n + 1);
+  if (z) {
+    memcpy(z, p, n);
+    z[n] = 0;
+  }
+  return z;
+}
+
+/* A NUL-terminated name at c; advance past it and its padding to a multiple of 8 if pad8. */
+static int readName(H5Cur *c, int pad8, char **pz) {
+  const uint8_t *q = c->p;
+  while (q < c->end && *q) q++;
+  if (q >= c->end) return BAD(c, "unterminated name in datatype");
+  size_t n = (size_t)(q - c->p);
+  *pz = dupStr(c->p, n);
+  if (!*pz) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  size_t adv = n + 1;
+  if (pad8) adv = (adv + 7) & ~(size_t)7;
+  if ((size_t)(c->end - c->p) < adv) adv = (size_t)(c->end - c->p);
+  c->p += adv;
+  return CAIRN_OK;
+}
+
+static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp);
+
+static int typeArrayOf(H5Type *base, uint32_t rank, const uint32_t *aDim, H5Type **pp) {
+  H5Type *t = cairnMallocZero(sizeof(H5Type));
+  if (!t) {
+    h5TypeFree(base);
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  }
+  t->cls = H5T_ARRAY;
+  t->version = 2;
+  t->rank = rank;
+  uint64_t n = base->size;
+  for (uint32_t i = 0; i < rank; i++) {
+    t->aDim[i] = aDim[i];
+    n *= aDim[i];
+  }
+  t->pBase = base;
+  if (n > 0xffffffffu) {
+    h5TypeFree(t);
+    return cairnErr(CAIRN_CORRUPT, "hdf5: array datatype of %llu bytes", (unsigned long long)n);
+  }
+  t->size = (uint32_t)n;
+  *pp = t;
+  return CAIRN_OK;
+}
+
+static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp) {
+  *pp = NULL;
+  if (depth > H5_MAX_TYPE_DEPTH) return BAD(c, "datatype nested too deeply");
+  uint64_t at = h5Off(c);
+  uint8_t b0 = h5U8(c);
+  uint32_t bits = (uint32_t)h5U(c, 3);
+  uint32_t size = (uint32_t)h5U(c, 4);
+  if (c->bad) return BAD(c, "truncated datatype");
+  H5Type *t = cairnMallocZero(sizeof(H5Type));
+  if (!t) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  t->cls = b0 & 15;
+  t->version = b0 >> 4;
+  t->bits = bits;
+  t->size = size;
+  int rc = CAIRN_OK;
+  if (t->version < 1 || t->version > 4) {
+    rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: datatype version %u at offset %llu", t->version, (unsigned long long)at);
+    goto done;
+  }
+  switch (t->cls) {
+    case H5T_FIXED:
+    case H5T_BITFIELD:
+      t->bigEndian = bits & 1;
+      t->isSigned = (bits >> 3) & 1;
+      t->bitOffset = (uint16_t)h5U(c, 2);
+      t->precision = (uint16_t)h5U(c, 2);
+      if (size == 0 || size > 16) rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %u-byte integer at offset %llu", size, (unsigned long long)at);
+      break;
+    case H5T_FLOAT:
+      t->bigEndian = (bits & 1) | ((bits >> 5) & 2); /* 2 or 3 = VAX order */
+      t->signLoc = (uint8_t)(bits >> 8);
+      t->isSigned = 1;
+      t->bitOffset = (uint16_t)h5U(c, 2);
+      t->precision = (uint16_t)h5U(c, 2);
+      t->expLoc = h5U8(c);
+      t->expSize = h5U8(c);
+      t->manLoc = h5U8(c);
+      t->manSize = h5U8(c);
+      t->expBias = (uint32_t)h5U(c, 4);
+      if (t->bigEndian > 1) rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: VAX float byte order at offset %llu", (unsigned long long)at);
+      break;
+    case H5T_TIME:
+      h5U(c, 2);
+      break;
+    case H5T_STRING:
+      t->strPad = bits & 15;
+      t->cset = (bits >> 4) & 15;
+      break;
+    case H5T_OPAQUE: {
+      size_t n = bits & 0xff;
+      if (!h5Has(c, n)) break;
+      const uint8_t *q = c->p;
+      size_t k = 0;
+      while (k < n && q[k]) k++;
+      t->zTag = dupStr(q, k);
+      if (!t->zTag) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+      c->p += n;
+      break;
+    }
+    case H5T_COMPOUND: {
+      uint32_t n = bits & 0xffff;
+      t->aMember = cairnMallocZero((n ? n : 1) * sizeof(H5Member));
+      if (!t->aMember) {
+        rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        break;
+      }
+      unsigned offBytes = 4;
+      if (t->version >= 3) {
+        offBytes = 1;
+        while (offBytes < 4 && (size >> (8 * offBytes)) != 0) offBytes++;
+      }
+      for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+        H5Member *m = &t->aMember[i];
+        t->nMember = i + 1;
+        if ((rc = readName(c, t->version < 3, &m->zName))) break;
+        m->offset = (uint32_t)h5U(c, offBytes);
+        uint32_t arank = 0, adim[4] = {0, 0, 0, 0};
+        if (t->version == 1) {
+          arank = h5U8(c);
+          h5Skip(c, 3 + 4 + 4);
+          for (int k = 0; k < 4; k++) adim[k] = (uint32_t)h5U(c, 4);
+          if (arank > 4) {
+            rc = BAD(c, "compound member with more than 4 dimensions");
+            break;
+          }
+        }
+        if (c->bad) break;
+        if ((rc = typeDecode(f, c, depth + 1, &m->pType))) break;
+        if (arank) rc = typeArrayOf(m->pType, arank, adim, &m->pType);
+        if (rc == CAIRN_OK && ((uint64_t)m->offset + m->pType->size > size))
+          rc = cairnErr(CAIRN_CORRUPT, "hdf5: compound member '%s' (offset %u, %u bytes) outside its %u-byte type at offset %llu",
+                        m->zName, m->offset, m->pType->size, size, (unsigned long long)at);
+      }
+      break;
+    }
+    case H5T_REFERENCE:
+      t->refKind = bits & 15;
+      if (t->version >= 4) rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: version 4 reference datatype at offset %llu", (unsigned long long)at);
+      break;
+    case H5T_ENUM: {
+      uint32_t n = bits & 0xffff;
+      if ((rc = typeDecode(f, c, depth + 1, &t->pBase))) break;
+      if (t->pBase->cls != H5T_FIXED || t->pBase->size != size) {
+        rc = cairnErr(CAIRN_CORRUPT, "hdf5: enum at offset %llu has a non-integer base type", (unsigned long long)at);
+        break;
+      }
+      t->aMember = cairnMallocZero((n ? n : 1) * sizeof(H5Member));
+      if (!t->aMember) {
+        rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        break;
+      }
+      for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+        t->nMember = i + 1;
+        rc = readName(c, t->version < 3, &t->aMember[i].zName);
+      }
+      if (rc) break;
+      size_t nv = (size_t)n * size;
+      if (!h5Has(c, nv)) break;
+      t->aEnumVal = cairnMalloc(nv ? nv : 1);
+      if (!t->aEnumVal) {
+        rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        break;
+      }
+      memcpy(t->aEnumVal, c->p, nv);
+      c->p += nv;
+      break;
+    }
+    case H5T_VLEN:
+      t->vlenKind = bits & 15;
+      t->strPad = (bits >> 4) & 15;
+      t->cset = (bits >> 8) & 15;
+      rc = typeDecode(f, c, depth + 1, &t->pBase);
+      break;
+    case H5T_ARRAY: {
+      t->rank = h5U8(c);
+      if (t->rank == 0 || t->rank > H5_MAX_RANK) {
+        rc = BAD(c, "array datatype rank");
+        break;
+      }
+      if (t->version < 3) h5Skip(c, 3);
+      for (uint32_t i = 0; i < t->rank; i++) t->aDim[i] = (uint32_t)h5U(c, 4);
+      if (t->version < 3) h5Skip(c, 4 * (size_t)t->rank);
+      if (c->bad) break;
+      rc = typeDecode(f, c, depth + 1, &t->pBase);
+      break;
+    }
+    default:
+      rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: datatype class %u at offset %llu", t->cls, (unsigned long long)at);
+  }
+  if (rc == CAIRN_OK && c->bad) rc = BAD(c, "truncated datatype");
+  /* The declared size must agree with the structure, since values are addressed by it. */
+  if (rc == CAIRN_OK) {
+    uint64_t want = 0;
+    if (t->cls == H5T_ARRAY) {
+      want = t->pBase->size;
+      for (uint32_t i = 0; i < t->rank; i++) want *= t->aDim[i];
+      if (want > 0xffffffffu) want = 0xffffffffu + (uint64_t)1;
+    } else if (t->cls == H5T_VLEN) {
+      want = 4 + (uint64_t)f->so + 4;
+    } else if (t->cls == H5T_REFERENCE && t->refKind == 0) {
+      want = size >= f->so ? size : f->so;
+    } else {
+      want = size;
+    }
+    if (want != size)
+      rc = cairnErr(CAIRN_CORRUPT, "hdf5: datatype of class %u at offset %llu declares %u bytes, its structure needs %llu", t->cls,
+                    (unsigned long long)at, size, (unsigned long long)want);
+  }
+done:
+  if (rc) {
+    h5TypeFree(t);
+    return rc;
+  }
+  *pp = t;
+  return CAIRN_OK;
+}
+
+int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn) {
+  H5Cur c;
+  h5Cur(&c, p, n, addr);
+  CAIRN_TRY(typeDecode(f, &c, depth, pp));
+  if (pn) *pn = (size_t)(c.p - c.start);
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- dataspace */
+int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) {
+  H5Cur c;
+  h5Cur(&c, p, n, addr);
+  memset(s, 0, sizeof(*s));
+  uint8_t v = h5U8(&c), rank = h5U8(&c), flags = h5U8(&c);
+  if (v == 1) {
+    h5Skip(&c, 5);
+    s->kind = rank ? CAIRN_H5_SIMPLE : CAIRN_H5_SCALAR;
+  } else if (v == 2) {
+    uint8_t type = h5U8(&c);
+    if (type > 2) return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace type %u at offset %llu", type, (unsigned long long)addr);
+    s->kind = type == 0 ? CAIRN_H5_SCALAR : type == 1 ? CAIRN_H5_SIMPLE : CAIRN_H5_NULL;
+  } else {
+    return cairnErr(CAIRN_UNSUPPORTED, "hdf5: dataspace version %u at offset %llu", v, (unsigned long long)addr);
+  }
+  if (rank > H5_MAX_RANK) return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace rank %u at offset %llu", rank, (unsigned long long)addr);
+  if (s->kind != CAIRN_H5_SIMPLE) rank = 0;
+  s->rank = rank;
+  for (uint32_t i = 0; i < rank; i++) s->aDim[i] = h5Len(f, &c);
+  for (uint32_t i = 0; i < rank; i++) s->aMax[i] = (flags & 1) ? h5Len(f, &c) : s->aDim[i];
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace at offset %llu", (unsigned long long)addr);
+  for (uint32_t i = 0; i < rank; i++)
+    if ((f->sl < 8 && s->aMax[i] == (((uint64_t)1 << (8 * f->sl)) - 1))) s->aMax[i] = H5_UNDEF;
+  s->nElem = s->kind == CAIRN_H5_NULL ? 0 : 1;
+  for (uint32_t i = 0; i < rank; i++)
+    if (cairnMulOverflow64(s->nElem, s->aDim[i], &s->nElem))
+      return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace at offset %llu has too many elements", (unsigned long long)addr);
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- layout */
+int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l) {
+  H5Cur c;
+  h5Cur(&c, p, n, addr);
+  memset(l, 0, sizeof(*l));
+  l->version = h5U8(&c);
+  l->addr = H5_UNDEF;
+  if (l->version == 1 || l->version == 2) {
+    uint32_t rank = h5U8(&c);
+    l->cls = h5U8(&c);
+    h5Skip(&c, 5);
+    if (l->cls != 0) l->addr = h5Addr(f, &c);
+    if (rank == 0 || rank > H5_MAX_RANK + 1) return cairnErr(CAIRN_CORRUPT, "hdf5: layout rank %u at offset %llu", rank, (unsigned long long)addr);
+    uint64_t d[H5_MAX_RANK + 1];
+    for (uint32_t i = 0; i < rank; i++) d[i] = h5U(&c, 4);
+    if (l->cls == CAIRN_H5_CHUNKED) {
+      l->rank = rank - 1;
+      for (uint32_t i = 0; i + 1 < rank; i++) l->aChunk[i] = d[i];
+      l->elemSize = (uint32_t)h5U(&c, 4);
+    } else if (l->cls == CAIRN_H5_COMPACT) {
+      l->size = h5U(&c, 4);
+      if (!h5Has(&c, (size_t)l->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: compact data overruns layout at offset %llu", (unsigned long long)addr);
+      l->pCompact = c.p;
+    } else {
+      l->size = UINT64_MAX; /* computed from the dataspace by the caller */
+    }
+  } else if (l->version == 3 || l->version == 4) {
+    l->cls = h5U8(&c);
+    if (l->cls == CAIRN_H5_COMPACT) {
+      l->size = h5U(&c, 2);
+      if (!h5Has(&c, (size_t)l->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: compact data overruns layout at offset %llu", (unsigned long long)addr);
+      l->pCompact = c.p;
+    } else if (l->cls == CAIRN_H5_CONTIGUOUS) {
+      l->addr = h5Addr(f, &c);
+      l->size = h5Len(f, &c);
+    } else if (l->cls == CAIRN_H5_CHUNKED) {
+      if (l->version == 3) {
+        uint32_t rank = h5U8(&c);
+        if (rank < 2 || rank > H5_MAX_RANK + 1) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk rank %u at offset %llu", rank, (unsigned long long)addr);
+        l->addr = h5Addr(f, &c);
+        l->rank = rank - 1;
+        for (uint32_t i = 0; i < l->rank; i++) l->aChunk[i] = h5U(&c, 4);
+        l->elemSize = (uint32_t)h5U(&c, 4);
+        l->idx = H5IDX_BTREE1;
+      } else {
+        l->flags = h5U8(&c);
+        uint32_t rank = h5U8(&c);
+        uint32_t enc = h5U8(&c);
+        if (rank < 2 || rank > H5_MAX_RANK + 1 || enc < 1 || enc > 8)
+          return cairnErr(CAIRN_CORRUPT, "hdf5: chunk rank %u / size %u at offset %llu", rank, enc, (unsigned long long)addr);
+        l->rank = rank - 1;
+        for (uint32_t i = 0; i < l->rank; i++) l->aChunk[i] = h5U(&c, enc);
+        l->elemSize = (uint32_t)h5U(&c, enc);
+        l->idx = h5U8(&c);
+        switch (l->idx) {
+          case H5IDX_SINGLE:
+            if (l->flags & 2) {
+              l->singleSize = h5Len(f, &c);
+              l->singleMask = (uint32_t)h5U(&c, 4);
+            }
+            break;
+          case H5IDX_IMPLICIT: break;
+          case H5IDX_FARRAY: l->faPageBits = h5U8(&c); break;
+          case H5IDX_EARRAY:
+            l->eaMaxBits = h5U8(&c);
+            l->eaIdxElem = h5U8(&c);
+            l->eaMinPtr = h5U8(&c);
+            l->eaMinElem = h5U8(&c);
+            l->eaPageBits = h5U8(&c);
+            break;
+          case H5IDX_BTREE2:
+            l->bt2NodeSize = (uint32_t)h5U(&c, 4);
+            l->bt2Split = h5U8(&c);
+            l->bt2Merge = h5U8(&c);
+            break;
+          default:
+            return cairnErr(CAIRN_UNSUPPORTED, "hdf5: chunk index type %u at offset %llu", l->idx, (unsigned long long)addr);
+        }
+        l->addr = h5Addr(f, &c);
+      }
+      if (s && l->rank != s->rank)
+        return cairnErr(CAIRN_CORRUPT, "hdf5: chunk rank %u differs from dataspace rank %u at offset %llu", l->rank, s->rank, (unsigned long long)addr);
+      for (uint32_t i = 0; i < l->rank; i++)
+        if (l->aChunk[i] == 0) return cairnErr(CAIRN_CORRUPT, "hdf5: zero chunk dimension at offset %llu", (unsigned long long)addr);
+    } else if (l->cls == CAIRN_H5_VIRTUAL) {
+      /* mapping in the global heap: reported as unsupported on read */
+    } else {
+      return cairnErr(CAIRN_CORRUPT, "hdf5: layout class %u at offset %llu", l->cls, (unsigned long long)addr);
+    }
+  } else {
+    return cairnErr(CAIRN_UNSUPPORTED, "hdf5: layout message version %u at offset %llu", l->version, (unsigned long long)addr);
+  }
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated layout message at offset %llu", (unsigned long long)addr);
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- filter pipeline */
+int h5PipelineDecode(const uint8_t *p, size_t n, uint64_t addr, H5Pipeline *pl) {
+  H5Cur c;
+  h5Cur(&c, p, n, addr);
+  memset(pl, 0, sizeof(*pl));
+  uint8_t v = h5U8(&c), nf = h5U8(&c);
+  if (v != 1 && v != 2) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: filter pipeline version %u at offset %llu", v, (unsigned long long)addr);
+  if (nf > H5_MAX_FILTERS) return cairnErr(CAIRN_CORRUPT, "hdf5: %u filters at offset %llu", nf, (unsigned long long)addr);
+  if (v == 1) h5Skip(&c, 6);
+  for (uint32_t i = 0; i < nf; i++) {
+    H5Filter *fl = &pl->a[i];
+    fl->id = (uint16_t)h5U(&c, 2);
+    uint32_t nameLen = (v == 1 || fl->id >= 256) ? (uint32_t)h5U(&c, 2) : 0;
+    fl->flags = (uint16_t)h5U(&c, 2);
+    fl->nParam = (uint32_t)h5U(&c, 2);
+    if (nameLen) {
+      if (!h5Has(&c, nameLen)) break;
+      size_t k = 0;
+      while (k < nameLen && k + 1 < sizeof(fl->zName) && c.p[k]) {
+        fl->zName[k] = (char)c.p[k];
+        k++;
+      }
+      fl->zName[k] = 0;
+      c.p += (v == 1) ? ((nameLen + 7) & ~7u) : nameLen;
+    }
+    for (uint32_t k = 0; k < fl->nParam; k++) {
+      uint32_t x = (uint32_t)h5U(&c, 4);
+      if (k < CAIRN_ARRAY_SIZE(fl->aParam)) fl->aParam[k] = x;
+    }
+    if (v == 1 && (fl->nParam & 1)) h5Skip(&c, 4);
+    if (c.bad) break;
+    pl->n = i + 1;
+  }
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated filter pipeline at offset %llu", (unsigned long long)addr);
+  if (v == 1 && c.p > c.end) return CAIRN_OK;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- fill value */
+int h5FillDecode(uint16_t type, const uint8_t *p, size_t n, uint64_t addr, H5Fill *fv) {
+  H5Cur c;
+  h5Cur(&c, p, n, addr);
+  memset(fv, 0, sizeof(*fv));
+  if (type == 4) {
+    fv->size = (uint32_t)h5U(&c, 4);
+    fv->defined = fv->size > 0;
+  } else {
+    uint8_t v = h5U8(&c);
+    if (v == 1 || v == 2) {
+      fv->allocTime = h5U8(&c);
+      fv->writeTime = h5U8(&c);
+      uint8_t def = h5U8(&c);
+      if (v == 1 || def) {
+        fv->size = (uint32_t)h5U(&c, 4);
+        fv->defined = fv->size > 0;
+      }
+    } else if (v == 3) {
+      uint8_t fl = h5U8(&c);
+      fv->allocTime = fl & 3;
+      fv->writeTime = (fl >> 2) & 3;
+      if (fl & 0x20) {
+        fv->size = (uint32_t)h5U(&c, 4);
+        fv->defined = fv->size > 0;
+      }
+    } else {
+      return cairnErr(CAIRN_UNSUPPORTED, "hdf5: fill value message version %u at offset %llu", v, (unsigned long long)addr);
+    }
+  }
+  if (c.bad || !h5Has(&c, fv->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated fill value at offset %llu", (unsigned long long)addr);
+  fv->p = c.p;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- shared messages */
+/* The SOHM index's message type flags have bit N set for message type N. */
+static int sohmBit(uint16_t type) { return type < 16 ? (int)type : -1; }
+
+int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn) {
+  *ppOwn = NULL;
+  if (!(m->flags & 0x02)) {
+    *pp = m->p;
+    *pn = m->size;
+    if (pAddr) *pAddr = m->addr;
+    return CAIRN_OK;
+  }
+  H5Cur c;
+  h5Cur(&c, m->p, m->size, m->addr);
+  uint8_t v = h5U8(&c), kind = h5U8(&c);
+  if (v == 1) h5Skip(&c, 6);
+  else if (v != 2 && v != 3) return cairnErr(CAIRN_CORRUPT, "hdf5: shared message version %u at offset %llu", v, (unsigned long long)m->addr);
+  if (v == 3 && kind == 1) { /* in the SOHM heap */
+    if (!h5Has(&c, 8)) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated shared message at offset %llu", (unsigned long long)m->addr);
+    int bit = sohmBit(m->type);
+    for (uint32_t i = 0; bit >= 0 && i < f->nSohm; i++) {
+      if (!(f->aSohm[i].typeFlags & (1u << bit))) continue;
+      H5FHeap h;
+      CAIRN_TRY(h5FHeapOpen(f, f->aSohm[i].heapAddr, &h));
+      uint8_t *p;
+      size_t n;
+      CAIRN_TRY(h5FHeapGet(f, &h, c.p, &p, &n));
+      *pp = p;
+      *pn = n;
+      *ppOwn = p;
+      if (pAddr) *pAddr = f->aSohm[i].heapAddr;
+      return CAIRN_OK;
+    }
+    return cairnErr(CAIRN_CORRUPT, "hdf5: shared message of type %u at offset %llu has no SOHM index", m->type, (unsigned long long)m->addr);
+  }
+  /* In another object header (committed datatypes and version 1/2 sharing). */
+  uint64_t a = h5Addr(f, &c);
+  if (c.bad || a == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: bad shared message at offset %llu", (unsigned long long)m->addr);
+  H5Ohdr o;
+  CAIRN_TRY(h5OhdrLoad(f, a, &o));
+  const H5Msg *t = h5OhdrFind(&o, m->type, 0);
+  int rc = CAIRN_OK;
+  if (!t || (t->flags & 0x02)) {
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: shared message at offset %llu points to object %llu without a message of type %u",
+                  (unsigned long long)m->addr, (unsigned long long)a, m->type);
+  } else {
+    uint8_t *p = cairnMalloc(t->size ? t->size : 1);
+    if (!p) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    else {
+      memcpy(p, t->p, t->size);
+      *pp = p;
+      *pn = t->size;
+      *ppOwn = p;
+      if (pAddr) *pAddr = t->addr;
+    }
+  }
+  h5OhdrFree(&o);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- attributes */
+void h5AttrFree(H5Attr *a) {
+  cairnFree(a->zName);
+  h5TypeFree(a->pType);
+  cairnFree(a->pData);
+  memset(a, 0, sizeof(*a));
+}
+
+/* A datatype or dataspace embedded in an attribute, possibly shared. */
+static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS) {
+  H5Msg m = {type, (uint8_t)(shared ? 2 : 0), (uint32_t)n, p, addr};
+  const uint8_t *q;
+  size_t nq;
+  uint64_t qa;
+  uint8_t *own;
+  CAIRN_TRY(h5MsgResolve(f, &m, &q, &nq, &qa, &own));
+  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : h5SpaceDecode(q, nq, qa, f, pS);
+  cairnFree(own);
+  return rc;
+}
+
+int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a) {
+  memset(a, 0, sizeof(*a));
+  H5Cur c;
+  h5Cur(&c, p, n, addr);
+  uint8_t v = h5U8(&c), flags = h5U8(&c);
+  uint32_t nName = (uint32_t)h5U(&c, 2), nType = (uint32_t)h5U(&c, 2), nSpace = (uint32_t)h5U(&c, 2);
+  if (v == 3) h5U8(&c); /* charset of the name */
+  if (v < 1 || v > 3) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: attribute message version %u at offset %llu", v, (unsigned long long)addr);
+  size_t pad = v == 1 ? 7 : 0;
+  size_t nN = (nName + pad) & ~pad, nT = (nType + pad) & ~pad, nS = (nSpace + pad) & ~pad;
+  if (c.bad || !h5Has(&c, nN) || nName == 0) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated attribute name at offset %llu", (unsigned long long)addr);
+  size_t k = 0;
+  while (k < nName && c.p[k]) k++;
+  a->zName = dupStr(c.p, k);
+  if (!a->zName) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  c.p += nN;
+  int rc = CAIRN_OK;
+  if (!h5Has(&c, nT)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated datatype of attribute '%s' at offset %llu", a->zName, (unsigned long long)addr);
+  else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, h5Off(&c), &a->pType, NULL);
+  if (rc) goto fail;
+  c.p += nT;
+  if (!h5Has(&c, nS)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace of attribute '%s' at offset %llu", a->zName, (unsigned long long)addr);
+  else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, h5Off(&c), NULL, &a->space);
+  if (rc) goto fail;
+  c.p += nS;
+  uint64_t nData;
+  if (cairnMulOverflow64(a->space.nElem, a->pType->size, &nData) || nData > (size_t)(c.end - c.p)) {
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: attribute '%s' at offset %llu: %llu elements of %u bytes do not fit in its message", a->zName,
+                  (unsigned long long)addr, (unsigned long long)a->space.nElem, a->pType->size);
+    goto fail;
+  }
+  a->nData = (size_t)nData;
+  a->pData = cairnMalloc(a->nData ? a->nData : 1);
+  if (!a->pData) {
+    rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    goto fail;
+  }
+  memcpy(a->pData, c.p, a->nData);
+  return CAIRN_OK;
+fail:
+  h5AttrFree(a);
+  return rc;
+}

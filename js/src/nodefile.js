@@ -1,0 +1,40 @@
+// 2026-11-29
+// js/src/nodefile.js - a cairn file object over Node's synchronous fs calls.
+import fs from 'node:fs';
+
+export class NodeFile {
+  /**
+   * @param {string} path
+   * @param {'r'|'r+'|'w+'|'a+'} mode  'r' read-only, 'r+' read-write existing, 'w+' create/truncate
+   */
+  constructor(path, mode = 'r') {
+    this.fd = fs.openSync(path, mode);
+    this.name = path;
+    this.writable = mode !== 'r';
+    if (!this.writable) {
+      this.write = undefined;
+      this.truncate = undefined;
+    }
+  }
+  read(offset, length) {
+    const b = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = fs.readSync(this.fd, b, got, length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return new Uint8Array(b.buffer, b.byteOffset, got);
+  }
+  write(offset, bytes) {
+    let done = 0;
+    while (done < bytes.length) done += fs.writeSync(this.fd, bytes, done, bytes.length - done, offset + done);
+  }
+  size() { return fs.fstatSync(this.fd).size; }
+  truncate(n) { fs.ftruncateSync(this.fd, n); }
+  sync() { fs.fdatasyncSync(this.fd); }
+  close() {
+    if (this.fd !== -1) fs.closeSync(this.fd);
+    this.fd = -1;
+  }
+}

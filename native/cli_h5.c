@@ -1,0 +1,374 @@
+/*
+** 2026-11-29
+**
+** native/cli_h5.c - `cairn h5 ...`: list, describe and dump HDF5 files with cairn's reader.
+**   cairn h5 ls [-r] FILE [PATH]      links of a group (recursively with -r), like h5ls
+**   cairn h5 info FILE PATH           kind, shape, type, layout, chunks, filters, attributes
+**   cairn h5 dump [--json] FILE PATH  values (JSON: {"shape":[..],"type":{..},"data":..})
+**   cairn h5 attrs FILE PATH          attribute names and values
+**   cairn h5 dumpall FILE             every dataset and attribute as JSON lines (for checkers)
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cairn/h5.h"
+
+static int h5Fail(int rc) { return cliFail("h5", rc); }
+
+static const char *kindName(int k) {
+  return k == CAIRN_H5_GROUP ? "Group" : k == CAIRN_H5_DATASET ? "Dataset" : k == CAIRN_H5_DATATYPE ? "Type" : "Attribute";
+}
+
+static void printShape(const cairn_h5_info *in) {
+  if (in->space == CAIRN_H5_NULL) {
+    printf("NULL");
+    return;
+  }
+  if (in->space == CAIRN_H5_SCALAR) {
+    printf("SCALAR");
+    return;
+  }
+  printf("{");
+  for (unsigned i = 0; i < in->rank; i++) {
+    printf("%s%llu", i ? ", " : "", (unsigned long long)in->dims[i]);
+  }
+  int diff = 0;
+  for (unsigned i = 0; i < in->rank; i++) diff |= in->maxdims[i] != in->dims[i];
+  if (diff) {
+    printf("/");
+    for (unsigned i = 0; i < in->rank; i++) {
+      if (in->maxdims[i] == UINT64_MAX) printf("%sInf", i ? ", " : "");
+      else printf("%s%llu", i ? ", " : "", (unsigned long long)in->maxdims[i]);
+    }
+  }
+  printf("}");
+}
+
+static int lsGroup(cairn_h5 *h, const char *zPath, int recursive, int depth) {
+  cairn_h5_obj *g;
+  int rc = cairn_h5_get(h, zPath, &g);
+  if (rc) return h5Fail(rc);
+  cairn_h5_info in;
+  if ((rc = cairn_h5_info_get(g, &in))) {
+    cairn_h5_obj_close(g);
+    return h5Fail(rc);
+  }
+  int status = 0;
+  for (size_t i = 0; i < in.nLink && depth < 64; i++) {
+    cairn_h5_link k;
+    if ((rc = cairn_h5_link_get(g, i, &k))) {
+      status = h5Fail(rc);
+      break;
+    }
+    char zChild[4096];
+    snprintf(zChild, sizeof zChild, "%s/%s", strcmp(zPath, "/") == 0 ? "" : zPath, k.zName);
+    const char *zShow = recursive ? zChild : k.zName;
+    if (k.type == CAIRN_H5_LINK_SOFT) {
+      printf("%-24s Soft Link {%s}\n", zShow, k.zTarget);
+      continue;
+    }
+    if (k.type == CAIRN_H5_LINK_EXTERNAL) {
+      printf("%-24s External Link {%s//%s}\n", zShow, k.zFile, k.zTarget);
+      continue;
+    }
+    cairn_h5_obj *c;
+    if ((rc = cairn_h5_get(h, zChild, &c))) {
+      status = h5Fail(rc);
+      continue;
+    }
+    cairn_h5_info ci;
+    if ((rc = cairn_h5_info_get(c, &ci)) == CAIRN_OK) {
+      printf("%-24s %s", zShow, kindName(ci.kind));
+      if (ci.kind == CAIRN_H5_DATASET) {
+        printf(" ");
+        printShape(&ci);
+      }
+      printf("\n");
+    } else status = h5Fail(rc);
+    cairn_h5_obj_close(c);
+    if (recursive && ci.kind == CAIRN_H5_GROUP && rc == CAIRN_OK) status |= lsGroup(h, zChild, 1, depth + 1);
+  }
+  cairn_h5_obj_close(g);
+  return status;
+}
+
+static int openFile(const char *zFile, cairn_h5 **ph) {
+  int rc = cairn_h5_open_path(zFile, ph);
+  if (rc) return h5Fail(rc);
+  return 0;
+}
+
+static int cmdLs(int argc, char **argv) {
+  int rec = 0;
+  const char *zFile = NULL, *zPath = "/";
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-r") == 0) rec = 1;
+    else if (!zFile) zFile = argv[i];
+    else zPath = argv[i];
+  }
+  if (!zFile) return cliUsage("h5 ls", "missing FILE");
+  cairn_h5 *h;
+  if (openFile(zFile, &h)) return 1;
+  int st = lsGroup(h, zPath, rec, 0);
+  cairn_h5_close(h);
+  return st;
+}
+
+static void printTypeAndValues(cairn_h5_obj *o, int json) {
+  char *z;
+  size_t n;
+  cairn_h5_info in;
+  int rc = cairn_h5_info_get(o, &in);
+  if (rc) {
+    h5Fail(rc);
+    return;
+  }
+  if (json) {
+    printf("{\"shape\":[");
+    for (unsigned i = 0; i < in.rank; i++) printf("%s%llu", i ? "," : "", (unsigned long long)in.dims[i]);
+    printf("],\"type\":");
+    if (cairn_h5_type_json(o, &z, &n) == CAIRN_OK) {
+      fwrite(z, 1, n, stdout);
+      cairn_free(z);
+    } else printf("null");
+    printf(",\"data\":");
+  }
+  if ((rc = cairn_h5_read_json(o, NULL, &z, &n)) == CAIRN_OK) {
+    fwrite(z, 1, n, stdout);
+    cairn_free(z);
+  } else {
+    if (json) printf("null");
+    h5Fail(rc);
+  }
+  printf(json ? "}\n" : "\n");
+}
+
+static int cmdDump(int argc, char **argv) {
+  int json = 0;
+  const char *zFile = NULL, *zPath = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) json = 1;
+    else if (!zFile) zFile = argv[i];
+    else zPath = argv[i];
+  }
+  if (!zFile || !zPath) return cliUsage("h5 dump", "need FILE and PATH");
+  cairn_h5 *h;
+  if (openFile(zFile, &h)) return 1;
+  cairn_h5_obj *o;
+  int rc = cairn_h5_get(h, zPath, &o);
+  if (rc) {
+    /* PATH@ATTR names an attribute */
+    const char *at = strrchr(zPath, '@');
+    if (at) {
+      char zObj[4096];
+      snprintf(zObj, sizeof zObj, "%.*s", (int)(at - zPath), zPath);
+      cairn_h5_obj *p;
+      if (cairn_h5_get(h, zObj[0] ? zObj : "/", &p) == CAIRN_OK) {
+        rc = cairn_h5_attr(p, at + 1, &o);
+        cairn_h5_obj_close(p);
+      }
+    }
+  }
+  if (rc) {
+    cairn_h5_close(h);
+    return h5Fail(rc);
+  }
+  printTypeAndValues(o, json);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  return 0;
+}
+
+static int cmdAttrs(int argc, char **argv) {
+  if (argc < 3) return cliUsage("h5 attrs", "need FILE and PATH");
+  cairn_h5 *h;
+  if (openFile(argv[1], &h)) return 1;
+  cairn_h5_obj *o;
+  int rc = cairn_h5_get(h, argv[2], &o);
+  cairn_h5_info in;
+  if (rc == CAIRN_OK) rc = cairn_h5_info_get(o, &in);
+  if (rc) {
+    cairn_h5_close(h);
+    return h5Fail(rc);
+  }
+  for (size_t i = 0; i < in.nAttr; i++) {
+    cairn_h5_obj *a;
+    if ((rc = cairn_h5_attr_at(o, i, &a))) {
+      h5Fail(rc);
+      continue;
+    }
+    const char *zName = strrchr(cairn_h5_obj_path(a), '@') + 1;
+    printf("%s = ", zName);
+    printTypeAndValues(a, 0);
+    cairn_h5_obj_close(a);
+  }
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  return 0;
+}
+
+static const char *layoutName(int l) {
+  return l == CAIRN_H5_COMPACT ? "compact" : l == CAIRN_H5_CONTIGUOUS ? "contiguous" : l == CAIRN_H5_CHUNKED ? "chunked" : "virtual";
+}
+
+static int cmdInfo(int argc, char **argv) {
+  if (argc < 3) return cliUsage("h5 info", "need FILE and PATH");
+  cairn_h5 *h;
+  if (openFile(argv[1], &h)) return 1;
+  cairn_h5_obj *o;
+  int rc = cairn_h5_get(h, argv[2], &o);
+  cairn_h5_info in;
+  if (rc == CAIRN_OK) rc = cairn_h5_info_get(o, &in);
+  if (rc) {
+    cairn_h5_close(h);
+    return h5Fail(rc);
+  }
+  printf("path: %s\nkind: %s\naddress: %llu\n", argv[2], kindName(in.kind), (unsigned long long)in.addr);
+  if (in.kind == CAIRN_H5_DATASET || in.kind == CAIRN_H5_DATATYPE) {
+    char *z;
+    size_t n;
+    if (cairn_h5_type_json(o, &z, &n) == CAIRN_OK) {
+      printf("type: %.*s\n", (int)n, z);
+      cairn_free(z);
+    }
+  }
+  if (in.kind == CAIRN_H5_DATASET) {
+    printf("shape: ");
+    printShape(&in);
+    printf("\nlayout: %s\n", layoutName(in.layout));
+    if (in.layout == CAIRN_H5_CHUNKED) {
+      static const char *idx[] = {"v1 B-tree", "single chunk", "implicit", "fixed array", "extensible array", "v2 B-tree"};
+      printf("chunk: {");
+      for (unsigned i = 0; i < in.rank; i++) printf("%s%llu", i ? ", " : "", (unsigned long long)in.chunk[i]);
+      printf("} (%s index)\n", in.chunkIndex >= 0 && in.chunkIndex <= 5 ? idx[in.chunkIndex] : "?");
+    }
+    for (unsigned i = 0; i < in.nFilter; i++) {
+      printf("filter: %u %s", in.aFilter[i].id, in.aFilter[i].zName);
+      for (unsigned k = 0; k < in.aFilter[i].nParam; k++) printf("%s%u", k ? "," : " [", in.aFilter[i].aParam[k]);
+      printf("%s\n", in.aFilter[i].nParam ? "]" : "");
+    }
+  }
+  if (in.kind == CAIRN_H5_GROUP) printf("links: %zu\n", in.nLink);
+  for (size_t i = 0; i < in.nAttr; i++) {
+    const char *z;
+    if (cairn_h5_attr_name(o, i, &z) == CAIRN_OK) printf("attribute: %s\n", z);
+  }
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  return 0;
+}
+
+/* Every dataset and attribute reachable from PATH, one JSON object per line:
+** {"path":"/a/b","attr":"name"|null,"shape":[..],"type":{..},"data":..} or "error":"..." */
+static void jsonEsc(const char *z) {
+  putchar('"');
+  for (; *z; z++) {
+    if (*z == '"' || *z == '\\') printf("\\%c", *z);
+    else if ((unsigned char)*z < 0x20) printf("\\u%04x", *z);
+    else putchar(*z);
+  }
+  putchar('"');
+}
+
+static void dumpOne(cairn_h5_obj *o, const char *zPath, const char *zAttr) {
+  printf("{\"path\":");
+  jsonEsc(zPath);
+  printf(",\"attr\":");
+  if (zAttr) jsonEsc(zAttr);
+  else printf("null");
+  cairn_h5_info in;
+  char *z;
+  size_t n;
+  int rc = cairn_h5_info_get(o, &in);
+  if (rc == CAIRN_OK) {
+    printf(",\"shape\":");
+    if (in.space == CAIRN_H5_SIMPLE) {
+      printf("[");
+      for (unsigned i = 0; i < in.rank; i++) printf("%s%llu", i ? "," : "", (unsigned long long)in.dims[i]);
+      printf("]");
+    } else printf(in.space == CAIRN_H5_NULL ? "\"null\"" : "\"scalar\"");
+    if (cairn_h5_type_json(o, &z, &n) == CAIRN_OK) {
+      printf(",\"type\":%.*s", (int)n, z);
+      cairn_free(z);
+    }
+    rc = cairn_h5_read_json(o, NULL, &z, &n);
+    if (rc == CAIRN_OK) {
+      printf(",\"data\":");
+      fwrite(z, 1, n, stdout);
+      cairn_free(z);
+    }
+  }
+  if (rc) {
+    printf(",\"error\":");
+    jsonEsc(cairn_errmsg());
+  }
+  printf("}\n");
+}
+
+static void dumpAttrs(cairn_h5_obj *o, const char *zPath) {
+  cairn_h5_info in;
+  if (cairn_h5_info_get(o, &in)) {
+    printf("{\"path\":");
+    jsonEsc(zPath);
+    printf(",\"attr\":\"*\",\"error\":");
+    jsonEsc(cairn_errmsg());
+    printf("}\n");
+    return;
+  }
+  for (size_t i = 0; i < in.nAttr; i++) {
+    cairn_h5_obj *a;
+    const char *zName;
+    if (cairn_h5_attr_name(o, i, &zName) || cairn_h5_attr_at(o, i, &a)) continue;
+    dumpOne(a, zPath, strrchr(cairn_h5_obj_path(a), '@') + 1);
+    cairn_h5_obj_close(a);
+  }
+}
+
+static void dumpTree(cairn_h5 *h, const char *zPath, int depth) {
+  cairn_h5_obj *o;
+  int rc = cairn_h5_get(h, zPath, &o);
+  if (rc) {
+    printf("{\"path\":");
+    jsonEsc(zPath);
+    printf(",\"attr\":null,\"error\":");
+    jsonEsc(cairn_errmsg());
+    printf("}\n");
+    return;
+  }
+  cairn_h5_info in;
+  if (cairn_h5_info_get(o, &in) == CAIRN_OK) {
+    if (in.kind == CAIRN_H5_DATASET) dumpOne(o, zPath, NULL);
+    dumpAttrs(o, zPath);
+    if (in.kind == CAIRN_H5_GROUP && depth < 64) {
+      for (size_t i = 0; i < in.nLink; i++) {
+        cairn_h5_link k;
+        if (cairn_h5_link_get(o, i, &k) || k.type != CAIRN_H5_LINK_HARD) continue;
+        char zChild[4096];
+        snprintf(zChild, sizeof zChild, "%s/%s", strcmp(zPath, "/") == 0 ? "" : zPath, k.zName);
+        dumpTree(h, zChild, depth + 1);
+      }
+    }
+  }
+  cairn_h5_obj_close(o);
+}
+
+static int cmdDumpAll(int argc, char **argv) {
+  if (argc < 2) return cliUsage("h5 dumpall", "need FILE");
+  cairn_h5 *h;
+  if (openFile(argv[1], &h)) return 1;
+  dumpTree(h, argc > 2 ? argv[2] : "/", 0);
+  cairn_h5_close(h);
+  return 0;
+}
+
+int cliH5(int argc, char **argv) {
+  if (argc < 2) return cliUsage("h5", "need a subcommand: ls, info, dump, attrs, dumpall");
+  const char *z = argv[1];
+  if (strcmp(z, "ls") == 0) return cmdLs(argc - 1, argv + 1);
+  if (strcmp(z, "info") == 0) return cmdInfo(argc - 1, argv + 1);
+  if (strcmp(z, "dump") == 0) return cmdDump(argc - 1, argv + 1);
+  if (strcmp(z, "attrs") == 0) return cmdAttrs(argc - 1, argv + 1);
+  if (strcmp(z, "dumpall") == 0) return cmdDumpAll(argc - 1, argv + 1);
+  return cliUsage("h5", "unknown subcommand '%s'", z);
+}

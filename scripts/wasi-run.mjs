@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// scripts/wasi-run.mjs [--dir DIR]... MODULE.wasm [ARGS...]
+// Runs a WASI preview1 command under Node's node:wasi, like `wasmtime run --dir DIR`: each DIR is
+// preopened at its own absolute path, and the current directory at "." (so relative paths work).
+// Exits with the module's exit code.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { WASI } from 'node:wasi';
+import process from 'node:process';
+
+const argv = process.argv.slice(2);
+const preopens = { '.': process.cwd() };
+preopens[process.cwd()] = process.cwd();
+while (argv[0] === '--dir') {
+  const d = resolve(argv[1]);
+  preopens[d] = d;
+  argv.splice(0, 2);
+}
+const mod = argv.shift();
+if (!mod) {
+  console.error('usage: wasi-run.mjs [--dir DIR]... MODULE.wasm [ARGS...]');
+  process.exit(2);
+}
+const wasi = new WASI({ version: 'preview1', args: [mod, ...argv], env: {}, preopens, returnOnExit: true });
+const module = await WebAssembly.compile(readFileSync(mod));
+const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport });
+const code = wasi.start(instance);
+process.exitCode = code;

@@ -1,0 +1,72 @@
+// 2026-11-29 - the same core test program on the two wasm targets, and the WASI CLI against the
+// native CLI and coreutils. Run with `node --test tests/wasm/` after scripts/build.sh.
+//   - build/wasi/cairn_tests.wasm under node:wasi, build/em/cairn_tests.cjs under Node: all pass
+//   - cairn.wasm imports nothing but wasi_snapshot_preview1 (so wasmtime runs it unchanged)
+//   - `cairn hash` prints the same line natively, under WASI and as sha256sum does
+//   - a zstd file written by the WASI CLI decodes with the zstd CLI
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const data = path.resolve(root, '../shared/data');
+const wasiRun = path.join(root, 'scripts/wasi-run.mjs');
+const env = { ...process.env, NODE_NO_WARNINGS: '1' };
+const tmp = fs.mkdtempSync(path.join(root, 'build', 'wasm-test-'));
+
+function summary(out) {
+  const m = /^(\d+) passed, (\d+) failed$/m.exec(out);
+  return m ? { passed: Number(m[1]), failed: Number(m[2]) } : null;
+}
+
+test('core tests pass under WASI (node:wasi)', { timeout: 600000 }, () => {
+  const r = spawnSync('node', [wasiRun, '--dir', data, '--dir', tmp, path.join(root, 'build/wasi/cairn_tests.wasm'), '--data', data, '--tmp', tmp], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const s = summary(r.stdout);
+  assert.ok(s, r.stdout + r.stderr);
+  assert.equal(s.failed, 0, r.stdout.split('\n').filter((l) => !l.startsWith('ok')).join('\n'));
+  assert.ok(s.passed > 10);
+  assert.equal(r.status, 0);
+});
+
+test('core tests pass under Emscripten (Node)', { timeout: 600000 }, () => {
+  const r = spawnSync('node', [path.join(root, 'build/em/cairn_tests.cjs'), '--data', data, '--tmp', tmp], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const s = summary(r.stdout);
+  assert.ok(s, r.stdout + r.stderr);
+  assert.equal(s.failed, 0, r.stdout.split('\n').filter((l) => !l.startsWith('ok')).join('\n'));
+  assert.ok(s.passed > 10);
+  assert.equal(r.status, 0);
+});
+
+test('cairn.wasm is a standard WASI preview1 command', async () => {
+  const mod = await WebAssembly.compile(fs.readFileSync(path.join(root, 'build/wasi/cairn.wasm')));
+  const modules = new Set(WebAssembly.Module.imports(mod).map((i) => i.module));
+  assert.deepEqual([...modules], ['wasi_snapshot_preview1']);
+  assert.ok(WebAssembly.Module.exports(mod).some((e) => e.name === '_start'));
+});
+
+test('cairn hash: native, WASI and sha256sum print the same line', () => {
+  const files = ['empty', 'small.txt', 'big.bin'].map((n) => path.join(tmp, n));
+  fs.writeFileSync(files[0], '');
+  fs.writeFileSync(files[1], 'the same bytes give the same hash\n');
+  fs.writeFileSync(files[2], crypto.randomBytes(5 << 20));
+  const native = execFileSync(path.join(root, 'build/native/cairn'), ['hash', ...files], { encoding: 'utf8' });
+  const wasi = execFileSync('node', [wasiRun, '--dir', tmp, path.join(root, 'build/wasi/cairn.wasm'), 'hash', ...files], { env, encoding: 'utf8' });
+  const coreutils = execFileSync('sha256sum', files, { encoding: 'utf8' });
+  assert.equal(native, coreutils);
+  assert.equal(wasi, coreutils);
+});
+
+test('WASI zstd output decodes with the zstd CLI; WASI errors are one line, non-zero', () => {
+  const src = path.join(tmp, 'text.txt');
+  fs.writeFileSync(src, Array.from({ length: 50000 }, (_, i) => `line ${i}\n`).join(''));
+  execFileSync('node', [wasiRun, '--dir', tmp, path.join(root, 'build/wasi/cairn.wasm'), 'zstd', src, '-o', `${src}.zst`], { env });
+  assert.deepEqual(execFileSync('zstd', ['-q', '-d', '-c', `${src}.zst`]), fs.readFileSync(src));
+  const r = spawnSync('node', [wasiRun, '--dir', tmp, path.join(root, 'build/wasi/cairn.wasm'), 'hash', path.join(tmp, 'missing')], { env, encoding: 'utf8' });
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+  assert.match(r.stderr, /missing/);
+});

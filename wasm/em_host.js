@@ -1,0 +1,73 @@
+// 2026-11-29
+// wasm/em_host.js - the JavaScript half of the Emscripten host (--js-library). The C side
+// (wasm/em_binding.c) calls these synchronously with a file id; `Module.cairnFiles` maps ids to
+// JS file objects from js/src/hosts.js, which have synchronous methods:
+//   read(offset, length) -> Uint8Array (shorter only at end of file)
+//   write(offset, Uint8Array), size() -> number, truncate(n), sync(), close()
+// Exceptions never cross into C: each is turned into a status code plus a message.
+mergeInto(LibraryManager.library, {
+  $cairnJsCall__deps: ['cairn_em_set_error'],
+  $cairnJsCall: function (id, what, fn) {
+    var f = Module['cairnFiles'] && Module['cairnFiles'].get(id);
+    if (!f) {
+      return 7; // CAIRN_MISUSE
+    }
+    try {
+      var r = fn(f);
+      return r === undefined ? 0 : r;
+    } catch (e) {
+      var code = (e && typeof e.cairnCode === 'number') ? e.cairnCode : 3; // CAIRN_IOERR
+      var msg = (f.name ? f.name + ': ' : '') + what + ': ' + (e && e.message ? e.message : String(e));
+      var n = lengthBytesUTF8(msg) + 1;
+      var p = _malloc(n);
+      if (p) {
+        stringToUTF8(msg, p, n);
+        _cairn_em_set_error(code, p);
+        _free(p);
+      }
+      return code;
+    }
+  },
+  cairn_js_read__deps: ['$cairnJsCall'],
+  cairn_js_read: function (id, p, n, off, pnRead) {
+    return cairnJsCall(id, 'read', function (f) {
+      var got = f.read(off, n);
+      var k = Math.min(got.length, n);
+      HEAPU8.set(k === got.length ? got : got.subarray(0, k), p);
+      HEAPU32[pnRead >> 2] = k;
+    });
+  },
+  cairn_js_write__deps: ['$cairnJsCall'],
+  cairn_js_write: function (id, p, n, off) {
+    return cairnJsCall(id, 'write', function (f) {
+      if (!f.write) { var e = new Error('read-only file'); e.cairnCode = 10; throw e; }
+      // Copy out of the heap: the callee may keep the bytes, and the heap may grow.
+      f.write(off, HEAPU8.slice(p, p + n));
+    });
+  },
+  cairn_js_size__deps: ['$cairnJsCall'],
+  cairn_js_size: function (id, pSize) {
+    return cairnJsCall(id, 'size', function (f) { HEAPF64[pSize >> 3] = f.size(); });
+  },
+  cairn_js_truncate__deps: ['$cairnJsCall'],
+  cairn_js_truncate: function (id, n) {
+    return cairnJsCall(id, 'truncate', function (f) {
+      if (!f.truncate) { var e = new Error('read-only file'); e.cairnCode = 10; throw e; }
+      f.truncate(n);
+    });
+  },
+  cairn_js_sync__deps: ['$cairnJsCall'],
+  cairn_js_sync: function (id) {
+    return cairnJsCall(id, 'sync', function (f) { if (f.sync) f.sync(); });
+  },
+  cairn_js_close__deps: ['$cairnJsCall'],
+  // Files that JS code handed in stay open: their owner closes them. Only files the package
+  // opened itself (listed in Module.cairnOwned) are closed here.
+  cairn_js_close: function (id) {
+    var owned = Module['cairnOwned'] && Module['cairnOwned'].has(id);
+    var r = owned ? cairnJsCall(id, 'close', function (f) { if (f.close) f.close(); }) : 0;
+    if (Module['cairnFiles']) Module['cairnFiles'].delete(id);
+    if (owned) Module['cairnOwned'].delete(id);
+    return r;
+  },
+});
