@@ -188,6 +188,20 @@ static int cmpU64(const void *a, const void *b) {
 
 /* Tokenize: sorted alphabet + indices of 1, 2 or 4 bytes. Returns -2 if not worth it. */
 static int encTokenize(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth) {
+  { /* cheap pre-check on a sample: many distinct values -> not worth sorting */
+    enum { HB = 13 };
+    uint64_t *h = cairnMallocZero(sizeof(uint64_t) << HB);
+    size_t ns = CAIRN_MIN(n, 4096), nd = 0;
+    if (!h) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+    for (size_t i = 0; i < ns && nd <= ns / 4; i++) {
+      uint64_t v = rdW(p + i * w, w) + 1; /* 0 marks an empty slot */
+      size_t k = (size_t)((v * 0x9E3779B97F4A7C15ull) >> (64 - HB));
+      while (h[k] && h[k] != v) k = (k + 1) & ((1u << HB) - 1);
+      if (!h[k]) h[k] = v, nd++;
+    }
+    cairnFree(h);
+    if (nd > ns / 4) return ENC_SKIP;
+  }
   uint64_t *a = cairnMalloc(sizeof(uint64_t) * (n ? n : 1));
   if (!a) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
   for (size_t i = 0; i < n; i++) a[i] = rdW(p + i * w, w);
@@ -230,14 +244,24 @@ static int encNumCand(Enc *e, const uint8_t *p, size_t n, unsigned w, int c, int
   if (n < 2) return ENC_SKIP;
   uint8_t *q = cairnMalloc((n - 1) * w);
   if (!q) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-  uint64_t mask = w == 8 ? ~0ull : (1ull << (8 * w)) - 1;
-  for (size_t i = 1; i < n; i++) {
-    uint64_t dv = (rdW(p + i * w, w) - rdW(p + (i - 1) * w, w)) & mask;
-    if (c == NC_DZZ || c == NC_DZZT) { /* zigzag of the signed difference */
-      uint64_t sign = (dv >> (8 * w - 1)) & 1;
-      dv = ((dv << 1) ^ (0 - sign)) & mask;
+  int zz = c == NC_DZZ || c == NC_DZZT; /* zigzag of the signed difference */
+  switch (w) { /* fixed widths: this loop runs for every candidate */
+#define DELTA_LOOP(T, GET, PUT, BITS)                                                               \
+  for (size_t i = 1; i < n; i++) {                                                                  \
+    T dv = (T)(GET(p + i * w) - GET(p + (i - 1) * w));                                              \
+    if (zz) dv = (T)((T)(dv << 1) ^ (T)(0 - (T)(dv >> (BITS - 1))));                                \
+    PUT(q + (i - 1) * w, dv);                                                                       \
+  }
+    case 1: {
+#define GET1(x) (*(x))
+#define PUT1(x, v) (*(x) = (v))
+      DELTA_LOOP(uint8_t, GET1, PUT1, 8)
+      break;
     }
-    cairnPutLEn(q + (i - 1) * w, dv, w);
+    case 2: DELTA_LOOP(uint16_t, cairnGetLE16, cairnPutLE16, 16) break;
+    case 4: DELTA_LOOP(uint32_t, cairnGetLE32, cairnPutLE32, 32) break;
+    default: DELTA_LOOP(uint64_t, cairnGetLE64, cairnPutLE64, 64) break;
+#undef DELTA_LOOP
   }
   int r = encNumBytes(e, q, n - 1, w, c == NC_DELTAT || c == NC_DZZT);
   cairnFree(q);
