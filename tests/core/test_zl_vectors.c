@@ -12,10 +12,10 @@ static size_t vecInput(int c, uint8_t *p) {
   for (size_t i = 0; i < n; i++) {
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
     switch (c % 4) {
-      case 0: p[i] = (uint8_t)("the cat sat on the mat, "[(i + (x & 3 ? 0 : x % 7)) % 24]); break;
+      case 0: p[i] = (uint8_t)("the cat sat on the mat, "[(i + (x & 3 ? 0u : x % 7)) % 24]); break;
       case 1: p[i] = (uint8_t)((x % 16 < 12) ? (uint32_t)'a' + x % 3 : x % 11); break;
       case 2: p[i] = (i % 4 == 0) ? (uint8_t)(i / 4 * 3 + (x & 1)) : (i % 4 == 1) ? (uint8_t)(i / 1024) : (i % 4 == 2) ? 0x0f : 0; break;
-      default: p[i] = (uint8_t)((i % 8 < 4) ? "ABCD"[i % 4] : (x % 5)); break;
+      default: p[i] = (uint8_t)((i % 8 < 4) ? (uint32_t)"ABCD"[i % 4] : (x % 5)); break;
     }
   }
   return n;
