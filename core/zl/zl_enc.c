@@ -186,53 +186,62 @@ static int cmpU64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Tokenize: sorted alphabet + indices of 1, 2 or 4 bytes. Returns -2 if not worth it. */
+/* Tokenize: sorted alphabet + indices of 1, 2 or 4 bytes. ENC_SKIP if there are more than n/4
+** distinct values. Distinct values are found with a hash table (one pass), only they are sorted. */
 static int encTokenize(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth) {
-  { /* cheap pre-check on a sample: many distinct values -> not worth sorting */
-    enum { HB = 13 };
-    uint64_t *h = cairnMallocZero(sizeof(uint64_t) << HB);
-    size_t ns = CAIRN_MIN(n, 4096), nd = 0;
-    if (!h) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-    for (size_t i = 0; i < ns && nd <= ns / 4; i++) {
-      uint64_t v = rdW(p + i * w, w) + 1; /* 0 marks an empty slot */
-      size_t k = (size_t)((v * 0x9E3779B97F4A7C15ull) >> (64 - HB));
-      while (h[k] && h[k] != v) k = (k + 1) & ((1u << HB) - 1);
-      if (!h[k]) h[k] = v, nd++;
-    }
-    cairnFree(h);
-    if (nd > ns / 4) return ENC_SKIP;
-  }
-  uint64_t *a = cairnMalloc(sizeof(uint64_t) * (n ? n : 1));
-  if (!a) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-  for (size_t i = 0; i < n; i++) a[i] = rdW(p + i * w, w);
-  qsort(a, n, sizeof *a, cmpU64);
+  size_t kMax = n / 4, hb = 4;
+  while (((size_t)1 << hb) < 2 * kMax + 2) hb++;
+  size_t hmask = ((size_t)1 << hb) - 1;
+  uint64_t *hv = cairnMallocZero(sizeof(uint64_t) << hb); /* value + 1, 0 = empty */
+  uint32_t *hi = cairnMalloc(sizeof(uint32_t) << hb);
+  uint64_t *a = cairnMalloc(sizeof(uint64_t) * (kMax + 1));
+  uint8_t *alpha = NULL, *ix = NULL;
+  int rc = ENC_SKIP;
   size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (k == 0 || a[k - 1] != a[i]) a[k++] = a[i];
-  if (k == 0 || k > n / 4 || k > 0xffffffffu) return cairnFree(a), ENC_SKIP;
-  unsigned iw = k <= 256 ? 1 : k <= 65536 ? 2 : 4;
-  uint8_t *alpha = cairnMalloc(k * w), *ix = cairnMalloc(n * iw + 1);
-  int rc = -1;
-  if (alpha && ix) {
-    for (size_t i = 0; i < k; i++) cairnPutLEn(alpha + i * w, a[i], w);
-    for (size_t i = 0; i < n; i++) {
-      uint64_t v = rdW(p + i * w, w);
-      size_t lo = 0, hi = k;
-      while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] <= v) lo = mid;
-        else hi = mid;
-      }
-      cairnPutLEn(ix + i * iw, lo, iw);
-    }
-    int aIn[2];
-    aIn[0] = encNumeric(e, alpha, k, w, depth + 1); /* alphabet is decoder input 0 */
-    aIn[1] = encNumeric(e, ix, n, iw, depth + 1);
-    rc = encNode(e, ZID_TOKENIZE_NUM, NULL, 0, aIn, 2, 0);
-  } else {
-    encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+  if (!hv || !hi || !a) {
+    rc = -1, encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+    goto done;
   }
-  cairnFree(a), cairnFree(alpha), cairnFree(ix);
+#define TOK_SLOT(v, slot)                                                                          \
+  do {                                                                                             \
+    slot = (size_t)(((v) * 0x9E3779B97F4A7C15ull) >> (64 - hb));                                   \
+    while (hv[slot] && hv[slot] != (v)) slot = (slot + 1) & hmask;                                 \
+  } while (0)
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = rdW(p + i * w, w) + 1;
+    size_t slot;
+    TOK_SLOT(v, slot);
+    if (!hv[slot]) {
+      if (k == kMax) goto done; /* too many distinct values */
+      hv[slot] = v, a[k++] = v - 1;
+    }
+  }
+  if (k == 0 || k > 0xffffffffu) goto done;
+  qsort(a, k, sizeof *a, cmpU64);
+  for (size_t i = 0; i < k; i++) {
+    size_t slot;
+    TOK_SLOT(a[i] + 1, slot);
+    hi[slot] = (uint32_t)i;
+  }
+  unsigned iw = k <= 256 ? 1 : k <= 65536 ? 2 : 4;
+  alpha = cairnMalloc(k * w), ix = cairnMalloc(n * iw + 1);
+  if (!alpha || !ix) {
+    rc = -1, encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+    goto done;
+  }
+  for (size_t i = 0; i < k; i++) cairnPutLEn(alpha + i * w, a[i], w);
+  for (size_t i = 0; i < n; i++) {
+    size_t slot;
+    TOK_SLOT(rdW(p + i * w, w) + 1, slot);
+    cairnPutLEn(ix + i * iw, hi[slot], iw);
+  }
+#undef TOK_SLOT
+  int aIn[2];
+  aIn[0] = encNumeric(e, alpha, k, w, depth + 1); /* alphabet is decoder input 0 */
+  aIn[1] = encNumeric(e, ix, n, iw, depth + 1);
+  rc = encNode(e, ZID_TOKENIZE_NUM, NULL, 0, aIn, 2, 0);
+done:
+  cairnFree(hv), cairnFree(hi), cairnFree(a), cairnFree(alpha), cairnFree(ix);
   return rc;
 }
 
@@ -373,8 +382,8 @@ static int encRoot(Enc *e, int profile, const uint8_t *p, size_t n) {
   for (int c = 0; c < 2 && !e->rc; c++) { /* 0: as bytes, 1: typed */
     Mark m = encMark(e);
     size_t nt = n;
-    if (nt > 4 * e->trial) { /* decide on a prefix; CSV: up to a line end */
-      nt = 4 * e->trial;
+    if (nt > 2 * e->trial) { /* decide on a prefix; CSV: up to a line end */
+      nt = 2 * e->trial;
       if (profile == CAIRN_ZL_CSV)
         while (nt < n && p[nt - 1] != '\n') nt++;
     }
@@ -528,7 +537,7 @@ static int encSegment(int profile, int level, const uint8_t *p, size_t n, Out *o
   e.level = level;
   /* fast levels decide on a short prefix at zstd level 1; high levels look longer */
   e.trialLevel = level <= 5 ? 1 : 3;
-  e.trial = level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;
+  e.trial = level <= 3 ? ENC_TRIAL / 8 : level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;
   int root = encRoot(&e, profile, p, n);
   if (!e.rc && (root == -1 || root == ENC_SKIP)) e.rc = cairnErr(CAIRN_ERROR, "zl: encoder built no graph");
   if (!e.rc) encWriteChunk(&e, root, p, n, o);
