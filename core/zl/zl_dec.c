@@ -28,7 +28,14 @@ struct ZlDec {
   uint64_t chunkOff;
   ZSTD_DCtx *zd;
   int noCheck; /* fuzzing: skip checksum comparisons so mutations reach the decoders */
+  /* The stream that becomes the chunk's output (or the input of a final retyping) is written
+  ** straight into the caller's buffer when it fits: no final copy. */
+  ZlStream *pDirect;
+  uint8_t *pDirectDst;
+  size_t nDirectCap;
 };
+
+uint8_t *cairnZlDirectDst(const ZlDec *d) { return d->pDirectDst; }
 
 void *cairnZlZstdDCtx(ZlDec *d) {
   if (!d->zd && (d->zd = ZSTD_createDCtx()) != NULL) ZSTD_DCtx_setParameter(d->zd, ZSTD_d_format, ZSTD_f_zstd1_magicless);
@@ -43,6 +50,11 @@ int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t
     return cairnErr(CAIRN_CORRUPT, "zl: stream of %llu x %u bytes exceeds the frame's memory budget (chunk at offset %llu)",
                     (unsigned long long)n, width, (unsigned long long)d->chunkOff);
   memset(s, 0, sizeof *s);
+  if (s == d->pDirect && nb <= d->nDirectCap) { /* borrowed from the caller's buffer */
+    s->p = d->pDirectDst, s->type = type, s->width = width, s->n = n, s->nb = (size_t)nb;
+    d->pDirect = NULL;
+    return CAIRN_OK;
+  }
   s->p = cairnMalloc(nb ? (size_t)nb : 1);
   if (!s->p) return cairnErr(CAIRN_NOMEM, "zl: out of memory for a %llu-byte stream", (unsigned long long)nb);
   s->type = type, s->width = width, s->n = n, s->nb = (size_t)nb, s->own = 1;
@@ -297,6 +309,15 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
                   (unsigned long long)nSt, iSt);
     goto done;
   }
+  /* Direct output: the final stream, or the input of a final pure retyping. */
+  {
+    int fin = aProd[total - 1];
+    uint32_t fid = fin >= 0 ? aNode[fin].id : 0;
+    d->pDirect = &aS[total - 1];
+    if (fin >= 0 && (fid == ZID_SERIAL_TO_NUM || fid == ZID_SERIAL_TO_STRUCT) && aNode[fin].nIn == 1)
+      d->pDirect = &aS[aNode[fin].base];
+    d->pDirectDst = out + *pnOut, d->nDirectCap = nOut - *pnOut;
+  }
   /* Run the decoders in order. */
   for (size_t i = 0; i < nDec; i++) {
     Node *pN = &aNode[i];
@@ -338,7 +359,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     rc = cairnErr(CAIRN_CORRUPT, "zl: the chunk at offset %llu regenerates more than the frame's declared size", (unsigned long long)off);
     goto done;
   }
-  memcpy(out + *pnOut, o->p, o->nb);
+  if (o->p != out + *pnOut) memcpy(out + *pnOut, o->p, o->nb);
   if (flags & 1) {
     uint32_t want = cairnGetLE32(b + endStreams), got;
     if (o->type == ZT_STRING) { /* content then the 32-bit lengths */
@@ -363,6 +384,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
   *pnOut += o->nb;
   *pnChunk = (size_t)(endChunk - off);
 done:
+  d->pDirect = NULL, d->pDirectDst = NULL;
   if (aS)
     for (size_t j = 0; j < total; j++) cairnZlFreeStream(d, &aS[j]);
   cairnFree(aS), cairnFree(aProd), cairnFree(apIn), cairnFree(aNode), cairnFree(aTmp), cairnFree(aDist), cairnFree(aSize);

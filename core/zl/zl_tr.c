@@ -23,10 +23,12 @@ static void wrN(uint8_t *p, uint64_t v, uint32_t w) { cairnPutLEn(p, v, w); }
 ** input is freed right after the decoder anyway); a borrowed one (a stored stream) is copied. */
 static int retype(ZlDec *d, ZlStream *o, ZlStream *s, uint8_t type, uint32_t width) {
   if (width == 0 || s->nb % width) return BAD("zl: %zu bytes are not a whole number of %u-byte elements", s->nb, width);
-  if (s->own && !s->aLen) {
+  if ((s->own || (s->p && s->p == cairnZlDirectDst(d))) && !s->aLen) {
+    /* owned: the buffer and its budget move over; direct: both alias the caller's buffer */
+    int own = s->own;
     memset(o, 0, sizeof *o);
-    o->type = type, o->width = width, o->n = s->nb / width, o->nb = s->nb, o->p = s->p, o->own = 1;
-    s->p = NULL, s->own = 0, s->nb = 0; /* the budget's live bytes move with the buffer */
+    o->type = type, o->width = width, o->n = s->nb / width, o->nb = s->nb, o->p = s->p, o->own = (uint8_t)own;
+    s->p = NULL, s->own = 0, s->nb = 0;
     return CAIRN_OK;
   }
   CAIRN_TRY(cairnZlNewStream(d, o, type, width, s->nb / width));

@@ -67,6 +67,22 @@ TEST(zl, xxh3) {
   }
 }
 
+/* The SIMD stripe kernels (AVX2, wasm simd128) agree with the scalar one on every length class. */
+TEST(zl, xxh3_kernels) {
+  static uint8_t buf[5000];
+  tfFillRandom(buf, sizeof buf, 77);
+  for (size_t n = 0; n <= sizeof buf; n += n < 300 ? 1 : 37) {
+    uint64_t h = cairnXxh3(buf, n);
+    cairn_cpu_disable(CAIRN_CPU_AVX2 | CAIRN_CPU_WASM128);
+    uint64_t h0 = cairnXxh3(buf, n);
+    cairn_cpu_disable(0);
+    if (h != h0) {
+      tfFail(__FILE__, __LINE__, "xxh3 kernels differ at %zu bytes", n);
+      return;
+    }
+  }
+}
+
 /* MANIFEST.tsv: frame input profile input_bytes frame_bytes zstd3 zstd19 sha256 */
 typedef struct {
   char zFrame[96], zInput[96], zProfile[16], zSha[65];
