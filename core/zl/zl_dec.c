@@ -309,13 +309,17 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
                   (unsigned long long)nSt, iSt);
     goto done;
   }
-  /* Direct output: the final stream, or the input of a final pure retyping. */
+  /* Direct output: the final stream, or, through a chain of pure retypings (conversions that
+  ** keep the bytes), the stream they all start from. */
   {
-    int fin = aProd[total - 1];
-    uint32_t fid = fin >= 0 ? aNode[fin].id : 0;
-    d->pDirect = &aS[total - 1];
-    if (fin >= 0 && (fid == ZID_SERIAL_TO_NUM || fid == ZID_SERIAL_TO_STRUCT) && aNode[fin].nIn == 1)
-      d->pDirect = &aS[aNode[fin].base];
+    size_t slot = total - 1;
+    for (int guard = 0; guard < 64; guard++) {
+      int fin = aProd[slot];
+      uint32_t fid = fin >= 0 ? aNode[fin].id : 0;
+      if (fin < 0 || aNode[fin].nIn != 1 || fid < ZID_SERIAL_TO_STRUCT || fid > ZID_NUM_TO_SERIAL) break;
+      slot = aNode[fin].base;
+    }
+    d->pDirect = &aS[slot];
     d->pDirectDst = out + *pnOut, d->nDirectCap = nOut - *pnOut;
   }
   /* Run the decoders in order. */

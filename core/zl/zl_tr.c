@@ -84,11 +84,16 @@ TRDEC(decSeparateString) {
   CAIRN_TRY(retype(d, o, c, ZT_STRING, 1));
   o->n = l->n;
   CAIRN_TRY(cairnZlNewLens(d, o, l->n));
-  for (size_t i = 0; i < l->n; i++) {
-    uint64_t v = rdN(l->p + i * l->width, l->width);
-    if (v > 0xffffffffu) return BAD("zl: string length %llu too large", (unsigned long long)v);
-    o->aLen[i] = (uint32_t)v, sum += v;
-  }
+  if (l->width == 1)
+    for (size_t i = 0; i < l->n; i++) o->aLen[i] = l->p[i], sum += l->p[i];
+  else if (l->width == 2)
+    for (size_t i = 0; i < l->n; i++) o->aLen[i] = cairnGetLE16(l->p + 2 * i), sum += o->aLen[i];
+  else
+    for (size_t i = 0; i < l->n; i++) {
+      uint64_t v = rdN(l->p + i * l->width, l->width);
+      if (v > 0xffffffffu) return BAD("zl: string length %llu too large", (unsigned long long)v);
+      o->aLen[i] = (uint32_t)v, sum += v;
+    }
   if (sum != o->nb) return BAD("zl: string lengths sum to %llu, content has %zu bytes", (unsigned long long)sum, o->nb);
   return CAIRN_OK;
 }
@@ -326,18 +331,22 @@ TRDEC(decDispatchString) {
   size_t aPos[256], aStr[256], total = 0;
   if (nv > 256) return BAD("zl: dispatch_string with %zu sources", nv);
   for (size_t i = 0; i < nv; i++) aPos[i] = aStr[i] = 0, total += in[1 + i]->nb;
-  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_STRING, 1, total));
-  out[0]->n = t->n;
+  /* 16 spare bytes let short strings be copied as one fixed 16-byte block */
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_STRING, 1, total + 16));
+  out[0]->nb = total, out[0]->n = t->n;
   CAIRN_TRY(cairnZlNewLens(d, out[0], t->n));
   size_t pos = 0;
+  uint8_t *o = out[0]->p;
   for (size_t i = 0; i < t->n; i++) {
     unsigned k = cairnGetLE16(t->p + 2 * i);
     if (k >= nv) return BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
     const ZlStream *s = in[1 + k];
     if (aStr[k] >= s->n) return BAD("zl: dispatch_string source %u exhausted", k);
     uint32_t len = s->aLen[aStr[k]++];
-    if (len > s->nb - aPos[k]) return BAD("zl: dispatch_string source %u overrun", k);
-    memcpy(out[0]->p + pos, s->p + aPos[k], len);
+    size_t have = s->nb - aPos[k];
+    if (len > have) return BAD("zl: dispatch_string source %u overrun", k);
+    if (len <= 16 && have >= 16) memcpy(o + pos, s->p + aPos[k], 16);
+    else memcpy(o + pos, s->p + aPos[k], len);
     aPos[k] += len, pos += len, out[0]->aLen[i] = len;
   }
   for (size_t k = 0; k < nv; k++)
