@@ -37,8 +37,15 @@ struct ZlDec {
 
 uint8_t *cairnZlDirectDst(const ZlDec *d) { return d->pDirectDst; }
 
+/* zstd allocates through the host too, so a host memory cap covers it. */
+static void *zlZstdAlloc(void *o, size_t n) { (void)o; return cairnMalloc(n); }
+static void zlZstdFree(void *o, void *p) { (void)o; cairnFree(p); }
+static const ZSTD_customMem kZlZstdMem = {zlZstdAlloc, zlZstdFree, NULL};
+void *cairnZlZstdCreateCCtx(void) { return ZSTD_createCCtx_advanced(kZlZstdMem); }
+void *cairnZlZstdCreateDCtx(void) { return ZSTD_createDCtx_advanced(kZlZstdMem); }
+
 void *cairnZlZstdDCtx(ZlDec *d) {
-  if (!d->zd && (d->zd = ZSTD_createDCtx()) != NULL) ZSTD_DCtx_setParameter(d->zd, ZSTD_d_format, ZSTD_f_zstd1_magicless);
+  if (!d->zd && (d->zd = cairnZlZstdCreateDCtx()) != NULL) ZSTD_DCtx_setParameter(d->zd, ZSTD_d_format, ZSTD_f_zstd1_magicless);
   return d->zd;
 }
 

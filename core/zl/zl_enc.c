@@ -19,6 +19,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <stdlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "zl/zl_int.h"
 
@@ -116,7 +117,7 @@ static void encRollback(Enc *e, Mark m) {
 static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size_t *pn) {
   size_t cap = ZSTD_compressBound(n) + 8;
   uint8_t *q = cairnMalloc(cap);
-  if (!e->zc) e->zc = ZSTD_createCCtx();
+  if (!e->zc) e->zc = cairnZlZstdCreateCCtx();
   ZSTD_CCtx *z = e->zc;
   if (!q || !z) {
     cairnFree(q);
@@ -131,7 +132,8 @@ static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size
   size_t r = ZSTD_compress2(z, q + 1, cap - 1, p, n);
   if (ZSTD_isError(r)) {
     cairnFree(q);
-    return encFail(e, cairnErr(CAIRN_ERROR, "zl: zstd: %s", ZSTD_getErrorName(r))), -1;
+    int code = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? CAIRN_NOMEM : CAIRN_ERROR;
+    return encFail(e, cairnErr(code, "zl: zstd: %s", ZSTD_getErrorName(r))), -1;
   }
   *pOut = q, *pn = r + 1;
   return 0;

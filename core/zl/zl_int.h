@@ -59,6 +59,10 @@ void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless
 ** (fuzzing only: lets mutated frames reach the transform decoders). */
 int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, size_t *pnOut, size_t *pnFrame, int noCheck);
 
+/* zstd contexts whose memory comes from the host's allocator (core/zl/zl_dec.c) */
+void *cairnZlZstdCreateCCtx(void);
+void *cairnZlZstdCreateDCtx(void);
+
 /* XXH3-64, seed 0 */
 uint64_t cairnXxh3(const void *p, size_t n);
 

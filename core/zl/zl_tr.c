@@ -9,6 +9,7 @@
 */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "zl/zl_int.h"
 
@@ -369,6 +370,8 @@ TRDEC(decZstd) {
   ZSTD_DCtx *z = cairnZlZstdDCtx(d);
   if (!z) return cairnErr(CAIRN_NOMEM, "zl: out of memory for zstd");
   size_t r = ZSTD_decompressDCtx(z, out[0]->p, out[0]->nb, s->p + k, s->nb - k);
+  if (ZSTD_isError(r) && ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
+    return cairnErr(CAIRN_NOMEM, "zl: zstd: %s", ZSTD_getErrorName(r));
   if (ZSTD_isError(r) || r != out[0]->nb) return BAD("zl: zstd stream: %s", ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short");
   return CAIRN_OK;
 }

@@ -320,3 +320,39 @@ TEST(zl, profiles_and_misuse) {
     }
   }
 }
+
+/* Allocation N fails, for N = 1, 2, ... until a run needs no failure: every run either succeeds
+** or fails with CAIRN_NOMEM (never another error, a crash or a leak under ASan), compressing and
+** decompressing through the host's allocator (zstd included). */
+static long gZlAllocLeft;
+static void *zlCapMalloc(void *c, size_t n) { (void)c; return gZlAllocLeft-- > 0 ? malloc(n) : NULL; }
+static void *zlCapRealloc(void *c, void *p, size_t n) { (void)c; return gZlAllocLeft-- > 0 ? realloc(p, n) : NULL; }
+static void zlCapFree(void *c, void *p) { (void)c; free(p); }
+TEST(zl, oom_loop) {
+  static uint8_t in[6000], f[8000], out[6000];
+  for (size_t i = 0; i < sizeof in; i += 4) cairnPutLE32(in + i, (uint32_t)(i * 7 + (i >> 6) * 1000));
+  cairn_host saved = *cairn_host_get(), h = saved;
+  h.xMalloc = zlCapMalloc, h.xRealloc = zlCapRealloc, h.xFree = zlCapFree;
+  size_t nf = 0, nd = 0;
+  int phase, done = 0;
+  for (phase = 0; phase < 2; phase++) {
+    for (long fail = 0; fail < 100000; fail++) {
+      CHECK_OK(cairn_host_set(&h));
+      gZlAllocLeft = fail;
+      int rc = phase == 0 ? cairn_zl_compress_level(CAIRN_ZL_LE_U32, 3, in, sizeof in, f, sizeof f, &nf)
+                          : cairn_zl_decompress(f, nf, out, sizeof out, &nd);
+      CHECK_OK(cairn_host_set(&saved));
+      if (rc == CAIRN_OK) {
+        done++;
+        break;
+      }
+      if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM) {
+        tfFail(__FILE__, __LINE__, "phase %d, allocation %ld failing: %s", phase, fail, cairn_errmsg());
+        return;
+      }
+    }
+  }
+  CHECK_EQ(done, 2);
+  CHECK_EQ(nd, sizeof in);
+  CHECK_MEM(out, in, sizeof in);
+}
