@@ -44,6 +44,8 @@ typedef struct Enc {
   int trialLevel;   /* zstd level of the selection pass */
   size_t trial;     /* bytes the selector tries candidates on */
   ZSTD_CCtx *zc;    /* reused by every zstd stage of the segment */
+  uint8_t *zbuf;    /* zstd output scratch, reused */
+  size_t nZbuf;
   int rc;
 } Enc;
 
@@ -114,15 +116,20 @@ static void encRollback(Enc *e, Mark m) {
 
 /* ---------------------------------------------------------------- leaves */
 
+/* zstd into the segment's scratch buffer, capped at n - 4 bytes (a stream that does not shrink
+** is stored instead), then an exact-size copy. Returns 1 if it did not shrink. */
 static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size_t *pn) {
-  size_t cap = ZSTD_compressBound(n) + 8;
-  uint8_t *q = cairnMalloc(cap);
+  if (n < 8) return 1;
+  size_t cap = n - 4;
+  if (cap > e->nZbuf) {
+    uint8_t *z = cairnRealloc(e->zbuf, cap);
+    if (!z) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+    e->zbuf = z, e->nZbuf = cap;
+  }
   if (!e->zc) e->zc = cairnZlZstdCreateCCtx();
   ZSTD_CCtx *z = e->zc;
-  if (!q || !z) {
-    cairnFree(q);
-    return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-  }
+  if (!z) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  uint8_t *q = e->zbuf;
   q[0] = 1; /* varint element width */
   ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(z, ZSTD_c_format, ZSTD_f_zstd1_magicless);
@@ -131,11 +138,14 @@ static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size
   ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 0);
   size_t r = ZSTD_compress2(z, q + 1, cap - 1, p, n);
   if (ZSTD_isError(r)) {
-    cairnFree(q);
+    if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) return 1;
     int code = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? CAIRN_NOMEM : CAIRN_ERROR;
     return encFail(e, cairnErr(code, "zl: zstd: %s", ZSTD_getErrorName(r))), -1;
   }
-  *pOut = q, *pn = r + 1;
+  uint8_t *o = cairnMalloc(r + 1);
+  if (!o) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  memcpy(o, q, r + 1);
+  *pOut = o, *pn = r + 1;
   return 0;
 }
 
@@ -153,9 +163,9 @@ static int encSerial(Enc *e, const uint8_t *p, size_t n) {
   if (n > 16) {
     uint8_t *q;
     size_t nq;
-    if (encZstdBytes(e, p, n, &q, &nq)) return -1;
-    if (nq + 3 < n) return encNode1(e, ZID_ZSTD, NULL, 0, encStored(e, q, nq));
-    cairnFree(q);
+    int r = encZstdBytes(e, p, n, &q, &nq);
+    if (r < 0) return -1;
+    if (r == 0) return encNode1(e, ZID_ZSTD, NULL, 0, encStored(e, q, nq));
   }
   return encStoredCopy(e, p, n);
 }
@@ -529,6 +539,7 @@ done:
 static void encFree(Enc *e) {
   encRollback(e, (Mark){0, 0});
   ZSTD_freeCCtx(e->zc);
+  cairnFree(e->zbuf);
   cairnFree(e->aNode), cairnFree(e->aSt), cairnFree(e->anSt);
   memset(e, 0, sizeof *e);
 }
