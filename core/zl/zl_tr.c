@@ -355,6 +355,22 @@ TRDEC(decDispatchString) {
   return CAIRN_OK;
 }
 
+/* 55/57/58: concat (sizes, concatenated elements) -> one stream per size */
+TRDEC(decConcat) {
+  const ZlStream *sz = in[0], *all = in[1];
+  if (sz->n != nOut) return BAD("zl: concat with %zu sizes regenerates %zu streams", sz->n, nOut);
+  uint64_t sum = 0;
+  for (size_t k = 0; k < sz->n; k++) sum += rdN(sz->p + k * sz->width, sz->width);
+  if (sum != all->n) return BAD("zl: concat sizes sum to %llu, the input holds %zu elements", (unsigned long long)sum, all->n);
+  size_t pos = 0;
+  for (size_t k = 0; k < nOut; k++) {
+    size_t m = (size_t)rdN(sz->p + k * sz->width, sz->width);
+    CAIRN_TRY(cairnZlNewStream(d, out[k], all->type, all->width, m));
+    memcpy(out[k]->p, all->p + pos * all->width, m * all->width), pos += m;
+  }
+  return CAIRN_OK;
+}
+
 /* 22: zstd; input = varint(element width) + magicless zstd frame with its content size */
 TRDEC(decZstd) {
   const ZlStream *s = in[0];
@@ -422,6 +438,9 @@ static const ZlTransform kTr[] = {
     {ZID_SPLITN_STRUCT, 0, 1, 1, {T}, T, decSplitN, "splitn_struct"},
     {ZID_SPLITN_NUM, 0, 1, 1, {N}, N, decSplitN, "splitn_num"},
     {ZID_LZ4, 1, 0, 1, {S}, S, decLz4, "lz4"},
+    {ZID_CONCAT_SERIAL, 2, 0, 0, {N, S}, S, decConcat, "concat_serial"},
+    {ZID_CONCAT_NUM, 2, 0, 0, {N, N}, N, decConcat, "concat_num"},
+    {ZID_CONCAT_STRUCT, 2, 0, 0, {N, T}, T, decConcat, "concat_struct"},
     {ZID_DISPATCH_STRING, 1, 1, 1, {N, Z}, Z, decDispatchString, "dispatch_string"},
 };
 #undef S

@@ -153,6 +153,17 @@ TEST(zl, golden_decode) {
       CHECK_EQ(nd, ni);
       CHECK_MEM(out, in, ni);
       nOk++;
+      /* and through the streaming reader (its window grows to the chunk's size) */
+      cairn_file *fi, *fo;
+      const uint8_t *po;
+      size_t npo;
+      CHECK_OK(cairn_memfile_open(f, nf, &fi));
+      CHECK_OK(cairn_memfile_open(NULL, 0, &fo));
+      CHECK_OK(cairn_zl_decompress_file(fi, fo, NULL, NULL, NULL, NULL));
+      CHECK_OK(cairn_memfile_data(fo, &po, &npo));
+      CHECK_EQ(npo, ni);
+      CHECK_MEM(po, in, ni);
+      cairn_file_close(fi), cairn_file_close(fo);
     } else if (rc != CAIRN_UNSUPPORTED) {
       tfFail(__FILE__, __LINE__, "%s: %s", a[i].zFrame, cairn_errmsg());
     }
