@@ -379,14 +379,63 @@ done:
   return rc;
 }
 
+/* ---------------------------------------------------------------- records */
+
+/* What to compress: a profile, or fixed-width records (nField > 0). */
+typedef struct ZlOpts {
+  int profile, level;
+  unsigned nField;
+  uint32_t aField[CAIRN_ZL_MAX_FIELDS];
+  size_t unit; /* input size must be a multiple of it: integer width or record size */
+} ZlOpts;
+
+/* Records: each field becomes a column (numeric if 1/2/4/8 bytes, else byte planes), the
+** columns come back together through split_by_struct. */
+static int encRecords(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  size_t nRec = n / o->unit;
+  int aIn[CAIRN_ZL_MAX_FIELDS];
+  uint8_t *col = cairnMalloc(nRec * 8 + 1), *t = cairnMalloc(nRec + 1);
+  if (!col || !t) {
+    cairnFree(col), cairnFree(t);
+    return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  }
+  for (unsigned f = 0, off = 0; f < o->nField && !e->rc; off += o->aField[f++]) {
+    uint32_t w = o->aField[f];
+    if (w == 1 || w == 2 || w == 4 || w == 8) {
+      for (size_t i = 0; i < nRec; i++) memcpy(col + i * w, p + i * o->unit + off, w);
+      aIn[f] = encNode1(e, ZID_STRUCT_TO_NUM, NULL, 0, encNumeric(e, col, nRec, w, 0));
+    } else {
+      int *aPl = cairnMalloc(sizeof(int) * w);
+      if (!aPl) {
+        encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+        break;
+      }
+      for (uint32_t k = 0; k < w; k++) {
+        for (size_t i = 0; i < nRec; i++) t[i] = p[i * o->unit + off + k];
+        aPl[k] = encSerial(e, t, nRec);
+      }
+      aIn[f] = encNode(e, ZID_TRANSPOSE_SPLIT, NULL, 0, aPl, (int)w, (int)w);
+      cairnFree(aPl);
+    }
+  }
+  cairnFree(col), cairnFree(t);
+  return encNode(e, ZID_SPLIT_BY_STRUCT, NULL, 0, aIn, (int)o->nField, (int)o->nField);
+}
+
 /* ---------------------------------------------------------------- root and writer */
 
 static const unsigned kWidth[] = {1, 1, 2, 4, 8, 8, 1};
 
-/* Build the graph of one segment; returns the root ref (a serial stream). */
-static int encRoot(Enc *e, int profile, const uint8_t *p, size_t n) {
-  unsigned w = kWidth[profile];
-  if (n == 0 || (profile == CAIRN_ZL_SERIAL)) return encSerial(e, p, n);
+/* Build the graph of one segment; returns the root ref (a serial stream). The typed graph and
+** plain bytes are both tried on a prefix; the smaller wins. */
+static int encTyped(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  if (o->nField) return encRecords(e, o, p, n);
+  if (o->profile == CAIRN_ZL_CSV) return encCsv(e, p, n);
+  unsigned w = kWidth[o->profile];
+  return encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, n / w, w, 0));
+}
+static int encRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  if (n == 0 || (o->profile == CAIRN_ZL_SERIAL && !o->nField)) return encSerial(e, p, n);
   int best = 0;
   size_t bestCost = SIZE_MAX;
   int fast = e->fast;
@@ -394,21 +443,18 @@ static int encRoot(Enc *e, int profile, const uint8_t *p, size_t n) {
   for (int c = 0; c < 2 && !e->rc; c++) { /* 0: as bytes, 1: typed */
     Mark m = encMark(e);
     size_t nt = n;
-    if (nt > 2 * e->trial) { /* decide on a prefix; CSV: up to a line end */
-      nt = 2 * e->trial;
-      if (profile == CAIRN_ZL_CSV)
+    if (nt > 2 * e->trial + o->unit) { /* decide on a prefix: whole units; CSV: up to a line end */
+      nt = (2 * e->trial / o->unit + 1) * o->unit;
+      if (o->profile == CAIRN_ZL_CSV && !o->nField)
         while (nt < n && p[nt - 1] != '\n') nt++;
     }
-    int r = c == 0 ? encSerial(e, p, nt)
-            : profile == CAIRN_ZL_CSV ? encCsv(e, p, nt)
-                                      : encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, nt / w, w, 0));
+    int r = c == 0 ? encSerial(e, p, nt) : encTyped(e, o, p, nt);
     size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
     encRollback(e, m);
     if (cost < bestCost) bestCost = cost, best = c;
   }
   e->fast = fast;
-  if (best == 0) return encSerial(e, p, n);
-  return profile == CAIRN_ZL_CSV ? encCsv(e, p, n) : encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, n / w, w, 0));
+  return best == 0 ? encSerial(e, p, n) : encTyped(e, o, p, n);
 }
 
 /* Growable output. */
@@ -545,13 +591,14 @@ static void encFree(Enc *e) {
 }
 
 /* One segment -> one chunk in *o. */
-static int encSegment(int profile, int level, const uint8_t *p, size_t n, Out *o) {
+static int encSegment(const ZlOpts *opt, const uint8_t *p, size_t n, Out *o) {
   Enc e = {0};
+  int level = opt->level;
   e.level = level;
   /* fast levels decide on a short prefix at zstd level 1; high levels look longer */
   e.trialLevel = level <= 5 ? 1 : 3;
   e.trial = level <= 3 ? ENC_TRIAL / 8 : level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;
-  int root = encRoot(&e, profile, p, n);
+  int root = encRoot(&e, opt, p, n);
   if (!e.rc && (root == -1 || root == ENC_SKIP)) e.rc = cairnErr(CAIRN_ERROR, "zl: encoder built no graph");
   if (!e.rc) encWriteChunk(&e, root, p, n, o);
   int rc = e.rc ? e.rc : o->rc;
@@ -575,7 +622,7 @@ size_t cairn_zl_compress_bound(size_t n) {
 }
 
 typedef struct {
-  int profile, level;
+  const ZlOpts *o;
   const uint8_t *p;
   size_t n, seg;
   Out *aOut;
@@ -584,25 +631,45 @@ typedef struct {
 static void segTask(void *pArg, size_t i, unsigned iWorker) {
   SegJob *j = pArg;
   size_t off = i * j->seg, len = CAIRN_MIN(j->seg, j->n - off);
-  j->aRc[i] = encSegment(j->profile, j->level, j->p + off, len, &j->aOut[i]);
+  j->aRc[i] = encSegment(j->o, j->p + off, len, &j->aOut[i]);
+}
+/* Segments hold whole units, so every chunk is typed alike; boundaries depend on the input only. */
+static size_t segSize(const ZlOpts *o) { return CAIRN_MAX(1, ENC_SEGMENT / o->unit) * o->unit; }
+
+static int optsProfile(ZlOpts *o, int profile, int level) {
+  memset(o, 0, sizeof *o);
+  if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
+  if (level == 0) level = 19;
+  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
+  o->profile = profile, o->level = level, o->unit = kWidth[profile];
+  return CAIRN_OK;
+}
+static int optsRecords(ZlOpts *o, const uint32_t *aWidth, int nField, int level) {
+  memset(o, 0, sizeof *o);
+  if (!aWidth || nField < 1 || nField > CAIRN_ZL_MAX_FIELDS) return cairnErr(CAIRN_MISUSE, "zl: %d fields (1..%d)", nField, CAIRN_ZL_MAX_FIELDS);
+  if (level == 0) level = 19;
+  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
+  o->profile = CAIRN_ZL_SERIAL, o->level = level, o->nField = (unsigned)nField;
+  for (int i = 0; i < nField; i++) {
+    if (aWidth[i] < 1 || aWidth[i] > 4096) return cairnErr(CAIRN_MISUSE, "zl: field %d of %u bytes (1..4096)", i, aWidth[i]);
+    o->aField[i] = aWidth[i], o->unit += aWidth[i];
+  }
+  return CAIRN_OK;
 }
 
-int cairn_zl_compress_level(int profile, int level, const void *pv, size_t n, void *out, size_t nOut, size_t *pnOut) {
+static int zlCompressBuf(const ZlOpts *o, const void *pv, size_t n, void *out, size_t nOut, size_t *pnOut) {
   const uint8_t *p = pv;
   if ((!p && n) || (!out && nOut) || !pnOut) return cairnErr(CAIRN_MISUSE, "zl: NULL argument");
-  if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
-  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
-  unsigned w = kWidth[profile];
-  if (n % w) return cairnErr(CAIRN_MISUSE, "zl: %zu bytes are not a whole number of %u-byte integers (profile %s)", n, w, cairn_zl_profile_name(profile));
+  if (n % o->unit) return cairnErr(CAIRN_MISUSE, "zl: %zu bytes are not a whole number of %zu-byte units", n, o->unit);
   uint8_t h[32];
   size_t k = encHeader(h, n);
-  size_t seg = ENC_SEGMENT, nSeg = n ? (n + seg - 1) / seg : 1;
+  size_t seg = segSize(o), nSeg = n ? (n + seg - 1) / seg : 1;
   Out *aOut = cairnMallocZero(sizeof(Out) * nSeg);
   int *aRc = cairnMallocZero(sizeof(int) * nSeg);
   int rc = CAIRN_OK;
   if (!aOut || !aRc) rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
   if (!rc) {
-    SegJob j = {profile, level, p, n, seg, aOut, aRc};
+    SegJob j = {o, p, n, seg, aOut, aRc};
     rc = cairnParallelFor(nSeg, segTask, &j);
     for (size_t i = 0; i < nSeg && !rc; i++) rc = aRc[i];
   }
@@ -621,36 +688,45 @@ int cairn_zl_compress_level(int profile, int level, const void *pv, size_t n, vo
   return rc;
 }
 
+int cairn_zl_compress_level(int profile, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
+  ZlOpts o;
+  if (level == 0) return cairnErr(CAIRN_MISUSE, "zl: level 0 (use 1..22)");
+  CAIRN_TRY(optsProfile(&o, profile, level));
+  return zlCompressBuf(&o, p, n, out, nOut, pnOut);
+}
+int cairn_zl_compress_records(const uint32_t *aWidth, int nField, int level, const void *p, size_t n, void *out, size_t nOut,
+                              size_t *pnOut) {
+  ZlOpts o;
+  CAIRN_TRY(optsRecords(&o, aWidth, nField, level));
+  return zlCompressBuf(&o, p, n, out, nOut, pnOut);
+}
+
 int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
   return cairn_zl_compress_level(profile, 19, p, n, out, nOut, pnOut);
 }
 
 /* Streaming compression: groups of segments read, compressed in parallel, written in order. */
-int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
-                           void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
+static int zlCompressFile(const ZlOpts *o, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg,
+                          uint64_t *pnIn, uint64_t *pnOut) {
   uint64_t size = 0, pos = 0, wpos = 0;
   if (!in || !out) return cairnErr(CAIRN_MISUSE, "zl: NULL file");
-  if (level == 0) level = 19;
-  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
-  if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
   CAIRN_TRY(cairn_file_size(in, &size));
-  unsigned w = kWidth[profile];
-  if (size % w) return cairnErr(CAIRN_MISUSE, "zl: %llu bytes are not a whole number of %u-byte integers", (unsigned long long)size, w);
+  if (size % o->unit) return cairnErr(CAIRN_MISUSE, "zl: %llu bytes are not a whole number of %zu-byte units", (unsigned long long)size, o->unit);
   uint8_t h[32];
-  size_t k = encHeader(h, size);
+  size_t k = encHeader(h, size), seg = segSize(o);
   CAIRN_TRY(cairn_file_write(out, h, k, 0));
   wpos = k;
   size_t nGroup = CAIRN_MAX(1, CAIRN_MIN(cairnConcurrency(), 4u));
-  uint8_t *buf = cairnMalloc((size_t)CAIRN_MIN(size ? size : 1, (uint64_t)ENC_SEGMENT * nGroup));
+  uint8_t *buf = cairnMalloc((size_t)CAIRN_MIN(size ? size : 1, (uint64_t)seg * nGroup));
   Out *aOut = cairnMallocZero(sizeof(Out) * nGroup);
   int *aRc = cairnMallocZero(sizeof(int) * nGroup);
   int rc = (!buf || !aOut || !aRc) ? cairnErr(CAIRN_NOMEM, "zl: out of memory") : CAIRN_OK;
   do { /* an empty input still gets its one (empty) chunk */
-    size_t len = (size_t)CAIRN_MIN(size - pos, (uint64_t)ENC_SEGMENT * nGroup);
+    size_t len = (size_t)CAIRN_MIN(size - pos, (uint64_t)seg * nGroup);
     if (!rc && len) rc = cairn_file_read_exact(in, buf, len, pos);
-    size_t nSeg = len ? (len + ENC_SEGMENT - 1) / ENC_SEGMENT : 1;
+    size_t nSeg = len ? (len + seg - 1) / seg : 1;
     if (!rc) {
-      SegJob j = {profile, level, buf, len, ENC_SEGMENT, aOut, aRc};
+      SegJob j = {o, buf, len, seg, aOut, aRc};
       for (size_t i = 0; i < nSeg; i++) aOut[i].n = 0, aRc[i] = 0;
       rc = cairnParallelFor(nSeg, segTask, &j);
       for (size_t i = 0; i < nSeg && !rc; i++) rc = aRc[i];
@@ -669,4 +745,17 @@ int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *o
   if (!rc && pnIn) *pnIn = size;
   if (!rc && pnOut) *pnOut = wpos;
   return rc;
+}
+
+int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
+                           void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
+  ZlOpts o;
+  CAIRN_TRY(optsProfile(&o, profile, level));
+  return zlCompressFile(&o, in, out, xProgress, pArg, pnIn, pnOut);
+}
+int cairn_zl_compress_records_file(const uint32_t *aWidth, int nField, int level, cairn_file *in, cairn_file *out,
+                                   cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
+  ZlOpts o;
+  CAIRN_TRY(optsRecords(&o, aWidth, nField, level));
+  return zlCompressFile(&o, in, out, xProgress, pArg, pnIn, pnOut);
 }

@@ -371,6 +371,27 @@ TRDEC(decConcat) {
   return CAIRN_OK;
 }
 
+/* 41: split_by_struct (fields as variable struct inputs) -> serial records */
+TRDEC(decSplitByStruct) {
+  if (nIn == 0) return BAD("zl: split_by_struct without fields");
+  size_t n = in[0]->n, rec = 0;
+  for (size_t k = 0; k < nIn; k++) {
+    if (in[k]->n != n) return BAD("zl: split_by_struct fields differ in length");
+    rec += in[k]->width;
+  }
+  uint64_t total;
+  if (cairnMulOverflow64(n, rec, &total) || total > SIZE_MAX / 2) return BAD("zl: split_by_struct output too large");
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_SERIAL, 1, (size_t)total));
+  uint8_t *o = out[0]->p;
+  for (size_t k = 0, off = 0; k < nIn; k++) {
+    uint32_t w = in[k]->width;
+    const uint8_t *q = in[k]->p;
+    for (size_t i = 0; i < n; i++) memcpy(o + i * rec + off, q + i * w, w);
+    off += w;
+  }
+  return CAIRN_OK;
+}
+
 /* 22: zstd; input = varint(element width) + magicless zstd frame with its content size */
 TRDEC(decZstd) {
   const ZlStream *s = in[0];
@@ -438,6 +459,7 @@ static const ZlTransform kTr[] = {
     {ZID_SPLITN_STRUCT, 0, 1, 1, {T}, T, decSplitN, "splitn_struct"},
     {ZID_SPLITN_NUM, 0, 1, 1, {N}, N, decSplitN, "splitn_num"},
     {ZID_LZ4, 1, 0, 1, {S}, S, decLz4, "lz4"},
+    {ZID_SPLIT_BY_STRUCT, 0, 1, 1, {T}, S, decSplitByStruct, "split_by_struct"},
     {ZID_CONCAT_SERIAL, 2, 0, 0, {N, S}, S, decConcat, "concat_serial"},
     {ZID_CONCAT_NUM, 2, 0, 0, {N, N}, N, decConcat, "concat_num"},
     {ZID_CONCAT_STRUCT, 2, 0, 0, {N, T}, T, decConcat, "concat_struct"},

@@ -45,6 +45,12 @@ int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nO
 /* Same with the level of the zstd stages (1..22; cairn_zl_compress uses 19, smallest frames;
 ** 1..3 trade ratio for speed). The graph selector itself runs at a fast level on a prefix. */
 int cairn_zl_compress_level(int profile, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+/* Fixed-width records: each record is nField fields of aWidth[i] bytes (1..4096 each, at most
+** CAIRN_ZL_MAX_FIELDS fields); n must be a whole number of records. Each field is compressed as
+** its own column (1/2/4/8-byte fields as little-endian integers). level 0 = 19. */
+#define CAIRN_ZL_MAX_FIELDS 64
+int cairn_zl_compress_records(const uint32_t *aWidth, int nField, int level, const void *p, size_t n, void *out,
+                              size_t nOut, size_t *pnOut);
 /* The decompressed size a frame declares (read from its header only). */
 int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
 /* Decode the single frame p[0..n) (all of it) into out[0..nOut); *pnOut = bytes written. */
@@ -59,6 +65,8 @@ int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t 
 typedef void (*cairn_zl_progress_fn)(void *pArg, uint64_t nDone, uint64_t nTotal);
 int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
                            void *pArg, uint64_t *pnIn, uint64_t *pnOut); /* level 0 = 19 */
+int cairn_zl_compress_records_file(const uint32_t *aWidth, int nField, int level, cairn_file *in, cairn_file *out,
+                                   cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn, uint64_t *pnOut);
 int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn,
                              uint64_t *pnOut);
 
