@@ -162,7 +162,7 @@ TEST(zl, golden_decode) {
       CHECK_OK(cairn_zl_decompress_file(fi, fo, NULL, NULL, NULL, NULL));
       CHECK_OK(cairn_memfile_data(fo, &po, &npo));
       CHECK_EQ(npo, ni);
-      CHECK_MEM(po, in, ni);
+      if (ni) CHECK_MEM(po, in, ni);
       cairn_file_close(fi), cairn_file_close(fo);
     } else if (rc != CAIRN_UNSUPPORTED) {
       tfFail(__FILE__, __LINE__, "%s: %s", a[i].zFrame, cairn_errmsg());
