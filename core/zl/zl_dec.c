@@ -295,7 +295,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     }
     cursor = end;
   }
-  if (cursor + 1 != total || aProd[total - 1] == -2) {
+  if (cursor + 1 != total) {
     rc = cairnErr(CAIRN_CORRUPT, "zl: the decoders of the chunk at offset %llu read %zu of %zu streams: the graph does not end in one output",
                   (unsigned long long)off, cursor, total);
     goto done;

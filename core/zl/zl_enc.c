@@ -557,12 +557,12 @@ static void encWriteChunk(Enc *e, int root, const uint8_t *p, size_t n, Out *o) 
     for (int i = 0; i < nD; i++) a[i] = 0;
     outBits(o, a, nD, 1); /* one regenerated stream each */
     /* distance of each node's output slot from the end of its inputs */
-    int *aSlotOf = L.aBase; /* reuse: slot holding node's output */
+    int *aSlotOf = L.aBase; /* the input bases are no longer needed: reuse as node -> output slot */
     for (int s = 0; s < nSlot; s++)
-      if (L.aSlotRef[s] >= 0) aSlotOf[L.aSlotRef[s]] = s - 0x40000000; /* tag to keep aEnd separate */
+      if (L.aSlotRef[s] >= 0) aSlotOf[L.aSlotRef[s]] = s;
     for (int i = 0; i < nD; i++) {
       int node = L.aOrder[i];
-      a[i] = (uint32_t)((aSlotOf[node] + 0x40000000) - L.aEnd[node]);
+      a[i] = (uint32_t)(aSlotOf[node] - L.aEnd[node]);
     }
     outBits(o, a, nD, zlBitsFor((uint64_t)nD + nSt));
     for (int s = 0; s < nSlot; s++)
