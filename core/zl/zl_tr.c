@@ -392,6 +392,49 @@ TRDEC(decSplitByStruct) {
   return CAIRN_OK;
 }
 
+/* 33: float_deconstruct (sign+fraction records, exponent bytes) -> floats; header = kind */
+TRDEC(decFloatDeconstruct) {
+  const ZlStream *sf = in[0], *ex = in[1];
+  if (nh != 1 || h[0] > 2) return BAD("zl: bad float_deconstruct header");
+  static const uint8_t kSf[3] = {3, 1, 2}, kOut[3] = {4, 2, 2}, kFrac[3] = {23, 7, 10}, kExp[3] = {8, 8, 5};
+  unsigned k = h[0];
+  if (sf->width != kSf[k] || sf->n != ex->n) return BAD("zl: float_deconstruct streams (%u-byte, %zu vs %zu)", sf->width, sf->n, ex->n);
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_NUMERIC, kOut[k], sf->n));
+  for (size_t i = 0; i < sf->n; i++) {
+    uint32_t v = (uint32_t)rdN(sf->p + i * kSf[k], kSf[k]), e = ex->p[i];
+    if ((v >> (kFrac[k] + 1)) || (e >> kExp[k])) return BAD("zl: float_deconstruct element %zu has unused bits set", i);
+    uint32_t r = ((v & 1) << (kFrac[k] + kExp[k])) | (e << kFrac[k]) | (v >> 1);
+    wrN(out[0]->p + i * kOut[k], r, kOut[k]);
+  }
+  return CAIRN_OK;
+}
+
+/* 53: divide_by; header = varint divisor */
+TRDEC(decDivideBy) {
+  const ZlStream *s = in[0];
+  uint64_t dv;
+  if (!nh || zlVarGet(h, h + nh, &dv) != nh || dv == 0) return BAD("zl: bad divide_by header");
+  uint32_t w = s->width;
+  uint64_t mx = w == 8 ? ~0ull : (1ull << (8 * w)) - 1;
+  if (dv > mx) return BAD("zl: divide_by divisor %llu too large", (unsigned long long)dv);
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_NUMERIC, w, s->n));
+  for (size_t i = 0; i < s->n; i++) {
+    uint64_t v = rdN(s->p + i * w, w), r;
+    if (cairnMulOverflow64(v, dv, &r) || r > mx) return BAD("zl: divide_by element %zu overflows", i);
+    wrN(out[0]->p + i * w, r, w);
+  }
+  return CAIRN_OK;
+}
+
+/* 56: dedup_num: one numeric input, regenerated as every output */
+TRDEC(decDedupNum) {
+  for (size_t k = 0; k < nOut; k++) {
+    CAIRN_TRY(cairnZlNewStream(d, out[k], ZT_NUMERIC, in[0]->width, in[0]->n));
+    memcpy(out[k]->p, in[0]->p, in[0]->nb);
+  }
+  return CAIRN_OK;
+}
+
 /* 22: zstd; input = varint(element width) + magicless zstd frame with its content size */
 TRDEC(decZstd) {
   const ZlStream *s = in[0];
@@ -459,6 +502,9 @@ static const ZlTransform kTr[] = {
     {ZID_SPLITN_STRUCT, 0, 1, 1, {T}, T, decSplitN, "splitn_struct"},
     {ZID_SPLITN_NUM, 0, 1, 1, {N}, N, decSplitN, "splitn_num"},
     {ZID_LZ4, 1, 0, 1, {S}, S, decLz4, "lz4"},
+    {ZID_FLOAT_DECONSTRUCT, 2, 0, 1, {T, S}, N, decFloatDeconstruct, "float_deconstruct"},
+    {ZID_DIVIDE_BY, 1, 0, 1, {N}, N, decDivideBy, "divide_by"},
+    {ZID_DEDUP_NUM, 1, 0, 0, {N}, N, decDedupNum, "dedup_num"},
     {ZID_SPLIT_BY_STRUCT, 0, 1, 1, {T}, S, decSplitByStruct, "split_by_struct"},
     {ZID_CONCAT_SERIAL, 2, 0, 0, {N, S}, S, decConcat, "concat_serial"},
     {ZID_CONCAT_NUM, 2, 0, 0, {N, N}, N, decConcat, "concat_num"},
