@@ -15,7 +15,7 @@ static size_t vecInput(int c, uint8_t *p) {
       case 0: p[i] = (uint8_t)("the cat sat on the mat, "[(i + (x & 3 ? 0u : x % 7)) % 24]); break;
       case 1: p[i] = (uint8_t)((c == 17) ? ((x % 13 == 0) ? x % 200 + 1 : 0u) : (x % 16 < 12) ? 'a' + x % 3 : x % 11); break;
       case 2: if (c == 18) { p[i] = (i % 4 == 3) ? 0x42 : (i % 4 == 2) ? (uint8_t)(0x80 + (x & 7)) : (uint8_t)x; break; }
-      p[i] = (i % 4 == 0) ? (uint8_t)(i / 4 * 3 + (x & 1)) : (i % 4 == 1) ? (uint8_t)(i / 1024) : (i % 4 == 2) ? 0x0f : 0; break;
+        p[i] = (i % 4 == 0) ? (uint8_t)(i / 4 * 3 + (x & 1)) : (i % 4 == 1) ? (uint8_t)(i / 1024) : (i % 4 == 2) ? 0x0f : 0; break;
       default: p[i] = (uint8_t)((i % 8 < 4) ? (uint32_t)"ABCD"[i % 4] : (x % 5)); break;
     }
   }
