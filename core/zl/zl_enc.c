@@ -308,7 +308,9 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
     }
     e->fast = fast;
   }
-  return encNumCand(e, p, n, w, best, depth);
+  /* chosen on a prefix: on the whole stream it may not apply (tokenize with too many values) */
+  int r = encNumCand(e, p, n, w, best, depth);
+  return r == ENC_SKIP ? encNumCand(e, p, n, w, NC_RAW, depth) : r;
 }
 
 /* ---------------------------------------------------------------- CSV */
@@ -454,7 +456,8 @@ static int encRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
     if (cost < bestCost) bestCost = cost, best = c;
   }
   e->fast = fast;
-  return best == 0 ? encSerial(e, p, n) : encTyped(e, o, p, n);
+  int r = best == 0 ? ENC_SKIP : encTyped(e, o, p, n);
+  return r == ENC_SKIP ? encSerial(e, p, n) : r;
 }
 
 /* Growable output. */
@@ -598,9 +601,18 @@ static int encSegment(const ZlOpts *opt, const uint8_t *p, size_t n, Out *o) {
   /* fast levels decide on a short prefix at zstd level 1; high levels look longer */
   e.trialLevel = level <= 5 ? 1 : 3;
   e.trial = level <= 3 ? ENC_TRIAL / 8 : level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;
+  size_t start = o->n;
   int root = encRoot(&e, opt, p, n);
   if (!e.rc && (root == -1 || root == ENC_SKIP)) e.rc = cairnErr(CAIRN_ERROR, "zl: encoder built no graph");
   if (!e.rc) encWriteChunk(&e, root, p, n, o);
+  if (!e.rc && !o->rc && o->n - start > n + 32 && root >= 0) {
+    /* The graph chosen on a prefix expanded the whole segment (tokens of a high-cardinality
+    ** tail, say): plain bytes instead, which never exceed n + 20 (cairn_zl_compress_bound). */
+    o->n = start;
+    encRollback(&e, (Mark){0, 0});
+    root = encSerial(&e, p, n);
+    if (!e.rc) encWriteChunk(&e, root, p, n, o);
+  }
   int rc = e.rc ? e.rc : o->rc;
   encFree(&e);
   return rc;
