@@ -438,6 +438,8 @@ static int encTyped(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
 }
 static int encRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
   if (n == 0 || (o->profile == CAIRN_ZL_SERIAL && !o->nField)) return encSerial(e, p, n);
+  /* integers: the typed selector's own "raw bytes" candidate already covers plain bytes */
+  if (!o->nField && o->profile != CAIRN_ZL_CSV) return encTyped(e, o, p, n);
   int best = 0;
   size_t bestCost = SIZE_MAX;
   int fast = e->fast;
