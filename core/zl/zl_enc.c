@@ -175,6 +175,7 @@ static int encSerial(Enc *e, const uint8_t *p, size_t n) {
 static uint64_t rdW(const uint8_t *p, unsigned w) { return cairnGetLEn(p, w); }
 
 static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth);
+static int encNode1(Enc *e, int id, const uint8_t *hdr, size_t nh, int in);
 
 /* Numeric from its bytes, either whole (num_to_serial) or as w transposed byte planes. */
 static int encNumBytes(Enc *e, const uint8_t *p, size_t n, unsigned w, int planes) {
@@ -257,10 +258,29 @@ done:
   return rc;
 }
 
-enum { NC_RAW, NC_RAWT, NC_DELTA, NC_DELTAT, NC_DZZ, NC_DZZT, NC_TOK, NC_N };
+enum { NC_RAW, NC_RAWT, NC_DELTA, NC_DELTAT, NC_DZZ, NC_DZZT, NC_TOK, NC_F2, NC_F4, NC_N };
+
+/* Interleaved fields: integer i belongs to column i % k (records of k integers). Each column is
+** selected on its own; split_by_struct interleaves them back. Ratio levels only (>= 6). */
+static int encFields(Enc *e, const uint8_t *p, size_t n, unsigned w, unsigned k, int depth) {
+  if (depth >= 1 || e->level < 6 || n % k || n < 16 * k) return ENC_SKIP;
+  size_t m = n / k;
+  uint8_t *col = cairnMalloc(m * w);
+  int aIn[4];
+  if (!col) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  for (unsigned j = 0; j < k; j++) {
+    for (size_t i = 0; i < m; i++) memcpy(col + i * w, p + (i * k + j) * w, w);
+    aIn[j] = encNode1(e, ZID_STRUCT_TO_NUM, NULL, 0, encNumeric(e, col, m, w, depth + 1));
+  }
+  cairnFree(col);
+  uint8_t lw = (uint8_t)(w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3);
+  int rec = encNode(e, ZID_SPLIT_BY_STRUCT, NULL, 0, aIn, (int)k, (int)k);
+  return encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, rec);
+}
 
 static int encNumCand(Enc *e, const uint8_t *p, size_t n, unsigned w, int c, int depth) {
   if (c == NC_RAW || c == NC_RAWT) return encNumBytes(e, p, n, w, c == NC_RAWT);
+  if (c == NC_F2 || c == NC_F4) return encFields(e, p, n, w, c == NC_F2 ? 2 : 4, depth);
   if (c == NC_TOK) return depth < 1 ? encTokenize(e, p, n, w, depth) : ENC_SKIP;
   if (n < 2) return ENC_SKIP;
   uint8_t *q = cairnMalloc((n - 1) * w);
