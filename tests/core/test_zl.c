@@ -432,3 +432,40 @@ TEST(zl, bound_holds) {
   }
   cairn_free(a), cairn_free(f), cairn_free(d);
 }
+
+/* Hand-made frames (no checksums): one constant decoder. With its regenerated-stream distance in
+** range it decodes; out of range, or a graph that leaves a stream unread, is CAIRN_CORRUPT with the
+** chunk's offset in the message. */
+TEST(zl, hostile_graphs) {
+  /* magic v26, flags 0, 1 serial output of 5 bytes, then one chunk: 1 decoder, 1 stored stream */
+  uint8_t fr[] = {0xda, 0xa5, 0xb1, 0xd7, 0x00, 0x01, 0x06,
+                  0x02, 0x01,       /* nDecoders+1, nStored */
+                  0x00,             /* standard/custom flags: standard */
+                  44,               /* 7-bit ID: constant_serial */
+                  0x01, 0x00,       /* header-size flag, varint(size-1) = 0 -> 1 byte */
+                  0x00,             /* no variable inputs */
+                  0x00,             /* one regenerated stream */
+                  0x00,             /* distance (1 bit) */
+                  0x01,             /* stored stream size */
+                  0x05,             /* constant header: 5 elements */
+                  'z',              /* the stored element */
+                  0x00};            /* end of frame */
+  uint8_t out[16];
+  size_t nd;
+  CHECK_OK(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd));
+  CHECK_EQ(nd, 5);
+  CHECK_MEM(out, "zzzzz", 5);
+  fr[15] = 0x01; /* distance 1: the stream slot after the last one */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "offset 7") != NULL);
+  fr[15] = 0x00, fr[8] = 0x02; /* two stored streams declared: one is never read */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_CORRUPT);
+  fr[8] = 0x01, fr[17] = 0xff, fr[18] = 0xff; /* constant of a huge count (varint runs off its header) */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_CORRUPT);
+  fr[17] = 0x7f; /* 127 elements: more than the frame declares */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_CORRUPT);
+  fr[17] = 0x05, fr[10] = 127; /* unknown codec ID */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_UNSUPPORTED);
+  fr[10] = 44, fr[9] = 0x01; /* custom codec */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_UNSUPPORTED);
+}
