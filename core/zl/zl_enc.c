@@ -76,8 +76,8 @@ static int encStoredCopy(Enc *e, const void *p, size_t n) {
 
 static int encNode(Enc *e, int id, const uint8_t *hdr, size_t nh, const int *aIn, int nIn, int nVO) {
   if (e->rc) return -1;
-  for (int i = 0; i < nIn; i++)
-    if (aIn[i] == -1 && 0) return -1;
+  for (int i = 0; i < nIn; i++) /* a failed or skipped child makes the node invalid */
+    if (aIn[i] == -1 || aIn[i] == ENC_SKIP) return encFail(e, cairnErr(CAIRN_ERROR, "zl: encoder input missing")), -1;
   if (e->nNode == e->nNodeAlloc) {
     int k = e->nNodeAlloc ? 2 * e->nNodeAlloc : 16;
     ENode *a = cairnRealloc(e->aNode, sizeof(*a) * k);
