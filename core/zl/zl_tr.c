@@ -326,33 +326,45 @@ TRDEC(decSplitN) {
 /* 54: dispatch_string (16-bit tags, then the variable string inputs) */
 TRDEC(decDispatchString) {
   const ZlStream *t = in[0];
-  size_t nv = nIn - 1;
+  size_t nv = nIn - 1, total = 0, pos = 0;
   if (t->width != 2) return BAD("zl: dispatch_string tags must be 16-bit");
   if (t->n && !nv) return BAD("zl: dispatch_string without sources");
-  size_t aPos[256], aStr[256], total = 0;
-  if (nv > 256) return BAD("zl: dispatch_string with %zu sources", nv);
-  for (size_t i = 0; i < nv; i++) aPos[i] = aStr[i] = 0, total += in[1 + i]->nb;
+  if (nv > 2048) return BAD("zl: dispatch_string with %zu sources (at most 2048)", nv);
+  size_t *aPos = cairnMallocZero(sizeof(size_t) * 2 * (nv + 1)), *aStr = aPos ? aPos + nv + 1 : NULL;
+  if (!aPos) return cairnErr(CAIRN_NOMEM, "zl: out of memory");
+  int rc = CAIRN_OK;
+  for (size_t i = 0; i < nv; i++) total += in[1 + i]->nb;
   /* 16 spare bytes let short strings be copied as one fixed 16-byte block */
-  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_STRING, 1, total + 16));
+  if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total + 16)) != CAIRN_OK) goto done;
   out[0]->nb = total, out[0]->n = t->n;
-  CAIRN_TRY(cairnZlNewLens(d, out[0], t->n));
-  size_t pos = 0;
+  if ((rc = cairnZlNewLens(d, out[0], t->n)) != CAIRN_OK) goto done;
   uint8_t *o = out[0]->p;
   for (size_t i = 0; i < t->n; i++) {
     unsigned k = cairnGetLE16(t->p + 2 * i);
-    if (k >= nv) return BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
+    if (k >= nv) {
+      rc = BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
+      goto done;
+    }
     const ZlStream *s = in[1 + k];
-    if (aStr[k] >= s->n) return BAD("zl: dispatch_string source %u exhausted", k);
+    if (aStr[k] >= s->n) {
+      rc = BAD("zl: dispatch_string source %u exhausted", k);
+      goto done;
+    }
     uint32_t len = s->aLen[aStr[k]++];
     size_t have = s->nb - aPos[k];
-    if (len > have) return BAD("zl: dispatch_string source %u overrun", k);
+    if (len > have) {
+      rc = BAD("zl: dispatch_string source %u overrun", k);
+      goto done;
+    }
     if (len <= 16 && have >= 16) memcpy(o + pos, s->p + aPos[k], 16);
     else memcpy(o + pos, s->p + aPos[k], len);
     aPos[k] += len, pos += len, out[0]->aLen[i] = len;
   }
-  for (size_t k = 0; k < nv; k++)
-    if (aStr[k] != in[1 + k]->n) return BAD("zl: dispatch_string source %zu not fully used", k);
-  return CAIRN_OK;
+  for (size_t k = 0; k < nv && !rc; k++)
+    if (aStr[k] != in[1 + k]->n) rc = BAD("zl: dispatch_string source %zu not fully used", k);
+done:
+  cairnFree(aPos);
+  return rc;
 }
 
 /* 55/57/58: concat (sizes, concatenated elements) -> one stream per size */
