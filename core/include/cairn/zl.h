@@ -11,7 +11,8 @@
 ** Errors: CAIRN_MISUSE (NULL, unknown profile, size not a multiple of the width), CAIRN_RANGE
 ** (output buffer too small), CAIRN_CORRUPT (malformed frame; the message names the byte
 ** offset), CAIRN_CHECKSUM (a frame checksum did not match), CAIRN_UNSUPPORTED (a valid frame
-** that uses a codec or feature cairn does not implement, such as custom codecs or dictionaries).
+** that uses a codec or feature cairn does not implement: custom codecs, dictionary bundles,
+** several outputs, string-typed outputs, unknown sizes).
 */
 #ifndef CAIRN_ZL_H
 #define CAIRN_ZL_H
