@@ -551,9 +551,9 @@ int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_
       want *= 4, rc = CAIRN_OK;
       continue;
     }
-    if (rc && n < size - pos && CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && strstr(cairn_errmsg(), "needs")) {
-      rc = cairnErr(CAIRN_LIMIT, "zl: chunk at frame offset %llu is longer than the streaming reader's %u MiB window",
-                    (unsigned long long)pos, (unsigned)(ZL_STREAM_CAP >> 20));
+    if (rc && n < size - pos && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) { /* the window stopped growing */
+      rc = cairnErr(CAIRN_LIMIT, "zl: chunk at frame offset %llu does not decode within the streaming reader's %u MiB window (%s)",
+                    (unsigned long long)pos, (unsigned)(ZL_STREAM_CAP >> 20), cairn_errmsg());
       break;
     }
     if (rc) {
