@@ -10,11 +10,15 @@
 ** stream slots in reverse order, so a child's output distance is its slot minus the end of its
 ** own input range; slots that no node writes are the stored streams, in slot order.
 **
-** The selector tries candidate graphs per profile (raw, delta, delta+zigzag, tokenize; bytes or
-** transposed byte planes; zstd, constant or stored leaves; CSV columns through
-** dispatch_string) at a fast zstd level, keeps the smallest, and builds it again at the final
-** level. Inputs above one segment become several chunks compressed through cairnParallelFor;
-** segment boundaries depend only on the input, so the frame does not depend on thread count.
+** The selector tries candidate graphs on a prefix at a fast zstd level and keeps the smallest:
+** for integers raw, delta, delta+zigzag, tokenize (sorted alphabet + indices), and at ratio
+** levels interleaved fields (records of 2 or 4 integers, one selection per column); each as
+** whole bytes or transposed byte planes; leaves are zstd, constant or stored. CSV fields are
+** dispatched by column (dispatch_string); fixed-width records split by field (split_by_struct).
+** The winner is then built on the whole segment at the final level; if it would expand the
+** segment, plain bytes are used instead, so frames fit cairn_zl_compress_bound. Inputs above one
+** segment become several chunks compressed through cairnParallelFor; segment boundaries depend
+** only on the input, so the frame does not depend on the thread count.
 */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <stdlib.h>
