@@ -128,8 +128,11 @@ static int cmdVersion(int argc, char **argv) {
 
 static int cmdHelp(int argc, char **argv);
 int cliH5(int argc, char **argv);
+int cliH5w(int argc, char **argv);
 int cliCompress(int argc, char **argv);   /* native/cli_zl.c */
 int cliDecompress(int argc, char **argv); /* native/cli_zl.c */
+int cliMem(int argc, char **argv);  /* native/cli_mem.c */
+int cliEval(int argc, char **argv); /* native/cli_mem.c */
 
 static const CliCommand aCommand[] = {
   {"hash", cmdHash, "FILE...", "SHA-256 of files (sha256sum format)"},
@@ -138,20 +141,30 @@ static const CliCommand aCommand[] = {
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
   {"h5", cliH5, "ls|info|dump|attrs|dumpall FILE [PATH]", "read HDF5 files (ls -r, info, dump --json)"},
+  {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, attr, verify, loop"},
   {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)"},
   {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
+  {"mem", cliMem, "add|search|stats|index|demo FILE ...", "agent memory store (see native/cli_mem.c)"},
+  {"eval", cliEval, "locomo FILE.json [--mode M] [--json]", "retrieval quality on LoCoMo conversations"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},
   {"help", cmdHelp, "", "this list"},
 };
 
+/* The module tables, after this file's own. */
+static const CliCommand *const aModule[] = {cliCasCommands};
+
+static void helpLine(const CliCommand *c) {
+  char z[96];
+  snprintf(z, sizeof z, "%s %s", c->zName, c->zUsage);
+  printf("  %-36s %s\n", z, c->zHelp);
+}
+
 static int cmdHelp(int argc, char **argv) {
   (void)argc, (void)argv;
   printf("usage: cairn COMMAND [ARGS]\n\ncommands:\n");
-  for (size_t i = 0; i < sizeof(aCommand) / sizeof(aCommand[0]); i++) {
-    char z[64];
-    snprintf(z, sizeof z, "%s %s", aCommand[i].zName, aCommand[i].zUsage);
-    printf("  %-36s %s\n", z, aCommand[i].zHelp);
-  }
+  for (size_t i = 0; i < sizeof(aCommand) / sizeof(aCommand[0]); i++) helpLine(&aCommand[i]);
+  for (size_t m = 0; m < sizeof(aModule) / sizeof(aModule[0]); m++)
+    for (const CliCommand *c = aModule[m]; c->zName; c++) helpLine(c);
   return 0;
 }
 
@@ -165,6 +178,9 @@ int cairnCliMain(int argc, char **argv) {
   for (size_t i = 0; i < sizeof(aCommand) / sizeof(aCommand[0]); i++) {
     if (strcmp(argv[1], aCommand[i].zName) == 0) return aCommand[i].xRun(argc - 1, argv + 1);
   }
+  for (size_t m = 0; m < sizeof(aModule) / sizeof(aModule[0]); m++)
+    for (const CliCommand *c = aModule[m]; c->zName; c++)
+      if (strcmp(argv[1], c->zName) == 0) return c->xRun(argc - 1, argv + 1);
   fprintf(stderr, "cairn: unknown command '%s' (see 'cairn help')\n", argv[1]);
   return 2;
 }

@@ -32,4 +32,7 @@ int cliOpenRead(const char *zCmd, const char *zPath, cairn_file **pp);
 int cliOpenWrite(const char *zCmd, const char *zPath, cairn_file **pp);
 
 int cairnCliMain(int argc, char **argv);
+
+/* Command tables of the other cli_<module>.c files, NULL-terminated (cli.c lists and runs them). */
+extern const CliCommand cliCasCommands[]; /* cli_cas.c: put, get, ls, verify */
 #endif

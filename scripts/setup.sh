@@ -32,4 +32,8 @@ fi
 if [ ! -d "$here/js/node_modules/playwright-core" ] || [ "$here/js/package.json" -nt "$here/js/node_modules/.setup-stamp" ]; then
   (cd "$here/js" && npm install --no-audit --no-fund --loglevel=error && touch node_modules/.setup-stamp)
 fi
+# Independent HDF5 readers for the writer's interop tests (h5wasm + plugins, jsfive).
+if [ ! -d "$here/tests/interop/node_modules/h5wasm" ] || [ "$here/tests/interop/package.json" -nt "$here/tests/interop/node_modules/.setup-stamp" ]; then
+  (cd "$here/tests/interop" && npm install --no-audit --no-fund --loglevel=error && touch node_modules/.setup-stamp)
+fi
 echo "setup: ok"

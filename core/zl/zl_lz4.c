@@ -54,7 +54,7 @@ long cairnLz4Decode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap) {
   }
 }
 
-size_t cairnLz4Bound(size_t n) { return n + n / 255 + 16; }
+size_t zlLz4Bound(size_t n) { return n + n / 255 + 16; }
 
 static uint8_t *lz4Len(uint8_t *o, size_t v) {
   while (v >= 255) *o++ = 255, v -= 255;

@@ -75,6 +75,9 @@ const char *cairn_version(void);
 #include "sha256.h"
 #include "zcodec.h"
 #include "h5.h"
+#include "h5w.h"
 #include "zl.h"
+#include "mem.h"
+#include "cas.h"
 
 #endif /* CAIRN_H */

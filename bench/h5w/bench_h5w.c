@@ -1,0 +1,245 @@
+/* 2026-11-29 - bench/h5w/bench_h5w.c: cairn's HDF5 writer side by side with libhdf5 (C) in one
+** run, on the same machine and files, ratios printed (> 1 means cairn is faster). Built and run
+** by bench/h5w/run.sh. Each case runs until 0.4 s have passed (at least 3 times); the median
+** is reported. cairn runs without syncs (CAIRN_H5W_NOSYNC) like libhdf5, which never syncs;
+** rows marked "durable" pay cairn's two syncs per commit. */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cairn/cairn.h"
+#include "cairn/platform.h"
+
+static const char *zDir = "/tmp";
+static char zA[512], zB[512];
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+typedef void (*Case)(void);
+static double timeIt(Case x) {
+  double a[200];
+  int n = 0;
+  double t0 = now();
+  while (n < 200 && (n < 3 || now() - t0 < 0.4)) {
+    double s = now();
+    x();
+    a[n++] = now() - s;
+  }
+  qsort(a, (size_t)n, sizeof a[0], cmpd);
+  return a[n / 2];
+}
+#define CK(x) do { int rc_ = (x); if (rc_) { fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cairn_errmsg()); exit(1); } } while (0)
+
+static float *gF;
+static unsigned gFlags = CAIRN_H5W_NOSYNC;
+
+/* ---- cairn ---- */
+static cairn_h5w *cOpen(cairn_file **pf) {
+  cairn_h5w *w;
+  CK(cairn_open(zA, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE, pf));
+  CK(cairn_h5w_create(*pf, gFlags, &w));
+  return w;
+}
+static void cClose(cairn_file *f, cairn_h5w *w) {
+  CK(cairn_h5w_close(w));
+  CK(cairn_file_close(f));
+}
+static void c1k(void) {
+  cairn_file *f;
+  cairn_h5w *w = cOpen(&f);
+  cairn_h5w_type *t = cairn_h5w_type_float(4);
+  uint64_t n = 1024;
+  CK(cairn_h5w_dataset(w, "x", t, 1, &n, NULL, NULL, gF));
+  cairn_h5w_type_free(t);
+  cClose(f, w);
+}
+static void c1m(void) {
+  cairn_file *f;
+  cairn_h5w *w = cOpen(&f);
+  cairn_h5w_type *t = cairn_h5w_type_float(4);
+  uint64_t n = 1 << 20;
+  CK(cairn_h5w_dataset(w, "x", t, 1, &n, NULL, NULL, gF));
+  cairn_h5w_type_free(t);
+  cClose(f, w);
+}
+static const char *gSpec;
+static void cChunk(void) {
+  cairn_file *f;
+  cairn_h5w *w = cOpen(&f);
+  cairn_h5w_type *t = cairn_h5w_type_float(4);
+  uint64_t d[2] = {512, 512}, c[2] = {64, 64};
+  cairn_h5w_dset_opts o = {CAIRN_H5W_CHUNKED, c, gSpec, NULL};
+  CK(cairn_h5w_dataset(w, "x", t, 2, d, NULL, &o, gF));
+  cairn_h5w_type_free(t);
+  cClose(f, w);
+}
+static void cAttrs(void) {
+  cairn_file *f;
+  cairn_h5w *w = cOpen(&f);
+  cairn_h5w_type *t = cairn_h5w_type_float(4), *ti = cairn_h5w_type_int(8, 1);
+  uint64_t n = 16;
+  CK(cairn_h5w_dataset(w, "x", t, 1, &n, NULL, NULL, gF));
+  for (int i = 0; i < 128; i++) {
+    char z[16];
+    snprintf(z, sizeof z, "a%d", i);
+    int64_t v = i;
+    CK(cairn_h5w_attr(w, "x", z, ti, 0, NULL, &v));
+  }
+  cairn_h5w_type_free(t), cairn_h5w_type_free(ti);
+  cClose(f, w);
+}
+static void cGroups(void) {
+  cairn_file *f;
+  cairn_h5w *w = cOpen(&f);
+  for (int i = 0; i < 64; i++) {
+    char z[16];
+    snprintf(z, sizeof z, "g%d", i);
+    CK(cairn_h5w_group(w, z));
+  }
+  cClose(f, w);
+}
+static int gCommitEvery;
+static void cAppend(void) {
+  cairn_file *f;
+  cairn_h5w *w = cOpen(&f);
+  cairn_h5w_type *t = cairn_h5w_type_float(4);
+  uint64_t d[2] = {0, 384}, m[2] = {CAIRN_H5W_UNLIMITED, 384}, c[2] = {64, 384};
+  cairn_h5w_dset_opts o = {CAIRN_H5W_CHUNKED, c, NULL, NULL};
+  CK(cairn_h5w_dataset(w, "x", t, 2, d, m, &o, NULL));
+  for (int i = 0; i < 10000; i++) {
+    CK(cairn_h5w_append(w, "x", 1, gF + (size_t)i * 384 % (1 << 20)));
+    if (gCommitEvery && (i + 1) % gCommitEvery == 0) CK(cairn_h5w_commit(w));
+  }
+  cairn_h5w_type_free(t);
+  cClose(f, w);
+}
+
+/* ---- libhdf5 ---- */
+static hid_t hOpen(void) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
+  hid_t f = H5Fcreate(zB, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  return f;
+}
+static void h1k(void) {
+  hid_t f = hOpen();
+  hsize_t n = 1024;
+  hid_t s = H5Screate_simple(1, &n, NULL);
+  hid_t d = H5Dcreate2(f, "x", H5T_IEEE_F32LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, gF);
+  H5Dclose(d), H5Sclose(s), H5Fclose(f);
+}
+static void h1m(void) {
+  hid_t f = hOpen();
+  hsize_t n = 1 << 20;
+  hid_t s = H5Screate_simple(1, &n, NULL);
+  hid_t d = H5Dcreate2(f, "x", H5T_IEEE_F32LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, gF);
+  H5Dclose(d), H5Sclose(s), H5Fclose(f);
+}
+static void hChunk(void) {
+  hid_t f = hOpen();
+  hsize_t dd[2] = {512, 512}, c[2] = {64, 64};
+  hid_t s = H5Screate_simple(2, dd, NULL), p = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(p, 2, c);
+  H5Pset_shuffle(p);
+  H5Pset_deflate(p, 6);
+  hid_t d = H5Dcreate2(f, "x", H5T_IEEE_F32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
+  H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, gF);
+  H5Dclose(d), H5Pclose(p), H5Sclose(s), H5Fclose(f);
+}
+static void hAttrs(void) {
+  hid_t f = hOpen();
+  hsize_t n = 16;
+  hid_t s = H5Screate_simple(1, &n, NULL), sc = H5Screate(H5S_SCALAR);
+  hid_t d = H5Dcreate2(f, "x", H5T_IEEE_F32LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, gF);
+  for (int i = 0; i < 128; i++) {
+    char z[16];
+    snprintf(z, sizeof z, "a%d", i);
+    long long v = i;
+    hid_t a = H5Acreate2(d, z, H5T_STD_I64LE, sc, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_LLONG, &v);
+    H5Aclose(a);
+  }
+  H5Dclose(d), H5Sclose(s), H5Sclose(sc), H5Fclose(f);
+}
+static void hGroups(void) {
+  hid_t f = hOpen();
+  for (int i = 0; i < 64; i++) {
+    char z[16];
+    snprintf(z, sizeof z, "g%d", i);
+    H5Gclose(H5Gcreate2(f, z, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  }
+  H5Fclose(f);
+}
+static void hAppend(void) {
+  hid_t f = hOpen();
+  hsize_t d0[2] = {0, 384}, mx[2] = {H5S_UNLIMITED, 384}, c[2] = {64, 384}, one[2] = {1, 384};
+  hid_t s = H5Screate_simple(2, d0, mx), p = H5Pcreate(H5P_DATASET_CREATE), ms = H5Screate_simple(2, one, NULL);
+  H5Pset_chunk(p, 2, c);
+  hid_t d = H5Dcreate2(f, "x", H5T_IEEE_F32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
+  for (hsize_t i = 0; i < 10000; i++) {
+    hsize_t nd[2] = {i + 1, 384}, st[2] = {i, 0};
+    H5Dset_extent(d, nd);
+    hid_t fs = H5Dget_space(d);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, one, NULL);
+    H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, gF + (size_t)i * 384 % (1 << 20));
+    H5Sclose(fs);
+  }
+  H5Dclose(d), H5Pclose(p), H5Sclose(s), H5Sclose(ms), H5Fclose(f);
+}
+
+static void row(const char *zName, double tc, double th, const char *zGoal) {
+  printf("| %-44s | %10.1f | %10.1f | %6.2fx | %s |\n", zName, tc * 1e6, th * 1e6, th / tc, zGoal);
+  fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) zDir = argv[1];
+  snprintf(zA, sizeof zA, "%s/bench_cairn.h5", zDir);
+  snprintf(zB, sizeof zB, "%s/bench_hdf5.h5", zDir);
+  gF = malloc(sizeof(float) * ((1 << 20) + 384));
+  for (int i = 0; i < (1 << 20) + 384; i++) gF[i] = (float)((i * 7) % 1000) * 0.25f + (float)(i / 4096);
+  cairn_posix_install(1);
+  printf("| case | cairn us | libhdf5 us | ratio | goal |\n|---|---:|---:|---:|---|\n");
+  row("create + 1K f32 + close", timeIt(c1k), timeIt(h1k), ">= 5x");
+  gFlags = 0;
+  row("create + 1K f32 + close (cairn durable: 2 commits)", timeIt(c1k), timeIt(h1k), "-");
+  gFlags = CAIRN_H5W_NOSYNC;
+  row("1M f32 contiguous", timeIt(c1m), timeIt(h1m), ">= 1.0x");
+  gSpec = "shuffle,deflate:6";
+  double hc = timeIt(hChunk);
+  row("512x512 f32 chunk 64x64 shuffle+deflate(6), 1 thread", timeIt(cChunk), hc, ">= 1.0x");
+  cairn_posix_install(2);
+  row("  same, cairn 2 threads", timeIt(cChunk), hc, ">= 1.7x");
+  gSpec = "shuffle,zstd:3";
+  cairn_posix_install(1);
+  row("  shuffle+zstd(3) 1 thread (vs libhdf5 deflate)", timeIt(cChunk), hc, "no zstd in libhdf5 here");
+  cairn_posix_install(2);
+  row("  shuffle+zstd(3) 2 threads (vs libhdf5 deflate)", timeIt(cChunk), hc, "-");
+  cairn_posix_install(1);
+  row("128 int64 attributes on one dataset", timeIt(cAttrs), timeIt(hAttrs), ">= 5x");
+  row("64 groups", timeIt(cGroups), timeIt(hGroups), ">= 5x");
+  gCommitEvery = 0;
+  double ha = timeIt(hAppend);
+  row("10,000 appends of 1 row x 384 f32, one commit", timeIt(cAppend), ha, ">= 3x");
+  gCommitEvery = 100;
+  row("  same, cairn commit every 100 rows (no sync)", timeIt(cAppend), ha, "-");
+  gFlags = 0;
+  row("  same, cairn durable commit (2 syncs) every 100 rows", timeIt(cAppend), ha, "report");
+  cairn_posix_shutdown();
+  unlink(zA), unlink(zB);
+  return 0;
+}

@@ -1,0 +1,188 @@
+/*
+** 2026-11-29
+**
+** core/h5/h5w.h - internals of the HDF5 writer (core/h5/w_*.c). The file format is the HDF5
+** File Format Specification 3.0; the commit protocol is described in core/h5/WRITER.md.
+**
+** In memory the writer keeps a tree of the object headers it has touched (H5wObj), each as a
+** list of raw messages. Nothing committed is ever overwritten in place except the superblock:
+** a changed header is written to new space at commit, which changes its address, so its parent
+** is rewritten too, up to the root, whose address goes into the superblock.
+*/
+#ifndef CAIRN_H5W_INT_H
+#define CAIRN_H5W_INT_H
+
+#include "cairn/h5w.h"
+#include "common/internal.h"
+
+#define H5W_UNDEF UINT64_MAX
+#define H5W_SB_SIZE 48u
+
+/* Object header message types (spec IV.A.2). */
+#define H5W_MSG_NIL 0x00
+#define H5W_MSG_DATASPACE 0x01
+#define H5W_MSG_LINKINFO 0x02
+#define H5W_MSG_DATATYPE 0x03
+#define H5W_MSG_FILLVALUE 0x05
+#define H5W_MSG_LINK 0x06
+#define H5W_MSG_LAYOUT 0x08
+#define H5W_MSG_GROUPINFO 0x0a
+#define H5W_MSG_FILTER 0x0b
+#define H5W_MSG_ATTR 0x0c
+#define H5W_MSG_CONT 0x10
+#define H5W_MSG_AINFO 0x15
+#define H5W_MSG_SYMTAB 0x11
+
+/* Datatype kinds the writer knows (class numbers of the spec). */
+#define H5W_T_INT 0
+#define H5W_T_FLOAT 1
+#define H5W_T_STRING 3
+#define H5W_T_COMPOUND 6
+#define H5W_T_ENUM 8
+#define H5W_T_VLEN 9
+#define H5W_T_ARRAY 10
+
+struct cairn_h5w_type {
+  int cls;        /* H5W_T_* */
+  size_t size;    /* bytes per element in the file (16 for vlen) */
+  size_t memSize; /* bytes per element in memory (sizeof(char*) for vlen strings) */
+  uint8_t *aEnc;  /* the datatype message body */
+  size_t nEnc;
+  int nMember;    /* compound/enum members so far */
+  size_t nBaseSize; /* enum: base size */
+  uint8_t *aNames; size_t nNames;   /* enum: names (NUL-terminated), values after */
+  uint8_t *aValues; size_t nValues;
+  int bHasVlen;
+};
+
+typedef struct H5wMsg {
+  uint8_t type, flags;
+  uint16_t crt; /* creation order (kept when the header tracks it) */
+  uint32_t n;
+  uint8_t *p;
+} H5wMsg;
+
+typedef struct H5wObj H5wObj;
+typedef struct H5wDset H5wDset;
+
+typedef struct H5wLink {
+  char *zName;
+  uint64_t addr;  /* hard link target as committed (H5W_UNDEF for other link types) */
+  H5wObj *pObj;   /* loaded target, or NULL */
+  H5wMsg raw;     /* soft/external links: the original message, kept as is */
+} H5wLink;
+
+struct H5wObj {
+  H5wObj *pParent;
+  uint64_t addr;     /* where the committed header lives (H5W_UNDEF if never committed) */
+  uint64_t nDisk;    /* its size there */
+  uint64_t aExtra[2 * 16]; int nExtra; /* continuation chunks of a loaded header (addr, size) */
+  int bDirty;        /* header must be rewritten */
+  int bSubDirty;     /* something below must be rewritten */
+  int bGroup;
+  uint8_t ohFlags;   /* header flags kept from a loaded header (bit 2: creation order) */
+  int bDenseLinks, bDenseAttrs; /* parts we cannot edit (fractal heap storage) */
+  H5wMsg *aMsg; int nMsg, nMsgAlloc;
+  /* group: links (hard links also serialized from here) */
+  H5wLink *aLink; int nLink, nLinkAlloc;
+  int *aHash; int nHash; /* open addressing over aLink indices (+1), nHash a power of two */
+  H5wDset *pDset;
+};
+
+/* A chunk of a chunked dataset (v1 B-tree record). */
+typedef struct H5wChunk {
+  uint64_t addr;
+  uint32_t nByte, mask;
+  uint32_t gen;      /* transaction that wrote it (free at once if replaced in the same one) */
+  uint64_t aOff[CAIRN_H5W_MAXRANK]; /* element offsets */
+} H5wChunk;
+
+typedef struct H5wNode { uint64_t addr; uint32_t gen; } H5wNode;
+
+typedef struct H5wFilter { uint16_t id, flags; int nCd; uint32_t aCd[8]; } H5wFilter;
+
+struct H5wDset {
+  int rank;
+  uint64_t aDim[CAIRN_H5W_MAXRANK], aMax[CAIRN_H5W_MAXRANK], aChunk[CAIRN_H5W_MAXRANK];
+  size_t elSize;     /* file element size */
+  int layout;        /* CAIRN_H5W_COMPACT/CONTIGUOUS/CHUNKED */
+  int bVlen;         /* vlen string elements */
+  int iSpaceMsg, iLayoutMsg; /* indices in the object's aMsg */
+  uint8_t *pFill;    /* one element (file form) */
+  H5wFilter aFilter[8]; int nFilter;
+  /* chunked: records sorted by offset, B-tree nodes level by level */
+  H5wChunk *aRec; uint64_t nRec, nRecAlloc;
+  int bIndexLoaded;  /* aRec/aLevel reflect the file */
+  H5wNode *aLevel[8]; uint64_t nLevel[8], nLevelAlloc[8]; int nLevels;
+  uint64_t btreeAddr; uint64_t btreeSize; /* root (as in the layout message) */
+  int bIndexDirty;
+  uint64_t iDirtyFrom; /* first record index changed since the last commit */
+  /* the tail: rows [tailRow0, aDim[0]) not yet written as complete chunks */
+  uint8_t *pTail; uint64_t tailRow0; size_t nTailAlloc; int bTailDirty;
+};
+
+typedef struct H5wExt { uint64_t addr, n; } H5wExt;
+
+struct cairn_h5w {
+  cairn_file *f;
+  int bReadOnly, bNoSync;
+  int rcFatal;        /* sticky error after a failed write */
+  uint64_t eoa;       /* allocation high-water mark */
+  uint64_t eofCommitted;
+  uint64_t nFileSize; /* current size of the host file as far as we know */
+  H5wExt *aFree; int nFree, nFreeAlloc;       /* free in the committed state: reusable now */
+  H5wExt *aPend; int nPend, nPendAlloc;       /* freed in this transaction: reusable after commit */
+  H5wObj *pRoot;
+  int sbVersion;
+  uint64_t sbExt;     /* superblock extension address (kept from a loaded file) */
+  int bChanged;       /* anything to commit */
+  uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
+  /* global heap collection being filled in this transaction */
+  uint8_t *pGc; uint64_t gcAddr; size_t nGc; /* one global heap collection read back (verify) */
+  uint8_t *pHeap; uint64_t heapAddr; size_t nHeap, nHeapUsed; uint32_t heapNext;
+  uint8_t *pWbuf; uint64_t wbufAddr; size_t nWbuf; /* write gathering (w_file.c) */
+  cairn_h5w_stats st;
+};
+
+/* w_file.c */
+int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr);
+void h5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
+int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
+int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
+int h5wFlush(cairn_h5w *w);
+int h5wFail(cairn_h5w *w, int rc);
+int h5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n);
+int h5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n);
+void h5wObjDirty(H5wObj *o);
+int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj);
+int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf);
+int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
+int h5wEnsureAinfo(H5wObj *o);
+int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
+int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
+int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
+void h5wHeapCacheClear(cairn_h5w *w);
+
+/* w_type.c */
+int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);
+int h5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVlen);
+int h5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *maxdims);
+size_t h5wSpaceSize(int rank, int bMax);
+
+/* w_data.c */
+int h5wDsetLoad(cairn_h5w *w, H5wObj *o);
+int h5wDsetFlush(cairn_h5w *w, H5wObj *o); /* before the header is written at commit */
+void h5wDsetFree(H5wDset *d);
+int h5wHeapFlush(cairn_h5w *w);
+int h5wVlenToFile(cairn_h5w *w, const char *const *az, uint64_t n, uint8_t *pOut);
+
+/* w_filter.c */
+int h5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr);
+int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut);
+int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut);
+size_t cairnLz4Bound(size_t n);
+size_t cairnLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst);
+int cairnLz4Decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst, size_t *pnOut);
+uint32_t cairnFletcher32(const uint8_t *p, size_t n);
+
+#endif

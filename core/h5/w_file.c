@@ -1,0 +1,941 @@
+/*
+** 2026-11-29
+**
+** core/h5/w_file.c - the HDF5 writer's file level: space allocation, object headers (version 2,
+** "OHDR", lookup3 checksum), groups (Link Info + Group Info + Link messages), attributes
+** (version 3, inline), paths, and the crash-safe commit (core/h5/WRITER.md): every changed
+** header goes to space the committed state does not use, then sync, then one 48-byte superblock
+** write at offset 0 switches root and end of file, then sync.
+*/
+#include "h5/h5w.h"
+#include "hash/lookup3.h"
+
+static const uint8_t kSig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+#define OH_MAX (64u << 20) /* cap on one header chunk read from a file */
+
+/* ---------------------------------------------------------------- I/O and space */
+int h5wFail(cairn_h5w *w, int rc) {
+  if (w->rcFatal == CAIRN_OK) w->rcFatal = rc;
+  return rc;
+}
+
+/* Writes to consecutive addresses are gathered (up to 1 MiB) into one host write: a commit
+** that rewrites 64 small headers then costs one write, not 64. The buffer only ever holds
+** bytes for space the committed state does not use, and is flushed before any read, sync,
+** truncate and before the superblock switch. */
+#define WBUF_CAP (1u << 20)
+int h5wFlush(cairn_h5w *w) {
+  if (!w->nWbuf) return CAIRN_OK;
+  size_t n = w->nWbuf;
+  w->nWbuf = 0;
+  w->st.nWrite++;
+  int rc = cairn_file_write(w->f, w->pWbuf, n, w->wbufAddr);
+  return rc ? h5wFail(w, rc) : CAIRN_OK;
+}
+
+int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
+  if (w->rcFatal) return w->rcFatal;
+  if (addr + n > w->nFileSize) w->nFileSize = addr + n;
+  if (w->nWbuf && addr == w->wbufAddr + w->nWbuf && w->nWbuf + n <= WBUF_CAP) {
+    memcpy(w->pWbuf + w->nWbuf, p, n);
+    w->nWbuf += n;
+    return CAIRN_OK;
+  }
+  CAIRN_TRY(h5wFlush(w));
+  if (n < WBUF_CAP / 4) {
+    if (!w->pWbuf && !(w->pWbuf = cairnMalloc(WBUF_CAP))) return h5wFail(w, cairnErr(CAIRN_NOMEM, "write buffer: out of memory"));
+    memcpy(w->pWbuf, p, n);
+    w->nWbuf = n;
+    w->wbufAddr = addr;
+    return CAIRN_OK;
+  }
+  w->st.nWrite++;
+  int rc = cairn_file_write(w->f, p, n, addr);
+  return rc ? h5wFail(w, rc) : CAIRN_OK;
+}
+
+int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr) {
+  CAIRN_TRY(h5wFlush(w));
+  return cairn_file_read_exact(w->f, p, n, addr);
+}
+
+static int extPush(H5wExt **pa, int *pn, int *pnAlloc, uint64_t addr, uint64_t n) {
+  if (*pn == *pnAlloc) {
+    int m = *pnAlloc ? *pnAlloc * 2 : 16;
+    H5wExt *a = cairnRealloc(*pa, sizeof(H5wExt) * (size_t)m);
+    if (!a) return CAIRN_NOMEM;
+    *pa = a;
+    *pnAlloc = m;
+  }
+  (*pa)[(*pn)++] = (H5wExt){addr, n};
+  return CAIRN_OK;
+}
+
+/* Insert into the sorted free list, merging neighbours. On NOMEM the space is just leaked
+** (the file stays correct; repack reclaims it). */
+static void freeInsert(cairn_h5w *w, uint64_t addr, uint64_t n) {
+  int lo = 0, hi = w->nFree;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (w->aFree[mid].addr < addr) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && w->aFree[lo - 1].addr + w->aFree[lo - 1].n == addr) {
+    w->aFree[lo - 1].n += n;
+    if (lo < w->nFree && addr + n == w->aFree[lo].addr) {
+      w->aFree[lo - 1].n += w->aFree[lo].n;
+      memmove(w->aFree + lo, w->aFree + lo + 1, sizeof(H5wExt) * (size_t)(w->nFree - lo - 1));
+      w->nFree--;
+    }
+    return;
+  }
+  if (lo < w->nFree && addr + n == w->aFree[lo].addr) {
+    w->aFree[lo].addr = addr;
+    w->aFree[lo].n += n;
+    return;
+  }
+  if (extPush(&w->aFree, &w->nFree, &w->nFreeAlloc, 0, 0)) {
+    w->nFree += 0;
+    return;
+  }
+  memmove(w->aFree + lo + 1, w->aFree + lo, sizeof(H5wExt) * (size_t)(w->nFree - 1 - lo));
+  w->aFree[lo] = (H5wExt){addr, n};
+}
+
+int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr) {
+  if (n == 0) n = 1;
+  for (int i = 0; i < w->nFree; i++) {
+    if (w->aFree[i].n >= n) {
+      *pAddr = w->aFree[i].addr;
+      w->aFree[i].addr += n;
+      w->aFree[i].n -= n;
+      if (w->aFree[i].n == 0) {
+        memmove(w->aFree + i, w->aFree + i + 1, sizeof(H5wExt) * (size_t)(w->nFree - i - 1));
+        w->nFree--;
+      }
+      return CAIRN_OK;
+    }
+  }
+  uint64_t e;
+  if (cairnAddOverflow64(w->eoa, n, &e)) return cairnErr(CAIRN_RANGE, "file address space exhausted");
+  *pAddr = w->eoa;
+  w->eoa = e;
+  return CAIRN_OK;
+}
+
+/* bCommitted: the extent is used by the committed state, so it only becomes free after the next
+** commit; otherwise (written in this transaction) it is free at once. */
+void h5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted) {
+  if (addr == H5W_UNDEF || n == 0) return;
+  if (bCommitted) extPush(&w->aPend, &w->nPend, &w->nPendAlloc, addr, n);
+  else freeInsert(w, addr, n);
+}
+
+/* ---------------------------------------------------------------- objects */
+static H5wObj *objNew(H5wObj *pParent) {
+  H5wObj *o = cairnMallocZero(sizeof *o);
+  if (!o) return NULL;
+  o->pParent = pParent;
+  o->addr = H5W_UNDEF;
+  return o;
+}
+
+static void objFree(H5wObj *o) {
+  if (!o) return;
+  for (int i = 0; i < o->nMsg; i++) cairnFree(o->aMsg[i].p);
+  cairnFree(o->aMsg);
+  for (int i = 0; i < o->nLink; i++) {
+    cairnFree(o->aLink[i].zName);
+    cairnFree(o->aLink[i].raw.p);
+    objFree(o->aLink[i].pObj);
+  }
+  cairnFree(o->aLink);
+  cairnFree(o->aHash);
+  if (o->pDset) h5wDsetFree(o->pDset);
+  cairnFree(o);
+}
+
+void h5wObjDirty(H5wObj *o) {
+  o->bDirty = 1;
+  for (H5wObj *p = o->pParent; p && !p->bSubDirty; p = p->pParent) p->bSubDirty = 1;
+}
+
+int h5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n) {
+  if (n > 0xffff) return cairnErr(CAIRN_RANGE, "header message of %zu bytes (max 65535)", n);
+  if (o->nMsg == o->nMsgAlloc) {
+    int m = o->nMsgAlloc ? o->nMsgAlloc * 2 : 8;
+    H5wMsg *a = cairnRealloc(o->aMsg, sizeof(H5wMsg) * (size_t)m);
+    if (!a) return cairnErr(CAIRN_NOMEM, "header: out of memory");
+    o->aMsg = a;
+    o->nMsgAlloc = m;
+  }
+  uint8_t *c = cairnMalloc(n ? n : 1);
+  if (!c) return cairnErr(CAIRN_NOMEM, "header: out of memory");
+  if (n) memcpy(c, p, n);
+  o->aMsg[o->nMsg++] = (H5wMsg){type, flags, 0, (uint32_t)n, c};
+  return CAIRN_OK;
+}
+
+int h5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n) {
+  if (n > 0xffff) return cairnErr(CAIRN_RANGE, "header message of %zu bytes (max 65535)", n);
+  uint8_t *c = cairnMalloc(n ? n : 1);
+  if (!c) return cairnErr(CAIRN_NOMEM, "header: out of memory");
+  if (n) memcpy(c, p, n);
+  cairnFree(o->aMsg[i].p);
+  o->aMsg[i].p = c;
+  o->aMsg[i].n = (uint32_t)n;
+  return CAIRN_OK;
+}
+
+static void objDelMsg(H5wObj *o, int i) {
+  cairnFree(o->aMsg[i].p);
+  memmove(o->aMsg + i, o->aMsg + i + 1, sizeof(H5wMsg) * (size_t)(o->nMsg - i - 1));
+  o->nMsg--;
+  if (o->pDset) {
+    if (o->pDset->iSpaceMsg > i) o->pDset->iSpaceMsg--;
+    if (o->pDset->iLayoutMsg > i) o->pDset->iLayoutMsg--;
+  }
+}
+
+/* ---- link name hash (FNV-1a) ---- */
+static uint32_t nameHash(const char *z, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)z[i]) * 16777619u;
+  return h;
+}
+static int hashRebuild(H5wObj *g, int nWant) {
+  int n = 16;
+  while (n < nWant * 2) n *= 2;
+  int *a = cairnMallocZero(sizeof(int) * (size_t)n);
+  if (!a) return CAIRN_NOMEM;
+  cairnFree(g->aHash);
+  g->aHash = a;
+  g->nHash = n;
+  for (int i = 0; i < g->nLink; i++) {
+    uint32_t h = nameHash(g->aLink[i].zName, strlen(g->aLink[i].zName)) & (uint32_t)(n - 1);
+    while (a[h]) h = (h + 1) & (uint32_t)(n - 1);
+    a[h] = i + 1;
+  }
+  return CAIRN_OK;
+}
+static int linkFind(H5wObj *g, const char *z, size_t n) {
+  if (!g->nHash) return -1;
+  uint32_t h = nameHash(z, n) & (uint32_t)(g->nHash - 1);
+  while (g->aHash[h]) {
+    H5wLink *l = &g->aLink[g->aHash[h] - 1];
+    if (strlen(l->zName) == n && memcmp(l->zName, z, n) == 0) return g->aHash[h] - 1;
+    h = (h + 1) & (uint32_t)(g->nHash - 1);
+  }
+  return -1;
+}
+static int linkPush(H5wObj *g, const char *z, size_t n, uint64_t addr, H5wObj *pObj, const H5wMsg *pRaw) {
+  if (g->nLink == g->nLinkAlloc) {
+    int m = g->nLinkAlloc ? g->nLinkAlloc * 2 : 8;
+    H5wLink *a = cairnRealloc(g->aLink, sizeof(H5wLink) * (size_t)m);
+    if (!a) return cairnErr(CAIRN_NOMEM, "group: out of memory");
+    g->aLink = a;
+    g->nLinkAlloc = m;
+  }
+  char *zc = cairnMalloc(n + 1);
+  if (!zc) return cairnErr(CAIRN_NOMEM, "group: out of memory");
+  memcpy(zc, z, n);
+  zc[n] = 0;
+  H5wLink *l = &g->aLink[g->nLink++];
+  memset(l, 0, sizeof *l);
+  l->zName = zc;
+  l->addr = addr;
+  l->pObj = pObj;
+  if (pRaw) l->raw = *pRaw;
+  if (g->nLink * 2 > g->nHash) {
+    if (hashRebuild(g, g->nLink)) {
+      g->nLink--;
+      cairnFree(zc);
+      return cairnErr(CAIRN_NOMEM, "group: out of memory");
+    }
+  } else {
+    uint32_t h = nameHash(zc, n) & (uint32_t)(g->nHash - 1);
+    while (g->aHash[h]) h = (h + 1) & (uint32_t)(g->nHash - 1);
+    g->aHash[h] = g->nLink;
+  }
+  return CAIRN_OK;
+}
+
+int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child) {
+  int rc = linkPush(g, zName, strlen(zName), H5W_UNDEF, child, NULL);
+  if (rc) return rc;
+  child->pParent = g;
+  h5wObjDirty(child);
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- header encoding */
+static size_t linkMsgSize(const H5wLink *l) {
+  if (l->raw.p) return l->raw.n;
+  size_t n = strlen(l->zName);
+  return 2 + (n < 256 ? 1 : 2) + n + 8;
+}
+static void linkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p) {
+  size_t n = strlen(l->zName);
+  p[0] = 1;                    /* version */
+  p[1] = n < 256 ? 0x00 : 0x01; /* size of the name length field; hard link, ASCII/UTF-8 as bytes */
+  size_t i = 2;
+  if (n < 256) p[i++] = (uint8_t)n;
+  else cairnPutLE16(p + i, (uint16_t)n), i += 2;
+  memcpy(p + i, l->zName, n);
+  cairnPutLE64(p + i + n, addr);
+}
+
+static uint64_t linkTarget(const H5wLink *l) { return l->pObj ? l->pObj->addr : l->addr; }
+
+/* Serialize object header o (version 2, one chunk) into a new buffer. */
+static int ohEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
+  int crt = (o->ohFlags & 0x04) != 0;
+  size_t mh = crt ? 6 : 4;
+  uint64_t body = 0;
+  for (int i = 0; i < o->nMsg; i++) body += mh + o->aMsg[i].n;
+  for (int i = 0; i < o->nLink; i++) body += mh + linkMsgSize(&o->aLink[i]);
+  unsigned wcode = body <= 0xff ? 0 : body <= 0xffff ? 1 : body <= 0xffffffffu ? 2 : 3;
+  unsigned wbytes = 1u << wcode;
+  size_t pre = 4 + 1 + 1 + (o->ohFlags & 0x10 ? 4 : 0) + wbytes;
+  if (body > (1u << 30)) return cairnErr(CAIRN_RANGE, "object header of %llu bytes", (unsigned long long)body);
+  size_t n = pre + (size_t)body + 4;
+  uint8_t *p = cairnMalloc(n);
+  if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory for %zu bytes", n);
+  memcpy(p, "OHDR", 4);
+  p[4] = 2;
+  p[5] = (uint8_t)((o->ohFlags & 0x1c) | wcode); /* times are not kept */
+  size_t i = 6;
+  if (o->ohFlags & 0x10) {
+    /* phase change values are not kept: write the defaults (8 compact, 6 dense) */
+    cairnPutLE16(p + i, 8), cairnPutLE16(p + i + 2, 6);
+    i += 4;
+  }
+  cairnPutLEn(p + i, body, wbytes);
+  i += wbytes;
+  for (int k = 0; k < o->nMsg; k++) {
+    const H5wMsg *m = &o->aMsg[k];
+    p[i] = m->type;
+    cairnPutLE16(p + i + 1, (uint16_t)m->n);
+    p[i + 3] = m->flags;
+    if (crt) cairnPutLE16(p + i + 4, m->crt);
+    i += mh;
+    memcpy(p + i, m->p, m->n);
+    i += m->n;
+  }
+  for (int k = 0; k < o->nLink; k++) {
+    const H5wLink *l = &o->aLink[k];
+    size_t ln = linkMsgSize(l);
+    p[i] = H5W_MSG_LINK;
+    cairnPutLE16(p + i + 1, (uint16_t)ln);
+    p[i + 3] = l->raw.p ? l->raw.flags : 0;
+    if (crt) cairnPutLE16(p + i + 4, l->raw.crt);
+    i += mh;
+    if (l->raw.p) memcpy(p + i, l->raw.p, l->raw.n);
+    else linkMsgEncode(l, linkTarget(l), p + i);
+    i += ln;
+  }
+  cairnPutLE32(p + i, cairnLookup3(p, i, 0));
+  *pp = p;
+  *pn = i + 4;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- header decoding */
+static int parseLink(H5wObj *g, const uint8_t *p, size_t n, uint8_t flags, uint16_t crt, uint64_t at) {
+  if (n < 2 || p[0] != 1) return cairnErr(CAIRN_CORRUPT, "link message version %d at %llu", n ? p[0] : -1, (unsigned long long)at);
+  unsigned fl = p[1];
+  size_t i = 2;
+  int ltype = 0;
+  if (fl & 0x08) { if (i >= n) goto bad; ltype = p[i++]; }
+  if (fl & 0x04) i += 8;
+  if (fl & 0x10) i += 1;
+  unsigned lw = 1u << (fl & 3);
+  if (i + lw > n) goto bad;
+  uint64_t nl = cairnGetLEn(p + i, lw);
+  i += lw;
+  if (nl == 0 || nl > n - i) goto bad;
+  const char *z = (const char *)p + i;
+  i += (size_t)nl;
+  uint64_t addr = H5W_UNDEF;
+  H5wMsg raw = {0};
+  if (ltype == 0) {
+    if (i + 8 > n) goto bad;
+    addr = cairnGetLE64(p + i);
+    if (fl & 0x1c) { /* keep creation order/charset as they were */
+      raw.p = cairnMalloc(n);
+      if (!raw.p) return cairnErr(CAIRN_NOMEM, "link: out of memory");
+      memcpy(raw.p, p, n);
+      raw.n = (uint32_t)n;
+      raw.type = H5W_MSG_LINK, raw.flags = flags, raw.crt = crt;
+    }
+  } else {
+    raw.p = cairnMalloc(n);
+    if (!raw.p) return cairnErr(CAIRN_NOMEM, "link: out of memory");
+    memcpy(raw.p, p, n);
+    raw.n = (uint32_t)n;
+    raw.type = H5W_MSG_LINK, raw.flags = flags, raw.crt = crt;
+  }
+  int rc = linkPush(g, z, (size_t)nl, addr, NULL, raw.p ? &raw : NULL);
+  if (rc) cairnFree(raw.p);
+  return rc;
+bad:
+  return cairnErr(CAIRN_CORRUPT, "malformed link message at %llu", (unsigned long long)at);
+}
+
+static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int crt, int depth);
+
+static int readChunk(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int crt, int depth) {
+  if (depth > 64) return cairnErr(CAIRN_CORRUPT, "object header continuation chain too long at %llu", (unsigned long long)addr);
+  if (len < 8 || len > OH_MAX) return cairnErr(CAIRN_CORRUPT, "continuation block of %llu bytes at %llu", (unsigned long long)len, (unsigned long long)addr);
+  uint8_t *p = cairnMalloc((size_t)len);
+  if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
+  int rc = h5wRead(w, p, (size_t)len, addr);
+  if (!rc && memcmp(p, "OCHK", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "no OCHK signature at %llu", (unsigned long long)addr);
+  if (!rc && cairnLookup3(p, (size_t)len - 4, 0) != cairnGetLE32(p + len - 4))
+    rc = cairnErr(CAIRN_CHECKSUM, "object header continuation checksum mismatch at %llu", (unsigned long long)addr);
+  if (!rc && o->nExtra < 16) {
+    o->aExtra[2 * o->nExtra] = addr;
+    o->aExtra[2 * o->nExtra + 1] = len;
+    o->nExtra++;
+  } else if (!rc) rc = cairnErr(CAIRN_UNSUPPORTED, "object header with more than 16 continuation blocks");
+  if (!rc) rc = parseMsgs(w, o, p + 4, (size_t)len - 8, addr + 4, crt, depth + 1);
+  cairnFree(p);
+  return rc;
+}
+
+static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int crt, int depth) {
+  size_t mh = crt ? 6 : 4, i = 0;
+  while (n - i >= mh) {
+    uint8_t type = p[i];
+    size_t len = cairnGetLE16(p + i + 1);
+    uint8_t flags = p[i + 3];
+    uint16_t co = crt ? cairnGetLE16(p + i + 4) : 0;
+    i += mh;
+    if (len > n - i) return cairnErr(CAIRN_CORRUPT, "header message of %zu bytes overruns its chunk at %llu", len, (unsigned long long)(base + i));
+    const uint8_t *m = p + i;
+    int rc = CAIRN_OK;
+    if (type == H5W_MSG_NIL) {
+    } else if (type == H5W_MSG_CONT) {
+      if (len < 16) return cairnErr(CAIRN_CORRUPT, "continuation message at %llu", (unsigned long long)(base + i));
+      rc = readChunk(w, o, cairnGetLE64(m), cairnGetLE64(m + 8), crt, depth);
+    } else if (type == H5W_MSG_LINK) {
+      o->bGroup = 1;
+      rc = parseLink(o, m, len, flags, co, base + i);
+    } else {
+      if (type == H5W_MSG_LINKINFO) {
+        o->bGroup = 1;
+        if (len >= 10) {
+          size_t k = 2 + ((m[1] & 1) ? 8 : 0);
+          if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseLinks = 1;
+        }
+      }
+      if (type == H5W_MSG_SYMTAB) o->bGroup = 1, o->bDenseLinks = 1; /* old-style: not editable yet */
+      if (type == H5W_MSG_AINFO && len >= 2) { /* attribute info: dense storage if the heap is defined */
+        size_t k = 2 + ((m[1] & 1) ? 2 : 0);
+        if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseAttrs = 1;
+      }
+      rc = h5wObjAddMsg(o, type, flags, m, len);
+      if (!rc) o->aMsg[o->nMsg - 1].crt = co;
+    }
+    if (rc) return rc;
+    i += len;
+  }
+  return CAIRN_OK;
+}
+
+/* Load the object header at addr (version 2 only for now). */
+static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) {
+  uint8_t hdr[32];
+  size_t got = 0;
+  int rc = h5wFlush(w);
+  if (!rc) rc = cairn_file_read(w->f, hdr, sizeof hdr, addr, &got);
+  if (rc) return rc;
+  if (got < 12 || memcmp(hdr, "OHDR", 4) != 0) {
+    if (got >= 1 && hdr[0] == 1)
+      return cairnErr(CAIRN_UNSUPPORTED, "object header at %llu is version 1 (libver earliest): editing needs the reader", (unsigned long long)addr);
+    return cairnErr(CAIRN_CORRUPT, "no object header at %llu", (unsigned long long)addr);
+  }
+  if (hdr[4] != 2) return cairnErr(CAIRN_UNSUPPORTED, "object header version %d at %llu", hdr[4], (unsigned long long)addr);
+  uint8_t fl = hdr[5];
+  size_t i = 6 + (fl & 0x20 ? 16 : 0) + (fl & 0x10 ? 4 : 0);
+  unsigned wb = 1u << (fl & 3);
+  uint64_t body = cairnGetLEn(hdr + i, wb);
+  i += wb;
+  if (body > OH_MAX) return cairnErr(CAIRN_CORRUPT, "object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)body);
+  size_t total = i + (size_t)body + 4;
+  uint8_t *p = cairnMalloc(total);
+  if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
+  rc = h5wRead(w, p, total, addr);
+  if (!rc && cairnLookup3(p, total - 4, 0) != cairnGetLE32(p + total - 4))
+    rc = cairnErr(CAIRN_CHECKSUM, "object header checksum mismatch at %llu", (unsigned long long)addr);
+  H5wObj *o = NULL;
+  if (!rc && !(o = objNew(pParent))) rc = cairnErr(CAIRN_NOMEM, "object header: out of memory");
+  if (!rc) {
+    o->addr = addr;
+    o->nDisk = total;
+    o->ohFlags = fl & 0x1c;
+    rc = parseMsgs(w, o, p + i, (size_t)body, addr + i, (fl & 0x04) != 0, 0);
+  }
+  cairnFree(p);
+  if (!rc) {
+    for (int k = 0; k < o->nMsg; k++)
+      if (o->aMsg[k].type == H5W_MSG_LAYOUT) {
+        rc = h5wDsetLoad(w, o);
+        break;
+      }
+  }
+  if (rc) {
+    objFree(o);
+    return rc;
+  }
+  *ppObj = o;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- paths */
+int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp) {
+  H5wLink *l = &g->aLink[iLink];
+  if (!l->pObj) {
+    if (l->addr == H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a soft or external link", l->zName);
+    int rc = ohLoad(w, l->addr, g, &l->pObj);
+    if (rc) return rc;
+  }
+  *pp = l->pObj;
+  return CAIRN_OK;
+}
+
+/* Walk zPath[0..nPath) from the root. */
+static int walk(cairn_h5w *w, const char *zPath, size_t nPath, H5wObj **ppObj) {
+  H5wObj *o = w->pRoot;
+  size_t i = 0;
+  while (i < nPath) {
+    while (i < nPath && zPath[i] == '/') i++;
+    if (i == nPath) break;
+    size_t j = i;
+    while (j < nPath && zPath[j] != '/') j++;
+    if (!o->bGroup) return cairnErr(CAIRN_TYPE, "'%.*s' is not a group", (int)i, zPath);
+    if (o->bDenseLinks) return cairnErr(CAIRN_UNSUPPORTED, "group '%.*s' keeps its links in dense or symbol-table storage", (int)i, zPath);
+    int k = linkFind(o, zPath + i, j - i);
+    if (k < 0) return cairnErr(CAIRN_NOTFOUND, "no object '%s'", zPath);
+    CAIRN_TRY(h5wLinkObj(w, o, k, &o));
+    i = j;
+  }
+  *ppObj = o;
+  return CAIRN_OK;
+}
+
+int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj) { return walk(w, zPath, strlen(zPath), ppObj); }
+
+/* For creating zPath: its parent group and the last name, which must not exist. */
+int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf) {
+  size_t n = strlen(zPath);
+  while (n > 0 && zPath[n - 1] == '/') n--;
+  size_t s = n;
+  while (s > 0 && zPath[s - 1] != '/') s--;
+  if (s == n) return cairnErr(CAIRN_MISUSE, "path '%s' has no name", zPath);
+  if (n - s > 0xffff || n != strlen(zPath)) return cairnErr(CAIRN_MISUSE, "path '%s': bad name", zPath);
+  if (zPath[s] == '.' && n - s == 1) return cairnErr(CAIRN_MISUSE, "path '%s': '.' is not a name", zPath);
+  H5wObj *g;
+  CAIRN_TRY(walk(w, zPath, s, &g));
+  if (!g->bGroup) return cairnErr(CAIRN_TYPE, "'%.*s' is not a group", (int)s, zPath);
+  if (g->bDenseLinks) return cairnErr(CAIRN_UNSUPPORTED, "group '%.*s' keeps its links in dense or symbol-table storage", (int)s, zPath);
+  if (linkFind(g, zPath + s, n - s) >= 0) return cairnErr(CAIRN_EXISTS, "'%s' already exists", zPath);
+  *ppParent = g;
+  *pzLeaf = zPath + s;
+  return CAIRN_OK;
+}
+
+static int checkWritable(cairn_h5w *w, const char *zWhat) {
+  if (!w) return cairnErr(CAIRN_MISUSE, "%s: NULL writer", zWhat);
+  if (w->rcFatal) return cairnErr(w->rcFatal, "%s: the writer failed earlier and must be closed", zWhat);
+  if (w->bReadOnly) return cairnErr(CAIRN_READONLY, "%s: file opened read-only", zWhat);
+  return CAIRN_OK;
+}
+
+/* Attribute Info (version 0, no creation order, no dense storage). libhdf5 counts the
+** attributes of a version-2 header through this message (H5Oget_info reports 0 without it). */
+int h5wEnsureAinfo(H5wObj *o) {
+  for (int i = 0; i < o->nMsg; i++)
+    if (o->aMsg[i].type == H5W_MSG_AINFO) return CAIRN_OK;
+  uint8_t ai[18] = {0, 0};
+  cairnPutLE64(ai + 2, H5W_UNDEF);
+  cairnPutLE64(ai + 10, H5W_UNDEF);
+  return h5wObjAddMsg(o, H5W_MSG_AINFO, 0, ai, sizeof ai);
+}
+
+/* Link Info (no creation order, no dense storage) + Group Info (defaults) + Attribute Info. */
+static int groupInitMsgs(H5wObj *g) {
+  uint8_t li[18] = {0, 0};
+  cairnPutLE64(li + 2, H5W_UNDEF);
+  cairnPutLE64(li + 10, H5W_UNDEF);
+  uint8_t gi[2] = {0, 0};
+  g->bGroup = 1;
+  CAIRN_TRY(h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li));
+  CAIRN_TRY(h5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi));
+  return h5wEnsureAinfo(g);
+}
+
+int cairn_h5w_group(cairn_h5w *w, const char *zPath) {
+  CAIRN_TRY(checkWritable(w, "cairn_h5w_group"));
+  if (!zPath) return cairnErr(CAIRN_MISUSE, "cairn_h5w_group: NULL path");
+  H5wObj *g, *c;
+  const char *zLeaf;
+  CAIRN_TRY(h5wCreateChild(w, zPath, &g, &zLeaf));
+  if (!(c = objNew(g))) return cairnErr(CAIRN_NOMEM, "group '%s': out of memory", zPath);
+  int rc = groupInitMsgs(c);
+  if (!rc) rc = h5wLinkAdd(g, zLeaf, c);
+  if (rc) {
+    objFree(c);
+    return rc;
+  }
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- attributes */
+static int attrName(const H5wMsg *m, const char **pz, size_t *pn) {
+  if (m->n < 8 || (m->p[0] != 1 && m->p[0] != 2 && m->p[0] != 3)) return 0;
+  size_t nn = cairnGetLE16(m->p + 2);
+  size_t off = m->p[0] == 3 ? 9 : 8;
+  if (nn == 0 || off + nn > m->n) return 0;
+  *pz = (const char *)m->p + off;
+  *pn = strnlen(*pz, nn);
+  return 1;
+}
+static int attrFind(H5wObj *o, const char *zName) {
+  size_t n = strlen(zName);
+  for (int i = 0; i < o->nMsg; i++) {
+    const char *z;
+    size_t nz;
+    if (o->aMsg[i].type == H5W_MSG_ATTR && attrName(&o->aMsg[i], &z, &nz) && nz == n && memcmp(z, zName, n) == 0) return i;
+  }
+  return -1;
+}
+
+int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cairn_h5w_type *t, int rank,
+                   const uint64_t *dims, const void *pData) {
+  CAIRN_TRY(checkWritable(w, "cairn_h5w_attr"));
+  if (!zObj || !zName || !zName[0] || !t || rank < 0 || rank > CAIRN_H5W_MAXRANK || (rank && !dims) || !pData)
+    return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr: bad arguments for '%s'", zName ? zName : "(null)");
+  H5wObj *o;
+  CAIRN_TRY(h5wLookup(w, zObj, &o));
+  if (o->bDenseAttrs) return cairnErr(CAIRN_UNSUPPORTED, "'%s' keeps its attributes in dense storage", zObj);
+  uint64_t nEl = 1, nData = 0;
+  for (int i = 0; i < rank; i++)
+    if (cairnMulOverflow64(nEl, dims[i], &nEl)) return cairnErr(CAIRN_RANGE, "attribute '%s' of '%s': too many elements", zName, zObj);
+  if (cairnMulOverflow64(nEl, t->size, &nData) || nData > 65000)
+    return cairnErr(CAIRN_RANGE, "attribute '%s' of '%s': %llu bytes of data (inline attributes stay under 64 KiB)", zName, zObj, (unsigned long long)nData);
+  size_t nName = strlen(zName) + 1;
+  uint8_t *aType;
+  size_t nType;
+  CAIRN_TRY(h5wTypeEncode(t, &aType, &nType));
+  size_t nSpace = h5wSpaceSize(rank, 0);
+  size_t n = 9 + nName + nType + nSpace + (size_t)nData;
+  if (n > 65535) {
+    cairnFree(aType);
+    return cairnErr(CAIRN_RANGE, "attribute '%s' of '%s': %zu bytes encoded (max 65535)", zName, zObj, n);
+  }
+  uint8_t *p = cairnMalloc(n);
+  if (!p) {
+    cairnFree(aType);
+    return cairnErr(CAIRN_NOMEM, "attribute '%s': out of memory", zName);
+  }
+  p[0] = 3;
+  p[1] = 0;
+  cairnPutLE16(p + 2, (uint16_t)nName);
+  cairnPutLE16(p + 4, (uint16_t)nType);
+  cairnPutLE16(p + 6, (uint16_t)nSpace);
+  p[8] = 1; /* UTF-8 name */
+  size_t i = 9;
+  memcpy(p + i, zName, nName), i += nName;
+  memcpy(p + i, aType, nType), i += nType;
+  cairnFree(aType);
+  h5wEncodeSpace(p + i, rank, dims, NULL), i += nSpace;
+  int rc = CAIRN_OK;
+  if (t->bHasVlen) rc = h5wVlenToFile(w, (const char *const *)pData, nEl, p + i);
+  else memcpy(p + i, pData, (size_t)nData);
+  if (!rc) rc = h5wEnsureAinfo(o);
+  if (!rc) {
+    int k = attrFind(o, zName);
+    rc = k >= 0 ? h5wObjSetMsg(o, k, p, n) : h5wObjAddMsg(o, H5W_MSG_ATTR, 0, p, n);
+  }
+  cairnFree(p);
+  if (rc) return rc;
+  h5wObjDirty(o);
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+
+int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName) {
+  CAIRN_TRY(checkWritable(w, "cairn_h5w_attr_delete"));
+  if (!zObj || !zName) return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr_delete: NULL argument");
+  H5wObj *o;
+  CAIRN_TRY(h5wLookup(w, zObj, &o));
+  int k = attrFind(o, zName);
+  if (k < 0) return cairnErr(CAIRN_NOTFOUND, "'%s' has no attribute '%s'", zObj, zName);
+  objDelMsg(o, k);
+  h5wObjDirty(o);
+  w->bChanged = 1;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- commit */
+static int commitObj(cairn_h5w *w, H5wObj *o) {
+  if (o->bSubDirty) {
+    for (int i = 0; i < o->nLink; i++) {
+      H5wObj *c = o->aLink[i].pObj;
+      if (c && (c->bDirty || c->bSubDirty)) {
+        uint64_t old = c->addr;
+        CAIRN_TRY(commitObj(w, c));
+        if (c->addr != old) o->bDirty = 1;
+      }
+    }
+    o->bSubDirty = 0;
+  }
+  if (o->pDset) CAIRN_TRY(h5wDsetFlush(w, o));
+  if (!o->bDirty) return CAIRN_OK;
+  uint8_t *p = NULL;
+  size_t n = 0;
+  CAIRN_TRY(ohEncode(o, &p, &n));
+  uint64_t addr;
+  int rc = h5wAlloc(w, n, &addr);
+  if (!rc) rc = h5wWrite(w, p, n, addr);
+  cairnFree(p);
+  if (rc) return h5wFail(w, rc);
+  h5wFree(w, o->addr, o->nDisk, 1);
+  for (int k = 0; k < o->nExtra; k++) h5wFree(w, o->aExtra[2 * k], o->aExtra[2 * k + 1], 1);
+  o->nExtra = 0;
+  o->addr = addr;
+  o->nDisk = n;
+  o->bDirty = 0;
+  return CAIRN_OK;
+}
+
+static void sbEncode(cairn_h5w *w, uint8_t *p, uint64_t eof, uint64_t root, uint64_t ext) {
+  memcpy(p, kSig, 8);
+  p[8] = (uint8_t)w->sbVersion;
+  p[9] = 8;
+  p[10] = 8;
+  p[11] = 0; /* consistency flags: nobody has it open for writing (v3 locking) */
+  cairnPutLE64(p + 12, 0);
+  cairnPutLE64(p + 20, ext);
+  cairnPutLE64(p + 28, eof);
+  cairnPutLE64(p + 36, root);
+  cairnPutLE32(p + 44, cairnLookup3(p, 44, 0));
+}
+
+static int doSync(cairn_h5w *w) {
+  CAIRN_TRY(h5wFlush(w));
+  if (w->bNoSync) return CAIRN_OK;
+  int rc = cairn_file_sync(w->f);
+  return rc ? h5wFail(w, rc) : CAIRN_OK;
+}
+
+static uint64_t gSbExt(cairn_h5w *w);
+
+int cairn_h5w_commit(cairn_h5w *w) {
+  if (!w) return cairnErr(CAIRN_MISUSE, "cairn_h5w_commit: NULL writer");
+  if (w->rcFatal) return cairnErr(w->rcFatal, "cairn_h5w_commit: the writer failed earlier; the file holds the last commit");
+  if (w->bReadOnly || !w->bChanged) return CAIRN_OK;
+  /* 1. everything new goes to space the committed state does not use */
+  CAIRN_TRY(commitObj(w, w->pRoot));
+  CAIRN_TRY(h5wHeapFlush(w));
+  /* 2. the new end of file: drop free space at the tail (old versions freed by this commit
+  ** count as free for the NEW state) */
+  uint64_t eoa = w->eoa;
+  for (;;) {
+    int moved = 0;
+    if (w->nFree && w->aFree[w->nFree - 1].addr + w->aFree[w->nFree - 1].n == eoa) {
+      eoa = w->aFree[w->nFree - 1].addr;
+      moved = 1;
+    }
+    for (int i = 0; i < w->nPend; i++)
+      if (w->aPend[i].n && w->aPend[i].addr + w->aPend[i].n == eoa) eoa = w->aPend[i].addr, moved = 1;
+    if (!moved) break;
+  }
+  CAIRN_TRY(h5wFlush(w));
+  if (w->nFileSize < eoa) {
+    int rc = cairn_file_truncate(w->f, eoa);
+    if (rc) return h5wFail(w, rc);
+    w->nFileSize = eoa;
+  }
+  CAIRN_TRY(doSync(w));
+  /* 3. the switch: one 48-byte write inside the first sector */
+  uint8_t sb[H5W_SB_SIZE];
+  sbEncode(w, sb, eoa, w->pRoot->addr, gSbExt(w));
+  w->st.nWrite++;
+  int rcSb = cairn_file_write(w->f, sb, sizeof sb, 0);
+  if (rcSb) return h5wFail(w, rcSb);
+  CAIRN_TRY(doSync(w));
+  /* 4. committed: old versions are free now; give back the tail */
+  for (int i = 0; i < w->nPend; i++) freeInsert(w, w->aPend[i].addr, w->aPend[i].n);
+  w->nPend = 0;
+  while (w->nFree && w->aFree[w->nFree - 1].addr + w->aFree[w->nFree - 1].n >= eoa) {
+    H5wExt *e = &w->aFree[w->nFree - 1];
+    if (e->addr >= eoa) w->nFree--;
+    else {
+      e->n = eoa - e->addr;
+      break;
+    }
+  }
+  w->eoa = eoa;
+  w->eofCommitted = eoa;
+  if (w->nFileSize > eoa) {
+    /* Shrinking after the switch is safe: nothing committed lives there. A failure only
+    ** leaves a longer file, which every reader accepts. */
+    if (cairn_file_truncate(w->f, eoa) == CAIRN_OK) w->nFileSize = eoa;
+  }
+  w->bChanged = 0;
+  w->txn++;
+  w->st.nCommit++;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- create/open/close */
+static uint64_t gSbExt(cairn_h5w *w) { return w->sbExt; }
+
+static void writerFree(cairn_h5w *w) {
+  if (!w) return;
+  objFree(w->pRoot);
+  cairnFree(w->aFree);
+  cairnFree(w->aPend);
+  cairnFree(w->pHeap);
+  cairnFree(w->pWbuf);
+  h5wHeapCacheClear(w);
+  cairnFree(w);
+}
+
+int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
+  if (!f || !ppW) return cairnErr(CAIRN_MISUSE, "cairn_h5w_create: NULL argument");
+  *ppW = NULL;
+  if (flags & CAIRN_H5W_READONLY) return cairnErr(CAIRN_MISUSE, "cairn_h5w_create: read-only create");
+  cairn_h5w *w = cairnMallocZero(sizeof *w);
+  if (!w) return cairnErr(CAIRN_NOMEM, "cairn_h5w_create: out of memory");
+  w->f = f;
+  w->bNoSync = (flags & CAIRN_H5W_NOSYNC) != 0;
+  w->sbVersion = 2;
+  w->sbExt = H5W_UNDEF;
+  w->eoa = H5W_SB_SIZE;
+  w->txn = 1;
+  w->gcAddr = H5W_UNDEF;
+  uint64_t size = 0;
+  int rc = cairn_file_size(f, &size);
+  if (!rc && size) rc = cairn_file_truncate(f, 0);
+  if (!rc && !(w->pRoot = objNew(NULL))) rc = cairnErr(CAIRN_NOMEM, "cairn_h5w_create: out of memory");
+  if (!rc) rc = groupInitMsgs(w->pRoot);
+  if (!rc) {
+    h5wObjDirty(w->pRoot);
+    w->bChanged = 1;
+  }
+  if (rc) {
+    writerFree(w);
+    return rc;
+  }
+  *ppW = w;
+  return CAIRN_OK;
+}
+
+int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
+  if (!f || !ppW) return cairnErr(CAIRN_MISUSE, "cairn_h5w_open: NULL argument");
+  *ppW = NULL;
+  uint8_t sb[H5W_SB_SIZE];
+  uint64_t size;
+  CAIRN_TRY(cairn_file_size(f, &size));
+  if (size < H5W_SB_SIZE) return cairnErr(CAIRN_CORRUPT, "not an HDF5 file: %llu bytes", (unsigned long long)size);
+  CAIRN_TRY(cairn_file_read_exact(f, sb, sizeof sb, 0));
+  if (memcmp(sb, kSig, 8) != 0) return cairnErr(CAIRN_CORRUPT, "no HDF5 signature at offset 0 (user blocks are not supported)");
+  if (sb[8] < 2) return cairnErr(CAIRN_UNSUPPORTED, "superblock version %d (libver earliest): editing needs the reader", sb[8]);
+  if (sb[8] > 3) return cairnErr(CAIRN_UNSUPPORTED, "superblock version %d", sb[8]);
+  if (sb[9] != 8 || sb[10] != 8) return cairnErr(CAIRN_UNSUPPORTED, "offsets of %d bytes, lengths of %d", sb[9], sb[10]);
+  if (cairnLookup3(sb, 44, 0) != cairnGetLE32(sb + 44)) return cairnErr(CAIRN_CHECKSUM, "superblock checksum mismatch");
+  if (cairnGetLE64(sb + 12) != 0) return cairnErr(CAIRN_UNSUPPORTED, "base address %llu", (unsigned long long)cairnGetLE64(sb + 12));
+  uint64_t eof = cairnGetLE64(sb + 28), root = cairnGetLE64(sb + 36);
+  if (eof > size) return cairnErr(CAIRN_CORRUPT, "file truncated: end of file %llu, size %llu", (unsigned long long)eof, (unsigned long long)size);
+  if (root >= eof) return cairnErr(CAIRN_CORRUPT, "root group address %llu past end of file %llu", (unsigned long long)root, (unsigned long long)eof);
+  cairn_h5w *w = cairnMallocZero(sizeof *w);
+  if (!w) return cairnErr(CAIRN_NOMEM, "cairn_h5w_open: out of memory");
+  w->f = f;
+  w->bReadOnly = (flags & CAIRN_H5W_READONLY) != 0;
+  w->bNoSync = (flags & CAIRN_H5W_NOSYNC) != 0;
+  w->sbVersion = sb[8];
+  w->sbExt = cairnGetLE64(sb + 20);
+  w->eoa = w->eofCommitted = eof;
+  w->gcAddr = H5W_UNDEF;
+  w->txn = 1;
+  w->nFileSize = size;
+  int rc = ohLoad(w, root, NULL, &w->pRoot);
+  if (!rc && !w->pRoot->bGroup) rc = cairnErr(CAIRN_CORRUPT, "the root object at %llu is not a group", (unsigned long long)root);
+  if (rc) {
+    writerFree(w);
+    return rc;
+  }
+  *ppW = w;
+  return CAIRN_OK;
+}
+
+int cairn_h5w_close(cairn_h5w *w) {
+  if (!w) return CAIRN_OK;
+  int rc = w->rcFatal ? cairnErr(w->rcFatal, "cairn_h5w_close: not committed: the writer failed earlier") : cairn_h5w_commit(w);
+  writerFree(w);
+  return rc;
+}
+
+void cairn_h5w_discard(cairn_h5w *w) { writerFree(w); }
+
+int cairn_h5w_stats_get(cairn_h5w *w, cairn_h5w_stats *p) {
+  if (!w || !p) return cairnErr(CAIRN_MISUSE, "cairn_h5w_stats_get: NULL argument");
+  *p = w->st;
+  p->nEof = w->eofCommitted;
+  p->nFree = 0;
+  for (int i = 0; i < w->nFree; i++) p->nFree += w->aFree[i].n;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- verify */
+/* Digest of the logical content (names, messages without file addresses, decoded data and
+** strings), checking every checksum and decoding every chunk on the way. Two files that hold
+** the same objects have the same digest wherever their structures sit. */
+static void hashU64(cairn_sha256_ctx *h, uint64_t v) {
+  uint8_t b[8];
+  cairnPutLE64(b, v);
+  cairn_sha256_update(h, b, 8);
+}
+
+static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth) {
+  if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
+  for (int i = 0; i < o->nMsg; i++) {
+    const H5wMsg *m = &o->aMsg[i];
+    uint8_t t[2] = {m->type, m->flags};
+    cairn_sha256_update(h, t, 2);
+    if (m->type == H5W_MSG_LAYOUT) {
+      if (m->n >= 2 && m->p[0] == 3 && m->p[1] == 1 && m->n >= 18) hashU64(h, cairnGetLE64(m->p + 10));
+      else if (m->n >= 11 && m->p[0] == 3 && m->p[1] == 2) cairn_sha256_update(h, m->p + 11, m->n - 11);
+      else cairn_sha256_update(h, m->p, m->n);
+    } else if (m->type == H5W_MSG_ATTR) {
+      CAIRN_TRY(h5wAttrDigest(w, m, h));
+    } else cairn_sha256_update(h, m->p, m->n);
+  }
+  if (o->pDset) CAIRN_TRY(h5wDsetDigest(w, o, h));
+  for (int i = 0; i < o->nLink; i++) {
+    H5wLink *l = &o->aLink[i];
+    cairn_sha256_update(h, l->zName, strlen(l->zName) + 1);
+    if (l->addr == H5W_UNDEF && !l->pObj) {
+      cairn_sha256_update(h, l->raw.p, l->raw.n);
+      continue;
+    }
+    H5wObj *c;
+    CAIRN_TRY(h5wLinkObj(w, o, i, &c));
+    CAIRN_TRY(verifyObj(w, c, h, depth + 1));
+  }
+  return CAIRN_OK;
+}
+
+int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]) {
+  if (!w || !aDigest) return cairnErr(CAIRN_MISUSE, "cairn_h5w_verify: NULL argument");
+  cairn_sha256_ctx h;
+  cairn_sha256_init(&h);
+  int rc = verifyObj(w, w->pRoot, &h, 0);
+  h5wHeapCacheClear(w);
+  cairn_sha256_final(&h, aDigest);
+  return rc;
+}

@@ -1,0 +1,371 @@
+/*
+** 2026-11-29
+**
+** core/h5/w_filter.c - the HDF5 filter pipeline for written chunks: shuffle (2), deflate (1,
+** through cairn/zcodec.h), fletcher32 (3), zstd (32015: one frame per chunk, content size set,
+** as ZSTD_compress writes it) and LZ4 (32004, the registered framing: 8-byte big-endian
+** original size, 4-byte big-endian block size, then per block a 4-byte big-endian compressed
+** size and the block, raw when it did not shrink). The LZ4 block compressor here is a small
+** greedy one (hash of 4-byte sequences, 64 KiB window); the decompressor checks every bound.
+*/
+#include "h5/h5w.h"
+
+#define F_DEFLATE 1
+#define F_SHUFFLE 2
+#define F_FLETCHER 3
+#define F_LZ4 32004
+#define F_ZSTD 32015
+
+/* ---------------------------------------------------------------- LZ4 block format */
+size_t cairnLz4Bound(size_t n) { return n + n / 255 + 16; }
+
+static uint32_t lz4Read32(const uint8_t *p) { return cairnGetLE32(p); }
+
+static uint8_t *lz4Len(uint8_t *o, size_t n) {
+  while (n >= 255) {
+    *o++ = 255;
+    n -= 255;
+  }
+  *o++ = (uint8_t)n;
+  return o;
+}
+
+/* Compress src[0..n) into dst (at least cairnLz4Bound(n) bytes). Returns the size. */
+size_t cairnLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst) {
+  enum { HBITS = 13 };
+  uint32_t aHash[1 << HBITS];
+  memset(aHash, 0, sizeof aHash); /* stores position + 1; 0 = empty */
+  uint8_t *o = dst;
+  size_t anchor = 0, ip = 0;
+  (void)nDst;
+  if (n >= 13) {
+    size_t limit = n - 12; /* the last match starts at least 12 bytes before the end */
+    while (ip < limit) {
+      uint32_t seq = lz4Read32(src + ip);
+      uint32_t h = (seq * 2654435761u) >> (32 - HBITS);
+      size_t ref = aHash[h];
+      aHash[h] = (uint32_t)(ip + 1);
+      if (ref == 0 || ip - (ref - 1) > 65535 || lz4Read32(src + ref - 1) != seq) {
+        ip++;
+        continue;
+      }
+      ref--;
+      size_t mlen = 4;
+      while (ip + mlen < n - 5 && src[ref + mlen] == src[ip + mlen]) mlen++;
+      size_t lit = ip - anchor;
+      uint8_t *tok = o++;
+      *tok = (uint8_t)((lit < 15 ? lit : 15) << 4);
+      if (lit >= 15) o = lz4Len(o, lit - 15);
+      memcpy(o, src + anchor, lit);
+      o += lit;
+      cairnPutLE16(o, (uint16_t)(ip - ref));
+      o += 2;
+      size_t ml = mlen - 4;
+      *tok |= (uint8_t)(ml < 15 ? ml : 15);
+      if (ml >= 15) o = lz4Len(o, ml - 15);
+      ip += mlen;
+      anchor = ip;
+    }
+  }
+  size_t lit = n - anchor;
+  *o++ = (uint8_t)((lit < 15 ? lit : 15) << 4);
+  if (lit >= 15) o = lz4Len(o, lit - 15);
+  memcpy(o, src + anchor, lit);
+  o += lit;
+  return (size_t)(o - dst);
+}
+
+int cairnLz4Decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst, size_t *pnOut) {
+  size_t i = 0, o = 0;
+  for (;;) {
+    if (i >= n) return cairnErr(CAIRN_CORRUPT, "lz4 block truncated at %zu", i);
+    unsigned tok = src[i++];
+    size_t lit = tok >> 4;
+    if (lit == 15)
+      for (;;) {
+        if (i >= n) return cairnErr(CAIRN_CORRUPT, "lz4 literal length truncated at %zu", i);
+        uint8_t b = src[i++];
+        lit += b;
+        if (b != 255) break;
+      }
+    if (lit > n - i || lit > nDst - o) return cairnErr(CAIRN_CORRUPT, "lz4 literals overrun at %zu", i);
+    memcpy(dst + o, src + i, lit);
+    i += lit;
+    o += lit;
+    if (i == n) break; /* the last sequence has literals only */
+    if (n - i < 2) return cairnErr(CAIRN_CORRUPT, "lz4 offset truncated at %zu", i);
+    size_t off = cairnGetLE16(src + i);
+    i += 2;
+    if (off == 0 || off > o) return cairnErr(CAIRN_CORRUPT, "lz4 offset %zu at %zu out of range", off, i);
+    size_t ml = (tok & 15);
+    if (ml == 15)
+      for (;;) {
+        if (i >= n) return cairnErr(CAIRN_CORRUPT, "lz4 match length truncated at %zu", i);
+        uint8_t b = src[i++];
+        ml += b;
+        if (b != 255) break;
+      }
+    ml += 4;
+    if (ml > nDst - o) return cairnErr(CAIRN_CORRUPT, "lz4 match overruns the output at %zu", i);
+    for (size_t k = 0; k < ml; k++, o++) dst[o] = dst[o - off];
+  }
+  *pnOut = o;
+  return CAIRN_OK;
+}
+
+/* ---------------------------------------------------------------- fletcher32 */
+/* Fletcher's checksum over 16-bit words taken most significant byte first (an odd last byte is
+** the high byte of a final word), both sums modulo 65535, result sum2 << 16 | sum1. */
+uint32_t cairnFletcher32(const uint8_t *p, size_t n) {
+  uint32_t s1 = 0xffff, s2 = 0xffff;
+  size_t nw = n / 2;
+  while (nw) {
+    size_t k = nw > 360 ? 360 : nw; /* no overflow of 32-bit sums within a block */
+    nw -= k;
+    while (k--) {
+      s1 += ((uint32_t)p[0] << 8) | p[1];
+      s2 += s1;
+      p += 2;
+    }
+    s1 = (s1 & 0xffff) + (s1 >> 16);
+    s2 = (s2 & 0xffff) + (s2 >> 16);
+  }
+  if (n & 1) {
+    s1 += (uint32_t)p[0] << 8;
+    s2 += s1;
+    s1 = (s1 & 0xffff) + (s1 >> 16);
+    s2 = (s2 & 0xffff) + (s2 >> 16);
+  }
+  s1 = (s1 & 0xffff) + (s1 >> 16);
+  s2 = (s2 & 0xffff) + (s2 >> 16);
+  return (s2 << 16) | s1;
+}
+
+/* ---------------------------------------------------------------- pipeline */
+static int parseNum(const char **pz, long *pv) {
+  const char *z = *pz;
+  long v = 0;
+  int n = 0;
+  while (*z >= '0' && *z <= '9' && n < 10) v = v * 10 + (*z++ - '0'), n++;
+  if (n == 0) return 0;
+  *pz = z;
+  *pv = v;
+  return 1;
+}
+
+/* "shuffle,deflate:6,zstd:3,lz4[:block],fletcher32" -> filters in pipeline order. */
+int h5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr) {
+  int n = 0;
+  const char *z = zSpec;
+  *pzErr = NULL;
+  while (z && *z) {
+    const char *e = z;
+    while (*e && *e != ',' && *e != ':') e++;
+    size_t len = (size_t)(e - z);
+    long v = -1;
+    if (*e == ':') {
+      const char *q = e + 1;
+      if (!parseNum(&q, &v) || (*q && *q != ',')) {
+        *pzErr = z;
+        return cairnErr(CAIRN_MISUSE, "filter spec '%s': bad parameter", zSpec);
+      }
+      e = q;
+    }
+    if (n >= 8) return cairnErr(CAIRN_RANGE, "filter spec '%s': more than 8 filters", zSpec);
+    H5wFilter *f = &a[n];
+    memset(f, 0, sizeof *f);
+#define IS(s) (len == sizeof(s) - 1 && memcmp(z, s, len) == 0)
+    if (IS("shuffle")) {
+      f->id = F_SHUFFLE;
+      f->nCd = 1;
+      f->aCd[0] = (uint32_t)elSize;
+    } else if (IS("deflate") || IS("gzip")) {
+      if (v < -1 || v > 9) return cairnErr(CAIRN_RANGE, "filter spec '%s': deflate level %lld", zSpec, (long long)v);
+      f->id = F_DEFLATE;
+      f->nCd = 1;
+      f->aCd[0] = (uint32_t)(v < 0 ? 6 : v);
+    } else if (IS("zstd")) {
+      if (v > 22) return cairnErr(CAIRN_RANGE, "filter spec '%s': zstd level %lld", zSpec, (long long)v);
+      f->id = F_ZSTD;
+      f->flags = 1; /* optional, as h5py/hdf5plugin set it for plugin filters */
+      f->nCd = 1;
+      f->aCd[0] = (uint32_t)(v < 0 ? 3 : v);
+    } else if (IS("lz4")) {
+      f->id = F_LZ4;
+      f->flags = 1;
+      f->nCd = 1;
+      f->aCd[0] = (uint32_t)(v < 0 ? 0 : v);
+    } else if (IS("fletcher32")) {
+      f->id = F_FLETCHER;
+      f->flags = 0;
+      f->nCd = 0;
+    } else {
+      *pzErr = z;
+      return cairnErr(CAIRN_MISUSE, "filter spec '%s': unknown filter (shuffle, deflate[:L], zstd[:L], lz4, fletcher32)", zSpec);
+    }
+#undef IS
+    n++;
+    z = *e == ',' ? e + 1 : e;
+  }
+  *pn = n;
+  return CAIRN_OK;
+}
+
+static void shuffle(const uint8_t *p, size_t n, size_t el, uint8_t *o) {
+  size_t ne = n / el;
+  for (size_t b = 0; b < el; b++) {
+    uint8_t *d = o + b * ne;
+    const uint8_t *s = p + b;
+    for (size_t i = 0; i < ne; i++) d[i] = s[i * el];
+  }
+  memcpy(o + ne * el, p + ne * el, n - ne * el);
+}
+static void unshuffle(const uint8_t *p, size_t n, size_t el, uint8_t *o) {
+  size_t ne = n / el;
+  for (size_t b = 0; b < el; b++) {
+    const uint8_t *s = p + b * ne;
+    uint8_t *d = o + b;
+    for (size_t i = 0; i < ne; i++) d[i * el] = s[i];
+  }
+  memcpy(o + ne * el, p + ne * el, n - ne * el);
+}
+
+/* Run the pipeline forward on one chunk. *ppOut is a new buffer (caller frees). */
+int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut) {
+  uint8_t *cur = cairnMalloc(nIn ? nIn : 1);
+  if (!cur) return cairnErr(CAIRN_NOMEM, "filter: out of memory for %zu bytes", nIn);
+  memcpy(cur, p, nIn);
+  size_t nCur = nIn;
+  for (int i = 0; i < n; i++) {
+    const H5wFilter *f = &a[i];
+    uint8_t *o = NULL;
+    size_t nO = 0;
+    int rc = CAIRN_OK;
+    if (f->id == F_SHUFFLE) {
+      o = cairnMalloc(nCur ? nCur : 1);
+      if (!o) rc = CAIRN_NOMEM;
+      else if (f->aCd[0] > 1) shuffle(cur, nCur, f->aCd[0], o), nO = nCur;
+      else memcpy(o, cur, nCur), nO = nCur;
+    } else if (f->id == F_DEFLATE || f->id == F_ZSTD) {
+      cairn_zkind k = f->id == F_DEFLATE ? CAIRN_DEFLATE : CAIRN_ZSTD;
+      size_t nb = cairn_zbound(k, nCur);
+      o = cairnMalloc(nb ? nb : 1);
+      if (!o) rc = CAIRN_NOMEM;
+      else rc = cairn_zcompress(k, (int)f->aCd[0], cur, nCur, o, nb, &nO);
+    } else if (f->id == F_LZ4) {
+      size_t blk = f->aCd[0] ? f->aCd[0] : (1u << 30);
+      size_t nBlk = nCur ? (nCur + blk - 1) / blk : 0;
+      size_t nb = 12 + nBlk * 4 + cairnLz4Bound(nCur) + nBlk * 16;
+      o = cairnMalloc(nb);
+      if (!o) rc = CAIRN_NOMEM;
+      else {
+        cairnPutBE64(o, nCur);
+        cairnPutBE32(o + 8, (uint32_t)(blk < nCur ? blk : nCur ? nCur : blk));
+        size_t w = 12;
+        for (size_t off = 0; off < nCur; off += blk) {
+          size_t m = nCur - off < blk ? nCur - off : blk;
+          size_t c = cairnLz4Compress(cur + off, m, o + w + 4, nb - w - 4);
+          if (c >= m) { /* did not shrink: stored raw, size == block size */
+            memcpy(o + w + 4, cur + off, m);
+            c = m;
+          }
+          cairnPutBE32(o + w, (uint32_t)c);
+          w += 4 + c;
+        }
+        nO = w;
+      }
+    } else if (f->id == F_FLETCHER) {
+      o = cairnMalloc(nCur + 4);
+      if (!o) rc = CAIRN_NOMEM;
+      else {
+        memcpy(o, cur, nCur);
+        cairnPutLE32(o + nCur, cairnFletcher32(cur, nCur));
+        nO = nCur + 4;
+      }
+    } else rc = cairnErr(CAIRN_UNSUPPORTED, "filter %u cannot be written", f->id);
+    cairnFree(cur);
+    if (rc) {
+      cairnFree(o);
+      return rc == CAIRN_NOMEM ? cairnErr(CAIRN_NOMEM, "filter %u: out of memory", f->id) : rc;
+    }
+    cur = o;
+    nCur = nO;
+  }
+  *ppOut = cur;
+  *pnOut = nCur;
+  return CAIRN_OK;
+}
+
+/* Undo the pipeline on one stored chunk into pOut[0..nOut) (the chunk's full size). Filters
+** whose bit is set in mask were skipped when the chunk was written. */
+int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut) {
+  uint8_t *cur = cairnMalloc(nIn ? nIn : 1);
+  if (!cur) return cairnErr(CAIRN_NOMEM, "filter: out of memory");
+  memcpy(cur, p, nIn);
+  size_t nCur = nIn;
+  for (int i = n - 1; i >= 0; i--) {
+    if (mask & (1u << i)) continue;
+    const H5wFilter *f = &a[i];
+    uint8_t *o = NULL;
+    size_t nO = 0;
+    int rc = CAIRN_OK;
+    if (f->id == F_SHUFFLE) {
+      o = cairnMalloc(nCur ? nCur : 1);
+      if (!o) rc = cairnErr(CAIRN_NOMEM, "unshuffle: out of memory");
+      else if (f->nCd >= 1 && f->aCd[0] > 1) unshuffle(cur, nCur, f->aCd[0], o), nO = nCur;
+      else memcpy(o, cur, nCur), nO = nCur;
+    } else if (f->id == F_DEFLATE || f->id == F_ZSTD) {
+      o = cairnMalloc(nOut ? nOut : 1);
+      if (!o) rc = cairnErr(CAIRN_NOMEM, "inflate: out of memory");
+      else rc = cairn_zdecompress(f->id == F_DEFLATE ? CAIRN_DEFLATE : CAIRN_ZSTD, cur, nCur, o, nOut, &nO);
+    } else if (f->id == F_LZ4) {
+      if (nCur < 12) rc = cairnErr(CAIRN_CORRUPT, "lz4 chunk of %zu bytes", nCur);
+      else {
+        uint64_t orig = cairnGetBE64(cur);
+        size_t blk = cairnGetBE32(cur + 8);
+        if (orig > nOut || (blk == 0 && orig)) rc = cairnErr(CAIRN_CORRUPT, "lz4 chunk claims %llu bytes", (unsigned long long)orig);
+        else if (!(o = cairnMalloc(orig ? (size_t)orig : 1))) rc = cairnErr(CAIRN_NOMEM, "lz4: out of memory");
+        else {
+          size_t r = 12, done = 0;
+          while (!rc && done < orig) {
+            size_t m = orig - done < blk ? (size_t)(orig - done) : blk;
+            if (nCur - r < 4) { rc = cairnErr(CAIRN_CORRUPT, "lz4 chunk truncated"); break; }
+            size_t c = cairnGetBE32(cur + r);
+            r += 4;
+            if (c > nCur - r) { rc = cairnErr(CAIRN_CORRUPT, "lz4 block overruns the chunk"); break; }
+            size_t got = 0;
+            if (c == m) memcpy(o + done, cur + r, m), got = m;
+            else rc = cairnLz4Decompress(cur + r, c, o + done, m, &got);
+            if (!rc && got != m) rc = cairnErr(CAIRN_CORRUPT, "lz4 block decoded to %zu bytes, want %zu", got, m);
+            r += c;
+            done += m;
+          }
+          nO = (size_t)orig;
+        }
+      }
+    } else if (f->id == F_FLETCHER) {
+      if (nCur < 4) rc = cairnErr(CAIRN_CORRUPT, "fletcher32 chunk of %zu bytes", nCur);
+      else if (cairnGetLE32(cur + nCur - 4) != cairnFletcher32(cur, nCur - 4))
+        rc = cairnErr(CAIRN_CHECKSUM, "fletcher32 mismatch");
+      else {
+        o = cur;
+        cur = NULL;
+        nO = nCur - 4;
+      }
+    } else rc = cairnErr(CAIRN_UNSUPPORTED, "filter %u cannot be decoded by the writer", f->id);
+    cairnFree(cur);
+    if (rc) {
+      cairnFree(o);
+      return rc;
+    }
+    cur = o;
+    nCur = nO;
+  }
+  if (nCur != nOut) {
+    cairnFree(cur);
+    return cairnErr(CAIRN_CORRUPT, "chunk decoded to %zu bytes, want %zu", nCur, nOut);
+  }
+  memcpy(pOut, cur, nOut);
+  cairnFree(cur);
+  return CAIRN_OK;
+}

@@ -1,0 +1,137 @@
+/*
+** 2026-11-29
+**
+** cairn/h5w.h - the HDF5 writer: standard HDF5 files that libhdf5 1.8+, h5py, h5wasm and jsfive
+** open, edited in place, with crash-safe commits.
+**
+** A writer works on a cairn_file it does not own (the caller closes it after cairn_h5w_close).
+** Every change (groups, datasets, attributes, appended rows) goes to space the last committed
+** state does not use; cairn_h5w_commit() makes them durable and visible in one superblock write
+** (design: core/h5/WRITER.md). After a crash at any point the file opens in any HDF5 reader and
+** holds exactly the last committed state. cairn_h5w_close() commits.
+**
+** Paths are absolute or relative to the root ("/a/b" == "a/b"); intermediate groups must exist.
+** Errors: CAIRN_MISUSE (bad argument), CAIRN_EXISTS (name clash), CAIRN_NOTFOUND (no such
+** object), CAIRN_TYPE (wrong kind of object or type), CAIRN_RANGE (shape mismatch, size
+** limits), CAIRN_READONLY, CAIRN_UNSUPPORTED (a file structure the writer cannot edit),
+** CAIRN_IOERR. A rejected request leaves the file and the writer as they were. An I/O error
+** while writing poisons the writer: every later call fails until cairn_h5w_close(), which then
+** does not commit (the file still holds the last commit).
+*/
+#ifndef CAIRN_H5W_H
+#define CAIRN_H5W_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "host.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cairn_h5w cairn_h5w;
+typedef struct cairn_h5w_type cairn_h5w_type;
+
+#define CAIRN_H5W_UNLIMITED UINT64_MAX /* a maxdims entry: the dimension can grow */
+#define CAIRN_H5W_MAXRANK 8
+
+/* ---- datatypes: built, used (the writer copies them), then freed by the caller ---- */
+/* Little-endian integer of 1, 2, 4 or 8 bytes. */
+cairn_h5w_type *cairn_h5w_type_int(unsigned nByte, int bSigned);
+/* IEEE float of 4 or 8 bytes (encoded exactly as libhdf5/h5py write them). */
+cairn_h5w_type *cairn_h5w_type_float(unsigned nByte);
+/* Fixed-length string of n bytes; pad: 0 nul-terminated, 1 nul-padded, 2 space-padded. */
+cairn_h5w_type *cairn_h5w_type_string(size_t n, int pad, int bUtf8);
+/* Variable-length string (what h5py writes for str). In memory each element is a
+** `const char *` (NUL-terminated); in the file it lives in a global heap. */
+cairn_h5w_type *cairn_h5w_type_vstring(int bUtf8);
+/* Compound of nSize bytes; add members with cairn_h5w_type_insert (memory layout = file
+** layout: each member at its byte offset). Variable-length members are not supported. */
+cairn_h5w_type *cairn_h5w_type_compound(size_t nSize);
+int cairn_h5w_type_insert(cairn_h5w_type *t, const char *zName, size_t iOff, const cairn_h5w_type *m);
+/* Enum over an integer base type; values are given in the base type's memory form. */
+cairn_h5w_type *cairn_h5w_type_enum(const cairn_h5w_type *base);
+int cairn_h5w_type_enum_insert(cairn_h5w_type *t, const char *zName, const void *pValue);
+/* Fixed-size array of a base type. */
+cairn_h5w_type *cairn_h5w_type_array(const cairn_h5w_type *base, int rank, const uint64_t *dims);
+size_t cairn_h5w_type_size(const cairn_h5w_type *t); /* bytes per element in memory */
+void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
+
+/* ---- files ---- */
+/* Flags for create/open. NOSYNC skips the host syncs of a commit: the file is then always
+** consistent after a clean exit but a power loss may lose commits (same as libhdf5's default). */
+#define CAIRN_H5W_READONLY 0x1
+#define CAIRN_H5W_NOSYNC 0x2
+/* Start a new file in f (its previous content is discarded). f holds an HDF5 file from the
+** first commit on (cairn_h5w_close commits): commit at once for an empty file that survives. */
+int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW);
+/* Open an existing HDF5 file for editing: superblock v2/v3 with version-2 object headers (what
+** cairn and libhdf5 with libver latest write). With CAIRN_H5W_READONLY every change fails with
+** CAIRN_READONLY. Bytes past the committed end of file (left by a crash) are reused. */
+int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW);
+/* Make every change so far durable (write, sync, flip the superblock, sync). */
+int cairn_h5w_commit(cairn_h5w *w);
+/* Commit (unless the writer failed) and free the writer. The file stays open. */
+int cairn_h5w_close(cairn_h5w *w);
+/* Free the writer WITHOUT committing: the file keeps its last committed state. */
+void cairn_h5w_discard(cairn_h5w *w);
+
+/* ---- objects ---- */
+int cairn_h5w_group(cairn_h5w *w, const char *zPath);
+
+#define CAIRN_H5W_AUTO 0
+#define CAIRN_H5W_COMPACT 1
+#define CAIRN_H5W_CONTIGUOUS 2
+#define CAIRN_H5W_CHUNKED 3
+typedef struct cairn_h5w_dset_opts {
+  int layout;            /* CAIRN_H5W_AUTO: chunked if resizable or filtered, else contiguous */
+  const uint64_t *chunk; /* chunk dims (rank entries) or NULL for a default */
+  const char *zFilters;  /* "shuffle,deflate:6", "zstd:3", "lz4", "fletcher32", ... or NULL */
+  const void *pFill;     /* fill value (one element) or NULL for zeros */
+} cairn_h5w_dset_opts;
+/*
+** Create dataset zPath with rank dims (rank 0 = scalar). maxdims NULL = fixed size; an entry of
+** CAIRN_H5W_UNLIMITED makes it resizable (chunked). pData (row-major, prod(dims) elements) may be
+** NULL: the dataset then reads as its fill value.
+*/
+int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, int rank,
+                      const uint64_t *dims, const uint64_t *maxdims, const cairn_h5w_dset_opts *pOpt,
+                      const void *pData);
+/* Append nRows along the first dimension of a resizable chunked dataset. */
+int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void *pData);
+/* Shape of a dataset: *pRank and dims[0..rank) (dims may be NULL). */
+int cairn_h5w_shape(cairn_h5w *w, const char *zPath, int *pRank, uint64_t *dims);
+/* Element type of a dataset: *pClass is the HDF5 class (0 integer, 1 float, 3 string, 6
+** compound, 8 enum, 9 variable-length, 10 array), *pSize the bytes per element in the file,
+** *pSigned for integers. */
+int cairn_h5w_dtype(cairn_h5w *w, const char *zPath, int *pClass, size_t *pSize, int *pSigned);
+/*
+** Create or overwrite attribute zName on object zObj (rank 0 = scalar). The encoded attribute
+** must stay under 64 KiB (inline attributes, which every reader handles).
+*/
+int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cairn_h5w_type *t, int rank,
+                   const uint64_t *dims, const void *pData);
+/* Remove attribute zName of zObj (CAIRN_NOTFOUND if absent). */
+int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName);
+
+/*
+** Check every structure reachable from the root (checksums, B-trees, every chunk decoded through
+** its filters, every string) and return a SHA-256 digest of the logical content: names,
+** types, shapes, attribute values and data, not where they sit in the file. Call it on a
+** freshly opened writer (uncommitted changes are not seen).
+*/
+int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]);
+
+/* Statistics for tests and tools. */
+typedef struct cairn_h5w_stats {
+  uint64_t nEof;       /* committed end-of-file address */
+  uint64_t nFree;      /* bytes known free inside [0, nEof) */
+  uint64_t nCommit;    /* commits that wrote a superblock */
+  uint64_t nWrite;     /* host writes issued */
+} cairn_h5w_stats;
+int cairn_h5w_stats_get(cairn_h5w *w, cairn_h5w_stats *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CAIRN_H5W_H */

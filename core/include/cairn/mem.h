@@ -1,0 +1,242 @@
+/*
+** 2026-11-29
+**
+** cairn/mem.h - agent memory: a store of memories (text + embedding + who/when/where) with
+** vector, BM25 and hybrid retrieval, filters applied inside the search, and a crash-safe
+** write-ahead log on a host file.
+**
+** The shape follows what a JS binding needs (js: Memory.open(file), mem.add({...}),
+** mem.search(query, {k, mode, filter})): plain structs of scalars and NUL-terminated UTF-8
+** strings in, plain arrays out, and a JSON form of the filter so a binding can pass the
+** user's object through as a string.
+**
+**   cairn_mem *m;
+**   cairn_mem_config cfg = {0};          // dim 0: the built-in embedder's 256 dimensions
+**   cairn_mem_open("agent.mem", &cfg, &m);
+**   cairn_mem_record r = {0};
+**   r.zText = "I moved to Lisbon in May"; r.zSession = "s1"; r.zRole = "user";
+**   uint64_t id; cairn_mem_add(m, &r, &id);
+**   cairn_mem_commit(m);                 // durable after this returns
+**   cairn_mem_query q = {0}; q.zText = "where do I live?"; q.k = 5;
+**   cairn_mem_hit hit[5]; uint32_t n; cairn_mem_search(m, &q, hit, &n);
+**   cairn_mem_close(m);
+**
+** Threads: one cairn_mem handle is not safe to use from two threads at once; the search itself
+** uses the host's parallel-for. Strings returned by cairn_mem_get stay valid until the next
+** call that changes the store (add, commit, touch, build_index, close).
+**
+** The on-disk layout (the write-ahead log now, the HDF5 container it will be checkpointed
+** into) is described in core/mem/FORMAT.md.
+*/
+#ifndef CAIRN_MEM_H
+#define CAIRN_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cairn_mem cairn_mem;
+
+/* Similarity between a query vector and a memory; scores are always "higher is better". */
+#define CAIRN_METRIC_COSINE 0 /* vectors are L2-normalised on add; score = cosine in [-1, 1] */
+#define CAIRN_METRIC_IP     1 /* inner product */
+#define CAIRN_METRIC_L2     2 /* score = -(squared Euclidean distance) */
+
+/* Dimensions of the built-in embedder when cfg.dim is 0. */
+#define CAIRN_MEM_DEFAULT_DIM 256
+/* Limits: bad input beyond them is refused with CAIRN_RANGE. */
+#define CAIRN_MEM_MAX_DIM     8192
+#define CAIRN_MEM_MAX_TEXT    (1u << 20) /* bytes of text per memory */
+#define CAIRN_MEM_MAX_META    (1u << 16) /* bytes of JSON metadata per memory */
+#define CAIRN_MEM_MAX_NAME    1024       /* bytes of a session or role name */
+#define CAIRN_MEM_MAX_K       10000      /* hits per search */
+
+typedef struct cairn_mem_config {
+  uint32_t dim;  /* embedding dimension, fixed per store; 0 = CAIRN_MEM_DEFAULT_DIM */
+  int metric;    /* CAIRN_METRIC_* */
+  int readOnly;  /* open without writing; add/commit fail with CAIRN_READONLY */
+  int noSync;    /* skip fsync on commit (tests, bulk loads): not crash-safe */
+  int textOnly;  /* no vectors at all: BM25 only (adds take no embedding, vector search fails) */
+} cairn_mem_config;
+
+/*
+** Open (or create) a store. zPath NULL keeps it in memory only. An existing file keeps its own
+** dim and metric; a cfg that disagrees (dim != 0 and different) fails with CAIRN_MISUSE.
+** textOnly is also fixed at creation (an existing store keeps its own).
+** Reopening replays the log and rebuilds every index (see FORMAT.md for what is rebuilt and
+** what is persisted); records after the last commit are dropped, and a torn tail is cut off.
+*/
+int cairn_mem_open(const char *zPath, const cairn_mem_config *pCfg, cairn_mem **ppMem);
+/* Same on a file the caller opened (any cairn_file: POSIX, memory, JS). The store owns f and
+** closes it in cairn_mem_close, also when the open fails. */
+int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *pCfg, cairn_mem **ppMem);
+/* Close; uncommitted adds are discarded (call cairn_mem_commit first). NULL is a no-op. */
+int cairn_mem_close(cairn_mem *pMem);
+
+/* One memory. Strings are NUL-terminated UTF-8; NULL means empty. */
+typedef struct cairn_mem_record {
+  const char *zText;         /* required, 1..CAIRN_MEM_MAX_TEXT bytes */
+  const float *aEmbedding;   /* NULL: computed by the built-in embedder from zText */
+  uint32_t nEmbedding;       /* must equal the store's dim when aEmbedding is set */
+  int64_t createdMs;         /* ms since 1970; 0 = now (host clock) */
+  int64_t eventMs;           /* when the remembered thing happened; 0 = createdMs */
+  const char *zSession;      /* conversation / session id */
+  const char *zRole;         /* role or speaker ("user", "assistant", "Caroline") */
+  int32_t tier;              /* 0..31, e.g. 0 working, 1 episodic, 2 semantic */
+  float importance;          /* any finite value */
+  const char *zMeta;         /* a JSON object or NULL */
+  /* Filled by cairn_mem_get only: */
+  uint64_t id;
+  uint32_t accessCount;
+} cairn_mem_record;
+
+/*
+** Add one memory; *pId (may be NULL) receives its id (1, 2, 3... in order of addition).
+** Errors: CAIRN_MISUSE (wrong embedding size), CAIRN_RANGE (empty/huge text, tier),
+** CAIRN_TYPE (NaN/Inf in embedding or importance, metadata that is not a JSON object).
+** A failed add changes nothing. The memory is searchable at once and durable after commit.
+*/
+int cairn_mem_add(cairn_mem *pMem, const cairn_mem_record *pRec, uint64_t *pId);
+/* Make every add so far durable (append to the log, then sync). */
+int cairn_mem_commit(cairn_mem *pMem);
+/* Read a memory by id. Pointers inside *pRec live until the next change to the store. */
+int cairn_mem_get(cairn_mem *pMem, uint64_t id, cairn_mem_record *pRec);
+/* The embedding of a memory as stored (normalised for cosine stores); pOut has dim floats. */
+int cairn_mem_embedding(cairn_mem *pMem, uint64_t id, float *pOut);
+/* Count one more access of a memory (logged, durable at the next commit). */
+int cairn_mem_touch(cairn_mem *pMem, uint64_t id);
+
+/* ---- search ---- */
+#define CAIRN_MEM_HYBRID 0
+#define CAIRN_MEM_VECTOR 1
+#define CAIRN_MEM_BM25   2
+
+#define CAIRN_FUSE_RRF      0 /* sum of 1/(rrfK + rank) */
+#define CAIRN_FUSE_WEIGHTED 1 /* wVector*norm(vector) + wBm25*norm(bm25): vector min-max normalised
+                               over the candidates, BM25 divided by the best BM25 score */
+
+/* How vectors are scanned. */
+#define CAIRN_VINDEX_AUTO  0 /* the built index if any, else exact */
+#define CAIRN_VINDEX_FLAT  1 /* exact f32 scan */
+#define CAIRN_VINDEX_F16   2 /* f16 scan + exact re-rank */
+#define CAIRN_VINDEX_INT8  3 /* int8 scan + exact re-rank */
+#define CAIRN_VINDEX_IVF   4 /* k-means lists, nprobe lists scanned (int8) + exact re-rank */
+#define CAIRN_VINDEX_IVFPQ 5 /* k-means lists + product quantisation + exact re-rank */
+
+typedef struct cairn_mem_filter {
+  const char *zSession;  /* NULL = any */
+  const char *zRole;     /* NULL = any */
+  uint32_t tierMask;     /* bit t set = tier t allowed; 0 = any */
+  int64_t afterMs;       /* event time >= afterMs (when hasAfter) */
+  int64_t beforeMs;      /* event time < beforeMs (when hasBefore) */
+  int hasAfter, hasBefore;
+  const char *zMetaKey;  /* top-level metadata key ... */
+  const char *zMetaJson; /* ... whose value equals this JSON value (e.g. "\"work\"", "3", "true") */
+} cairn_mem_filter;
+
+/*
+** Parse a JSON filter: {"session": "s1", "role": "user", "tier": 2 | [0, 1],
+** "after": ms, "before": ms, "meta": {"key": value}} (one meta key). Unknown fields, wrong types
+** and bad JSON fail with CAIRN_MISUSE/CAIRN_CORRUPT and a message naming the field. String
+** pointers in *pFilter point into *pzArena (free it with cairn_free after the search).
+*/
+int cairn_mem_filter_parse(const char *zJson, cairn_mem_filter *pFilter, char **pzArena);
+
+typedef struct cairn_mem_query {
+  const char *zText;        /* for BM25 and, without aEmbedding, the built-in embedder */
+  const float *aEmbedding;  /* query vector (dim floats) or NULL */
+  uint32_t nEmbedding;
+  uint32_t k;               /* hits wanted, 1..CAIRN_MEM_MAX_K; 0 = 10 */
+  int mode;                 /* CAIRN_MEM_HYBRID / VECTOR / BM25 */
+  int fusion;               /* CAIRN_FUSE_* */
+  float rrfK;               /* 0 = 60 */
+  float wVector, wBm25;     /* weighted fusion; both 0 = 0.5 / 0.5 */
+  float recencyWeight;      /* added: recencyWeight * 2^(-age/halfLife); 0 = off */
+  float recencyHalfLifeH;   /* hours; 0 = 168 (a week) */
+  int64_t nowMs;            /* "now" for recency; 0 = newest event time in the store */
+  int vindex;               /* CAIRN_VINDEX_* */
+  uint32_t nprobe;          /* IVF lists to scan; 0 = 8 */
+  uint32_t rerank;          /* candidates re-ranked exactly for quantised scans; 0 = max(4k, 64) */
+  float bm25K1, bm25B;      /* 0 = 1.2 / 0.75 */
+  const cairn_mem_filter *pFilter;
+  int touch;                /* count an access for every hit returned */
+} cairn_mem_query;
+
+typedef struct cairn_mem_hit {
+  uint64_t id;
+  float score;   /* the ranking score of the chosen mode */
+  float vscore;  /* vector similarity (NaN if not computed) */
+  float bscore;  /* BM25 score (NaN if not computed or not among the BM25 candidates) */
+} cairn_mem_hit;
+
+/* Search; aHit has room for q->k hits; *pnHit receives how many were found (<= k). */
+int cairn_mem_search(cairn_mem *pMem, const cairn_mem_query *pQuery, cairn_mem_hit *aHit, uint32_t *pnHit);
+
+/* ---- indexes ---- */
+typedef struct cairn_mem_index_config {
+  int kind;          /* CAIRN_VINDEX_IVF or CAIRN_VINDEX_IVFPQ */
+  uint32_t nlist;    /* 0 = about sqrt(n) */
+  uint32_t pqM;      /* PQ sub-vectors (dim must divide by it); 0 = dim/8 */
+  uint32_t nIter;    /* k-means iterations; 0 = 10 */
+  uint32_t nTrain;   /* training sample; 0 = min(n, 64*nlist) */
+  uint64_t seed;
+} cairn_mem_index_config;
+/* Train and build an approximate index over the vectors so far; later adds join it. Persisted
+** in the log at the next commit, so reopening does not retrain. */
+int cairn_mem_build_index(cairn_mem *pMem, const cairn_mem_index_config *pCfg);
+
+typedef struct cairn_mem_stats {
+  uint64_t nMemory, nUncommitted;
+  uint32_t dim;
+  int metric;
+  uint32_t nSession, nRole, nTerm;
+  uint64_t nPosting;
+  uint64_t nTextBytes, nFileBytes;
+  int ivfKind;                   /* 0 none, or CAIRN_VINDEX_IVF / IVFPQ */
+  uint32_t ivfNlist, ivfPqM;
+  int64_t openNs;                /* time the last open took (replay + rebuild) */
+  const char *zKernel;           /* "avx512", "avx2", "neon", "wasm128", "scalar" */
+} cairn_mem_stats;
+int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
+
+/* ---- text tools ---- */
+/*
+** The built-in embedder: signed feature hashing of the tokens (see cairn_mem_tokenize) and of
+** character 3- and 4-grams of each word, sublinear term weights, L2-normalised. Deterministic
+** and fast, and it captures WORD AND SPELLING OVERLAP ONLY, NOT MEANING: "car" and
+** "automobile" share nothing. Use a real embedding model for semantic search; this one is for
+** offline use, demos and tests. An empty token set gives the zero vector.
+*/
+int cairn_mem_embed(const char *zText, size_t nText, float *pOut, uint32_t dim);
+/*
+** Tokenize for English chat: UTF-8 decoding (invalid bytes are separators), lowercasing of
+** ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic, split on punctuation and spaces,
+** English stop words dropped, possessive 's dropped, Porter step-1 stemming of ASCII words.
+** Calls xTok(pArg, token, nToken) for each token (not NUL-terminated, valid during the call).
+*/
+int cairn_mem_tokenize(const char *zText, size_t nText,
+                       void (*xTok)(void *pArg, const char *z, size_t n), void *pArg);
+
+/* ---- the built-in demo data set (core/mem/demo_data.c) ---- */
+/* A synthetic multi-session conversation and questions about it, each naming the index of the
+** turn that answers it. Static data: never freed. */
+typedef struct cairn_mem_demo_turn {
+  const char *zSession, *zSpeaker, *zText;
+  int64_t eventMs;
+} cairn_mem_demo_turn;
+typedef struct cairn_mem_demo_question {
+  const char *zQuestion;
+  int iTurn;
+} cairn_mem_demo_question;
+const cairn_mem_demo_turn *cairn_mem_demo_turns(size_t *pnTurn);
+const cairn_mem_demo_question *cairn_mem_demo_questions(size_t *pnQuestion);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CAIRN_MEM_H */

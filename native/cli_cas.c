@@ -1,0 +1,221 @@
+/*
+** 2026-11-29
+**
+** native/cli_cas.c - the chunk store commands of the cairn CLI (native and WASI):
+**   cairn put    --store PATH [--name NAME] [--zstd[=L] | --zlib[=L]] [--chunk MIN,AVG,MAX] FILE...
+**   cairn get    --store PATH ID|NAME [--range START:END] -o OUT
+**   cairn ls     --store PATH
+**   cairn verify --store PATH
+** put prints the payload ID (64 hex digits; "ID  FILE" lines for several files, published in
+** one transaction). Long operations show a progress bar when stderr is a terminal.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cairn/cas.h"
+#include "cli.h"
+
+/* --opt VALUE or --opt=VALUE; returns the value or NULL. Advances *pi past a separate value. */
+static const char *optValue(int argc, char **argv, int *pi, const char *zOpt) {
+  size_t n = strlen(zOpt);
+  const char *a = argv[*pi];
+  if (strncmp(a, zOpt, n) != 0) return NULL;
+  if (a[n] == '=') return a + n + 1;
+  if (a[n] == 0 && *pi + 1 < argc) return argv[++*pi];
+  return NULL;
+}
+
+static int parseU64(const char *z, uint64_t *pv) {
+  char *e;
+  if (!z || !*z) return 0;
+  *pv = strtoull(z, &e, 10);
+  return *e == 0;
+}
+
+/* ID as 64 hex digits, or a name in the catalog. */
+static int resolveId(const char *zCmd, cairn_cas *cas, const char *z, uint8_t aId[32]) {
+  if (strlen(z) == 64 && cairn_cas_id_parse(z, aId) == CAIRN_OK) return 0;
+  int rc = cairn_cas_name_get(cas, z, aId);
+  return rc ? cliFail(zCmd, rc) : 0;
+}
+
+static int cmdPut(int argc, char **argv) {
+  const char *zStore = NULL, *zName = NULL;
+  const char *azFile[256];
+  int nFile = 0, bNoName = 0;
+  cairn_cas_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
+    else if ((v = optValue(argc, argv, &i, "--name"))) zName = v;
+    else if (strcmp(argv[i], "--no-name") == 0) bNoName = 1;
+    else if (strncmp(argv[i], "--zstd", 6) == 0 || strncmp(argv[i], "--zlib", 6) == 0) {
+      cfg.codec = argv[i][3] == 's' ? CAIRN_ZSTD : CAIRN_DEFLATE;
+      if (argv[i][6] == '=') cfg.level = atoi(argv[i] + 7);
+      else if (argv[i][6]) return cliUsage("put", "unknown option '%s'", argv[i]);
+    } else if ((v = optValue(argc, argv, &i, "--chunk"))) {
+      unsigned a, b, c;
+      if (sscanf(v, "%u,%u,%u", &a, &b, &c) != 3) return cliUsage("put", "--chunk wants MIN,AVG,MAX in bytes");
+      cfg.chunking.nMin = a, cfg.chunking.nAvg = b, cfg.chunking.nMax = c, cfg.chunking.level = 2;
+    } else if (strcmp(argv[i], "--no-sync") == 0) cfg.noSync = 1;
+    else if (argv[i][0] == '-' && argv[i][1]) return cliUsage("put", "unknown option '%s'", argv[i]);
+    else if (nFile < 256) azFile[nFile++] = argv[i];
+    else return cliUsage("put", "at most 256 files at once");
+  }
+  if (!zStore || nFile == 0) return cliUsage("put", "need --store PATH and FILE");
+  if (zName && nFile > 1) return cliUsage("put", "--name needs a single FILE");
+  cairn_cas *cas;
+  int rc = cairn_cas_open(zStore, &cfg, &cas);
+  if (rc) return cliFail("put", rc);
+  uint8_t aId[256][32];
+  if (nFile > 1 && (rc = cairn_cas_begin(cas)) != CAIRN_OK) goto done;
+  for (int i = 0; i < nFile && rc == CAIRN_OK; i++) {
+    cairn_file *in;
+    rc = cairn_open(azFile[i], CAIRN_OPEN_READONLY, &in);
+    if (rc) break;
+    rc = cairn_cas_put_file(cas, in, cliProgress, (void *)"put", aId[i]);
+    cliProgressEnd();
+    cairn_file_close(in);
+    if (rc == CAIRN_OK && !bNoName) rc = cairn_cas_name_set(cas, zName ? zName : azFile[i], aId[i]);
+  }
+  if (rc == CAIRN_OK && nFile > 1) rc = cairn_cas_commit(cas);
+done:
+  if (rc) {
+    int r = cliFail("put", rc);
+    cairn_cas_close(cas);
+    return r;
+  }
+  for (int i = 0; i < nFile; i++) {
+    char z[65];
+    cairn_cas_id_hex(aId[i], z);
+    if (nFile == 1) printf("%s\n", z);
+    else printf("%s  %s\n", z, azFile[i]);
+  }
+  rc = cairn_cas_close(cas);
+  return rc ? cliFail("put", rc) : 0;
+}
+
+static int cmdGet(int argc, char **argv) {
+  const char *zStore = NULL, *zOut = NULL, *zRange = NULL, *zWhat = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
+    else if ((v = optValue(argc, argv, &i, "--range"))) zRange = v;
+    else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1]) return cliUsage("get", "unknown option '%s'", argv[i]);
+    else if (!zWhat) zWhat = argv[i];
+    else return cliUsage("get", "unexpected argument '%s'", argv[i]);
+  }
+  if (!zStore || !zWhat || !zOut) return cliUsage("get", "need --store PATH, ID and -o OUT");
+  uint64_t iStart = 0, iEnd = UINT64_MAX;
+  if (zRange) {
+    const char *zColon = strchr(zRange, ':');
+    char zA[32] = "", zB[32] = "";
+    if (!zColon || (size_t)(zColon - zRange) >= sizeof zA || strlen(zColon + 1) >= sizeof zB)
+      return cliUsage("get", "--range wants START:END (bytes, END exclusive; either may be empty)");
+    memcpy(zA, zRange, (size_t)(zColon - zRange));
+    strcpy(zB, zColon + 1);
+    if ((zA[0] && !parseU64(zA, &iStart)) || (zB[0] && !parseU64(zB, &iEnd)))
+      return cliUsage("get", "--range '%s': START and END must be numbers", zRange);
+    if (iEnd < iStart) return cliUsage("get", "--range '%s': END is before START", zRange);
+  }
+  cairn_cas_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.readonly = 1;
+  cairn_cas *cas;
+  int rc = cairn_cas_open(zStore, &cfg, &cas);
+  if (rc) return cliFail("get", rc);
+  uint8_t aId[32];
+  if (resolveId("get", cas, zWhat, aId)) {
+    cairn_cas_close(cas);
+    return 1;
+  }
+  uint64_t nSize;
+  rc = cairn_cas_stat(cas, aId, &nSize);
+  if (rc == CAIRN_OK && zRange && iStart > nSize)
+    rc = cairn_seterr(CAIRN_RANGE, "range %s starts after the end of the payload (%llu bytes)", zRange, (unsigned long long)nSize);
+  cairn_file *out = NULL;
+  if (rc == CAIRN_OK) rc = cairn_open(zOut, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE, &out);
+  if (rc == CAIRN_OK) rc = cairn_cas_get_file(cas, aId, iStart, iEnd, out, cliProgress, (void *)"get");
+  cliProgressEnd();
+  int rc2 = cairn_file_close(out);
+  if (rc == CAIRN_OK) rc = rc2;
+  if (rc) {
+    int r = cliFail("get", rc);
+    if (out) remove(zOut); /* a failed get leaves no partial output behind */
+    cairn_cas_close(cas);
+    return r;
+  }
+  cairn_cas_close(cas);
+  return 0;
+}
+
+static int openReadonly(const char *zCmd, int argc, char **argv, cairn_cas **pp) {
+  const char *zStore = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
+    else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
+  }
+  if (!zStore) return cliUsage(zCmd, "need --store PATH");
+  cairn_cas_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.readonly = 1;
+  int rc = cairn_cas_open(zStore, &cfg, pp);
+  return rc ? cliFail(zCmd, rc) : 0;
+}
+
+static int cmdLs(int argc, char **argv) {
+  cairn_cas *cas;
+  int r = openReadonly("ls", argc, argv, &cas);
+  if (r) return r;
+  for (size_t i = 0; i < cairn_cas_count(cas); i++) {
+    cairn_cas_entry e;
+    char z[65];
+    if (cairn_cas_entry_at(cas, i, &e) != CAIRN_OK) continue;
+    cairn_cas_id_hex(e.aId, z);
+    printf("%s  %12llu  %s\n", z, (unsigned long long)e.nSize, e.zName ? e.zName : "-");
+  }
+  cairn_cas_stats s;
+  if (cairn_cas_get_stats(cas, &s) == CAIRN_OK)
+    fprintf(stderr, "%llu payloads, %llu names, %llu chunks: %llu bytes, %llu stored, store file %llu bytes\n",
+            (unsigned long long)s.nPayload, (unsigned long long)s.nName, (unsigned long long)s.nChunk,
+            (unsigned long long)s.nRawBytes, (unsigned long long)s.nStoredBytes, (unsigned long long)s.nFileBytes);
+  cairn_cas_close(cas);
+  return 0;
+}
+
+static void onProblem(void *pArg, const char *zMsg) {
+  (void)pArg;
+  cliProgressEnd();
+  fprintf(stderr, "cairn: verify: %s\n", zMsg);
+}
+
+static int cmdVerify(int argc, char **argv) {
+  cairn_cas *cas;
+  int r = openReadonly("verify", argc, argv, &cas);
+  if (r) return r;
+  uint64_t nBad = 0;
+  int rc = cairn_cas_verify(cas, cliProgress, (void *)"verify", onProblem, NULL, &nBad);
+  cliProgressEnd();
+  cairn_cas_stats s;
+  cairn_cas_get_stats(cas, &s);
+  cairn_cas_close(cas);
+  if (rc) {
+    fprintf(stderr, "cairn: verify: %llu problem%s\n", (unsigned long long)nBad, nBad == 1 ? "" : "s");
+    return 1;
+  }
+  printf("ok: %llu payloads, %llu chunks, %llu bytes verified\n", (unsigned long long)s.nPayload, (unsigned long long)s.nChunk,
+         (unsigned long long)s.nRawBytes);
+  return 0;
+}
+
+const CliCommand cliCasCommands[] = {
+  {"put", cmdPut, "--store S [--zstd|--zlib] FILE...", "publish files in a chunk store, print IDs"},
+  {"get", cmdGet, "--store S ID [--range A:B] -o OUT", "write a payload or a byte range, verified"},
+  {"ls", cmdLs, "--store S", "list payloads: ID, size, name"},
+  {"verify", cmdVerify, "--store S", "check every chunk and manifest of a store"},
+  {NULL, NULL, NULL, NULL},
+};

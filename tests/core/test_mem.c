@@ -1,0 +1,613 @@
+/* 2026-11-29 - memory store: add/get/search through the public API, bad input, filters,
+** hybrid fusion against its definition, recency, the write-ahead log (reopen, torn tails at
+** every byte, corruption), the IVF index across reopen, and an out-of-memory loop. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cairn/mem.h"
+#include "mem/mem_int.h"
+#include "tf.h"
+
+static const char *const aTurn[][3] = {
+  /* session, role, text */
+  {"s1", "user", "I adopted a golden retriever puppy named Biscuit last week"},
+  {"s1", "assistant", "Congratulations on Biscuit! Golden retrievers are wonderful family dogs"},
+  {"s1", "user", "My sister Ana lives in Lisbon and works as a nurse"},
+  {"s2", "user", "I started learning the cello in January"},
+  {"s2", "assistant", "Cello is a beautiful instrument; practice scales every day"},
+  {"s2", "user", "Biscuit chewed my cello case this morning"},
+  {"s3", "user", "We are planning a trip to Japan in April to see the cherry blossoms"},
+  {"s3", "user", "Ana will join us in Kyoto for three days"},
+  {"s3", "assistant", "Kyoto in April is lovely; book the ryokan early"},
+  {"s4", "user", "The vet said Biscuit needs a vaccine booster next month"},
+};
+#define NTURN ((int)CAIRN_ARRAY_SIZE(aTurn))
+
+static int addTurns(cairn_mem *m, int nTurn) {
+  for (int i = 0; i < nTurn; i++) {
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zSession = aTurn[i][0], r.zRole = aTurn[i][1], r.zText = aTurn[i][2];
+    r.createdMs = 1700000000000 + (int64_t)i * 3600000;
+    r.eventMs = r.createdMs;
+    r.tier = i % 3;
+    r.importance = (float)i / 10;
+    char meta[64];
+    cairnFormat(meta, sizeof meta, "{\"turn\": %d, \"topic\": \"%s\"}", i, i % 2 ? "odd" : "even");
+    r.zMeta = meta;
+    uint64_t id;
+    int rc = cairn_mem_add(m, &r, &id);
+    if (rc) return rc;
+    if (id != (uint64_t)i + 1) return CAIRN_ERROR;
+  }
+  return CAIRN_OK;
+}
+
+static uint32_t search(cairn_mem *m, const char *zQ, int mode, uint32_t k, const cairn_mem_filter *pf, cairn_mem_hit *aHit) {
+  cairn_mem_query q;
+  memset(&q, 0, sizeof q);
+  q.zText = zQ, q.mode = mode, q.k = k, q.pFilter = pf;
+  uint32_t n = 0;
+  if (cairn_mem_search(m, &q, aHit, &n) != CAIRN_OK) return 9999;
+  return n;
+}
+
+TEST(mem, add_get_search) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  CHECK_OK(addTurns(m, NTURN));
+  cairn_mem_record r;
+  CHECK_OK(cairn_mem_get(m, 3, &r));
+  CHECK_STR(r.zText, aTurn[2][2]);
+  CHECK_STR(r.zSession, "s1");
+  CHECK_STR(r.zRole, "user");
+  CHECK_EQ(r.tier, 2);
+  CHECK_EQ(r.eventMs, 1700000000000 + 2 * 3600000);
+  CHECK_STR(r.zMeta, "{\"turn\": 2, \"topic\": \"even\"}");
+  CHECK_EQ(r.nEmbedding, CAIRN_MEM_DEFAULT_DIM);
+  CHECK_RC(cairn_mem_get(m, 11, &r), CAIRN_NOTFOUND);
+  CHECK_RC(cairn_mem_get(m, 0, &r), CAIRN_NOTFOUND);
+  cairn_mem_hit h[10];
+  for (int mode = CAIRN_MEM_HYBRID; mode <= CAIRN_MEM_BM25; mode++) {
+    /* BM25 finds only the two turns that name Ana */
+    CHECK_EQ(search(m, "where does my sister Ana live?", mode, 3, NULL, h), mode == CAIRN_MEM_BM25 ? 2 : 3);
+    CHECK_EQ(h[0].id, 3);
+    CHECK(h[0].score >= h[1].score);
+  }
+  CHECK_EQ(search(m, "cello lessons", CAIRN_MEM_BM25, 10, NULL, h), 3); /* only 3 turns say cello */
+  cairn_mem_stats st;
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.nMemory, NTURN);
+  CHECK_EQ(st.nSession, 4);
+  CHECK_EQ(st.nRole, 2);
+  CHECK(st.nTerm > 40);
+  cairn_mem_close(m);
+}
+
+TEST(mem, bad_input) {
+  cairn_mem *m;
+  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0};
+  CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
+  float v[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  cairn_mem_record r;
+  memset(&r, 0, sizeof r);
+  r.zText = "hello";
+  r.aEmbedding = v, r.nEmbedding = 9;
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_MISUSE); /* wrong dimension */
+  CHECK(strstr(cairn_errmsg(), "9 dimensions") != NULL);
+  r.nEmbedding = 8;
+  v[3] = NAN;
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_TYPE);
+  CHECK(strstr(cairn_errmsg(), "embedding[3]") != NULL);
+  v[3] = INFINITY;
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_TYPE);
+  v[3] = 4;
+  r.zText = "";
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_RANGE);
+  char *big = malloc(CAIRN_MEM_MAX_TEXT + 2);
+  memset(big, 'a', CAIRN_MEM_MAX_TEXT + 1);
+  big[CAIRN_MEM_MAX_TEXT + 1] = 0;
+  r.zText = big;
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_RANGE);
+  free(big);
+  r.zText = "hello";
+  r.zMeta = "[1, 2]";
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_TYPE);
+  r.zMeta = "{\"a\": ";
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_CORRUPT);
+  r.zMeta = NULL;
+  r.tier = 40;
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_RANGE);
+  r.tier = 0;
+  r.importance = NAN;
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_TYPE);
+  r.importance = 0;
+  uint64_t id;
+  CHECK_OK(cairn_mem_add(m, &r, &id));
+  CHECK_EQ(id, 1); /* the failed adds left nothing behind */
+  cairn_mem_stats st;
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.nMemory, 1);
+  CHECK_EQ(st.nTerm, 1);
+  float e[8];
+  CHECK_OK(cairn_mem_embedding(m, 1, e));
+  double sq = 0;
+  for (int i = 0; i < 8; i++) sq += (double)e[i] * e[i];
+  CHECK(fabs(sq - 1) < 1e-5); /* normalised for cosine */
+  /* queries */
+  cairn_mem_hit h[4];
+  uint32_t n;
+  cairn_mem_query q;
+  memset(&q, 0, sizeof q);
+  q.mode = CAIRN_MEM_BM25;
+  CHECK_RC(cairn_mem_search(m, &q, h, &n), CAIRN_MISUSE); /* bm25 without text */
+  q.mode = 7;
+  q.zText = "x";
+  CHECK_RC(cairn_mem_search(m, &q, h, &n), CAIRN_MISUSE);
+  q.mode = CAIRN_MEM_VECTOR;
+  q.aEmbedding = v, q.nEmbedding = 7;
+  CHECK_RC(cairn_mem_search(m, &q, h, &n), CAIRN_MISUSE);
+  q.nEmbedding = 8;
+  v[0] = NAN;
+  CHECK_RC(cairn_mem_search(m, &q, h, &n), CAIRN_TYPE);
+  v[0] = 1;
+  q.k = CAIRN_MEM_MAX_K + 1;
+  CHECK_RC(cairn_mem_search(m, &q, h, &n), CAIRN_RANGE);
+  q.k = 4;
+  q.vindex = CAIRN_VINDEX_IVF; /* not built */
+  CHECK_RC(cairn_mem_search(m, &q, h, &n), CAIRN_MISUSE);
+  q.vindex = 0;
+  CHECK_OK(cairn_mem_search(m, &q, h, &n));
+  CHECK_EQ(n, 1);
+  cairn_mem_close(m);
+  /* config errors */
+  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0};
+  CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_RANGE);
+  cairn_mem_config bad2 = {8, 5, 0, 0, 0};
+  CHECK_RC(cairn_mem_open(NULL, &bad2, &m), CAIRN_MISUSE);
+}
+
+TEST(mem, filters) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  CHECK_OK(addTurns(m, NTURN));
+  cairn_mem_hit h[10];
+  cairn_mem_filter f;
+  char *arena;
+  const char *q = "Biscuit Ana Kyoto cello";
+  for (int mode = 0; mode <= 2; mode++) {
+    CHECK_OK(cairn_mem_filter_parse("{\"session\": \"s3\"}", &f, &arena));
+    uint32_t n = search(m, q, mode, 10, &f, h);
+    CHECK(n >= 1 && n <= 3);
+    for (uint32_t i = 0; i < n; i++) CHECK(h[i].id >= 7 && h[i].id <= 9);
+    cairn_free(arena);
+    CHECK_OK(cairn_mem_filter_parse("{\"role\": \"assistant\", \"tier\": [0, 2]}", &f, &arena));
+    n = search(m, q, mode, 10, &f, h);
+    for (uint32_t i = 0; i < n; i++) {
+      cairn_mem_record r;
+      CHECK_OK(cairn_mem_get(m, h[i].id, &r));
+      CHECK_STR(r.zRole, "assistant");
+      CHECK(r.tier == 0 || r.tier == 2);
+    }
+    cairn_free(arena);
+    /* time range: turns 2..4 (event times t0 + 2h .. t0 + 4h inclusive) */
+    CHECK_OK(cairn_mem_filter_parse("{\"after\": 1700007200000, \"before\": 1700014400001}", &f, &arena));
+    n = search(m, "cello Ana", mode, 10, &f, h);
+    CHECK(n >= 1);
+    for (uint32_t i = 0; i < n; i++) CHECK(h[i].id >= 3 && h[i].id <= 5);
+    cairn_free(arena);
+    CHECK_OK(cairn_mem_filter_parse("{\"meta\": {\"topic\": \"odd\"}}", &f, &arena));
+    n = search(m, q, mode, 10, &f, h);
+    CHECK(n >= 1);
+    for (uint32_t i = 0; i < n; i++) CHECK(h[i].id % 2 == 0); /* odd turn index = even id */
+    cairn_free(arena);
+    CHECK_OK(cairn_mem_filter_parse("{\"meta\": {\"turn\": 5}}", &f, &arena));
+    n = search(m, q, mode, 10, &f, h);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(h[0].id, 6);
+    cairn_free(arena);
+    CHECK_OK(cairn_mem_filter_parse("{\"session\": \"nobody\"}", &f, &arena));
+    CHECK_EQ(search(m, q, mode, 10, &f, h), 0);
+    cairn_free(arena);
+  }
+  /* bad filters name the problem */
+  CHECK_RC(cairn_mem_filter_parse("{\"sesion\": \"s1\"}", &f, &arena), CAIRN_MISUSE);
+  CHECK(strstr(cairn_errmsg(), "unknown field 'sesion'") != NULL);
+  CHECK_RC(cairn_mem_filter_parse("{\"tier\": 32}", &f, &arena), CAIRN_MISUSE);
+  CHECK_RC(cairn_mem_filter_parse("{\"tier\": []}", &f, &arena), CAIRN_MISUSE);
+  CHECK_RC(cairn_mem_filter_parse("{\"after\": \"yesterday\"}", &f, &arena), CAIRN_MISUSE);
+  CHECK_RC(cairn_mem_filter_parse("{\"meta\": {\"a\": 1, \"b\": 2}}", &f, &arena), CAIRN_MISUSE);
+  CHECK_RC(cairn_mem_filter_parse("[1]", &f, &arena), CAIRN_MISUSE);
+  CHECK_RC(cairn_mem_filter_parse("{", &f, &arena), CAIRN_CORRUPT);
+  cairn_mem_close(m);
+}
+
+TEST(mem, hybrid_fusion_definition) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  CHECK_OK(addTurns(m, NTURN));
+  const char *zq = "when is the trip to Japan with Ana";
+  cairn_mem_hit hv[10], hb[10], hh[10];
+  uint32_t nv = search(m, zq, CAIRN_MEM_VECTOR, 10, NULL, hv);
+  uint32_t nb = search(m, zq, CAIRN_MEM_BM25, 10, NULL, hb);
+  uint32_t nh = search(m, zq, CAIRN_MEM_HYBRID, 10, NULL, hh);
+  CHECK_EQ(nv, 10);
+  CHECK(nb >= 2);
+  CHECK_EQ(nh, 10);
+  /* RRF: score = sum over lists of 1/(60 + rank) */
+  for (uint32_t i = 0; i < nh; i++) {
+    double want = 0;
+    for (uint32_t j = 0; j < nv; j++)
+      if (hv[j].id == hh[i].id) want += 1.0 / (60 + j + 1);
+    for (uint32_t j = 0; j < nb; j++)
+      if (hb[j].id == hh[i].id) want += 1.0 / (60 + j + 1);
+    CHECK(fabs(hh[i].score - want) < 1e-6);
+    if (i) CHECK(hh[i].score <= hh[i - 1].score);
+  }
+  /* weighted fusion: wVector = 0 gives the BM25 order for BM25 hits */
+  cairn_mem_query q;
+  memset(&q, 0, sizeof q);
+  q.zText = zq, q.k = 10, q.mode = CAIRN_MEM_HYBRID, q.fusion = CAIRN_FUSE_WEIGHTED, q.wVector = 0, q.wBm25 = 1;
+  uint32_t n;
+  CHECK_OK(cairn_mem_search(m, &q, hh, &n));
+  for (uint32_t i = 0; i < nb; i++) CHECK_EQ(hh[i].id, hb[i].id);
+  CHECK(fabs(hh[0].score - 1) < 1e-6); /* the best BM25 hit normalises to 1 */
+  /* recency: a large weight puts the newest memory first */
+  memset(&q, 0, sizeof q);
+  q.zText = "Biscuit", q.k = 3, q.mode = CAIRN_MEM_BM25, q.recencyWeight = 100, q.recencyHalfLifeH = 1;
+  CHECK_OK(cairn_mem_search(m, &q, hh, &n));
+  CHECK_EQ(hh[0].id, 10);
+  q.recencyWeight = 0;
+  CHECK_OK(cairn_mem_search(m, &q, hh, &n));
+  CHECK(hh[0].id != 10 || n == 1);
+  /* touch counts accesses */
+  q.touch = 1;
+  CHECK_OK(cairn_mem_search(m, &q, hh, &n));
+  cairn_mem_record r;
+  CHECK_OK(cairn_mem_get(m, hh[0].id, &r));
+  CHECK_EQ(r.accessCount, 1);
+  cairn_mem_close(m);
+}
+
+TEST(mem, caller_embeddings_l2) {
+  cairn_mem *m;
+  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0};
+  CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
+  float v[5][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 2, 0, 0}, {3, 3, 3, 3}, {-1, -1, 0, 0}};
+  for (int i = 0; i < 5; i++) {
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = "x";
+    r.aEmbedding = v[i], r.nEmbedding = 4;
+    CHECK_OK(cairn_mem_add(m, &r, NULL));
+  }
+  float q[4] = {0.9f, 0.1f, 0, 0};
+  cairn_mem_query qq;
+  memset(&qq, 0, sizeof qq);
+  qq.aEmbedding = q, qq.nEmbedding = 4, qq.k = 5, qq.mode = CAIRN_MEM_VECTOR;
+  cairn_mem_hit h[5];
+  uint32_t n;
+  CHECK_OK(cairn_mem_search(m, &qq, h, &n));
+  CHECK_EQ(n, 5);
+  /* squared distances: v1 0.02, v0 0.82, v2 4.42, v4 3.62+... = (1.9^2 + 1.1^2) = 4.82, v3 ~ 2.1^2+2.9^2+9+9 */
+  CHECK_EQ(h[0].id, 2);
+  CHECK_EQ(h[1].id, 1);
+  CHECK_EQ(h[2].id, 3);
+  CHECK_EQ(h[3].id, 5);
+  CHECK_EQ(h[4].id, 4);
+  CHECK(fabsf(h[0].score + 0.02f) < 1e-5f);
+  CHECK(fabsf(h[0].vscore - h[0].score) < 1e-6f);
+  cairn_mem_close(m);
+}
+
+/* ---- persistence ---- */
+static int countOpen(cairn_file *f, uint64_t *pn) {
+  cairn_mem *m;
+  int rc = cairn_mem_open_file(f, NULL, &m);
+  if (rc) return rc;
+  cairn_mem_stats st;
+  cairn_mem_stats_get(m, &st);
+  *pn = st.nMemory;
+  cairn_mem_close(m);
+  return CAIRN_OK;
+}
+
+TEST(mem, log_reopen) {
+  const char *zPath = tfTmp("mem_reopen.cmem");
+  cairn_file *f;
+  CHECK_OK(cairn_open(zPath, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE, &f));
+  cairn_file_close(f);
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(zPath, NULL, &m));
+  CHECK_OK(addTurns(m, 6));
+  CHECK_OK(cairn_mem_commit(m));
+  CHECK_OK(cairn_mem_touch(m, 2));
+  CHECK_OK(cairn_mem_touch(m, 2));
+  cairn_mem_record r;
+  memset(&r, 0, sizeof r);
+  r.zText = "uncommitted thought";
+  CHECK_OK(cairn_mem_add(m, &r, NULL));
+  cairn_mem_stats st;
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.nUncommitted, 1);
+  CHECK_OK(cairn_mem_close(m)); /* the 7th add and the touches were never committed */
+  CHECK_OK(cairn_mem_open(zPath, NULL, &m));
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.nMemory, 6);
+  CHECK_OK(cairn_mem_get(m, 2, &r));
+  CHECK_EQ(r.accessCount, 0);
+  cairn_mem_hit h[3];
+  CHECK_EQ(search(m, "where does my sister Ana live?", CAIRN_MEM_HYBRID, 3, NULL, h), 3);
+  CHECK_EQ(h[0].id, 3);
+  CHECK_OK(cairn_mem_touch(m, 2));
+  /* add more, commit, reopen: every index sees all rows */
+  for (int i = 6; i < NTURN; i++) {
+    memset(&r, 0, sizeof r);
+    r.zText = aTurn[i][2], r.zSession = aTurn[i][0], r.zRole = aTurn[i][1];
+    CHECK_OK(cairn_mem_add(m, &r, NULL));
+  }
+  CHECK_OK(cairn_mem_commit(m));
+  CHECK_OK(cairn_mem_close(m));
+  cairn_mem_config ro = {0, 0, 1, 0, 0};
+  CHECK_OK(cairn_mem_open(zPath, &ro, &m));
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.nMemory, NTURN);
+  CHECK_OK(cairn_mem_get(m, 2, &r));
+  CHECK_EQ(r.accessCount, 1);
+  CHECK_OK(cairn_mem_get(m, 7, &r));
+  CHECK_STR(r.zSession, "s3");
+  CHECK_EQ(search(m, "Kyoto ryokan", CAIRN_MEM_BM25, 3, NULL, h), 2);
+  CHECK_EQ(h[0].id, 9);
+  memset(&r, 0, sizeof r);
+  r.zText = "x";
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_READONLY);
+  CHECK_OK(cairn_mem_close(m));
+  /* a store of another dimension is refused */
+  cairn_mem_config c64 = {64, 0, 0, 0, 0};
+  CHECK_RC(cairn_mem_open(zPath, &c64, &m), CAIRN_MISUSE);
+}
+
+/* Crash at every byte: a log cut anywhere reopens to the last commit before the cut, and
+** garbage after a commit is cut away. */
+TEST(mem, log_torn_tail_every_byte) {
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_mem *m;
+  cairn_mem_config cfg = {16, 0, 0, 0, 0};
+  /* keep the handle: open through a second memfile copy each time */
+  CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+  uint64_t aEnd[8], aCnt[8];
+  int nCommit = 0;
+  aEnd[nCommit] = 32, aCnt[nCommit++] = 0;
+  for (int c = 0; c < 4; c++) {
+    for (int i = 0; i < c + 1; i++) {
+      cairn_mem_record r;
+      memset(&r, 0, sizeof r);
+      r.zText = aTurn[(c * 3 + i) % NTURN][2];
+      r.zMeta = "{\"k\": \"v\"}";
+      CHECK_OK(cairn_mem_add(m, &r, NULL));
+    }
+    CHECK_OK(cairn_mem_touch(m, 1));
+    CHECK_OK(cairn_mem_commit(m));
+    cairn_mem_stats st;
+    cairn_mem_stats_get(m, &st);
+    aEnd[nCommit] = st.nFileBytes, aCnt[nCommit++] = st.nMemory;
+  }
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  CHECK_EQ(n, aEnd[nCommit - 1]);
+  uint8_t *img = malloc(n + 100);
+  memcpy(img, p, n);
+  cairn_mem_close(m);
+  for (size_t cut = 32; cut <= n; cut++) {
+    uint64_t want = 0;
+    for (int c = 0; c < nCommit; c++)
+      if (aEnd[c] <= cut) want = aCnt[c];
+    cairn_file *g;
+    CHECK_OK(cairn_memfile_open(img, cut, &g));
+    uint64_t got;
+    CHECK_OK(countOpen(g, &got));
+    if (got != want) {
+      tfFail(__FILE__, __LINE__, "cut at %zu: %llu records, want %llu", cut, (unsigned long long)got, (unsigned long long)want);
+      break;
+    }
+  }
+  /* garbage after the last commit: ignored and truncated */
+  memset(img + n, 0xab, 100);
+  cairn_file *g;
+  CHECK_OK(cairn_memfile_open(img, n + 100, &g));
+  CHECK_OK(cairn_mem_open_file(g, NULL, &m));
+  uint64_t sz;
+  CHECK_OK(cairn_file_size(g, &sz));
+  CHECK_EQ(sz, n);
+  cairn_mem_record r;
+  CHECK_OK(cairn_mem_get(m, 1, &r));
+  CHECK_EQ(r.accessCount, 4);
+  cairn_mem_close(m);
+  /* a flipped byte inside the second commit: the store keeps the first commit only */
+  img[aEnd[1] + 20] ^= 1;
+  CHECK_OK(cairn_memfile_open(img, n, &g));
+  uint64_t got;
+  CHECK_OK(countOpen(g, &got));
+  CHECK_EQ(got, aCnt[1]);
+  /* header damage is an error, not a silent empty store */
+  img[3] ^= 1;
+  CHECK_OK(cairn_memfile_open(img, n, &g));
+  CHECK_RC(countOpen(g, &got), CAIRN_CORRUPT);
+  img[3] ^= 1;
+  img[20] ^= 1;
+  CHECK_OK(cairn_memfile_open(img, n, &g));
+  CHECK_RC(countOpen(g, &got), CAIRN_CHECKSUM);
+  CHECK_OK(cairn_memfile_open(img, 10, &g));
+  CHECK_RC(countOpen(g, &got), CAIRN_CORRUPT);
+  free(img);
+}
+
+TEST(mem, ivf_persisted) {
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_mem *m;
+  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0};
+  CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+  float v[32];
+  uint64_t s = 11;
+  for (int i = 0; i < 600; i++) {
+    for (int j = 0; j < 32; j++) {
+      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+      v[j] = (float)((s >> 11) % 1000) / 1000.0f - 0.5f + (float)((i % 6) == j % 6);
+    }
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = "v";
+    r.aEmbedding = v, r.nEmbedding = 32;
+    CHECK_OK(cairn_mem_add(m, &r, NULL));
+  }
+  cairn_mem_index_config ic = {CAIRN_VINDEX_IVFPQ, 12, 8, 5, 0, 1};
+  CHECK_OK(cairn_mem_build_index(m, &ic));
+  CHECK_OK(cairn_mem_commit(m));
+  cairn_mem_query q;
+  memset(&q, 0, sizeof q);
+  q.aEmbedding = v, q.nEmbedding = 32, q.k = 5, q.mode = CAIRN_MEM_VECTOR, q.nprobe = 3;
+  cairn_mem_hit h1[5], h2[5];
+  uint32_t n1, n2;
+  CHECK_OK(cairn_mem_search(m, &q, h1, &n1));
+  CHECK_EQ(h1[0].id, 600);
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  cairn_file *g;
+  CHECK_OK(cairn_memfile_open(p, n, &g));
+  cairn_mem_close(m);
+  CHECK_OK(cairn_mem_open_file(g, NULL, &m));
+  cairn_mem_stats st;
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.ivfKind, CAIRN_VINDEX_IVFPQ);
+  CHECK_EQ(st.ivfNlist, 12);
+  CHECK_OK(cairn_mem_search(m, &q, h2, &n2)); /* same index, same answer */
+  CHECK_EQ(n1, n2);
+  for (uint32_t i = 0; i < n1; i++) CHECK_EQ(h1[i].id, h2[i].id);
+  cairn_mem_close(m);
+}
+
+/* ---- out of memory: fail allocation N for N = 1, 2, ... ---- */
+static long gAllocLeft, gLive;
+static cairn_host gSaved;
+static void *oomMalloc(void *c, size_t n) {
+  (void)c;
+  if (gAllocLeft-- == 0) return NULL;
+  void *p = malloc(n);
+  if (p) gLive++;
+  return p;
+}
+static void *oomRealloc(void *c, void *p, size_t n) {
+  (void)c;
+  if (gAllocLeft-- == 0) return NULL;
+  void *q = realloc(p, n);
+  if (q && !p) gLive++;
+  return q;
+}
+static void oomFree(void *c, void *p) {
+  (void)c;
+  if (p) gLive--;
+  free(p);
+}
+
+TEST(mem, out_of_memory_loop) {
+  gSaved = *cairn_host_get();
+  int done = 0;
+  for (long fail = 0; fail < 5000 && !done; fail++) {
+    cairn_host h = gSaved;
+    h.xMalloc = oomMalloc, h.xRealloc = oomRealloc, h.xFree = oomFree;
+    h.xParallelFor = NULL; /* allocation order must be deterministic */
+    cairn_host_set(&h);
+    gAllocLeft = fail, gLive = 0;
+    cairn_mem *m = NULL;
+    cairn_file *f = NULL;
+    int rc = cairn_memfile_open(NULL, 0, &f);
+    if (rc == CAIRN_OK) rc = cairn_mem_open_file(f, NULL, &m);
+    if (rc == CAIRN_OK) rc = addTurns(m, 4);
+    if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
+    cairn_mem_hit hit[3];
+    if (rc == CAIRN_OK) rc = search(m, "Biscuit and Ana", CAIRN_MEM_HYBRID, 3, NULL, hit) == 9999 ? CAIRN_NOMEM : CAIRN_OK;
+    if (rc == CAIRN_OK) done = 1;
+    else if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM) {
+      cairn_mem_close(m);
+      cairn_host_set(&gSaved);
+      tfFail(__FILE__, __LINE__, "fail at %ld: %s (%s)", fail, cairn_errstr(rc), cairn_errmsg());
+      return;
+    }
+    cairn_mem_close(m);
+    long live = gLive;
+    cairn_host_set(&gSaved);
+    if (live != 0) {
+      tfFail(__FILE__, __LINE__, "fail at %ld: %ld allocations leaked", fail, live);
+      return;
+    }
+  }
+  cairn_host_set(&gSaved);
+  CHECK(done);
+}
+
+/* The README demo: the built-in conversation, its questions answered from the store. The
+** answering turns were labelled by hand in core/mem/demo_data.c. */
+TEST(mem, demo_questions) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  size_t nT, nQ;
+  const cairn_mem_demo_turn *aT = cairn_mem_demo_turns(&nT);
+  const cairn_mem_demo_question *aQ = cairn_mem_demo_questions(&nQ);
+  CHECK(nT >= 30 && nQ >= 10);
+  for (size_t i = 0; i < nT; i++) {
+    char z[512];
+    cairnFormat(z, sizeof z, "%s: %s", aT[i].zSpeaker, aT[i].zText);
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = z, r.zSession = aT[i].zSession, r.zRole = aT[i].zSpeaker, r.eventMs = aT[i].eventMs;
+    CHECK_OK(cairn_mem_add(m, &r, NULL));
+  }
+  int nTop3 = 0;
+  for (size_t i = 0; i < nQ; i++) {
+    CHECK(aQ[i].iTurn >= 0 && (size_t)aQ[i].iTurn < nT);
+    cairn_mem_hit h[3];
+    uint32_t n = search(m, aQ[i].zQuestion, CAIRN_MEM_HYBRID, 3, NULL, h);
+    CHECK_EQ(n, 3);
+    for (uint32_t j = 0; j < n; j++) nTop3 += h[j].id == (uint64_t)aQ[i].iTurn + 1;
+  }
+  CHECK(nTop3 >= 9); /* word overlap is enough for these questions; see the demo's note */
+  cairn_mem_close(m);
+}
+
+TEST(mem, text_only_store) {
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_mem *m;
+  cairn_mem_config cfg = {0, 0, 0, 0, 1};
+  CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+  CHECK_OK(addTurns(m, NTURN));
+  CHECK_OK(cairn_mem_commit(m));
+  cairn_mem_hit h[3];
+  CHECK_EQ(search(m, "Kyoto ryokan", CAIRN_MEM_BM25, 3, NULL, h), 2);
+  CHECK_EQ(h[0].id, 9);
+  CHECK_EQ(search(m, "Kyoto ryokan", CAIRN_MEM_HYBRID, 3, NULL, h), 2); /* hybrid is BM25 here */
+  CHECK_EQ(h[0].id, 9);
+  CHECK(isnan(h[0].vscore));
+  CHECK_EQ(search(m, "Kyoto", CAIRN_MEM_VECTOR, 3, NULL, h), 9999);
+  float v[256] = {1};
+  cairn_mem_record r;
+  memset(&r, 0, sizeof r);
+  r.zText = "x", r.aEmbedding = v, r.nEmbedding = 256;
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_MISUSE);
+  CHECK_OK(cairn_mem_get(m, 1, &r));
+  CHECK(r.aEmbedding == NULL && r.nEmbedding == 0);
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  cairn_file *g;
+  CHECK_OK(cairn_memfile_open(p, n, &g));
+  cairn_mem_close(m);
+  CHECK_OK(cairn_mem_open_file(g, NULL, &m)); /* text-only comes from the header */
+  CHECK_EQ(search(m, "Kyoto ryokan", CAIRN_MEM_BM25, 3, NULL, h), 2);
+  CHECK_EQ(search(m, "Kyoto", CAIRN_MEM_VECTOR, 3, NULL, h), 9999);
+  cairn_mem_close(m);
+}
