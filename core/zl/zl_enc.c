@@ -324,6 +324,8 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
     e->fast = 1;
     for (int c = 0; c < NC_N && !e->rc; c++) {
       if (w == 1 && (c == NC_RAWT || c == NC_DELTAT || c == NC_DZZT)) continue;
+      /* fast levels: multi-byte deltas only as byte planes (whole-byte deltas rarely win) */
+      if (w > 1 && e->level <= 5 && (c == NC_DELTA || c == NC_DZZ)) continue;
       Mark m = encMark(e);
       int r = encNumCand(e, p, CAIRN_MIN(n, e->trial / w), w, c, depth); /* decide on a prefix */
       size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
