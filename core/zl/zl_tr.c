@@ -75,8 +75,15 @@ TRDEC(decNumToStruct) {
   if (!isIntWidth(in[0]->width)) return BAD("zl: num_to_struct on %u-byte records", in[0]->width);
   return retype(d, out[0], in[0], ZT_NUMERIC, in[0]->width);
 }
-/* 11: string -> serial (drop the lengths) */
-TRDEC(decSerialString) { return retype(d, out[0], in[0], ZT_SERIAL, 1); }
+/* 11: string -> serial (drop the lengths; an owned content buffer is handed over) */
+TRDEC(decSerialString) {
+  ZlStream *s = in[0], *o = out[0];
+  if (!s->own) return retype(d, o, s, ZT_SERIAL, 1);
+  memset(o, 0, sizeof *o);
+  o->type = ZT_SERIAL, o->width = 1, o->n = o->nb = s->nb, o->p = s->p, o->own = 1;
+  s->own = 0, s->p = NULL; /* the content's budget moves to o; the lengths are freed with s */
+  return CAIRN_OK;
+}
 /* 12: (serial content, numeric lengths) -> string */
 TRDEC(decSeparateString) {
   ZlStream *c = in[0], *l = in[1];
