@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "cairn/cairn.h"
+#include "cairn/platform.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b)) /* best of REPEAT runs: the machine is shared */
 
@@ -38,6 +39,7 @@ static unsigned char *slurp(const char *z, size_t *pn) {
 int main(int argc, char **argv) {
   if (argc < 2) return fprintf(stderr, "usage: bench_zl DATA_DIR [REPEAT]\n"), 2;
   int rep = argc > 2 ? atoi(argv[2]) : 5;
+  cairn_posix_install(0); /* the POSIX host: files and the thread pool, as the CLI uses */
   char z[512];
   snprintf(z, sizeof z, "%s/openzl-v26/MANIFEST.tsv", argv[1]);
   FILE *m = fopen(z, "r");
@@ -84,5 +86,31 @@ int main(int argc, char **argv) {
     printf("numeric inputs, geometric-mean ratio: cairn %.2fx, openzl %.2fx, zstd-19 %.2fx\n", __builtin_exp(gC / nNum),
            __builtin_exp(gO / nNum), __builtin_exp(gZ / nNum));
   fclose(m);
+
+  /* Parallel segments: 16 MiB of le-u32 random-walk values (8 segments of 2 MiB), the host's
+  ** parallel-for vs none (sequential), best of REPEAT; the frames must be identical. */
+  size_t nb = 16u << 20, capb = cairn_zl_compress_bound(nb), n1 = 0, n2 = 0;
+  unsigned char *big = malloc(nb), *f1 = malloc(capb), *f2 = malloc(capb);
+  uint32_t v = 1000, x = 7;
+  for (size_t i = 0; i < nb; i += 4) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    v += x % 9 - 3;
+    memcpy(big + i, &v, 4);
+  }
+  cairn_host h = *cairn_host_get(), hs = h;
+  hs.xParallelFor = NULL;
+  for (int level = 9; level <= 19; level += 10) {
+    double tp = 1e9, ts = 1e9, t0;
+    int r = level == 19 ? 2 : rep;
+    for (int k = 0; k < r; k++) t0 = now(), cairn_zl_compress_level(CAIRN_ZL_LE_U32, level, big, nb, f1, capb, &n1), tp = MIN(tp, now() - t0);
+    cairn_host_set(&hs);
+    for (int k = 0; k < r; k++) t0 = now(), cairn_zl_compress_level(CAIRN_ZL_LE_U32, level, big, nb, f2, capb, &n2), ts = MIN(ts, now() - t0);
+    cairn_host_set(&h);
+    printf("parallel segments, 16 MiB le-u32, level %d: %u threads %.3f s, sequential %.3f s, speedup %.2fx, frames %s (%zu bytes)\n", level,
+           cairn_host_get()->xConcurrency ? cairn_host_get()->xConcurrency(cairn_host_get()->pCtx) : 1, tp, ts, ts / tp,
+           n1 == n2 && !memcmp(f1, f2, n1) ? "identical" : "DIFFER", n1);
+  }
+  free(big), free(f1), free(f2);
+  cairn_posix_shutdown();
   return 0;
 }

@@ -27,7 +27,7 @@
 
 #include "zl/zl_int.h"
 
-#define ENC_SEGMENT (4u << 20)
+#define ENC_SEGMENT (2u << 20) /* 2 MiB: enough for LZ windows, and 8 MiB = 4 tasks balance on 2 threads */
 #define ENC_TRIAL (64u << 10) /* bytes the selector tries candidates on */
 #define ENC_SKIP INT_MIN /* a candidate that does not apply */
 

@@ -58,8 +58,9 @@ int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
 int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 
 /*
-** Streams between host files in bounded memory (about 3 segments of 4 MiB plus their working
-** streams, whatever the file size). Compression writes one chunk per 4 MiB segment; the frame is
+** Streams between host files in bounded memory (a few segments of 2 MiB per thread plus their
+** working streams, whatever the file size). Compression writes one chunk per 2 MiB segment
+** (compressed in parallel through the host's parallel-for); the frame is
 ** the same as cairn_zl_compress's. Decompression reads frames of any chunk size up to 64 MiB
 ** (CAIRN_LIMIT beyond). pnIn/pnOut (may be NULL) receive byte counts; xProgress may be NULL.
 */
