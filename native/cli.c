@@ -144,7 +144,7 @@ static const CliCommand aCommand[] = {
   {"h5", cliH5, "ls|info|dump|attrs|dumpall FILE [PATH]", "read HDF5 files (ls -r, info, dump --json)"},
   {"repack", cliRepack, "[--filter SPEC] IN OUT", "rewrite an HDF5 file with cairn's writer (SPEC: zstd:3, shuffle,deflate:6...)"},
   {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, write, attr, softlink, verify, loop"},
-  {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv)"},
+  {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)"},
   {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
   {"mem", cliMem, "add|search|stats|index|demo FILE ...", "agent memory store (see native/cli_mem.c)"},
   {"eval", cliEval, "locomo FILE.json [--mode M] [--json]", "retrieval quality on LoCoMo conversations"},

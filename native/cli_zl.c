@@ -3,18 +3,37 @@
 **
 ** native/cli_zl.c - `cairn compress [-p PROFILE] [-l LEVEL] IN -o OUT` and `cairn decompress IN -o OUT`:
 ** OpenZL-format frames (format 26) through the streaming API, in bounded memory whatever the
-** file size. Profiles: serial, u8, le-u16, le-u32, le-u64, le-i64, csv.
+** file size. Profiles: serial, u8, le-u16, le-u32, le-u64, le-i64, csv, and records:W1,W2,...
+** (fixed-width records, one column per field).
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
+static uint32_t aField[CAIRN_ZL_MAX_FIELDS];
+static int nField;
+
+/* "records:W1,W2,..." -> aField/nField; 0 if it is not such a profile, -1 if malformed. */
+static int zlRecords(const char *z) {
+  if (strncmp(z, "records:", 8) != 0) return 0;
+  nField = 0;
+  for (z += 8; *z;) {
+    char *e;
+    long w = strtol(z, &e, 10);
+    if (e == z || w < 1 || w > 4096 || nField == CAIRN_ZL_MAX_FIELDS || (*e && *e != ',')) return -1;
+    aField[nField++] = (uint32_t)w;
+    z = *e ? e + 1 : e;
+  }
+  return nField ? 1 : -1;
+}
+
 static int zlArgs(const char *zCmd, int argc, char **argv, int withProfile, const char **pzIn, const char **pzOut, int *pProfile,
                   int *pLevel) {
   *pzIn = *pzOut = NULL;
   *pProfile = CAIRN_ZL_SERIAL;
   *pLevel = 0;
+  nField = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) *pzOut = argv[++i];
     else if (withProfile && strcmp(argv[i], "-l") == 0 && i + 1 < argc) {
@@ -22,8 +41,11 @@ static int zlArgs(const char *zCmd, int argc, char **argv, int withProfile, cons
       if (*pLevel < 1 || *pLevel > 22) return cliUsage(zCmd, "level must be 1..22");
     }
     else if (withProfile && strcmp(argv[i], "-p") == 0 && i + 1 < argc) {
-      *pProfile = cairn_zl_profile_from_name(argv[++i]);
-      if (*pProfile < 0) return cliUsage(zCmd, "unknown profile '%s' (serial, u8, le-u16, le-u32, le-u64, le-i64, csv)", argv[i]);
+      int r = zlRecords(argv[++i]);
+      if (r < 0) return cliUsage(zCmd, "bad record layout '%s' (records:W1,W2,... field widths 1..4096)", argv[i]);
+      *pProfile = r ? CAIRN_ZL_SERIAL : cairn_zl_profile_from_name(argv[i]);
+      if (*pProfile < 0)
+        return cliUsage(zCmd, "unknown profile '%s' (serial, u8, le-u16, le-u32, le-u64, le-i64, csv, records:W1,W2,...)", argv[i]);
     } else if (!*pzIn && argv[i][0] != '-') *pzIn = argv[i];
     else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
   }
@@ -39,8 +61,11 @@ static int zlRun(const char *zCmd, int argc, char **argv, int compress) {
   if (cliOpenRead(zCmd, zIn, &in)) return 1;
   if (cliOpenWrite(zCmd, zOut, &out)) return cairn_file_close(in), 1;
   uint64_t nIn = 0, nOut = 0;
-  rc = compress ? cairn_zl_compress_file(profile, level, in, out, cliProgress, (void *)zCmd, &nIn, &nOut)
-                : cairn_zl_decompress_file(in, out, cliProgress, (void *)zCmd, &nIn, &nOut);
+  if (compress && nField)
+    rc = cairn_zl_compress_records_file(aField, nField, level, in, out, cliProgress, (void *)zCmd, &nIn, &nOut);
+  else
+    rc = compress ? cairn_zl_compress_file(profile, level, in, out, cliProgress, (void *)zCmd, &nIn, &nOut)
+                  : cairn_zl_decompress_file(in, out, cliProgress, (void *)zCmd, &nIn, &nOut);
   cliProgressEnd();
   cairn_file_close(in);
   int rc2 = cairn_file_close(out);

@@ -10,7 +10,7 @@ cc -O2 -I"$ROOT/core/include" "$ROOT/bench/zl/bench_zl.c" "$B/libcairn.a" -lzstd
 IN=$DATA/openzl-v26/inputs/records16.bin
 T=$(mktemp -d)
 echo "CLI, records16.bin (524288 bytes), wall time of 10 runs:"
-for tool in "zstd -q -3 -f $IN -o $T/z3" "zstd -q -19 -f $IN -o $T/z19" "$B/cairn compress -p le-u32 $IN -o $T/c.zl"; do
+for tool in "zstd -q -3 -f $IN -o $T/z3" "zstd -q -19 -f $IN -o $T/z19" "$B/cairn compress -p le-u32 -l 3 $IN -o $T/c3.zl" "$B/cairn compress -p le-u32 $IN -o $T/c.zl"; do
   s=$(date +%s.%N); for i in 1 2 3 4 5 6 7 8 9 10; do $tool; done; e=$(date +%s.%N)
   echo "  $(echo "$e - $s" | bc) s  $tool"
 done

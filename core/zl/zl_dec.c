@@ -28,10 +28,24 @@ struct ZlDec {
   uint64_t chunkOff;
   ZSTD_DCtx *zd;
   int noCheck; /* fuzzing: skip checksum comparisons so mutations reach the decoders */
+  /* The stream that becomes the chunk's output (or the input of a final retyping) is written
+  ** straight into the caller's buffer when it fits: no final copy. */
+  ZlStream *pDirect;
+  uint8_t *pDirectDst;
+  size_t nDirectCap;
 };
 
+uint8_t *cairnZlDirectDst(const ZlDec *d) { return d->pDirectDst; }
+
+/* zstd allocates through the host too, so a host memory cap covers it. */
+static void *zlZstdAlloc(void *o, size_t n) { (void)o; return cairnMalloc(n); }
+static void zlZstdFree(void *o, void *p) { (void)o; cairnFree(p); }
+static const ZSTD_customMem kZlZstdMem = {zlZstdAlloc, zlZstdFree, NULL};
+void *cairnZlZstdCreateCCtx(void) { return ZSTD_createCCtx_advanced(kZlZstdMem); }
+void *cairnZlZstdCreateDCtx(void) { return ZSTD_createDCtx_advanced(kZlZstdMem); }
+
 void *cairnZlZstdDCtx(ZlDec *d) {
-  if (!d->zd && (d->zd = ZSTD_createDCtx()) != NULL) ZSTD_DCtx_setParameter(d->zd, ZSTD_d_format, ZSTD_f_zstd1_magicless);
+  if (!d->zd && (d->zd = cairnZlZstdCreateDCtx()) != NULL) ZSTD_DCtx_setParameter(d->zd, ZSTD_d_format, ZSTD_f_zstd1_magicless);
   return d->zd;
 }
 
@@ -43,6 +57,11 @@ int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t
     return cairnErr(CAIRN_CORRUPT, "zl: stream of %llu x %u bytes exceeds the frame's memory budget (chunk at offset %llu)",
                     (unsigned long long)n, width, (unsigned long long)d->chunkOff);
   memset(s, 0, sizeof *s);
+  if (s == d->pDirect && nb <= d->nDirectCap) { /* borrowed from the caller's buffer */
+    s->p = d->pDirectDst, s->type = type, s->width = width, s->n = n, s->nb = (size_t)nb;
+    d->pDirect = NULL;
+    return CAIRN_OK;
+  }
   s->p = cairnMalloc(nb ? (size_t)nb : 1);
   if (!s->p) return cairnErr(CAIRN_NOMEM, "zl: out of memory for a %llu-byte stream", (unsigned long long)nb);
   s->type = type, s->width = width, s->n = n, s->nb = (size_t)nb, s->own = 1;
@@ -276,7 +295,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     }
     cursor = end;
   }
-  if (cursor + 1 != total || aProd[total - 1] == -2) {
+  if (cursor + 1 != total) {
     rc = cairnErr(CAIRN_CORRUPT, "zl: the decoders of the chunk at offset %llu read %zu of %zu streams: the graph does not end in one output",
                   (unsigned long long)off, cursor, total);
     goto done;
@@ -296,6 +315,19 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     rc = cairnErr(CAIRN_CORRUPT, "zl: the chunk at offset %llu stores %llu streams, its graph uses %zu", (unsigned long long)off,
                   (unsigned long long)nSt, iSt);
     goto done;
+  }
+  /* Direct output: the final stream, or, through a chain of pure retypings (conversions that
+  ** keep the bytes), the stream they all start from. */
+  {
+    size_t slot = total - 1;
+    for (int guard = 0; guard < 64; guard++) {
+      int fin = aProd[slot];
+      uint32_t fid = fin >= 0 ? aNode[fin].id : 0;
+      if (fin < 0 || aNode[fin].nIn != 1 || fid < ZID_SERIAL_TO_STRUCT || fid > ZID_NUM_TO_SERIAL) break;
+      slot = aNode[fin].base;
+    }
+    d->pDirect = &aS[slot];
+    d->pDirectDst = out + *pnOut, d->nDirectCap = nOut - *pnOut;
   }
   /* Run the decoders in order. */
   for (size_t i = 0; i < nDec; i++) {
@@ -338,7 +370,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     rc = cairnErr(CAIRN_CORRUPT, "zl: the chunk at offset %llu regenerates more than the frame's declared size", (unsigned long long)off);
     goto done;
   }
-  memcpy(out + *pnOut, o->p, o->nb);
+  if (o->p != out + *pnOut) memcpy(out + *pnOut, o->p, o->nb);
   if (flags & 1) {
     uint32_t want = cairnGetLE32(b + endStreams), got;
     if (o->type == ZT_STRING) { /* content then the 32-bit lengths */
@@ -363,6 +395,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
   *pnOut += o->nb;
   *pnChunk = (size_t)(endChunk - off);
 done:
+  d->pDirect = NULL, d->pDirectDst = NULL;
   if (aS)
     for (size_t j = 0; j < total; j++) cairnZlFreeStream(d, &aS[j]);
   cairnFree(aS), cairnFree(aProd), cairnFree(apIn), cairnFree(aNode), cairnFree(aTmp), cairnFree(aDist), cairnFree(aSize);
@@ -517,6 +550,11 @@ int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_
     if (rc && n < size - pos && want < ZL_STREAM_CAP) { /* maybe the chunk is longer than the window */
       want *= 4, rc = CAIRN_OK;
       continue;
+    }
+    if (rc && n < size - pos && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) { /* the window stopped growing */
+      rc = cairnErr(CAIRN_LIMIT, "zl: chunk at frame offset %llu does not decode within the streaming reader's %u MiB window (%s)",
+                    (unsigned long long)pos, (unsigned)(ZL_STREAM_CAP >> 20), cairn_errmsg());
+      break;
     }
     if (rc) {
       cairnErr(rc, "%s (chunk at frame offset %llu)", cairn_errmsg(), (unsigned long long)pos);

@@ -10,19 +10,24 @@
 ** stream slots in reverse order, so a child's output distance is its slot minus the end of its
 ** own input range; slots that no node writes are the stored streams, in slot order.
 **
-** The selector tries candidate graphs per profile (raw, delta, delta+zigzag, tokenize; bytes or
-** transposed byte planes; zstd, constant or stored leaves; CSV columns through
-** dispatch_string) at a fast zstd level, keeps the smallest, and builds it again at the final
-** level. Inputs above one segment become several chunks compressed through cairnParallelFor;
-** segment boundaries depend only on the input, so the frame does not depend on thread count.
+** The selector tries candidate graphs on a prefix at a fast zstd level and keeps the smallest:
+** for integers raw, delta, delta+zigzag, tokenize (sorted alphabet + indices), and at ratio
+** levels interleaved fields (records of 2 or 4 integers, one selection per column); each as
+** whole bytes or transposed byte planes; leaves are zstd, constant or stored. CSV fields are
+** dispatched by column (dispatch_string); fixed-width records split by field (split_by_struct).
+** The winner is then built on the whole segment at the final level; if it would expand the
+** segment, plain bytes are used instead, so frames fit cairn_zl_compress_bound. Inputs above one
+** segment become several chunks compressed through cairnParallelFor; segment boundaries depend
+** only on the input, so the frame does not depend on the thread count.
 */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <stdlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "zl/zl_int.h"
 
-#define ENC_SEGMENT (4u << 20)
+#define ENC_SEGMENT (2u << 20) /* 2 MiB: enough for LZ windows, and 8 MiB = 4 tasks balance on 2 threads */
 #define ENC_TRIAL (64u << 10) /* bytes the selector tries candidates on */
 #define ENC_SKIP INT_MIN /* a candidate that does not apply */
 
@@ -43,6 +48,8 @@ typedef struct Enc {
   int trialLevel;   /* zstd level of the selection pass */
   size_t trial;     /* bytes the selector tries candidates on */
   ZSTD_CCtx *zc;    /* reused by every zstd stage of the segment */
+  uint8_t *zbuf;    /* zstd output scratch, reused */
+  size_t nZbuf;
   int rc;
 } Enc;
 
@@ -73,8 +80,8 @@ static int encStoredCopy(Enc *e, const void *p, size_t n) {
 
 static int encNode(Enc *e, int id, const uint8_t *hdr, size_t nh, const int *aIn, int nIn, int nVO) {
   if (e->rc) return -1;
-  for (int i = 0; i < nIn; i++)
-    if (aIn[i] == -1 && 0) return -1;
+  for (int i = 0; i < nIn; i++) /* a failed or skipped child makes the node invalid */
+    if (aIn[i] == -1 || aIn[i] == ENC_SKIP) return encFail(e, cairnErr(CAIRN_ERROR, "zl: encoder input missing")), -1;
   if (e->nNode == e->nNodeAlloc) {
     int k = e->nNodeAlloc ? 2 * e->nNodeAlloc : 16;
     ENode *a = cairnRealloc(e->aNode, sizeof(*a) * k);
@@ -113,15 +120,20 @@ static void encRollback(Enc *e, Mark m) {
 
 /* ---------------------------------------------------------------- leaves */
 
+/* zstd into the segment's scratch buffer, capped at n - 4 bytes (a stream that does not shrink
+** is stored instead), then an exact-size copy. Returns 1 if it did not shrink. */
 static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size_t *pn) {
-  size_t cap = ZSTD_compressBound(n) + 8;
-  uint8_t *q = cairnMalloc(cap);
-  if (!e->zc) e->zc = ZSTD_createCCtx();
-  ZSTD_CCtx *z = e->zc;
-  if (!q || !z) {
-    cairnFree(q);
-    return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  if (n < 8) return 1;
+  size_t cap = n - 4;
+  if (cap > e->nZbuf) {
+    uint8_t *z = cairnRealloc(e->zbuf, cap);
+    if (!z) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+    e->zbuf = z, e->nZbuf = cap;
   }
+  if (!e->zc) e->zc = cairnZlZstdCreateCCtx();
+  ZSTD_CCtx *z = e->zc;
+  if (!z) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  uint8_t *q = e->zbuf;
   q[0] = 1; /* varint element width */
   ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(z, ZSTD_c_format, ZSTD_f_zstd1_magicless);
@@ -130,10 +142,14 @@ static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size
   ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 0);
   size_t r = ZSTD_compress2(z, q + 1, cap - 1, p, n);
   if (ZSTD_isError(r)) {
-    cairnFree(q);
-    return encFail(e, cairnErr(CAIRN_ERROR, "zl: zstd: %s", ZSTD_getErrorName(r))), -1;
+    if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) return 1;
+    int code = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? CAIRN_NOMEM : CAIRN_ERROR;
+    return encFail(e, cairnErr(code, "zl: zstd: %s", ZSTD_getErrorName(r))), -1;
   }
-  *pOut = q, *pn = r + 1;
+  uint8_t *o = cairnMalloc(r + 1);
+  if (!o) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  memcpy(o, q, r + 1);
+  *pOut = o, *pn = r + 1;
   return 0;
 }
 
@@ -151,9 +167,9 @@ static int encSerial(Enc *e, const uint8_t *p, size_t n) {
   if (n > 16) {
     uint8_t *q;
     size_t nq;
-    if (encZstdBytes(e, p, n, &q, &nq)) return -1;
-    if (nq + 3 < n) return encNode1(e, ZID_ZSTD, NULL, 0, encStored(e, q, nq));
-    cairnFree(q);
+    int r = encZstdBytes(e, p, n, &q, &nq);
+    if (r < 0) return -1;
+    if (r == 0) return encNode1(e, ZID_ZSTD, NULL, 0, encStored(e, q, nq));
   }
   return encStoredCopy(e, p, n);
 }
@@ -163,6 +179,7 @@ static int encSerial(Enc *e, const uint8_t *p, size_t n) {
 static uint64_t rdW(const uint8_t *p, unsigned w) { return cairnGetLEn(p, w); }
 
 static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth);
+static int encNode1(Enc *e, int id, const uint8_t *hdr, size_t nh, int in);
 
 /* Numeric from its bytes, either whole (num_to_serial) or as w transposed byte planes. */
 static int encNumBytes(Enc *e, const uint8_t *p, size_t n, unsigned w, int planes) {
@@ -186,58 +203,110 @@ static int cmpU64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Tokenize: sorted alphabet + indices of 1, 2 or 4 bytes. Returns -2 if not worth it. */
+/* Tokenize: sorted alphabet + indices of 1, 2 or 4 bytes. ENC_SKIP if there are more than n/4
+** distinct values. Distinct values are found with a hash table (one pass), only they are sorted. */
 static int encTokenize(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth) {
-  uint64_t *a = cairnMalloc(sizeof(uint64_t) * (n ? n : 1));
-  if (!a) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-  for (size_t i = 0; i < n; i++) a[i] = rdW(p + i * w, w);
-  qsort(a, n, sizeof *a, cmpU64);
+  size_t kMax = n / 4, hb = 4;
+  while (((size_t)1 << hb) < 2 * kMax + 2) hb++;
+  size_t hmask = ((size_t)1 << hb) - 1;
+  uint64_t *hv = cairnMallocZero(sizeof(uint64_t) << hb); /* value + 1, 0 = empty */
+  uint32_t *hi = cairnMalloc(sizeof(uint32_t) << hb);
+  uint64_t *a = cairnMalloc(sizeof(uint64_t) * (kMax + 1));
+  uint8_t *alpha = NULL, *ix = NULL;
+  int rc = ENC_SKIP;
   size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (k == 0 || a[k - 1] != a[i]) a[k++] = a[i];
-  if (k == 0 || k > n / 4 || k > 0xffffffffu) return cairnFree(a), ENC_SKIP;
-  unsigned iw = k <= 256 ? 1 : k <= 65536 ? 2 : 4;
-  uint8_t *alpha = cairnMalloc(k * w), *ix = cairnMalloc(n * iw + 1);
-  int rc = -1;
-  if (alpha && ix) {
-    for (size_t i = 0; i < k; i++) cairnPutLEn(alpha + i * w, a[i], w);
-    for (size_t i = 0; i < n; i++) {
-      uint64_t v = rdW(p + i * w, w);
-      size_t lo = 0, hi = k;
-      while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] <= v) lo = mid;
-        else hi = mid;
-      }
-      cairnPutLEn(ix + i * iw, lo, iw);
-    }
-    int aIn[2];
-    aIn[0] = encNumeric(e, alpha, k, w, depth + 1); /* alphabet is decoder input 0 */
-    aIn[1] = encNumeric(e, ix, n, iw, depth + 1);
-    rc = encNode(e, ZID_TOKENIZE_NUM, NULL, 0, aIn, 2, 0);
-  } else {
-    encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+  if (!hv || !hi || !a) {
+    rc = -1, encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+    goto done;
   }
-  cairnFree(a), cairnFree(alpha), cairnFree(ix);
+#define TOK_SLOT(v, slot)                                                                          \
+  do {                                                                                             \
+    slot = (size_t)(((v) * 0x9E3779B97F4A7C15ull) >> (64 - hb));                                   \
+    while (hv[slot] && hv[slot] != (v)) slot = (slot + 1) & hmask;                                 \
+  } while (0)
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = rdW(p + i * w, w) + 1;
+    size_t slot;
+    TOK_SLOT(v, slot);
+    if (!hv[slot]) {
+      if (k == kMax) goto done; /* too many distinct values */
+      hv[slot] = v, a[k++] = v - 1;
+    }
+  }
+  if (k == 0 || k > 0xffffffffu) goto done;
+  qsort(a, k, sizeof *a, cmpU64);
+  for (size_t i = 0; i < k; i++) {
+    size_t slot;
+    TOK_SLOT(a[i] + 1, slot);
+    hi[slot] = (uint32_t)i;
+  }
+  unsigned iw = k <= 256 ? 1 : k <= 65536 ? 2 : 4;
+  alpha = cairnMalloc(k * w), ix = cairnMalloc(n * iw + 1);
+  if (!alpha || !ix) {
+    rc = -1, encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+    goto done;
+  }
+  for (size_t i = 0; i < k; i++) cairnPutLEn(alpha + i * w, a[i], w);
+  for (size_t i = 0; i < n; i++) {
+    size_t slot;
+    TOK_SLOT(rdW(p + i * w, w) + 1, slot);
+    cairnPutLEn(ix + i * iw, hi[slot], iw);
+  }
+#undef TOK_SLOT
+  int aIn[2];
+  aIn[0] = encNumeric(e, alpha, k, w, depth + 1); /* alphabet is decoder input 0 */
+  aIn[1] = encNumeric(e, ix, n, iw, depth + 1);
+  rc = encNode(e, ZID_TOKENIZE_NUM, NULL, 0, aIn, 2, 0);
+done:
+  cairnFree(hv), cairnFree(hi), cairnFree(a), cairnFree(alpha), cairnFree(ix);
   return rc;
 }
 
-enum { NC_RAW, NC_RAWT, NC_DELTA, NC_DELTAT, NC_DZZ, NC_DZZT, NC_TOK, NC_N };
+enum { NC_RAW, NC_RAWT, NC_DELTA, NC_DELTAT, NC_DZZ, NC_DZZT, NC_TOK, NC_F2, NC_F4, NC_N };
+
+/* Interleaved fields: integer i belongs to column i % k (records of k integers). Each column is
+** selected on its own; split_by_struct interleaves them back. Ratio levels only (>= 6). */
+static int encFields(Enc *e, const uint8_t *p, size_t n, unsigned w, unsigned k, int depth) {
+  if (depth >= 1 || e->level < 6 || n % k || n < 16 * k) return ENC_SKIP;
+  size_t m = n / k;
+  uint8_t *col = cairnMalloc(m * w);
+  int aIn[4];
+  if (!col) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  for (unsigned j = 0; j < k; j++) {
+    for (size_t i = 0; i < m; i++) memcpy(col + i * w, p + (i * k + j) * w, w);
+    aIn[j] = encNode1(e, ZID_STRUCT_TO_NUM, NULL, 0, encNumeric(e, col, m, w, depth + 1));
+  }
+  cairnFree(col);
+  uint8_t lw = (uint8_t)(w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3);
+  int rec = encNode(e, ZID_SPLIT_BY_STRUCT, NULL, 0, aIn, (int)k, (int)k);
+  return encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, rec);
+}
 
 static int encNumCand(Enc *e, const uint8_t *p, size_t n, unsigned w, int c, int depth) {
   if (c == NC_RAW || c == NC_RAWT) return encNumBytes(e, p, n, w, c == NC_RAWT);
+  if (c == NC_F2 || c == NC_F4) return encFields(e, p, n, w, c == NC_F2 ? 2 : 4, depth);
   if (c == NC_TOK) return depth < 1 ? encTokenize(e, p, n, w, depth) : ENC_SKIP;
   if (n < 2) return ENC_SKIP;
   uint8_t *q = cairnMalloc((n - 1) * w);
   if (!q) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-  uint64_t mask = w == 8 ? ~0ull : (1ull << (8 * w)) - 1;
-  for (size_t i = 1; i < n; i++) {
-    uint64_t dv = (rdW(p + i * w, w) - rdW(p + (i - 1) * w, w)) & mask;
-    if (c == NC_DZZ || c == NC_DZZT) { /* zigzag of the signed difference */
-      uint64_t sign = (dv >> (8 * w - 1)) & 1;
-      dv = ((dv << 1) ^ (0 - sign)) & mask;
+  int zz = c == NC_DZZ || c == NC_DZZT; /* zigzag of the signed difference */
+  switch (w) { /* fixed widths: this loop runs for every candidate */
+#define DELTA_LOOP(T, GET, PUT, BITS)                                                               \
+  for (size_t i = 1; i < n; i++) {                                                                  \
+    T dv = (T)(GET(p + i * w) - GET(p + (i - 1) * w));                                              \
+    if (zz) dv = (T)((T)(dv << 1) ^ (T)(0 - (T)(dv >> (BITS - 1))));                                \
+    PUT(q + (i - 1) * w, dv);                                                                       \
+  }
+    case 1: {
+#define GET1(x) (*(x))
+#define PUT1(x, v) (*(x) = (v))
+      DELTA_LOOP(uint8_t, GET1, PUT1, 8)
+      break;
     }
-    cairnPutLEn(q + (i - 1) * w, dv, w);
+    case 2: DELTA_LOOP(uint16_t, cairnGetLE16, cairnPutLE16, 16) break;
+    case 4: DELTA_LOOP(uint32_t, cairnGetLE32, cairnPutLE32, 32) break;
+    default: DELTA_LOOP(uint64_t, cairnGetLE64, cairnPutLE64, 64) break;
+#undef DELTA_LOOP
   }
   int r = encNumBytes(e, q, n - 1, w, c == NC_DELTAT || c == NC_DZZT);
   cairnFree(q);
@@ -255,6 +324,8 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
     e->fast = 1;
     for (int c = 0; c < NC_N && !e->rc; c++) {
       if (w == 1 && (c == NC_RAWT || c == NC_DELTAT || c == NC_DZZT)) continue;
+      /* fast levels: multi-byte deltas only as byte planes (whole-byte deltas rarely win) */
+      if (w > 1 && e->level <= 5 && (c == NC_DELTA || c == NC_DZZ)) continue;
       Mark m = encMark(e);
       int r = encNumCand(e, p, CAIRN_MIN(n, e->trial / w), w, c, depth); /* decide on a prefix */
       size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
@@ -263,7 +334,9 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
     }
     e->fast = fast;
   }
-  return encNumCand(e, p, n, w, best, depth);
+  /* chosen on a prefix: on the whole stream it may not apply (tokenize with too many values) */
+  int r = encNumCand(e, p, n, w, best, depth);
+  return r == ENC_SKIP ? encNumCand(e, p, n, w, NC_RAW, depth) : r;
 }
 
 /* ---------------------------------------------------------------- CSV */
@@ -334,14 +407,65 @@ done:
   return rc;
 }
 
+/* ---------------------------------------------------------------- records */
+
+/* What to compress: a profile, or fixed-width records (nField > 0). */
+typedef struct ZlOpts {
+  int profile, level;
+  unsigned nField;
+  uint32_t aField[CAIRN_ZL_MAX_FIELDS];
+  size_t unit; /* input size must be a multiple of it: integer width or record size */
+} ZlOpts;
+
+/* Records: each field becomes a column (numeric if 1/2/4/8 bytes, else byte planes), the
+** columns come back together through split_by_struct. */
+static int encRecords(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  size_t nRec = n / o->unit;
+  int aIn[CAIRN_ZL_MAX_FIELDS];
+  uint8_t *col = cairnMalloc(nRec * 8 + 1), *t = cairnMalloc(nRec + 1);
+  if (!col || !t) {
+    cairnFree(col), cairnFree(t);
+    return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  }
+  for (unsigned f = 0, off = 0; f < o->nField && !e->rc; off += o->aField[f++]) {
+    uint32_t w = o->aField[f];
+    if (w == 1 || w == 2 || w == 4 || w == 8) {
+      for (size_t i = 0; i < nRec; i++) memcpy(col + i * w, p + i * o->unit + off, w);
+      aIn[f] = encNode1(e, ZID_STRUCT_TO_NUM, NULL, 0, encNumeric(e, col, nRec, w, 0));
+    } else {
+      int *aPl = cairnMalloc(sizeof(int) * w);
+      if (!aPl) {
+        encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+        break;
+      }
+      for (uint32_t k = 0; k < w; k++) {
+        for (size_t i = 0; i < nRec; i++) t[i] = p[i * o->unit + off + k];
+        aPl[k] = encSerial(e, t, nRec);
+      }
+      aIn[f] = encNode(e, ZID_TRANSPOSE_SPLIT, NULL, 0, aPl, (int)w, (int)w);
+      cairnFree(aPl);
+    }
+  }
+  cairnFree(col), cairnFree(t);
+  return encNode(e, ZID_SPLIT_BY_STRUCT, NULL, 0, aIn, (int)o->nField, (int)o->nField);
+}
+
 /* ---------------------------------------------------------------- root and writer */
 
 static const unsigned kWidth[] = {1, 1, 2, 4, 8, 8, 1};
 
-/* Build the graph of one segment; returns the root ref (a serial stream). */
-static int encRoot(Enc *e, int profile, const uint8_t *p, size_t n) {
-  unsigned w = kWidth[profile];
-  if (n == 0 || (profile == CAIRN_ZL_SERIAL)) return encSerial(e, p, n);
+/* Build the graph of one segment; returns the root ref (a serial stream). The typed graph and
+** plain bytes are both tried on a prefix; the smaller wins. */
+static int encTyped(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  if (o->nField) return encRecords(e, o, p, n);
+  if (o->profile == CAIRN_ZL_CSV) return encCsv(e, p, n);
+  unsigned w = kWidth[o->profile];
+  return encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, n / w, w, 0));
+}
+static int encRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  if (n == 0 || (o->profile == CAIRN_ZL_SERIAL && !o->nField)) return encSerial(e, p, n);
+  /* integers: the typed selector's own "raw bytes" candidate already covers plain bytes */
+  if (!o->nField && o->profile != CAIRN_ZL_CSV) return encTyped(e, o, p, n);
   int best = 0;
   size_t bestCost = SIZE_MAX;
   int fast = e->fast;
@@ -349,21 +473,19 @@ static int encRoot(Enc *e, int profile, const uint8_t *p, size_t n) {
   for (int c = 0; c < 2 && !e->rc; c++) { /* 0: as bytes, 1: typed */
     Mark m = encMark(e);
     size_t nt = n;
-    if (nt > 4 * e->trial) { /* decide on a prefix; CSV: up to a line end */
-      nt = 4 * e->trial;
-      if (profile == CAIRN_ZL_CSV)
+    if (nt > 2 * e->trial + o->unit) { /* decide on a prefix: whole units; CSV: up to a line end */
+      nt = (2 * e->trial / o->unit + 1) * o->unit;
+      if (o->profile == CAIRN_ZL_CSV && !o->nField)
         while (nt < n && p[nt - 1] != '\n') nt++;
     }
-    int r = c == 0 ? encSerial(e, p, nt)
-            : profile == CAIRN_ZL_CSV ? encCsv(e, p, nt)
-                                      : encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, nt / w, w, 0));
+    int r = c == 0 ? encSerial(e, p, nt) : encTyped(e, o, p, nt);
     size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
     encRollback(e, m);
     if (cost < bestCost) bestCost = cost, best = c;
   }
   e->fast = fast;
-  if (best == 0) return encSerial(e, p, n);
-  return profile == CAIRN_ZL_CSV ? encCsv(e, p, n) : encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNumeric(e, p, n / w, w, 0));
+  int r = best == 0 ? ENC_SKIP : encTyped(e, o, p, n);
+  return r == ENC_SKIP ? encSerial(e, p, n) : r;
 }
 
 /* Growable output. */
@@ -466,12 +588,12 @@ static void encWriteChunk(Enc *e, int root, const uint8_t *p, size_t n, Out *o) 
     for (int i = 0; i < nD; i++) a[i] = 0;
     outBits(o, a, nD, 1); /* one regenerated stream each */
     /* distance of each node's output slot from the end of its inputs */
-    int *aSlotOf = L.aBase; /* reuse: slot holding node's output */
+    int *aSlotOf = L.aBase; /* the input bases are no longer needed: reuse as node -> output slot */
     for (int s = 0; s < nSlot; s++)
-      if (L.aSlotRef[s] >= 0) aSlotOf[L.aSlotRef[s]] = s - 0x40000000; /* tag to keep aEnd separate */
+      if (L.aSlotRef[s] >= 0) aSlotOf[L.aSlotRef[s]] = s;
     for (int i = 0; i < nD; i++) {
       int node = L.aOrder[i];
-      a[i] = (uint32_t)((aSlotOf[node] + 0x40000000) - L.aEnd[node]);
+      a[i] = (uint32_t)(aSlotOf[node] - L.aEnd[node]);
     }
     outBits(o, a, nD, zlBitsFor((uint64_t)nD + nSt));
     for (int s = 0; s < nSlot; s++)
@@ -494,20 +616,31 @@ done:
 static void encFree(Enc *e) {
   encRollback(e, (Mark){0, 0});
   ZSTD_freeCCtx(e->zc);
+  cairnFree(e->zbuf);
   cairnFree(e->aNode), cairnFree(e->aSt), cairnFree(e->anSt);
   memset(e, 0, sizeof *e);
 }
 
 /* One segment -> one chunk in *o. */
-static int encSegment(int profile, int level, const uint8_t *p, size_t n, Out *o) {
+static int encSegment(const ZlOpts *opt, const uint8_t *p, size_t n, Out *o) {
   Enc e = {0};
+  int level = opt->level;
   e.level = level;
   /* fast levels decide on a short prefix at zstd level 1; high levels look longer */
   e.trialLevel = level <= 5 ? 1 : 3;
-  e.trial = level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;
-  int root = encRoot(&e, profile, p, n);
+  e.trial = level <= 3 ? ENC_TRIAL / 8 : level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;
+  size_t start = o->n;
+  int root = encRoot(&e, opt, p, n);
   if (!e.rc && (root == -1 || root == ENC_SKIP)) e.rc = cairnErr(CAIRN_ERROR, "zl: encoder built no graph");
   if (!e.rc) encWriteChunk(&e, root, p, n, o);
+  if (!e.rc && !o->rc && o->n - start > n + 32 && root >= 0) {
+    /* The graph chosen on a prefix expanded the whole segment (tokens of a high-cardinality
+    ** tail, say): plain bytes instead, which never exceed n + 20 (cairn_zl_compress_bound). */
+    o->n = start;
+    encRollback(&e, (Mark){0, 0});
+    root = encSerial(&e, p, n);
+    if (!e.rc) encWriteChunk(&e, root, p, n, o);
+  }
   int rc = e.rc ? e.rc : o->rc;
   encFree(&e);
   return rc;
@@ -529,7 +662,7 @@ size_t cairn_zl_compress_bound(size_t n) {
 }
 
 typedef struct {
-  int profile, level;
+  const ZlOpts *o;
   const uint8_t *p;
   size_t n, seg;
   Out *aOut;
@@ -538,25 +671,45 @@ typedef struct {
 static void segTask(void *pArg, size_t i, unsigned iWorker) {
   SegJob *j = pArg;
   size_t off = i * j->seg, len = CAIRN_MIN(j->seg, j->n - off);
-  j->aRc[i] = encSegment(j->profile, j->level, j->p + off, len, &j->aOut[i]);
+  j->aRc[i] = encSegment(j->o, j->p + off, len, &j->aOut[i]);
+}
+/* Segments hold whole units, so every chunk is typed alike; boundaries depend on the input only. */
+static size_t segSize(const ZlOpts *o) { return CAIRN_MAX(1, ENC_SEGMENT / o->unit) * o->unit; }
+
+static int optsProfile(ZlOpts *o, int profile, int level) {
+  memset(o, 0, sizeof *o);
+  if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
+  if (level == 0) level = 19;
+  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
+  o->profile = profile, o->level = level, o->unit = kWidth[profile];
+  return CAIRN_OK;
+}
+static int optsRecords(ZlOpts *o, const uint32_t *aWidth, int nField, int level) {
+  memset(o, 0, sizeof *o);
+  if (!aWidth || nField < 1 || nField > CAIRN_ZL_MAX_FIELDS) return cairnErr(CAIRN_MISUSE, "zl: %d fields (1..%d)", nField, CAIRN_ZL_MAX_FIELDS);
+  if (level == 0) level = 19;
+  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
+  o->profile = CAIRN_ZL_SERIAL, o->level = level, o->nField = (unsigned)nField;
+  for (int i = 0; i < nField; i++) {
+    if (aWidth[i] < 1 || aWidth[i] > 4096) return cairnErr(CAIRN_MISUSE, "zl: field %d of %u bytes (1..4096)", i, aWidth[i]);
+    o->aField[i] = aWidth[i], o->unit += aWidth[i];
+  }
+  return CAIRN_OK;
 }
 
-int cairn_zl_compress_level(int profile, int level, const void *pv, size_t n, void *out, size_t nOut, size_t *pnOut) {
+static int zlCompressBuf(const ZlOpts *o, const void *pv, size_t n, void *out, size_t nOut, size_t *pnOut) {
   const uint8_t *p = pv;
   if ((!p && n) || (!out && nOut) || !pnOut) return cairnErr(CAIRN_MISUSE, "zl: NULL argument");
-  if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
-  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
-  unsigned w = kWidth[profile];
-  if (n % w) return cairnErr(CAIRN_MISUSE, "zl: %zu bytes are not a whole number of %u-byte integers (profile %s)", n, w, cairn_zl_profile_name(profile));
+  if (n % o->unit) return cairnErr(CAIRN_MISUSE, "zl: %zu bytes are not a whole number of %zu-byte units", n, o->unit);
   uint8_t h[32];
   size_t k = encHeader(h, n);
-  size_t seg = ENC_SEGMENT, nSeg = n ? (n + seg - 1) / seg : 1;
+  size_t seg = segSize(o), nSeg = n ? (n + seg - 1) / seg : 1;
   Out *aOut = cairnMallocZero(sizeof(Out) * nSeg);
   int *aRc = cairnMallocZero(sizeof(int) * nSeg);
   int rc = CAIRN_OK;
   if (!aOut || !aRc) rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
   if (!rc) {
-    SegJob j = {profile, level, p, n, seg, aOut, aRc};
+    SegJob j = {o, p, n, seg, aOut, aRc};
     rc = cairnParallelFor(nSeg, segTask, &j);
     for (size_t i = 0; i < nSeg && !rc; i++) rc = aRc[i];
   }
@@ -575,36 +728,45 @@ int cairn_zl_compress_level(int profile, int level, const void *pv, size_t n, vo
   return rc;
 }
 
+int cairn_zl_compress_level(int profile, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
+  ZlOpts o;
+  if (level == 0) return cairnErr(CAIRN_MISUSE, "zl: level 0 (use 1..22)");
+  CAIRN_TRY(optsProfile(&o, profile, level));
+  return zlCompressBuf(&o, p, n, out, nOut, pnOut);
+}
+int cairn_zl_compress_records(const uint32_t *aWidth, int nField, int level, const void *p, size_t n, void *out, size_t nOut,
+                              size_t *pnOut) {
+  ZlOpts o;
+  CAIRN_TRY(optsRecords(&o, aWidth, nField, level));
+  return zlCompressBuf(&o, p, n, out, nOut, pnOut);
+}
+
 int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
   return cairn_zl_compress_level(profile, 19, p, n, out, nOut, pnOut);
 }
 
 /* Streaming compression: groups of segments read, compressed in parallel, written in order. */
-int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
-                           void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
+static int zlCompressFile(const ZlOpts *o, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg,
+                          uint64_t *pnIn, uint64_t *pnOut) {
   uint64_t size = 0, pos = 0, wpos = 0;
   if (!in || !out) return cairnErr(CAIRN_MISUSE, "zl: NULL file");
-  if (level == 0) level = 19;
-  if (level < 1 || level > 22) return cairnErr(CAIRN_MISUSE, "zl: level %d outside 1..22", level);
-  if (!cairn_zl_profile_name(profile)) return cairnErr(CAIRN_MISUSE, "zl: unknown profile %d", profile);
   CAIRN_TRY(cairn_file_size(in, &size));
-  unsigned w = kWidth[profile];
-  if (size % w) return cairnErr(CAIRN_MISUSE, "zl: %llu bytes are not a whole number of %u-byte integers", (unsigned long long)size, w);
+  if (size % o->unit) return cairnErr(CAIRN_MISUSE, "zl: %llu bytes are not a whole number of %zu-byte units", (unsigned long long)size, o->unit);
   uint8_t h[32];
-  size_t k = encHeader(h, size);
+  size_t k = encHeader(h, size), seg = segSize(o);
   CAIRN_TRY(cairn_file_write(out, h, k, 0));
   wpos = k;
   size_t nGroup = CAIRN_MAX(1, CAIRN_MIN(cairnConcurrency(), 4u));
-  uint8_t *buf = cairnMalloc((size_t)CAIRN_MIN(size ? size : 1, (uint64_t)ENC_SEGMENT * nGroup));
+  uint8_t *buf = cairnMalloc((size_t)CAIRN_MIN(size ? size : 1, (uint64_t)seg * nGroup));
   Out *aOut = cairnMallocZero(sizeof(Out) * nGroup);
   int *aRc = cairnMallocZero(sizeof(int) * nGroup);
   int rc = (!buf || !aOut || !aRc) ? cairnErr(CAIRN_NOMEM, "zl: out of memory") : CAIRN_OK;
   do { /* an empty input still gets its one (empty) chunk */
-    size_t len = (size_t)CAIRN_MIN(size - pos, (uint64_t)ENC_SEGMENT * nGroup);
+    size_t len = (size_t)CAIRN_MIN(size - pos, (uint64_t)seg * nGroup);
     if (!rc && len) rc = cairn_file_read_exact(in, buf, len, pos);
-    size_t nSeg = len ? (len + ENC_SEGMENT - 1) / ENC_SEGMENT : 1;
+    size_t nSeg = len ? (len + seg - 1) / seg : 1;
     if (!rc) {
-      SegJob j = {profile, level, buf, len, ENC_SEGMENT, aOut, aRc};
+      SegJob j = {o, buf, len, seg, aOut, aRc};
       for (size_t i = 0; i < nSeg; i++) aOut[i].n = 0, aRc[i] = 0;
       rc = cairnParallelFor(nSeg, segTask, &j);
       for (size_t i = 0; i < nSeg && !rc; i++) rc = aRc[i];
@@ -623,4 +785,17 @@ int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *o
   if (!rc && pnIn) *pnIn = size;
   if (!rc && pnOut) *pnOut = wpos;
   return rc;
+}
+
+int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
+                           void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
+  ZlOpts o;
+  CAIRN_TRY(optsProfile(&o, profile, level));
+  return zlCompressFile(&o, in, out, xProgress, pArg, pnIn, pnOut);
+}
+int cairn_zl_compress_records_file(const uint32_t *aWidth, int nField, int level, cairn_file *in, cairn_file *out,
+                                   cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
+  ZlOpts o;
+  CAIRN_TRY(optsRecords(&o, aWidth, nField, level));
+  return zlCompressFile(&o, in, out, xProgress, pArg, pnIn, pnOut);
 }

@@ -26,12 +26,12 @@ enum {
   ZID_STRUCT_TO_NUM_BE = 13, ZID_SERIAL_TO_NUM_BE = 14, ZID_SENTINEL = 18, ZID_LZ = 19,
   ZID_ZSTD = 22, ZID_FIELD_LZ = 24, ZID_QUANT_OFFSETS = 25, ZID_QUANT_LENGTHS = 26,
   ZID_BITPACK_SERIAL = 27, ZID_BITPACK_INT = 28, ZID_FLATPACK = 29, ZID_TSPLIT2 = 30,
-  ZID_TSPLIT4 = 31, ZID_TSPLIT8 = 32, ZID_RANGE_PACK = 35, ZID_TOKENIZE_FIXED = 36,
-  ZID_TOKENIZE_NUM = 37, ZID_TOKENIZE_STRING = 38, ZID_SPLITN = 40, ZID_CONST_SERIAL = 44,
+  ZID_TSPLIT4 = 31, ZID_TSPLIT8 = 32, ZID_FLOAT_DECONSTRUCT = 33, ZID_RANGE_PACK = 35, ZID_TOKENIZE_FIXED = 36,
+  ZID_TOKENIZE_NUM = 37, ZID_TOKENIZE_STRING = 38, ZID_SPLITN = 40, ZID_SPLIT_BY_STRUCT = 41, ZID_CONST_SERIAL = 44,
   ZID_CONST_FIXED = 45, ZID_SPLITN_STRUCT = 47, ZID_SPLITN_NUM = 48, ZID_FSE = 49,
-  ZID_HUFFMAN = 50, ZID_HUFFMAN_STRUCT = 51, ZID_FSE_NCOUNT = 52, ZID_DISPATCH_STRING = 54,
+  ZID_HUFFMAN = 50, ZID_HUFFMAN_STRUCT = 51, ZID_FSE_NCOUNT = 52, ZID_DIVIDE_BY = 53, ZID_DISPATCH_STRING = 54, ZID_DEDUP_NUM = 56,
   ZID_CONCAT_SERIAL = 55, ZID_CONCAT_NUM = 57, ZID_CONCAT_STRUCT = 58, ZID_LZ4 = 62,
-  ZID_PARTITION = 64, ZID_MUX_LENGTHS = 65, ZID_END = 128
+  ZID_PARTITION = 64, ZID_MUX_LENGTHS = 65, ZID_SPARSE_NUM = 66, ZID_END = 128
 };
 
 /* A typed stream. Serial: width 1. String: content bytes + aLen[n] lengths. Data is owned
@@ -51,12 +51,17 @@ typedef struct ZlDec ZlDec;
 int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t n);
 int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n);
 void cairnZlFreeStream(ZlDec *d, ZlStream *s);
+uint8_t *cairnZlDirectDst(const ZlDec *d); /* caller's buffer a final stream may alias */
 uint64_t cairnZlOffset(const ZlDec *d);
 void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless format */ /* frame offset of the current decoder's chunk */
 
 /* Decode one frame at b[0..n); *pnFrame = its length. noCheck skips the checksum comparisons
 ** (fuzzing only: lets mutated frames reach the transform decoders). */
 int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, size_t *pnOut, size_t *pnFrame, int noCheck);
+
+/* zstd contexts whose memory comes from the host's allocator (core/zl/zl_dec.c) */
+void *cairnZlZstdCreateCCtx(void);
+void *cairnZlZstdCreateDCtx(void);
 
 /* XXH3-64, seed 0 */
 uint64_t cairnXxh3(const void *p, size_t n);

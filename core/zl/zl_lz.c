@@ -261,10 +261,31 @@ TRDEC(decSentinel) {
   return CAIRN_OK;
 }
 
+/* 66: sparse_num (dominant-symbol run lengths, literals); header = dominant symbol, LE */
+TRDEC(decSparseNum) {
+  const ZlStream *ds = in[0], *vs = in[1];
+  uint32_t w = vs->width, dw = ds->width;
+  if (!(w == 1 || w == 2 || w == 4 || w == 8) || !(dw == 1 || dw == 2 || dw == 4) || nh > w)
+    return BAD("zl: sparse_num widths %u/%u, header %zu", dw, w, nh);
+  if (ds->n != vs->n && ds->n != vs->n + 1) return BAD("zl: sparse_num with %zu distances for %zu values", ds->n, vs->n);
+  uint64_t dom = nh ? cairnGetLEn(h, (unsigned)nh) : 0, total = vs->n;
+  for (size_t i = 0; i < ds->n; i++)
+    if (cairnAddOverflow64(total, rdN(ds->p + i * dw, dw), &total)) return BAD("zl: sparse_num size overflow");
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_NUMERIC, w, (size_t)total));
+  uint8_t *o = out[0]->p;
+  for (size_t i = 0; i < ds->n; i++) {
+    uint64_t run = rdN(ds->p + i * dw, dw);
+    for (uint64_t r = 0; r < run; r++, o += w) cairnPutLEn(o, dom, w);
+    if (i < vs->n) memcpy(o, vs->p + i * w, w), o += w;
+  }
+  return CAIRN_OK;
+}
+
 #define S ZT_SERIAL
 #define T ZT_STRUCT
 #define N ZT_NUMERIC
 const ZlTransform cairnZlLzTransforms[] = {
+    {ZID_SPARSE_NUM, 2, 0, 1, {N, N}, N, decSparseNum, "sparse_num"},
     {ZID_LZ, 4, 0, 1, {S, N, N, N}, S, decLz, "lz"},
     {ZID_FIELD_LZ, 5, 0, 1, {T, T, N, N, N}, T, decFieldLz, "field_lz"},
     {ZID_MUX_LENGTHS, 2, 0, 2, {S, N}, N, decMuxLengths, "mux_lengths"},

@@ -9,6 +9,7 @@
 */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "zl/zl_int.h"
 
@@ -23,10 +24,12 @@ static void wrN(uint8_t *p, uint64_t v, uint32_t w) { cairnPutLEn(p, v, w); }
 ** input is freed right after the decoder anyway); a borrowed one (a stored stream) is copied. */
 static int retype(ZlDec *d, ZlStream *o, ZlStream *s, uint8_t type, uint32_t width) {
   if (width == 0 || s->nb % width) return BAD("zl: %zu bytes are not a whole number of %u-byte elements", s->nb, width);
-  if (s->own && !s->aLen) {
+  if ((s->own || (s->p && s->p == cairnZlDirectDst(d))) && !s->aLen) {
+    /* owned: the buffer and its budget move over; direct: both alias the caller's buffer */
+    int own = s->own;
     memset(o, 0, sizeof *o);
-    o->type = type, o->width = width, o->n = s->nb / width, o->nb = s->nb, o->p = s->p, o->own = 1;
-    s->p = NULL, s->own = 0, s->nb = 0; /* the budget's live bytes move with the buffer */
+    o->type = type, o->width = width, o->n = s->nb / width, o->nb = s->nb, o->p = s->p, o->own = (uint8_t)own;
+    s->p = NULL, s->own = 0, s->nb = 0;
     return CAIRN_OK;
   }
   CAIRN_TRY(cairnZlNewStream(d, o, type, width, s->nb / width));
@@ -72,8 +75,15 @@ TRDEC(decNumToStruct) {
   if (!isIntWidth(in[0]->width)) return BAD("zl: num_to_struct on %u-byte records", in[0]->width);
   return retype(d, out[0], in[0], ZT_NUMERIC, in[0]->width);
 }
-/* 11: string -> serial (drop the lengths) */
-TRDEC(decSerialString) { return retype(d, out[0], in[0], ZT_SERIAL, 1); }
+/* 11: string -> serial (drop the lengths; an owned content buffer is handed over) */
+TRDEC(decSerialString) {
+  ZlStream *s = in[0], *o = out[0];
+  if (!s->own) return retype(d, o, s, ZT_SERIAL, 1);
+  memset(o, 0, sizeof *o);
+  o->type = ZT_SERIAL, o->width = 1, o->n = o->nb = s->nb, o->p = s->p, o->own = 1;
+  s->own = 0, s->p = NULL; /* the content's budget moves to o; the lengths are freed with s */
+  return CAIRN_OK;
+}
 /* 12: (serial content, numeric lengths) -> string */
 TRDEC(decSeparateString) {
   ZlStream *c = in[0], *l = in[1];
@@ -82,11 +92,16 @@ TRDEC(decSeparateString) {
   CAIRN_TRY(retype(d, o, c, ZT_STRING, 1));
   o->n = l->n;
   CAIRN_TRY(cairnZlNewLens(d, o, l->n));
-  for (size_t i = 0; i < l->n; i++) {
-    uint64_t v = rdN(l->p + i * l->width, l->width);
-    if (v > 0xffffffffu) return BAD("zl: string length %llu too large", (unsigned long long)v);
-    o->aLen[i] = (uint32_t)v, sum += v;
-  }
+  if (l->width == 1)
+    for (size_t i = 0; i < l->n; i++) o->aLen[i] = l->p[i], sum += l->p[i];
+  else if (l->width == 2)
+    for (size_t i = 0; i < l->n; i++) o->aLen[i] = cairnGetLE16(l->p + 2 * i), sum += o->aLen[i];
+  else
+    for (size_t i = 0; i < l->n; i++) {
+      uint64_t v = rdN(l->p + i * l->width, l->width);
+      if (v > 0xffffffffu) return BAD("zl: string length %llu too large", (unsigned long long)v);
+      o->aLen[i] = (uint32_t)v, sum += v;
+    }
   if (sum != o->nb) return BAD("zl: string lengths sum to %llu, content has %zu bytes", (unsigned long long)sum, o->nb);
   return CAIRN_OK;
 }
@@ -318,28 +333,124 @@ TRDEC(decSplitN) {
 /* 54: dispatch_string (16-bit tags, then the variable string inputs) */
 TRDEC(decDispatchString) {
   const ZlStream *t = in[0];
-  size_t nv = nIn - 1;
+  size_t nv = nIn - 1, total = 0, pos = 0;
   if (t->width != 2) return BAD("zl: dispatch_string tags must be 16-bit");
   if (t->n && !nv) return BAD("zl: dispatch_string without sources");
-  size_t aPos[256], aStr[256], total = 0;
-  if (nv > 256) return BAD("zl: dispatch_string with %zu sources", nv);
-  for (size_t i = 0; i < nv; i++) aPos[i] = aStr[i] = 0, total += in[1 + i]->nb;
-  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_STRING, 1, total));
-  out[0]->n = t->n;
-  CAIRN_TRY(cairnZlNewLens(d, out[0], t->n));
-  size_t pos = 0;
+  if (nv > 2048) return BAD("zl: dispatch_string with %zu sources (at most 2048)", nv);
+  size_t *aPos = cairnMallocZero(sizeof(size_t) * 2 * (nv + 1)), *aStr = aPos ? aPos + nv + 1 : NULL;
+  if (!aPos) return cairnErr(CAIRN_NOMEM, "zl: out of memory");
+  int rc = CAIRN_OK;
+  for (size_t i = 0; i < nv; i++) total += in[1 + i]->nb;
+  /* 16 spare bytes let short strings be copied as one fixed 16-byte block */
+  if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total + 16)) != CAIRN_OK) goto done;
+  out[0]->nb = total, out[0]->n = t->n;
+  if ((rc = cairnZlNewLens(d, out[0], t->n)) != CAIRN_OK) goto done;
+  uint8_t *o = out[0]->p;
   for (size_t i = 0; i < t->n; i++) {
     unsigned k = cairnGetLE16(t->p + 2 * i);
-    if (k >= nv) return BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
+    if (k >= nv) {
+      rc = BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
+      goto done;
+    }
     const ZlStream *s = in[1 + k];
-    if (aStr[k] >= s->n) return BAD("zl: dispatch_string source %u exhausted", k);
+    if (aStr[k] >= s->n) {
+      rc = BAD("zl: dispatch_string source %u exhausted", k);
+      goto done;
+    }
     uint32_t len = s->aLen[aStr[k]++];
-    if (len > s->nb - aPos[k]) return BAD("zl: dispatch_string source %u overrun", k);
-    memcpy(out[0]->p + pos, s->p + aPos[k], len);
+    size_t have = s->nb - aPos[k];
+    if (len > have) {
+      rc = BAD("zl: dispatch_string source %u overrun", k);
+      goto done;
+    }
+    if (len <= 16 && have >= 16) memcpy(o + pos, s->p + aPos[k], 16);
+    else memcpy(o + pos, s->p + aPos[k], len);
     aPos[k] += len, pos += len, out[0]->aLen[i] = len;
   }
-  for (size_t k = 0; k < nv; k++)
-    if (aStr[k] != in[1 + k]->n) return BAD("zl: dispatch_string source %zu not fully used", k);
+  for (size_t k = 0; k < nv && !rc; k++)
+    if (aStr[k] != in[1 + k]->n) rc = BAD("zl: dispatch_string source %zu not fully used", k);
+done:
+  cairnFree(aPos);
+  return rc;
+}
+
+/* 55/57/58: concat (sizes, concatenated elements) -> one stream per size */
+TRDEC(decConcat) {
+  const ZlStream *sz = in[0], *all = in[1];
+  if (sz->n != nOut) return BAD("zl: concat with %zu sizes regenerates %zu streams", sz->n, nOut);
+  uint64_t sum = 0;
+  for (size_t k = 0; k < sz->n; k++) sum += rdN(sz->p + k * sz->width, sz->width);
+  if (sum != all->n) return BAD("zl: concat sizes sum to %llu, the input holds %zu elements", (unsigned long long)sum, all->n);
+  size_t pos = 0;
+  for (size_t k = 0; k < nOut; k++) {
+    size_t m = (size_t)rdN(sz->p + k * sz->width, sz->width);
+    CAIRN_TRY(cairnZlNewStream(d, out[k], all->type, all->width, m));
+    memcpy(out[k]->p, all->p + pos * all->width, m * all->width), pos += m;
+  }
+  return CAIRN_OK;
+}
+
+/* 41: split_by_struct (fields as variable struct inputs) -> serial records */
+TRDEC(decSplitByStruct) {
+  if (nIn == 0) return BAD("zl: split_by_struct without fields");
+  size_t n = in[0]->n, rec = 0;
+  for (size_t k = 0; k < nIn; k++) {
+    if (in[k]->n != n) return BAD("zl: split_by_struct fields differ in length");
+    rec += in[k]->width;
+  }
+  uint64_t total;
+  if (cairnMulOverflow64(n, rec, &total) || total > SIZE_MAX / 2) return BAD("zl: split_by_struct output too large");
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_SERIAL, 1, (size_t)total));
+  uint8_t *o = out[0]->p;
+  for (size_t k = 0, off = 0; k < nIn; k++) {
+    uint32_t w = in[k]->width;
+    const uint8_t *q = in[k]->p;
+    for (size_t i = 0; i < n; i++) memcpy(o + i * rec + off, q + i * w, w);
+    off += w;
+  }
+  return CAIRN_OK;
+}
+
+/* 33: float_deconstruct (sign+fraction records, exponent bytes) -> floats; header = kind */
+TRDEC(decFloatDeconstruct) {
+  const ZlStream *sf = in[0], *ex = in[1];
+  if (nh != 1 || h[0] > 2) return BAD("zl: bad float_deconstruct header");
+  static const uint8_t kSf[3] = {3, 1, 2}, kOut[3] = {4, 2, 2}, kFrac[3] = {23, 7, 10}, kExp[3] = {8, 8, 5};
+  unsigned k = h[0];
+  if (sf->width != kSf[k] || sf->n != ex->n) return BAD("zl: float_deconstruct streams (%u-byte, %zu vs %zu)", sf->width, sf->n, ex->n);
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_NUMERIC, kOut[k], sf->n));
+  for (size_t i = 0; i < sf->n; i++) {
+    uint32_t v = (uint32_t)rdN(sf->p + i * kSf[k], kSf[k]), e = ex->p[i];
+    if ((v >> (kFrac[k] + 1)) || (e >> kExp[k])) return BAD("zl: float_deconstruct element %zu has unused bits set", i);
+    uint32_t r = ((v & 1) << (kFrac[k] + kExp[k])) | (e << kFrac[k]) | (v >> 1);
+    wrN(out[0]->p + i * kOut[k], r, kOut[k]);
+  }
+  return CAIRN_OK;
+}
+
+/* 53: divide_by; header = varint divisor */
+TRDEC(decDivideBy) {
+  const ZlStream *s = in[0];
+  uint64_t dv;
+  if (!nh || zlVarGet(h, h + nh, &dv) != nh || dv == 0) return BAD("zl: bad divide_by header");
+  uint32_t w = s->width;
+  uint64_t mx = w == 8 ? ~0ull : (1ull << (8 * w)) - 1;
+  if (dv > mx) return BAD("zl: divide_by divisor %llu too large", (unsigned long long)dv);
+  CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_NUMERIC, w, s->n));
+  for (size_t i = 0; i < s->n; i++) {
+    uint64_t v = rdN(s->p + i * w, w), r;
+    if (cairnMulOverflow64(v, dv, &r) || r > mx) return BAD("zl: divide_by element %zu overflows", i);
+    wrN(out[0]->p + i * w, r, w);
+  }
+  return CAIRN_OK;
+}
+
+/* 56: dedup_num: one numeric input, regenerated as every output */
+TRDEC(decDedupNum) {
+  for (size_t k = 0; k < nOut; k++) {
+    CAIRN_TRY(cairnZlNewStream(d, out[k], ZT_NUMERIC, in[0]->width, in[0]->n));
+    memcpy(out[k]->p, in[0]->p, in[0]->nb);
+  }
   return CAIRN_OK;
 }
 
@@ -358,6 +469,8 @@ TRDEC(decZstd) {
   ZSTD_DCtx *z = cairnZlZstdDCtx(d);
   if (!z) return cairnErr(CAIRN_NOMEM, "zl: out of memory for zstd");
   size_t r = ZSTD_decompressDCtx(z, out[0]->p, out[0]->nb, s->p + k, s->nb - k);
+  if (ZSTD_isError(r) && ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
+    return cairnErr(CAIRN_NOMEM, "zl: zstd: %s", ZSTD_getErrorName(r));
   if (ZSTD_isError(r) || r != out[0]->nb) return BAD("zl: zstd stream: %s", ZSTD_isError(r) ? ZSTD_getErrorName(r) : "short");
   return CAIRN_OK;
 }
@@ -408,6 +521,13 @@ static const ZlTransform kTr[] = {
     {ZID_SPLITN_STRUCT, 0, 1, 1, {T}, T, decSplitN, "splitn_struct"},
     {ZID_SPLITN_NUM, 0, 1, 1, {N}, N, decSplitN, "splitn_num"},
     {ZID_LZ4, 1, 0, 1, {S}, S, decLz4, "lz4"},
+    {ZID_FLOAT_DECONSTRUCT, 2, 0, 1, {T, S}, N, decFloatDeconstruct, "float_deconstruct"},
+    {ZID_DIVIDE_BY, 1, 0, 1, {N}, N, decDivideBy, "divide_by"},
+    {ZID_DEDUP_NUM, 1, 0, 0, {N}, N, decDedupNum, "dedup_num"},
+    {ZID_SPLIT_BY_STRUCT, 0, 1, 1, {T}, S, decSplitByStruct, "split_by_struct"},
+    {ZID_CONCAT_SERIAL, 2, 0, 0, {N, S}, S, decConcat, "concat_serial"},
+    {ZID_CONCAT_NUM, 2, 0, 0, {N, N}, N, decConcat, "concat_num"},
+    {ZID_CONCAT_STRUCT, 2, 0, 0, {N, T}, T, decConcat, "concat_struct"},
     {ZID_DISPATCH_STRING, 1, 1, 1, {N, Z}, Z, decDispatchString, "dispatch_string"},
 };
 #undef S

@@ -4,6 +4,8 @@
 ** core/zl/zl_xxh3.c - XXH3-64 (seed 0, default secret), the hash OpenZL frames use for their
 ** header check byte and their content/compressed checksums (low 32 bits). Written from the
 ** published XXH3 algorithm description; checked against reference values in tests/core/test_zl.c.
+** Inputs above 240 bytes run a stripe kernel: scalar, AVX2 (x86, when the CPU has it) or wasm
+** simd128 (when compiled with it); cairn_cpu_disable() forces the scalar one.
 */
 #include "zl/zl_int.h"
 
@@ -61,29 +63,77 @@ static uint64_t xxAval3(uint64_t h) {
 static uint64_t xxMix16(const uint8_t *p, const uint8_t *s) {
   return xxMul128Fold(RD64(p) ^ RD64(s), RD64(p + 8) ^ RD64(s + 8));
 }
-static void xxAccumulate(uint64_t *acc, const uint8_t *p, const uint8_t *s) {
+/* The long-input loop: stripes of 64 bytes into 8 accumulators, a scramble every block. Three
+** kernels (scalar, AVX2, wasm simd128) compute the same thing; tests check they agree. */
+static void xxAccScalar(uint64_t *acc, const uint8_t *p, size_t nStripes, const uint8_t *s) {
+  for (size_t k = 0; k < nStripes; k++, p += 64, s += 8)
+    for (int i = 0; i < 8; i++) {
+      uint64_t v = RD64(p + 8 * i), key = v ^ RD64(s + 8 * i);
+      acc[i ^ 1] += v;
+      acc[i] += (uint64_t)(uint32_t)key * (key >> 32);
+    }
+}
+static void xxScrScalar(uint64_t *acc, const uint8_t *s) {
   for (int i = 0; i < 8; i++) {
-    uint64_t v = RD64(p + 8 * i), k = v ^ RD64(s + 8 * i);
-    acc[i ^ 1] += v;
-    acc[i] += (uint64_t)(uint32_t)k * (k >> 32);
+    uint64_t a = acc[i];
+    a ^= a >> 47, a ^= RD64(s + 8 * i), a *= P32_1;
+    acc[i] = a;
   }
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define XX_HAVE_AVX2 1
+__attribute__((target("avx2"))) static void xxAccAvx2(uint64_t *acc, const uint8_t *p, size_t nStripes, const uint8_t *s) {
+  __m256i a0 = _mm256_loadu_si256((const __m256i *)(const void *)acc), a1 = _mm256_loadu_si256((const __m256i *)(const void *)(acc + 4));
+  for (size_t k = 0; k < nStripes; k++, p += 64, s += 8) {
+    __m256i d0 = _mm256_loadu_si256((const __m256i *)(const void *)p), d1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+    __m256i k0 = _mm256_xor_si256(d0, _mm256_loadu_si256((const __m256i *)(const void *)s));
+    __m256i k1 = _mm256_xor_si256(d1, _mm256_loadu_si256((const __m256i *)(const void *)(s + 32)));
+    __m256i m0 = _mm256_mul_epu32(k0, _mm256_srli_epi64(k0, 32)), m1 = _mm256_mul_epu32(k1, _mm256_srli_epi64(k1, 32));
+    a0 = _mm256_add_epi64(a0, _mm256_add_epi64(_mm256_shuffle_epi32(d0, _MM_SHUFFLE(1, 0, 3, 2)), m0));
+    a1 = _mm256_add_epi64(a1, _mm256_add_epi64(_mm256_shuffle_epi32(d1, _MM_SHUFFLE(1, 0, 3, 2)), m1));
+  }
+  _mm256_storeu_si256((__m256i *)(void *)acc, a0), _mm256_storeu_si256((__m256i *)(void *)(acc + 4), a1);
+}
+#endif
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+static void xxAccWasm(uint64_t *acc, const uint8_t *p, size_t nStripes, const uint8_t *s) {
+  v128_t a[4];
+  for (int j = 0; j < 4; j++) a[j] = wasm_v128_load(acc + 2 * j);
+  const v128_t lo32 = wasm_i64x2_splat(0xffffffffll);
+  for (size_t k = 0; k < nStripes; k++, p += 64, s += 8)
+    for (int j = 0; j < 4; j++) {
+      v128_t d = wasm_v128_load(p + 16 * j), key = wasm_v128_xor(d, wasm_v128_load(s + 16 * j));
+      v128_t m = wasm_i64x2_mul(wasm_v128_and(key, lo32), wasm_u64x2_shr(key, 32));
+      a[j] = wasm_i64x2_add(a[j], wasm_i64x2_add(wasm_i64x2_shuffle(d, d, 1, 0), m));
+    }
+  for (int j = 0; j < 4; j++) wasm_v128_store(acc + 2 * j, a[j]);
+}
+#endif
+
+typedef void (*xx_acc_fn)(uint64_t *, const uint8_t *, size_t, const uint8_t *);
+
 static uint64_t xxLong(const uint8_t *p, size_t n) {
+  xx_acc_fn xAcc = xxAccScalar;
+#ifdef XX_HAVE_AVX2
+  if (cairn_cpu_features() & CAIRN_CPU_AVX2) xAcc = xxAccAvx2;
+#endif
+#ifdef __wasm_simd128__
+  if (cairn_cpu_features() & CAIRN_CPU_WASM128) xAcc = xxAccWasm;
+#endif
   uint64_t acc[8] = {P32_3, P64_1, P64_2, P64_3, P64_4, P32_2, P64_5, P32_1};
   const size_t nStripes = (sizeof kSecret - 64) / 8, blockLen = 64 * nStripes;
   size_t nBlocks = (n - 1) / blockLen;
   for (size_t b = 0; b < nBlocks; b++) {
-    for (size_t s = 0; s < nStripes; s++) xxAccumulate(acc, p + b * blockLen + s * 64, kSecret + 8 * s);
-    for (int i = 0; i < 8; i++) { /* scramble */
-      uint64_t a = acc[i];
-      a ^= a >> 47, a ^= RD64(kSecret + sizeof kSecret - 64 + 8 * i), a *= P32_1;
-      acc[i] = a;
-    }
+    xAcc(acc, p + b * blockLen, nStripes, kSecret);
+    xxScrScalar(acc, kSecret + sizeof kSecret - 64);
   }
   size_t nLast = ((n - 1) - blockLen * nBlocks) / 64;
-  for (size_t s = 0; s < nLast; s++) xxAccumulate(acc, p + nBlocks * blockLen + s * 64, kSecret + 8 * s);
-  xxAccumulate(acc, p + n - 64, kSecret + sizeof kSecret - 64 - 7);
+  xAcc(acc, p + nBlocks * blockLen, nLast, kSecret);
+  xAcc(acc, p + n - 64, 1, kSecret + sizeof kSecret - 64 - 7);
   uint64_t r = (uint64_t)n * P64_1;
   for (int i = 0; i < 4; i++)
     r += xxMul128Fold(acc[2 * i] ^ RD64(kSecret + 11 + 16 * i), acc[2 * i + 1] ^ RD64(kSecret + 11 + 16 * i + 8));

@@ -67,6 +67,22 @@ TEST(zl, xxh3) {
   }
 }
 
+/* The SIMD stripe kernels (AVX2, wasm simd128) agree with the scalar one on every length class. */
+TEST(zl, xxh3_kernels) {
+  static uint8_t buf[5000];
+  tfFillRandom(buf, sizeof buf, 77);
+  for (size_t n = 0; n <= sizeof buf; n += n < 300 ? 1 : 37) {
+    uint64_t h = cairnXxh3(buf, n);
+    cairn_cpu_disable(CAIRN_CPU_AVX2 | CAIRN_CPU_WASM128);
+    uint64_t h0 = cairnXxh3(buf, n);
+    cairn_cpu_disable(0);
+    if (h != h0) {
+      tfFail(__FILE__, __LINE__, "xxh3 kernels differ at %zu bytes", n);
+      return;
+    }
+  }
+}
+
 /* MANIFEST.tsv: frame input profile input_bytes frame_bytes zstd3 zstd19 sha256 */
 typedef struct {
   char zFrame[96], zInput[96], zProfile[16], zSha[65];
@@ -137,6 +153,17 @@ TEST(zl, golden_decode) {
       CHECK_EQ(nd, ni);
       CHECK_MEM(out, in, ni);
       nOk++;
+      /* and through the streaming reader (its window grows to the chunk's size) */
+      cairn_file *fi, *fo;
+      const uint8_t *po;
+      size_t npo;
+      CHECK_OK(cairn_memfile_open(f, nf, &fi));
+      CHECK_OK(cairn_memfile_open(NULL, 0, &fo));
+      CHECK_OK(cairn_zl_decompress_file(fi, fo, NULL, NULL, NULL, NULL));
+      CHECK_OK(cairn_memfile_data(fo, &po, &npo));
+      CHECK_EQ(npo, ni);
+      if (ni) CHECK_MEM(po, in, ni);
+      cairn_file_close(fi), cairn_file_close(fo);
     } else if (rc != CAIRN_UNSUPPORTED) {
       tfFail(__FILE__, __LINE__, "%s: %s", a[i].zFrame, cairn_errmsg());
     }
@@ -303,4 +330,142 @@ TEST(zl, profiles_and_misuse) {
       cairn_free(c);
     }
   }
+}
+
+/* Allocation N fails, for N = 1, 2, ... until a run needs no failure: every run either succeeds
+** or fails with CAIRN_NOMEM (never another error, a crash or a leak under ASan), compressing and
+** decompressing through the host's allocator (zstd included). */
+static long gZlAllocLeft;
+static void *zlCapMalloc(void *c, size_t n) { (void)c; return gZlAllocLeft-- > 0 ? malloc(n) : NULL; }
+static void *zlCapRealloc(void *c, void *p, size_t n) { (void)c; return gZlAllocLeft-- > 0 ? realloc(p, n) : NULL; }
+static void zlCapFree(void *c, void *p) { (void)c; free(p); }
+TEST(zl, oom_loop) {
+  static uint8_t in[6000], f[8000], out[6000];
+  for (size_t i = 0; i < sizeof in; i += 4) cairnPutLE32(in + i, (uint32_t)(i * 7 + (i >> 6) * 1000));
+  cairn_host saved = *cairn_host_get(), h = saved;
+  h.xMalloc = zlCapMalloc, h.xRealloc = zlCapRealloc, h.xFree = zlCapFree;
+  size_t nf = 0, nd = 0;
+  int phase, done = 0;
+  for (phase = 0; phase < 2; phase++) {
+    for (long fail = 0; fail < 100000; fail++) {
+      CHECK_OK(cairn_host_set(&h));
+      gZlAllocLeft = fail;
+      int rc = phase == 0 ? cairn_zl_compress_level(CAIRN_ZL_LE_U32, 3, in, sizeof in, f, sizeof f, &nf)
+                          : cairn_zl_decompress(f, nf, out, sizeof out, &nd);
+      CHECK_OK(cairn_host_set(&saved));
+      if (rc == CAIRN_OK) {
+        done++;
+        break;
+      }
+      if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM) {
+        tfFail(__FILE__, __LINE__, "phase %d, allocation %ld failing: %s", phase, fail, cairn_errmsg());
+        return;
+      }
+    }
+  }
+  CHECK_EQ(done, 2);
+  CHECK_EQ(nd, sizeof in);
+  CHECK_MEM(out, in, sizeof in);
+}
+
+/* Fixed-width records: each field a column, joined back by split_by_struct; odd widths go
+** through byte planes. Round trips, misuse, and the golden records16 input (16-byte records)
+** compressed smaller as four 32-bit fields than as bytes. */
+TEST(zl, records) {
+  static const uint32_t aLay[][6] = {{4, 4, 4, 4}, {8, 2, 2, 4}, {3, 5, 8}, {1}, {7}};
+  static const int anLay[] = {4, 4, 3, 1, 1};
+  size_t n = 16 * 2000, cap = cairn_zl_compress_bound(n + 64), nf, nd;
+  uint8_t *a = cairn_malloc(n), *f = cairn_malloc(cap), *d = cairn_malloc(n);
+  CHECK(a && f && d);
+  for (size_t i = 0; i < n; i += 16) {
+    cairnPutLE32(a + i, (uint32_t)(i / 16) * 3 + 1000);    /* id */
+    cairnPutLE32(a + i + 4, (uint32_t)((i / 16) % 7));     /* category */
+    cairnPutLE32(a + i + 8, (uint32_t)(i * 2654435761u));  /* noise */
+    cairnPutLE32(a + i + 12, 0x40490fdbu + (uint32_t)(i % 5)); /* near-constant */
+  }
+  for (size_t l = 0; l < CAIRN_ARRAY_SIZE(anLay); l++) {
+    size_t rec = 0;
+    for (int k = 0; k < anLay[l]; k++) rec += aLay[l][k];
+    size_t m = n / rec * rec;
+    CHECK_OK(cairn_zl_compress_records(aLay[l], anLay[l], 3, a, m, f, cap, &nf));
+    CHECK_OK(cairn_zl_decompress(f, nf, d, m, &nd));
+    CHECK_EQ(nd, m);
+    CHECK_MEM(d, a, m);
+    if (m != n) CHECK_RC(cairn_zl_compress_records(aLay[l], anLay[l], 3, a, m + 1, f, cap, &nf), CAIRN_MISUSE);
+  }
+  uint32_t bad[2] = {4, 0};
+  CHECK_RC(cairn_zl_compress_records(bad, 2, 3, a, 16, f, cap, &nf), CAIRN_MISUSE);
+  CHECK_RC(cairn_zl_compress_records(bad, 0, 3, a, 16, f, cap, &nf), CAIRN_MISUSE);
+  cairn_free(a), cairn_free(f), cairn_free(d);
+  size_t ni, nSer;
+  uint8_t *in = readGolden("inputs/records16.bin", &ni);
+  CHECK(in);
+  cap = cairn_zl_compress_bound(ni);
+  f = cairn_malloc(cap), d = cairn_malloc(ni);
+  CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_SERIAL, 3, in, ni, f, cap, &nSer));
+  CHECK_OK(cairn_zl_compress_records(aLay[0], 4, 3, in, ni, f, cap, &nf));
+  CHECK_OK(cairn_zl_decompress(f, nf, d, ni, &nd));
+  CHECK_MEM(d, in, ni);
+  tfWriteFile(tfTmp("zl/records16.rec.zl"), f, nf);
+  printf("  records16.bin: serial %zu, records 4x4 bytes %zu\n", nSer, nf);
+  CHECK(nf < nSer);
+  cairn_free(in), cairn_free(f), cairn_free(d);
+}
+
+/* A prefix of few distinct 16-bit values (tokenize wins there) and a random tail (where tokens
+** cost more than raw bytes): the frame still fits the bound, because the encoder falls back to
+** plain bytes when the graph chosen on the prefix expands the segment. */
+TEST(zl, bound_holds) {
+  size_t n = 1 << 20, cap = cairn_zl_compress_bound(n), nf, nd;
+  uint8_t *a = cairn_malloc(n), *f = cairn_malloc(cap), *d = cairn_malloc(n);
+  CHECK(a && f && d);
+  uint32_t x = 1;
+  for (size_t i = 0; i < n; i += 2) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    cairnPutLE16(a + i, (uint16_t)(i < 65536 ? (x % 100) * 617 : x));
+  }
+  for (int prof = CAIRN_ZL_U8; prof <= CAIRN_ZL_CSV; prof++) {
+    CHECK_OK(cairn_zl_compress_level(prof, 3, a, n, f, cap, &nf));
+    CHECK(nf <= n + 64);
+    CHECK_OK(cairn_zl_decompress(f, nf, d, n, &nd));
+    CHECK_MEM(d, a, n);
+  }
+  cairn_free(a), cairn_free(f), cairn_free(d);
+}
+
+/* Hand-made frames (no checksums): one constant decoder. With its regenerated-stream distance in
+** range it decodes; out of range, or a graph that leaves a stream unread, is CAIRN_CORRUPT with the
+** chunk's offset in the message. */
+TEST(zl, hostile_graphs) {
+  /* magic v26, flags 0, 1 serial output of 5 bytes, then one chunk: 1 decoder, 1 stored stream */
+  uint8_t fr[] = {0xda, 0xa5, 0xb1, 0xd7, 0x00, 0x01, 0x06,
+                  0x02, 0x01,       /* nDecoders+1, nStored */
+                  0x00,             /* standard/custom flags: standard */
+                  44,               /* 7-bit ID: constant_serial */
+                  0x01, 0x00,       /* header-size flag, varint(size-1) = 0 -> 1 byte */
+                  0x00,             /* no variable inputs */
+                  0x00,             /* one regenerated stream */
+                  0x00,             /* distance (1 bit) */
+                  0x01,             /* stored stream size */
+                  0x05,             /* constant header: 5 elements */
+                  'z',              /* the stored element */
+                  0x00};            /* end of frame */
+  uint8_t out[16];
+  size_t nd;
+  CHECK_OK(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd));
+  CHECK_EQ(nd, 5);
+  CHECK_MEM(out, "zzzzz", 5);
+  fr[15] = 0x01; /* distance 1: the stream slot after the last one */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "offset 7") != NULL);
+  fr[15] = 0x00, fr[8] = 0x02; /* two stored streams declared: one is never read */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_CORRUPT);
+  fr[8] = 0x01, fr[17] = 0xff, fr[18] = 0xff; /* constant of a huge count (varint runs off its header) */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_CORRUPT);
+  fr[17] = 0x7f; /* 127 elements: more than the frame declares */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_CORRUPT);
+  fr[17] = 0x05, fr[10] = 127; /* unknown codec ID */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_UNSUPPORTED);
+  fr[10] = 44, fr[9] = 0x01; /* custom codec */
+  CHECK_RC(cairn_zl_decompress(fr, sizeof fr, out, sizeof out, &nd), CAIRN_UNSUPPORTED);
 }

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int profile = (got % 8 == 0) ? CAIRN_ZL_LE_U64 : (got % 4 == 0) ? CAIRN_ZL_LE_U32 : CAIRN_ZL_SERIAL;
     size_t cap = cairn_zl_compress_bound(got), nf = 0, nd = 0;
     uint8_t *f = malloc(cap), *back = malloc(got + 1);
-    if (!f || !back || cairn_zl_compress(profile, out, got, f, cap, &nf) != CAIRN_OK ||
+    if (!f || !back || cairn_zl_compress_level(profile, 1, out, got, f, cap, &nf) != CAIRN_OK ||
         cairn_zl_decompress(f, nf, back, got, &nd) != CAIRN_OK || nd != got || memcmp(back, out, got) != 0)
       __builtin_trap();
     free(f), free(back);

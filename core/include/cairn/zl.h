@@ -11,7 +11,8 @@
 ** Errors: CAIRN_MISUSE (NULL, unknown profile, size not a multiple of the width), CAIRN_RANGE
 ** (output buffer too small), CAIRN_CORRUPT (malformed frame; the message names the byte
 ** offset), CAIRN_CHECKSUM (a frame checksum did not match), CAIRN_UNSUPPORTED (a valid frame
-** that uses a codec or feature cairn does not implement, such as custom codecs or dictionaries).
+** that uses a codec or feature cairn does not implement: custom codecs, dictionary bundles,
+** several outputs, string-typed outputs, unknown sizes).
 */
 #ifndef CAIRN_ZL_H
 #define CAIRN_ZL_H
@@ -45,20 +46,29 @@ int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nO
 /* Same with the level of the zstd stages (1..22; cairn_zl_compress uses 19, smallest frames;
 ** 1..3 trade ratio for speed). The graph selector itself runs at a fast level on a prefix. */
 int cairn_zl_compress_level(int profile, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+/* Fixed-width records: each record is nField fields of aWidth[i] bytes (1..4096 each, at most
+** CAIRN_ZL_MAX_FIELDS fields); n must be a whole number of records. Each field is compressed as
+** its own column (1/2/4/8-byte fields as little-endian integers). level 0 = 19. */
+#define CAIRN_ZL_MAX_FIELDS 64
+int cairn_zl_compress_records(const uint32_t *aWidth, int nField, int level, const void *p, size_t n, void *out,
+                              size_t nOut, size_t *pnOut);
 /* The decompressed size a frame declares (read from its header only). */
 int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
 /* Decode the single frame p[0..n) (all of it) into out[0..nOut); *pnOut = bytes written. */
 int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 
 /*
-** Streams between host files in bounded memory (about 3 segments of 4 MiB plus their working
-** streams, whatever the file size). Compression writes one chunk per 4 MiB segment; the frame is
+** Streams between host files in bounded memory (a few segments of 2 MiB per thread plus their
+** working streams, whatever the file size). Compression writes one chunk per 2 MiB segment
+** (compressed in parallel through the host's parallel-for); the frame is
 ** the same as cairn_zl_compress's. Decompression reads frames of any chunk size up to 64 MiB
 ** (CAIRN_LIMIT beyond). pnIn/pnOut (may be NULL) receive byte counts; xProgress may be NULL.
 */
 typedef void (*cairn_zl_progress_fn)(void *pArg, uint64_t nDone, uint64_t nTotal);
 int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
                            void *pArg, uint64_t *pnIn, uint64_t *pnOut); /* level 0 = 19 */
+int cairn_zl_compress_records_file(const uint32_t *aWidth, int nField, int level, cairn_file *in, cairn_file *out,
+                                   cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn, uint64_t *pnOut);
 int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn,
                              uint64_t *pnOut);
 
