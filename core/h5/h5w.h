@@ -151,6 +151,9 @@ struct cairn_h5w {
   uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
   /* global heap collection being filled in this transaction */
   uint8_t *pGc; uint64_t gcAddr; size_t nGc; /* one global heap collection read back (verify) */
+  /* heap collections this session made: live references, so a collection nothing uses any
+  ** more (attributes overwritten or deleted) is freed like any other old version */
+  struct H5wColl { uint64_t addr, size; uint32_t nLive, gen; int bOpen; } *aColl; int nColl, nCollAlloc;
   uint8_t *pHeap; uint64_t heapAddr; size_t nHeap, nHeapUsed; uint32_t heapNext;
   uint8_t *pWbuf; uint64_t wbufAddr; size_t nWbuf, wbufCap; /* write gathering (w_file.c) */
   /* space accounting of cairn_h5w_verify, used to find free space on open (CAIRN_H5W_RECLAIM) */
@@ -180,6 +183,7 @@ int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
 int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
 int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
 void h5wHeapCacheClear(cairn_h5w *w);
+void h5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m);
 int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
 
 /* w_type.c */

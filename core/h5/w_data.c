@@ -85,6 +85,12 @@ static int heapPut(cairn_h5w *w, const char *z, size_t n, uint64_t *pAddr, uint3
     memcpy(w->pHeap, "GCOL", 4);
     w->pHeap[4] = 1;
     cairnPutLE64(w->pHeap + 8, size);
+    if (w->nColl == w->nCollAlloc) {
+      int m = w->nCollAlloc ? 2 * w->nCollAlloc : 16;
+      struct H5wColl *a = cairnRealloc(w->aColl, sizeof(*a) * (size_t)m);
+      if (a) w->aColl = a, w->nCollAlloc = m;
+    }
+    if (w->nColl < w->nCollAlloc) w->aColl[w->nColl++] = (struct H5wColl){w->heapAddr, size, 0, w->txn, 1};
     w->nHeap = size;
     w->nHeapUsed = 16;
     w->heapNext = 1;
@@ -98,7 +104,36 @@ static int heapPut(cairn_h5w *w, const char *z, size_t n, uint64_t *pAddr, uint3
   w->nHeapUsed += need;
   *pAddr = w->heapAddr;
   *pIdx = w->heapNext++;
+  if (w->nColl && w->aColl[w->nColl - 1].addr == w->heapAddr) w->aColl[w->nColl - 1].nLive++;
   return CAIRN_OK;
+}
+
+/* An attribute message is replaced or removed: the heap objects its variable-length values
+** used lose a reference; a collection of this session that nothing uses any more is freed
+** (after the next commit if an earlier commit used it). */
+void h5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m) {
+  if (!w->nColl || m->type != H5W_MSG_ATTR || m->n < 8 || m->p[0] < 1 || m->p[0] > 3) return;
+  const uint8_t *p = m->p;
+  int v = p[0];
+  size_t nName = cairnGetLE16(p + 2), nType = cairnGetLE16(p + 4), nSpace = cairnGetLE16(p + 6);
+#define PAD(x) (v == 1 ? (((x) + 7) & ~(size_t)7) : (x))
+  size_t off = (v == 3 ? 9 : 8) + PAD(nName);
+  if (off + PAD(nType) + PAD(nSpace) > m->n || nType < 8 || (p[off] & 0x0f) != H5W_T_VLEN) return;
+  const uint8_t *data = p + off + PAD(nType) + PAD(nSpace);
+#undef PAD
+  size_t nData = (size_t)(p + m->n - data);
+  for (size_t i = 0; i + 16 <= nData; i += 16) {
+    uint64_t addr = cairnGetLE64(data + i + 4);
+    for (int k = 0; addr && k < w->nColl; k++) {
+      struct H5wColl *c = &w->aColl[k];
+      if (c->addr != addr || c->nLive == 0) continue;
+      if (--c->nLive == 0 && !(w->pHeap && w->heapAddr == addr)) {
+        h5wFree(w, c->addr, c->size, c->gen != w->txn);
+        w->aColl[k] = w->aColl[--w->nColl];
+      }
+      break;
+    }
+  }
 }
 
 /* Variable-length elements in memory (char* for strings, cairn_h5w_vl for sequences) -> 16-byte

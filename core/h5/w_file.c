@@ -1038,6 +1038,7 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
   if (!rc) rc = h5wEnsureAinfo(o);
   if (!rc) {
     int k = attrFind(o, zName);
+    if (k >= 0) h5wAttrDropRefs(w, &o->aMsg[k]);
     rc = k >= 0 ? h5wObjSetMsg(o, k, p, n) : h5wObjAddMsg(o, H5W_MSG_ATTR, 0, p, n);
   }
   cairnFree(p);
@@ -1057,6 +1058,7 @@ int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName) {
   CAIRN_TRY(h5wMaterializeAttrs(w, o));
   int k = attrFind(o, zName);
   if (k < 0) return cairnErr(CAIRN_NOTFOUND, "'%s' has no attribute '%s'", zObj, zName);
+  h5wAttrDropRefs(w, &o->aMsg[k]);
   objDelMsg(o, k);
   h5wObjDirty(o);
   w->bChanged = 1;
@@ -1194,6 +1196,7 @@ static void writerFree(cairn_h5w *w) {
   objFree(w->pRoot);
   cairnFree(w->aFree);
   cairnFree(w->aUsed);
+  cairnFree(w->aColl);
   cairnFree(w->aPend);
   cairnFree(w->pHeap);
   if (w->pWbuf) cairnFree(w->pWbuf - H5W_SB_SIZE);
