@@ -45,4 +45,31 @@ const z = await zstd.compress(bytes, { level: 6 });
 console.log('   js zstd:', bytes.length, '->', z.length, 'bytes, ratio', (bytes.length / z.length).toFixed(1));
 console.log('   ', JSON.stringify(await version()));
 "
+echo "== agent memory: the built-in multi-session conversation, questions answered by hybrid search"
+$cairn mem demo "$d/agent.mem"
+echo "   the same store, searched by the WASI CLI:"
+wasi mem search "$d/agent.mem" "which foods should Maya avoid" --k 3 | sed 's/^/   /'
+
+echo "== HDF5: write with cairn, read back with libhdf5's h5dump"
+$cairn h5w new "$d/run.h5"
+$cairn h5w group "$d/run.h5" /sensors
+$cairn h5w dataset "$d/run.h5" /sensors/temp f32 0 --max u --chunk 1024 --filter shuffle,zstd:3
+for i in 1 2 3; do $cairn h5w append "$d/run.h5" /sensors/temp 20.5 21.0 21.25 $i; done
+$cairn h5w attr "$d/run.h5" /sensors/temp units str celsius
+h5dump -d /sensors/temp "$d/run.h5" | sed -n '1,12p' | sed 's/^/   /'
+$cairn h5 ls "$d/run.h5" | sed 's/^/   /'
+
+echo "== content-addressed store: publish twice, dedup, verified range read"
+$cairn put --store "$d/store.cas" "$d/agent-log.txt" | sed 's/^/   /'
+id=$($cairn put --store "$d/store.cas" "$d/agent-log.txt" | awk '{print $1}')
+$cairn get --store "$d/store.cas" "$id" --range 0:120 -o "$d/range.out" && head -c 120 "$d/agent-log.txt" | cmp - "$d/range.out" && echo "   range 0:120 verified and identical"
+$cairn ls --store "$d/store.cas" | sed 's/^/   /'
+
+echo "== format-aware compression (OpenZL frames) on 64-bit timestamps vs zstd -19"
+i=0; while [ $i -lt 100000 ]; do printf '%016x\n' $((1700000000000 + i * 1000 + (i * 7919) % 97)); i=$((i+1)); done > "$d/ts.hex"
+python3 -c "import struct,sys; d=[int(l,16) for l in open('$d/ts.hex')]; open('$d/ts.bin','wb').write(struct.pack('<%dq'%len(d),*d))"
+$cairn compress -p le-i64 "$d/ts.bin" -o "$d/ts.zl"
+zstd -q -19 -f "$d/ts.bin" -o "$d/ts.zst"
+echo "   $(stat -c %s "$d/ts.bin") bytes -> cairn (le-i64) $(stat -c %s "$d/ts.zl"), zstd -19 $(stat -c %s "$d/ts.zst")"
+$cairn decompress "$d/ts.zl" -o "$d/ts.back" && cmp -s "$d/ts.back" "$d/ts.bin" && echo "   round trip identical"
 echo "== done"
