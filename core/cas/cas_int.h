@@ -101,6 +101,6 @@ extern uint64_t cairnCasSyncAhead;
 #define CDC_MAX_BYTES (64u << 20)
 
 /* ---- CRC32C (Castagnoli), for record headers and metadata ---- */
-uint32_t cairnCrc32c(uint32_t crc, const void *p, size_t n);
+#include "hash/crc32c.h"
 
 #endif

@@ -336,7 +336,6 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut);
 int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, size_t nOut, uint8_t **ppOut,
                size_t *pnOut, const char *zPath, uint64_t addr);
 /* The LZ4 block format decoder (filters 32004 and 32008). */
-int h5Lz4Block(const uint8_t *src, size_t nSrc, uint8_t *dst, size_t nDst, size_t *pnOut);
 
 /* Conversion of raw elements of type t (file layout) to a memory type. */
 int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *out);

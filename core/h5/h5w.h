@@ -204,9 +204,6 @@ void h5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit);
 int h5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr);
 int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut);
 int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut);
-size_t h5wLz4Bound(size_t n);
-size_t h5wLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst);
-int h5wLz4Decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst, size_t *pnOut);
 uint32_t h5wFletcher32(const uint8_t *p, size_t n);
 
 #endif

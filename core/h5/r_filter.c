@@ -2,56 +2,14 @@
 ** 2026-11-29
 **
 ** core/h5/r_filter.c - the read side of the filter pipeline: deflate (1), shuffle (2),
-** fletcher32 (3, verified), zstd (32015), LZ4 (32004, with our own LZ4 block decoder) and
+** fletcher32 (3, verified), zstd (32015), LZ4 (32004, core/codec/lz4.c) and
 ** bitshuffle (32008: none, LZ4 and zstd modes), n-bit (5, atomic types) and scale-offset (6,
 ** integers and D-scaled floats). Anything else fails with CAIRN_UNSUPPORTED
 ** naming the filter id and the dataset path.
 */
 #include "h5int.h"
+#include "codec/lz4.h"
 
-int h5Lz4Block(const uint8_t *src, size_t nSrc, uint8_t *dst, size_t nDst, size_t *pnOut) {
-  size_t i = 0, o = 0;
-  for (;;) {
-    if (i >= nSrc) return cairnErr(CAIRN_CORRUPT, "lz4: truncated block at input offset %zu", i);
-    uint8_t tok = src[i++];
-    size_t lit = tok >> 4;
-    if (lit == 15) {
-      uint8_t b;
-      do {
-        if (i >= nSrc) return cairnErr(CAIRN_CORRUPT, "lz4: truncated literal length at input offset %zu", i);
-        b = src[i++];
-        lit += b;
-      } while (b == 255);
-    }
-    if (lit > nSrc - i || lit > nDst - o) return cairnErr(CAIRN_CORRUPT, "lz4: literal run of %zu bytes overflows at input offset %zu", lit, i);
-    memcpy(dst + o, src + i, lit);
-    i += lit;
-    o += lit;
-    if (i == nSrc) break; /* the last sequence has only literals */
-    if (nSrc - i < 2) return cairnErr(CAIRN_CORRUPT, "lz4: truncated match offset at input offset %zu", i);
-    size_t off = src[i] | ((size_t)src[i + 1] << 8);
-    i += 2;
-    if (off == 0 || off > o) return cairnErr(CAIRN_CORRUPT, "lz4: match offset %zu out of range at input offset %zu", off, i - 2);
-    size_t ml = (tok & 15);
-    if (ml == 15) {
-      uint8_t b;
-      do {
-        if (i >= nSrc) return cairnErr(CAIRN_CORRUPT, "lz4: truncated match length at input offset %zu", i);
-        b = src[i++];
-        ml += b;
-      } while (b == 255);
-    }
-    ml += 4;
-    if (ml > nDst - o) return cairnErr(CAIRN_CORRUPT, "lz4: match of %zu bytes overflows the output at input offset %zu", ml, i);
-    const uint8_t *m = dst + o - off;
-    if (off >= ml) memcpy(dst + o, m, ml);
-    else
-      for (size_t k = 0; k < ml; k++) dst[o + k] = m[k];
-    o += ml;
-  }
-  *pnOut = o;
-  return CAIRN_OK;
-}
 
 static void unshuffle(const uint8_t *in, uint8_t *out, size_t n, size_t es) {
   size_t ne = n / es;
@@ -359,7 +317,7 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
           if (cs == want) memcpy(nxt + op, cur + ip, want); /* stored raw */
           else {
             size_t got;
-            rc = h5Lz4Block(cur + ip, cs, nxt + op, want, &got);
+            rc = cairnLz4Decompress(cur + ip, cs, nxt + op, want, &got);
             if (rc == CAIRN_OK && got != want)
               rc = cairnErr(CAIRN_CORRUPT, "hdf5: lz4 block decoded to %zu bytes, not %zu, in %s", got, want, zPath);
           }
@@ -418,7 +376,7 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
               break;
             }
             size_t got = 0;
-            if (comp == 2) rc = h5Lz4Block(cur + ip, cs, tr + done * es, be * es, &got);
+            if (comp == 2) rc = cairnLz4Decompress(cur + ip, cs, tr + done * es, be * es, &got);
             else rc = cairn_zdecompress(CAIRN_ZSTD, cur + ip, cs, tr + done * es, be * es, &got);
             if (rc == CAIRN_OK && got != be * es) rc = cairnErr(CAIRN_CORRUPT, "hdf5: bitshuffle block decoded to %zu bytes in %s", got, zPath);
             ip += cs;

@@ -5,115 +5,16 @@
 ** through cairn/zcodec.h), fletcher32 (3), zstd (32015: one frame per chunk, content size set,
 ** as ZSTD_compress writes it) and LZ4 (32004, the registered framing: 8-byte big-endian
 ** original size, 4-byte big-endian block size, then per block a 4-byte big-endian compressed
-** size and the block, raw when it did not shrink). The LZ4 block compressor here is a small
-** greedy one (hash of 4-byte sequences, 64 KiB window); the decompressor checks every bound.
+** size and the block, raw when it did not shrink). LZ4 blocks go through core/codec/lz4.c.
 */
 #include "h5/h5w.h"
+#include "codec/lz4.h"
 
 #define F_DEFLATE 1
 #define F_SHUFFLE 2
 #define F_FLETCHER 3
 #define F_LZ4 32004
 #define F_ZSTD 32015
-
-/* ---------------------------------------------------------------- LZ4 block format */
-size_t h5wLz4Bound(size_t n) { return n + n / 255 + 16; }
-
-static uint32_t lz4Read32(const uint8_t *p) { return cairnGetLE32(p); }
-
-static uint8_t *lz4Len(uint8_t *o, size_t n) {
-  while (n >= 255) {
-    *o++ = 255;
-    n -= 255;
-  }
-  *o++ = (uint8_t)n;
-  return o;
-}
-
-/* Compress src[0..n) into dst (at least h5wLz4Bound(n) bytes). Returns the size, 0 if out of
-** memory (the hash table lives on the heap: wasm stacks are small). */
-size_t h5wLz4Compress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst) {
-  enum { HBITS = 13 };
-  uint32_t *aHash = cairnMallocZero(sizeof(uint32_t) << HBITS); /* position + 1; 0 = empty */
-  if (!aHash) return 0;
-  uint8_t *o = dst;
-  size_t anchor = 0, ip = 0;
-  (void)nDst;
-  if (n >= 13) {
-    size_t limit = n - 12; /* the last match starts at least 12 bytes before the end */
-    while (ip < limit) {
-      uint32_t seq = lz4Read32(src + ip);
-      uint32_t h = (seq * 2654435761u) >> (32 - HBITS);
-      size_t ref = aHash[h];
-      aHash[h] = (uint32_t)(ip + 1);
-      if (ref == 0 || ip - (ref - 1) > 65535 || lz4Read32(src + ref - 1) != seq) {
-        ip++;
-        continue;
-      }
-      ref--;
-      size_t mlen = 4;
-      while (ip + mlen < n - 5 && src[ref + mlen] == src[ip + mlen]) mlen++;
-      size_t lit = ip - anchor;
-      uint8_t *tok = o++;
-      *tok = (uint8_t)((lit < 15 ? lit : 15) << 4);
-      if (lit >= 15) o = lz4Len(o, lit - 15);
-      memcpy(o, src + anchor, lit);
-      o += lit;
-      cairnPutLE16(o, (uint16_t)(ip - ref));
-      o += 2;
-      size_t ml = mlen - 4;
-      *tok |= (uint8_t)(ml < 15 ? ml : 15);
-      if (ml >= 15) o = lz4Len(o, ml - 15);
-      ip += mlen;
-      anchor = ip;
-    }
-  }
-  size_t lit = n - anchor;
-  *o++ = (uint8_t)((lit < 15 ? lit : 15) << 4);
-  if (lit >= 15) o = lz4Len(o, lit - 15);
-  memcpy(o, src + anchor, lit);
-  o += lit;
-  cairnFree(aHash);
-  return (size_t)(o - dst);
-}
-
-int h5wLz4Decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t nDst, size_t *pnOut) {
-  size_t i = 0, o = 0;
-  for (;;) {
-    if (i >= n) return cairnErr(CAIRN_CORRUPT, "lz4 block truncated at %zu", i);
-    unsigned tok = src[i++];
-    size_t lit = tok >> 4;
-    if (lit == 15)
-      for (;;) {
-        if (i >= n) return cairnErr(CAIRN_CORRUPT, "lz4 literal length truncated at %zu", i);
-        uint8_t b = src[i++];
-        lit += b;
-        if (b != 255) break;
-      }
-    if (lit > n - i || lit > nDst - o) return cairnErr(CAIRN_CORRUPT, "lz4 literals overrun at %zu", i);
-    memcpy(dst + o, src + i, lit);
-    i += lit;
-    o += lit;
-    if (i == n) break; /* the last sequence has literals only */
-    if (n - i < 2) return cairnErr(CAIRN_CORRUPT, "lz4 offset truncated at %zu", i);
-    size_t off = cairnGetLE16(src + i);
-    i += 2;
-    if (off == 0 || off > o) return cairnErr(CAIRN_CORRUPT, "lz4 offset %zu at %zu out of range", off, i);
-    size_t ml = (tok & 15);
-    if (ml == 15)
-      for (;;) {
-        if (i >= n) return cairnErr(CAIRN_CORRUPT, "lz4 match length truncated at %zu", i);
-        uint8_t b = src[i++];
-        ml += b;
-        if (b != 255) break;
-      }
-    ml += 4;
-    if (ml > nDst - o) return cairnErr(CAIRN_CORRUPT, "lz4 match overruns the output at %zu", i);
-    for (size_t k = 0; k < ml; k++, o++) dst[o] = dst[o - off];
-  }
-  *pnOut = o;
-  return CAIRN_OK;
-}
 
 /* ---------------------------------------------------------------- fletcher32 */
 /* Fletcher's checksum over 16-bit words taken most significant byte first (an odd last byte is
@@ -261,7 +162,7 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
     } else if (f->id == F_LZ4) {
       size_t blk = f->aCd[0] ? f->aCd[0] : (1u << 30);
       size_t nBlk = nCur ? (nCur + blk - 1) / blk : 0;
-      size_t nb = 12 + nBlk * 4 + h5wLz4Bound(nCur) + nBlk * 16;
+      size_t nb = 12 + nBlk * 4 + cairnLz4Bound(nCur) + nBlk * 16;
       o = cairnMalloc(nb);
       if (!o) rc = CAIRN_NOMEM;
       else {
@@ -270,7 +171,7 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
         size_t w = 12;
         for (size_t off = 0; off < nCur; off += blk) {
           size_t m = nCur - off < blk ? nCur - off : blk;
-          size_t c = h5wLz4Compress(cur + off, m, o + w + 4, nb - w - 4);
+          size_t c = cairnLz4Compress(cur + off, m, o + w + 4, nb - w - 4);
           if (c == 0 && m > 0) {
             rc = CAIRN_NOMEM;
             break;
@@ -345,7 +246,7 @@ int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, si
             if (c > nCur - r) { rc = cairnErr(CAIRN_CORRUPT, "lz4 block overruns the chunk"); break; }
             size_t got = 0;
             if (c == m) memcpy(o + done, cur + r, m), got = m;
-            else rc = h5wLz4Decompress(cur + r, c, o + done, m, &got);
+            else rc = cairnLz4Decompress(cur + r, c, o + done, m, &got);
             if (!rc && got != m) rc = cairnErr(CAIRN_CORRUPT, "lz4 block decoded to %zu bytes, want %zu", got, m);
             r += c;
             done += m;

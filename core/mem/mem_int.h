@@ -181,6 +181,6 @@ uint32_t cairnJsonGet(const Json *j, uint32_t iObj, const char *zKey);
 int cairnJsonEqual(const Json *ja, uint32_t ia, const Json *jb, uint32_t ib);
 
 /* ------------------------------------------------------------------ checksums */
-uint32_t cairnMemCrc32c(uint32_t crc, const void *p, size_t n);
+#include "hash/crc32c.h"
 
 #endif /* CAIRN_MEM_INT_H */

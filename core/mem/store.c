@@ -148,7 +148,7 @@ static uint8_t *recBegin(cairn_mem *m, uint8_t type, size_t n) {
 }
 static void recEnd(cairn_mem *m, size_t n) {
   uint8_t *p = m->pPend + m->nPend;
-  cairnPutLE32(p + 5 + n, cairnMemCrc32c(0, p, n + 5));
+  cairnPutLE32(p + 5 + n, cairnCrc32c(0, p, n + 5));
   m->nPend += n + 9;
 }
 
@@ -640,7 +640,7 @@ static int logRecord(LogRd *r, uint64_t off, uint8_t *pType, const uint8_t **pPa
   uint32_t len = cairnGetLE32(p);
   if ((uint64_t)len + 9 > r->size - off || len > REC_MAX) return CAIRN_NOTFOUND;
   CAIRN_TRY(logFetch(r, off, (size_t)len + 9, &p));
-  if (cairnMemCrc32c(0, p, (size_t)len + 5) != cairnGetLE32(p + 5 + len)) return CAIRN_NOTFOUND;
+  if (cairnCrc32c(0, p, (size_t)len + 5) != cairnGetLE32(p + 5 + len)) return CAIRN_NOTFOUND;
   *pType = p[4];
   *pPay = p + 5;
   *pn = len;
@@ -767,7 +767,7 @@ static int openLog(cairn_mem *m, const cairn_mem_config *cfg) {
     cairnPutLE32(h + 16, (uint32_t)m->metric);
     /* flags: bit 0 text-only, bits 1-2 the disk encoding of vectors */
     cairnPutLE32(h + 20, (m->textOnly ? 1u : 0u) | ((uint32_t)m->diskVec << 1));
-    cairnPutLE32(h + 28, cairnMemCrc32c(0, h, 28));
+    cairnPutLE32(h + 28, cairnCrc32c(0, h, 28));
     CAIRN_TRY(cairn_file_write(m->f, h, LOG_HDR, 0));
     if (!m->noSync) CAIRN_TRY(cairn_file_sync(m->f));
     m->nFile = LOG_HDR;
@@ -776,7 +776,7 @@ static int openLog(cairn_mem *m, const cairn_mem_config *cfg) {
   if (size < LOG_HDR) return cairnErr(CAIRN_CORRUPT, "mem_open: file of %llu bytes is too short for a store header", (unsigned long long)size);
   CAIRN_TRY(cairn_file_read_exact(m->f, h, LOG_HDR, 0));
   if (memcmp(h, LOG_MAGIC, 8) != 0) return cairnErr(CAIRN_CORRUPT, "mem_open: not a cairn memory store (bad magic at offset 0)");
-  if (cairnMemCrc32c(0, h, 28) != cairnGetLE32(h + 28)) return cairnErr(CAIRN_CHECKSUM, "mem_open: header checksum mismatch at offset 28");
+  if (cairnCrc32c(0, h, 28) != cairnGetLE32(h + 28)) return cairnErr(CAIRN_CHECKSUM, "mem_open: header checksum mismatch at offset 28");
   if (cairnGetLE32(h + 8) != LOG_VERSION)
     return cairnErr(CAIRN_UNSUPPORTED, "mem_open: store version %u (this build reads %u)", cairnGetLE32(h + 8), LOG_VERSION);
   uint32_t dim = cairnGetLE32(h + 12), metric = cairnGetLE32(h + 16), flags = cairnGetLE32(h + 20);

@@ -88,10 +88,6 @@ static inline int zlBitsFor(uint64_t bound) { /* n so that (1<<n) >= bound */
   return bound <= 1 ? 0 : 64 - __builtin_clzll(bound - 1);
 }
 
-/* LZ4 block format (core/zl/zl_lz4.c). Decode returns bytes written or -1. */
-long cairnLz4Decode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap);
-size_t zlLz4Bound(size_t n);
-size_t cairnLz4Encode(const uint8_t *src, size_t n, uint8_t *dst);
 
 /* Transform decoders: ins[] in the decoder's order (fixed inputs first, then variable), outs[]
 ** the regenerated streams to fill. */

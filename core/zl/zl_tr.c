@@ -12,6 +12,7 @@
 #include <zstd_errors.h>
 
 #include "zl/zl_int.h"
+#include "codec/lz4.h"
 
 #define BAD(...) cairnErr(CAIRN_CORRUPT, __VA_ARGS__)
 #define TRDEC(name) static int name(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut)
@@ -480,8 +481,9 @@ TRDEC(decLz4) {
   uint64_t n;
   if (!nh || zlVarGet(h, h + nh, &n) != nh || n > 0x7fffffff) return BAD("zl: bad lz4 header");
   CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_SERIAL, 1, (size_t)n));
-  long r = cairnLz4Decode(in[0]->p, in[0]->nb, out[0]->p, (size_t)n);
-  if (r != (long)n) return BAD("zl: corrupt lz4 block");
+  size_t got;
+  if (cairnLz4Decompress(in[0]->p, in[0]->nb, out[0]->p, (size_t)n, &got) != CAIRN_OK || got != (size_t)n)
+    return BAD("zl: corrupt lz4 block");
   return CAIRN_OK;
 }
 

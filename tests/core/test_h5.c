@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "common/internal.h"
+#include "codec/lz4.h"
 #include "tf.h"
 #include "test_h5_files.h"
 
@@ -452,16 +453,16 @@ TEST(h5, lz4_block) {
   uint8_t out[64];
   size_t n;
   const uint8_t lit[] = {0x50, 'h', 'e', 'l', 'l', 'o'};
-  CHECK_OK(h5Lz4Block(lit, sizeof lit, out, sizeof out, &n));
+  CHECK_OK(cairnLz4Decompress(lit, sizeof lit, out, sizeof out, &n));
   CHECK_EQ(n, 5);
   CHECK_MEM(out, "hello", 5);
   /* "ab" then a match of offset 2, length 4+6=10 -> "abababababab", then last literal "!" */
   const uint8_t rep[] = {0x26, 'a', 'b', 0x02, 0x00, 0x10, '!'};
-  CHECK_OK(h5Lz4Block(rep, sizeof rep, out, sizeof out, &n));
+  CHECK_OK(cairnLz4Decompress(rep, sizeof rep, out, sizeof out, &n));
   CHECK_EQ(n, 13);
   CHECK_MEM(out, "abababababab!", 13);
   const uint8_t badOff[] = {0x14, 'a', 0x05, 0x00, 0x10, '!'}; /* offset 5 > 1 byte written */
-  CHECK_RC(h5Lz4Block(badOff, sizeof badOff, out, sizeof out, &n), CAIRN_CORRUPT);
-  CHECK_RC(h5Lz4Block(rep, sizeof rep, out, 8, &n), CAIRN_CORRUPT); /* output too small */
-  CHECK_RC(h5Lz4Block(rep, 4, out, sizeof out, &n), CAIRN_CORRUPT);  /* truncated */
+  CHECK_RC(cairnLz4Decompress(badOff, sizeof badOff, out, sizeof out, &n), CAIRN_CORRUPT);
+  CHECK_RC(cairnLz4Decompress(rep, sizeof rep, out, 8, &n), CAIRN_CORRUPT); /* output too small */
+  CHECK_RC(cairnLz4Decompress(rep, 4, out, sizeof out, &n), CAIRN_CORRUPT);  /* truncated */
 }

@@ -5,6 +5,7 @@
 ** tests/interop/check_h5py.py and tests/interop/h5w_read.c. */
 #include "common/internal.h"
 #include "h5/h5w.h"
+#include "codec/lz4.h"
 #include "tf.h"
 
 #include <stdlib.h>
@@ -314,17 +315,17 @@ TEST(h5w, lz4_fletcher) {
   uint8_t *src = cairn_malloc(N), *dst = cairn_malloc(N + N / 255 + 16), *back = cairn_malloc(N);
   CHECK(src && dst && back);
   for (int i = 0; i < 20000; i++) src[i] = (uint8_t)((i / 7) % 13 + (i % 1000 == 0 ? i : 0));
-  size_t n = h5wLz4Compress(src, N, dst, (N + N / 255 + 16)), got;
+  size_t n = cairnLz4Compress(src, N, dst, (N + N / 255 + 16)), got;
   CHECK(n < 5000);
-  CHECK_OK(h5wLz4Decompress(dst, n, back, N, &got));
+  CHECK_OK(cairnLz4Decompress(dst, n, back, N, &got));
   CHECK_EQ(got, N);
   CHECK_MEM(src, back, N);
   tfFillRandom(src, N, 5);
-  n = h5wLz4Compress(src, N, dst, (N + N / 255 + 16));
-  CHECK(n <= h5wLz4Bound(N));
-  CHECK_OK(h5wLz4Decompress(dst, n, back, N, &got));
+  n = cairnLz4Compress(src, N, dst, (N + N / 255 + 16));
+  CHECK(n <= cairnLz4Bound(N));
+  CHECK_OK(cairnLz4Decompress(dst, n, back, N, &got));
   CHECK_MEM(src, back, N);
-  CHECK(h5wLz4Decompress(dst, n - 3, back, N, &got) != CAIRN_OK || got != N);
+  CHECK(cairnLz4Decompress(dst, n - 3, back, N, &got) != CAIRN_OK || got != N);
   cairn_free(src), cairn_free(dst), cairn_free(back);
 }
 
