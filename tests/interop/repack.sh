@@ -73,7 +73,7 @@ if cc -O1 -o "$g/gen_c" "$here/h5gen/gen_c.c" $(pkg-config --cflags --libs hdf5)
     elif grep -qE '"class":"reference"|unsupported filter 5 \(nbit\)|unsupported filter 31999 \(unknown\)|keeps its data in external files' "$t/err"; then nLimit=$((nLimit+1))
     else echo "FAIL repack h5gen/$b: $(cat "$t/err")"; fail=1; fi
   done
-  echo "ok   repack of the reader's corpus: $nOk files without h5diff difference, $nLimit refused clearly (references, n-bit)"
+  echo "ok   repack of the reader's corpus: $nOk files without h5diff difference, $nLimit refused clearly (object references incl. dimension scales, n-bit, unknown filter, external storage)"
   # editing libhdf5 files with shared object header messages (SOHM tables in a superblock
   # extension) and superblock v1/v2: every original object dumps the same, the new ones read back
   for b in c_sohm_list c_sohm_btree c_sb2 c_committed; do
