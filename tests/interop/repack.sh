@@ -63,7 +63,7 @@ for d in /c0 /c1 /c4 /ext /long; do check "$C/h5w_chunked.h5" "$t/chunked.back.h
 # the corpus's deliberately unknown filter 31999, and external raw storage (data in other files).
 g="$t/h5gen"; mkdir -p "$g"
 here=$(cd "$(dirname "$0")/.." && pwd)
-if cc -O1 -o "$g/gen_c" "$here/h5gen/gen_c.c" $(pkg-config --cflags --libs hdf5) 2>/dev/null && "$g/gen_c" "$g" >/dev/null &&
+if cc -O1 -o "$g/gen_c" "$here/h5gen/gen_c.c" $(pkg-config --cflags --libs hdf5) 2>/dev/null && (cd "$g" && ./gen_c "$g") >/dev/null &&
    "$PY" "$here/h5gen/gen.py" "$g" >/dev/null 2>&1; then
   nOk=0 nLimit=0
   for f in "$g"/*.h5; do
