@@ -142,7 +142,7 @@ static const CliCommand aCommand[] = {
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
   {"h5", cliH5, "ls|info|dump|attrs|dumpall FILE [PATH]", "read HDF5 files (ls -r, info, dump --json)"},
-  {"repack", cliRepack, "[--filter SPEC] IN OUT", "rewrite an HDF5 file with cairn's writer (SPEC: zstd:3, shuffle,deflate:6...)"},
+  {"repack", cliRepack, "[--filter SPEC] [--skip] IN OUT", "rewrite an HDF5 file with cairn's writer (SPEC: zstd:3, shuffle,deflate:6...)"},
   {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, write, attr, softlink, verify, loop"},
   {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)"},
   {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},

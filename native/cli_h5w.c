@@ -14,7 +14,7 @@
 **   cairn h5w attr FILE OBJECT NAME TYPE VALUE...
 **   cairn h5w verify FILE
 **   cairn h5w loop FILE PATH N      (append N rows one at a time, one commit each; for kill tests)
-**   cairn repack [--filter SPEC] IN OUT   (any file the reader opens, rewritten by the writer)
+**   cairn repack [--filter SPEC] [--skip] IN OUT   (any file the reader opens, rewritten by the writer)
 **
 ** TYPE: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 str (variable-length UTF-8). DIMS: 10, 0x4, 3x4x5;
 ** in --max, 'u' (or 0 in the first place) is unlimited.
@@ -329,8 +329,10 @@ int cliH5w(int argc, char **argv) {
 /* cairn repack [--filter SPEC] IN OUT */
 int cliRepack(int argc, char **argv) {
   const char *zCmd = "repack", *zIn = NULL, *zOut = NULL, *zFilter = NULL;
+  unsigned flags = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) zFilter = argv[++i];
+    else if (strcmp(argv[i], "--skip") == 0) flags |= CAIRN_H5W_REPACK_SKIP;
     else if (argv[i][0] == '-' && argv[i][1]) return cliUsage(zCmd, "unknown option '%s'", argv[i]);
     else if (!zIn) zIn = argv[i];
     else if (!zOut) zOut = argv[i];
@@ -343,7 +345,9 @@ int cliRepack(int argc, char **argv) {
     cairn_file_close(in);
     return 1;
   }
-  int rc = cairn_h5w_repack(in, out, zFilter, 0);
+  cairn_clearerr();
+  int rc = cairn_h5w_repack(in, out, zFilter, flags);
+  if (rc == CAIRN_OK && cairn_errmsg()[0]) fprintf(stderr, "cairn: repack: warning: %s\n", cairn_errmsg());
   cairn_file_close(in);
   int rc2 = cairn_file_close(out);
   if (rc || rc2) return cliFail(zCmd, rc ? rc : rc2);

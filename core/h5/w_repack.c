@@ -369,7 +369,22 @@ static void freeStrings(char **az, uint64_t n) {
 }
 
 /* ---------------------------------------------------------------- copy */
-typedef struct Repack { cairn_h5 *h; cairn_h5w *w; const char *zFilter; } Repack;
+typedef struct Repack {
+  cairn_h5 *h;
+  cairn_h5w *w;
+  const char *zFilter;
+  int bSkip;         /* CAIRN_H5W_REPACK_SKIP: leave out what the writer cannot write */
+  uint64_t nSkip;
+  char zFirst[256];  /* why the first one was left out */
+} Repack;
+
+static int skipOr(Repack *r, int rc) {
+  if (rc && r->bSkip && CAIRN_PRIMARY(rc) == CAIRN_UNSUPPORTED) {
+    if (r->nSkip++ == 0) cairnFormat(r->zFirst, sizeof r->zFirst, "%s", cairn_errmsg());
+    return CAIRN_OK;
+  }
+  return rc;
+}
 
 static int copyAttrs(Repack *r, cairn_h5_obj *src, const char *zDst) {
   cairn_h5_info in;
@@ -409,6 +424,7 @@ static int copyAttrs(Repack *r, cairn_h5_obj *src, const char *zDst) {
     else cairnFree(p);
     cairn_h5w_type_free(t);
     cairn_h5_obj_close(a);
+    rc = skipOr(r, rc);
     if (rc) return rc;
   }
   return CAIRN_OK;
@@ -516,12 +532,8 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
     }
     uint64_t step = o.chunk[0];
     while (step * rowBytes < (4u << 20) && step * 2 <= in.dims[0]) step *= 2;
-    rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, d0, mx, &o, NULL);
-    uint8_t *p = NULL;
-    if (!rc) {
-      p = cairnMalloc((size_t)(step * rowBytes));
-      if (!p) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory for '%s'", zPath);
-    }
+    uint8_t *p = cairnMalloc((size_t)(step * rowBytes));
+    if (!p) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory for '%s'", zPath);
     for (uint64_t r0 = 0; !rc && r0 < in.dims[0]; r0 += step) {
       uint64_t nr = in.dims[0] - r0 < step ? in.dims[0] - r0 : step;
       cairn_h5_sel sel;
@@ -531,6 +543,9 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
       sel.start[0] = r0;
       sel.count[0] = nr;
       rc = cairn_h5_read(d, &sel, CAIRN_H5_NATIVE, p, (size_t)(nr * rowBytes));
+      /* created after the first block reads well: a dataset that cannot be read is not left
+      ** behind half made (repack --skip) */
+      if (!rc && r0 == 0) rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, d0, mx, &o, NULL);
       if (!rc) rc = cairn_h5w_append(r->w, zPath, nr, p);
     }
     cairnFree(p);
@@ -576,6 +591,7 @@ static int copyGroup(Repack *r, cairn_h5_obj *g, const char *zPath, int depth) {
     }
     cairn_h5_obj_close(c);
     cairnFree(zc);
+    rc = skipOr(r, rc);
     if (rc) return rc;
   }
   return CAIRN_OK;
@@ -589,9 +605,12 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
     const char *zErr;
     CAIRN_TRY(h5wFilterParse(zFilter, 4, a, &n, &zErr));
   }
-  Repack r = {NULL, NULL, zFilter && zFilter[0] ? zFilter : NULL};
+  Repack r;
+  memset(&r, 0, sizeof r);
+  r.zFilter = zFilter && zFilter[0] ? zFilter : NULL;
+  r.bSkip = (flags & CAIRN_H5W_REPACK_SKIP) != 0;
   int rc = cairn_h5_open(in, 0, &r.h);
-  if (!rc) rc = cairn_h5w_create(out, flags, &r.w);
+  if (!rc) rc = cairn_h5w_create(out, flags & ~(unsigned)CAIRN_H5W_REPACK_SKIP, &r.w);
   cairn_h5_obj *root = NULL;
   if (!rc) rc = cairn_h5_get(r.h, "/", &root);
   if (!rc) rc = copyGroup(&r, root, "", 0);
@@ -601,6 +620,7 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
     else rc = cairn_h5w_close(r.w);
   }
   cairn_h5_close(r.h);
+  if (rc == CAIRN_OK && r.nSkip) cairn_seterr(CAIRN_OK, "left out %llu object(s) the writer cannot write; the first: %s", (unsigned long long)r.nSkip, r.zFirst);
   return rc;
 }
 
@@ -612,7 +632,9 @@ int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o) {
   if (!o->bDenseAttrs) return CAIRN_OK;
   if (!o->zPath) return cairnErr(CAIRN_UNSUPPORTED, "an object with dense attributes that has no path");
   CAIRN_TRY(h5wFlush(w));
-  Repack r = {NULL, w, NULL};
+  Repack r;
+  memset(&r, 0, sizeof r);
+  r.w = w;
   cairn_h5_obj *src = NULL;
   int n0 = o->nMsg, bDirty = o->bDirty;
   int rc = cairn_h5_open(w->f, 0, &r.h); /* a fresh reader sees the committed file */

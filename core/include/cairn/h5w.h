@@ -162,6 +162,9 @@ int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]);
 ** opaque...) fail with CAIRN_UNSUPPORTED naming the object.
 */
 int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsigned flags);
+/* repack flag: leave out the datasets, attributes and types the writer cannot write instead of
+** failing; on success cairn_errmsg() then says how many and why the first one was left out. */
+#define CAIRN_H5W_REPACK_SKIP 0x100
 
 /* Statistics for tests and tools. */
 typedef struct cairn_h5w_stats {
