@@ -281,8 +281,14 @@ test('errors: not HDF5, read-only writes, closed files, bad arguments', async ()
   f.close();
   assert.throws(() => f.keys(), (e) => e instanceof CairnError && e.codeName === 'MISUSE');
   assert.equal(f.close(), 0); // closing twice is harmless
-  // An h5py file with libver='earliest' (superblock v0) cannot be edited by the C writer.
-  await assert.rejects(h5.File.open(new NodeFile(earliest, 'r+'), 'a'), (e) => e instanceof CairnError && e.codeName === 'UNSUPPORTED');
+  // An h5py file with libver='earliest' (superblock v0) opens for editing, but this one holds
+  // object references, which the writer refuses to break: a clear UNSUPPORTED, file intact.
+  const copy = path.join(tmp, 'earliest-edit.h5');
+  fs.copyFileSync(earliest, copy);
+  const e = await h5.File.open(new NodeFile(copy, 'r+'), 'a');
+  assert.throws(() => e.create_group('added_by_js'), (err) => err instanceof CairnError && err.codeName === 'UNSUPPORTED' && /object references/.test(err.message));
+  e.close();
+  assert.equal(py(['-c', 'import h5py,sys; f=h5py.File(sys.argv[1]); print("added_by_js" in f)', copy]).trim(), 'False');
   // A throwing host surfaces its message.
   const broken = { name: 'broken.h5', read() { throw new Error('disk on fire'); }, size() { return 4096; } };
   await assert.rejects(h5.File.open(broken), (e) => e.codeName === 'IOERR' && /disk on fire/.test(e.message));
