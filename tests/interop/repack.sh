@@ -102,13 +102,14 @@ PYEOF
   # editing libhdf5 files with shared object header messages (SOHM tables in a superblock
   # extension) and superblock v1/v2: every original object dumps the same, the new ones read back
   for b in c_sohm_list c_sohm_btree c_sb2 c_committed; do
-    e="$t/edit_$b.h5"; cp "$g/$b.h5" "$e"
+    e="$g/edit_$b.h5"; cp "$g/$b.h5" "$e" # next to the external raw file c_sb2 uses
     if ! { "$CAIRN" h5w group "$e" /cairn_g && "$CAIRN" h5w dataset "$e" /cairn_d i32 0 --max u --chunk 4 &&
            "$CAIRN" h5w append "$e" /cairn_d 1 2 3 && "$CAIRN" h5w attr "$e" / cairn_a i32 5 &&
            h5dump -d /cairn_d "$e" | grep -q '(0): 1, 2, 3'; }; then echo "FAIL edit of h5gen/$b"; fail=1; fi
-    h5dump "$e" >/dev/null 2>&1 || { echo "FAIL h5dump after editing h5gen/$b"; fail=1; }
+    # (libhdf5 finds external raw files relative to the working directory)
+    (cd "$g" && h5dump "$e") >/dev/null 2>&1 || { echo "FAIL h5dump after editing h5gen/$b"; fail=1; }
     for o in $(h5ls -r "$g/$b.h5" | awk '$2 == "Dataset" {print $1}'); do
-      h5diff "$g/$b.h5" "$e" "$o" "$o" >/dev/null 2>&1 || { echo "FAIL $o differs after editing h5gen/$b"; fail=1; }
+      (cd "$g" && h5diff "$g/$b.h5" "$e" "$o" "$o") >/dev/null 2>&1 || { echo "FAIL $o differs after editing h5gen/$b"; fail=1; }
     done
   done
   # superblock v1 with a chunk B-tree K of 64: superblock v2 cannot say it, so a clear refusal
