@@ -48,12 +48,12 @@ console.log('   ', JSON.stringify(await version()));
 echo "== agent memory: the built-in multi-session conversation, questions answered by hybrid search"
 $cairn mem demo "$d/agent.mem"
 echo "   the same store, searched by the WASI CLI:"
-wasi mem search "$d/agent.mem" "which foods should Maya avoid" --k 3 | sed 's/^/   /'
+wasi mem search "$d/agent.mem" "is Maya allergic to any food" --k 3 | sed 's/^/   /'
 
 echo "== HDF5: write with cairn, read back with libhdf5's h5dump"
 $cairn h5w new "$d/run.h5"
 $cairn h5w group "$d/run.h5" /sensors
-$cairn h5w dataset "$d/run.h5" /sensors/temp f32 0 --max u --chunk 1024 --filter shuffle,zstd:3
+$cairn h5w dataset "$d/run.h5" /sensors/temp f32 0 --max u --chunk 1024 --filter shuffle,deflate:6
 for i in 1 2 3; do $cairn h5w append "$d/run.h5" /sensors/temp 20.5 21.0 21.25 $i; done
 $cairn h5w attr "$d/run.h5" /sensors/temp units str celsius
 h5dump -d /sensors/temp "$d/run.h5" | sed -n '1,12p' | sed 's/^/   /'
