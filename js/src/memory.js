@@ -13,7 +13,7 @@
 // embedding, texts and queries go through the built-in embedder: signed feature hashing of words
 // and character n-grams. It captures WORD AND SPELLING OVERLAP, NOT MEANING; pass embeddings
 // from a real model (Float32Array of the store's dimension) for semantic search.
-import { scope, cstr } from './util.js';
+import { scope, cstr, openNodePath } from './util.js';
 
 const MODES = { hybrid: 0, vector: 1, bm25: 2 };
 const METRICS = { cosine: 0, ip: 1, l2: 2 };
@@ -28,14 +28,7 @@ export function makeMemory(ctx) {
   const { CairnError } = ctx;
   const misuse = (msg) => new CairnError(7, msg);
   // A path (Node only): opened here, closed when the store closes.
-  function openPath(path, readOnly) {
-    if (!ctx.openPath) throw misuse(`paths work in Node only; in a browser pass a file object (OpfsFile, MemoryFile...) instead of ${JSON.stringify(path)}`);
-    try {
-      return ctx.openPath(path, readOnly ? 'r' : 'a');
-    } catch (e) {
-      throw new CairnError(3, `cannot open ${path}: ${e.message}`);
-    }
-  }
+  const openPath = (path, readOnly) => openNodePath(ctx, path, readOnly);
 
   function pick(table, value, what, dflt) {
     if (value === undefined || value === null) return dflt;

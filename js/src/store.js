@@ -9,7 +9,7 @@
 //   const store = await Store.open(file?);            // file: MemoryFile, NodeFile, OpfsFile...
 //   const id = await store.put(bytes | stream, { name: 'report.pdf' });
 //   store.get(id, { start: 0, end: 1024 });            // Uint8Array, verified
-import { scope, cstr, asBytes, hex } from './util.js';
+import { scope, cstr, asBytes, hex, openNodePath } from './util.js';
 
 const CODECS = { none: 0, zstd: 1, deflate: 2 };
 const PIECE = 4 << 20; // bytes copied into the wasm heap at a time when streaming
@@ -19,14 +19,7 @@ export function makeStore(ctx) {
   const { CairnError } = ctx;
   const misuse = (msg) => new CairnError(7, msg);
   // A path (Node only): opened here, closed when the store closes.
-  function openPath(path, readOnly) {
-    if (!ctx.openPath) throw misuse(`paths work in Node only; in a browser pass a file object (OpfsFile, MemoryFile...) instead of ${JSON.stringify(path)}`);
-    try {
-      return ctx.openPath(path, readOnly ? 'r' : 'a');
-    } catch (e) {
-      throw new CairnError(3, `cannot open ${path}: ${e.message}`);
-    }
-  }
+  const openPath = (path, readOnly) => openNodePath(ctx, path, readOnly);
   const HEX64 = /^[0-9a-fA-F]{64}$/;
 
   /** An open chunk store. Create it with `await Store.open(...)`. */

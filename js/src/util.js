@@ -66,3 +66,17 @@ export function hex(bytes) {
   for (let i = 0; i < bytes.length; i++) s += bytes[i].toString(16).padStart(2, '0');
   return s;
 }
+
+/**
+ * Open a path through the Node entry's ctx.openPath ('r' read-only, 'a' read-write, created if
+ * missing); the caller closes the file object. In a browser there are no paths: a CairnError
+ * MISUSE says to pass a file object instead.
+ */
+export function openNodePath(ctx, path, readOnly) {
+  if (!ctx.openPath) throw new ctx.CairnError(7, `paths work in Node only; in a browser pass a file object (OpfsFile, MemoryFile...) instead of ${JSON.stringify(path)}`);
+  try {
+    return ctx.openPath(path, readOnly ? 'r' : 'a');
+  } catch (e) {
+    throw new ctx.CairnError(3, `cannot open ${path}: ${e.message}`);
+  }
+}

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../tools/chromium.mjs';
 import { serve } from '../tools/serve.mjs';
 
 const root = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -38,10 +38,7 @@ with h5py.File(${JSON.stringify(target)}, 'w') as f:
   const corner = JSON.parse(execFileSync(PY, ['-c', `import h5py, json; print(json.dumps(h5py.File(${JSON.stringify(target)}, 'r')['big'][0:2, 0:3].astype(float).ravel().tolist()))`], { encoding: 'utf8' }));
 
   const { server, port, stats } = await serve(root);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const logs = [];

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../tools/chromium.mjs';
 import { serve } from '../tools/serve.mjs';
 import { Memory, Store } from '../src/node.js';
 import { pseudoRandom } from './helpers.mjs';
@@ -22,10 +22,7 @@ test('npm module in headless Chromium: main thread and worker', { timeout: 12000
   const big = crypto.randomBytes(4 << 20);
   fs.writeFileSync(target, big);
   const { server, port, stats } = await serve(root);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const logs = [];

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../tools/chromium.mjs';
 import { serve } from '../tools/serve.mjs';
 
 const pkg = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -27,10 +27,7 @@ test('vite build of an app importing cairn, run in Chromium', { timeout: 180000 
   const js = assets.filter((f) => f.endsWith('.js')).map((f) => fs.readFileSync(path.join(app, 'dist/assets', f), 'utf8')).join('\n');
   assert.ok(js.includes(wasm), 'the bundle references the emitted wasm asset');
   const { server, port } = await serve(path.join(app, 'dist'));
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];
