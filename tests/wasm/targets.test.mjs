@@ -70,3 +70,18 @@ test('WASI zstd output decodes with the zstd CLI; WASI errors are one line, non-
   assert.equal(r.stderr.trim().split('\n').length, 1);
   assert.match(r.stderr, /missing/);
 });
+
+test('WASI CLI output through a shell pipe is complete (megabytes, faster than the reader)', () => {
+  // A shell pipe is a FIFO that Node makes non-blocking; node:wasi's writeSync then fails with
+  // EAGAIN when it is full and the output was cut at 64 KiB (scripts/wasi-run.mjs reopens it).
+  const f = path.join(tmp, 'fill.h5');
+  const cairn = path.join(root, 'build/native/cairn');
+  execFileSync(cairn, ['h5w', 'new', f]);
+  execFileSync(cairn, ['h5w', 'dataset', f, '/x', 'f64', '200000', '--fill', '1.5']);
+  const native = execFileSync(cairn, ['h5', 'dump', f, '/x'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  assert.ok(native.length > 500000);
+  const cmd = `node ${wasiRun} --dir ${tmp} ${path.join(root, 'build/wasi/cairn.wasm')} h5 dump ${f} /x | cat`;
+  const wasi = execFileSync('bash', ['-o', 'pipefail', '-c', cmd], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+  assert.equal(wasi.length, native.length);
+  assert.equal(wasi, native);
+});
