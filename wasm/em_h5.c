@@ -14,56 +14,18 @@
 
 #include "cairn/cairn.h"
 #include "common/internal.h"
+#include "h5/h5int.h"
 
-/* ---------------------------------------------------------------- a small JSON builder */
-typedef struct Js {
-  char *z;
-  size_t n, cap;
-  int oom;
-} Js;
-
-static void jsPut(Js *s, const char *p, size_t n) {
-  if (s->oom) return;
-  if (s->n + n + 1 > s->cap) {
-    size_t nc = s->cap ? s->cap : 512;
-    while (nc < s->n + n + 1) nc *= 2;
-    char *z = cairnRealloc(s->z, nc);
-    if (!z) {
-      s->oom = 1;
-      return;
-    }
-    s->z = z;
-    s->cap = nc;
-  }
-  memcpy(s->z + s->n, p, n);
-  s->n += n;
-  s->z[s->n] = 0;
-}
-static void jsStr(Js *s, const char *z) { jsPut(s, z, strlen(z)); }
-static void jsU64(Js *s, uint64_t v) {
-  char b[24];
-  int i = 23;
-  b[i] = 0;
-  do {
-    b[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  jsStr(s, b + i);
-}
-/* A JSON string; bytes that are not valid UTF-8 are passed through (JS decodes leniently). */
+/* ---------------------------------------------------------------- JSON
+** The reader's growable string (core/h5/r_conv.c: sticky oom, NUL-terminated) and its JSON
+** string quoting serve here too. */
+typedef Sb Js;
+#define jsPut h5SbPut
+#define jsStr h5SbStr
+#define jsU64 h5SbU64
 static void jsQuote(Js *s, const char *z) {
-  static const char hx[] = "0123456789abcdef";
-  jsPut(s, "\"", 1);
-  for (const unsigned char *p = (const unsigned char *)(z ? z : ""); *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      char e[2] = {'\\', (char)*p};
-      jsPut(s, e, 2);
-    } else if (*p < 0x20) {
-      char e[6] = {'\\', 'u', '0', '0', hx[*p >> 4], hx[*p & 15]};
-      jsPut(s, e, 6);
-    } else jsPut(s, (const char *)p, 1);
-  }
-  jsPut(s, "\"", 1);
+  z = z ? z : "";
+  h5SbJsonStr(s, (const uint8_t *)z, strlen(z));
 }
 static void jsDims(Js *s, unsigned n, const uint64_t *a, int bMax) {
   jsPut(s, "[", 1);
