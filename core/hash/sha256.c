@@ -10,6 +10,9 @@
 */
 #include "common/internal.h"
 #include "hash/sha256_int.h"
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 
 static const uint32_t K[64] = {
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -25,26 +28,107 @@ const uint32_t *cairnSha256K(void) { return K; }
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
-void cairnSha256Portable(uint32_t h[8], const uint8_t *p, size_t nBlock) {
-  uint32_t w[64];
+/*
+** The portable kernel (wasm and CPUs without SHA instructions). Fully unrolled: the eight
+** working variables never move (each round renames them through the macro arguments), and
+** the message schedule is a 16-word window in locals, updated in place for rounds 16..63, so
+** a compiler keeps everything in registers (wasm: in locals, which the engines allocate to
+** registers). Rotations are written so compilers emit one rotate (wasm: i32.rotr).
+*/
+#define SHA_CH(e, f, g) ((g) ^ ((e) & ((f) ^ (g))))
+#define SHA_S0(a) (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22))
+#define SHA_S1(e) (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25))
+#define SHA_s0(x) (ROR(x, 7) ^ ROR(x, 18) ^ ((x) >> 3))
+#define SHA_s1(x) (ROR(x, 17) ^ ROR(x, 19) ^ ((x) >> 10))
+/*
+** One round; the caller rotates the roles of a..h. Maj(a,b,c) = b ^ ((a ^ b) & (b ^ c)), and
+** this round's b ^ c is the previous round's a ^ b (locals ab, bc), so Maj costs three
+** operations, not four.
+*/
+#define SHA_RND(a, b, c, d, e, f, g, h, k, w)                                                \
+  do {                                                                                       \
+    uint32_t t1_ = (h) + SHA_S1(e) + SHA_CH(e, f, g) + (k) + (w);                            \
+    ab = (a) ^ (b);                                                                          \
+    (d) += t1_;                                                                              \
+    (h) = t1_ + SHA_S0(a) + ((b) ^ (ab & bc));                                               \
+    bc = ab;                                                                                 \
+  } while (0)
+/* W[i] for i >= 16, with the 16-word window: w_i += s1(w_{i-2}) + w_{i-7} + s0(w_{i-15}). */
+#define SHA_SCHED(wi, wm2, wm7, wm15) ((wi) += SHA_s1(wm2) + (wm7) + SHA_s0(wm15))
+/* Sixteen rounds from K[k0]; the schedule words as they stand. */
+#define SHA_16(k0)                                                                           \
+  do {                                                                                       \
+    SHA_RND(a, b, c, d, e, f, g, h, K[(k0) + 0], w0);                                        \
+    SHA_RND(h, a, b, c, d, e, f, g, K[(k0) + 1], w1);                                        \
+    SHA_RND(g, h, a, b, c, d, e, f, K[(k0) + 2], w2);                                        \
+    SHA_RND(f, g, h, a, b, c, d, e, K[(k0) + 3], w3);                                        \
+    SHA_RND(e, f, g, h, a, b, c, d, K[(k0) + 4], w4);                                        \
+    SHA_RND(d, e, f, g, h, a, b, c, K[(k0) + 5], w5);                                        \
+    SHA_RND(c, d, e, f, g, h, a, b, K[(k0) + 6], w6);                                        \
+    SHA_RND(b, c, d, e, f, g, h, a, K[(k0) + 7], w7);                                        \
+    SHA_RND(a, b, c, d, e, f, g, h, K[(k0) + 8], w8);                                        \
+    SHA_RND(h, a, b, c, d, e, f, g, K[(k0) + 9], w9);                                        \
+    SHA_RND(g, h, a, b, c, d, e, f, K[(k0) + 10], w10);                                      \
+    SHA_RND(f, g, h, a, b, c, d, e, K[(k0) + 11], w11);                                      \
+    SHA_RND(e, f, g, h, a, b, c, d, K[(k0) + 12], w12);                                      \
+    SHA_RND(d, e, f, g, h, a, b, c, K[(k0) + 13], w13);                                      \
+    SHA_RND(c, d, e, f, g, h, a, b, K[(k0) + 14], w14);                                      \
+    SHA_RND(b, c, d, e, f, g, h, a, K[(k0) + 15], w15);                                      \
+  } while (0)
+/* The next sixteen schedule words, in place. */
+#define SHA_NEXT16()                                                                         \
+  do {                                                                                       \
+    SHA_SCHED(w0, w14, w9, w1);                                                              \
+    SHA_SCHED(w1, w15, w10, w2);                                                             \
+    SHA_SCHED(w2, w0, w11, w3);                                                              \
+    SHA_SCHED(w3, w1, w12, w4);                                                              \
+    SHA_SCHED(w4, w2, w13, w5);                                                              \
+    SHA_SCHED(w5, w3, w14, w6);                                                              \
+    SHA_SCHED(w6, w4, w15, w7);                                                              \
+    SHA_SCHED(w7, w5, w0, w8);                                                               \
+    SHA_SCHED(w8, w6, w1, w9);                                                               \
+    SHA_SCHED(w9, w7, w2, w10);                                                              \
+    SHA_SCHED(w10, w8, w3, w11);                                                             \
+    SHA_SCHED(w11, w9, w4, w12);                                                             \
+    SHA_SCHED(w12, w10, w5, w13);                                                            \
+    SHA_SCHED(w13, w11, w6, w14);                                                            \
+    SHA_SCHED(w14, w12, w7, w15);                                                            \
+    SHA_SCHED(w15, w13, w8, w0);                                                             \
+  } while (0)
+
+void cairnSha256Portable(uint32_t st[8], const uint8_t *p, size_t nBlock) {
+  uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];
   while (nBlock--) {
-    for (int i = 0; i < 16; i++) w[i] = cairnGetBE32(p + 4 * i);
-    for (int i = 16; i < 64; i++) {
-      uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-    for (int i = 0; i < 64; i++) {
-      uint32_t S1 = ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25);
-      uint32_t ch = (e & f) ^ (~e & g);
-      uint32_t t1 = hh + S1 + ch + K[i] + w[i];
-      uint32_t S0 = ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22);
-      uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-      uint32_t t2 = S0 + maj;
-      hh = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
-    }
-    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+#ifdef __wasm_simd128__
+    /* Four big-endian words per 16-byte load and one byte shuffle (wasm has no bswap). */
+    uint32_t w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15;
+#define SHA_LOAD4(i, x0, x1, x2, x3)                                                         \
+  do {                                                                                       \
+    v128_t v_ = wasm_v128_load(p + 16 * (i));                                                \
+    v_ = wasm_i8x16_shuffle(v_, v_, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);   \
+    x0 = (uint32_t)wasm_i32x4_extract_lane(v_, 0), x1 = (uint32_t)wasm_i32x4_extract_lane(v_, 1); \
+    x2 = (uint32_t)wasm_i32x4_extract_lane(v_, 2), x3 = (uint32_t)wasm_i32x4_extract_lane(v_, 3); \
+  } while (0)
+    SHA_LOAD4(0, w0, w1, w2, w3);
+    SHA_LOAD4(1, w4, w5, w6, w7);
+    SHA_LOAD4(2, w8, w9, w10, w11);
+    SHA_LOAD4(3, w12, w13, w14, w15);
+#else
+    uint32_t w0 = cairnGetBE32(p), w1 = cairnGetBE32(p + 4), w2 = cairnGetBE32(p + 8), w3 = cairnGetBE32(p + 12);
+    uint32_t w4 = cairnGetBE32(p + 16), w5 = cairnGetBE32(p + 20), w6 = cairnGetBE32(p + 24), w7 = cairnGetBE32(p + 28);
+    uint32_t w8 = cairnGetBE32(p + 32), w9 = cairnGetBE32(p + 36), w10 = cairnGetBE32(p + 40), w11 = cairnGetBE32(p + 44);
+    uint32_t w12 = cairnGetBE32(p + 48), w13 = cairnGetBE32(p + 52), w14 = cairnGetBE32(p + 56), w15 = cairnGetBE32(p + 60);
+#endif
+    uint32_t ab, bc = b ^ c;
+    SHA_16(0);
+    SHA_NEXT16();
+    SHA_16(16);
+    SHA_NEXT16();
+    SHA_16(32);
+    SHA_NEXT16();
+    SHA_16(48);
+    a = st[0] += a, b = st[1] += b, c = st[2] += c, d = st[3] += d;
+    e = st[4] += e, f = st[5] += f, g = st[6] += g, h = st[7] += h;
     p += 64;
   }
 }
