@@ -104,6 +104,93 @@ int cairn_cas_id_parse(const char *z, uint8_t aId[32]) {
   return CAIRN_OK;
 }
 
+/*
+** The memory backend: the same log in one contiguous buffer, like cairn_memfile, with one
+** addition the store needs for speed: casMemGrow() extends the file without zero-filling, so
+** that new chunks can be copied straight to their final place, by several workers at once
+** (see casPlace). Growth is by realloc, doubling: large blocks are remapped by the C library,
+** not copied. A write past the end zero-fills the gap, as any cairn_file must.
+*/
+typedef struct CasMem {
+  cairn_file base;
+  uint8_t *a;
+  size_t n, nAlloc;
+} CasMem;
+static int casMemReserve(CasMem *m, uint64_t nNeed) {
+  if (nNeed > (uint64_t)(SIZE_MAX / 4)) return cairnErr(CAIRN_RANGE, "memory store cannot grow to %llu bytes", (unsigned long long)nNeed);
+  if (nNeed <= m->nAlloc) return CAIRN_OK;
+  size_t nNew = m->nAlloc ? m->nAlloc : 64 * 1024;
+  while (nNew < nNeed) nNew *= 2;
+  uint8_t *a = cairnRealloc(m->a, nNew);
+  if (!a) return cairnErr(CAIRN_NOMEM, "memory store: cannot allocate %zu bytes", nNew);
+  m->a = a;
+  m->nAlloc = nNew;
+  return CAIRN_OK;
+}
+static int casMemRead(cairn_file *pF, void *p, size_t n, uint64_t iOff, size_t *pnRead) {
+  CasMem *m = (CasMem *)pF;
+  size_t nGot = iOff < m->n ? CAIRN_MIN(n, m->n - (size_t)iOff) : 0;
+  if (nGot) memcpy(p, m->a + iOff, nGot);
+  if (nGot < n) memset((uint8_t *)p + nGot, 0, n - nGot);
+  if (pnRead) *pnRead = nGot;
+  else if (nGot < n) return cairnErr(CAIRN_IOERR_SHORT_READ, "memory store ends at %zu", m->n);
+  return CAIRN_OK;
+}
+static int casMemWrite(cairn_file *pF, const void *p, size_t n, uint64_t iOff) {
+  CasMem *m = (CasMem *)pF;
+  uint64_t nEnd;
+  if (cairnAddOverflow64(iOff, n, &nEnd)) return cairnErr(CAIRN_RANGE, "memory store: write past 2^64");
+  CAIRN_TRY(casMemReserve(m, nEnd));
+  if (iOff > m->n) memset(m->a + m->n, 0, (size_t)iOff - m->n);
+  if (n) memcpy(m->a + iOff, p, n);
+  if (nEnd > m->n) m->n = (size_t)nEnd;
+  return CAIRN_OK;
+}
+static int casMemSize(cairn_file *pF, uint64_t *pn) {
+  *pn = ((CasMem *)pF)->n;
+  return CAIRN_OK;
+}
+static int casMemTruncate(cairn_file *pF, uint64_t nSize) {
+  CasMem *m = (CasMem *)pF;
+  CAIRN_TRY(casMemReserve(m, nSize));
+  if (nSize > m->n) memset(m->a + m->n, 0, (size_t)nSize - m->n);
+  m->n = (size_t)nSize;
+  return CAIRN_OK;
+}
+static int casMemSync(cairn_file *pF) {
+  (void)pF;
+  return CAIRN_OK;
+}
+static int casMemClose(cairn_file *pF) {
+  CasMem *m = (CasMem *)pF;
+  cairnFree(m->a);
+  cairnFree(m);
+  return CAIRN_OK;
+}
+static int casMemMap(cairn_file *pF, uint64_t iOff, size_t n, const void **pp) {
+  (void)pF, (void)iOff, (void)n, (void)pp;
+  return CAIRN_NOTFOUND; /* a later write may move the buffer (xMap promises until xClose) */
+}
+static const cairn_file_methods casMemMethods = {1, casMemRead, casMemWrite, casMemSize, casMemTruncate, casMemSync, casMemClose, casMemMap};
+/* Extend the file to nEnd bytes, uninitialised: the caller writes every new byte before the
+** store reads it (and a rollback truncates them away). Returns the buffer (it may have moved). */
+static uint8_t *casMemGrow(cairn_file *f, uint64_t nEnd) {
+  CasMem *m = (CasMem *)f;
+  if (casMemReserve(m, nEnd)) return NULL;
+  if (nEnd > m->n) m->n = (size_t)nEnd;
+  return m->a;
+}
+
+static int casFlush(cairn_cas *c);
+int cairn_cas_memory_data(cairn_cas *c, const uint8_t **pp, size_t *pn) {
+  if (!c || !pp || !pn) return cairnErr(CAIRN_MISUSE, "cairn_cas_memory_data: NULL argument");
+  if (c->f->pMethods != &casMemMethods) return cairnErr(CAIRN_MISUSE, "cairn_cas_memory_data: not a memory store");
+  CAIRN_TRY(casFlush(c));
+  *pp = ((CasMem *)c->f)->a;
+  *pn = ((CasMem *)c->f)->n;
+  return CAIRN_OK;
+}
+
 static uint64_t keyOfHash(const uint8_t *h) { return cairnGetLE64(h); }
 static uint64_t keyOfName(const char *z) {
   uint64_t x = 0xcbf29ce484222325ull;
@@ -422,9 +509,101 @@ static void zTask(void *pArg, size_t i, unsigned iWorker) {
   else if (CAIRN_PRIMARY(rc) != CAIRN_RANGE && rc != CAIRN_OK) j->rc = rc;
 }
 
+/*
+** Placing new chunks in a memory store: each record goes straight to its final offset, and the
+** copies run on the host's workers. First, in payload order on one thread, every chunk that is
+** not in the store yet gets its offset, its index entry and its record header (the
+** transaction's CRC needs the headers in order; a chunk's header covers only its fixed part,
+** so no data is needed for it). Then the file grows once, without zero-filling, and the records
+** are written, in parallel when there is enough to copy: the page faults of fresh memory and
+** the copies spread over the cores instead of following the hashing on one. Dedup is the
+** same as in casAddChunk (the index is updated in the first pass, so a chunk repeated within
+** the batch is placed once).
+*/
+typedef struct Place {
+  const uint8_t *pHash, *pData;
+  uint32_t nRaw, nData;
+  uint8_t codec;
+  uint64_t iOff; /* record offset */
+} Place;
+typedef struct PlaceJob {
+  uint8_t *base;
+  const Place *a;
+} PlaceJob;
+static void placeFixed(const Place *q, uint8_t fx[CHUNK_FIXED]) {
+  memset(fx, 0, CHUNK_FIXED);
+  memcpy(fx, q->pHash, 32);
+  cairnPutLE32(fx + 32, q->nRaw);
+  fx[36] = q->codec;
+}
+static void placeTask(void *pArg, size_t i, unsigned iWorker) {
+  (void)iWorker;
+  const PlaceJob *j = pArg;
+  const Place *q = &j->a[i];
+  uint8_t *d = j->base + q->iOff;
+  placeFixed(q, d + REC_HDR);
+  recHeader(d, REC_CHUNK, CHUNK_FIXED + q->nData, cairnCrc32c(0, d + REC_HDR, CHUNK_FIXED));
+  memcpy(d + REC_HDR + CHUNK_FIXED, q->pData, q->nData);
+}
+#define PLACE_PARALLEL_MIN ((size_t)1 << 20) /* fewer bytes than this: one thread */
+static int casPlace(cairn_cas *c, const uint8_t *base, const cairn_chunk *aK, size_t nK, uint8_t *const *aOut,
+                    const size_t *anOut) {
+  Place *a = cairnMallocArray(nK ? nK : 1, sizeof(Place));
+  if (!a) return cairnErr(CAIRN_NOMEM, "store: out of memory");
+  int rc = casFlush(c);
+  size_t nNew = 0, nBytes = 0;
+  for (size_t i = 0; rc == CAIRN_OK && i < nK; i++) {
+    const cairn_chunk *k = &aK[i];
+    if (tabFindHash(c, &c->tChunk, chunkKey, k->aHash) != SIZE_MAX) continue;
+    CasChunk *e = growArray((void **)&c->aChunk, &c->nChunkAlloc, c->nChunk, sizeof(CasChunk));
+    if (!e) {
+      rc = cairnErr(CAIRN_NOMEM, "store: cannot grow the chunk index");
+      break;
+    }
+    Place *q = &a[nNew++];
+    int bZ = aOut && anOut[i];
+    q->pHash = k->aHash;
+    q->pData = bZ ? aOut[i] : base + k->iOff;
+    q->nRaw = k->n;
+    q->nData = (uint32_t)(bZ ? anOut[i] : k->n);
+    q->codec = (uint8_t)(bZ ? c->codec : 0);
+    q->iOff = c->iEnd;
+    uint8_t fx[CHUNK_FIXED], h[REC_HDR];
+    placeFixed(q, fx);
+    recHeader(h, REC_CHUNK, CHUNK_FIXED + q->nData, cairnCrc32c(0, fx, CHUNK_FIXED));
+    c->txnCrc = cairnCrc32c(c->txnCrc, h, REC_HDR);
+    c->nTxnRec++;
+    memcpy(e->aHash, k->aHash, 32);
+    e->iOff = q->iOff;
+    e->nStored = q->nData;
+    e->nRaw = q->nRaw;
+    e->codec = q->codec;
+    c->nChunk++;
+    c->iEnd += REC_HDR + CHUNK_FIXED + q->nData;
+    nBytes += q->nData;
+    rc = tabPut(c, &c->tChunk, 0, c->nChunk - 1);
+  }
+  uint8_t *pBase = NULL;
+  if (rc == CAIRN_OK && nNew) {
+    pBase = casMemGrow(c->f, c->iEnd);
+    if (!pBase) rc = cairnErr(CAIRN_NOMEM, "memory store: cannot grow to %llu bytes", (unsigned long long)c->iEnd);
+  }
+  if (rc == CAIRN_OK && nNew) {
+    PlaceJob j = {pBase, a};
+    if (nNew > 1 && nBytes >= PLACE_PARALLEL_MIN) rc = cairnParallelFor(nNew, placeTask, &j);
+    else
+      for (size_t i = 0; i < nNew; i++) placeTask(&j, i, 0);
+  }
+  /* On failure the transaction rolls back (casEndOp), which cuts the file and the index. */
+  cairnFree(a);
+  return rc;
+}
+
 /* Store the chunks aK[0..nK) of base (dedup, optional compression). */
 static int casStoreChunks(cairn_cas *c, const uint8_t *base, const cairn_chunk *aK, size_t nK) {
+  int bMem = c->f->pMethods == &casMemMethods;
   if (!c->codec) {
+    if (bMem) return casPlace(c, base, aK, nK, NULL, NULL);
     for (size_t i = 0; i < nK; i++) CAIRN_TRY(casAddChunk(c, aK[i].aHash, base + aK[i].iOff, aK[i].n, 0, NULL, 0));
     return CAIRN_OK;
   }
@@ -453,7 +632,8 @@ static int casStoreChunks(cairn_cas *c, const uint8_t *base, const cairn_chunk *
       rc = cairnParallelFor(nG, zTask, &j);
       if (rc == CAIRN_OK && j.rc) rc = cairnErr(j.rc, "store: chunk compression failed (%s)", cairn_errstr(j.rc));
     }
-    for (size_t i = 0; i < nG && rc == CAIRN_OK; i++) {
+    if (rc == CAIRN_OK && bMem) rc = casPlace(c, base, aK + i0, nG, aOut, anOut);
+    for (size_t i = 0; i < nG && rc == CAIRN_OK && !bMem; i++) {
       const cairn_chunk *k = &aK[i0 + i];
       rc = casAddChunk(c, k->aHash, base + k->iOff, k->n, c->codec, anOut[i] ? aOut[i] : NULL, anOut[i]);
     }
@@ -1293,7 +1473,7 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
   {
     const uint8_t *pMem;
     size_t nMem;
-    c->bMemory = cairn_memfile_data(f, &pMem, &nMem) == CAIRN_OK;
+    c->bMemory = f->pMethods == &casMemMethods || cairn_memfile_data(f, &pMem, &nMem) == CAIRN_OK;
     cairn_clearerr();
   }
   c->readonly = cfg.readonly;
@@ -1384,10 +1564,12 @@ int cairn_cas_open_file(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas *
 }
 
 int cairn_cas_open_memory(const cairn_cas_config *pCfg, cairn_cas **ppCas) {
-  cairn_file *f;
   if (!ppCas) return cairnErr(CAIRN_MISUSE, "cairn_cas_open_memory: ppCas is NULL");
   *ppCas = NULL;
-  CAIRN_TRY(cairn_memfile_open(NULL, 0, &f));
+  CasMem *m = cairnMallocZero(sizeof(CasMem));
+  if (!m) return cairnErr(CAIRN_NOMEM, "store: out of memory");
+  m->base.pMethods = &casMemMethods;
+  cairn_file *f = &m->base;
   cairn_cas_config cfg;
   memset(&cfg, 0, sizeof cfg);
   if (pCfg) cfg = *pCfg;

@@ -380,7 +380,7 @@ TEST(cas, corruption_detected) {
     const uint8_t *pFile;
     size_t nFile;
     cairn_file *f = cairn_cas_file(cas);
-    CHECK_OK(cairn_memfile_data(f, &pFile, &nFile));
+    CHECK_OK(cairn_cas_memory_data(cas, &pFile, &nFile));
     /* Locate the record by its hash in the file bytes. */
     size_t at = 0;
     for (size_t i = 64; i + 32 <= nFile; i++)
@@ -431,7 +431,7 @@ TEST(cas, truncated_store_reopens) {
   }
   const uint8_t *p;
   size_t n;
-  CHECK_OK(cairn_memfile_data(cairn_cas_file(cas), &p, &n));
+  CHECK_OK(cairn_cas_memory_data(cas, &p, &n));
   uint8_t *img = cairn_malloc(n);
   memcpy(img, p, n);
   CHECK_OK(cairn_cas_close(cas));
@@ -528,4 +528,84 @@ TEST(cas, out_of_memory) {
   }
   CHECK(nDone);
   free(a);
+}
+
+/*
+** A memory store places new chunks straight into its buffer (in parallel on two workers, the
+** test host's pool); the records must be byte for byte what the file path writes, repeated
+** chunks within one put stored once, and the image must reopen as a store that verifies.
+*/
+TEST(cas, memory_placement_matches_file) {
+  for (int codec = 0; codec <= CAIRN_ZSTD; codec += CAIRN_ZSTD) {
+    cairn_cas_config cfg = smallCfg(codec);
+    size_t n = 3 << 20, nPart = 256 << 10;
+    uint8_t *a = cairn_malloc(n), *b = cairn_malloc(n), id[32], id2[32];
+    /* Random and text parts, and the first part repeated at the end: in-batch duplicates. */
+    for (size_t i = 0; i + nPart <= n; i += nPart) {
+      if ((i / nPart) & 1) fillText(a + i, nPart, i);
+      else tfFillRandom(a + i, nPart, i + 1);
+    }
+    memcpy(a + n - nPart, a, nPart);
+    cairn_cas *mem, *fil;
+    cairn_file *f;
+    CHECK_OK(cairn_cas_open_memory(&cfg, &mem));
+    CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+    cairn_cas_config cfgF = cfg;
+    cfgF.noSync = 1;
+    CHECK_OK(cairn_cas_open_file(f, &cfgF, &fil));
+    CHECK_OK(cairn_cas_put(mem, a, n, id));
+    CHECK_OK(cairn_cas_put(fil, a, n, id2));
+    CHECK_MEM(id, id2, 32);
+    cairn_cas_stats sm, sf;
+    CHECK_OK(cairn_cas_get_stats(mem, &sm));
+    CHECK_OK(cairn_cas_get_stats(fil, &sf));
+    CHECK_EQ(sm.nChunk, sf.nChunk);
+    CHECK_EQ(sm.nStoredBytes, sf.nStoredBytes);
+    cairn_cas_entry e;
+    CHECK_OK(cairn_cas_entry_at(mem, 0, &e));
+    CHECK(sm.nChunk < e.nChunk); /* the repeated part added no chunk */
+    if (codec) CHECK(sm.nStoredBytes < sm.nRawBytes);
+    /* Same records up to the manifest (which, like the commit, carries a time). */
+    const uint8_t *pm, *pf;
+    size_t nm, nf;
+    CHECK_OK(cairn_cas_memory_data(mem, &pm, &nm));
+    CHECK_OK(cairn_memfile_data(cairn_cas_file(fil), &pf, &nf));
+    CHECK_EQ(nm, nf);
+    size_t nTail = 16 + 64 + 36 * (size_t)e.nChunk + 16 + 32;
+    CHECK(nm > nTail);
+    CHECK_MEM(pm, pf, nm - nTail);
+    /* The image reopens as a store that verifies and reads back. */
+    cairn_file *g;
+    CHECK_OK(cairn_memfile_open(pm, nm, &g));
+    cairn_cas *back;
+    cairn_cas_config ro = cfg;
+    ro.readonly = 1;
+    CHECK_OK(cairn_cas_open_file(g, &ro, &back));
+    uint64_t nBad = 1;
+    CHECK_OK(cairn_cas_verify(back, NULL, NULL, NULL, NULL, &nBad));
+    CHECK_EQ(nBad, 0);
+    size_t nGot = 0;
+    CHECK_OK(cairn_cas_read(back, id, 0, b, n, &nGot));
+    CHECK_EQ(nGot, n);
+    CHECK_MEM(a, b, n);
+    CHECK_OK(cairn_cas_close(back));
+    /* Publishing again adds nothing; a transaction rolled back leaves the image as it was. */
+    CHECK_OK(cairn_cas_put(mem, a, n, id2));
+    size_t nm2;
+    CHECK_OK(cairn_cas_memory_data(mem, &pm, &nm2));
+    CHECK_EQ(nm2, nm);
+    CHECK_OK(cairn_cas_begin(mem));
+    tfFillRandom(a, nPart, 99);
+    CHECK_OK(cairn_cas_put(mem, a, n, id2));
+    CHECK_OK(cairn_cas_rollback(mem));
+    CHECK_OK(cairn_cas_memory_data(mem, &pm, &nm2));
+    CHECK_EQ(nm2, nm);
+    CHECK_RC(cairn_cas_stat(mem, id2, NULL), CAIRN_NOTFOUND);
+    CHECK_OK(cairn_cas_verify(mem, NULL, NULL, NULL, NULL, &nBad));
+    CHECK_RC(cairn_cas_memory_data(fil, &pm, &nm2), CAIRN_MISUSE);
+    CHECK_OK(cairn_cas_close(mem));
+    CHECK_OK(cairn_cas_close(fil));
+    cairn_free(a);
+    cairn_free(b);
+  }
 }

@@ -94,8 +94,11 @@ typedef struct cairn_cas_config {
   int noSync;                   /* skip xSync at commit (for tests/benchmarks; NOT crash-safe) */
 } cairn_cas_config;
 
-/* A store in memory (a memory file holding the same format; see cairn_cas_file). */
+/* A store in memory: a memory buffer holding the same format (cairn_cas_memory_data gives its
+** bytes; cairn_cas_file, a cairn_file over them). */
 int cairn_cas_open_memory(const cairn_cas_config *pCfg, cairn_cas **ppCas);
+/* The bytes of a memory store: a store file image (valid until the next call on the store). */
+int cairn_cas_memory_data(cairn_cas *pCas, const uint8_t **pp, size_t *pn);
 /*
 ** A store in an open file. An empty writable file becomes a new store. The handle takes
 ** ownership of f: cairn_cas_close closes it (also when this call fails).
@@ -105,7 +108,7 @@ int cairn_cas_open_file(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas *
 int cairn_cas_open(const char *zPath, const cairn_cas_config *pCfg, cairn_cas **ppCas);
 /* Roll back an open transaction, close the file, free everything. NULL is a no-op. */
 int cairn_cas_close(cairn_cas *pCas);
-/* The file underneath (for a memory store, cairn_memfile_data gives its bytes). */
+/* The file underneath (for a memory store, cairn_cas_memory_data gives its bytes). */
 cairn_file *cairn_cas_file(cairn_cas *pCas);
 
 /*
