@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/cas/run.sh - the chunk store's speed goals (issue 5) in one run, against
 # `openssl speed -evp sha256`, coreutils sha256sum and restic (Debian package, compression off);
-# prints every figure with its ratio and goal, and writes the cas section of bench/RESULTS.md.
-#   bash bench/cas/run.sh            (builds build/native first if needed)
+# and hash-wasm in Node for the WASI and Emscripten builds (bench/cas/wasm.mjs); prints every
+# figure with its ratio and goal, and writes the cas section of bench/RESULTS.md.
+#   bash bench/cas/run.sh            (builds build/native, build/wasi and build/em first if needed,
+#                                     and installs hash-wasm into bench/cas/node_modules if missing)
 # Other sessions may share this machine: every figure is the best of several runs, openssl is
 # measured right before and after cairn, and the load average is recorded with the results.
 set -euo pipefail
@@ -24,6 +26,40 @@ openssl_mbps() { # 1 MiB blocks, as the store hashes chunks of about 1 MiB; "$@"
   openssl speed -evp sha256 -bytes 1048576 -seconds 1 "$@" 2>/dev/null | awk '/^sha256/ { v = $NF; sub(/k$/, "", v); printf "%.0f\n", v * 1000 / 1e6 }'
 }
 REPS=${REPS:-3}
+
+# bench/RESULTS.md holds every module's section; this script replaces only the text between
+# "<!-- cas:begin" and "<!-- cas:end -->". With a stray or missing marker that replacement would
+# eat other sections, so refuse (before measuring) unless there is exactly one of each, in order,
+# or none at all (then the section is appended).
+res=$here/bench/RESULTS.md
+check_markers() {
+  [ -f "$res" ] || return 0
+  local nb ne lb le
+  nb=$(grep -c '<!-- cas:begin' "$res" || true); ne=$(grep -c '<!-- cas:end -->' "$res" || true)
+  if [ "$nb" = 0 ] && [ "$ne" = 0 ]; then return 0; fi
+  if [ "$nb" != 1 ] || [ "$ne" != 1 ]; then
+    echo "bench/cas/run.sh: $res has $nb '<!-- cas:begin' and $ne '<!-- cas:end -->' markers (want one of each); fix it by hand, not writing" >&2
+    return 1
+  fi
+  lb=$(grep -n '<!-- cas:begin' "$res" | cut -d: -f1); le=$(grep -n '<!-- cas:end -->' "$res" | cut -d: -f1)
+  if [ "$lb" -ge "$le" ]; then
+    echo "bench/cas/run.sh: in $res the cas:end marker (line $le) comes before cas:begin (line $lb); not writing" >&2
+    return 1
+  fi
+}
+check_markers || exit 1
+
+# The wasm builds and the hash-wasm peer (bench/cas/package.json).
+if [ -f "$here/build/wasi/CMakeCache.txt" ]; then cmake --build "$here/build/wasi" -j2 --target cairn_core cairn_zstd cairn_zlib >/dev/null
+else "$here/scripts/build.sh" wasi >/dev/null; fi
+if [ -f "$here/build/em/CMakeCache.txt" ]; then NODE_PATH=${NODE_PATH:-/usr/share/nodejs} cmake --build "$here/build/em" -j2 --target cairn_em >/dev/null
+else "$here/scripts/build.sh" em >/dev/null; fi
+[ -d "$here/bench/cas/node_modules/hash-wasm" ] || (cd "$here/bench/cas" && npm install --no-audit --no-fund >/dev/null)
+W=$here/build/wasi
+clang-14 --target=wasm32-wasi --sysroot="$here/build/wasi-sysroot" -O2 -msimd128 -D_WASI_EMULATED_MMAN -I"$here/core/include" \
+  "$here/bench/cas/bench_wasi.c" "$here/wasm/host_wasi.c" "$W/libcairn_core.a" "$W/libcairn_zstd.a" "$W/libcairn_zlib.a" \
+  -fuse-ld=lld -Wl,-z,stack-size=1048576 -Wl,--initial-memory=268435456 -Wl,--max-memory=4294967296 -lwasi-emulated-mman \
+  -o "$out/bench_wasi.wasm" 2>/dev/null
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 kernel=$("$out/bench_cas" kernel | awk '{print $2}')
@@ -53,6 +89,19 @@ done
 for fig in small_put small_read small_put_file small_read_file; do
   VAL[$fig]=$(for i in $(seq "$REPS"); do "$out/bench_cas" "$fig" "$out" | awk '{print $2}'; done | best)
 done
+
+# The wasm builds in Node: SHA-256 of the same 32 MiB against hash-wasm, the npm Store's put/get
+# and the WASI memory store (bench/cas/wasm.mjs: CPU-time ratios, median over rounds).
+"$out/bench_cas" --payload rand $((32 << 20)) "$out/rand32.bin"
+wasm_out=$(node --no-warnings "$here/bench/cas/wasm.mjs" "$out/rand32.bin" "$out/bench_wasi.wasm" "$REPS")
+rm -f "$out/rand32.bin"
+wv() { echo "$wasm_out" | awk -v k="$1" -v f="$2" '$1 == k { print $f }'; }
+wasm_kernel=$(wv wasm_kernel 2)
+VAL[hashwasm]=$(wv hashwasm_sha256 2)
+VAL[wasi_sha]=$(wv wasi_sha256 2); RAT[wasi_sha]=$(wv wasi_sha256 4)
+VAL[em_sha]=$(wv em_sha256 2); RAT[em_sha]=$(wv em_sha256 4)
+VAL[em_put]=$(wv em_store_put 2); VAL[em_get]=$(wv em_store_get 2)
+VAL[wasi_put]=$(wv wasi_put_mem 2); VAL[wasi_read]=$(wv wasi_read_mem 2)
 
 # sha256sum on a 256 MiB file in the page cache, paired with openssl the same way.
 "$out/bench_cas" --payload rand $((256 << 20)) "$out/rand256.bin"
@@ -125,10 +174,17 @@ f "2,000 x 256 B, one transaction, published (memory)" small_put obj/s 200000 1.
 f "2,000 x 256 B, read verified (memory)" small_read obj/s 500000 1.0
 f "2,000 x 256 B, one transaction, published (file, 2 syncs)" small_put_file obj/s 200000 -
 f "2,000 x 256 B, read verified (file)" small_read_file obj/s 500000 -
+f "hash-wasm SHA-256 in Node $(node --version), 32 MiB" hashwasm MB/s - -
+f "SHA-256, WASI build (node:wasi), $wasm_kernel kernel / hash-wasm" wasi_sha MB/s - 1.0
+f "SHA-256, Emscripten build (npm cairn.sha256) / hash-wasm" em_sha MB/s - 1.0
+f "npm Store.put, memory store, 32 MiB random" em_put MB/s - -
+f "npm Store.get (verified), 32 MiB" em_get MB/s - -
+f "WASI publish to memory, 32 MiB random" wasi_put MB/s - -
+f "WASI verified read, 32 MiB" wasi_read MB/s - -
 echo "load average before/after: $load0 / $load1"
 
 # ---- bench/RESULTS.md: replace the cas section, keep the others
-res=$here/bench/RESULTS.md
+check_markers || exit 1
 sec=$(mktemp)
 {
   echo "<!-- cas:begin (written by bench/cas/run.sh) -->"
@@ -155,8 +211,10 @@ sec=$(mktemp)
     echo "bench/cas/README.md: prepare 2,020 MB/s on one thread (1.01x), 3,470 MB/s on two (1.74x)."
     echo
   fi
-  echo "Not measured here: the WASI and Emscripten builds against hash-wasm (no wasm targets in this"
-  echo "branch; the store's core is portable C and its SHA-256 falls back to the portable kernel there)."
+  echo "Wasm rows: bench/cas/wasm.mjs in one Node process; hash-wasm $(cd "$here/bench/cas" && node -p 'require("hash-wasm/package.json").version'),"
+  echo "cairn's Emscripten build (the npm package) and its WASI build (a child Node running"
+  echo "bench_wasi.wasm under node:wasi) hash the same 32 MiB; the digests are checked equal. Figures are"
+  echo "MB/s of process CPU time, best of $REPS; each ratio is the median over $REPS rounds of cairn / hash-wasm."
   echo "<!-- cas:end -->"
 } > "$sec"
 if [ -f "$res" ] && grep -q '<!-- cas:begin' "$res"; then
