@@ -257,10 +257,24 @@ TEST(h5w, chunked) {
 
 /* ---- wide.h5: 2000 groups in one group, 128 attributes on one dataset, edits over sessions ---- */
 TEST(h5w, wide) {
+  /* created over an older, larger file opened WITHOUT truncation (as the CLI and the bench
+  ** replace files): cairn_h5w_create must discard all of it, signatures at 0 and 512 included */
   cairn_file *f = openOut("h5w_wide.h5");
   CHECK(f);
+  uint8_t *junk = cairnMalloc(300000);
+  CHECK(junk);
+  for (int i = 0; i < 300000; i++) junk[i] = (uint8_t)(i * 131 + 7);
+  memcpy(junk, "\x89HDF\r\n\x1a\n", 8);
+  memcpy(junk + 512, "\x89HDF\r\n\x1a\n", 8);
+  CHECK_OK(cairn_file_write(f, junk, 300000, 0));
+  cairnFree(junk);
+  cairn_file_close(f);
+  CHECK_OK(cairn_open(tfTmp("h5w_wide.h5"), CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE, &f));
   cairn_h5w *w;
   CHECK_OK(cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w));
+  uint64_t size0;
+  CHECK_OK(cairn_file_size(f, &size0));
+  CHECK_EQ(size0, 1); /* the old content is gone before the first commit */
   CHECK_OK(cairn_h5w_group(w, "/many"));
   char z[64];
   for (int i = 0; i < 2000; i++) {
@@ -276,7 +290,12 @@ TEST(h5w, wide) {
     cairnFormat(z, sizeof z, "a%d", i);
     CHECK_OK(cairn_h5w_attr(w, "/attrs", z, ti64, 0, NULL, &v));
   }
+  CHECK_OK(cairn_h5w_commit(w));
+  cairn_h5w_stats st0;
+  CHECK_OK(cairn_h5w_stats_get(w, &st0));
   CHECK_OK(cairn_h5w_close(w));
+  CHECK_OK(cairn_file_size(f, &size0));
+  CHECK_EQ(size0, st0.nEof);
   /* session 2: overwrite attributes, add groups and datasets deep in the tree */
   CHECK_OK(cairn_h5w_open(f, 0, &w));
   for (int i = 0; i < 128; i += 2) {
