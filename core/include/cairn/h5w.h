@@ -117,6 +117,10 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
                       const void *pData);
 /* Append nRows along the first dimension of a resizable chunked dataset. */
 int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void *pData);
+/* Grow the first dimension of a resizable chunked dataset to nRows rows; the new rows read as
+** the fill value (they are written as such: cost proportional to the growth). Shrinking fails
+** with CAIRN_UNSUPPORTED (the file is unchanged), as does a variable-length dataset. */
+int cairn_h5w_resize(cairn_h5w *w, const char *zPath, uint64_t nRows);
 /*
 ** Overwrite rows [row0, row0 + nRows) along the first dimension of any dataset (a scalar has one
 ** row). Committed bytes are never overwritten: chunks are rewritten copy-on-write (partial ones
