@@ -82,8 +82,10 @@ static int parseDims(const char *zCmd, const char *z, uint64_t *a, int *pRank, i
   return 0;
 }
 
+/* create: no CAIRN_OPEN_TRUNCATE, cairn_h5w_create discards the old content itself (cheaper on
+** ext4 than a truncate to zero, see cairn_h5w_create) */
 static int openW(const char *zCmd, const char *zPath, int bCreate, cairn_file **pf, cairn_h5w **pw) {
-  int rc = cairn_open(zPath, CAIRN_OPEN_READWRITE | (bCreate ? CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE : 0), pf);
+  int rc = cairn_open(zPath, CAIRN_OPEN_READWRITE | (bCreate ? CAIRN_OPEN_CREATE : 0), pf);
   if (rc) return cliFail(zCmd, rc);
   rc = bCreate ? cairn_h5w_create(*pf, 0, pw) : cairn_h5w_open(*pf, CAIRN_H5W_RECLAIM, pw);
   if (rc) {

@@ -214,6 +214,16 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_append(cairn_h5w *w, const char *zPath, do
   return cairn_h5w_append(w, zPath, (uint64_t)nRows, pData);
 }
 
+/* cairn_h5w_write (rows [row0, row0 + nRows) along the first dimension) and cairn_h5w_resize. */
+EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_write(cairn_h5w *w, const char *zPath, double row0, double nRows, const void *pData) {
+  if (!(row0 >= 0) || !(nRows >= 0)) return cairnErr(CAIRN_RANGE, "write: negative rows");
+  return cairn_h5w_write(w, zPath, (uint64_t)row0, (uint64_t)nRows, pData);
+}
+EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_resize(cairn_h5w *w, const char *zPath, double nRows) {
+  if (!(nRows >= 0)) return cairnErr(CAIRN_RANGE, "resize: negative size");
+  return cairn_h5w_resize(w, zPath, (uint64_t)nRows);
+}
+
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cairn_h5w_type *t, int rank,
                                            const double *aDim, const void *pData) {
   uint64_t d[CAIRN_H5W_MAXRANK];

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/h5w/run.sh [BUILD] - cairn's HDF5 writer vs libhdf5 (C), side by side in one run.
-# Needs a native Release build (default build/native) and libhdf5-dev. Prints a markdown table.
+# Needs a native Release build (default build/native) and libhdf5-dev; then, if js/dist is built
+# (scripts/build.sh em), the npm package vs h5wasm (bench/h5w/wasm.mjs). Prints markdown tables.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -11,3 +12,11 @@ gcc -O2 -o "$out/bench_h5w" "$here/bench_h5w.c" -I"$root/core/include" "$build/l
     $(pkg-config --cflags --libs hdf5) $(pkg-config --libs libzstd zlib) -lpthread -lm
 echo "cairn $(git -C "$root" rev-parse --short HEAD), libhdf5 $(pkg-config --modversion hdf5), $(date -u +%F), $(nproc) cores"
 "$out/bench_h5w" "${TMPDIR:-/tmp}"
+# The npm package (Emscripten build, js/dist) against h5wasm in Node: same write rows.
+if [ -f "$root/js/dist/cairn-core.wasm" ]; then
+  [ -d "$here/node_modules/h5wasm" ] || (cd "$here" && npm install --no-audit --no-fund --loglevel=error)
+  echo
+  node "$here/wasm.mjs"
+else
+  echo "(no js/dist: run scripts/build.sh em for the wasm rows)"
+fi

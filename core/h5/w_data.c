@@ -1017,6 +1017,40 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   return CAIRN_OK;
 }
 
+/* Grow the first dimension to nRows: the new rows are appended as the fill value, one bounded
+** block (about 1 MiB) at a time, through the append path (same checks, same tail handling). */
+int cairn_h5w_resize(cairn_h5w *w, const char *zPath, uint64_t nRows) {
+  if (!w || !zPath) return cairnErr(CAIRN_MISUSE, "cairn_h5w_resize: bad arguments");
+  if (w->rcFatal) return cairnErr(w->rcFatal, "cairn_h5w_resize: the writer failed earlier");
+  if (w->bReadOnly) return cairnErr(CAIRN_READONLY, "cairn_h5w_resize: file opened read-only");
+  H5wObj *o = NULL;
+  CAIRN_TRY(dsetFind(w, zPath, &o, "resize"));
+  H5wDset *d = o->pDset;
+  if (d->rank == 0) return cairnErr(CAIRN_TYPE, "resize: dataset '%s' is a scalar", zPath);
+  if (nRows < d->aDim[0])
+    return cairnErr(CAIRN_UNSUPPORTED, "resize: dataset '%s' has %llu rows; the writer only grows datasets (to %llu asked)", zPath,
+                    (unsigned long long)d->aDim[0], (unsigned long long)nRows);
+  if (nRows == d->aDim[0]) return CAIRN_OK;
+  if (d->bVlen) return cairnErr(CAIRN_UNSUPPORTED, "resize: dataset '%s' holds variable-length data (append rows instead)", zPath);
+  if (d->aMax[0] != CAIRN_H5W_UNLIMITED && nRows > d->aMax[0])
+    return cairnErr(CAIRN_RANGE, "resize: dataset '%s' can hold %llu rows, asked for %llu", zPath, (unsigned long long)d->aMax[0],
+                    (unsigned long long)nRows);
+  uint64_t nAdd = nRows - d->aDim[0], rowBytes = rowElems(d) * d->elSize, per = rowBytes ? (1u << 20) / rowBytes : nAdd;
+  if (per == 0) per = 1;
+  if (per > nAdd) per = nAdd;
+  size_t nb = (size_t)(per * rowBytes);
+  uint8_t *b = cairnMalloc(nb ? nb : 1);
+  if (!b) return cairnErr(CAIRN_NOMEM, "resize: out of memory");
+  fillPattern(d, b, per * rowElems(d));
+  int rc = CAIRN_OK;
+  while (!rc && d->aDim[0] < nRows) {
+    uint64_t n = nRows - d->aDim[0] < per ? nRows - d->aDim[0] : per;
+    rc = cairn_h5w_append(w, zPath, n, b);
+  }
+  cairnFree(b);
+  return rc;
+}
+
 /* Overwrite rows [row0, row0 + nRows) of a dataset. Committed bytes are never written over:
 ** chunks are rewritten (copy-on-write, read-modify-write for partial ones), contiguous storage
 ** of an earlier transaction is first copied to new space (once per transaction), compact data

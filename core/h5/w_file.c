@@ -1220,7 +1220,18 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->gcAddr = H5W_UNDEF;
   uint64_t size = 0;
   int rc = cairn_file_size(f, &size);
-  if (!rc && size) rc = cairn_file_truncate(f, 0);
+  /* The old content is not truncated away here but overwritten, and whatever lies past the
+  ** new end of file is cut off by the first commit: overwriting cached pages in place is
+  ** several times cheaper than freeing them and allocating new ones (4 MiB on ext4: 0.17 ms
+  ** against 0.65 ms cut to 1 byte, 2.3 ms truncated to 0, which also starts a writeback on
+  ** close: auto_da_alloc). Until that commit the file must not open as its old self, so every
+  ** place a reader looks for the superblock signature (0, 512, 1024, 2048, ...) is zeroed now. */
+  if (!rc && size) {
+    static const uint8_t kZero[2048 + 8];
+    rc = cairn_file_write(f, kZero, size < sizeof kZero ? (size_t)size : sizeof kZero, 0);
+    for (uint64_t at = 4096; !rc && at < size; at *= 2) rc = cairn_file_write(f, kZero, size - at < 8 ? (size_t)(size - at) : 8, at);
+    w->nFileSize = size;
+  }
   if (!rc && !(w->pRoot = objNew(NULL))) rc = cairnErr(CAIRN_NOMEM, "cairn_h5w_create: out of memory");
   if (!rc) rc = groupInitMsgs(w->pRoot);
   if (!rc) {

@@ -6,7 +6,9 @@
 ** as ZSTD_compress writes it) and LZ4 (32004, the registered framing: 8-byte big-endian
 ** original size, 4-byte big-endian block size, then per block a 4-byte big-endian compressed
 ** size and the block, raw when it did not shrink). LZ4 blocks go through core/codec/lz4.c.
+** Decoding (read-modify-write of partial chunks) is the reader's h5Unfilter.
 */
+#include "h5/h5int.h"
 #include "h5/h5w.h"
 #include "codec/lz4.h"
 
@@ -123,16 +125,6 @@ static void shuffle(const uint8_t *p, size_t n, size_t el, uint8_t *o) {
   }
   memcpy(o + ne * el, p + ne * el, n - ne * el);
 }
-static void unshuffle(const uint8_t *p, size_t n, size_t el, uint8_t *o) {
-  size_t ne = n / el;
-  for (size_t b = 0; b < el; b++) {
-    const uint8_t *s = p + b * ne;
-    uint8_t *d = o + b;
-    for (size_t i = 0; i < ne; i++) d[i * el] = s[i];
-  }
-  memcpy(o + ne * el, p + ne * el, n - ne * el);
-}
-
 /* Run the pipeline forward on one chunk. *ppOut is a new buffer (caller frees). */
 int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut) {
   /* the first stage reads the caller's bytes; later stages own their input */
@@ -208,75 +200,30 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
 }
 
 /* Undo the pipeline on one stored chunk into pOut[0..nOut) (the chunk's full size). Filters
-** whose bit is set in mask were skipped when the chunk was written. */
+** whose bit is set in mask were skipped when the chunk was written. The reader's decoder
+** (h5Unfilter, core/h5/r_filter.c) does the work: one implementation of every filter's decode
+** side, with the reader's checks on corrupt input. */
 int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut) {
-  uint8_t *cur = cairnMalloc(nIn ? nIn : 1);
-  if (!cur) return cairnErr(CAIRN_NOMEM, "filter: out of memory");
-  memcpy(cur, p, nIn);
-  size_t nCur = nIn;
-  for (int i = n - 1; i >= 0; i--) {
-    if (mask & (1u << i)) continue;
-    const H5wFilter *f = &a[i];
-    uint8_t *o = NULL;
-    size_t nO = 0;
-    int rc = CAIRN_OK;
-    if (f->id == F_SHUFFLE) {
-      o = cairnMalloc(nCur ? nCur : 1);
-      if (!o) rc = cairnErr(CAIRN_NOMEM, "unshuffle: out of memory");
-      else if (f->nCd >= 1 && f->aCd[0] > 1) unshuffle(cur, nCur, f->aCd[0], o), nO = nCur;
-      else memcpy(o, cur, nCur), nO = nCur;
-    } else if (f->id == F_DEFLATE || f->id == F_ZSTD) {
-      o = cairnMalloc(nOut ? nOut : 1);
-      if (!o) rc = cairnErr(CAIRN_NOMEM, "inflate: out of memory");
-      else rc = cairn_zdecompress(f->id == F_DEFLATE ? CAIRN_DEFLATE : CAIRN_ZSTD, cur, nCur, o, nOut, &nO);
-    } else if (f->id == F_LZ4) {
-      if (nCur < 12) rc = cairnErr(CAIRN_CORRUPT, "lz4 chunk of %zu bytes", nCur);
-      else {
-        uint64_t orig = cairnGetBE64(cur);
-        size_t blk = cairnGetBE32(cur + 8);
-        if (orig > nOut || (blk == 0 && orig)) rc = cairnErr(CAIRN_CORRUPT, "lz4 chunk claims %llu bytes", (unsigned long long)orig);
-        else if (!(o = cairnMalloc(orig ? (size_t)orig : 1))) rc = cairnErr(CAIRN_NOMEM, "lz4: out of memory");
-        else {
-          size_t r = 12, done = 0;
-          while (!rc && done < orig) {
-            size_t m = orig - done < blk ? (size_t)(orig - done) : blk;
-            if (nCur - r < 4) { rc = cairnErr(CAIRN_CORRUPT, "lz4 chunk truncated"); break; }
-            size_t c = cairnGetBE32(cur + r);
-            r += 4;
-            if (c > nCur - r) { rc = cairnErr(CAIRN_CORRUPT, "lz4 block overruns the chunk"); break; }
-            size_t got = 0;
-            if (c == m) memcpy(o + done, cur + r, m), got = m;
-            else rc = cairnLz4Decompress(cur + r, c, o + done, m, &got);
-            if (!rc && got != m) rc = cairnErr(CAIRN_CORRUPT, "lz4 block decoded to %zu bytes, want %zu", got, m);
-            r += c;
-            done += m;
-          }
-          nO = (size_t)orig;
-        }
-      }
-    } else if (f->id == F_FLETCHER) {
-      if (nCur < 4) rc = cairnErr(CAIRN_CORRUPT, "fletcher32 chunk of %zu bytes", nCur);
-      else if (cairnGetLE32(cur + nCur - 4) != h5wFletcher32(cur, nCur - 4))
-        rc = cairnErr(CAIRN_CHECKSUM, "fletcher32 mismatch");
-      else {
-        o = cur;
-        cur = NULL;
-        nO = nCur - 4;
-      }
-    } else rc = cairnErr(CAIRN_UNSUPPORTED, "filter %u cannot be decoded by the writer", f->id);
-    cairnFree(cur);
-    if (rc) {
-      cairnFree(o);
-      return rc;
-    }
-    cur = o;
-    nCur = nO;
+  H5Pipeline pl;
+  if (n < 0 || n > H5_MAX_FILTERS) return cairnErr(CAIRN_CORRUPT, "filter pipeline of %d filters", n);
+  memset(&pl, 0, sizeof pl);
+  pl.n = (uint32_t)n;
+  for (int i = 0; i < n; i++) {
+    pl.a[i].id = a[i].id;
+    pl.a[i].flags = a[i].flags;
+    pl.a[i].nParam = (uint32_t)(a[i].nCd > 0 ? a[i].nCd : 0);
+    for (int j = 0; j < a[i].nCd && j < 8; j++) pl.a[i].aParam[j] = a[i].aCd[j];
   }
-  if (nCur != nOut) {
-    cairnFree(cur);
-    return cairnErr(CAIRN_CORRUPT, "chunk decoded to %zu bytes, want %zu", nCur, nOut);
+  uint8_t *in = cairnMalloc(nIn ? nIn : 1), *out = NULL;
+  if (!in) return cairnErr(CAIRN_NOMEM, "filter: out of memory");
+  memcpy(in, p, nIn);
+  size_t nGot = 0;
+  CAIRN_TRY(h5Unfilter(&pl, mask, in, nIn, nOut, &out, &nGot, "a chunk the writer rewrites", 0)); /* takes in */
+  if (nGot != nOut) {
+    cairnFree(out);
+    return cairnErr(CAIRN_CORRUPT, "chunk decoded to %zu bytes, want %zu", nGot, nOut);
   }
-  memcpy(pOut, cur, nOut);
-  cairnFree(cur);
+  memcpy(pOut, out, nOut);
+  cairnFree(out);
   return CAIRN_OK;
 }

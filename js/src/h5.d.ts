@@ -157,6 +157,10 @@ export declare class Group extends HasAttrs {
   /** Create a group (and missing parents). */
   create_group(name: string): Group;
   create_dataset(options: CreateDatasetOptions): Dataset;
+  /** Soft link name -> target (a path that need not exist). */
+  create_soft_link(target: string, name: string): void;
+  /** External link name -> object target in the file file_name. */
+  create_external_link(file_name: string, target: string, name: string): void;
 }
 
 export declare class Dataset extends HasAttrs {
@@ -176,6 +180,10 @@ export declare class Dataset extends HasAttrs {
   refresh(): void;
   /** Append whole rows along the first dimension of a resizable dataset (cairn). */
   append(rows: InputData): void;
+  /** Overwrite the selected hyperslab ([start, end, step] per dimension) with exactly its elements. */
+  write_slice(ranges: Slice[], data: InputData): void;
+  /** Grow the first dimension (up to maxshape); new rows read as the fill value. Shrinking throws. */
+  resize(shape: number[]): void;
 }
 
 export declare class Datatype extends HasAttrs {

@@ -284,7 +284,6 @@ function parseDtype(d) {
     if (!m[2]) return { class: 'vlen', size: 16, string: true, cset: 'utf-8' };
     return { class: 'string', size: Number(m[2]), cset: m[1] === 'U' ? 'utf-8' : 'ascii', pad: 'nullpad' };
   } else throw new TypeError(`'${d}' is not a dtype cairn knows (e.g. '<f4', '<d', '<i8', 'u1', 'S10', 'S', 'bool', or [[name, dtype], ...])`);
-  if (kind === 'f' && size === 2) throw err(UNSUPPORTED, `'${d}': the writer has no float16; use '<f4'`);
   if (kind === 'f' && size === 1) throw new TypeError(`'${d}' is not a float size`);
   return kind === 'f' ? { class: 'float', size, order: 'le' } : { class: 'integer', size, signed: kind === 'i', order: 'le' };
 }
@@ -342,6 +341,26 @@ function fixedBytes(s, n, out, off) {
   out.set(b.subarray(0, k), off);
 }
 
+/** Round half to even (x >= 0). */
+function roundEven(x) {
+  const f = Math.floor(x), d = x - f;
+  return d > 0.5 || (d === 0.5 && f % 2 === 1) ? f + 1 : f;
+}
+/** IEEE half-precision bits of a number, rounded to nearest even straight from the double (no
+** double rounding through float32); overflow gives infinity, NaN a quiet NaN. */
+function numberToHalf(v) {
+  if (Number.isNaN(v)) return 0x7e00;
+  const sign = v < 0 || Object.is(v, -0) ? 0x8000 : 0, a = Math.abs(v);
+  if (a < 2 ** -14) return sign | roundEven(a * 2 ** 24); // subnormal (1024 is the smallest normal: same bits)
+  if (a >= 65520) return sign | 0x7c00; // 65504 is the largest half; halfway and above round to infinity
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--;
+  else if (2 ** (e + 1) <= a) e++;
+  let m = roundEven((a / 2 ** e - 1) * 1024);
+  if (m === 1024) (m = 0), e++;
+  return sign | ((e + 15) << 10) | m;
+}
+
 /** Element encoder for writing: (DataView, offset, value) for fixed-size types. */
 function encoder(t) {
   switch (t.class) {
@@ -358,7 +377,9 @@ function encoder(t) {
       const e = encoder(t.base);
       return (dv, o, v) => e(dv, o, typeof v === 'boolean' ? +v : typeof v === 'string' ? t.members[v] ?? NaN : v);
     }
-    case 'float': return t.size === 4 ? (dv, o, v) => dv.setFloat32(o, Number(v), true) : (dv, o, v) => dv.setFloat64(o, Number(v), true);
+    case 'float':
+      if (t.size === 2) return (dv, o, v) => dv.setUint16(o, numberToHalf(Number(v)), true);
+      return t.size === 4 ? (dv, o, v) => dv.setFloat32(o, Number(v), true) : (dv, o, v) => dv.setFloat64(o, Number(v), true);
     case 'string': return (dv, o, v) => fixedBytes(v, t.size, new Uint8Array(dv.buffer, dv.byteOffset), o);
     case 'array': {
       const e = encoder(t.base), n = prod(t.dims), bs = t.base.size;
@@ -383,7 +404,7 @@ function encoder(t) {
   }
 }
 
-const FAST = { '<f4': Float32Array, '<f8': Float64Array, '<i1': Int8Array, '<u1': Uint8Array, '<i2': Int16Array, '<u2': Uint16Array, '<i4': Int32Array, '<u4': Uint32Array, '<i8': BigInt64Array, '<u8': BigUint64Array };
+const FAST = { ...(typeof Float16Array === 'function' ? { '<f2': Float16Array } : {}), '<f4': Float32Array, '<f8': Float64Array, '<i1': Int8Array, '<u1': Uint8Array, '<i2': Int16Array, '<u2': Uint16Array, '<i4': Int32Array, '<u4': Uint32Array, '<i8': BigInt64Array, '<u8': BigUint64Array };
 
 /** Encode flat values of type t (not vlen) into little-endian bytes. */
 function encodeFixed(t, flat) {
@@ -943,6 +964,30 @@ export function makeH5(api, options = {}) {
       }
       return new Group(s, full);
     }
+    /** Soft link `name` -> `target` (a path, which need not exist yet), as h5wasm. */
+    create_soft_link(target, name) {
+      if (typeof target !== 'string' || typeof name !== 'string' || !name) throw new TypeError('create_soft_link(target, name) needs two strings');
+      const s = this._s, w = s.writer(), full = joinPath(this.path, name), a = new Arena(s.M);
+      try {
+        this._mkparents(full, a);
+        I.check(s.M._cairn_h5w_softlink(w, a.str(full), a.str(target)), `create soft link ${full}`);
+        s.dirty = true;
+      } finally {
+        a.free();
+      }
+    }
+    /** External link `name` -> object `target` in the file `file_name`, as h5wasm. */
+    create_external_link(file_name, target, name) {
+      if (typeof file_name !== 'string' || typeof target !== 'string' || typeof name !== 'string' || !name) throw new TypeError('create_external_link(file_name, target, name) needs three strings');
+      const s = this._s, w = s.writer(), full = joinPath(this.path, name), a = new Arena(s.M);
+      try {
+        this._mkparents(full, a);
+        I.check(s.M._cairn_h5w_extlink(w, a.str(full), a.str(file_name), a.str(target)), `create external link ${full}`);
+        s.dirty = true;
+      } finally {
+        a.free();
+      }
+    }
     /** @private Create missing parent groups of full. */
     _mkparents(full, a) {
       const s = this._s, parts = full.split('/').filter(Boolean);
@@ -1073,6 +1118,75 @@ export function makeH5(api, options = {}) {
         if (row === 0 || flat.length % row) throw err(RANGE, `${flat.length} values are not whole rows of ${row} for ${this.path}`);
         I.check(M._cairn_em_h5w_append(w, a.str(this.path), flat.length / row, putData(M, t, flat, a)), `append to ${this.path}`);
         s.dirty = true;
+      } finally {
+        a.free();
+      }
+    }
+    /**
+     * Overwrite a hyperslab, as h5wasm: one [start, end, step] per dimension (missing dims and
+     * null bounds mean all; negative indices count from the end); `data` holds exactly the
+     * selected elements (flat or nested). Whole rows (every inner dimension complete, step 1
+     * along the first) are written as they are; any other selection reads the rows it touches
+     * (committing pending changes first), merges and writes them back.
+     */
+    write_slice(ranges, data) {
+      const s = this._s, w = s.writer(), M = s.M, shape = this.shape;
+      if (!shape) throw err(TYPE, `${this.path} has no dataspace to write into`);
+      const t = s.typeOf(this.path);
+      const sel = shape.map((n, i) => {
+        const r = (ranges && ranges[i]) || [];
+        const step = r[2] ?? 1;
+        if (!Number.isInteger(step) || step < 1) throw new RangeError(`write_slice step ${step} must be a positive integer`);
+        const norm = (x, dflt) => (x === null || x === undefined ? dflt : Math.min(n, Math.max(0, x < 0 ? n + x : x)));
+        const start = norm(r[0], 0), end = norm(r[1], n);
+        return [start, step, end > start ? Math.ceil((end - start) / step) : 0];
+      });
+      const { flat } = flatten(data, t);
+      const count = prod(sel.map((x) => x[2]));
+      if (flat.length !== count) throw err(RANGE, `write_slice: the selection holds ${count} elements, the data ${flat.length}`);
+      if (count === 0) return;
+      const a = new Arena(M);
+      try {
+        if (shape.length === 0) {
+          I.check(M._cairn_em_h5w_write(w, a.str(this.path), 0, 1, putData(M, t, flat, a)), `write ${this.path}`);
+          s.dirty = true;
+          return;
+        }
+        const [r0, step0, n0] = sel[0], nRows = (n0 - 1) * step0 + 1;
+        const whole = step0 === 1 && sel.every(([st, sp, c], i) => i === 0 || (st === 0 && sp === 1 && c === shape[i]));
+        let block = flat;
+        if (!whole) {
+          const cur = this.slice([[r0, r0 + nRows]]);
+          block = ArrayBuffer.isView(cur) ? cur.slice() : Array.from(cur);
+          const big = block instanceof BigInt64Array || block instanceof BigUint64Array;
+          const rank = shape.length, stride = new Array(rank).fill(1), k = new Array(rank).fill(0);
+          for (let i = rank - 2; i >= 0; i--) stride[i] = stride[i + 1] * shape[i + 1];
+          for (let j = 0; j < count; j++) {
+            let at = k[0] * step0 * stride[0];
+            for (let i = 1; i < rank; i++) at += (sel[i][0] + k[i] * sel[i][1]) * stride[i];
+            block[at] = big ? BigInt(flat[j]) : flat[j];
+            for (let i = rank - 1; i >= 0 && ++k[i] === sel[i][2]; i--) k[i] = 0;
+          }
+        }
+        I.check(M._cairn_em_h5w_write(w, a.str(this.path), r0, nRows, putData(M, t, block, a)), `write ${this.path}`);
+        s.dirty = true;
+      } finally {
+        a.free();
+      }
+    }
+    /**
+     * Resize, as h5wasm: only the first dimension can change, and only grow (up to maxshape);
+     * the new rows read as the fill value. Shrinking fails (UNSUPPORTED) and changes nothing.
+     */
+    resize(newShape) {
+      const s = this._s, w = s.writer(), M = s.M, shape = this.shape, ns = [].concat(newShape).map(Number);
+      if (!shape || ns.length !== shape.length) throw err(RANGE, `resize ${this.path}: new shape [${ns}] must have rank ${shape ? shape.length : 0}`);
+      if (ns.some((x, i) => i > 0 && x !== shape[i])) throw err(UNSUPPORTED, `resize ${this.path}: only the first dimension can change ([${shape}] -> [${ns}])`);
+      if (!Number.isInteger(ns[0]) || ns[0] < 0) throw new RangeError(`resize ${this.path}: ${ns[0]} rows`);
+      const a = new Arena(M);
+      try {
+        I.check(M._cairn_em_h5w_resize(w, a.str(this.path), ns[0]), `resize ${this.path}`);
+        if (ns[0] !== shape[0]) s.dirty = true;
       } finally {
         a.free();
       }

@@ -17,7 +17,7 @@ const api = makeApi((options) => {
 // 'a' / 'r+' read-write ('a' creates).
 function openPath(path, mode) {
   if (mode === 'r') return new NodeFile(path, 'r');
-  if (mode === 'w') return new NodeFile(path, 'w+');
+  if (mode === 'w') return new NodeFile(path, 'c+'); // h5 only: cairn_h5w_create discards the content
   if (mode === 'x') return new NodeFile(path, 'wx+');
   try {
     return new NodeFile(path, 'r+');

@@ -5,10 +5,12 @@ import fs from 'node:fs';
 export class NodeFile {
   /**
    * @param {string} path
-   * @param {'r'|'r+'|'w+'|'a+'} mode  'r' read-only, 'r+' read-write existing, 'w+' create/truncate
+   * @param {'r'|'r+'|'w+'|'wx+'|'c+'} mode  'r' read-only, 'r+' read-write existing, 'w+' create/truncate,
+   *   'c+' read-write, created if missing, never truncated (h5 mode 'w': the writer discards the
+   *   old content itself, which is cheaper than O_TRUNC on ext4)
    */
   constructor(path, mode = 'r') {
-    this.fd = fs.openSync(path, mode);
+    this.fd = fs.openSync(path, mode === 'c+' ? fs.constants.O_RDWR | fs.constants.O_CREAT : mode);
     this.name = path;
     this.writable = mode !== 'r';
     if (!this.writable) {

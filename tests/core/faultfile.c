@@ -85,6 +85,14 @@ static int ffRecord(FaultFile *f, int bTrunc, uint64_t iOff, const void *p, size
   return CAIRN_OK;
 }
 
+/* With spec.nSector: the longest prefix of a write at iOff of at most n bytes that ends on a
+** sector boundary (0 when the write starts and ends inside one sector). */
+static size_t ffSectorPrefix(const FaultFile *f, uint64_t iOff, size_t n) {
+  if (!f->spec.nSector) return n;
+  uint64_t end = ((iOff + n) / f->spec.nSector) * f->spec.nSector;
+  return end > iOff ? (size_t)(end - iOff) : 0;
+}
+
 /* The power fails: compute what is on the disk afterwards and put it into the base file
 ** right away (the handle may be closed by its user before the test looks). */
 static int ffDie(FaultFile *f) {
@@ -103,13 +111,14 @@ static int ffDie(FaultFile *f) {
     unsigned r = (unsigned)(ffRand(f) % 16), nWhole = 12 - 4 * (unsigned)(f->spec.seed % 3);
     unsigned fate = r < nWhole ? 0 : 1 + (r - nWhole) % (f->spec.bGarble ? 3u : 2u);
     if (f->spec.nLoseOnly) fate = i + 1 == f->spec.nLoseOnly ? 1 + (r & 1) : 0;
+    if (f->spec.bKeepUnsynced) fate = 0;
     if (op->nTorn < op->n) fate = 2; /* the torn write: exactly its landed prefix */
     size_t nLand = op->n;
     if (fate == 1) { /* lost; an extending write may leave zeros behind */
       if (!op->bTrunc && op->iOff + op->n > n && (ffRand(f) & 1)) imgResize(&a, &n, (size_t)(op->iOff + op->n));
       continue;
     }
-    if (fate == 2 && !op->bTrunc) nLand = op->nTorn < op->n ? op->nTorn : (size_t)(ffRand(f) % (op->n + 1));
+    if (fate == 2 && !op->bTrunc) nLand = op->nTorn < op->n ? op->nTorn : ffSectorPrefix(f, op->iOff, (size_t)(ffRand(f) % (op->n + 1)));
     if (imgApply(&a, &n, op, op->bTrunc ? 0 : nLand)) break;
     if (fate == 3 && !op->bTrunc) {
       size_t nKeep = (size_t)(ffRand(f) % (op->n + 1));
@@ -145,7 +154,7 @@ static int ffWrite(cairn_file *pF, const void *p, size_t n, uint64_t iOff) {
   if (f->spec.nFailWrite && f->nWrite == f->spec.nFailWrite)
     return cairn_seterr(CAIRN_IOERR_WRITE, "fault file: write %u fails (injected)", f->nWrite);
   if (f->spec.nTearWrite && f->nWrite == f->spec.nTearWrite) {
-    size_t nTorn = n ? (size_t)(ffRand(f) % n) : 0;
+    size_t nTorn = n ? ffSectorPrefix(f, iOff, (size_t)(ffRand(f) % n)) : 0;
     if (nTorn) f->pBase->pMethods->xWrite(f->pBase, p, nTorn, iOff);
     ffRecord(f, 0, iOff, p, n, nTorn);
     ffDie(f);

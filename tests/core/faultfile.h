@@ -2,7 +2,7 @@
 ** 2026-11-29
 **
 ** tests/core/faultfile.h - a cairn_file that wraps any other and injects the faults a
-** crash-safe writer must survive (the chunk store uses it; the HDF5 writer is meant to):
+** crash-safe writer must survive (the chunk store, agent memory and the HDF5 writer use it):
 **
 **   - fail the Nth write or the Nth sync with an I/O error (nothing changes, the caller goes on);
 **   - tear the Nth write: a random prefix of it lands, then the power fails;
@@ -35,6 +35,11 @@ typedef struct FaultSpec {
                           ** the Nth of them (1-based), which is lost or torn - the ordering
                           ** bug finder: "everything but this one write reached the disk" */
   uint64_t seed;          /* fates of the unsynced writes */
+  uint32_t nSector;       /* if set: torn writes and landed prefixes end on a multiple of nSector
+                          ** from offset 0, so a write inside one sector lands whole or not at
+                          ** all (the HDF5 writer's one assumption, for its 48-byte superblock) */
+  int bKeepUnsynced;      /* a process crash, not a power loss: every write before the crash
+                          ** point lands whole (the page cache keeps them) */
 } FaultSpec;
 
 /* Wrap base. The current bytes of base count as durable. bOwn: close base on xClose. */

@@ -2,11 +2,13 @@
 **
 ** A fault-injection cairn_file runs one scripted session (create, groups, a resizable filtered
 ** dataset, appends, attribute overwrites and deletes, variable-length strings, close, reopen,
-** more appends) and "crashes" at host write N, for EVERY N the session issues, in three ways:
-**   stop  - write N and everything after it never reach the file;
+** more appends) and "crashes" at host write N, for EVERY N the session issues, in three ways
+** (the fault wrapper of tests/core/faultfile.h, with 512-byte sectors):
+**   stop  - a process crash: write N and everything after it never reach the file;
 **   tear  - write N lands partly: a prefix in whole 512-byte sectors (a write inside one sector,
 **           such as the superblock switch, is atomic, which is the one assumption of the design);
-**   lose  - power loss: besides tearing, every other write since the last sync is dropped.
+**   lose  - power loss: write N torn so, and every write since the last sync lands whole, is
+**           lost or lands as a sector-aligned prefix (fates seeded by N).
 ** Each image must open, pass cairn_h5w_verify (all checksums, every chunk decoded), hold
 ** exactly the logical content of the last commit that returned OK, and accept new commits.
 ** The images and the reference states go to tfTmp("h5w_fault/") with a manifest, so that
@@ -16,119 +18,115 @@
 #include <sys/stat.h>
 
 #include "common/internal.h"
+#include "faultfile.h"
 #include "tf.h"
 
-typedef struct Undo { uint64_t off; size_t n; uint8_t *pre; uint64_t oldSize; } Undo;
-typedef struct FaultFile {
+/* The bytes "on the disk": a plain memory file under the fault wrapper (tests/core/faultfile.h,
+** shared with the chunk store's and agent memory's crash tests), which puts what survives a
+** crash back into it. */
+typedef struct MemImg {
   cairn_file base;
   uint8_t *a;
   size_t n, nAlloc;
-  int nWrite, failAt, mode, bDead;
-  int nSync, failSyncAt; /* the Nth sync fails (and nothing else happens) */
-  Undo *aUndo;
-  int nUndo, nUndoAlloc;
-} FaultFile;
+} MemImg;
 
-static int ffGrow(FaultFile *f, size_t n) {
-  if (n <= f->nAlloc) return 0;
-  size_t m = f->nAlloc ? f->nAlloc : 4096;
-  while (m < n) m *= 2;
-  uint8_t *a = realloc(f->a, m);
+static int imgGrow(MemImg *m, size_t n) {
+  if (n <= m->nAlloc) return 0;
+  size_t c = m->nAlloc ? m->nAlloc : 4096;
+  while (c < n) c *= 2;
+  uint8_t *a = realloc(m->a, c);
   if (!a) return 1;
-  memset(a + f->nAlloc, 0, m - f->nAlloc);
-  f->a = a;
-  f->nAlloc = m;
+  memset(a + m->nAlloc, 0, c - m->nAlloc);
+  m->a = a;
+  m->nAlloc = c;
   return 0;
 }
-static void ffApply(FaultFile *f, const void *p, size_t n, uint64_t off) {
-  ffGrow(f, (size_t)off + n);
-  if (off > f->n) memset(f->a + f->n, 0, (size_t)off - f->n);
-  memcpy(f->a + off, p, n);
-  if (off + n > f->n) f->n = (size_t)off + n;
-}
-static int ffRead(cairn_file *pF, void *p, size_t n, uint64_t off, size_t *pnRead) {
-  FaultFile *f = (FaultFile *)pF;
-  size_t got = off < f->n ? CAIRN_MIN(n, f->n - (size_t)off) : 0;
-  if (got) memcpy(p, f->a + off, got);
+static int imgRead(cairn_file *pF, void *p, size_t n, uint64_t off, size_t *pnRead) {
+  MemImg *m = (MemImg *)pF;
+  size_t got = off < m->n ? CAIRN_MIN(n, m->n - (size_t)off) : 0;
+  if (got) memcpy(p, m->a + off, got);
   memset((uint8_t *)p + got, 0, n - got);
   if (pnRead) *pnRead = got;
   else if (got < n) return cairn_seterr(CAIRN_IOERR_SHORT_READ, "short read");
   return CAIRN_OK;
 }
-static void ffCrash(FaultFile *f, const void *p, size_t n, uint64_t off) {
-  if (f->mode >= 1) { /* tear: whole sectors of the first half */
-    uint64_t cut = ((off + n / 2) / 512) * 512;
-    if (cut > off) ffApply(f, p, (size_t)(cut - off), off);
-  }
-  if (f->mode == 2) /* power loss: every other unsynced write never reached the disk */
-    for (int i = f->nUndo - 1; i >= 0; i--)
-      if (i % 2 == 0) {
-        Undo *u = &f->aUndo[i];
-        memcpy(f->a + u->off, u->pre, u->n);
-        if (u->oldSize < f->n && u->off >= u->oldSize) f->n = (size_t)u->oldSize;
-      }
-  f->bDead = 1;
-}
-static int ffWrite(cairn_file *pF, const void *p, size_t n, uint64_t off) {
-  FaultFile *f = (FaultFile *)pF;
-  if (f->bDead) return cairn_seterr(CAIRN_IOERR_WRITE, "crashed");
-  if (++f->nWrite == f->failAt) {
-    ffCrash(f, p, n, off);
-    return cairn_seterr(CAIRN_IOERR_WRITE, "crash injected at write %d", f->nWrite);
-  }
-  if (f->mode == 2) { /* keep the pre-image until the next sync */
-    if (f->nUndo == f->nUndoAlloc) {
-      f->nUndoAlloc = f->nUndoAlloc ? 2 * f->nUndoAlloc : 64;
-      f->aUndo = realloc(f->aUndo, sizeof(Undo) * (size_t)f->nUndoAlloc);
-    }
-    Undo *u = &f->aUndo[f->nUndo++];
-    ffGrow(f, (size_t)off + n);
-    u->off = off, u->n = n, u->oldSize = f->n;
-    u->pre = malloc(n ? n : 1);
-    memcpy(u->pre, f->a + off, n);
-  }
-  ffApply(f, p, n, off);
+static int imgWrite(cairn_file *pF, const void *p, size_t n, uint64_t off) {
+  MemImg *m = (MemImg *)pF;
+  if (imgGrow(m, (size_t)off + n)) return cairn_seterr(CAIRN_NOMEM, "image: out of memory");
+  if (off > m->n) memset(m->a + m->n, 0, (size_t)off - m->n);
+  memcpy(m->a + off, p, n);
+  if (off + n > m->n) m->n = (size_t)off + n;
   return CAIRN_OK;
 }
-static void ffClearUndo(FaultFile *f) {
-  for (int i = 0; i < f->nUndo; i++) free(f->aUndo[i].pre);
-  f->nUndo = 0;
-}
-static int ffSize(cairn_file *pF, uint64_t *pn) {
-  *pn = ((FaultFile *)pF)->n;
+static int imgSize(cairn_file *pF, uint64_t *pn) {
+  *pn = ((MemImg *)pF)->n;
   return CAIRN_OK;
 }
-static int ffTruncate(cairn_file *pF, uint64_t n) {
-  FaultFile *f = (FaultFile *)pF;
-  if (f->bDead) return cairn_seterr(CAIRN_IOERR, "crashed");
-  ffGrow(f, (size_t)n);
-  if (n > f->n) memset(f->a + f->n, 0, (size_t)n - f->n);
-  f->n = (size_t)n;
+static int imgTruncate(cairn_file *pF, uint64_t n) {
+  MemImg *m = (MemImg *)pF;
+  if (imgGrow(m, (size_t)n)) return cairn_seterr(CAIRN_NOMEM, "image: out of memory");
+  if (n > m->n) memset(m->a + m->n, 0, (size_t)n - m->n);
+  m->n = (size_t)n;
   return CAIRN_OK;
 }
-static int ffSync(cairn_file *pF) {
-  FaultFile *f = (FaultFile *)pF;
-  if (f->bDead) return cairn_seterr(CAIRN_IOERR_SYNC, "crashed");
-  if (++f->nSync == f->failSyncAt) return cairn_seterr(CAIRN_IOERR_SYNC, "sync %d fails (injected)", f->nSync);
-  ffClearUndo(f);
+static int imgSync(cairn_file *pF) {
+  (void)pF;
   return CAIRN_OK;
 }
-static int ffClose(cairn_file *pF) {
-  FaultFile *f = (FaultFile *)pF;
-  ffClearUndo(f);
-  free(f->aUndo);
-  free(f->a);
-  free(f);
+static int imgClose(cairn_file *pF) {
+  (void)pF; /* freed by ffClose */
   return CAIRN_OK;
 }
-static const cairn_file_methods ffMethods = {1, ffRead, ffWrite, ffSize, ffTruncate, ffSync, ffClose, NULL};
+static const cairn_file_methods imgMethods = {1, imgRead, imgWrite, imgSize, imgTruncate, imgSync, imgClose, NULL};
 
-static FaultFile *ffOpen(int failAt, int mode) {
+/* One run: the writer works on pF (the wrapper); img holds the bytes. Crash modes at write N:
+**   0 stop - a process crash: write N and everything after it never happen, every earlier
+**            write is there (the page cache keeps it);
+**   1 tear - the same, but write N lands as a prefix ending on a 512-byte sector boundary;
+**   2 lose - power loss: write N torn the same way, and every write since the last sync lands
+**            whole, is lost, or lands as a sector-aligned prefix (seeded fates);
+** failSync: the Nth sync fails instead (no crash). */
+typedef struct FaultFile {
+  MemImg img;
+  cairn_file *pF;
+} FaultFile;
+
+static FaultFile *ffOpenSpec(int failAt, int mode, int failSync, const uint8_t *pSeed, size_t nSeed) {
   FaultFile *f = calloc(1, sizeof *f);
-  f->base.pMethods = &ffMethods;
-  f->failAt = failAt;
-  f->mode = mode;
+  f->img.base.pMethods = &imgMethods;
+  if (nSeed) imgWrite(&f->img.base, pSeed, nSeed, 0);
+  FaultSpec sp;
+  memset(&sp, 0, sizeof sp);
+  sp.nSector = 512;
+  sp.nFailSync = (uint32_t)failSync;
+  sp.seed = (uint64_t)failAt * 7 + (uint64_t)mode;
+  if (failAt) {
+    if (mode == 0) sp.nCrashWrite = (uint32_t)failAt;
+    else sp.nTearWrite = (uint32_t)failAt;
+    sp.bKeepUnsynced = mode < 2;
+  }
+  if (faultfileWrap(&f->img.base, 0, &sp, &f->pF)) {
+    free(f->img.a);
+    free(f);
+    return NULL;
+  }
   return f;
+}
+static FaultFile *ffOpen(int failAt, int mode) { return ffOpenSpec(failAt, mode, 0, NULL, 0); }
+static int ffWrites(FaultFile *f) {
+  uint32_t n = 0;
+  faultfileCounts(f->pF, &n, NULL);
+  return (int)n;
+}
+static int ffSyncs(FaultFile *f) {
+  uint32_t n = 0;
+  faultfileCounts(f->pF, NULL, &n);
+  return (int)n;
+}
+static void ffClose(FaultFile *f) {
+  cairn_file_close(f->pF);
+  free(f->img.a);
+  free(f);
 }
 
 /* ---- the scripted session; *pnCommit counts commits that returned OK ---- */
@@ -153,7 +151,7 @@ static int session(FaultFile *f, int *pnCommit, CommitHook x, void *pArg) {
   uint64_t d0[2] = {0, 4}, mx[2] = {CAIRN_H5W_UNLIMITED, 4}, ch[2] = {8, 4};
   int64_t total = 0;
 #define T(x) do { rc = (x); if (rc) goto done; } while (0)
-  T(cairn_h5w_create(&f->base, 0, &w));
+  T(cairn_h5w_create(f->pF, 0, &w));
   T(sessionCommit(w, f, pnCommit, x, pArg));
   T(cairn_h5w_group(w, "/data"));
   T(cairn_h5w_dataset(w, "/data/series", tf, 2, d0, mx, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, ch, "shuffle,deflate:3,fletcher32", NULL}, NULL));
@@ -190,7 +188,7 @@ static int session(FaultFile *f, int *pnCommit, CommitHook x, void *pArg) {
   ++*pnCommit;
   if (x) x(pArg, f, *pnCommit);
   /* second session on the same file */
-  T(cairn_h5w_open(&f->base, CAIRN_H5W_RECLAIM, &w));
+  T(cairn_h5w_open(f->pF, CAIRN_H5W_RECLAIM, &w));
   T(cairn_h5w_append(w, "/data/series", 6, rows + total * 4));
   total += 6;
   T(cairn_h5w_attr(w, "/", "rows", ti, 0, NULL, &total));
@@ -225,10 +223,10 @@ static int imageDigest(const uint8_t *p, size_t n, uint8_t d[32]) {
 typedef struct Ref { uint8_t d[16][32]; int n; } Ref;
 static void refHook(void *pArg, FaultFile *f, int k) {
   Ref *r = pArg;
-  if (k < 16 && imageDigest(f->a, f->n, r->d[k]) == CAIRN_OK) r->n = k + 1;
+  if (k < 16 && imageDigest(f->img.a, f->img.n, r->d[k]) == CAIRN_OK) r->n = k + 1;
   char z[64];
   cairnFormat(z, sizeof z, "h5w_fault/ref_%d.h5", k);
-  tfWriteFile(tfTmp(z), f->a, f->n);
+  tfWriteFile(tfTmp(z), f->img.a, f->img.n);
 }
 
 TEST(h5w_fault, every_write) {
@@ -238,8 +236,8 @@ TEST(h5w_fault, every_write) {
   FaultFile *f0 = ffOpen(0, 0);
   int nCommit;
   CHECK_OK(session(f0, &nCommit, refHook, &ref));
-  int nWrite = f0->nWrite;
-  ffClose(&f0->base);
+  int nWrite = ffWrites(f0);
+  ffClose(f0);
   CHECK_EQ(ref.n, nCommit + 1);
   CHECK(nCommit >= 10);
   CHECK(nWrite > 2 * nCommit);
@@ -256,19 +254,19 @@ TEST(h5w_fault, every_write) {
       int done = 0;
       int rc = session(f, &done, NULL, NULL);
       if (rc == CAIRN_OK) { /* the crash point was never reached: cannot happen for N <= nWrite */
-        ffClose(&f->base);
+        ffClose(f);
         CHECK(!"session completed despite the injected crash");
       }
       if (done == 0) { /* crashed inside the very first commit: there is no committed state */
-        ffClose(&f->base);
+        ffClose(f);
         continue;
       }
       uint8_t d[32];
-      rc = imageDigest(f->a, f->n, d);
+      rc = imageDigest(f->img.a, f->img.n, d);
       if (rc != CAIRN_OK || memcmp(d, ref.d[done], 32) != 0) {
         tfFail(__FILE__, __LINE__, "%s at write %d (after %d commits): %s", azMode[mode], N, done,
                rc ? cairn_errmsg() : "content differs from the last commit");
-        ffClose(&f->base);
+        ffClose(f);
         fclose(man);
         return;
       }
@@ -279,7 +277,7 @@ TEST(h5w_fault, every_write) {
         cairn_h5_obj *o, *at;
         cairn_h5_info in;
         int64_t nRows = -1;
-        CHECK_OK(cairn_memfile_open(f->a, f->n, &m));
+        CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
         CHECK_OK(cairn_h5_open(m, CAIRN_H5_OWN_FILE, &h));
         CHECK_OK(cairn_h5_get(h, "/", &o));
         CHECK_OK(cairn_h5_attr(o, "rows", &at));
@@ -297,12 +295,12 @@ TEST(h5w_fault, every_write) {
       }
       char z[64];
       cairnFormat(z, sizeof z, "h5w_fault/%s_%d.h5", azMode[mode], N);
-      tfWriteFile(tfTmp(z), f->a, f->n);
+      tfWriteFile(tfTmp(z), f->img.a, f->img.n);
       fprintf(man, "%s_%d.h5 ref_%d.h5\n", azMode[mode], N, done);
       /* recovery: the crashed file takes new commits */
       cairn_file *m;
       cairn_h5w *w;
-      CHECK_OK(cairn_memfile_open(f->a, f->n, &m));
+      CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
       CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_RECLAIM, &w));
       CHECK_OK(cairn_h5w_group(w, "/after_crash"));
       CHECK_OK(cairn_h5w_close(w));
@@ -310,7 +308,7 @@ TEST(h5w_fault, every_write) {
       CHECK_OK(cairn_h5w_verify(w, d));
       cairn_h5w_discard(w);
       cairn_file_close(m);
-      ffClose(&f->base);
+      ffClose(f);
       nChecked++;
     }
   }
@@ -320,19 +318,18 @@ TEST(h5w_fault, every_write) {
   ** holds the previous commit or (if the superblock switch got through) the one that failed */
   FaultFile *fs = ffOpen(0, 0);
   CHECK_OK(session(fs, &nCommit, NULL, NULL));
-  int nSync = fs->nSync;
-  ffClose(&fs->base);
+  int nSync = ffSyncs(fs);
+  ffClose(fs);
   CHECK(nSync >= 2 * nCommit);
   for (int N = 1; N <= nSync; N++) {
-    FaultFile *f = ffOpen(0, 0);
-    f->failSyncAt = N;
+    FaultFile *f = ffOpenSpec(0, 0, N, NULL, 0);
     int done = 0;
     int rc = session(f, &done, NULL, NULL);
     CHECK_EQ(CAIRN_PRIMARY(rc), CAIRN_IOERR);
     uint8_t d[32];
-    CHECK_OK(done ? imageDigest(f->a, f->n, d) : CAIRN_OK);
+    CHECK_OK(done ? imageDigest(f->img.a, f->img.n, d) : CAIRN_OK);
     CHECK(done == 0 || memcmp(d, ref.d[done], 32) == 0 || (done + 1 < 16 && memcmp(d, ref.d[done + 1], 32) == 0));
-    ffClose(&f->base);
+    ffClose(f);
   }
   printf("    %d commits, %d writes, %d crash images verified\n", nCommit, nWrite, nChecked);
 }
@@ -353,7 +350,7 @@ static int sessionEarliest(FaultFile *f, int *pnCommit, CommitHook x, void *pArg
   const char *zNote = "edited by cairn";
   float scale = 4.0f;
 #define T(x) do { rc = (x); if (rc) goto done; } while (0)
-  T(cairn_h5w_open(&f->base, CAIRN_H5W_RECLAIM, &w));
+  T(cairn_h5w_open(f->pF, CAIRN_H5W_RECLAIM, &w));
   T(cairn_h5w_group(w, "/g/new"));
   T(cairn_h5w_attr(w, "/grid", "note", ts, 0, NULL, &zNote));
   T(sessionCommit(w, f, pnCommit, x, pArg));
@@ -377,18 +374,14 @@ done:
   return rc;
 }
 
-static FaultFile *ffSeeded(int failAt, int mode) {
-  FaultFile *f = ffOpen(failAt, mode);
-  ffApply(f, h5_tiny_earliest, sizeof h5_tiny_earliest, 0);
-  return f;
-}
+static FaultFile *ffSeeded(int failAt, int mode) { return ffOpenSpec(failAt, mode, 0, h5_tiny_earliest, sizeof h5_tiny_earliest); }
 
 static void earlyRefHook(void *pArg, FaultFile *f, int k) {
   Ref *r = pArg;
-  if (k < 16 && imageDigest(f->a, f->n, r->d[k]) == CAIRN_OK) r->n = k + 1;
+  if (k < 16 && imageDigest(f->img.a, f->img.n, r->d[k]) == CAIRN_OK) r->n = k + 1;
   char z[64];
   cairnFormat(z, sizeof z, "h5w_fault/early_ref_%d.h5", k);
-  tfWriteFile(tfTmp(z), f->a, f->n);
+  tfWriteFile(tfTmp(z), f->img.a, f->img.n);
 }
 
 TEST(h5w_fault, earliest_file) {
@@ -400,8 +393,8 @@ TEST(h5w_fault, earliest_file) {
   CHECK_EQ(ref.n, 1);
   int nCommit;
   CHECK_OK(sessionEarliest(f0, &nCommit, earlyRefHook, &ref));
-  int nWrite = f0->nWrite;
-  ffClose(&f0->base);
+  int nWrite = ffWrites(f0);
+  ffClose(f0);
   CHECK_EQ(ref.n, nCommit + 1);
   for (int i = 0; i <= nCommit; i++)
     for (int j = i + 1; j <= nCommit; j++) CHECK(memcmp(ref.d[i], ref.d[j], 32) != 0);
@@ -416,15 +409,15 @@ TEST(h5w_fault, earliest_file) {
       int rc = sessionEarliest(f, &done, NULL, NULL);
       uint8_t d[32];
       if (rc == CAIRN_OK) {
-        ffClose(&f->base);
+        ffClose(f);
         fclose(man);
         CHECK(!"session completed despite the injected crash");
       }
-      rc = imageDigest(f->a, f->n, d);
+      rc = imageDigest(f->img.a, f->img.n, d);
       if (rc != CAIRN_OK || memcmp(d, ref.d[done], 32) != 0) {
         tfFail(__FILE__, __LINE__, "earliest file, %s at write %d (after %d commits): %s", azMode[mode], N, done,
                rc ? cairn_errmsg() : "content differs from the last commit");
-        ffClose(&f->base);
+        ffClose(f);
         fclose(man);
         return;
       }
@@ -433,7 +426,7 @@ TEST(h5w_fault, earliest_file) {
       cairn_h5 *h;
       cairn_h5_obj *o;
       double z[20 * 30];
-      CHECK_OK(cairn_memfile_open(f->a, f->n, &m));
+      CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
       CHECK_OK(cairn_h5_open(m, CAIRN_H5_OWN_FILE, &h));
       CHECK_OK(cairn_h5_get(h, "/z", &o));
       CHECK_OK(cairn_h5_read(o, NULL, CAIRN_H5_F64, z, sizeof z));
@@ -442,9 +435,9 @@ TEST(h5w_fault, earliest_file) {
       cairn_h5_close(h);
       char zn[64];
       cairnFormat(zn, sizeof zn, "h5w_fault/early_%s_%d.h5", azMode[mode], N);
-      tfWriteFile(tfTmp(zn), f->a, f->n);
+      tfWriteFile(tfTmp(zn), f->img.a, f->img.n);
       fprintf(man, "early_%s_%d.h5 early_ref_%d.h5\n", azMode[mode], N, done);
-      ffClose(&f->base);
+      ffClose(f);
       nChecked++;
     }
   fclose(man);

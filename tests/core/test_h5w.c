@@ -257,10 +257,31 @@ TEST(h5w, chunked) {
 
 /* ---- wide.h5: 2000 groups in one group, 128 attributes on one dataset, edits over sessions ---- */
 TEST(h5w, wide) {
+  /* created over an older, larger HDF5 file opened WITHOUT truncation (as the CLI, the npm
+  ** package and the bench replace files): cairn_h5w_create must discard all of it */
   cairn_file *f = openOut("h5w_wide.h5");
   CHECK(f);
   cairn_h5w *w;
+  {
+    CHECK_OK(cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w));
+    cairn_h5w_type *tu8 = cairn_h5w_type_int(1, 0);
+    uint64_t nOld = 300000;
+    uint8_t *old = cairnMallocZero(nOld);
+    CHECK(old);
+    CHECK_OK(cairn_h5w_dataset(w, "/old", tu8, 1, &nOld, NULL, NULL, old));
+    CHECK_OK(cairn_h5w_close(w));
+    cairnFree(old);
+    cairn_h5w_type_free(tu8);
+  }
+  cairn_file_close(f);
+  CHECK_OK(cairn_open(tfTmp("h5w_wide.h5"), CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE, &f));
   CHECK_OK(cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w));
+  /* before the first commit the file must not open as anything (the old superblocks are
+  ** invalidated at create) */
+  cairn_h5 *h5old = NULL;
+  CHECK(cairn_h5_open(f, 0, &h5old) != CAIRN_OK);
+  CHECK(h5old == NULL);
+  uint64_t size0;
   CHECK_OK(cairn_h5w_group(w, "/many"));
   char z[64];
   for (int i = 0; i < 2000; i++) {
@@ -276,7 +297,12 @@ TEST(h5w, wide) {
     cairnFormat(z, sizeof z, "a%d", i);
     CHECK_OK(cairn_h5w_attr(w, "/attrs", z, ti64, 0, NULL, &v));
   }
+  CHECK_OK(cairn_h5w_commit(w));
+  cairn_h5w_stats st0;
+  CHECK_OK(cairn_h5w_stats_get(w, &st0));
   CHECK_OK(cairn_h5w_close(w));
+  CHECK_OK(cairn_file_size(f, &size0));
+  CHECK_EQ(size0, st0.nEof);
   /* session 2: overwrite attributes, add groups and datasets deep in the tree */
   CHECK_OK(cairn_h5w_open(f, 0, &w));
   for (int i = 0; i < 128; i += 2) {
@@ -748,4 +774,54 @@ TEST(h5w, overwrite) {
   cairn_h5w_discard(w);
   cairn_file_close(f);
   cairn_h5w_type_free(ti), cairn_h5w_type_free(ts);
+}
+
+/* ---- growing a dataset without data: new rows read as the fill value ---- */
+TEST(h5w, resize) {
+  cairn_file *f = openOut("h5w_resize.h5");
+  CHECK(f);
+  cairn_h5w *w;
+  CHECK_OK(cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w));
+  cairn_h5w_type *ti = cairn_h5w_type_int(4, 1), *tu8 = cairn_h5w_type_int(1, 0);
+  int32_t fill = -7, a[12];
+  for (int i = 0; i < 12; i++) a[i] = i;
+  uint64_t d[2] = {4, 3}, m[2] = {CAIRN_H5W_UNLIMITED, 3}, c[2] = {8, 3};
+  CHECK_OK(cairn_h5w_dataset(w, "/r", ti, 2, d, m, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, c, "shuffle,deflate:1", &fill}, a));
+  CHECK_OK(cairn_h5w_resize(w, "/r", 21));
+  CHECK_OK(cairn_h5w_append(w, "/r", 1, a));
+  CHECK_RC(cairn_h5w_resize(w, "/r", 3), CAIRN_UNSUPPORTED); /* no shrinking, nothing changed */
+  int rank;
+  uint64_t got[2];
+  CHECK_OK(cairn_h5w_shape(w, "/r", &rank, got));
+  CHECK_EQ(got[0], 22);
+  /* wide rows: the fill goes out in several bounded blocks; a bounded maximum is enforced */
+  uint64_t dw[2] = {0, 300000}, mw[2] = {40, 300000}, cw[2] = {1, 300000};
+  CHECK_OK(cairn_h5w_dataset(w, "/wide", tu8, 2, dw, mw, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, cw, NULL, NULL}, NULL));
+  CHECK_RC(cairn_h5w_resize(w, "/wide", 41), CAIRN_RANGE);
+  CHECK_OK(cairn_h5w_resize(w, "/wide", 10));
+  uint64_t n1 = 1;
+  CHECK_OK(cairn_h5w_dataset(w, "/fixed", ti, 1, &n1, NULL, NULL, a));
+  CHECK(cairn_h5w_resize(w, "/fixed", 2) != CAIRN_OK);
+  CHECK_OK(cairn_h5w_close(w));
+  cairn_h5 *h;
+  cairn_h5_obj *o;
+  int32_t v[66];
+  CHECK_OK(cairn_h5_open(f, 0, &h));
+  CHECK_OK(cairn_h5_get(h, "/r", &o));
+  CHECK_OK(cairn_h5_read(o, NULL, CAIRN_H5_I32, v, sizeof v));
+  for (int i = 0; i < 66; i++) CHECK_EQ(v[i], i < 12 ? i : i < 63 ? -7 : i - 63);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/wide", &o));
+  uint8_t *b = cairnMalloc(3000000);
+  CHECK(b);
+  memset(b, 1, 3000000);
+  CHECK_OK(cairn_h5_read(o, NULL, CAIRN_H5_U8, b, 3000000));
+  int nz = 0;
+  for (int i = 0; i < 3000000; i++) nz += b[i] != 0;
+  CHECK_EQ(nz, 0);
+  cairnFree(b);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  cairn_file_close(f);
+  cairn_h5w_type_free(ti), cairn_h5w_type_free(tu8);
 }

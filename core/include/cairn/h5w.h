@@ -75,8 +75,10 @@ void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
 ** earlier sessions) and reuse it; files with structures the walk cannot account for simply
 ** grow. Costs a read of all metadata (and of vlen string data). */
 #define CAIRN_H5W_RECLAIM 0x4
-/* Start a new file in f (its previous content is discarded). f holds an HDF5 file from the
-** first commit on (cairn_h5w_close commits): commit at once for an empty file that survives. */
+/* Start a new file in f (its previous content is discarded: invalid from here on, overwritten,
+** and cut off at the first commit, so a file being replaced needs no CAIRN_OPEN_TRUNCATE, which
+** is slower). f holds an HDF5 file from the first commit on (cairn_h5w_close commits): commit
+** at once for an empty file that survives. */
 int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW);
 /* Open an existing HDF5 file for editing: cairn's, and libhdf5/h5py files of any libver
 ** (superblock v0-v3, object headers v1/v2, symbol-table, compact and dense groups, dense
@@ -115,6 +117,10 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
                       const void *pData);
 /* Append nRows along the first dimension of a resizable chunked dataset. */
 int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void *pData);
+/* Grow the first dimension of a resizable chunked dataset to nRows rows; the new rows read as
+** the fill value (they are written as such: cost proportional to the growth). Shrinking fails
+** with CAIRN_UNSUPPORTED (the file is unchanged), as does a variable-length dataset. */
+int cairn_h5w_resize(cairn_h5w *w, const char *zPath, uint64_t nRows);
 /*
 ** Overwrite rows [row0, row0 + nRows) along the first dimension of any dataset (a scalar has one
 ** row). Committed bytes are never overwritten: chunks are rewritten copy-on-write (partial ones
