@@ -800,10 +800,11 @@ int cairnVecSearch(const MemVecs *v, const float *q, int kind, uint32_t nRerank,
     J.qScale = cairnQuantI8(q, v->dim, qI8);
     J.qI8 = qI8;
   }
-  /* Blocks: up to eight per worker so the threads finish together even when one starts
-  ** late (tasks are claimed one at a time), at least 512 rows each so a small store stays on
-  ** one thread (waking a helper costs more than scanning a few hundred rows). */
-  size_t nTask = nW > 1 ? CAIRN_MAX((size_t)1, CAIRN_MIN(v->n / 512, (size_t)nW * 8)) : 1;
+  /* Blocks: up to sixteen per worker so the threads finish together even when one starts
+  ** late (tasks are claimed one at a time; a 10K-row scan then splits into 256-row blocks of
+  ** a few microseconds), at least 256 rows each so a small store stays on one thread (waking
+  ** a helper costs more than scanning a few hundred rows). */
+  size_t nTask = nW > 1 ? CAIRN_MAX((size_t)1, CAIRN_MIN(v->n / 256, (size_t)nW * 16)) : 1;
   J.blk = (v->n + nTask - 1) / nTask;
   J.blk = (J.blk + 63) & ~(size_t)63;
   nTask = (v->n + J.blk - 1) / J.blk;
