@@ -188,9 +188,13 @@ AVX2 static inline int32_t hsum256i(__m256i v) {
 ** (they never fault), and the address is formed as an integer so no out-of-bounds pointer is
 ** made. */
 #define SCAN_PREFETCH 8192
-#define PREFETCH_AHEAD(p) _mm_prefetch((const char *)((uintptr_t)(p) + SCAN_PREFETCH), _MM_HINT_T0)
+/* pfOff is SCAN_PREFETCH for a scan, 0 for a few scattered rows (re-ranking: the bytes after
+** a row are not needed, and a prefetch of the row itself costs nothing). */
+#define PREFETCH_AHEAD(p) _mm_prefetch((const char *)((uintptr_t)(p) + pfOff), _MM_HINT_T0)
+#define PREFETCH_OFFSET(n) ((n) >= 8 ? (uintptr_t)SCAN_PREFETCH : 0)
 AVX2 static void dotF32Avx2(const float *base, size_t n, uint32_t dim, const float *q, float *out) {
   uint32_t d32 = dim & ~31u, d8 = dim & ~7u;
+  uintptr_t pfOff = PREFETCH_OFFSET(n);
   for (size_t i = 0; i < n; i++) {
     const float *r = base + i * dim;
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
@@ -275,6 +279,7 @@ static const MemKernels kAvx2NoF16 = {"avx2", dotF32Avx2, dotI8Avx2, dotF16Scala
 ** defined with the AVX2 kernel above.) */
 AVX512 static void dotF32Avx512(const float *base, size_t n, uint32_t dim, const float *q, float *out) {
   uint32_t d64 = dim & ~63u, d16 = dim & ~15u;
+  uintptr_t pfOff = PREFETCH_OFFSET(n);
   __mmask16 tail = (__mmask16)((1u << (dim - d16)) - 1);
   for (size_t i = 0; i < n; i++) {
     const float *r = base + i * dim;
