@@ -261,24 +261,46 @@ static uint64_t posixCpu(void *c) {
 /* ------------------------------------------------------------------ thread pool */
 #ifdef POSIX_HAVE_THREADS
 /*
-** A fixed pool of nWorker-1 threads; the calling thread is worker 0. One job at a time: a
-** parallel-for that arrives while another runs (another thread, or a task calling
-** parallel-for itself) runs sequentially on its own thread, which gives the same results.
-** Tasks are handed out one index at a time through an atomic counter, so uneven tasks
-** balance themselves.
+** A fixed pool of nWorker-1 threads; the calling thread is worker 0 and takes tasks too. One
+** job at a time: a parallel-for that arrives while another runs (another thread, or a task
+** calling parallel-for itself) runs sequentially on its own thread, which gives the same
+** results. Tasks are handed out one index at a time through an atomic counter, so uneven
+** tasks balance themselves.
+**
+** Built for short jobs (a 10K-row vector scan is ~0.1 ms): a futex wake-up and a sleeping
+** caller cost tens of microseconds each, so both sides spin briefly before they sleep.
+**   - gen is odd while a job is open, even otherwise; only the job's owner (jobMu) changes it.
+**     Open: fields written, then gen = g (release). Close: gen = g + 1 once the caller ran out
+**     of tasks, then wait until no helper is inside the job (nActive == 0).
+**   - A helper sees an open gen it has not seen, counts itself in (nActive++), and only then
+**     checks that gen is still g; if it was closed meanwhile it leaves without touching the
+**     fields. The caller waits only for helpers that got in, never for one that slept
+**     through a job (it is not needed: every task was claimed by someone).
+**   - Sleep/wake without lost wake-ups: a helper increments nSleep, then re-checks gen, then
+**     waits on cvWork, all under mu; the caller stores gen, then reads nSleep and broadcasts
+**     under mu only if someone sleeps. Both sides use sequentially consistent atomics, so at
+**     least one of them sees the other (no syscall at all when the helpers are spinning).
+**     The caller's wait for nActive == 0 and the helpers' signal on cvDone use the same
+**     pattern with callerWaits.
+**   - Shutdown: stop is set under mu with a broadcast; spinning helpers poll it.
 */
+#define POOL_SPIN_NS_HELPER 100000 /* a helper spins this long after a job before sleeping */
+#define POOL_SPIN_NS_CALLER 200000 /* the caller spins this long for helpers to finish */
+
 typedef struct Pool {
   pthread_mutex_t mu;
   pthread_cond_t cvWork, cvDone;
   pthread_t *aThread;
   unsigned nThread;       /* total workers including the caller */
-  unsigned long gen;      /* bumped for each job */
-  int stop;
+  unsigned long gen;      /* odd = a job is open (atomic) */
+  int stop;               /* atomic */
   cairn_task_fn xTask;
   void *pArg;
   size_t nTask;
   size_t iNext;           /* next task index (atomic) */
-  unsigned nBusy;         /* helper threads still in the current job */
+  unsigned nActive;       /* helpers inside the current job (atomic) */
+  unsigned nSleep;        /* helpers waiting on cvWork (atomic, changed under mu) */
+  int callerWaits;        /* the caller waits on cvDone (atomic, changed under mu) */
   pthread_mutex_t jobMu;  /* held by the thread that owns the pool for a job */
 } Pool;
 
@@ -288,30 +310,73 @@ static int gPoolUp;
 typedef struct WorkerArg { unsigned id; } WorkerArg;
 static WorkerArg gWorkerIds[256];
 
+#define SEQ __ATOMIC_SEQ_CST
+
+static inline void cpuRelax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+static int64_t nowNs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void poolRun(Pool *p, unsigned id) {
+  cairn_task_fn xTask = p->xTask;
+  void *pArg = p->pArg;
+  size_t nTask = p->nTask;
   for (;;) {
     size_t i = __atomic_fetch_add(&p->iNext, 1, __ATOMIC_RELAXED);
-    if (i >= p->nTask) break;
-    p->xTask(p->pArg, i, id);
+    if (i >= nTask) break;
+    xTask(pArg, i, id);
   }
+}
+
+/* An open job this helper has not taken part in yet? */
+static int jobReady(Pool *p, unsigned long seen, unsigned long *pg) {
+  unsigned long g = __atomic_load_n(&p->gen, SEQ);
+  *pg = g;
+  return (g & 1) && g != seen;
 }
 
 static void *poolMain(void *a) {
   unsigned id = ((WorkerArg *)a)->id;
   Pool *p = &gPool;
-  unsigned long seen = 0;
-  pthread_mutex_lock(&p->mu);
+  unsigned long seen = 0, g = 0;
   for (;;) {
-    while (!p->stop && p->gen == seen) pthread_cond_wait(&p->cvWork, &p->mu);
-    if (p->stop) break;
-    seen = p->gen;
-    pthread_mutex_unlock(&p->mu);
-    poolRun(p, id);
-    pthread_mutex_lock(&p->mu);
-    if (--p->nBusy == 0) pthread_cond_signal(&p->cvDone);
+    /* spin a little, then sleep */
+    int64_t tEnd = 0;
+    for (unsigned spin = 0;; spin++) {
+      if (__atomic_load_n(&p->stop, SEQ)) return NULL;
+      if (jobReady(p, seen, &g)) break;
+      if ((spin & 63) == 63) {
+        int64_t t = nowNs();
+        if (tEnd == 0) tEnd = t + POOL_SPIN_NS_HELPER;
+        else if (t > tEnd) {
+          pthread_mutex_lock(&p->mu);
+          __atomic_fetch_add(&p->nSleep, 1, SEQ);
+          while (!__atomic_load_n(&p->stop, SEQ) && !jobReady(p, seen, &g)) pthread_cond_wait(&p->cvWork, &p->mu);
+          __atomic_fetch_sub(&p->nSleep, 1, SEQ);
+          pthread_mutex_unlock(&p->mu);
+          tEnd = 0;
+          continue;
+        }
+      }
+      cpuRelax();
+    }
+    seen = g;
+    __atomic_fetch_add(&p->nActive, 1, SEQ);
+    if (__atomic_load_n(&p->gen, SEQ) == g) poolRun(p, id);
+    if (__atomic_sub_fetch(&p->nActive, 1, SEQ) == 0 && __atomic_load_n(&p->callerWaits, SEQ)) {
+      pthread_mutex_lock(&p->mu);
+      pthread_cond_signal(&p->cvDone);
+      pthread_mutex_unlock(&p->mu);
+    }
   }
-  pthread_mutex_unlock(&p->mu);
-  return NULL;
 }
 
 static int posixParallelFor(void *c, size_t nTask, cairn_task_fn xTask, void *pArg) {
@@ -321,19 +386,37 @@ static int posixParallelFor(void *c, size_t nTask, cairn_task_fn xTask, void *pA
     for (size_t i = 0; i < nTask; i++) xTask(pArg, i, 0);
     return CAIRN_OK;
   }
-  pthread_mutex_lock(&p->mu);
+  /* open: the fields, then gen (no helper is inside a job here: the last one waited) */
   p->xTask = xTask;
   p->pArg = pArg;
   p->nTask = nTask;
-  p->iNext = 0;
-  p->nBusy = p->nThread - 1;
-  p->gen++;
-  pthread_cond_broadcast(&p->cvWork);
-  pthread_mutex_unlock(&p->mu);
+  __atomic_store_n(&p->iNext, 0, __ATOMIC_RELAXED);
+  unsigned long g = p->gen + 1;
+  __atomic_store_n(&p->gen, g, SEQ);
+  if (__atomic_load_n(&p->nSleep, SEQ) > 0) {
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->cvWork);
+    pthread_mutex_unlock(&p->mu);
+  }
   poolRun(p, 0);
-  pthread_mutex_lock(&p->mu);
-  while (p->nBusy > 0) pthread_cond_wait(&p->cvDone, &p->mu);
-  pthread_mutex_unlock(&p->mu);
+  /* close: every task is claimed; wait for the helpers that got in */
+  __atomic_store_n(&p->gen, g + 1, SEQ);
+  int64_t tEnd = 0;
+  for (unsigned spin = 0; __atomic_load_n(&p->nActive, SEQ) > 0; spin++) {
+    if ((spin & 63) == 63) {
+      int64_t t = nowNs();
+      if (tEnd == 0) tEnd = t + POOL_SPIN_NS_CALLER;
+      else if (t > tEnd) {
+        pthread_mutex_lock(&p->mu);
+        __atomic_store_n(&p->callerWaits, 1, SEQ);
+        while (__atomic_load_n(&p->nActive, SEQ) > 0) pthread_cond_wait(&p->cvDone, &p->mu);
+        __atomic_store_n(&p->callerWaits, 0, SEQ);
+        pthread_mutex_unlock(&p->mu);
+        break;
+      }
+    }
+    cpuRelax();
+  }
   pthread_mutex_unlock(&p->jobMu);
   return CAIRN_OK;
 }
@@ -346,7 +429,7 @@ static unsigned posixConcurrency(void *c) {
 static void poolStop(void) {
   if (!gPoolUp) return;
   pthread_mutex_lock(&gPool.mu);
-  gPool.stop = 1;
+  __atomic_store_n(&gPool.stop, 1, SEQ);
   pthread_cond_broadcast(&gPool.cvWork);
   pthread_mutex_unlock(&gPool.mu);
   for (unsigned i = 1; i < gPool.nThread; i++) pthread_join(gPool.aThread[i - 1], NULL);

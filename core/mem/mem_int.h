@@ -67,6 +67,9 @@ typedef struct MemVecs {
   int8_t *aI8;       /* n * dim: int8 codes */
   float *aI8Scale;   /* n */
   uint16_t *aF16;    /* n * dim */
+  /* aF32, aI8 and aF16 start on a 64-byte boundary (a cache line: no SIMD load of a row
+  ** straddles two lines when dim is a multiple of 16); these are the blocks to free. */
+  void *pF32Mem, *pI8Mem, *pF16Mem;
 } MemVecs;
 
 int cairnVecsAppend(MemVecs *v, const float *x); /* x already normalised for cosine */

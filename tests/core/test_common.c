@@ -2,6 +2,9 @@
 ** the parallel-for contract, CPU feature kill switches. */
 #include "common/internal.h"
 #include <stdlib.h>
+#if !defined(__wasi__) && !defined(__EMSCRIPTEN__)
+#include "cairn/platform.h" /* cairn_posix_install: restarts the pool */
+#endif
 
 #include "tf.h"
 
@@ -85,6 +88,54 @@ TEST(common, parallel_for) {
   CHECK_OK(cairnParallelFor(1000, pfTask, &a));
   for (int i = 0; i < 1000; i++) CHECK_EQ(a.hits[i], 1);
   CHECK(a.maxWorker < cairnConcurrency());
+}
+
+/* Many short jobs back to back, some after a pause long enough for the pool's helpers to go
+** to sleep, some from inside a task (those run sequentially), and pool restarts in between
+** (native): every index of every job runs exactly once, and the results of a job are all in
+** when parallel-for returns. Catches lost wake-ups (a hang), a helper running a task of a
+** job that was already closed, and shutdown races. */
+typedef struct PfMany {
+  size_t nTask;
+  unsigned hits[64];
+  unsigned long nested;
+} PfMany;
+static void pfNestedTask(void *p, size_t i, unsigned w) {
+  (void)w;
+  __atomic_fetch_add(&((PfMany *)p)->nested, i + 1, __ATOMIC_RELAXED);
+}
+static void pfManyTask(void *p, size_t i, unsigned w) {
+  PfMany *a = p;
+  (void)w;
+  __atomic_fetch_add(&a->hits[i], 1, __ATOMIC_RELAXED);
+  if (i == 1 && a->nTask == 7) cairnParallelFor(5, pfNestedTask, a); /* 1+2+3+4+5 = 15 */
+}
+static void pfSpinUs(int64_t us) {
+  int64_t t0 = cairnClock(1);
+  if (t0 == 0) return; /* a host without a clock */
+  while (cairnClock(1) - t0 < us * 1000) {
+  }
+}
+TEST(common, parallel_for_many_short_jobs) {
+  static PfMany a;
+  for (int job = 0; job < 20000; job++) {
+    memset(&a, 0, sizeof a);
+    a.nTask = 2 + (size_t)(job % 11) * 5 % 60;
+    if (job % 500 == 499) pfSpinUs(600); /* helpers go to sleep: the wake-up path */
+#if !defined(__wasi__) && !defined(__EMSCRIPTEN__)
+    if (job % 5000 == 4999) CHECK_OK(cairn_posix_install(1 + (unsigned)(job / 5000) % 3)); /* 1..3 threads */
+#endif
+    CHECK_OK(cairnParallelFor(a.nTask, pfManyTask, &a));
+    for (size_t i = 0; i < a.nTask; i++)
+      if (a.hits[i] != 1) {
+        CHECK_EQ(a.hits[i], 1);
+        return;
+      }
+    if (a.nTask == 7) CHECK_EQ(a.nested, 15);
+  }
+#if !defined(__wasi__) && !defined(__EMSCRIPTEN__)
+  CHECK_OK(cairn_posix_install(2)); /* what tests/main.c installed */
+#endif
 }
 
 /* A host whose allocator fails after N allocations: the core reports NOMEM cleanly. */

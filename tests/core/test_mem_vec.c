@@ -29,7 +29,8 @@ TEST(memvec, kernels_match_scalar) {
   for (size_t di = 0; di < CAIRN_ARRAY_SIZE(aDim); di++) {
     uint32_t d = aDim[di];
     size_t n = 13; /* 4-row blocks plus a tail */
-    float *x = malloc(n * d * 4), *q = malloc(d * 4), *o0 = malloc(n * 4), *o1 = malloc(n * 4);
+    /* rows one float off any SIMD alignment: kernels must not assume aligned rows */
+    float *xBuf = malloc((n * d + 1) * 4), *x = xBuf + 1, *q = malloc(d * 4), *o0 = malloc(n * 4), *o1 = malloc(n * 4);
     int8_t *xi = malloc(n * d), *qi = malloc(d);
     uint16_t *xh = malloc(n * d * 2);
     int32_t *i0 = malloc(n * 4), *i1 = malloc(n * 4);
@@ -66,7 +67,7 @@ TEST(memvec, kernels_match_scalar) {
       }
       aK[0]->xDotF32(x, n, d, q, o0);
     }
-    free(x), free(q), free(o0), free(o1), free(xi), free(qi), free(xh), free(i0), free(i1);
+    free(xBuf), free(q), free(o0), free(o1), free(xi), free(qi), free(xh), free(i0), free(i1);
   }
   /* the kill switch really selects the scalar table */
   cairn_cpu_disable(~0ull);
@@ -184,6 +185,10 @@ TEST(memvec, flat_exact_all_metrics) {
     MemVecs v;
     makeVecs(&v, n, d, metric, 0, x);
     CHECK_EQ(v.n, n);
+    /* rows start on a cache line (the scans rely on it for speed, not correctness) */
+    CHECK_EQ((uintptr_t)v.aF32 % 64, 0);
+    CHECK_EQ((uintptr_t)v.aI8 % 64, 0);
+    CHECK_EQ((uintptr_t)v.aF16 % 64, 0);
     for (int qi = 0; qi < 5; qi++) {
       for (uint32_t j = 0; j < d; j++) q[j] = grand();
       if (metric == CAIRN_METRIC_COSINE) {
