@@ -430,69 +430,103 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
 
 /* ---------------------------------------------------------------- CSV */
 
-/* Fields (each with its trailing ',' or '\n') dispatched by column into string streams. */
+/* Fields (each with its trailing ',' or '\n') dispatched by column into string streams. One pass
+** splits the fields (tag = column, length) and sums each column's bytes; a second copies every
+** field into its column's region (16 bytes of slack between regions let short fields be copied
+** as one fixed 16-byte block) and its length into the column's length stream. */
 static int encCsv(Enc *e, const uint8_t *p, size_t n) {
-  size_t nField = 0;
+  size_t nField = 1;
   for (size_t i = 0; i < n; i++) nField += p[i] == ',' || p[i] == '\n';
-  nField++;
   uint16_t *tag = cairnMalloc(sizeof(uint16_t) * nField);
   uint32_t *len = cairnMalloc(sizeof(uint32_t) * nField);
+  uint8_t *buf = NULL, *lb = NULL;
   int rc = -1;
   if (!tag || !len) {
     encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
     goto done;
   }
+  size_t colBytes[64] = {0}, colN[64] = {0}, offC[64], offL[64];
+  uint32_t maxLen[64] = {0};
   unsigned col = 0, nCol = 0;
-  size_t k = 0, start = 0;
+  size_t k = 0, start = 0, i = 0;
   int quoted = 0;
-  for (size_t i = 0; i <= n; i++) {
-    if (i < n && p[i] == '"') quoted = !quoted;
-    if (i == n || (!quoted && (p[i] == ',' || p[i] == '\n'))) {
-      size_t end = i < n ? i + 1 : n;
-      if (end == start && i == n) break;
-      tag[k] = (uint16_t)(col < 63 ? col : 63), len[k] = (uint32_t)(end - start), k++;
-      if (tag[k - 1] + 1u > nCol) nCol = tag[k - 1] + 1u;
-      col = (i < n && p[i] == '\n') ? 0 : col + 1;
-      start = end;
+  for (;;) {
+    /* next ',', '\n' or '"': 8 bytes at a time (a zero byte of x ^ c marks c; the lowest flag
+    ** of the borrow trick is exact) */
+    const uint64_t one = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    while (i + 8 <= n) {
+      uint64_t x = cairnGetLE64(p + i), a = x ^ (one * ','), b = x ^ (one * '\n'), q = x ^ (one * '"');
+      uint64_t m = (((a - one) & ~a) | ((b - one) & ~b) | ((q - one) & ~q)) & high;
+      if (m) {
+        i += (size_t)__builtin_ctzll(m) >> 3;
+        goto found;
+      }
+      i += 8;
     }
+    while (i < n && p[i] != ',' && p[i] != '\n' && p[i] != '"') i++;
+  found:
+    if (i >= n) break;
+    if (p[i] == '"') quoted = !quoted;
+    if (p[i] == '"' || quoted) {
+      i++;
+      continue;
+    }
+    /* a field ends with its separator */
+    unsigned c = col < 63 ? col : 63;
+    uint32_t l = (uint32_t)(i + 1 - start);
+    tag[k] = (uint16_t)c, len[k] = l, k++;
+    colBytes[c] += l, colN[c]++, maxLen[c] = CAIRN_MAX(maxLen[c], l);
+    if (c + 1u > nCol) nCol = c + 1u;
+    col = p[i] == '\n' ? 0 : col + 1;
+    start = ++i;
+  }
+  if (start < n) { /* a last field without separator */
+    unsigned c = col < 63 ? col : 63;
+    uint32_t l = (uint32_t)(n - start);
+    tag[k] = (uint16_t)c, len[k] = l, k++;
+    colBytes[c] += l, colN[c]++, maxLen[c] = CAIRN_MAX(maxLen[c], l);
+    if (c + 1u > nCol) nCol = c + 1u;
   }
   if (nCol == 0) {
     rc = ENC_SKIP;
     goto done;
   }
-  int aIn[65];
-  uint8_t *buf = cairnMalloc(n + 1);
-  uint8_t *lb = cairnMalloc(4 * k + 4);
+  unsigned lw[64];
+  size_t totC = 0, totL = 0;
+  for (unsigned c = 0; c < nCol; c++) {
+    lw[c] = maxLen[c] < 256 ? 1 : maxLen[c] < 65536 ? 2 : 4;
+    offC[c] = totC, totC += colBytes[c] + 16;
+    offL[c] = totL, totL += colN[c] * lw[c];
+  }
+  buf = cairnMalloc(CAIRN_MAX(totC, 2 * k) + 16), lb = cairnMalloc(totL + 8);
   if (!buf || !lb) {
-    cairnFree(buf), cairnFree(lb);
     encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
     goto done;
   }
+  size_t posC[64], posL[64];
+  memcpy(posC, offC, sizeof(size_t) * nCol), memcpy(posL, offL, sizeof(size_t) * nCol);
+  for (size_t f = 0, pos = 0; f < k; f++) {
+    unsigned c = tag[f];
+    uint32_t l = len[f];
+    if (l <= 16 && pos + 16 <= n) memcpy(buf + posC[c], p + pos, 16);
+    else memcpy(buf + posC[c], p + pos, l);
+    posC[c] += l, pos += l;
+    if (lw[c] == 1) lb[posL[c]++] = (uint8_t)l;
+    else cairnPutLEn(lb + posL[c], l, lw[c]), posL[c] += lw[c];
+  }
+  int aIn[65];
   for (unsigned c = 0; c < nCol; c++) {
-    size_t nb = 0, nl = 0, pos = 0;
-    uint32_t maxLen = 0;
-    for (size_t f = 0; f < k; f++) {
-      if (tag[f] == c) {
-        memcpy(buf + nb, p + pos, len[f]), nb += len[f];
-        maxLen = CAIRN_MAX(maxLen, len[f]);
-        cairnPutLE32(lb + 4 * nl++, len[f]);
-      }
-      pos += len[f];
-    }
-    unsigned lw = maxLen < 256 ? 1 : maxLen < 65536 ? 2 : 4;
-    for (size_t f = 0; f < nl; f++) cairnPutLEn(lb + lw * f, cairnGetLE32(lb + 4 * f), lw);
     int two[2];
-    two[0] = encSerial(e, buf, nb);
-    two[1] = encNumeric(e, lb, nl, lw, 1);
+    two[0] = encSerial(e, buf + offC[c], colBytes[c]);
+    two[1] = encNumeric(e, lb + offL[c], colN[c], lw[c], 1);
     aIn[1 + c] = encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0);
   }
-  for (size_t f = 0; f < k; f++) cairnPutLE16(buf + 2 * f, tag[f]); /* n+1 >= 2k */
+  for (size_t f = 0; f < k; f++) cairnPutLE16(buf + 2 * f, tag[f]); /* the columns are done */
   aIn[0] = encNumeric(e, buf, k, 2, 1);
-  cairnFree(buf), cairnFree(lb);
   int s = encNode(e, ZID_DISPATCH_STRING, NULL, 0, aIn, 1 + (int)nCol, (int)nCol);
   rc = encNode1(e, ZID_SERIAL_STRING, NULL, 0, s);
 done:
-  cairnFree(tag), cairnFree(len);
+  cairnFree(tag), cairnFree(len), cairnFree(buf), cairnFree(lb);
   return rc;
 }
 
