@@ -377,14 +377,12 @@ static int encNumCand(Enc *e, const uint8_t *p, size_t n, unsigned w, int c, int
   if (!q) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
   int zz = c == NC_DZZ || c == NC_DZZT; /* zigzag of the signed difference */
   switch (w) { /* fixed widths: this loop runs for every candidate */
-#define DELTA_LOOP1(T, GET, PUT, BITS, ZZ)                                                          \
+#define DELTA_LOOP(T, GET, PUT, BITS)                                                               \
   for (size_t i = 1; i < n; i++) {                                                                  \
-    T dv = (T)(GET(p + i * sizeof(T)) - GET(p + (i - 1) * sizeof(T)));                              \
-    if (ZZ) dv = (T)((T)(dv << 1) ^ (T)(0 - (T)(dv >> (BITS - 1))));                                \
-    PUT(q + (i - 1) * sizeof(T), dv);                                                               \
+    T dv = (T)(GET(p + i * w) - GET(p + (i - 1) * w));                                              \
+    if (zz) dv = (T)((T)(dv << 1) ^ (T)(0 - (T)(dv >> (BITS - 1))));                                \
+    PUT(q + (i - 1) * w, dv);                                                                       \
   }
-#define DELTA_LOOP(T, GET, PUT, BITS) /* zigzag or not decided once, outside the loop */           \
-  if (zz) DELTA_LOOP1(T, GET, PUT, BITS, 1) else DELTA_LOOP1(T, GET, PUT, BITS, 0)
     case 1: {
 #define GET1(x) (*(x))
 #define PUT1(x, v) (*(x) = (v))
@@ -395,7 +393,6 @@ static int encNumCand(Enc *e, const uint8_t *p, size_t n, unsigned w, int c, int
     case 4: DELTA_LOOP(uint32_t, cairnGetLE32, cairnPutLE32, 32) break;
     default: DELTA_LOOP(uint64_t, cairnGetLE64, cairnPutLE64, 64) break;
 #undef DELTA_LOOP
-#undef DELTA_LOOP1
   }
   int r = encNumBytes(e, q, n - 1, w, c == NC_DELTAT || c == NC_DZZT);
   cairnFree(q);
