@@ -10,12 +10,14 @@
 ** stream slots in reverse order, so a child's output distance is its slot minus the end of its
 ** own input range; slots that no node writes are the stored streams, in slot order.
 **
-** The selector tries candidate graphs on a prefix at a fast zstd level and keeps the smallest:
+** The selector tries candidate graphs on a prefix and keeps the smallest, each stream costed by a
+** fast zstd run (levels >= 4) or by its sampled order-0 entropy (levels <= 3, no zstd at all):
 ** for integers raw, delta, delta+zigzag, tokenize (sorted alphabet + indices), and at ratio
 ** levels interleaved fields (records of 2 or 4 integers, one selection per column); each as
 ** whole bytes or transposed byte planes; leaves are zstd, constant or stored. CSV fields are
 ** dispatched by column (dispatch_string); fixed-width records split by field (split_by_struct).
-** The winner is then built on the whole segment at the final level; if it would expand the
+** The winner is then built on the whole segment at the final level (cairn levels 1-5 run their
+** zstd stages a notch lower, and store byte planes that look incompressible); if it would expand the
 ** segment, plain bytes are used instead, so frames fit cairn_zl_compress_bound. Inputs above one
 ** segment become several chunks compressed through cairnParallelFor; segment boundaries depend
 ** only on the input, so the frame does not depend on the thread count.
