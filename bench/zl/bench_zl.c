@@ -4,7 +4,10 @@
 ** bench/zl/bench_zl.c - cairn's OpenZL-format codec side by side with the zstd library in the
 ** same run, on the golden inputs of ../shared/data/openzl-v26 (MANIFEST.tsv pairs): ratio and
 ** speed of cairn_zl_compress (profile of the pair) vs ZSTD_compress at -3 and -19, and of
-** cairn_zl_decompress (cairn's default frame) vs ZSTD_decompress of zstd's -3 and -19 frames. Prints ratios (cairn / zstd); no assertion. Each
+** cairn_zl_decompress (cairn's default frame) vs ZSTD_decompress of zstd's -3 and -19 frames. Prints ratios (cairn / zstd); no assertion.
+** Text rows (u8, csv, serial text) also print "same ratio": the lowest cairn level whose frame is
+** no larger than zstd -3's, against zstd -3; and cairn level 3 against the lowest zstd level whose
+** frame is no larger than cairn's. Each
 ** time is the best of REPEAT runs (default 5), since the machine is shared.
 **   bench_zl DATA_DIR [REPEAT]
 */
@@ -77,6 +80,32 @@ int main(int argc, char **argv) {
     double mb = n / 1e6;
     printf("%-22s %-6s %8zu | %7ld %7zu %7zu %7zu %7zu | %6.1f %6.1f %7.1f %6.2f | %7.1f %7.1f %7.1f %6.2f %6.2f\n", in + 7, prof,
            n, nFr, nc, nc3, nz3, nz19, mb / tc, mb / tc3, mb / tz3, tz3 / tc3, mb / td, mb / tzd, mb / tzd19, tzd / td, tzd19 / td);
+    if (!strcmp(prof, "u8") || !strcmp(prof, "csv") || (!strcmp(prof, "serial") && strstr(in, "text"))) {
+      /* text at the same ratio: the lowest cairn level whose frame is no larger than zstd -3's,
+      ** timed against zstd -3 (both from the numbers above / the same run) */
+      for (int lv = 1; lv <= 19; lv++) {
+        size_t nl = 0;
+        double tl = 1e9;
+        if (cairn_zl_compress_level(profile, lv, p, n, c, cap, &nl) || nl > nz3) continue;
+        for (int r = 0; r < rep; r++) t0 = now(), cairn_zl_compress_level(profile, lv, p, n, c, cap, &nl), tl = MIN(tl, now() - t0);
+        printf("  same ratio: cairn level %d %zu bytes %.1f MB/s vs zstd -3 %zu bytes %.1f MB/s: %.2fx\n", lv, nl, mb / tl, nz3,
+               mb / tz3, tz3 / tl);
+        break;
+      }
+      /* and the other way: cairn level 3 against the lowest (fastest) zstd level, from -7 up,
+      ** whose frame is no larger than cairn's */
+      int zl;
+      size_t nzl = 0;
+      for (zl = -7; zl <= 19; zl++)
+        if (zl && (nzl = ZSTD_compress(zc, ZSTD_compressBound(n), p, n, zl)) <= nc3) break;
+      if (zl > 19) printf("  same ratio: cairn level 3 %zu bytes: zstd makes no frame that small at levels -7..19\n", nc3);
+      else {
+        double tzl = 1e9;
+        for (int r = 0; r < rep; r++) t0 = now(), ZSTD_compress(zc, ZSTD_compressBound(n), p, n, zl), tzl = MIN(tzl, now() - t0);
+        printf("  same ratio: cairn level 3 %zu bytes %.1f MB/s vs zstd %d %zu bytes %.1f MB/s: %.2fx\n", nc3, mb / tc3, zl, nzl,
+               mb / tzl, tzl / tc3);
+      }
+    }
     if (strcmp(prof, "serial") && strcmp(prof, "u8") && strcmp(prof, "csv")) {
       gC += __builtin_log((double)n / nc), gZ += __builtin_log((double)n / nz19), gO += __builtin_log((double)n / nFr), nNum++;
     }

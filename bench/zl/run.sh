@@ -16,3 +16,5 @@ for tool in "zstd -q -3 -f $IN -o $T/z3" "zstd -q -19 -f $IN -o $T/z19" "$B/cair
 done
 ls -l "$T" | awk 'NR>1{print "  " $5, $9}'
 rm -rf "$T"
+# Wasm size of the codec (and, with SPEED=1, wasm speeds): needs build/em (scripts/build.sh em).
+if [ -f "$ROOT/build/em/libcairn_core.a" ]; then "$ROOT/bench/zl/wasm-size.sh"; fi

@@ -10,12 +10,14 @@
 ** stream slots in reverse order, so a child's output distance is its slot minus the end of its
 ** own input range; slots that no node writes are the stored streams, in slot order.
 **
-** The selector tries candidate graphs on a prefix at a fast zstd level and keeps the smallest:
+** The selector tries candidate graphs on a prefix and keeps the smallest, each stream costed by a
+** fast zstd run (levels >= 4) or by its sampled order-0 entropy (levels <= 3, no zstd at all):
 ** for integers raw, delta, delta+zigzag, tokenize (sorted alphabet + indices), and at ratio
 ** levels interleaved fields (records of 2 or 4 integers, one selection per column); each as
 ** whole bytes or transposed byte planes; leaves are zstd, constant or stored. CSV fields are
 ** dispatched by column (dispatch_string); fixed-width records split by field (split_by_struct).
-** The winner is then built on the whole segment at the final level; if it would expand the
+** The winner is then built on the whole segment at the final level (cairn levels 1-5 run their
+** zstd stages a notch lower, and store byte planes that look incompressible); if it would expand the
 ** segment, plain bytes are used instead, so frames fit cairn_zl_compress_bound. Inputs above one
 ** segment become several chunks compressed through cairnParallelFor; segment boundaries depend
 ** only on the input, so the frame does not depend on the thread count.
@@ -44,7 +46,8 @@ typedef struct Enc {
   uint8_t **aSt;
   size_t *anSt;
   int nSt, nStAlloc;
-  int level, fast; /* zstd level; fast = selection pass */
+  int level, fast; /* cairn level; fast = selection pass */
+  int stageLevel;   /* zstd level of the final zstd stages (cairn levels <= 5 map below themselves) */
   int trialLevel;   /* zstd level of the selection pass */
   size_t trial;     /* bytes the selector tries candidates on */
   ZSTD_CCtx *zc;    /* reused by every zstd stage of the segment */
@@ -137,7 +140,7 @@ static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size
   q[0] = 1; /* varint element width */
   ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(z, ZSTD_c_format, ZSTD_f_zstd1_magicless);
-  ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, e->fast ? e->trialLevel : e->level);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, e->fast ? e->trialLevel : e->stageLevel);
   ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, 1);
   ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 0);
   size_t r = ZSTD_compress2(z, q + 1, cap - 1, p, n);
@@ -153,6 +156,65 @@ static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size
   return 0;
 }
 
+/* log2 of x > 0, within about 0.01: exponent bits plus a quadratic of the mantissa. */
+static float encLog2(float x) {
+  union {
+    float f;
+    uint32_t u;
+  } v = {x};
+  float e = (float)((int)(v.u >> 23) - 127);
+  v.u = (v.u & 0x7fffffu) | 0x3f800000u; /* mantissa in [1, 2) */
+  return e + (-0.34484843f * v.f + 2.03454529f) * v.f - 1.68969686f; /* exact at 1 and 2 */
+}
+
+/* Order-0 entropy of a byte stream in bits per byte, from a sample (all of streams up to 8 KiB,
+** else every 8th byte, at most 16384 bytes), with the Miller-Madow correction for the symbols a
+** sample misses. */
+static float encEntropy(const uint8_t *p, size_t n, unsigned *pnSym) {
+  uint16_t h[4][256]; /* at most 4096 counts each */
+  memset(h, 0, sizeof h);
+  size_t step = n <= 8192 ? 1 : CAIRN_MAX(8, n / 16384 + 1), m = 0, i = 0;
+  for (; i + 4 * step <= n; i += 4 * step, m += 4)
+    h[0][p[i]]++, h[1][p[i + step]]++, h[2][p[i + 2 * step]]++, h[3][p[i + 3 * step]]++;
+  for (; i < n; i += step, m++) h[0][p[i]]++;
+  float sum = 0;
+  unsigned nSym = 0;
+  for (int c = 0; c < 256; c++) {
+    uint32_t k = (uint32_t)h[0][c] + h[1][c] + h[2][c] + h[3][c];
+    if (k) sum += (float)k * encLog2((float)k), nSym++;
+  }
+  *pnSym = nSym;
+  if (m == 0) return 0;
+  return encLog2((float)m) - sum / (float)m + (float)(nSym - 1) / (2 * 0.6931472f * (float)m);
+}
+
+/* 1 if a byte stream has short-range repeats LZ would use: in a window of up to 4 KiB from
+** its middle, more than 1 position in 32 starts an 8-byte match of an earlier position (found
+** through a hash of the 8 bytes). Order-0 entropy misses these (the low byte of a ramp is flat
+** in its histogram, and periodic). Meaningful above about 3 bits per byte: below, chance
+** matches of 8 bytes are frequent in a 4 KiB window. */
+static int encRepeats(const uint8_t *p, size_t n) {
+  if (n < 64) return 1;
+  size_t w = CAIRN_MIN(n, 4096), a = (n - w) / 2, hits = 0;
+  uint16_t tab[1024]; /* position + 1 in the window, 0 = empty */
+  memset(tab, 0, sizeof tab);
+  for (size_t i = 0; i + 8 <= w; i++) {
+    uint64_t v = cairnGetLE64(p + a + i);
+    uint32_t hh = (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 54);
+    if (tab[hh] && cairnGetLE64(p + a + tab[hh] - 1) == v) hits++;
+    tab[hh] = (uint16_t)(i + 1);
+  }
+  return hits * 32 > w;
+}
+
+/* 1 if a byte stream looks incompressible: order-0 entropy above 7.93 bits per byte (entropy
+** coding would save under 1%) and no short-range repeats. Used at fast levels on the byte planes
+** of numbers (mantissas, noise): those planes are stored without running zstd over them. */
+static int encFlat(const uint8_t *p, size_t n) {
+  unsigned nSym;
+  return n >= 1024 && encEntropy(p, n, &nSym) > 7.93f && !encRepeats(p, n);
+}
+
 /* A serial stream: stored, constant, or zstd, whichever is smallest. Copies p. */
 static int encSerial(Enc *e, const uint8_t *p, size_t n) {
   if (e->rc) return -1;
@@ -163,6 +225,19 @@ static int encSerial(Enc *e, const uint8_t *p, size_t n) {
       uint8_t h[10];
       return encNode1(e, ZID_CONST_SERIAL, h, zlVarPut(h, n), encStoredCopy(e, p, 1));
     }
+  }
+  if (e->fast && e->level <= 3 && n > 16) {
+    /* selection pass at fast levels: order-0 entropy estimates what zstd would make of the
+    ** stream (a placeholder stream of that size carries the cost; trials are rolled back). It
+    ** ignores LZ matches: the final pass still runs zstd on the chosen streams. */
+    unsigned nSym;
+    float bits = encEntropy(p, n, &nSym);
+    size_t est = CAIRN_MIN(n, (size_t)(bits * (float)n / 8) + nSym / 2 + 8);
+    uint8_t *q = cairnMalloc(1);
+    if (!q) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+    int r = encStored(e, q, 1);
+    if (r < -1) e->anSt[e->nSt - 1] = est;
+    return r;
   }
   if (n > 16) {
     uint8_t *q;
@@ -181,18 +256,31 @@ static uint64_t rdW(const uint8_t *p, unsigned w) { return cairnGetLEn(p, w); }
 static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth);
 static int encNode1(Enc *e, int id, const uint8_t *hdr, size_t nh, int in);
 
+/* Byte planes of n w-byte values (w = 2, 4, 8): plane k at t + k * n. */
+static void encTranspose(uint8_t *t, const uint8_t *p, size_t n, unsigned w) {
+#define TRANSPOSE_W(W)                                                                             \
+  for (size_t i = 0; i < n; i++)                                                                   \
+    for (unsigned k = 0; k < (W); k++) t[k * n + i] = p[i * (W) + k];
+  if (w == 2) TRANSPOSE_W(2)
+  else if (w == 4) TRANSPOSE_W(4)
+  else TRANSPOSE_W(8)
+#undef TRANSPOSE_W
+}
+
 /* Numeric from its bytes, either whole (num_to_serial) or as w transposed byte planes. */
 static int encNumBytes(Enc *e, const uint8_t *p, size_t n, unsigned w, int planes) {
   uint8_t lw = (uint8_t)(w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3);
   if (!planes || w == 1) return encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, encSerial(e, p, n * w));
-  uint8_t *t = cairnMalloc(n ? n : 1);
+  uint8_t *t = cairnMalloc(n * w + 1);
   int aIn[8];
   if (!t) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-  /* transpose_split: decoder input k (slot order reversed) is byte plane k */
-  for (unsigned k = 0; k < w; k++) {
-    for (size_t i = 0; i < n; i++) t[i] = p[i * w + k];
-    aIn[k] = encSerial(e, t, n);
-  }
+  encTranspose(t, p, n, w);
+  /* transpose_split: decoder input k (slot order reversed) is byte plane k. Fast levels and
+  ** the zstd trials of the selection pass store planes that look incompressible instead of
+  ** running zstd on them (at levels <= 3 the selection pass estimates without zstd anyway). */
+  for (unsigned k = 0; k < w; k++)
+    aIn[k] = (e->fast ? e->level > 3 : e->level <= 5) && encFlat(t + k * n, n) ? encStoredCopy(e, t + k * n, n)
+                                                                                : encSerial(e, t + k * n, n);
   cairnFree(t);
   int st = encNode(e, ZID_TRANSPOSE_SPLIT, NULL, 0, aIn, (int)w, (int)w);
   return encNode1(e, ZID_NUM_TO_STRUCT, NULL, 0, st);
@@ -326,6 +414,9 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
       if (w == 1 && (c == NC_RAWT || c == NC_DELTAT || c == NC_DZZT)) continue;
       /* fast levels: multi-byte deltas only as byte planes (whole-byte deltas rarely win) */
       if (w > 1 && e->level <= 5 && (c == NC_DELTA || c == NC_DZZ)) continue;
+      /* single bytes at fast levels: zigzag and tokenize map each byte one to one (same matches,
+      ** same order-0 entropy as delta and raw), so they are not worth a trial */
+      if (w == 1 && e->level <= 5 && (c == NC_DZZ || c == NC_TOK)) continue;
       Mark m = encMark(e);
       int r = encNumCand(e, p, CAIRN_MIN(n, e->trial / w), w, c, depth); /* decide on a prefix */
       size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
@@ -341,69 +432,103 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
 
 /* ---------------------------------------------------------------- CSV */
 
-/* Fields (each with its trailing ',' or '\n') dispatched by column into string streams. */
+/* Fields (each with its trailing ',' or '\n') dispatched by column into string streams. One pass
+** splits the fields (tag = column, length) and sums each column's bytes; a second copies every
+** field into its column's region (16 bytes of slack between regions let short fields be copied
+** as one fixed 16-byte block) and its length into the column's length stream. */
 static int encCsv(Enc *e, const uint8_t *p, size_t n) {
-  size_t nField = 0;
+  size_t nField = 1;
   for (size_t i = 0; i < n; i++) nField += p[i] == ',' || p[i] == '\n';
-  nField++;
   uint16_t *tag = cairnMalloc(sizeof(uint16_t) * nField);
   uint32_t *len = cairnMalloc(sizeof(uint32_t) * nField);
+  uint8_t *buf = NULL, *lb = NULL;
   int rc = -1;
   if (!tag || !len) {
     encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
     goto done;
   }
+  size_t colBytes[64] = {0}, colN[64] = {0}, offC[64], offL[64];
+  uint32_t maxLen[64] = {0};
   unsigned col = 0, nCol = 0;
-  size_t k = 0, start = 0;
+  size_t k = 0, start = 0, i = 0;
   int quoted = 0;
-  for (size_t i = 0; i <= n; i++) {
-    if (i < n && p[i] == '"') quoted = !quoted;
-    if (i == n || (!quoted && (p[i] == ',' || p[i] == '\n'))) {
-      size_t end = i < n ? i + 1 : n;
-      if (end == start && i == n) break;
-      tag[k] = (uint16_t)(col < 63 ? col : 63), len[k] = (uint32_t)(end - start), k++;
-      if (tag[k - 1] + 1u > nCol) nCol = tag[k - 1] + 1u;
-      col = (i < n && p[i] == '\n') ? 0 : col + 1;
-      start = end;
+  for (;;) {
+    /* next ',', '\n' or '"': 8 bytes at a time (a zero byte of x ^ c marks c; the lowest flag
+    ** of the borrow trick is exact) */
+    const uint64_t one = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    while (i + 8 <= n) {
+      uint64_t x = cairnGetLE64(p + i), a = x ^ (one * ','), b = x ^ (one * '\n'), q = x ^ (one * '"');
+      uint64_t m = (((a - one) & ~a) | ((b - one) & ~b) | ((q - one) & ~q)) & high;
+      if (m) {
+        i += (size_t)__builtin_ctzll(m) >> 3;
+        goto found;
+      }
+      i += 8;
     }
+    while (i < n && p[i] != ',' && p[i] != '\n' && p[i] != '"') i++;
+  found:
+    if (i >= n) break;
+    if (p[i] == '"') quoted = !quoted;
+    if (p[i] == '"' || quoted) {
+      i++;
+      continue;
+    }
+    /* a field ends with its separator */
+    unsigned c = col < 63 ? col : 63;
+    uint32_t l = (uint32_t)(i + 1 - start);
+    tag[k] = (uint16_t)c, len[k] = l, k++;
+    colBytes[c] += l, colN[c]++, maxLen[c] = CAIRN_MAX(maxLen[c], l);
+    if (c + 1u > nCol) nCol = c + 1u;
+    col = p[i] == '\n' ? 0 : col + 1;
+    start = ++i;
+  }
+  if (start < n) { /* a last field without separator */
+    unsigned c = col < 63 ? col : 63;
+    uint32_t l = (uint32_t)(n - start);
+    tag[k] = (uint16_t)c, len[k] = l, k++;
+    colBytes[c] += l, colN[c]++, maxLen[c] = CAIRN_MAX(maxLen[c], l);
+    if (c + 1u > nCol) nCol = c + 1u;
   }
   if (nCol == 0) {
     rc = ENC_SKIP;
     goto done;
   }
-  int aIn[65];
-  uint8_t *buf = cairnMalloc(n + 1);
-  uint8_t *lb = cairnMalloc(4 * k + 4);
+  unsigned lw[64];
+  size_t totC = 0, totL = 0;
+  for (unsigned c = 0; c < nCol; c++) {
+    lw[c] = maxLen[c] < 256 ? 1 : maxLen[c] < 65536 ? 2 : 4;
+    offC[c] = totC, totC += colBytes[c] + 16;
+    offL[c] = totL, totL += colN[c] * lw[c];
+  }
+  buf = cairnMalloc(CAIRN_MAX(totC, 2 * k) + 16), lb = cairnMalloc(totL + 8);
   if (!buf || !lb) {
-    cairnFree(buf), cairnFree(lb);
     encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
     goto done;
   }
+  size_t posC[64], posL[64];
+  memcpy(posC, offC, sizeof(size_t) * nCol), memcpy(posL, offL, sizeof(size_t) * nCol);
+  for (size_t f = 0, pos = 0; f < k; f++) {
+    unsigned c = tag[f];
+    uint32_t l = len[f];
+    if (l <= 16 && pos + 16 <= n) memcpy(buf + posC[c], p + pos, 16);
+    else memcpy(buf + posC[c], p + pos, l);
+    posC[c] += l, pos += l;
+    if (lw[c] == 1) lb[posL[c]++] = (uint8_t)l;
+    else cairnPutLEn(lb + posL[c], l, lw[c]), posL[c] += lw[c];
+  }
+  int aIn[65];
   for (unsigned c = 0; c < nCol; c++) {
-    size_t nb = 0, nl = 0, pos = 0;
-    uint32_t maxLen = 0;
-    for (size_t f = 0; f < k; f++) {
-      if (tag[f] == c) {
-        memcpy(buf + nb, p + pos, len[f]), nb += len[f];
-        maxLen = CAIRN_MAX(maxLen, len[f]);
-        cairnPutLE32(lb + 4 * nl++, len[f]);
-      }
-      pos += len[f];
-    }
-    unsigned lw = maxLen < 256 ? 1 : maxLen < 65536 ? 2 : 4;
-    for (size_t f = 0; f < nl; f++) cairnPutLEn(lb + lw * f, cairnGetLE32(lb + 4 * f), lw);
     int two[2];
-    two[0] = encSerial(e, buf, nb);
-    two[1] = encNumeric(e, lb, nl, lw, 1);
+    two[0] = encSerial(e, buf + offC[c], colBytes[c]);
+    two[1] = encNumeric(e, lb + offL[c], colN[c], lw[c], 1);
     aIn[1 + c] = encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0);
   }
-  for (size_t f = 0; f < k; f++) cairnPutLE16(buf + 2 * f, tag[f]); /* n+1 >= 2k */
+  for (size_t f = 0; f < k; f++) cairnPutLE16(buf + 2 * f, tag[f]); /* the columns are done */
   aIn[0] = encNumeric(e, buf, k, 2, 1);
-  cairnFree(buf), cairnFree(lb);
   int s = encNode(e, ZID_DISPATCH_STRING, NULL, 0, aIn, 1 + (int)nCol, (int)nCol);
   rc = encNode1(e, ZID_SERIAL_STRING, NULL, 0, s);
 done:
-  cairnFree(tag), cairnFree(len);
+  cairnFree(tag), cairnFree(len), cairnFree(buf), cairnFree(lb);
   return rc;
 }
 
@@ -626,6 +751,9 @@ static int encSegment(const ZlOpts *opt, const uint8_t *p, size_t n, Out *o) {
   Enc e = {0};
   int level = opt->level;
   e.level = level;
+  /* zstd stages: levels 1-2 use zstd's fast negative levels, 3-5 zstd 1-3 (the typed graph
+  ** already did most of the work), 6 and up the same zstd level */
+  e.stageLevel = level <= 2 ? level - 3 : level <= 5 ? level - 2 : level;
   /* fast levels decide on a short prefix at zstd level 1; high levels look longer */
   e.trialLevel = level <= 5 ? 1 : 3;
   e.trial = level <= 3 ? ENC_TRIAL / 8 : level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;

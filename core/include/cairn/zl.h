@@ -43,8 +43,10 @@ const char *cairn_zl_profile_name(int profile);
 size_t cairn_zl_compress_bound(size_t n);
 /* Compress p[0..n) as the given profile into out[0..nOut); *pnOut receives the frame size. */
 int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
-/* Same with the level of the zstd stages (1..22; cairn_zl_compress uses 19, smallest frames;
-** 1..3 trade ratio for speed). The graph selector itself runs at a fast level on a prefix. */
+/* Same with a level 1..22 (cairn_zl_compress uses 19, smallest frames). From 6 up it is the
+** level of the zstd stages; 1..5 trade ratio for speed: their zstd stages run a notch lower
+** (1-2 at zstd -2/-1, 3-5 at zstd 1-3) and at 1..3 the graph selector estimates candidates by
+** entropy instead of trial zstd runs. The selector itself decides on a prefix. */
 int cairn_zl_compress_level(int profile, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 /* Fixed-width records: each record is nField fields of aWidth[i] bytes (1..4096 each, at most
 ** CAIRN_ZL_MAX_FIELDS fields); n must be a whole number of records. Each field is compressed as
