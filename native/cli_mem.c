@@ -105,7 +105,7 @@ static int addJsonl(cairn_mem *m, const char *zPath) {
 static int memAdd(int argc, char **argv) {
   const char *zCmd = "mem add";
   if (argc < 3) return cliUsage(zCmd, "need FILE and TEXT");
-  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   cairn_mem_record r;
   memset(&r, 0, sizeof r);
   const char *zFile = argv[1];
@@ -221,7 +221,7 @@ static int memSearch(int argc, char **argv) {
     } else return cliUsage(zCmd, "unknown option '%s'", a);
   }
   if (q.k == 0 || q.k > 1000) return cliUsage(zCmd, "--k must be 1..1000");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen(zCmd, argv[1], &cfg, &m)) return 1;
   cairn_mem_filter f;
@@ -246,7 +246,7 @@ static int memSearch(int argc, char **argv) {
 
 static int memStats(int argc, char **argv) {
   if (argc < 2) return cliUsage("mem stats", "need FILE");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen("mem stats", argv[1], &cfg, &m)) return 1;
   cairn_mem_stats s;
@@ -472,7 +472,7 @@ static int cmdEvalLocomo(int argc, char **argv) {
     if (!c || !qa || j.a[qa].type != JSON_ARR) continue;
     nConv++;
     /* BM25 alone needs no vectors: a text-only store, so its build time is BM25's */
-    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0};
+    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0, 0};
     cairn_mem *m;
     rc = cairn_mem_open(NULL, &cfg, &m);
     if (rc) break;

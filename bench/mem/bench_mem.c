@@ -326,7 +326,7 @@ int main(int argc, char **argv) {
   for (int sync = 1; sync >= 0; sync--) {
     snprintf(zPath, sizeof zPath, "%s/adds.cmem", zDir);
     remove(zPath);
-    cairn_mem_config cfg = {DIM, CAIRN_METRIC_COSINE, 0, !sync, 0, 0};
+    cairn_mem_config cfg = {DIM, CAIRN_METRIC_COSINE, 0, !sync, 0, 0, 0};
     cairn_mem *m;
     if (cairn_mem_open(zPath, &cfg, &m)) {
       printf("open failed: %s\n", cairn_errmsg());

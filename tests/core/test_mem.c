@@ -86,7 +86,7 @@ TEST(mem, add_get_search) {
 
 TEST(mem, bad_input) {
   cairn_mem *m;
-  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   cairn_mem_record r;
@@ -161,9 +161,9 @@ TEST(mem, bad_input) {
   CHECK_EQ(n, 1);
   cairn_mem_close(m);
   /* config errors */
-  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0, 0};
+  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_RANGE);
-  cairn_mem_config bad2 = {8, 5, 0, 0, 0, 0};
+  cairn_mem_config bad2 = {8, 5, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad2, &m), CAIRN_MISUSE);
 }
 
@@ -271,7 +271,7 @@ TEST(mem, hybrid_fusion_definition) {
 
 TEST(mem, caller_embeddings_l2) {
   cairn_mem *m;
-  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0, 0};
+  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[5][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 2, 0, 0}, {3, 3, 3, 3}, {-1, -1, 0, 0}};
   for (int i = 0; i < 5; i++) {
@@ -348,7 +348,7 @@ TEST(mem, log_reopen) {
   }
   CHECK_OK(cairn_mem_commit(m));
   CHECK_OK(cairn_mem_close(m));
-  cairn_mem_config ro = {0, 0, 1, 0, 0, 0};
+  cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(zPath, &ro, &m));
   CHECK_OK(cairn_mem_stats_get(m, &st));
   CHECK_EQ(st.nMemory, NTURN);
@@ -363,7 +363,7 @@ TEST(mem, log_reopen) {
   CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_READONLY);
   CHECK_OK(cairn_mem_close(m));
   /* a store of another dimension is refused */
-  cairn_mem_config c64 = {64, 0, 0, 0, 0, 0};
+  cairn_mem_config c64 = {64, 0, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(zPath, &c64, &m), CAIRN_MISUSE);
 }
 
@@ -373,12 +373,16 @@ TEST(mem, log_torn_tail_every_byte) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {16, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {16, 0, 0, 0, 0, 0, 0};
   /* keep the handle: open through a second memfile copy each time */
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   uint64_t aEnd[8], aCnt[8];
   int nCommit = 0;
-  aEnd[nCommit] = 32, aCnt[nCommit++] = 0;
+  cairn_mem_stats st0;
+  CHECK_OK(cairn_mem_stats_get(m, &st0));
+  CHECK_EQ(st0.format, 2);
+  CHECK_EQ(st0.nLogBytes, 0);
+  aEnd[nCommit] = st0.nFileBytes, aCnt[nCommit++] = 0; /* the log starts at the HDF5 end of allocation */
   for (int c = 0; c < 4; c++) {
     for (int i = 0; i < c + 1; i++) {
       cairn_mem_record r;
@@ -400,7 +404,7 @@ TEST(mem, log_torn_tail_every_byte) {
   uint8_t *img = malloc(n + 100);
   memcpy(img, p, n);
   cairn_mem_close(m);
-  for (size_t cut = 32; cut <= n; cut++) {
+  for (size_t cut = (size_t)aEnd[0]; cut <= n; cut++) {
     uint64_t want = 0;
     for (int c = 0; c < nCommit; c++)
       if (aEnd[c] <= cut) want = aCnt[c];
@@ -448,7 +452,7 @@ TEST(mem, ivf_persisted) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   float v[32];
   uint64_t s = 11;
@@ -582,7 +586,7 @@ TEST(mem, text_only_store) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {0, 0, 0, 0, 1, 0};
+  cairn_mem_config cfg = {0, 0, 0, 0, 1, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   CHECK_OK(addTurns(m, NTURN));
   CHECK_OK(cairn_mem_commit(m));
@@ -614,7 +618,7 @@ TEST(mem, text_only_store) {
 
 TEST(mem, json_api) {
   cairn_mem *m;
-  cairn_mem_config cfg = {4, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {4, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   uint64_t id;
   CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"Pepper the beagle hurt her paw\", \"embedding\": [1, 0, 0, 0], \"session\": "
@@ -692,7 +696,7 @@ TEST(mem, disk_vector_encodings) {
     cairn_file *f;
     CHECK_OK(cairn_memfile_open(NULL, 0, &f));
     cairn_mem *m;
-    cairn_mem_config cfg = {64, CAIRN_METRIC_COSINE, 0, 0, 0, enc};
+    cairn_mem_config cfg = {64, CAIRN_METRIC_COSINE, 0, 0, 0, enc, 0};
     CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
     CHECK_OK(addTurns(m, NTURN));
     CHECK_OK(cairn_mem_commit(m));
@@ -727,7 +731,7 @@ TEST(mem, disk_vector_encodings) {
   }
   CHECK(aSize[CAIRN_MEM_DISK_F16] < aSize[CAIRN_MEM_DISK_F32] - NTURN * 64 * 2 + 64);
   CHECK(aSize[CAIRN_MEM_DISK_INT8] < aSize[CAIRN_MEM_DISK_F16]);
-  cairn_mem_config bad = {64, 0, 0, 0, 0, 3};
+  cairn_mem_config bad = {64, 0, 0, 0, 0, 3, 0};
   cairn_mem *m;
   CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_MISUSE);
 }

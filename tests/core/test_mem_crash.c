@@ -20,7 +20,7 @@ static void textOf(int i, char *z, size_t n) {
 static int memCrashRun(const FaultSpec *spec, const char *zWhat) {
   cairn_file *base, *f;
   cairn_mem *m;
-  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   if (cairn_memfile_open(NULL, 0, &base)) return -1;
   /* setup without faults: an empty store (header written and synced) */
   faultfileWrap(base, 0, NULL, &f);
