@@ -82,6 +82,9 @@ struct cairn_mem {
   int64_t ckNs;          /* time the last checkpoint took */
   cairn_h5 *pH5;         /* open only while the checkpoint is loaded */
   int bReady;            /* the open succeeded (close may checkpoint) */
+  int rcFatal;           /* a checkpoint failed after its superblock switch was written: the
+                         ** file holds the old or the new state, unknown which; every later
+                         ** write fails until the store is reopened */
   /* log */
   uint64_t nFile; /* end of the last commit */
   uint8_t *pPend;
@@ -572,6 +575,7 @@ int cairn_mem_commit(cairn_mem *m) {
     m->nCommitted = m->n;
     return CAIRN_OK;
   }
+  if (m->rcFatal) return cairnErr(m->rcFatal, "mem_commit: an earlier checkpoint failed after its superblock switch; reopen the store");
   size_t nPend0 = m->nPend;
   if (m->ivfUnlogged && m->ivf.kind) {
     CAIRN_TRY(cairnIvfAddRows(&m->ivf, &m->vecs));
@@ -863,6 +867,7 @@ static int ckAppend(cairn_mem *m, cairn_h5w *w, size_t r1) {
 ** switches the superblock last; before the switch the old checkpoint + log is the store,
 ** after it the new checkpoint, whose end of allocation covers the old log. */
 static int checkpointRun(cairn_mem *m) {
+  if (m->rcFatal) return cairnErr(m->rcFatal, "checkpoint: an earlier checkpoint failed after its superblock switch; reopen the store");
   if (m->fmt != 2) return cairnErr(CAIRN_UNSUPPORTED, "checkpoint: a log-only store of format 1 (before 2026-11-29) has no HDF5 part");
   int64_t t0 = cairnClock(1);
   size_t r1 = m->nCommitted;
@@ -879,11 +884,17 @@ static int checkpointRun(cairn_mem *m) {
   if (!rc) rc = cairn_h5w_stats_get(w, &st);
   cairn_h5w_discard(w);
   if (rc) {
-    /* the file holds the old checkpoint and the whole log; drop what the writer left after it */
     char zErr[256];
     cairnFormat(zErr, sizeof zErr, "%s", cairn_errmsg());
     m->nCkText = nCkText0, m->nCkMeta = nCkMeta0, m->nCkNameBytes = nCkNb0;
-    (void)cairn_file_truncate(m->f, m->nFile);
+    /* Did the superblock switch reach the file? If not, the old checkpoint and the whole log
+    ** are the store: drop what the writer left after the log and go on. If it did (a sync
+    ** failed after it), either state may be the durable one: refuse every later write. */
+    uint8_t sb[48];
+    if (cairn_file_read_exact(m->f, sb, 48, 0) == CAIRN_OK && cairnGetLE64(sb + 28) == m->logStart)
+      (void)cairn_file_truncate(m->f, m->nFile);
+    else
+      m->rcFatal = rc;
     return cairnErr(rc, "checkpoint: %s", zErr);
   }
   /* text bytes are the sum of the rows' lengths */
@@ -1268,7 +1279,7 @@ int cairn_mem_close(cairn_mem *m) {
   /* Checkpoint what is committed, so that HDF5 readers see it, unless uncommitted work is in
   ** memory (its access counts and IVF rows cannot be told apart from the committed ones);
   ** the log keeps everything anyway. */
-  if (m->f && m->bReady && m->fmt == 2 && !m->readOnly && m->nPend == 0 && m->nCommitted == m->n && !m->ivfUnlogged)
+  if (m->f && m->bReady && !m->rcFatal && m->fmt == 2 && !m->readOnly && m->nPend == 0 && m->nCommitted == m->n && !m->ivfUnlogged)
     rc = checkpointRun(m);
   cairn_h5_close(m->pH5);
   int rc2 = cairn_file_close(m->f);

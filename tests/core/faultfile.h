@@ -35,6 +35,9 @@ typedef struct FaultSpec {
                           ** the Nth of them (1-based), which is lost or torn - the ordering
                           ** bug finder: "everything but this one write reached the disk" */
   uint64_t seed;          /* fates of the unsynced writes */
+  int bSectorAtomic;      /* a write inside one 512-byte sector lands whole or not at all (never
+                          ** torn or garbled): the one assumption of the HDF5 writer's superblock
+                          ** switch (core/h5/WRITER.md) */
 } FaultSpec;
 
 /* Wrap base. The current bytes of base count as durable. bOwn: close base on xClose. */
