@@ -610,7 +610,7 @@ int cairn_mem_commit(cairn_mem *m) {
   }
   /* Automatic checkpoint once the log holds ckEvery memories. The commit above is durable
   ** whatever happens here: a failed checkpoint leaves the log as it was (retried later). */
-  if (m->fmt == 2 && m->n - m->nCk >= m->ckEvery && m->n >= m->ckRetryAt) {
+  if (m->fmt == 2 && m->ckEvery != UINT32_MAX && m->n - m->nCk >= m->ckEvery && m->n >= m->ckRetryAt) {
     if (checkpointRun(m) != CAIRN_OK) {
       m->ckRetryAt = m->n + m->ckEvery;
       cairn_clearerr();
@@ -1279,7 +1279,7 @@ int cairn_mem_close(cairn_mem *m) {
   /* Checkpoint what is committed, so that HDF5 readers see it, unless uncommitted work is in
   ** memory (its access counts and IVF rows cannot be told apart from the committed ones);
   ** the log keeps everything anyway. */
-  if (m->f && m->bReady && !m->rcFatal && m->fmt == 2 && !m->readOnly && m->nPend == 0 && m->nCommitted == m->n && !m->ivfUnlogged)
+  if (m->f && m->bReady && !m->rcFatal && m->fmt == 2 && m->ckEvery != UINT32_MAX && !m->readOnly && m->nPend == 0 && m->nCommitted == m->n && !m->ivfUnlogged)
     rc = checkpointRun(m);
   cairn_h5_close(m->pH5);
   int rc2 = cairn_file_close(m->f);

@@ -66,7 +66,8 @@ typedef struct cairn_mem_config {
                    ** bytes) or _INT8 (a quarter); the store then searches the decoded values,
                    ** the same before and after a reopen. Fixed at creation like dim. */
   uint32_t checkpointEvery; /* a commit checkpoints the log into the HDF5 datasets once it holds
-                            ** this many memories; 0 = 4096 (see cairn_mem_checkpoint) */
+                            ** this many memories; 0 = 4096; UINT32_MAX = only when
+                            ** cairn_mem_checkpoint is called (not by commits, not by close) */
 } cairn_mem_config;
 #define CAIRN_MEM_DISK_F32  0
 #define CAIRN_MEM_DISK_F16  1
