@@ -1021,7 +1021,8 @@ static int h5Csr(cairn_h5 *h, const char *zOff, const char *zBytes, uint64_t n, 
 static int ckHeader(cairn_mem *m, const cairn_mem_config *cfg, int64_t *pCount) {
   cairn_h5_obj *g = NULL;
   int rc = cairn_h5_get(m->pH5, "/memory", &g);
-  if (rc) return cairnErr(CAIRN_CORRUPT, "mem_open: an HDF5 file without a /memory group (%s)", cairn_errmsg());
+  if (CAIRN_PRIMARY(rc) == CAIRN_NOTFOUND) return cairnErr(CAIRN_CORRUPT, "mem_open: an HDF5 file without a /memory group (%s)", cairn_errmsg());
+  if (rc) return cairnErr(rc, "mem_open: /memory: %s", cairn_errmsg());
   char zFmt[32], zMetric[16], zEnc[16];
   int64_t ver = 0, dim = 0;
   rc = h5Attr(g, "format", NULL, zFmt, sizeof zFmt);

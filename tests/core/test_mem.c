@@ -26,7 +26,8 @@ static const char *const aTurn[][3] = {
 
 static int addTurns(cairn_mem *m, int nTurn) {
   cairn_mem_stats st;
-  if (cairn_mem_stats_get(m, &st)) return CAIRN_ERROR;
+  int rc0 = cairn_mem_stats_get(m, &st);
+  if (rc0) return rc0;
   for (int i = 0; i < nTurn; i++) {
     cairn_mem_record r;
     memset(&r, 0, sizeof r);
@@ -953,4 +954,72 @@ TEST(mem, checkpoint_bad_files) {
   CHECK_OK(cairn_h5w_close(w));
   CHECK_RC(cairn_mem_open_file(g, NULL, &m), CAIRN_CORRUPT);
   CHECK(strstr(cairn_errmsg(), "/memory/id") != NULL);
+}
+
+/* Out of memory while reading a checkpoint + log and while checkpointing: clean NOMEM, no leak,
+** and the image is never damaged (the last run must see everything). */
+TEST(mem, out_of_memory_checkpoint) {
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_mem *m;
+  cairn_mem_config cfg = {8, 0, 0, 0, 0, 0, UINT32_MAX};
+  CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+  CHECK_OK(addTurns(m, 5));
+  cairn_mem_index_config ic = {CAIRN_VINDEX_IVFPQ, 2, 2, 2, 0, 1};
+  CHECK_OK(cairn_mem_build_index(m, &ic));
+  CHECK_OK(cairn_mem_checkpoint(m));
+  CHECK_OK(addTurns(m, 3));
+  CHECK_OK(cairn_mem_commit(m));
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  uint8_t *img = malloc(n);
+  memcpy(img, p, n);
+  cairn_mem_close(m);
+  gSaved = *cairn_host_get();
+  int done = 0;
+  long nFail = 0;
+  for (long fail = 0; fail < 20000 && !done; fail++) {
+    cairn_host h = gSaved;
+    h.xMalloc = oomMalloc, h.xRealloc = oomRealloc, h.xFree = oomFree;
+    h.xParallelFor = NULL;
+    cairn_host_set(&h);
+    gAllocLeft = fail, gLive = 0;
+    cairn_file *g = NULL;
+    m = NULL;
+    int rc = cairn_memfile_open(img, n, &g);
+    if (rc == CAIRN_OK) rc = cairn_mem_open_file(g, &cfg, &m);
+    if (rc == CAIRN_OK) rc = addTurns(m, 2);
+    if (rc == CAIRN_OK) rc = cairn_mem_checkpoint(m);
+    cairn_mem_stats st;
+    if (rc == CAIRN_OK) rc = cairn_mem_stats_get(m, &st);
+    if (rc == CAIRN_OK && (st.nMemory != 10 || st.nCheckpointed != 10)) {
+      cairn_host_set(&gSaved);
+      tfFail(__FILE__, __LINE__, "fail at %ld: %llu memories, %llu checkpointed", fail, (unsigned long long)st.nMemory,
+             (unsigned long long)st.nCheckpointed);
+      free(img);
+      return;
+    }
+    if (rc == CAIRN_OK) done = gAllocLeft >= 0; /* no allocation failed: every point was tried */
+    else if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM) {
+      cairn_mem_close(m);
+      cairn_host_set(&gSaved);
+      tfFail(__FILE__, __LINE__, "fail at %ld: %s (%s)", fail, cairn_errstr(rc), cairn_errmsg());
+      free(img);
+      return;
+    }
+    nFail += rc != CAIRN_OK;
+    cairn_mem_close(m);
+    long live = gLive;
+    cairn_host_set(&gSaved);
+    if (live != 0) {
+      tfFail(__FILE__, __LINE__, "fail at %ld: %ld allocations leaked", fail, live);
+      free(img);
+      return;
+    }
+  }
+  cairn_host_set(&gSaved);
+  free(img);
+  CHECK(done);
+  CHECK(nFail > 100);
 }
