@@ -146,7 +146,7 @@ static const CliCommand aCommand[] = {
   {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, write, attr, softlink, verify, loop"},
   {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)"},
   {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
-  {"mem", cliMem, "add|search|stats|index|demo FILE ...", "agent memory store (see native/cli_mem.c)"},
+  {"mem", cliMem, "add|search|stats|index|checkpoint|demo FILE ...", "agent memory store (see native/cli_mem.c)"},
   {"eval", cliEval, "locomo FILE.json [--mode M] [--json]", "retrieval quality on LoCoMo conversations"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},
   {"help", cmdHelp, "", "this list"},

@@ -3,8 +3,11 @@
 **
 ** native/cli_mem.c - the agent-memory commands of the cairn CLI (native and WASI):
 **   cairn mem add FILE [TEXT...] [--jsonl MEMORIES.jsonl] [--session S] [--role R] [--tier N] [--importance X] [--meta JSON]
-**                 [--time MS] [--embedding v1,v2,...]
+**                 [--time MS] [--embedding v1,v2,...] [--no-checkpoint]
 **                 new stores: [--dim N] [--metric cosine|ip|l2] [--disk f32|f16|int8] [--text-only]
+**                 (--no-checkpoint: the new memories stay in the log after the HDF5 part, which
+**                 h5py sees only after the next checkpoint)
+**   cairn mem checkpoint FILE     move the log into the HDF5 datasets (h5py/h5dump then see all)
 **   cairn mem search FILE QUERY [--k N] [--mode hybrid|vector|bm25] [--filter JSON]
 **                 [--index auto|flat|f16|int8|ivf|ivfpq] [--nprobe N] [--fusion rrf|weighted]
 **                 [--recency W] [--json]
@@ -105,7 +108,7 @@ static int addJsonl(cairn_mem *m, const char *zPath) {
 static int memAdd(int argc, char **argv) {
   const char *zCmd = "mem add";
   if (argc < 3) return cliUsage(zCmd, "need FILE and TEXT");
-  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   cairn_mem_record r;
   memset(&r, 0, sizeof r);
   const char *zFile = argv[1];
@@ -116,8 +119,10 @@ static int memAdd(int argc, char **argv) {
   uint32_t nEmb = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (a[0] == '-' && a[1] == '-' && !v && strcmp(a, "--text-only")) return cliUsage(zCmd, "option %s needs a value", a);
-    if (!strcmp(a, "--session")) r.zSession = v, i++;
+    if (a[0] == '-' && a[1] == '-' && !v && strcmp(a, "--text-only") && strcmp(a, "--no-checkpoint"))
+      return cliUsage(zCmd, "option %s needs a value", a);
+    if (!strcmp(a, "--no-checkpoint")) cfg.checkpointEvery = UINT32_MAX;
+    else if (!strcmp(a, "--session")) r.zSession = v, i++;
     else if (!strcmp(a, "--role")) r.zRole = v, i++;
     else if (!strcmp(a, "--tier")) r.tier = atoi(v), i++;
     else if (!strcmp(a, "--importance")) r.importance = (float)atof(v), i++;
@@ -221,7 +226,7 @@ static int memSearch(int argc, char **argv) {
     } else return cliUsage(zCmd, "unknown option '%s'", a);
   }
   if (q.k == 0 || q.k > 1000) return cliUsage(zCmd, "--k must be 1..1000");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen(zCmd, argv[1], &cfg, &m)) return 1;
   cairn_mem_filter f;
@@ -246,7 +251,7 @@ static int memSearch(int argc, char **argv) {
 
 static int memStats(int argc, char **argv) {
   if (argc < 2) return cliUsage("mem stats", "need FILE");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen("mem stats", argv[1], &cfg, &m)) return 1;
   cairn_mem_stats s;
@@ -261,9 +266,31 @@ static int memStats(int argc, char **argv) {
   printf("text        %llu bytes\nfile        %llu bytes\n", (unsigned long long)s.nTextBytes, (unsigned long long)s.nFileBytes);
   if (s.ivfKind) printf("index       %s, %u lists%s\n", azIndex[s.ivfKind], s.ivfNlist, s.ivfKind == CAIRN_VINDEX_IVFPQ ? " + PQ" : "");
   else printf("index       exact (flat, f16, int8 scans)\n");
-  printf("kernels     %s\nopen        %.3f ms (replay + index rebuild)\n", s.zKernel, (double)s.openNs / 1e6);
+  if (s.format == 2)
+    printf("file format HDF5 (/memory) + log: %llu memories in the HDF5 datasets, %llu log bytes after them\n",
+           (unsigned long long)s.nCheckpointed, (unsigned long long)s.nLogBytes);
+  else printf("file format log-only (format 1, before 2026-11-29; not readable by HDF5 tools)\n");
+  printf("kernels     %s\nopen        %.3f ms (HDF5 read + log replay + BM25 rebuild)\n", s.zKernel, (double)s.openNs / 1e6);
   cairn_mem_close(m);
   return 0;
+}
+
+static int memCheckpoint(int argc, char **argv) {
+  const char *zCmd = "mem checkpoint";
+  if (argc < 2) return cliUsage(zCmd, "need FILE");
+  cairn_mem *m;
+  if (memOpen(zCmd, argv[1], NULL, &m)) return 1;
+  cairn_mem_stats s0, s1;
+  cairn_mem_stats_get(m, &s0);
+  int rc = cairn_mem_checkpoint(m);
+  if (rc) cliFail(zCmd, rc);
+  else {
+    cairn_mem_stats_get(m, &s1);
+    fprintf(stderr, "%llu memories in the HDF5 datasets (%llu were), %.1f ms\n", (unsigned long long)s1.nCheckpointed,
+            (unsigned long long)s0.nCheckpointed, s1.nCheckpoint ? (double)s1.checkpointNs / 1e6 : 0.0);
+  }
+  cairn_mem_close(m);
+  return rc ? 1 : 0;
 }
 
 static int memIndex(int argc, char **argv) {
@@ -336,12 +363,13 @@ static int memDemo(int argc, char **argv) {
 }
 
 int cliMem(int argc, char **argv) {
-  if (argc < 2) return cliUsage("mem", "need a subcommand: add, search, stats, index, demo");
+  if (argc < 2) return cliUsage("mem", "need a subcommand: add, search, stats, index, checkpoint, demo");
   const char *z = argv[1];
   if (!strcmp(z, "add")) return memAdd(argc - 1, argv + 1);
   if (!strcmp(z, "search")) return memSearch(argc - 1, argv + 1);
   if (!strcmp(z, "stats")) return memStats(argc - 1, argv + 1);
   if (!strcmp(z, "index")) return memIndex(argc - 1, argv + 1);
+  if (!strcmp(z, "checkpoint")) return memCheckpoint(argc - 1, argv + 1);
   if (!strcmp(z, "demo")) return memDemo(argc - 1, argv + 1);
   return cliUsage("mem", "unknown subcommand '%s'", z);
 }
@@ -472,7 +500,7 @@ static int cmdEvalLocomo(int argc, char **argv) {
     if (!c || !qa || j.a[qa].type != JSON_ARR) continue;
     nConv++;
     /* BM25 alone needs no vectors: a text-only store, so its build time is BM25's */
-    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0};
+    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0, 0};
     cairn_mem *m;
     rc = cairn_mem_open(NULL, &cfg, &m);
     if (rc) break;

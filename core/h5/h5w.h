@@ -135,6 +135,9 @@ typedef struct H5wExt { uint64_t addr, n; } H5wExt;
 struct cairn_h5w {
   cairn_file *f;
   int bReadOnly, bNoSync;
+  int bTail;          /* CAIRN_H5W_TAIL: the caller appends its own bytes past the committed end */
+  uint32_t tailTxn;   /* transaction whose start took the caller's tail (0 = none yet) */
+  H5wExt *aTailPend; int nTailPend, nTailPendAlloc; /* the caller's tail: free once the commit is durable */
   int rcFatal;        /* sticky error after a failed write */
   uint64_t eoa;       /* allocation high-water mark */
   uint64_t eofCommitted;

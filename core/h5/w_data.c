@@ -512,6 +512,7 @@ static int indexLoad(cairn_h5w *w, H5wDset *d) {
   memset(&bl, 0, sizeof bl);
   bl.depth = -1;
   int rc = CAIRN_OK;
+  uint64_t nRec0 = d->nRec;
   if (d->btreeAddr != H5W_UNDEF) rc = btreeRead(w, d, d->btreeAddr, -1, &bl, 0);
   if (!rc) {
     /* Adopt the nodes if the tree is packed the way btreeWrite packs it; else rewrite it all. */
@@ -545,6 +546,15 @@ static int indexLoad(cairn_h5w *w, H5wDset *d) {
   }
   for (int l = 0; l < 8; l++) cairnFree(bl.aAddr[l]), cairnFree(bl.aN[l]);
   if (!rc) d->bIndexLoaded = 1;
+  else {
+    /* a failure (out of memory) leaves nothing half-loaded: a later load starts afresh
+    ** instead of appending the records a second time */
+    d->nRec = nRec0;
+    for (int l = 0; l < 8; l++) cairnFree(d->aLevel[l]), d->aLevel[l] = NULL, d->nLevel[l] = d->nLevelAlloc[l] = 0;
+    d->nLevels = 0;
+    d->bIndexDirty = 0;
+    cairnFree(d->aOldNode), d->aOldNode = NULL, d->nOldNode = 0;
+  }
   return rc;
 }
 

@@ -135,6 +135,23 @@ static void freeInsert(cairn_h5w *w, uint64_t addr, uint64_t n) {
   w->aFree[lo] = (H5wExt){addr, n};
 }
 
+/* CAIRN_H5W_TAIL: once per transaction, step over the bytes the caller appended after the
+** committed end of file; they join the free space only after the commit is durable. */
+static int tailTake(cairn_h5w *w) {
+  if (!w->bTail || w->tailTxn == w->txn) return CAIRN_OK;
+  uint64_t size;
+  int rc = cairn_file_size(w->f, &size);
+  if (rc) return h5wFail(w, rc);
+  if (size > w->eoa) {
+    if (extPush(&w->aTailPend, &w->nTailPend, &w->nTailPendAlloc, w->eoa, size - w->eoa))
+      return cairnErr(CAIRN_NOMEM, "out of memory");
+    w->eoa = size;
+  }
+  if (size > w->nFileSize) w->nFileSize = size;
+  w->tailTxn = w->txn;
+  return CAIRN_OK;
+}
+
 int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr) {
   if (n == 0) n = 1;
   for (int i = 0; i < w->nFree; i++) {
@@ -149,6 +166,7 @@ int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr) {
       return CAIRN_OK;
     }
   }
+  CAIRN_TRY(tailTake(w));
   uint64_t e;
   if (cairnAddOverflow64(w->eoa, n, &e)) return cairnErr(CAIRN_RANGE, "file address space exhausted");
   *pAddr = w->eoa;
@@ -1124,6 +1142,7 @@ int cairn_h5w_commit(cairn_h5w *w) {
   if (w->rcFatal) return cairnErr(w->rcFatal, "cairn_h5w_commit: the writer failed earlier; the file holds the last commit");
   if (w->bReadOnly || !w->bChanged) return CAIRN_OK;
   /* 1. everything new goes to space the committed state does not use */
+  CAIRN_TRY(tailTake(w)); /* CAIRN_H5W_TAIL: the new end of file covers the caller's tail */
   CAIRN_TRY(commitObj(w, w->pRoot));
   CAIRN_TRY(h5wHeapFlush(w));
   /* 2. the new end of file: drop free space at the tail (old versions freed by this commit
@@ -1167,6 +1186,8 @@ int cairn_h5w_commit(cairn_h5w *w) {
   /* 4. committed: old versions are free now; give back the tail */
   for (int i = 0; i < w->nPend; i++) freeInsert(w, w->aPend[i].addr, w->aPend[i].n);
   w->nPend = 0;
+  for (int i = 0; i < w->nTailPend; i++) freeInsert(w, w->aTailPend[i].addr, w->aTailPend[i].n);
+  w->nTailPend = 0;
   while (w->nFree && w->aFree[w->nFree - 1].addr + w->aFree[w->nFree - 1].n >= eoa) {
     H5wExt *e = &w->aFree[w->nFree - 1];
     if (e->addr >= eoa) w->nFree--;
@@ -1198,6 +1219,7 @@ static void writerFree(cairn_h5w *w) {
   cairnFree(w->aUsed);
   cairnFree(w->aColl);
   cairnFree(w->aPend);
+  cairnFree(w->aTailPend);
   cairnFree(w->pHeap);
   if (w->pWbuf) cairnFree(w->pWbuf - H5W_SB_SIZE);
   h5wHeapCacheClear(w);
@@ -1322,6 +1344,7 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->f = f;
   w->bReadOnly = (flags & CAIRN_H5W_READONLY) != 0;
   w->bNoSync = (flags & CAIRN_H5W_NOSYNC) != 0;
+  w->bTail = (flags & CAIRN_H5W_TAIL) != 0;
   w->sbVersion = sb[8] < 2 ? 2 : sb[8];
   w->sbExt = ext;
   w->eoa = w->eofCommitted = eof;

@@ -183,6 +183,11 @@ uint32_t cairnJsonGet(const Json *j, uint32_t iObj, const char *zKey);
 /* Do two values in two documents compare equal (numbers by value, objects key-ordered)? */
 int cairnJsonEqual(const Json *ja, uint32_t ia, const Json *jb, uint32_t ib);
 
+/* ------------------------------------------------------------------ store */
+/* Tests: create new files as log-only stores of format 1 (FORMAT.md part 1), to check that
+** such files still open. */
+extern int cairnMemLegacyCreate;
+
 /* ------------------------------------------------------------------ checksums */
 #include "hash/crc32c.h"
 

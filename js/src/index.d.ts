@@ -299,6 +299,8 @@ export class Memory {
   add(record: MemoryInput | string): number;
   addMany(records: Iterable<MemoryInput | string>): number[];
   commit(): void;
+  /** Commit, then move the log into the file's HDF5 datasets (/memory), which h5py/h5dump/h5wasm read. */
+  checkpoint(): void;
   search(query: string | Float32Array | number[] | { text?: string; embedding?: Float32Array | number[] }, options?: MemorySearchOptions): MemoryHit[];
   /** A memory by id, or null. */
   get(id: number): MemoryRecord | null;

@@ -162,6 +162,16 @@ export function makeMemory(ctx) {
     }
 
     /**
+     * Commit, then move the log into the file's HDF5 datasets (/memory, core/mem/FORMAT.md), so
+     * that h5py, h5dump or h5wasm see every memory. Crash-safe. Commits do it every 4096
+     * memories and close() does it too; call it before handing the file to another tool.
+     */
+    checkpoint() {
+      const rc = ctx.M._cairn_mem_checkpoint(this.#handle());
+      if (rc) throw ctx.fail(rc, 'Memory.checkpoint');
+    }
+
+    /**
      * Search. `query` is a text, a query vector, or { text, embedding }. Scores are "higher is
      * better" in the chosen mode; vectorScore/bm25Score are null where not computed.
      * @param {string|Float32Array|number[]|{text?: string, embedding?: Float32Array|number[]}} query

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { Memory, MemoryFile, NodeFile, CairnError } from '../src/node.js';
 import { cli, run, tmp } from './helpers.mjs';
 
@@ -287,4 +288,58 @@ test('bad input: clear CairnErrors, nothing half-added', async () => {
   mem.close(); // twice is a no-op
   assert.throws(() => mem.search('x'), isErr('MISUSE', /closed/));
   await assert.rejects(Memory.open(new MemoryFile(new TextEncoder().encode('this is not a memory store at all, not even close'))), (e) => e instanceof CairnError);
+});
+
+// The file is an HDF5 file: after checkpoint() (and close()) h5py, an independent reader, sees
+// every memory with its text, names, times and embedding; memories committed after the last
+// checkpoint live in the log past the HDF5 end of allocation, which h5py ignores.
+const havePy = (() => {
+  try {
+    execFileSync('/usr/bin/python3', ['-c', 'import h5py, numpy'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+test('JS writes, h5py reads /memory after checkpoint()', { skip: !havePy && 'no /usr/bin/python3 with h5py' }, async () => {
+  const file = tmp('h5py.mem');
+  fs.rmSync(file, { force: true });
+  const mem = await Memory.open(file, { dim: 8, metric: 'ip' });
+  const recs = [];
+  for (let i = 0; i < 30; i++) {
+    const embedding = Float32Array.from({ length: 8 }, (_, j) => ((i * 7 + j * 3) % 11) / 4 - 1);
+    recs.push({ text: `turn ${i}: café №${i}`, session: `s${i % 3}`, role: i % 2 ? 'assistant' : 'user', time: 1600000000000 + i, created: 1700000000000 + i, embedding });
+  }
+  mem.addMany(recs.slice(0, 20));
+  mem.checkpoint();
+  mem.addMany(recs.slice(20));
+  mem.commit(); // in the log only
+  const py = `
+import h5py, json, sys
+g = h5py.File(sys.argv[1], "r")["memory"]
+n = int(g.attrs["count"])
+o, b = g["text_offsets"][:], g["text_bytes"][:]
+no, nb = g["names_offsets"][:], g["names_bytes"][:]
+name = lambda k: None if k == 0xFFFFFFFF else bytes(nb[no[k]:no[k + 1]]).decode()
+print(json.dumps({"n": n, "text": [bytes(b[o[i]:o[i + 1]]).decode() for i in range(n)],
+  "session": [name(k) for k in g["session"][:]], "role": [name(k) for k in g["role"][:]],
+  "event": g["event_ms"][:].tolist(), "created": g["created_ms"][:].tolist(), "emb": g["embedding"][:].tolist()}))`;
+  const read = () => JSON.parse(execFileSync('/usr/bin/python3', ['-c', py, file], { encoding: 'utf8' }));
+  const check = (got, n) => {
+    assert.equal(got.n, n);
+    assert.deepEqual(got.text, recs.slice(0, n).map((r) => r.text));
+    assert.deepEqual(got.session, recs.slice(0, n).map((r) => r.session));
+    assert.deepEqual(got.role, recs.slice(0, n).map((r) => r.role));
+    assert.deepEqual(got.event, recs.slice(0, n).map((r) => r.time));
+    assert.deepEqual(got.created, recs.slice(0, n).map((r) => r.created));
+    assert.deepEqual(got.emb, recs.slice(0, n).map((r) => Array.from(r.embedding))); // inner product: stored as given
+  };
+  check(read(), 20); // the last 10 are in the log
+  assert.equal(mem.stats().memories, 30);
+  mem.close(); // checkpoints
+  check(read(), 30);
+  const again = await Memory.open(file, { readOnly: true });
+  assert.equal(again.stats().memories, 30);
+  assert.equal(again.get(30).text, recs[29].text);
+  again.close();
 });

@@ -61,6 +61,8 @@ static int imgApply(uint8_t **pa, size_t *pn, const FfOp *op, size_t nLand) {
   return CAIRN_OK;
 }
 
+static int ffOneSector(const FfOp *op) { return !op->bTrunc && op->n && op->iOff / 512 == (op->iOff + op->n - 1) / 512; }
+
 static void ffOpsFree(FaultFile *f) {
   for (size_t i = 0; i < f->nOp; i++) free(f->aOp[i].a);
   f->nOp = 0;
@@ -113,6 +115,7 @@ static int ffDie(FaultFile *f) {
     if (f->spec.nLoseOnly) fate = i + 1 == f->spec.nLoseOnly ? 1 + (r & 1) : 0;
     if (f->spec.bKeepUnsynced) fate = 0;
     if (op->nTorn < op->n) fate = 2; /* the torn write: exactly its landed prefix */
+    if (f->spec.bSectorAtomic && ffOneSector(op) && fate >= 2) fate = op->nTorn < op->n ? 1 : (unsigned)(ffRand(f) & 1); /* whole or nothing */
     size_t nLand = op->n;
     if (fate == 1) { /* lost; an extending write may leave zeros behind */
       if (!op->bTrunc && op->iOff + op->n > n && (ffRand(f) & 1)) imgResize(&a, &n, (size_t)(op->iOff + op->n));
@@ -155,6 +158,7 @@ static int ffWrite(cairn_file *pF, const void *p, size_t n, uint64_t iOff) {
     return cairn_seterr(CAIRN_IOERR_WRITE, "fault file: write %u fails (injected)", f->nWrite);
   if (f->spec.nTearWrite && f->nWrite == f->spec.nTearWrite) {
     size_t nTorn = n ? ffSectorPrefix(f, iOff, (size_t)(ffRand(f) % n)) : 0;
+    if (f->spec.bSectorAtomic && n && iOff / 512 == (iOff + n - 1) / 512) nTorn = nTorn & 1 ? n : 0; /* whole or nothing */
     if (nTorn) f->pBase->pMethods->xWrite(f->pBase, p, nTorn, iOff);
     ffRecord(f, 0, iOff, p, n, nTorn);
     ffDie(f);

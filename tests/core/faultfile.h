@@ -40,6 +40,9 @@ typedef struct FaultSpec {
                           ** all (the HDF5 writer's one assumption, for its 48-byte superblock) */
   int bKeepUnsynced;      /* a process crash, not a power loss: every write before the crash
                           ** point lands whole (the page cache keeps them) */
+  int bSectorAtomic;      /* a write inside one 512-byte sector lands whole or not at all (never
+                          ** torn or garbled): the one assumption of the HDF5 writer's superblock
+                          ** switch (core/h5/WRITER.md) */
 } FaultSpec;
 
 /* Wrap base. The current bytes of base count as durable. bOwn: close base on xClose. */

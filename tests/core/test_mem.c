@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "cairn/h5w.h"
 #include "cairn/mem.h"
 #include "mem/mem_int.h"
 #include "tf.h"
@@ -24,6 +25,9 @@ static const char *const aTurn[][3] = {
 #define NTURN ((int)CAIRN_ARRAY_SIZE(aTurn))
 
 static int addTurns(cairn_mem *m, int nTurn) {
+  cairn_mem_stats st;
+  int rc0 = cairn_mem_stats_get(m, &st);
+  if (rc0) return rc0;
   for (int i = 0; i < nTurn; i++) {
     cairn_mem_record r;
     memset(&r, 0, sizeof r);
@@ -38,7 +42,7 @@ static int addTurns(cairn_mem *m, int nTurn) {
     uint64_t id;
     int rc = cairn_mem_add(m, &r, &id);
     if (rc) return rc;
-    if (id != (uint64_t)i + 1) return CAIRN_ERROR;
+    if (id != st.nMemory + (uint64_t)i + 1) return CAIRN_ERROR;
   }
   return CAIRN_OK;
 }
@@ -86,7 +90,7 @@ TEST(mem, add_get_search) {
 
 TEST(mem, bad_input) {
   cairn_mem *m;
-  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   cairn_mem_record r;
@@ -161,9 +165,9 @@ TEST(mem, bad_input) {
   CHECK_EQ(n, 1);
   cairn_mem_close(m);
   /* config errors */
-  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0, 0};
+  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_RANGE);
-  cairn_mem_config bad2 = {8, 5, 0, 0, 0, 0};
+  cairn_mem_config bad2 = {8, 5, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad2, &m), CAIRN_MISUSE);
 }
 
@@ -271,7 +275,7 @@ TEST(mem, hybrid_fusion_definition) {
 
 TEST(mem, caller_embeddings_l2) {
   cairn_mem *m;
-  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0, 0};
+  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[5][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 2, 0, 0}, {3, 3, 3, 3}, {-1, -1, 0, 0}};
   for (int i = 0; i < 5; i++) {
@@ -348,7 +352,7 @@ TEST(mem, log_reopen) {
   }
   CHECK_OK(cairn_mem_commit(m));
   CHECK_OK(cairn_mem_close(m));
-  cairn_mem_config ro = {0, 0, 1, 0, 0, 0};
+  cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(zPath, &ro, &m));
   CHECK_OK(cairn_mem_stats_get(m, &st));
   CHECK_EQ(st.nMemory, NTURN);
@@ -363,7 +367,7 @@ TEST(mem, log_reopen) {
   CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_READONLY);
   CHECK_OK(cairn_mem_close(m));
   /* a store of another dimension is refused */
-  cairn_mem_config c64 = {64, 0, 0, 0, 0, 0};
+  cairn_mem_config c64 = {64, 0, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(zPath, &c64, &m), CAIRN_MISUSE);
 }
 
@@ -373,12 +377,16 @@ TEST(mem, log_torn_tail_every_byte) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {16, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {16, 0, 0, 0, 0, 0, 0};
   /* keep the handle: open through a second memfile copy each time */
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   uint64_t aEnd[8], aCnt[8];
   int nCommit = 0;
-  aEnd[nCommit] = 32, aCnt[nCommit++] = 0;
+  cairn_mem_stats st0;
+  CHECK_OK(cairn_mem_stats_get(m, &st0));
+  CHECK_EQ(st0.format, 2);
+  CHECK_EQ(st0.nLogBytes, 0);
+  aEnd[nCommit] = st0.nFileBytes, aCnt[nCommit++] = 0; /* the log starts at the HDF5 end of allocation */
   for (int c = 0; c < 4; c++) {
     for (int i = 0; i < c + 1; i++) {
       cairn_mem_record r;
@@ -400,7 +408,7 @@ TEST(mem, log_torn_tail_every_byte) {
   uint8_t *img = malloc(n + 100);
   memcpy(img, p, n);
   cairn_mem_close(m);
-  for (size_t cut = 32; cut <= n; cut++) {
+  for (size_t cut = (size_t)aEnd[0]; cut <= n; cut++) {
     uint64_t want = 0;
     for (int c = 0; c < nCommit; c++)
       if (aEnd[c] <= cut) want = aCnt[c];
@@ -448,7 +456,7 @@ TEST(mem, ivf_persisted) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   float v[32];
   uint64_t s = 11;
@@ -582,7 +590,7 @@ TEST(mem, text_only_store) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {0, 0, 0, 0, 1, 0};
+  cairn_mem_config cfg = {0, 0, 0, 0, 1, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   CHECK_OK(addTurns(m, NTURN));
   CHECK_OK(cairn_mem_commit(m));
@@ -614,7 +622,7 @@ TEST(mem, text_only_store) {
 
 TEST(mem, json_api) {
   cairn_mem *m;
-  cairn_mem_config cfg = {4, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {4, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   uint64_t id;
   CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"Pepper the beagle hurt her paw\", \"embedding\": [1, 0, 0, 0], \"session\": "
@@ -692,7 +700,7 @@ TEST(mem, disk_vector_encodings) {
     cairn_file *f;
     CHECK_OK(cairn_memfile_open(NULL, 0, &f));
     cairn_mem *m;
-    cairn_mem_config cfg = {64, CAIRN_METRIC_COSINE, 0, 0, 0, enc};
+    cairn_mem_config cfg = {64, CAIRN_METRIC_COSINE, 0, 0, 0, enc, 0};
     CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
     CHECK_OK(addTurns(m, NTURN));
     CHECK_OK(cairn_mem_commit(m));
@@ -727,7 +735,327 @@ TEST(mem, disk_vector_encodings) {
   }
   CHECK(aSize[CAIRN_MEM_DISK_F16] < aSize[CAIRN_MEM_DISK_F32] - NTURN * 64 * 2 + 64);
   CHECK(aSize[CAIRN_MEM_DISK_INT8] < aSize[CAIRN_MEM_DISK_F16]);
-  cairn_mem_config bad = {64, 0, 0, 0, 0, 3};
+  cairn_mem_config bad = {64, 0, 0, 0, 0, 3, 0};
   cairn_mem *m;
   CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_MISUSE);
+}
+
+/* ---- the HDF5 checkpoint ---- */
+/* Reopen from the HDF5 part alone (no log) and from HDF5 + log restores the same store. */
+static void recEq(cairn_mem *a, cairn_mem *b, uint64_t id, int *pBad) {
+  cairn_mem_record x, y;
+  if (cairn_mem_get(a, id, &x) || cairn_mem_get(b, id, &y)) {
+    *pBad = 1;
+    return;
+  }
+  int same = !strcmp(x.zText, y.zText) && !x.zSession == !y.zSession && (!x.zSession || !strcmp(x.zSession, y.zSession)) &&
+             !x.zRole == !y.zRole && (!x.zRole || !strcmp(x.zRole, y.zRole)) && !x.zMeta == !y.zMeta &&
+             (!x.zMeta || !strcmp(x.zMeta, y.zMeta)) && x.createdMs == y.createdMs && x.eventMs == y.eventMs && x.tier == y.tier &&
+             x.importance == y.importance && x.accessCount == y.accessCount &&
+             (!x.aEmbedding || !memcmp(x.aEmbedding, y.aEmbedding, x.nEmbedding * 4));
+  if (!same) *pBad = 1;
+}
+
+TEST(mem, checkpoint_reopen) {
+  for (int enc = 0; enc < 3; enc++) {
+    cairn_file *f;
+    CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+    cairn_mem *m, *m2, *ref;
+    cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, enc, UINT32_MAX}; /* checkpoints only when asked */
+    CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+    CHECK_OK(cairn_mem_open(NULL, &cfg, &ref)); /* the same adds, in memory only */
+    for (int round = 0; round < 3; round++) {
+      CHECK_OK(addTurns(m, NTURN));
+      CHECK_OK(addTurns(ref, NTURN));
+      CHECK_OK(cairn_mem_touch(m, 2 + round));
+      CHECK_OK(cairn_mem_touch(ref, 2 + round));
+      if (round == 1) CHECK_OK(cairn_mem_checkpoint(m));
+      else CHECK_OK(cairn_mem_commit(m));
+    }
+    cairn_mem_stats st;
+    CHECK_OK(cairn_mem_stats_get(m, &st));
+    CHECK_EQ(st.nCheckpointed, 2 * NTURN); /* round 2 is in the log */
+    CHECK(st.nLogBytes > 0);
+    /* reopen a copy: HDF5 part + log */
+    const uint8_t *p;
+    size_t n;
+    CHECK_OK(cairn_memfile_data(f, &p, &n));
+    cairn_file *g;
+    CHECK_OK(cairn_memfile_open(p, n, &g));
+    cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0};
+    CHECK_OK(cairn_mem_open_file(g, &ro, &m2));
+    CHECK_OK(cairn_mem_stats_get(m2, &st));
+    CHECK_EQ(st.nMemory, 3 * NTURN);
+    CHECK_EQ(st.nCheckpointed, 2 * NTURN);
+    CHECK_EQ(st.diskVectors, enc);
+    int bad = 0;
+    for (uint64_t id = 1; id <= 3 * NTURN; id++) recEq(m, m2, id, &bad);
+    CHECK(!bad);
+    cairn_mem_close(m2);
+    /* everything checkpointed: the log is empty, the same store again */
+    CHECK_OK(cairn_mem_checkpoint(m));
+    CHECK_OK(cairn_mem_stats_get(m, &st));
+    CHECK_EQ(st.nCheckpointed, 3 * NTURN);
+    CHECK_EQ(st.nLogBytes, 0);
+    CHECK_OK(cairn_memfile_data(f, &p, &n));
+    CHECK_EQ(n, st.nFileBytes);
+    CHECK_OK(cairn_memfile_open(p, n, &g));
+    CHECK_OK(cairn_mem_open_file(g, &ro, &m2));
+    for (uint64_t id = 1; id <= 3 * NTURN; id++) recEq(m, m2, id, &bad);
+    CHECK(!bad);
+    cairn_mem_record r;
+    CHECK_OK(cairn_mem_get(m2, 3, &r));
+    CHECK_EQ(r.accessCount, 1);
+    /* searches agree with the in-memory store fed the same adds */
+    const char *azQ[] = {"where does my sister Ana live?", "Kyoto ryokan in April", "Biscuit vaccine"};
+    for (int qi = 0; qi < 3; qi++)
+      for (int mode = 0; mode < 3; mode++) {
+        cairn_mem_hit h1[5], h2[5];
+        uint32_t n1 = search(m2, azQ[qi], mode, 5, NULL, h1), n2 = search(ref, azQ[qi], mode, 5, NULL, h2);
+        CHECK_EQ(n1, n2);
+        for (uint32_t i = 0; i < n1; i++) CHECK_EQ(h1[i].id, h2[i].id);
+      }
+    cairn_mem_close(m2);
+    cairn_mem_close(ref);
+    cairn_mem_close(m);
+  }
+}
+
+TEST(mem, checkpoint_ivf_generations) {
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_mem *m;
+  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
+  CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+  float v[16];
+  uint64_t s = 5;
+  for (int i = 0; i < 400; i++) {
+    for (int j = 0; j < 16; j++) {
+      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+      v[j] = (float)((s >> 11) % 1000) / 1000.0f - 0.5f + (float)((i % 4) == j % 4);
+    }
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = "v";
+    r.aEmbedding = v, r.nEmbedding = 16;
+    CHECK_OK(cairn_mem_add(m, &r, NULL));
+    if (i == 199) {
+      cairn_mem_index_config ic = {CAIRN_VINDEX_IVFPQ, 6, 4, 4, 0, 1};
+      CHECK_OK(cairn_mem_build_index(m, &ic));
+      CHECK_OK(cairn_mem_checkpoint(m)); /* generation 1, 200 rows */
+    }
+  }
+  CHECK_OK(cairn_mem_checkpoint(m)); /* 200 more rows appended to generation 1 */
+  const uint8_t *p;
+  size_t n;
+  cairn_file *g;
+  cairn_mem *m2;
+  cairn_mem_stats st;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  CHECK_OK(cairn_memfile_open(p, n, &g));
+  CHECK_OK(cairn_mem_open_file(g, NULL, &m2));
+  CHECK_OK(cairn_mem_stats_get(m2, &st));
+  CHECK_EQ(st.nLogBytes, 0);
+  CHECK_EQ(st.ivfKind, CAIRN_VINDEX_IVFPQ);
+  CHECK_EQ(st.ivfNlist, 6);
+  cairn_mem_query q;
+  memset(&q, 0, sizeof q);
+  q.aEmbedding = v, q.nEmbedding = 16, q.k = 5, q.mode = CAIRN_MEM_VECTOR, q.nprobe = 2, q.vindex = CAIRN_VINDEX_IVFPQ;
+  cairn_mem_hit h1[5], h2[5];
+  uint32_t n1, n2;
+  CHECK_OK(cairn_mem_search(m, &q, h1, &n1));
+  CHECK_OK(cairn_mem_search(m2, &q, h2, &n2));
+  CHECK_EQ(n1, n2);
+  for (uint32_t i = 0; i < n1; i++) CHECK_EQ(h1[i].id, h2[i].id);
+  CHECK_EQ(h1[0].id, 400);
+  cairn_mem_close(m2);
+  /* a rebuild is a new generation, which the reopened store uses */
+  cairn_mem_index_config ic2 = {CAIRN_VINDEX_IVF, 9, 0, 4, 0, 2};
+  CHECK_OK(cairn_mem_build_index(m, &ic2));
+  CHECK_OK(cairn_mem_checkpoint(m));
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  CHECK_OK(cairn_memfile_open(p, n, &g));
+  CHECK_OK(cairn_mem_open_file(g, NULL, &m2));
+  CHECK_OK(cairn_mem_stats_get(m2, &st));
+  CHECK_EQ(st.ivfKind, CAIRN_VINDEX_IVF);
+  CHECK_EQ(st.ivfNlist, 9);
+  q.vindex = CAIRN_VINDEX_IVF;
+  CHECK_OK(cairn_mem_search(m, &q, h1, &n1));
+  CHECK_OK(cairn_mem_search(m2, &q, h2, &n2));
+  CHECK_EQ(n1, n2);
+  for (uint32_t i = 0; i < n1; i++) CHECK_EQ(h1[i].id, h2[i].id);
+  cairn_mem_close(m2);
+  cairn_mem_close(m);
+}
+
+/* Log-only files of format 1 (before 2026-11-29) still open, take adds, and refuse checkpoints. */
+TEST(mem, legacy_log_only_files) {
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_mem *m;
+  cairnMemLegacyCreate = 1;
+  int rc = cairn_mem_open_file(f, NULL, &m);
+  cairnMemLegacyCreate = 0;
+  CHECK_OK(rc);
+  CHECK_OK(addTurns(m, 4));
+  CHECK_OK(cairn_mem_commit(m));
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  CHECK(n > 8 && !memcmp(p, "CAIRNMEM", 8));
+  cairn_file *g;
+  CHECK_OK(cairn_memfile_open(p, n, &g));
+  cairn_mem_close(m);
+  CHECK_OK(cairn_mem_open_file(g, NULL, &m));
+  cairn_mem_stats st;
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.format, 1);
+  CHECK_EQ(st.nMemory, 4);
+  CHECK_OK(addTurns(m, 0));
+  cairn_mem_record r;
+  memset(&r, 0, sizeof r);
+  r.zText = "one more";
+  CHECK_OK(cairn_mem_add(m, &r, NULL));
+  CHECK_RC(cairn_mem_checkpoint(m), CAIRN_UNSUPPORTED); /* its commit went through */
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.nUncommitted, 0);
+  cairn_mem_close(m);
+}
+
+/* HDF5 files that are not stores, or stores whose datasets disagree, fail with a clear error. */
+TEST(mem, checkpoint_bad_files) {
+  /* an HDF5 file without /memory */
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_h5w *w;
+  CHECK_OK(cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w));
+  CHECK_OK(cairn_h5w_group(w, "/other"));
+  CHECK_OK(cairn_h5w_close(w));
+  cairn_mem *m;
+  CHECK_RC(cairn_mem_open_file(f, NULL, &m), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "/memory") != NULL);
+  /* a store whose @count says more rows than its datasets hold */
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_mem_config cfg = {8, 0, 0, 0, 0, 0, 0};
+  CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+  CHECK_OK(addTurns(m, 3));
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_mem_checkpoint(m));
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  cairn_file *g;
+  CHECK_OK(cairn_memfile_open(p, n, &g));
+  cairn_mem_close(m);
+  CHECK_OK(cairn_h5w_open(g, CAIRN_H5W_NOSYNC, &w));
+  cairn_h5w_type *t = cairn_h5w_type_int(8, 1);
+  int64_t cnt = 5;
+  CHECK_OK(cairn_h5w_attr(w, "/memory", "count", t, 0, NULL, &cnt));
+  cairn_h5w_type_free(t);
+  CHECK_OK(cairn_h5w_close(w));
+  CHECK_RC(cairn_mem_open_file(g, NULL, &m), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "/memory/id") != NULL);
+}
+
+/* Out of memory while reading a checkpoint + log and while checkpointing: clean NOMEM, no leak,
+** and the image is never damaged (the last run must see everything). */
+TEST(mem, out_of_memory_checkpoint) {
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  cairn_mem *m;
+  cairn_mem_config cfg = {8, 0, 0, 0, 0, 0, UINT32_MAX};
+  CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
+  CHECK_OK(addTurns(m, 5));
+  cairn_mem_index_config ic = {CAIRN_VINDEX_IVFPQ, 2, 2, 2, 0, 1};
+  CHECK_OK(cairn_mem_build_index(m, &ic));
+  CHECK_OK(cairn_mem_checkpoint(m));
+  CHECK_OK(addTurns(m, 3));
+  CHECK_OK(cairn_mem_commit(m));
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  uint8_t *img = malloc(n);
+  memcpy(img, p, n);
+  cairn_mem_close(m);
+  gSaved = *cairn_host_get();
+  int done = 0;
+  long nFail = 0;
+  for (long fail = 0; fail < 20000 && !done; fail++) {
+    cairn_host h = gSaved;
+    h.xMalloc = oomMalloc, h.xRealloc = oomRealloc, h.xFree = oomFree;
+    h.xParallelFor = NULL;
+    cairn_host_set(&h);
+    gAllocLeft = fail, gLive = 0;
+    cairn_file *g = NULL;
+    m = NULL;
+    int rc = cairn_memfile_open(img, n, &g);
+    if (rc == CAIRN_OK) rc = cairn_mem_open_file(g, &cfg, &m);
+    if (rc == CAIRN_OK) rc = addTurns(m, 2);
+    if (rc == CAIRN_OK) rc = cairn_mem_checkpoint(m);
+    cairn_mem_stats st;
+    if (rc == CAIRN_OK) rc = cairn_mem_stats_get(m, &st);
+    if (rc == CAIRN_OK && (st.nMemory != 10 || st.nCheckpointed != 10)) {
+      cairn_host_set(&gSaved);
+      tfFail(__FILE__, __LINE__, "fail at %ld: %llu memories, %llu checkpointed", fail, (unsigned long long)st.nMemory,
+             (unsigned long long)st.nCheckpointed);
+      free(img);
+      return;
+    }
+    if (rc == CAIRN_OK) done = gAllocLeft >= 0; /* no allocation failed: every point was tried */
+    else if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM) {
+      cairn_mem_close(m);
+      cairn_host_set(&gSaved);
+      tfFail(__FILE__, __LINE__, "fail at %ld: %s (%s)", fail, cairn_errstr(rc), cairn_errmsg());
+      free(img);
+      return;
+    }
+    nFail += rc != CAIRN_OK;
+    cairn_mem_close(m);
+    long live = gLive;
+    cairn_host_set(&gSaved);
+    if (live != 0) {
+      tfFail(__FILE__, __LINE__, "fail at %ld: %ld allocations leaked", fail, live);
+      free(img);
+      return;
+    }
+  }
+  cairn_host_set(&gSaved);
+  free(img);
+  CHECK(done);
+  CHECK(nFail > 100);
+}
+
+/* The creation of a store writes the HDF5 superblock last: a crash before it leaves a first
+** sector of zeros, which a writable open takes as "not created yet" (small files only). */
+TEST(mem, unfinished_creation) {
+  uint8_t img[4096];
+  memset(img, 0, sizeof img);
+  memset(img + 1000, 0x5a, 500); /* what the crashed creation wrote after the superblock */
+  cairn_file *f;
+  cairn_mem *m;
+  cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0};
+  CHECK_OK(cairn_memfile_open(img, sizeof img, &f));
+  CHECK_RC(cairn_mem_open_file(f, &ro, &m), CAIRN_CORRUPT); /* read-only: not touched */
+  CHECK_OK(cairn_memfile_open(img, sizeof img, &f));
+  CHECK_OK(cairn_mem_open_file(f, NULL, &m));
+  cairn_mem_stats st;
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.nMemory, 0);
+  CHECK_EQ(st.format, 2);
+  CHECK_OK(addTurns(m, 2));
+  CHECK_OK(cairn_mem_close(m));
+  /* a damaged superblock of a real store is an error, never a new store */
+  CHECK_OK(cairn_memfile_open(NULL, 0, &f));
+  CHECK_OK(cairn_mem_open_file(f, NULL, &m));
+  CHECK_OK(addTurns(m, 2));
+  CHECK_OK(cairn_mem_checkpoint(m));
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  uint8_t *cp = malloc(n);
+  memcpy(cp, p, n);
+  cairn_mem_close(m);
+  cp[30] ^= 0x40;
+  CHECK_OK(cairn_memfile_open(cp, n, &f));
+  CHECK_RC(cairn_mem_open_file(f, NULL, &m), CAIRN_CHECKSUM);
+  free(cp);
 }

@@ -20,7 +20,7 @@ static void textOf(int i, char *z, size_t n) {
 static int memCrashRun(const FaultSpec *spec, const char *zWhat) {
   cairn_file *base, *f;
   cairn_mem *m;
-  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0};
+  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   if (cairn_memfile_open(NULL, 0, &base)) return -1;
   /* setup without faults: an empty store (header written and synced) */
   faultfileWrap(base, 0, NULL, &f);
@@ -143,4 +143,175 @@ TEST(memcrash, torn_and_lost_writes) {
     sweep("crash before sync", 4, (int)(seed & 1), seed * 100);
   }
   CHECK(gRuns >= 3 * 4 * NCOMMIT);
+}
+
+/* ---- the HDF5 checkpoint: adds, commits, touches, an IVF build, explicit and automatic
+** checkpoints and the checkpoint of close, crashed at every write and sync. A write inside one
+** 512-byte sector is atomic here (bSectorAtomic): the HDF5 superblock switch assumes it, as
+** core/h5/WRITER.md says. After the crash the store must hold every memory whose commit
+** returned OK, none that was not added, each intact (text, session, role, times, embedding),
+** its HDF5 part must pass the writer's full verification, and it must take new commits and
+** checkpoints. */
+#include "cairn/h5w.h"
+
+#define CK_ROUNDS 6
+#define CK_PER 3
+#define CK_DIM 16
+
+static void ckText(int i, char *z, size_t n) { cairnFormat(z, n, "note %d: the heron crossed lake %d at dawn", i, i % 4); }
+
+static int ckCheckRow(cairn_mem *m, uint64_t id) {
+  char z[96];
+  int i = (int)id - 1;
+  ckText(i, z, sizeof z);
+  cairn_mem_record r;
+  float want[CK_DIM], got[CK_DIM];
+  if (cairn_mem_get(m, id, &r) || strcmp(r.zText, z) || r.createdMs != 5000 + i || r.eventMs != 9000 + 2 * i) return 0;
+  if (!r.zSession || strcmp(r.zSession, i % 3 ? "s-odd" : "s-zero") || !r.zRole || strcmp(r.zRole, i & 1 ? "assistant" : "user")) return 0;
+  if (cairn_mem_embed(z, strlen(z), want, CK_DIM) || cairn_mem_embedding(m, id, got)) return 0;
+  return memcmp(want, got, sizeof want) == 0;
+}
+
+static int ckRun(const FaultSpec *spec, const char *zWhat) {
+  cairn_file *base, *f;
+  cairn_mem *m;
+  cairn_mem_config cfg = {CK_DIM, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 4};
+  if (cairn_memfile_open(NULL, 0, &base)) return -1;
+  faultfileWrap(base, 0, NULL, &f);
+  if (cairn_mem_open_file(f, &cfg, &m)) {
+    tfFail(__FILE__, __LINE__, "%s: setup: %s", zWhat, cairn_errmsg());
+    cairn_file_close(base);
+    return -1;
+  }
+  cairn_mem_close(m);
+  faultfileWrap(base, 0, spec, &f);
+  if (cairn_mem_open_file(f, &cfg, &m)) {
+    tfFail(__FILE__, __LINE__, "%s: open: %s", zWhat, cairn_errmsg());
+    cairn_file_close(base);
+    return -1;
+  }
+  int nAdded = 0, nAcked = 0;
+  for (int c = 0; c < CK_ROUNDS; c++) {
+    for (int i = 0; i < CK_PER; i++) {
+      char z[96];
+      ckText(nAdded, z, sizeof z);
+      cairn_mem_record r;
+      memset(&r, 0, sizeof r);
+      r.zText = z;
+      r.zSession = nAdded % 3 ? "s-odd" : "s-zero";
+      r.zRole = nAdded & 1 ? "assistant" : "user";
+      r.createdMs = 5000 + nAdded, r.eventMs = 9000 + 2 * nAdded;
+      if (cairn_mem_add(m, &r, NULL) == CAIRN_OK) nAdded++;
+    }
+    if (nAdded) cairn_mem_touch(m, 1);
+    if (c == 2) {
+      cairn_mem_index_config ic = {CAIRN_VINDEX_IVF, 2, 0, 3, 0, 7};
+      cairn_mem_build_index(m, &ic);
+    }
+    if (cairn_mem_commit(m) == CAIRN_OK) nAcked = nAdded;
+    else if (!faultfileDead(f) && cairn_mem_commit(m) == CAIRN_OK) nAcked = nAdded;
+    if (c == 1 || c == 4) cairn_mem_checkpoint(m); /* its commit has nothing left to do */
+  }
+  cairn_mem_checkpoint(m); /* what close would do */
+  uint32_t nW, nS;
+  faultfileCounts(f, &nW, &nS);
+  int reached = (spec->nFailWrite && nW >= spec->nFailWrite) || (spec->nTearWrite && nW >= spec->nTearWrite) ||
+                (spec->nCrashWrite && nW >= spec->nCrashWrite) || (spec->nFailSync && nS >= spec->nFailSync) ||
+                (spec->nCrashSync && nS >= spec->nCrashSync);
+  faultfilePowerLoss(f);
+  cairn_mem_close(m); /* closes f; its checkpoint finds the power gone */
+
+  int bad = 0;
+  /* the HDF5 part on its own: every structure checks out */
+  cairn_h5w *w = NULL;
+  uint8_t dg[32];
+  if (cairn_h5w_open(base, CAIRN_H5W_READONLY, &w) || cairn_h5w_verify(w, dg)) {
+    tfFail(__FILE__, __LINE__, "%s: the HDF5 part fails verification: %s", zWhat, cairn_errmsg());
+    bad = 1;
+  }
+  cairn_h5w_discard(w);
+  faultfileWrap(base, 0, NULL, &f);
+  if (bad || cairn_mem_open_file(f, NULL, &m)) {
+    if (!bad) tfFail(__FILE__, __LINE__, "%s: reopen after the crash: %s", zWhat, cairn_errmsg());
+    cairn_file_close(base);
+    return -1;
+  }
+  cairn_mem_stats st;
+  cairn_mem_stats_get(m, &st);
+  if (st.nMemory < (uint64_t)nAcked || st.nMemory > (uint64_t)nAdded || st.nMemory % CK_PER || st.nCheckpointed > st.nMemory) {
+    tfFail(__FILE__, __LINE__, "%s: %llu memories (%llu checkpointed) after the crash; %d acknowledged, %d added", zWhat,
+           (unsigned long long)st.nMemory, (unsigned long long)st.nCheckpointed, nAcked, nAdded);
+    bad = 1;
+  }
+  for (uint64_t id = 1; !bad && id <= st.nMemory; id++)
+    if (!ckCheckRow(m, id)) {
+      tfFail(__FILE__, __LINE__, "%s: memory %llu damaged", zWhat, (unsigned long long)id);
+      bad = 1;
+    }
+  /* memory 1 was touched once per committed round (the rounds are the commits) */
+  cairn_mem_record r;
+  if (!bad && st.nMemory && (cairn_mem_get(m, 1, &r) || r.accessCount != st.nMemory / CK_PER)) {
+    tfFail(__FILE__, __LINE__, "%s: access count %u after %llu rounds", zWhat, r.accessCount, (unsigned long long)(st.nMemory / CK_PER));
+    bad = 1;
+  }
+  if (!bad && st.nMemory >= 3 * CK_PER && st.ivfKind != CAIRN_VINDEX_IVF) {
+    tfFail(__FILE__, __LINE__, "%s: the IVF index was lost", zWhat);
+    bad = 1;
+  }
+  cairn_mem_hit h[3];
+  uint32_t n;
+  cairn_mem_query q;
+  memset(&q, 0, sizeof q);
+  q.zText = "heron lake 1", q.k = 3;
+  if (!bad && (cairn_mem_search(m, &q, h, &n) || n != CAIRN_MIN(3u, (uint32_t)st.nMemory))) {
+    tfFail(__FILE__, __LINE__, "%s: search after the crash: %s", zWhat, cairn_errmsg());
+    bad = 1;
+  }
+  memset(&r, 0, sizeof r);
+  r.zText = "after the crash";
+  if (!bad && (cairn_mem_add(m, &r, NULL) || cairn_mem_checkpoint(m))) {
+    tfFail(__FILE__, __LINE__, "%s: checkpoint after the crash: %s", zWhat, cairn_errmsg());
+    bad = 1;
+  }
+  cairn_mem_close(m);
+  cairn_file_close(base);
+  return bad ? -1 : reached;
+}
+
+static void ckSweep(const char *zWhat, int field, int garble, uint64_t seed) {
+  for (uint32_t n = 1; n < 1000; n++) {
+    FaultSpec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.bGarble = garble, spec.seed = seed + n, spec.bSectorAtomic = 1;
+    switch (field) {
+      case 0: spec.nFailWrite = n; break;
+      case 1: spec.nFailSync = n; break;
+      case 2: spec.nTearWrite = n; break;
+      case 3: spec.nCrashWrite = n; break;
+      default: spec.nCrashSync = n; break;
+    }
+    int r = ckRun(&spec, zWhat);
+    if (r < 0) {
+      tfFail(__FILE__, __LINE__, "%s: failed at N = %u (seed %llu)", zWhat, n, (unsigned long long)spec.seed);
+      return;
+    }
+    if (r == 0) return;
+    gRuns++;
+  }
+}
+
+TEST(memcrash, checkpoint_io_errors) {
+  gRuns = 0;
+  ckSweep("checkpoint: fail write", 0, 0, 11);
+  ckSweep("checkpoint: fail sync", 1, 0, 12);
+  CHECK(gRuns >= 2 * CK_ROUNDS);
+}
+TEST(memcrash, checkpoint_torn_and_lost_writes) {
+  gRuns = 0;
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    ckSweep("checkpoint: tear write", 2, (int)(seed & 1), seed * 1000);
+    ckSweep("checkpoint: crash before write", 3, (int)(seed & 1), seed * 1000);
+    ckSweep("checkpoint: crash before sync", 4, (int)(seed & 1), seed * 1000);
+  }
+  CHECK(gRuns >= 3 * 3 * CK_ROUNDS);
 }

@@ -75,6 +75,14 @@ void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
 ** earlier sessions) and reuse it; files with structures the walk cannot account for simply
 ** grow. Costs a read of all metadata (and of vlen string data). */
 #define CAIRN_H5W_RECLAIM 0x4
+/* The caller keeps its own bytes after the committed end of file (e.g. a log, as the memory
+** store does: core/mem/FORMAT.md) and appends to them between commits; every HDF5 reader ignores
+** them. With this flag the writer never writes over them before they are covered by a commit:
+** the first allocation of each transaction (and every commit) starts at the file's current size,
+** and the bytes in [committed end, that size) become part of the new committed file, free space
+** for the writer, once the superblock switch is durable. Without the flag such bytes are taken
+** as left over by a crash and reused. */
+#define CAIRN_H5W_TAIL 0x8
 /* Start a new file in f (its previous content is discarded: invalid from here on, overwritten,
 ** and cut off at the first commit, so a file being replaced needs no CAIRN_OPEN_TRUNCATE, which
 ** is slower). f holds an HDF5 file from the first commit on (cairn_h5w_close commits): commit

@@ -65,6 +65,9 @@ typedef struct cairn_mem_config {
   int diskVectors; /* how the file keeps vectors: CAIRN_MEM_DISK_F32 (exact), _F16 (half the
                    ** bytes) or _INT8 (a quarter); the store then searches the decoded values,
                    ** the same before and after a reopen. Fixed at creation like dim. */
+  uint32_t checkpointEvery; /* a commit checkpoints the log into the HDF5 datasets once it holds
+                            ** this many memories; 0 = 4096; UINT32_MAX = only when
+                            ** cairn_mem_checkpoint is called (not by commits, not by close) */
 } cairn_mem_config;
 #define CAIRN_MEM_DISK_F32  0
 #define CAIRN_MEM_DISK_F16  1
@@ -108,8 +111,15 @@ typedef struct cairn_mem_record {
 ** A failed add changes nothing. The memory is searchable at once and durable after commit.
 */
 int cairn_mem_add(cairn_mem *pMem, const cairn_mem_record *pRec, uint64_t *pId);
-/* Make every add so far durable (append to the log, then sync). */
+/* Make every add so far durable (append to the log, then sync). Every checkpointEvery memories
+** the commit also checkpoints (below). */
 int cairn_mem_commit(cairn_mem *pMem);
+/*
+** Commit, then move the log into the file's HDF5 datasets (FORMAT.md), crash-safely: after
+** it h5py/h5dump see every memory. cairn_mem_close checkpoints too when nothing is left
+** uncommitted. CAIRN_UNSUPPORTED on a log-only store of format 1.
+*/
+int cairn_mem_checkpoint(cairn_mem *pMem);
 /* Read a memory by id. Pointers inside *pRec live until the next change to the store. */
 int cairn_mem_get(cairn_mem *pMem, uint64_t id, cairn_mem_record *pRec);
 /* The embedding of a memory as stored (normalised for cosine stores); pOut has dim floats. */
@@ -208,6 +218,11 @@ typedef struct cairn_mem_stats {
   int64_t openNs;                /* time the last open took (replay + rebuild) */
   const char *zKernel;           /* "avx512vnni", "avx512", "avx2", "neon", "wasm128", "scalar" */
   int textOnly, diskVectors;     /* as created (cairn_mem_config) */
+  int format;                    /* 2: HDF5 + log; 1: log-only file of before 2026-11-29; 0: in memory */
+  uint64_t nCheckpointed;        /* memories in the HDF5 datasets (the rest are in the log) */
+  uint64_t nLogBytes;            /* committed log after the HDF5 part */
+  uint64_t nCheckpoint;          /* checkpoints written since open */
+  int64_t checkpointNs;          /* time the last one took */
 } cairn_mem_stats;
 int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
 

@@ -1,0 +1,101 @@
+# tests/interop/check_mem_h5py.py - generate memories (gen DIR) and check a store file written by
+# `cairn mem add` against them with h5py alone (check DIR KIND a|ab). Layout: core/mem/FORMAT.md.
+import json, random, sys
+import numpy as np
+import h5py
+
+DIM = 24
+KINDS = ["f32", "f16", "int8", "text"]
+WORDS = "heron lake dawn Lisbon Porto café naïve Ελλάδα москва 東京 ramen bicycle sister moved".split()
+
+
+def rows(kind, batch):
+    rnd = random.Random(f"{kind}-{batch}")
+    out = []
+    n = 37 if batch == "a" else 11  # not a multiple of any chunk size
+    for i in range(n):
+        r = {"text": f"{batch}{i}: " + " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(1, 9)))}
+        if rnd.random() < 0.8:
+            r["session"] = f"s{rnd.randint(0, 4)}"
+        if rnd.random() < 0.7:
+            r["role"] = rnd.choice(["user", "assistant", "Caroline"])
+        r["createdMs"] = 1700000000000 + rnd.randint(0, 10**9)
+        r["eventMs"] = 1600000000000 + rnd.randint(0, 10**9)
+        r["tier"] = rnd.randint(0, 3)
+        r["importance"] = round(rnd.uniform(-1, 1), 3)
+        if rnd.random() < 0.5:
+            r["meta"] = {"k": rnd.randint(0, 9), "tag": rnd.choice(WORDS)}
+        if kind != "text":
+            r["embedding"] = [round(rnd.uniform(-2, 2), 4) for _ in range(DIM)]
+        out.append(r)
+    return out
+
+
+def gen(d):
+    for k in KINDS:
+        for b in "ab":
+            with open(f"{d}/{k}.{b}.jsonl", "w") as f:
+                for r in rows(k, b):
+                    f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def csr(g, name, n):
+    off, b = g[name + "_offsets"][:], g[name + "_bytes"][:]
+    assert off.shape == (n + 1,) and off[0] == 0, (name, off.shape)
+    return [bytes(b[off[i]:off[i + 1]]).decode() for i in range(n)]
+
+
+def check(d, kind, batches):
+    want = []
+    for b in batches:
+        want += [json.loads(l) for l in open(f"{d}/{kind}.{b}.jsonl", encoding="utf-8")]
+    n = len(want)
+    g = h5py.File(f"{d}/{kind}.mem", "r")["memory"]
+    a = g.attrs
+    assert a["format"] == b"cairn-memory" and a["version"] == 1, dict(a)
+    assert a["count"] == n, (a["count"], n)
+    assert a["encoding"] == (b"none" if kind == "text" else kind.encode()), a["encoding"]
+    assert g["id"][:].tolist() == list(range(1, n + 1))
+    texts, metas, names = csr(g, "text", n), csr(g, "meta", n), None
+    nn = g["names_offsets"].shape[0] - 1
+    names = csr(g, "names", nn)
+    ses, role = g["session"][:], g["role"][:]
+    NONE = 0xFFFFFFFF
+    for i, r in enumerate(want):
+        assert texts[i] == r["text"], (i, texts[i], r["text"])
+        assert (names[ses[i]] if ses[i] != NONE else None) == r.get("session"), (i, ses[i])
+        assert (names[role[i]] if role[i] != NONE else None) == r.get("role"), (i, role[i])
+        assert (json.loads(metas[i]) if metas[i] else None) == r.get("meta"), (i, metas[i])
+    assert g["created_ms"][:].tolist() == [r["createdMs"] for r in want]
+    assert g["event_ms"][:].tolist() == [r["eventMs"] for r in want]
+    assert g["tier"][:].tolist() == [r["tier"] for r in want]
+    assert np.array_equal(g["importance"][:], np.array([r["importance"] for r in want], dtype=np.float32))
+    assert g["access_count"][:].tolist() == [0] * n
+    if kind == "text":
+        assert "embedding" not in g
+    else:
+        x = np.array([r["embedding"] for r in want], dtype=np.float32)  # metric ip: stored as given
+        e = g["embedding"]
+        assert e.shape == (n, DIM), e.shape
+        if kind == "f32":
+            assert e.dtype == np.float32 and np.array_equal(e[:], x)
+        elif kind == "f16":
+            assert e.dtype == np.float16 and np.array_equal(e[:], x.astype(np.float16))
+        else:
+            assert e.dtype == np.int8
+            s = g["embedding_scale"][:]
+            y = e[:].astype(np.float32) * s[:, None]
+            assert np.all(np.abs(y - x) <= s[:, None] * 0.5 + 1e-6), np.max(np.abs(y - x))
+            assert np.allclose(s, np.abs(x).max(axis=1) / 127, rtol=1e-6)
+    print(f"ok   h5py: {kind} store, {n} memories ({'+'.join(batches)}) as added")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2])
+    else:
+        try:
+            check(sys.argv[2], sys.argv[3], list(sys.argv[4]))
+        except AssertionError as e:
+            print(f"FAIL h5py {sys.argv[3]}: {e!r}")
+            sys.exit(1)
