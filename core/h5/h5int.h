@@ -156,6 +156,9 @@ typedef struct H5File {
   /* address -> path map for object references (built on demand) */
   struct H5AddrPath *aAddrPath;
   size_t nAddrPath;
+  /* reader speed: fileSize is exact once sizeKnown, a lower bound before (see h5Reach) */
+  uint8_t sizeKnown;
+  uint32_t nPage; /* pages in the metadata cache */
 } H5File;
 
 /* Read n bytes at relative address a (checked against the end of the file), through the
@@ -167,6 +170,9 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
 void h5CacheFree(H5File *f);
 void h5CacheTrim(H5File *f); /* evict down to the budget */
+/* Make sure f->fileSize is exact if [abs, abs+n) reaches past what is known of the file (abs
+** is absolute: base included). Call before checking a range against f->fileSize. */
+int h5Reach(H5File *f, uint64_t abs, uint64_t n);
 
 /* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */
 typedef struct H5Cur {

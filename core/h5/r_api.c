@@ -32,6 +32,8 @@ struct cairn_h5_obj {
   size_t nAttr;
   int attrsLoaded;
   cairn_h5_filter *aFilt;
+  uint8_t attrOwn;    /* attributes: attr.pData and attr.pType are owned (freed by h5AttrFree) */
+  uint8_t pathInline; /* zPath lives in this object's allocation */
 };
 
 struct H5AddrPath {
@@ -62,10 +64,9 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   f->gcolAddr = H5_UNDEF;
   f->pageBits = 12;
   f->cacheBudget = 8u << 20;
-  f->nSlot = 1024;
+  f->nSlot = 64; /* grows with the cache */
   f->aSlot = cairnMallocZero(f->nSlot * sizeof(H5Page *));
   int rc = f->aSlot ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  if (rc == CAIRN_OK) rc = cairn_file_size(pFile, &f->fileSize);
   if (rc == CAIRN_OK) rc = h5OpenSuperblock(f);
   if (rc) {
     cairn_h5_close(h);
@@ -132,8 +133,11 @@ static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) 
 
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
-  H5Dset *d = ob->pD = cairnMallocZero(sizeof(H5Dset));
+  /* Zero all but the filter slots (4 KiB; h5PipelineDecode fills them when there is a pipeline). */
+  H5Dset *d = ob->pD = cairnMalloc(sizeof(H5Dset));
   if (!d) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  memset(d, 0, offsetof(H5Dset, pipeline.a));
+  memset((char *)d + offsetof(H5Dset, fill), 0, sizeof(H5Dset) - offsetof(H5Dset, fill));
   d->f = f;
   d->zPath = ob->zPath;
   CAIRN_TRY(loadType(f, &ob->o, &d->pType, ob->zPath));
@@ -285,11 +289,13 @@ int cairn_h5_obj_close(cairn_h5_obj *o) {
   }
   cairnFree(o->aFilt);
   h5TypeFree(o->pType);
-  h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
+  if (o->attrOwn) h5AttrFree(&o->attr);
+  else h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
   h5LinksFree(o->aLink, o->nLink);
-  for (size_t i = 0; i < o->nAttr; i++) h5AttrFree(&o->aAttr[i]);
+  for (size_t i = 0; i < o->nAttr; i++)
+    if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */
   cairnFree(o->aAttr);
-  cairnFree(o->zPath);
+  if (!o->pathInline) cairnFree(o->zPath);
   cairnFree(o);
   return CAIRN_OK;
 }
@@ -342,25 +348,45 @@ static int attrObj(cairn_h5_obj *o, const H5Attr *a, cairn_h5_obj **pp) {
   return CAIRN_OK;
 }
 
-/* Attribute objects own a copy of their type, so the parent's list stays cached. */
+/* An attribute that was listed but not decoded (the usual, compact case) is decoded for the
+** new object alone, which takes the values and type as they are: one allocation for the object
+** and its path "obj@name", no copies, and the parent's list stays a list of names. One decoded
+** while listing (dense storage) is copied, its type shared. */
 static int attrTake(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
   H5Attr *a = &o->aAttr[i];
-  if (!a->pType) { /* listed, not decoded yet */
-    H5Attr dec;
-    int rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
-    if (rc) {
-      const char *z = cairn_errmsg();
-      if (!strstr(z, o->zPath)) cairnErr(rc, "%s (attribute '%s' of %s)", z, a->zName, o->zPath);
-      return rc;
-    }
-    if (strcmp(dec.zName, a->zName) != 0) { /* cannot happen: same bytes */
-      h5AttrFree(&dec);
-      return cairnErr(CAIRN_CORRUPT, "hdf5: attribute name changed while decoding on %s", o->zPath);
-    }
-    *a = dec; /* keeps the list sorted: same name */
+  if (a->pType) {
+    CAIRN_TRY(attrObj(o, a, pp));
+    (*pp)->attr.pType = h5TypeRef(a->pType);
+    return CAIRN_OK;
   }
-  CAIRN_TRY(attrObj(o, a, pp));
-  (*pp)->attr.pType = h5TypeRef(a->pType);
+  H5Attr dec;
+  int rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
+  if (rc) {
+    const char *z = cairn_errmsg();
+    if (!strstr(z, o->zPath)) cairnErr(rc, "%s (attribute '%s' of %s)", z, a->zName, o->zPath);
+    return rc;
+  }
+  if (strcmp(dec.zName, a->zName) != 0) { /* cannot happen: same bytes */
+    h5AttrFree(&dec);
+    return cairnErr(CAIRN_CORRUPT, "hdf5: attribute name changed while decoding on %s", o->zPath);
+  }
+  size_t n1 = strlen(o->zPath), n2 = strlen(dec.zName);
+  cairn_h5_obj *ob = cairnMalloc(sizeof(*ob) + n1 + n2 + 2);
+  if (!ob) {
+    h5AttrFree(&dec);
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  }
+  memset(ob, 0, sizeof(*ob));
+  ob->h = o->h;
+  ob->kind = CAIRN_H5_ATTRIBUTE;
+  ob->zPath = (char *)(ob + 1);
+  ob->pathInline = 1;
+  memcpy(ob->zPath, o->zPath, n1);
+  ob->zPath[n1] = '@';
+  memcpy(ob->zPath + n1 + 1, dec.zName, n2 + 1);
+  ob->attr = dec;
+  ob->attrOwn = 1;
+  *pp = ob;
   return CAIRN_OK;
 }
 
