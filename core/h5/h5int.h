@@ -348,6 +348,15 @@ int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, 
 /* Byte-swap big-endian atomic parts in place so the buffer has the native (little-endian) order. */
 void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
 
+/* The datatype of a dataset, attribute or committed datatype object (NULL for groups): for
+** bindings (wasm/em_h5.c) that pick a memory type the way their language would. */
+const H5Type *h5ObjType(cairn_h5_obj *o);
+/* Visit every attribute of o (none for an attribute) in name order, decoded: x gets its index
+** and the attribute (type, dataspace, raw values in the file's layout), valid during the call;
+** one that does not decode comes with pType NULL and only its name. A nonzero return of x
+** stops the walk and is returned; so is running out of memory. */
+int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5Attr *), void *pArg);
+
 /* A growable string for JSON (r_conv.c); oom is sticky, z is NUL-terminated. */
 typedef struct Sb {
   char *z;

@@ -437,6 +437,32 @@ int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut) {
 static const H5Type *objType(cairn_h5_obj *o) {
   return o->kind == CAIRN_H5_DATASET ? o->pD->pType : o->kind == CAIRN_H5_ATTRIBUTE ? o->attr.pType : o->pType;
 }
+const H5Type *h5ObjType(cairn_h5_obj *o) { return o ? objType(o) : NULL; }
+
+int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5Attr *), void *pArg) {
+  CAIRN_TRY(loadAttrs(o));
+  for (size_t i = 0; i < o->nAttr; i++) {
+    H5Attr *a = &o->aAttr[i];
+    int rc;
+    if (a->pType) rc = x(pArg, i, a);
+    else {
+      H5Attr dec;
+      rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
+      if (rc == CAIRN_OK) {
+        rc = x(pArg, i, &dec);
+        h5AttrFree(&dec);
+      } else if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) {
+        return rc;
+      } else { /* not decodable: name only */
+        memset(&dec, 0, sizeof(dec));
+        dec.zName = a->zName;
+        rc = x(pArg, i, &dec);
+      }
+    }
+    if (rc) return rc;
+  }
+  return CAIRN_OK;
+}
 static const H5Space *objSpace(cairn_h5_obj *o) {
   return o->kind == CAIRN_H5_DATASET ? &o->pD->space : o->kind == CAIRN_H5_ATTRIBUTE ? &o->attr.space : NULL;
 }
@@ -606,6 +632,39 @@ int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, vo
   int rc = h5Convert(t, p, n, m, buf);
   cairnFree(p);
   return rc;
+}
+
+int cairn_h5_raw_extent(cairn_h5_obj *o, cairn_h5_mtype m, uint64_t *pOff, uint64_t *pn) {
+  if (!o || !pOff || !pn) return cairnErr(CAIRN_MISUSE, "cairn_h5_raw_extent: NULL argument");
+  if (o->kind != CAIRN_H5_DATASET || m == CAIRN_H5_NATIVE) return CAIRN_NOTFOUND;
+  H5Dset *d = o->pD;
+  const H5Layout *l = &d->layout;
+  const H5Type *t = d->pType, *b = t->cls == H5T_ENUM ? t->pBase : t;
+  size_t ms = cairn_h5_mtype_size(m);
+  if (ms == 0 || d->external || d->space.kind != CAIRN_H5_SIMPLE || l->cls != CAIRN_H5_CONTIGUOUS || l->addr == H5_UNDEF) return CAIRN_NOTFOUND;
+  if (!b || b->bigEndian || b->bitOffset || b->size != ms || (b->precision && b->precision != 8 * b->size)) return CAIRN_NOTFOUND;
+  int isFloatM = m == CAIRN_H5_F32 || m == CAIRN_H5_F64;
+  if (b->cls == H5T_FLOAT) {
+    /* the IEEE layouts of 4 and 8 bytes (h5Convert's own test decides the same) */
+    if (!isFloatM || !(b->size == 4 ? b->expLoc == 23 && b->expSize == 8 && b->manSize == 23 && b->expBias == 127
+                                    : b->expLoc == 52 && b->expSize == 11 && b->manSize == 52 && b->expBias == 1023) || b->manLoc)
+      return CAIRN_NOTFOUND;
+  } else if (b->cls == H5T_FIXED || b->cls == H5T_BITFIELD) {
+    if (isFloatM) return CAIRN_NOTFOUND;
+  } else {
+    return CAIRN_NOTFOUND;
+  }
+  uint64_t n, abs;
+  if (cairnMulOverflow64(d->space.nElem, ms, &n) || (l->size != UINT64_MAX && l->size < n)) return CAIRN_NOTFOUND;
+  H5File *f = &o->h->f;
+  if (cairnAddOverflow64(l->addr, f->base, &abs)) return CAIRN_NOTFOUND;
+  CAIRN_TRY(h5Reach(f, abs, n));
+  if (abs > f->fileSize || n > f->fileSize - abs)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: data of %s (%llu bytes at address %llu) goes past the end of the file (%llu bytes)", o->zPath,
+                    (unsigned long long)n, (unsigned long long)l->addr, (unsigned long long)f->fileSize);
+  *pOff = abs;
+  *pn = n;
+  return CAIRN_OK;
 }
 
 /* ---------------------------------------------------------------- object reference paths */
