@@ -11,7 +11,7 @@
 /* Pages read by one host call share one allocation (an H5Run: the bytes, then the page
 ** records), so the host reads straight into the cache; the run is freed with its last page. */
 typedef struct H5Run {
-  uint32_t nLive; /* pages of the run still in the cache */
+  uint64_t nLive; /* pages of the run still in the cache (64-bit: the page records follow) */
 } H5Run;
 struct H5Page {
   uint64_t pno;
@@ -104,7 +104,7 @@ static void cacheGrow(H5File *f) {
 static void cacheAddRun(H5File *f, H5Run *pRun, uint8_t *data, uint64_t lo, uint64_t end, size_t nr) {
   uint64_t pageSize = (uint64_t)1 << f->pageBits;
   H5Page *aPg = (H5Page *)(pRun + 1);
-  pRun->nLive = (uint32_t)(end - lo);
+  pRun->nLive = end - lo;
   for (uint64_t q = lo; q < end; q++) {
     size_t o = (size_t)((q - lo) << f->pageBits);
     H5Page *np = &aPg[q - lo];
