@@ -311,6 +311,9 @@ typedef struct H5Attr {
 } H5Attr;
 void h5AttrFree(H5Attr *a);
 int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a);
+/* The same, with the values and name put in pBuf[0..nBuf) when they fit (*pInBuf = 1; then
+** pData is the caller's: set it NULL before h5AttrFree), else allocated (*pInBuf = 0). */
+int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf);
 /* All attributes of an object (compact and dense), in name order. */
 int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn);
 

@@ -32,7 +32,7 @@ struct cairn_h5_obj {
   size_t nAttr;
   int attrsLoaded;
   cairn_h5_filter *aFilt;
-  uint8_t attrOwn;    /* attributes: attr.pData and attr.pType are owned (freed by h5AttrFree) */
+  uint8_t attrOwn;    /* attributes: attr.pType owned; 1: attr.pData too, 2: it is in this block */
   uint8_t pathInline; /* zPath lives in this object's allocation */
 };
 
@@ -289,6 +289,7 @@ int cairn_h5_obj_close(cairn_h5_obj *o) {
   }
   cairnFree(o->aFilt);
   h5TypeFree(o->pType);
+  if (o->attrOwn == 2) o->attr.pData = NULL; /* values inside this object's block */
   if (o->attrOwn) h5AttrFree(&o->attr);
   else h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
   h5LinksFree(o->aLink, o->nLink);
@@ -349,8 +350,8 @@ static int attrObj(cairn_h5_obj *o, const H5Attr *a, cairn_h5_obj **pp) {
 }
 
 /* An attribute that was listed but not decoded (the usual, compact case) is decoded for the
-** new object alone, which takes the values and type as they are: one allocation for the object
-** and its path "obj@name", no copies, and the parent's list stays a list of names. One decoded
+** new object alone: one allocation holds the object, its path "obj@name" and the values (the
+** type is the only other), and the parent's list stays a list of names. One decoded
 ** while listing (dense storage) is copied, its type shared. */
 static int attrTake(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
   H5Attr *a = &o->aAttr[i];
@@ -359,33 +360,34 @@ static int attrTake(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
     (*pp)->attr.pType = h5TypeRef(a->pType);
     return CAIRN_OK;
   }
-  H5Attr dec;
-  int rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
+  /* one block: the object, its path "obj@name", then room for the values and name (they fit
+  ** in the message they come from); decoded in place */
+  size_t n1 = strlen(o->zPath), n2 = strlen(a->zName), nPath = n1 + n2 + 2;
+  if (a->nMsg > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: attribute '%s' of %s is too large", a->zName, o->zPath);
+  cairn_h5_obj *ob = cairnMalloc(sizeof(*ob) + nPath + a->nMsg + 1);
+  if (!ob) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  memset(ob, 0, offsetof(cairn_h5_obj, attr));
+  memset((char *)ob + offsetof(cairn_h5_obj, aLink), 0, sizeof(*ob) - offsetof(cairn_h5_obj, aLink));
+  ob->zPath = (char *)(ob + 1);
+  memcpy(ob->zPath, o->zPath, n1);
+  ob->zPath[n1] = '@';
+  memcpy(ob->zPath + n1 + 1, a->zName, n2 + 1);
+  int inBuf = 0;
+  int rc = h5AttrDecodeIn(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &ob->attr, (uint8_t *)ob->zPath + nPath, a->nMsg + 1, &inBuf);
+  if (rc == CAIRN_OK && strcmp(ob->attr.zName, a->zName) != 0) /* cannot happen: same bytes */
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: attribute name changed while decoding on %s", o->zPath);
   if (rc) {
     const char *z = cairn_errmsg();
     if (!strstr(z, o->zPath)) cairnErr(rc, "%s (attribute '%s' of %s)", z, a->zName, o->zPath);
+    if (inBuf) ob->attr.pData = NULL;
+    h5AttrFree(&ob->attr);
+    cairnFree(ob);
     return rc;
   }
-  if (strcmp(dec.zName, a->zName) != 0) { /* cannot happen: same bytes */
-    h5AttrFree(&dec);
-    return cairnErr(CAIRN_CORRUPT, "hdf5: attribute name changed while decoding on %s", o->zPath);
-  }
-  size_t n1 = strlen(o->zPath), n2 = strlen(dec.zName);
-  cairn_h5_obj *ob = cairnMalloc(sizeof(*ob) + n1 + n2 + 2);
-  if (!ob) {
-    h5AttrFree(&dec);
-    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  }
-  memset(ob, 0, sizeof(*ob));
   ob->h = o->h;
   ob->kind = CAIRN_H5_ATTRIBUTE;
-  ob->zPath = (char *)(ob + 1);
   ob->pathInline = 1;
-  memcpy(ob->zPath, o->zPath, n1);
-  ob->zPath[n1] = '@';
-  memcpy(ob->zPath + n1 + 1, dec.zName, n2 + 1);
-  ob->attr = dec;
-  ob->attrOwn = 1;
+  ob->attrOwn = inBuf ? 2 : 1;
   *pp = ob;
   return CAIRN_OK;
 }

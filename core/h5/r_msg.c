@@ -590,7 +590,10 @@ static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size
   return rc;
 }
 
-int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a) {
+int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a) { return h5AttrDecodeIn(f, p, n, addr, a, NULL, 0, NULL); }
+
+int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf) {
+  if (pInBuf) *pInBuf = 0;
   /* every field but the dataspace, which h5SpaceDecode fills whole (zeroing 600 bytes twice
   ** per attribute showed in profiles of objects with many attributes) */
   a->zName = NULL;
@@ -640,7 +643,12 @@ int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a
     goto fail;
   }
   a->nData = (size_t)nData;
-  a->pData = cairnMalloc(a->nData + nNameLen + 1);
+  if (pBuf && pInBuf && a->nData + nNameLen + 1 <= nBuf) {
+    a->pData = pBuf; /* the caller's: h5AttrFree must not free it (the caller clears pData) */
+    *pInBuf = 1;
+  } else {
+    a->pData = cairnMalloc(a->nData + nNameLen + 1);
+  }
   if (!a->pData) {
     rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
     goto fail;
