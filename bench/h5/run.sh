@@ -12,4 +12,4 @@ mkdir -p "$out"
 cc -O2 -o "$out/bench_h5" "$here/bench_h5.c" -I"$root/core/include" "$root/build/native/libcairn.a" \
    $(pkg-config --cflags --libs hdf5) -lzstd -lz -lpthread
 "$out/bench_h5" "$out"
-node "$here/wasm.mjs" "$out"
+node --expose-gc "$here/wasm.mjs" "$out"

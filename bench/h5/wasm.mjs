@@ -20,7 +20,10 @@ const { default: h5wasm } = await import(pathToFileURL(path.join(jsDir, 'node_mo
 await h5wasm.ready;
 await h5.ready;
 
+// A full collection before each timing (run.sh passes --expose-gc), so garbage from earlier
+// rows (the 64 MiB arrays) is not collected inside a later one; the same for both sides.
 function time(n, fn) {
+  globalThis.gc?.();
   fn();
   let best = Infinity;
   for (let r = 0; r < 5; r++) {

@@ -415,7 +415,10 @@ export function makeH5(api, options = {}) {
   /** Scratch wasm allocations, all freed by free() (call it in a finally). */
   /** nb bytes at offset of a file object into a new ArrayBuffer (readInto when it has one). */
   function readExtent(file, offset, nb, path) {
-    const out = new Uint8Array(nb);
+    // Node: no zero-filling of memory the read overwrites whole (checked below); large Buffers
+    // own their ArrayBuffer (offset 0, exact length)
+    const big = nb >= 1 << 20 && typeof globalThis.Buffer?.allocUnsafeSlow === 'function';
+    const out = big ? globalThis.Buffer.allocUnsafeSlow(nb) : new Uint8Array(nb);
     let got;
     if (typeof file.readInto === 'function') got = file.readInto(offset, out);
     else {
