@@ -23,13 +23,17 @@ struct H5Page {
 };
 
 uint64_t h5Addr(H5File *f, H5Cur *c) {
-  if (!h5Has(c, f->so)) return H5_UNDEF;
-  const uint8_t *p = c->p;
-  int all = 1;
-  for (unsigned i = 0; i < f->so; i++) all &= (p[i] == 0xff);
-  uint64_t v = cairnGetLEn(p, f->so);
-  c->p += f->so;
-  return all ? H5_UNDEF : v;
+  unsigned so = f->so;
+  if (!h5Has(c, so)) return H5_UNDEF;
+  uint64_t v;
+  if (so == 8) {
+    v = cairnGetLE64(c->p); /* all ones is H5_UNDEF as it is */
+  } else {
+    v = cairnGetLEn(c->p, so);
+    if (v == ((uint64_t)1 << (8 * so)) - 1) v = H5_UNDEF;
+  }
+  c->p += so;
+  return v;
 }
 
 int h5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat) {
