@@ -198,7 +198,8 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_raw_extent(cairn_h5_obj *o, int mtype, doub
 **           u8 rank, u8 memory type (255: values not here, read them one by one), u8 0,
 **           u32 data offset (from offData), u32 data bytes, then rank f64 dims
 **   data    the values as that memory type (what h5.js's read() would ask for), 8-aligned
-** Values of non-numeric types or over 64 KiB are left out.
+** Values of non-numeric types, over 64 KiB, or past 64 MiB in all are left out; an attribute
+** that does not decode has type index 0xffffffff (JS reads it alone, which reports why).
 */
 static int attrMtype(const H5Type *t) {
   if (!t) return 255;
@@ -300,7 +301,7 @@ static int attrsVisit(void *pArg, size_t i, const H5Attr *a) {
     uint64_t nElem = sp->kind == CAIRN_H5_NULL ? 0 : sp->nElem;
     mt = attrMtype(a->pType);
     if (mt != 255 && (nElem > ATTRS_MAX_VALUE || (nBytes = nElem * cairn_h5_mtype_size((cairn_h5_mtype)mt)) > ATTRS_MAX_VALUE ||
-                      nElem * a->pType->size > a->nData))
+                      nElem * a->pType->size > a->nData || g->data.n + nBytes > (64u << 20)))
       mt = 255, nBytes = 0;
     sbAlign8(&g->data);
     off = (uint32_t)g->data.n;

@@ -412,7 +412,6 @@ export function makeH5(api, options = {}) {
   const { init } = api;
   const I = api._internal;
 
-  /** Scratch wasm allocations, all freed by free() (call it in a finally). */
   /** nb bytes at offset of a file object into a new ArrayBuffer (readInto when it has one). */
   function readExtent(file, offset, nb, path) {
     // Node: no zero-filling of memory the read overwrites whole (checked below); large Buffers
@@ -430,6 +429,7 @@ export function makeH5(api, options = {}) {
     return out.buffer;
   }
 
+  /** Scratch wasm allocations, all freed by free() (call it in a finally). */
   class Arena {
     constructor(M) { this.M = M; this.ptrs = []; }
     alloc(n) {
