@@ -174,6 +174,199 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_read_json(cairn_h5_obj *o, int rank, const 
   return rc;
 }
 
+/* cairn_h5_raw_extent: 1 with {offset, bytes} in aOut when the values sit verbatim in the file
+** (JS then reads them straight into the result array), 0 when not, negative status on error. */
+EMSCRIPTEN_KEEPALIVE int cairn_em_h5_raw_extent(cairn_h5_obj *o, int mtype, double *aOut) {
+  uint64_t off, n;
+  int rc = cairn_h5_raw_extent(o, (cairn_h5_mtype)mtype, &off, &n);
+  if (rc == CAIRN_NOTFOUND) return 0;
+  if (rc) return -rc;
+  aOut[0] = (double)off;
+  aOut[1] = (double)n;
+  return 1;
+}
+
+/*
+** Every attribute of an object in one call, for js/src/h5.js (its `attrs`): names, shapes,
+** types and, for numbers, the values, as one binary block (little-endian; allocated with
+** cairn_malloc, length into *pn). 128 attributes then cost one crossing instead of a JSON
+** description and a read each.
+**   header  u32 nAttr, nType, offNames, offTypes, offRecs, offData, total, 0
+**   names   each UTF-8, NUL-terminated, in name order
+**   types   nType times: u32 length, the type's JSON (as in describe); shared by equal types
+**   recs    per attribute, 8-aligned: u32 type index, u8 space (0 scalar 1 simple 2 null),
+**           u8 rank, u8 memory type (255: values not here, read them one by one), u8 0,
+**           u32 data offset (from offData), u32 data bytes, then rank f64 dims
+**   data    the values as that memory type (what h5.js's read() would ask for), 8-aligned
+** Values of non-numeric types, over 64 KiB, or past 64 MiB in all are left out; an attribute
+** that does not decode has type index 0xffffffff (JS reads it alone, which reports why).
+*/
+static int attrMtype(const H5Type *t) {
+  if (!t) return 255;
+  const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
+  if (!b) return 255;
+  if ((b->cls == H5T_FIXED || b->cls == H5T_BITFIELD) && b->size <= 8) {
+    int w = b->size <= 1 ? 0 : b->size <= 2 ? 1 : b->size <= 4 ? 2 : 3;
+    int sg = b->cls == H5T_FIXED && b->isSigned;
+    return CAIRN_H5_I8 + 2 * w + (sg ? 0 : 1);
+  }
+  if (b->cls == H5T_FLOAT) return b->size == 4 || b->size == 2 ? CAIRN_H5_F32 : CAIRN_H5_F64;
+  return 255;
+}
+static void sbU32(Sb *s, uint32_t v) {
+  uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+  h5SbPut(s, (const char *)b, 4);
+}
+static void sbAlign8(Sb *s) {
+  static const char z[8] = {0};
+  if (s->n & 7) h5SbPut(s, z, 8 - (s->n & 7));
+}
+#define ATTRS_MAX_VALUE (64u << 10)
+
+/* Two atomic types whose JSON descriptions are the same text (every field it prints). */
+static int sameAtomic(const H5Type *a, const H5Type *b) {
+  if (a->cls != b->cls || (a->cls != H5T_FIXED && a->cls != H5T_FLOAT && a->cls != H5T_BITFIELD && a->cls != H5T_STRING)) return 0;
+  return a->size == b->size && a->bits == b->bits && a->version == b->version && a->bigEndian == b->bigEndian && a->isSigned == b->isSigned &&
+         a->bitOffset == b->bitOffset && a->precision == b->precision && a->expLoc == b->expLoc && a->expSize == b->expSize &&
+         a->manLoc == b->manLoc && a->manSize == b->manSize && a->signLoc == b->signLoc && a->expBias == b->expBias &&
+         a->strPad == b->strPad && a->cset == b->cset;
+}
+
+typedef struct AttrsArg {
+  Sb names, types, recs, data;
+  const H5Type *aType[64]; /* distinct atomic types seen (valid during the walk: see below) */
+  uint32_t aTypeIdx[64], nAtomic;
+  char **azType;           /* distinct JSON texts */
+  uint32_t nType, capType;
+  int nomem;
+} AttrsArg;
+
+/* The type index of t: equal atomic types by their fields, others by their JSON text. The
+** remembered H5Type pointers are compared only against types of the same walk; they may be
+** freed after their attribute, so each entry keeps a private copy instead. */
+static uint32_t attrsTypeIdx(AttrsArg *g, const H5Type *t) {
+  for (uint32_t k = 0; k < g->nAtomic; k++)
+    if (sameAtomic(g->aType[k], t)) return g->aTypeIdx[k];
+  Sb js = {0};
+  h5TypeJsonSb(&js, t);
+  if (js.oom) {
+    g->nomem = 1;
+    cairn_free(js.z);
+    return 0;
+  }
+  uint32_t k = 0;
+  while (k < g->nType && strcmp(g->azType[k], js.z) != 0) k++;
+  if (k == g->nType) {
+    if (g->nType == g->capType) {
+      uint32_t nc = g->capType ? g->capType * 2 : 8;
+      char **a = cairn_realloc(g->azType, nc * sizeof(char *));
+      if (!a) {
+        g->nomem = 1;
+        cairn_free(js.z);
+        return 0;
+      }
+      g->azType = a, g->capType = nc;
+    }
+    g->azType[g->nType++] = js.z;
+    sbU32(&g->types, (uint32_t)js.n);
+    h5SbPut(&g->types, js.z, js.n);
+    js.z = NULL;
+  }
+  cairn_free(js.z);
+  if (g->nAtomic < 64 && sameAtomic(t, t)) {
+    H5Type *c = cairn_malloc(sizeof(H5Type));
+    if (c) {
+      memcpy(c, t, sizeof(H5Type));
+      c->nRef = 0, c->aMember = NULL, c->aEnumVal = NULL, c->pBase = NULL, c->zTag = NULL, c->nMember = 0;
+      g->aType[g->nAtomic] = c;
+      g->aTypeIdx[g->nAtomic++] = k;
+    }
+  }
+  return k;
+}
+
+static int attrsVisit(void *pArg, size_t i, const H5Attr *a) {
+  AttrsArg *g = pArg;
+  (void)i;
+  h5SbPut(&g->names, a->zName, strlen(a->zName) + 1);
+  /* An attribute that does not decode gets type index ~0: JS reads it alone when asked, and
+  ** reports its error then, as before this bulk path existed. */
+  uint32_t k = 0xffffffffu, off = 0;
+  uint64_t nBytes = 0;
+  int mt = 255;
+  const H5Space *sp = &a->space;
+  unsigned rank = a->pType && sp->kind == CAIRN_H5_SIMPLE ? sp->rank : 0;
+  if (a->pType) {
+    k = attrsTypeIdx(g, a->pType);
+    uint64_t nElem = sp->kind == CAIRN_H5_NULL ? 0 : sp->nElem;
+    mt = attrMtype(a->pType);
+    if (mt != 255 && (nElem > ATTRS_MAX_VALUE || (nBytes = nElem * cairn_h5_mtype_size((cairn_h5_mtype)mt)) > ATTRS_MAX_VALUE ||
+                      nElem * a->pType->size > a->nData || g->data.n + nBytes > (64u << 20)))
+      mt = 255, nBytes = 0;
+    sbAlign8(&g->data);
+    off = (uint32_t)g->data.n;
+    if (mt != 255 && nBytes) {
+      size_t need = g->data.n + (size_t)nBytes + 8;
+      if (need > g->data.cap) {
+        size_t cap = g->data.cap ? g->data.cap : 256;
+        while (cap < need) cap *= 2;
+        char *z = cairn_realloc(g->data.z, cap);
+        if (!z) return cairnErr(CAIRN_NOMEM, "out of memory reading attributes");
+        g->data.z = z, g->data.cap = cap;
+      }
+      if (h5Convert(a->pType, a->pData, nElem, (cairn_h5_mtype)mt, g->data.z + g->data.n) == CAIRN_OK) g->data.n += (size_t)nBytes;
+      else mt = 255, nBytes = 0; /* read alone later, which reports the error */
+    }
+  }
+  sbU32(&g->recs, k);
+  uint8_t b4[4] = {(uint8_t)(a->pType ? sp->kind : 0), (uint8_t)rank, (uint8_t)mt, 0};
+  h5SbPut(&g->recs, (const char *)b4, 4);
+  sbU32(&g->recs, off);
+  sbU32(&g->recs, (uint32_t)nBytes);
+  for (unsigned r = 0; r < rank; r++) {
+    double v = (double)sp->aDim[r];
+    h5SbPut(&g->recs, (const char *)&v, 8);
+  }
+  return g->nomem ? cairnErr(CAIRN_NOMEM, "out of memory listing attributes") : CAIRN_OK;
+}
+
+EMSCRIPTEN_KEEPALIVE int cairn_em_h5_attrs(cairn_h5_obj *o, char **pz, double *pn) {
+  AttrsArg g;
+  memset(&g, 0, sizeof(g));
+  uint32_t nA = 0;
+  int rc = h5ObjAttrEach(o, attrsVisit, &g);
+  for (const char *p = g.names.z, *e = g.names.z + g.names.n; p && p < e; p += strlen(p) + 1) nA++;
+  for (uint32_t k = 0; k < g.nType; k++) cairn_free(g.azType[k]);
+  cairn_free(g.azType);
+  for (uint32_t k = 0; k < g.nAtomic; k++) cairn_free((void *)g.aType[k]);
+  Sb out = {0};
+  if (rc == CAIRN_OK) {
+    uint32_t offNames = 32, offTypes = offNames + (uint32_t)g.names.n;
+    uint32_t offRecs = (offTypes + (uint32_t)g.types.n + 7) & ~7u, offData = (offRecs + (uint32_t)g.recs.n + 7) & ~7u;
+    uint32_t total = offData + (uint32_t)g.data.n;
+    uint32_t hd[8] = {nA, g.nType, offNames, offTypes, offRecs, offData, total, 0};
+    for (int k = 0; k < 8; k++) sbU32(&out, hd[k]);
+    h5SbPut(&out, g.names.z, g.names.n);
+    h5SbPut(&out, g.types.z, g.types.n);
+    sbAlign8(&out);
+    h5SbPut(&out, g.recs.z, g.recs.n);
+    sbAlign8(&out);
+    h5SbPut(&out, g.data.z, g.data.n);
+    if (out.oom || g.names.oom || g.types.oom || g.recs.oom || g.data.oom) rc = cairnErr(CAIRN_NOMEM, "out of memory listing attributes of %s", cairn_h5_obj_path(o));
+  }
+  cairn_free(g.names.z);
+  cairn_free(g.types.z);
+  cairn_free(g.recs.z);
+  cairn_free(g.data.z);
+  if (rc) {
+    cairn_free(out.z);
+    return rc;
+  }
+  *pz = out.z;
+  *pn = (double)out.n;
+  return CAIRN_OK;
+}
+
 /* Host reads and bytes read so far, into two doubles. */
 EMSCRIPTEN_KEEPALIVE void cairn_em_h5_stats(cairn_h5 *h, double *pOut) {
   uint64_t nRead = 0, nBytes = 0;

@@ -2,7 +2,8 @@
 // wasm/em_host.js - the JavaScript half of the Emscripten host (--js-library). The C side
 // (wasm/em_binding.c) calls these synchronously with a file id; `Module.cairnFiles` maps ids to
 // JS file objects from js/src/hosts.js, which have synchronous methods:
-//   read(offset, length) -> Uint8Array (shorter only at end of file)
+//   read(offset, length) -> Uint8Array (shorter only at end of file); optionally
+//   readInto(offset, Uint8Array) -> bytes read (shorter only at end of file), used when present
 //   write(offset, Uint8Array) (the array is a view into the wasm heap, valid only during the
 //   call: copy what you keep), size() -> number, truncate(n), sync(), close()
 // Exceptions never cross into C: each is turned into a status code plus a message.
@@ -32,6 +33,10 @@ mergeInto(LibraryManager.library, {
   cairn_js_read__deps: ['$cairnJsCall'],
   cairn_js_read: function (id, p, n, off, pnRead) {
     return cairnJsCall(id, 'read', function (f) {
+      if (typeof f.readInto === 'function') { // straight into wasm memory: no buffer, no copy
+        HEAPU32[pnRead >> 2] = f.readInto(off, HEAPU8.subarray(p, p + n));
+        return;
+      }
       var got = f.read(off, n);
       var k = Math.min(got.length, n);
       HEAPU8.set(k === got.length ? got : got.subarray(0, k), p);

@@ -9,6 +9,8 @@ os.makedirs(d, exist_ok=True)
 rng = np.random.default_rng(1)
 with h5py.File(f'{d}/small.h5', 'w') as f:
     f['x'] = rng.standard_normal(1024).astype('<f4')
+with h5py.File(f'{d}/mid.h5', 'w') as f:
+    f['x'] = rng.standard_normal(1 << 20).astype('<f4')  # 4 MiB contiguous (the wasm row)
 with h5py.File(f'{d}/large.h5', 'w') as f:
     f['x'] = rng.standard_normal(1 << 24).astype('<f4')  # 64 MiB contiguous
 i, j = np.meshgrid(np.arange(2048), np.arange(2048), indexing='ij')

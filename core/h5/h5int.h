@@ -156,6 +156,9 @@ typedef struct H5File {
   /* address -> path map for object references (built on demand) */
   struct H5AddrPath *aAddrPath;
   size_t nAddrPath;
+  /* reader speed: fileSize is exact once sizeKnown, a lower bound before (see h5Reach) */
+  uint8_t sizeKnown;
+  uint32_t nPage; /* pages in the metadata cache */
 } H5File;
 
 /* Read n bytes at relative address a (checked against the end of the file), through the
@@ -167,6 +170,9 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
 void h5CacheFree(H5File *f);
 void h5CacheTrim(H5File *f); /* evict down to the budget */
+/* Make sure f->fileSize is exact if [abs, abs+n) reaches past what is known of the file (abs
+** is absolute: base included). Call before checking a range against f->fileSize. */
+int h5Reach(H5File *f, uint64_t abs, uint64_t n);
 
 /* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */
 typedef struct H5Cur {
@@ -305,6 +311,9 @@ typedef struct H5Attr {
 } H5Attr;
 void h5AttrFree(H5Attr *a);
 int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a);
+/* The same, with the values and name put in pBuf[0..nBuf) when they fit (*pInBuf = 1; then
+** pData is the caller's: set it NULL before h5AttrFree), else allocated (*pInBuf = 0). */
+int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf);
 /* All attributes of an object (compact and dense), in name order. */
 int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn);
 
@@ -341,6 +350,15 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
 int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *out);
 /* Byte-swap big-endian atomic parts in place so the buffer has the native (little-endian) order. */
 void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
+
+/* The datatype of a dataset, attribute or committed datatype object (NULL for groups): for
+** bindings (wasm/em_h5.c) that pick a memory type the way their language would. */
+const H5Type *h5ObjType(cairn_h5_obj *o);
+/* Visit every attribute of o (none for an attribute) in name order, decoded: x gets its index
+** and the attribute (type, dataspace, raw values in the file's layout), valid during the call;
+** one that does not decode comes with pType NULL and only its name. A nonzero return of x
+** stops the walk and is returned; so is running out of memory. */
+int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5Attr *), void *pArg);
 
 /* A growable string for JSON (r_conv.c); oom is sticky, z is NUL-terminated. */
 typedef struct Sb {

@@ -32,6 +32,8 @@ struct cairn_h5_obj {
   size_t nAttr;
   int attrsLoaded;
   cairn_h5_filter *aFilt;
+  uint8_t attrOwn;    /* attributes: attr.pType owned; 1: attr.pData too, 2: it is in this block */
+  uint8_t pathInline; /* zPath lives in this object's allocation */
 };
 
 struct H5AddrPath {
@@ -62,10 +64,9 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   f->gcolAddr = H5_UNDEF;
   f->pageBits = 12;
   f->cacheBudget = 8u << 20;
-  f->nSlot = 1024;
+  f->nSlot = 64; /* grows with the cache */
   f->aSlot = cairnMallocZero(f->nSlot * sizeof(H5Page *));
   int rc = f->aSlot ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  if (rc == CAIRN_OK) rc = cairn_file_size(pFile, &f->fileSize);
   if (rc == CAIRN_OK) rc = h5OpenSuperblock(f);
   if (rc) {
     cairn_h5_close(h);
@@ -132,8 +133,11 @@ static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) 
 
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
-  H5Dset *d = ob->pD = cairnMallocZero(sizeof(H5Dset));
+  /* Zero all but the filter slots (4 KiB; h5PipelineDecode fills them when there is a pipeline). */
+  H5Dset *d = ob->pD = cairnMalloc(sizeof(H5Dset));
   if (!d) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  memset(d, 0, offsetof(H5Dset, pipeline.a));
+  memset((char *)d + offsetof(H5Dset, fill), 0, sizeof(H5Dset) - offsetof(H5Dset, fill));
   d->f = f;
   d->zPath = ob->zPath;
   CAIRN_TRY(loadType(f, &ob->o, &d->pType, ob->zPath));
@@ -285,11 +289,14 @@ int cairn_h5_obj_close(cairn_h5_obj *o) {
   }
   cairnFree(o->aFilt);
   h5TypeFree(o->pType);
-  h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
+  if (o->attrOwn == 2) o->attr.pData = NULL; /* values inside this object's block */
+  if (o->attrOwn) h5AttrFree(&o->attr);
+  else h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
   h5LinksFree(o->aLink, o->nLink);
-  for (size_t i = 0; i < o->nAttr; i++) h5AttrFree(&o->aAttr[i]);
+  for (size_t i = 0; i < o->nAttr; i++)
+    if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */
   cairnFree(o->aAttr);
-  cairnFree(o->zPath);
+  if (!o->pathInline) cairnFree(o->zPath);
   cairnFree(o);
   return CAIRN_OK;
 }
@@ -342,25 +349,46 @@ static int attrObj(cairn_h5_obj *o, const H5Attr *a, cairn_h5_obj **pp) {
   return CAIRN_OK;
 }
 
-/* Attribute objects own a copy of their type, so the parent's list stays cached. */
+/* An attribute that was listed but not decoded (the usual, compact case) is decoded for the
+** new object alone: one allocation holds the object, its path "obj@name" and the values (the
+** type is the only other), and the parent's list stays a list of names. One decoded
+** while listing (dense storage) is copied, its type shared. */
 static int attrTake(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
   H5Attr *a = &o->aAttr[i];
-  if (!a->pType) { /* listed, not decoded yet */
-    H5Attr dec;
-    int rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
-    if (rc) {
-      const char *z = cairn_errmsg();
-      if (!strstr(z, o->zPath)) cairnErr(rc, "%s (attribute '%s' of %s)", z, a->zName, o->zPath);
-      return rc;
-    }
-    if (strcmp(dec.zName, a->zName) != 0) { /* cannot happen: same bytes */
-      h5AttrFree(&dec);
-      return cairnErr(CAIRN_CORRUPT, "hdf5: attribute name changed while decoding on %s", o->zPath);
-    }
-    *a = dec; /* keeps the list sorted: same name */
+  if (a->pType) {
+    CAIRN_TRY(attrObj(o, a, pp));
+    (*pp)->attr.pType = h5TypeRef(a->pType);
+    return CAIRN_OK;
   }
-  CAIRN_TRY(attrObj(o, a, pp));
-  (*pp)->attr.pType = h5TypeRef(a->pType);
+  /* one block: the object, its path "obj@name", then room for the values and name (they fit
+  ** in the message they come from); decoded in place */
+  size_t n1 = strlen(o->zPath), n2 = strlen(a->zName), nPath = n1 + n2 + 2;
+  if (a->nMsg > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: attribute '%s' of %s is too large", a->zName, o->zPath);
+  cairn_h5_obj *ob = cairnMalloc(sizeof(*ob) + nPath + a->nMsg + 1);
+  if (!ob) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  memset(ob, 0, offsetof(cairn_h5_obj, attr));
+  memset((char *)ob + offsetof(cairn_h5_obj, aLink), 0, sizeof(*ob) - offsetof(cairn_h5_obj, aLink));
+  ob->zPath = (char *)(ob + 1);
+  memcpy(ob->zPath, o->zPath, n1);
+  ob->zPath[n1] = '@';
+  memcpy(ob->zPath + n1 + 1, a->zName, n2 + 1);
+  int inBuf = 0;
+  int rc = h5AttrDecodeIn(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &ob->attr, (uint8_t *)ob->zPath + nPath, a->nMsg + 1, &inBuf);
+  if (rc == CAIRN_OK && strcmp(ob->attr.zName, a->zName) != 0) /* cannot happen: same bytes */
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: attribute name changed while decoding on %s", o->zPath);
+  if (rc) {
+    const char *z = cairn_errmsg();
+    if (!strstr(z, o->zPath)) cairnErr(rc, "%s (attribute '%s' of %s)", z, a->zName, o->zPath);
+    if (inBuf) ob->attr.pData = NULL;
+    h5AttrFree(&ob->attr);
+    cairnFree(ob);
+    return rc;
+  }
+  ob->h = o->h;
+  ob->kind = CAIRN_H5_ATTRIBUTE;
+  ob->pathInline = 1;
+  ob->attrOwn = inBuf ? 2 : 1;
+  *pp = ob;
   return CAIRN_OK;
 }
 
@@ -410,6 +438,32 @@ int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut) {
 
 static const H5Type *objType(cairn_h5_obj *o) {
   return o->kind == CAIRN_H5_DATASET ? o->pD->pType : o->kind == CAIRN_H5_ATTRIBUTE ? o->attr.pType : o->pType;
+}
+const H5Type *h5ObjType(cairn_h5_obj *o) { return o ? objType(o) : NULL; }
+
+int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5Attr *), void *pArg) {
+  CAIRN_TRY(loadAttrs(o));
+  for (size_t i = 0; i < o->nAttr; i++) {
+    H5Attr *a = &o->aAttr[i];
+    int rc;
+    if (a->pType) rc = x(pArg, i, a);
+    else {
+      H5Attr dec;
+      rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
+      if (rc == CAIRN_OK) {
+        rc = x(pArg, i, &dec);
+        h5AttrFree(&dec);
+      } else if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) {
+        return rc;
+      } else { /* not decodable: name only */
+        memset(&dec, 0, sizeof(dec));
+        dec.zName = a->zName;
+        rc = x(pArg, i, &dec);
+      }
+    }
+    if (rc) return rc;
+  }
+  return CAIRN_OK;
 }
 static const H5Space *objSpace(cairn_h5_obj *o) {
   return o->kind == CAIRN_H5_DATASET ? &o->pD->space : o->kind == CAIRN_H5_ATTRIBUTE ? &o->attr.space : NULL;
@@ -580,6 +634,39 @@ int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, vo
   int rc = h5Convert(t, p, n, m, buf);
   cairnFree(p);
   return rc;
+}
+
+int cairn_h5_raw_extent(cairn_h5_obj *o, cairn_h5_mtype m, uint64_t *pOff, uint64_t *pn) {
+  if (!o || !pOff || !pn) return cairnErr(CAIRN_MISUSE, "cairn_h5_raw_extent: NULL argument");
+  if (o->kind != CAIRN_H5_DATASET || m == CAIRN_H5_NATIVE) return CAIRN_NOTFOUND;
+  H5Dset *d = o->pD;
+  const H5Layout *l = &d->layout;
+  const H5Type *t = d->pType, *b = t->cls == H5T_ENUM ? t->pBase : t;
+  size_t ms = cairn_h5_mtype_size(m);
+  if (ms == 0 || d->external || d->space.kind != CAIRN_H5_SIMPLE || l->cls != CAIRN_H5_CONTIGUOUS || l->addr == H5_UNDEF) return CAIRN_NOTFOUND;
+  if (!b || b->bigEndian || b->bitOffset || b->size != ms || (b->precision && b->precision != 8 * b->size)) return CAIRN_NOTFOUND;
+  int isFloatM = m == CAIRN_H5_F32 || m == CAIRN_H5_F64;
+  if (b->cls == H5T_FLOAT) {
+    /* the IEEE layouts of 4 and 8 bytes (h5Convert's own test decides the same) */
+    if (!isFloatM || !(b->size == 4 ? b->expLoc == 23 && b->expSize == 8 && b->manSize == 23 && b->expBias == 127
+                                    : b->expLoc == 52 && b->expSize == 11 && b->manSize == 52 && b->expBias == 1023) || b->manLoc)
+      return CAIRN_NOTFOUND;
+  } else if (b->cls == H5T_FIXED || b->cls == H5T_BITFIELD) {
+    if (isFloatM) return CAIRN_NOTFOUND;
+  } else {
+    return CAIRN_NOTFOUND;
+  }
+  uint64_t n, abs;
+  if (cairnMulOverflow64(d->space.nElem, ms, &n) || (l->size != UINT64_MAX && l->size < n)) return CAIRN_NOTFOUND;
+  H5File *f = &o->h->f;
+  if (cairnAddOverflow64(l->addr, f->base, &abs)) return CAIRN_NOTFOUND;
+  CAIRN_TRY(h5Reach(f, abs, n));
+  if (abs > f->fileSize || n > f->fileSize - abs)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: data of %s (%llu bytes at address %llu) goes past the end of the file (%llu bytes)", o->zPath,
+                    (unsigned long long)n, (unsigned long long)l->addr, (unsigned long long)f->fileSize);
+  *pOff = abs;
+  *pn = n;
+  return CAIRN_OK;
 }
 
 /* ---------------------------------------------------------------- object reference paths */

@@ -124,6 +124,7 @@ static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   uint64_t size = h5Len(f, &c);
   h5Len(f, &c);
   uint64_t data = h5Addr(f, &c);
+  if (data != H5_UNDEF) CAIRN_TRY(h5Reach(f, data, size));
   if (size > H5_MAX_META || data == H5_UNDEF || data > f->fileSize || size > f->fileSize - data)
     return cairnErr(CAIRN_CORRUPT, "hdf5: local heap at %llu claims %llu bytes at %llu", (unsigned long long)addr, (unsigned long long)size,
                     (unsigned long long)data);
@@ -540,6 +541,22 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
       size_t nName = cairnGetLE16(m->p + 2);
       if ((v >= 1 && v <= 3) && nName >= 1 && off + nName <= m->size && m->p[off + nName - 1] == 0 &&
           strlen((const char *)m->p + off) == nName - 1) {
+        /* fill the slot in place: H5Attr is large (its dataspace), and 128 attributes made
+        ** zeroing plus copying a visible part of opening an object */
+        if (d.nAttr < d.capAttr) {
+          H5Attr *s = &d.aAttr[d.nAttr++];
+          s->zName = (char *)m->p + off;
+          s->pType = NULL;
+          s->pData = NULL;
+          s->nData = 0;
+          s->space.kind = 0;
+          s->space.rank = 0;
+          s->space.nElem = 0;
+          s->pMsg = m->p;
+          s->nMsg = m->size;
+          s->msgAddr = m->addr;
+          continue;
+        }
         memset(&a, 0, sizeof(a));
         a.zName = (char *)m->p + off;
         a.pMsg = m->p;

@@ -12,6 +12,8 @@
 export interface H5FileObject {
   name?: string;
   read(offset: number, length: number): Uint8Array;
+  /** Optional: read into u8 (shorter only at the end of the file), returning the bytes read; used instead of read() when present (no intermediate buffer). */
+  readInto?(offset: number, u8: Uint8Array): number;
   size(): number;
   write?(offset: number, bytes: Uint8Array): void;
   truncate?(size: number): void;

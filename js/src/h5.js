@@ -23,6 +23,7 @@
 import { CairnError } from './api.js';
 
 const MISUSE = 7, READONLY = 10, TYPE = 12, RANGE = 9, UNSUPPORTED = 8;
+const CORRUPT = 4;
 const CLASS = { integer: 0, float: 1, time: 2, string: 3, bitfield: 4, opaque: 5, compound: 6, reference: 7, enum: 8, vlen: 9, array: 10 };
 // cairn_h5_mtype: NATIVE, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64
 const MT = { NATIVE: 0, I8: 1, U8: 2, I16: 3, U16: 4, I32: 5, U32: 6, I64: 7, U64: 8, F32: 9, F64: 10 };
@@ -30,6 +31,8 @@ const INT_CTOR = { '1s': [Int8Array, MT.I8], '1u': [Uint8Array, MT.U8], '2s': [I
 const INT_FMT = { 1: 'b', 2: 'h', 4: 'i', 8: 'q' };
 const FLOAT_FMT = { 2: 'e', 4: 'f', 8: 'd' };
 const utf8 = new TextDecoder('utf-8');
+// memory type -> typed array (cairn_h5_mtype numbering, as MT)
+const MT_CTOR = [null, Int8Array, Uint8Array, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array, Float32Array, Float64Array];
 const enc = new TextEncoder();
 
 const err = (code, msg) => new CairnError(code, msg);
@@ -430,6 +433,23 @@ export function makeH5(api, options = {}) {
   const { init } = api;
   const I = api._internal;
 
+  /** nb bytes at offset of a file object into a new ArrayBuffer (readInto when it has one). */
+  function readExtent(file, offset, nb, path) {
+    // Node: no zero-filling of memory the read overwrites whole (checked below); large Buffers
+    // own their ArrayBuffer (offset 0, exact length)
+    const big = nb >= 1 << 20 && typeof globalThis.Buffer?.allocUnsafeSlow === 'function';
+    const out = big ? globalThis.Buffer.allocUnsafeSlow(nb) : new Uint8Array(nb);
+    let got;
+    if (typeof file.readInto === 'function') got = file.readInto(offset, out);
+    else {
+      const b = file.read(offset, nb);
+      got = Math.min(b.length, nb);
+      out.set(got === b.length ? b : b.subarray(0, got));
+    }
+    if (got !== nb) throw err(CORRUPT, `hdf5: ${path}: file truncated: ${nb} bytes at offset ${offset} go past its end`);
+    return out.buffer;
+  }
+
   /** Scratch wasm allocations, all freed by free() (call it in a finally). */
   class Arena {
     constructor(M) { this.M = M; this.ptrs = []; }
@@ -492,6 +512,8 @@ export function makeH5(api, options = {}) {
       this.info = new Map(); // path or path@attr -> described object, until the next commit
       this.types = new Map(); // dataset path -> type (types never change)
       this.objs = new Map(); // path -> open cairn_h5_obj *, LRU order
+      this.attrNames = new Map(); // path -> attribute names, from attrsAll (until the next commit)
+      this.attrVals = new Map(); // path@attr -> numeric values from attrsAll: {C, blob, off, n}
       if (mode === 'r') return;
       if (typeof file.write !== 'function' || typeof file.truncate !== 'function') throw err(READONLY, `${file.name || 'file'} is read-only (mode '${mode}' needs write and truncate)`);
       const a = new Arena(M);
@@ -544,6 +566,8 @@ export function makeH5(api, options = {}) {
       if (this.rf) this.M._cairn_file_close(this.rf);
       this.h = this.rf = 0;
       this.info.clear();
+      this.attrNames.clear();
+      this.attrVals.clear();
     }
     writer() {
       this.live();
@@ -613,8 +637,58 @@ export function makeH5(api, options = {}) {
       if (d.type && attr === null) this.types.set(path, d.type);
       return d;
     }
+    /**
+     * Every attribute of the object at path in one call into the core (names, descriptions and
+     * the values of the numeric ones, which read() then serves), cached like describe(): an
+     * object's 128 attributes cost one crossing, not 128 descriptions and 128 reads.
+     */
+    attrsAll(path) {
+      this.reader(); // commits first if needed, which clears the caches
+      let names = this.attrNames.get(path);
+      if (names) return names;
+      const M = this.M;
+      const blob = this.withObj(path, null, (o, a) => {
+        const pz = a.alloc(4), pn = a.alloc(8);
+        I.check(M._cairn_em_h5_attrs(o, pz, pn), `attributes of ${path}`);
+        const z = M.HEAPU32[pz >> 2], n = M.HEAPF64[pn >> 3];
+        try {
+          return M.HEAPU8.slice(z, z + n);
+        } finally {
+          M._cairn_free(z);
+        }
+      });
+      // layout: wasm/em_h5.c, cairn_em_h5_attrs
+      const dv = new DataView(blob.buffer), u32 = (o) => dv.getUint32(o, true);
+      const nAttr = u32(0), nType = u32(4), offNames = u32(8), offTypes = u32(12), offRecs = u32(16), offData = u32(20);
+      names = nAttr ? utf8.decode(blob.subarray(offNames, offTypes - 1)).split('\0') : [];
+      const types = new Array(nType);
+      for (let k = 0, q = offTypes; k < nType; k++) {
+        const len = u32(q);
+        types[k] = JSON.parse(utf8.decode(blob.subarray(q + 4, q + 4 + len)));
+        q += 4 + len;
+      }
+      for (let i = 0, q = offRecs; i < nAttr; i++) {
+        const ti = u32(q), space = blob[q + 4], rank = blob[q + 5], mt = blob[q + 6], off = u32(q + 8), n = u32(q + 12);
+        const shape = new Array(rank);
+        for (let r = 0; r < rank; r++) shape[r] = dv.getFloat64(q + 16 + 8 * r, true);
+        q += 16 + 8 * rank;
+        if (ti === 0xffffffff) continue; // did not decode: read alone, which reports why
+        const key = `${path}@${names[i]}`;
+        if (!this.info.has(key)) this.info.set(key, { kind: 4, addr: 0, space, shape, maxshape: shape, type: types[ti] });
+        if (mt === 255 || space === 2) continue; // (a NULL dataspace reads as null)
+        const C = MT_CTOR[mt];
+        // a scalar's value is immutable (number or BigInt): decode it once
+        this.attrVals.set(key, space === 0 && n === C.BYTES_PER_ELEMENT ? { scalar: new C(blob.buffer, offData + off, 1)[0] } : { C, blob, off: offData + off, n });
+      }
+      this.attrNames.set(path, names);
+      return names;
+    }
     /** Read values of a dataset or attribute; sel is null or [[start, step, count], ...]. */
     read(path, attr, sel) {
+      if (attr !== null && !sel) {
+        const v = this.attrVals.get(`${path}@${attr}`);
+        if (v) return v.C ? new v.C(v.blob.buffer.slice(v.off, v.off + v.n)) : v.scalar; // arrays: a fresh one each time, as a read gives
+      }
       const d = this.describe(path, attr);
       if (d.space === 2) return null; // NULL dataspace
       const t = d.type, count = sel ? sel.map((s) => s[2]) : d.shape, n = prod(count);
@@ -630,7 +704,13 @@ export function makeH5(api, options = {}) {
           return scalar && !sel ? [v] : count.length > 1 ? v.flat(count.length - 1) : v;
         };
         const raw = (mt, size) => {
-          const nb = n * size, p = a.alloc(nb);
+          const nb = n * size;
+          if (!sel && attr === null && nb >= 65536) { // large contiguous data: file -> result array, no copy through wasm
+            const pe = a.alloc(16), r = M._cairn_em_h5_raw_extent(o, mt, pe);
+            if (r < 0) I.check(-r, `read ${path}`);
+            if (r === 1 && M.HEAPF64[(pe >> 3) + 1] === nb) return readExtent(this.file, M.HEAPF64[pe >> 3], nb, path);
+          }
+          const p = a.alloc(nb);
           if (n) I.check(M._cairn_em_h5_read(o, rank, pSel, mt, p, nb), `read ${path}${attr === null ? '' : '@' + attr}`);
           const out = new Uint8Array(nb); // new + set copies about twice as fast as HEAPU8.slice in V8
           out.set(M.HEAPU8.subarray(p, p + nb));
@@ -817,11 +897,15 @@ export function makeH5(api, options = {}) {
       /** Absolute path of the object. */
       this.path = path;
     }
-    /** Attributes by name (each read when accessed), like h5wasm. */
+    /** Attributes by name, like h5wasm: described at once (one call into the core for all), values read when accessed. */
     get attrs() {
       const out = {}, s = this._s, path = this.path;
-      for (const name of s.describe(path, null, { attrs: true }).attrs) {
-        Object.defineProperty(out, name, { get: () => new Attribute(s, path, name), enumerable: true });
+      for (const name of s.attrsAll(path)) {
+        // one that did not describe (or a name plain assignment would misread) stays a getter,
+        // so its error comes when it is used
+        const d = name !== '__proto__' && s.info.get(`${path}@${name}`);
+        if (d) out[name] = new Attribute(s, path, name, d);
+        else Object.defineProperty(out, name, { get: () => new Attribute(s, path, name), enumerable: true, configurable: true });
       }
       return out;
     }
@@ -869,13 +953,17 @@ export function makeH5(api, options = {}) {
 
   /** An attribute of a group, dataset or committed datatype. */
   class Attribute {
-    constructor(state, path, name) {
-      Object.defineProperty(this, '_s', { value: state });
-      Object.defineProperty(this, '_d', { value: state.describe(path, name) });
+    #s;
+    #d;
+    constructor(state, path, name, d = null) {
+      this.#s = state; // private fields: hidden from console.log, and cheaper than defineProperty
+      this.#d = d || state.describe(path, name);
       /** Path of the object the attribute is on. */
       this.path = path;
       this.name = name;
     }
+    get _s() { return this.#s; }
+    get _d() { return this.#d; }
     /** h5wasm-style metadata: {type, size, signed, littleEndian, vlen, shape, total_size, ...}. */
     get metadata() { return { ...typeMetadata(this._d.type), shape: this.shape, maxshape: this.shape, chunks: null, total_size: prod(this.shape || [0]) }; }
     get dtype() { return typeDtype(this._d.type); }

@@ -23,6 +23,8 @@ export class CairnError extends Error {
 export interface CairnFile {
   /** Bytes [offset, offset+length); shorter only at the end of the file. */
   read(offset: number, length: number): Uint8Array;
+  /** Optional: read into u8 (shorter only at the end of the file), returning the bytes read; used instead of read() when present. */
+  readInto?(offset: number, u8: Uint8Array): number;
   write?(offset: number, bytes: Uint8Array): void;
   size(): number;
   truncate?(n: number): void;
@@ -101,6 +103,7 @@ export class NodeFile implements CairnFile {
   name: string;
   readonly writable: boolean;
   read(offset: number, length: number): Uint8Array;
+  readInto(offset: number, u8: Uint8Array): number;
   write(offset: number, bytes: Uint8Array): void;
   size(): number;
   truncate(n: number): void;

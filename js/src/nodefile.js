@@ -28,6 +28,21 @@ export class NodeFile {
     }
     return new Uint8Array(b.buffer, b.byteOffset, got);
   }
+  /** Read into a Uint8Array (a view of wasm memory or a result array); returns the bytes read. */
+  readInto(offset, u8) {
+    if (this.read !== NodeFile.prototype.read) { // a subclass that overrides read() sees every read
+      const b = this.read(offset, u8.length), k = Math.min(b.length, u8.length);
+      u8.set(k === b.length ? b : b.subarray(0, k));
+      return k;
+    }
+    let got = 0;
+    while (got < u8.length) {
+      const n = fs.readSync(this.fd, u8, got, u8.length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got;
+  }
   write(offset, bytes) {
     let done = 0;
     while (done < bytes.length) done += fs.writeSync(this.fd, bytes, done, bytes.length - done, offset + done);

@@ -189,6 +189,13 @@ int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut);
 ** included); variable-length elements stay as file heap IDs: use cairn_h5_read_json for them.
 ** Chunks are decoded in parallel through the host's xParallelFor. */
 int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, void *buf, size_t nBuf);
+/* Where a whole read of dataset o as memory type m (not NATIVE) sits verbatim in the file: when
+** o's storage is contiguous and allocated and its bytes already are the values in type m
+** (little-endian, same size, full precision), *pOff receives the absolute file offset and *pn
+** the byte count (checked against the file's size) and CAIRN_OK is returned; otherwise
+** CAIRN_NOTFOUND, and cairn_h5_read is the way. Lets a binding read a large contiguous
+** dataset from its file straight into its own buffer, with no copy through the library. */
+int cairn_h5_raw_extent(cairn_h5_obj *o, cairn_h5_mtype m, uint64_t *pOff, uint64_t *pn);
 /* Values as JSON text: nested arrays following the selection's shape (a scalar is a bare
 ** value); strings as JSON strings, compounds as objects, enums as their names, vlen as
 ** arrays, object references as the referenced path, opaque as hex strings, NaN/inf as
