@@ -452,6 +452,23 @@ TEST(mem, log_torn_tail_every_byte) {
   free(img);
 }
 
+/* Add row i of a clustered set: noise in [-0.5, 0.5) plus 1 on the dims j with j % nCluster ==
+** i % nCluster (so rows fall into nCluster groups), from the xorshift state *pS; the row is
+** left in v (dim floats). */
+static int addClustered(cairn_mem *m, int dim, int i, int nCluster, uint64_t *pS, float *v) {
+  uint64_t s = *pS;
+  for (int j = 0; j < dim; j++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    v[j] = (float)((s >> 11) % 1000) / 1000.0f - 0.5f + (float)((i % nCluster) == j % nCluster);
+  }
+  *pS = s;
+  cairn_mem_record r;
+  memset(&r, 0, sizeof r);
+  r.zText = "v";
+  r.aEmbedding = v, r.nEmbedding = (uint32_t)dim;
+  return cairn_mem_add(m, &r, NULL);
+}
+
 TEST(mem, ivf_persisted) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
@@ -460,17 +477,7 @@ TEST(mem, ivf_persisted) {
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   float v[32];
   uint64_t s = 11;
-  for (int i = 0; i < 600; i++) {
-    for (int j = 0; j < 32; j++) {
-      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-      v[j] = (float)((s >> 11) % 1000) / 1000.0f - 0.5f + (float)((i % 6) == j % 6);
-    }
-    cairn_mem_record r;
-    memset(&r, 0, sizeof r);
-    r.zText = "v";
-    r.aEmbedding = v, r.nEmbedding = 32;
-    CHECK_OK(cairn_mem_add(m, &r, NULL));
-  }
+  for (int i = 0; i < 600; i++) CHECK_OK(addClustered(m, 32, i, 6, &s, v));
   cairn_mem_index_config ic = {CAIRN_VINDEX_IVFPQ, 12, 8, 5, 0, 1};
   CHECK_OK(cairn_mem_build_index(m, &ic));
   CHECK_OK(cairn_mem_commit(m));
@@ -830,15 +837,7 @@ TEST(mem, checkpoint_ivf_generations) {
   float v[16];
   uint64_t s = 5;
   for (int i = 0; i < 400; i++) {
-    for (int j = 0; j < 16; j++) {
-      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-      v[j] = (float)((s >> 11) % 1000) / 1000.0f - 0.5f + (float)((i % 4) == j % 4);
-    }
-    cairn_mem_record r;
-    memset(&r, 0, sizeof r);
-    r.zText = "v";
-    r.aEmbedding = v, r.nEmbedding = 16;
-    CHECK_OK(cairn_mem_add(m, &r, NULL));
+    CHECK_OK(addClustered(m, 16, i, 4, &s, v));
     if (i == 199) {
       cairn_mem_index_config ic = {CAIRN_VINDEX_IVFPQ, 6, 4, 4, 0, 1};
       CHECK_OK(cairn_mem_build_index(m, &ic));

@@ -107,11 +107,15 @@ static int memCrashRun(const FaultSpec *spec, const char *zWhat) {
 }
 
 static int gRuns; /* runs that reached their fault, over the suite */
-static void sweep(const char *zWhat, int field, int garble, uint64_t seed) {
-  for (uint32_t n = 1; n < 200; n++) {
+/* Run one scripted session per fault point N = 1, 2, ... (the Nth write/sync fails, tears or
+** loses power, by field 0-4) until a run no longer reaches its fault. xRun returns -1 on a wrong
+** reopen, 0 when the run never reached fault N, 1 otherwise. */
+static void sweepWith(int (*xRun)(const FaultSpec *, const char *), uint32_t nMax, int bSectorAtomic,
+                      const char *zWhat, int field, int garble, uint64_t seed) {
+  for (uint32_t n = 1; n < nMax; n++) {
     FaultSpec spec;
     memset(&spec, 0, sizeof spec);
-    spec.bGarble = garble, spec.seed = seed + n;
+    spec.bGarble = garble, spec.seed = seed + n, spec.bSectorAtomic = bSectorAtomic;
     switch (field) {
       case 0: spec.nFailWrite = n; break;
       case 1: spec.nFailSync = n; break;
@@ -119,7 +123,7 @@ static void sweep(const char *zWhat, int field, int garble, uint64_t seed) {
       case 3: spec.nCrashWrite = n; break;
       default: spec.nCrashSync = n; break;
     }
-    int r = memCrashRun(&spec, zWhat);
+    int r = xRun(&spec, zWhat);
     if (r < 0) {
       tfFail(__FILE__, __LINE__, "%s: failed at N = %u (seed %llu)", zWhat, n, (unsigned long long)spec.seed);
       return;
@@ -127,6 +131,9 @@ static void sweep(const char *zWhat, int field, int garble, uint64_t seed) {
     if (r == 0) return; /* the run never reached fault N: done */
     gRuns++;
   }
+}
+static void sweep(const char *zWhat, int field, int garble, uint64_t seed) {
+  sweepWith(memCrashRun, 200, 0, zWhat, field, garble, seed);
 }
 
 TEST(memcrash, io_errors) {
@@ -279,25 +286,7 @@ static int ckRun(const FaultSpec *spec, const char *zWhat) {
 }
 
 static void ckSweep(const char *zWhat, int field, int garble, uint64_t seed) {
-  for (uint32_t n = 1; n < 1000; n++) {
-    FaultSpec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.bGarble = garble, spec.seed = seed + n, spec.bSectorAtomic = 1;
-    switch (field) {
-      case 0: spec.nFailWrite = n; break;
-      case 1: spec.nFailSync = n; break;
-      case 2: spec.nTearWrite = n; break;
-      case 3: spec.nCrashWrite = n; break;
-      default: spec.nCrashSync = n; break;
-    }
-    int r = ckRun(&spec, zWhat);
-    if (r < 0) {
-      tfFail(__FILE__, __LINE__, "%s: failed at N = %u (seed %llu)", zWhat, n, (unsigned long long)spec.seed);
-      return;
-    }
-    if (r == 0) return;
-    gRuns++;
-  }
+  sweepWith(ckRun, 1000, 1, zWhat, field, garble, seed);
 }
 
 TEST(memcrash, checkpoint_io_errors) {
