@@ -170,8 +170,10 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
 void h5CacheFree(H5File *f);
 void h5CacheTrim(H5File *f); /* evict down to the budget */
-/* Make sure f->fileSize is exact if [abs, abs+n) reaches past what is known of the file (abs
-** is absolute: base included). Call before checking a range against f->fileSize. */
+/* Make sure [abs, abs+n) lies within f->fileSize, or that f->fileSize is exact (abs is
+** absolute: base included). Call before checking a range against f->fileSize. Metadata only:
+** a small range past what is known is read into the cache (a short read tells the size) before
+** the host is asked for the size, so it must not run beside other reads. */
 int h5Reach(H5File *f, uint64_t abs, uint64_t n);
 
 /* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */
