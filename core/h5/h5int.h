@@ -159,7 +159,13 @@ typedef struct H5File {
   /* reader speed: fileSize is exact once sizeKnown, a lower bound before (see h5Reach) */
   uint8_t sizeKnown;
   uint32_t nPage; /* pages in the metadata cache */
+  /* allocated with the handle (cairn_h5_open): the first 64 hash slots and the memory of the
+  ** first read's run (H5_FIRST_RUN bytes at pFirstRun), so an open of a small file costs one
+  ** allocation, not three */
+  H5Page *aSlot0[64];
+  void *pFirstRun;
 } H5File;
+#define H5_FIRST_RUN (8192u + 256u) /* two 4 KiB pages and their run header */
 
 /* Read n bytes at relative address a (checked against the end of the file), through the
 ** metadata cache. */

@@ -74,7 +74,7 @@ static void cacheRemove(H5File *f, H5Page *pg) {
   lruUnlink(f, pg);
   f->cacheBytes -= ((uint64_t)1 << f->pageBits);
   f->nPage--;
-  if (--pg->pRun->nLive == 0) cairnFree(pg->pRun);
+  if (--pg->pRun->nLive == 0 && (void *)pg->pRun != f->pFirstRun) cairnFree(pg->pRun);
 }
 static void cacheEvict(H5File *f, uint64_t budget) {
   while (f->cacheBytes > budget && f->pLruTail) cacheRemove(f, f->pLruTail);
@@ -82,7 +82,7 @@ static void cacheEvict(H5File *f, uint64_t budget) {
 void h5CacheTrim(H5File *f) { cacheEvict(f, f->cacheBudget); }
 void h5CacheFree(H5File *f) {
   cacheEvict(f, 0);
-  cairnFree(f->aSlot);
+  if (f->aSlot != f->aSlot0) cairnFree(f->aSlot);
   f->aSlot = NULL;
 }
 
@@ -99,7 +99,7 @@ static void cacheGrow(H5File *f) {
       pg->pHash = a[h];
       a[h] = pg;
     }
-  cairnFree(f->aSlot);
+  if (f->aSlot != f->aSlot0) cairnFree(f->aSlot);
   f->aSlot = a;
   f->nSlot = nNew;
 }
@@ -146,12 +146,20 @@ static H5Run *runAlloc(H5File *f, uint64_t nPages, uint8_t **ppData) {
 int h5ReadFirst(H5File *f) {
   uint64_t nPages = 2;
   uint8_t *data;
-  H5Run *r = runAlloc(f, nPages, &data);
+  size_t nHead = (sizeof(H5Run) + (size_t)nPages * sizeof(H5Page) + 15) & ~(size_t)15;
+  H5Run *r;
+  if (f->pFirstRun && nHead + (size_t)(nPages << f->pageBits) <= H5_FIRST_RUN) {
+    r = f->pFirstRun; /* memory of the handle's own allocation */
+    data = (uint8_t *)r + nHead;
+  } else {
+    f->pFirstRun = NULL;
+    r = runAlloc(f, nPages, &data);
+  }
   if (!r) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory in the metadata cache");
   size_t want = (size_t)(nPages << f->pageBits), nr = 0;
   int rc = hostRead(f, 0, data, want, &nr);
   if (rc) {
-    cairnFree(r);
+    if ((void *)r != f->pFirstRun) cairnFree(r);
     return rc;
   }
   f->fileSize = nr;
