@@ -159,7 +159,13 @@ typedef struct H5File {
   /* reader speed: fileSize is exact once sizeKnown, a lower bound before (see h5Reach) */
   uint8_t sizeKnown;
   uint32_t nPage; /* pages in the metadata cache */
+  /* allocated with the handle (cairn_h5_open): the first 64 hash slots and the memory of the
+  ** first read's run (H5_FIRST_RUN bytes at pFirstRun), so an open of a small file costs one
+  ** allocation, not three */
+  H5Page *aSlot0[64];
+  void *pFirstRun;
 } H5File;
+#define H5_FIRST_RUN (8192u + 256u) /* two 4 KiB pages and their run header */
 
 /* Read n bytes at relative address a (checked against the end of the file), through the
 ** metadata cache. */
@@ -170,8 +176,10 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
 void h5CacheFree(H5File *f);
 void h5CacheTrim(H5File *f); /* evict down to the budget */
-/* Make sure f->fileSize is exact if [abs, abs+n) reaches past what is known of the file (abs
-** is absolute: base included). Call before checking a range against f->fileSize. */
+/* Make sure [abs, abs+n) lies within f->fileSize, or that f->fileSize is exact (abs is
+** absolute: base included). Call before checking a range against f->fileSize. Metadata only:
+** a small range past what is known is read into the cache (a short read tells the size) before
+** the host is asked for the size, so it must not run beside other reads. */
 int h5Reach(H5File *f, uint64_t abs, uint64_t n);
 
 /* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */

@@ -53,7 +53,10 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   if (!pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL handle pointer");
   *pp = NULL;
   if (!pFile) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL file");
-  cairn_h5 *h = cairnMallocZero(sizeof(*h));
+  /* one allocation: the handle, then the memory of the first read (not zeroed: it is read into) */
+  size_t nHandle = (sizeof(cairn_h5) + 15) & ~(size_t)15;
+  cairn_h5 *h = cairnMalloc(nHandle + H5_FIRST_RUN);
+  if (h) memset(h, 0, sizeof(*h));
   if (!h) {
     if (flags & CAIRN_H5_OWN_FILE) cairn_file_close(pFile);
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
@@ -65,9 +68,9 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   f->pageBits = 12;
   f->cacheBudget = 8u << 20;
   f->nSlot = 64; /* grows with the cache */
-  f->aSlot = cairnMallocZero(f->nSlot * sizeof(H5Page *));
-  int rc = f->aSlot ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  if (rc == CAIRN_OK) rc = h5OpenSuperblock(f);
+  f->aSlot = f->aSlot0;
+  f->pFirstRun = (uint8_t *)h + nHandle;
+  int rc = h5OpenSuperblock(f);
   if (rc) {
     cairn_h5_close(h);
     return rc;

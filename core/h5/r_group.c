@@ -124,8 +124,13 @@ static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   uint64_t size = h5Len(f, &c);
   h5Len(f, &c);
   uint64_t data = h5Addr(f, &c);
-  if (data != H5_UNDEF) CAIRN_TRY(h5Reach(f, data, size));
-  if (size > H5_MAX_META || data == H5_UNDEF || data > f->fileSize || size > f->fileSize - data)
+  /* A small heap is reached (its pages are read next anyway). A large one is checked against
+  ** the file only if the file's size is known: a lookup reads a few names scattered over it,
+  ** and each read checks its own range, so asking the host (or reading its start) would be a
+  ** wasted call. */
+  int whole = f->sizeKnown || size <= ((uint64_t)4 << f->pageBits);
+  if (data != H5_UNDEF && whole) CAIRN_TRY(h5Reach(f, data, size));
+  if (size > H5_MAX_META || data == H5_UNDEF || (whole && (data > f->fileSize || size > f->fileSize - data)))
     return cairnErr(CAIRN_CORRUPT, "hdf5: local heap at %llu claims %llu bytes at %llu", (unsigned long long)addr, (unsigned long long)size,
                     (unsigned long long)data);
   h->f = f;

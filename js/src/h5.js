@@ -35,6 +35,71 @@ const utf8 = new TextDecoder('utf-8');
 const MT_CTOR = [null, Int8Array, Uint8Array, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array, Float32Array, Float64Array];
 const enc = new TextEncoder();
 
+const NOVAL = Symbol('noval'); // AttrTable.value: not served from the table, read it
+// memory type -> DataView getter of one little-endian element (scalars decode without a view)
+const MT_GET = [null, 'getInt8', 'getUint8', 'getInt16', 'getUint16', 'getInt32', 'getUint32', 'getBigInt64', 'getBigUint64', 'getFloat32', 'getFloat64'];
+/**
+ * Every attribute of one object, as cairn_em_h5_attrs lays them out (wasm/em_h5.c): parsed once
+ * into names and record offsets; descriptions and values are made only when asked for, so
+ * listing 128 attributes does not build 128 descriptions, shapes and typed arrays up front.
+ */
+class AttrTable {
+  constructor(blob) {
+    const dv = new DataView(blob.buffer), u32 = (o) => dv.getUint32(o, true);
+    const nAttr = u32(0), nType = u32(4), offNames = u32(8), offTypes = u32(12), offRecs = u32(16);
+    this.blob = blob;
+    this.dv = dv;
+    this.offData = u32(20);
+    this.stale = false; // set when the file changes: values are then read afresh
+    this.names = nAttr ? utf8.decode(blob.subarray(offNames, offTypes - 1)).split('\0') : [];
+    this.types = new Array(nType);
+    for (let k = 0, q = offTypes; k < nType; k++) {
+      const len = u32(q);
+      this.types[k] = JSON.parse(utf8.decode(blob.subarray(q + 4, q + 4 + len)));
+      q += 4 + len;
+    }
+    this.rec = new Uint32Array(nAttr); // offset of each attribute's record
+    for (let i = 0, q = offRecs; i < nAttr; i++) {
+      this.rec[i] = q;
+      q += 16 + 8 * blob[q + 5];
+    }
+    this.descs = new Array(nAttr);
+    this.index = null; // name -> i, built on the first lookup by name
+  }
+  indexOf(name) {
+    if (!this.index) {
+      this.index = new Map();
+      for (let i = 0; i < this.names.length; i++) this.index.set(this.names[i], i);
+    }
+    const i = this.index.get(name);
+    return i === undefined ? -1 : i;
+  }
+  /** Whether attribute i described (if not, reading it alone reports why). */
+  ok(i) { return this.dv.getUint32(this.rec[i], true) !== 0xffffffff; }
+  /** Description of attribute i as describe() gives it, or null if it did not describe. */
+  desc(i) {
+    let d = this.descs[i];
+    if (d !== undefined) return d;
+    const q = this.rec[i], ti = this.dv.getUint32(q, true);
+    if (ti === 0xffffffff) d = null;
+    else {
+      const rank = this.blob[q + 5], shape = new Array(rank);
+      for (let r = 0; r < rank; r++) shape[r] = this.dv.getFloat64(q + 16 + 8 * r, true);
+      d = { kind: 4, addr: 0, space: this.blob[q + 4], shape, maxshape: shape, type: this.types[ti] };
+    }
+    return (this.descs[i] = d);
+  }
+  /** Value of attribute i if the table holds it (numeric types), else NOVAL. */
+  value(i) {
+    if (this.stale) return NOVAL;
+    const q = this.rec[i], b = this.blob, dv = this.dv, space = b[q + 4], mt = b[q + 6];
+    if (dv.getUint32(q, true) === 0xffffffff || mt === 255 || space === 2) return NOVAL; // (a NULL dataspace reads as null)
+    const off = this.offData + dv.getUint32(q + 8, true), n = dv.getUint32(q + 12, true), C = MT_CTOR[mt];
+    if (space === 0 && n === C.BYTES_PER_ELEMENT) return dv[MT_GET[mt]](off, true);
+    return new C(b.buffer.slice(off, off + n)); // a fresh array each time, as a read gives
+  }
+}
+
 const err = (code, msg) => new CairnError(code, msg);
 
 /** Join and normalise an HDF5 path ("/a//b/" -> "/a/b"; relative names are under base). */
@@ -512,8 +577,7 @@ export function makeH5(api, options = {}) {
       this.info = new Map(); // path or path@attr -> described object, until the next commit
       this.types = new Map(); // dataset path -> type (types never change)
       this.objs = new Map(); // path -> open cairn_h5_obj *, LRU order
-      this.attrNames = new Map(); // path -> attribute names, from attrsAll (until the next commit)
-      this.attrVals = new Map(); // path@attr -> numeric values from attrsAll: {C, blob, off, n}
+      this.attrTabs = new Map(); // path -> AttrTable from attrsAll (until the next commit)
       if (mode === 'r') return;
       if (typeof file.write !== 'function' || typeof file.truncate !== 'function') throw err(READONLY, `${file.name || 'file'} is read-only (mode '${mode}' needs write and truncate)`);
       const a = new Arena(M);
@@ -566,8 +630,8 @@ export function makeH5(api, options = {}) {
       if (this.rf) this.M._cairn_file_close(this.rf);
       this.h = this.rf = 0;
       this.info.clear();
-      this.attrNames.clear();
-      this.attrVals.clear();
+      for (const t of this.attrTabs.values()) t.stale = true; // Attributes holding one read afresh
+      this.attrTabs.clear();
     }
     writer() {
       this.live();
@@ -628,6 +692,10 @@ export function makeH5(api, options = {}) {
       const key = attr === null ? path : `${path}@${attr}`;
       let d = this.info.get(key);
       if (d && (!links || d.links) && (!attrs || d.attrs)) return d;
+      if (attr !== null && !d) {
+        const e = this.attrEntry(path, attr);
+        if (e && (d = e[0].desc(e[1]))) return d;
+      }
       d = this.withObj(path, attr, (o, a) => {
         const pz = a.alloc(4), pn = a.alloc(8);
         I.check(this.M._cairn_em_h5_describe(o, (links ? 1 : 0) | (attrs ? 2 : 0), pz, pn), `describe ${key}`);
@@ -644,8 +712,8 @@ export function makeH5(api, options = {}) {
      */
     attrsAll(path) {
       this.reader(); // commits first if needed, which clears the caches
-      let names = this.attrNames.get(path);
-      if (names) return names;
+      let tab = this.attrTabs.get(path);
+      if (tab) return tab;
       const M = this.M;
       const blob = this.withObj(path, null, (o, a) => {
         const pz = a.alloc(4), pn = a.alloc(8);
@@ -657,37 +725,26 @@ export function makeH5(api, options = {}) {
           M._cairn_free(z);
         }
       });
-      // layout: wasm/em_h5.c, cairn_em_h5_attrs
-      const dv = new DataView(blob.buffer), u32 = (o) => dv.getUint32(o, true);
-      const nAttr = u32(0), nType = u32(4), offNames = u32(8), offTypes = u32(12), offRecs = u32(16), offData = u32(20);
-      names = nAttr ? utf8.decode(blob.subarray(offNames, offTypes - 1)).split('\0') : [];
-      const types = new Array(nType);
-      for (let k = 0, q = offTypes; k < nType; k++) {
-        const len = u32(q);
-        types[k] = JSON.parse(utf8.decode(blob.subarray(q + 4, q + 4 + len)));
-        q += 4 + len;
-      }
-      for (let i = 0, q = offRecs; i < nAttr; i++) {
-        const ti = u32(q), space = blob[q + 4], rank = blob[q + 5], mt = blob[q + 6], off = u32(q + 8), n = u32(q + 12);
-        const shape = new Array(rank);
-        for (let r = 0; r < rank; r++) shape[r] = dv.getFloat64(q + 16 + 8 * r, true);
-        q += 16 + 8 * rank;
-        if (ti === 0xffffffff) continue; // did not decode: read alone, which reports why
-        const key = `${path}@${names[i]}`;
-        if (!this.info.has(key)) this.info.set(key, { kind: 4, addr: 0, space, shape, maxshape: shape, type: types[ti] });
-        if (mt === 255 || space === 2) continue; // (a NULL dataspace reads as null)
-        const C = MT_CTOR[mt];
-        // a scalar's value is immutable (number or BigInt): decode it once
-        this.attrVals.set(key, space === 0 && n === C.BYTES_PER_ELEMENT ? { scalar: new C(blob.buffer, offData + off, 1)[0] } : { C, blob, off: offData + off, n });
-      }
-      this.attrNames.set(path, names);
-      return names;
+      tab = new AttrTable(blob);
+      this.attrTabs.set(path, tab);
+      return tab;
+    }
+    /** The attribute table entry of path@attr if attrsAll has listed path: [table, index] or null. */
+    attrEntry(path, attr) {
+      const tab = this.attrTabs.get(path);
+      if (!tab) return null;
+      const i = tab.indexOf(attr);
+      return i < 0 ? null : [tab, i];
     }
     /** Read values of a dataset or attribute; sel is null or [[start, step, count], ...]. */
     read(path, attr, sel) {
       if (attr !== null && !sel) {
-        const v = this.attrVals.get(`${path}@${attr}`);
-        if (v) return v.C ? new v.C(v.blob.buffer.slice(v.off, v.off + v.n)) : v.scalar; // arrays: a fresh one each time, as a read gives
+        this.reader(); // commits pending edits first (which drops the tables)
+        const e = this.attrEntry(path, attr);
+        if (e) {
+          const v = e[0].value(e[1]);
+          if (v !== NOVAL) return v;
+        }
       }
       const d = this.describe(path, attr);
       if (d.space === 2) return null; // NULL dataspace
@@ -899,12 +956,12 @@ export function makeH5(api, options = {}) {
     }
     /** Attributes by name, like h5wasm: described at once (one call into the core for all), values read when accessed. */
     get attrs() {
-      const out = {}, s = this._s, path = this.path;
-      for (const name of s.attrsAll(path)) {
+      const out = {}, s = this._s, path = this.path, tab = s.attrsAll(path), names = tab.names;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
         // one that did not describe (or a name plain assignment would misread) stays a getter,
         // so its error comes when it is used
-        const d = name !== '__proto__' && s.info.get(`${path}@${name}`);
-        if (d) out[name] = new Attribute(s, path, name, d);
+        if (name !== '__proto__' && tab.ok(i)) out[name] = new Attribute(s, path, name, null, tab, i);
         else Object.defineProperty(out, name, { get: () => new Attribute(s, path, name), enumerable: true, configurable: true });
       }
       return out;
@@ -955,15 +1012,19 @@ export function makeH5(api, options = {}) {
   class Attribute {
     #s;
     #d;
-    constructor(state, path, name, d = null) {
+    #t; // AttrTable and index when listed by attrs (description and value made on first use)
+    #i;
+    constructor(state, path, name, d = null, tab = null, i = -1) {
       this.#s = state; // private fields: hidden from console.log, and cheaper than defineProperty
-      this.#d = d || state.describe(path, name);
+      this.#t = tab;
+      this.#i = i;
+      this.#d = d || (tab ? null : state.describe(path, name));
       /** Path of the object the attribute is on. */
       this.path = path;
       this.name = name;
     }
     get _s() { return this.#s; }
-    get _d() { return this.#d; }
+    get _d() { return this.#d || (this.#d = this.#t.desc(this.#i)); }
     /** h5wasm-style metadata: {type, size, signed, littleEndian, vlen, shape, total_size, ...}. */
     get metadata() { return { ...typeMetadata(this._d.type), shape: this.shape, maxshape: this.shape, chunks: null, total_size: prod(this.shape || [0]) }; }
     get dtype() { return typeDtype(this._d.type); }
@@ -972,7 +1033,15 @@ export function makeH5(api, options = {}) {
     /** Shape ([] for a scalar, null for an empty (NULL) dataspace). */
     get shape() { return this._d.space === 2 ? null : this._d.shape; }
     /** The value: a typed array, string[], objects for compounds; a single value for scalars. */
-    get value() { return this._s.read(this.path, this.name, null); }
+    get value() {
+      const t = this.#t;
+      this.#s.reader(); // commits pending edits first (which marks the table stale)
+      if (t && !t.stale) {
+        const v = t.value(this.#i);
+        if (v !== NOVAL) return v;
+      }
+      return this._s.read(this.path, this.name, null);
+    }
     get json_value() { return toJsonValue(this.value, this._d.type); }
     /** Nested arrays following the shape. */
     to_array() {

@@ -410,3 +410,24 @@ print(s.path, e.filename, e.path, f['links/soft'][0, 4])
   assert.deepEqual(Array.from(hw.get('grid').value), want);
   hw.close();
 });
+
+test('attributes listed before an edit read the edited values (the listing is lazy, not a snapshot)', async () => {
+  const f = await h5.File.create(new MemoryFile());
+  f.create_attribute('n', 7);
+  f.create_attribute('v', [1, 2, 3], null, '<i4');
+  const before = f.attrs; // listed (one core call) before the edit
+  assert.equal(before.n.value, 7);
+  f.create_attribute('n', 8);
+  f.create_attribute('v', [4, 5, 6], null, '<i4');
+  assert.equal(before.n.value, 8);
+  assert.deepEqual(Array.from(before.v.value), [4, 5, 6]);
+  const after = f.attrs;
+  assert.deepEqual(Object.keys(after), ['n', 'v']);
+  assert.equal(after.n.value, 8);
+  assert.deepEqual(after.v.shape, [3]);
+  assert.equal(f.get_attribute('n'), 8);
+  // an array value is a fresh copy each time: changing one does not change the next read
+  after.v.value[0] = 99;
+  assert.equal(after.v.value[0], 4);
+  f.close();
+});
