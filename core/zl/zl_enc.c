@@ -256,34 +256,51 @@ static uint64_t rdW(const uint8_t *p, unsigned w) { return cairnGetLEn(p, w); }
 static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth);
 static int encNode1(Enc *e, int id, const uint8_t *hdr, size_t nh, int in);
 
-/* Byte planes of n w-byte values (w = 2, 4, 8): plane k at t + k * n. */
-static void encTranspose(uint8_t *t, const uint8_t *p, size_t n, unsigned w) {
-#define TRANSPOSE_W(W)                                                                             \
-  for (size_t i = 0; i < n; i++)                                                                   \
-    for (unsigned k = 0; k < (W); k++) t[k * n + i] = p[i * (W) + k];
-  if (w == 2) TRANSPOSE_W(2)
-  else if (w == 4) TRANSPOSE_W(4)
-  else TRANSPOSE_W(8)
-#undef TRANSPOSE_W
+/* Numeric as w byte planes (w = 2, 4, 8; transpose_split), each plane in its own buffer and
+** straight from the source values: raw (kind 0), or the differences of consecutive values
+** (kind 1, n + 1 source values) zigzagged (kind 2). One pass, no intermediate array of values,
+** and a plane that is stored is handed over as is. */
+static int encPlanes(Enc *e, const uint8_t *p, size_t n, unsigned w, int kind) {
+  uint8_t *pl[8] = {0};
+  int aIn[8];
+  for (unsigned k = 0; k < w; k++)
+    if ((pl[k] = cairnMalloc(n + 1)) == NULL) {
+      while (k) cairnFree(pl[--k]);
+      return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+    }
+#define PLANES_K(W, T, GET, BITS, KIND)                                                            \
+  for (size_t i = 0; i < n; i++) {                                                                 \
+    T v = (KIND) ? (T)(GET(p + (i + 1) * (W)) - GET(p + i * (W))) : GET(p + i * (W));             \
+    if ((KIND) == 2) v = (T)((T)(v << 1) ^ (T)(0 - (T)(v >> ((BITS)-1))));                         \
+    for (unsigned k = 0; k < (W); k++) pl[k][i] = (uint8_t)(v >> (8 * k));                        \
+  }
+#define PLANES(W, T, GET, BITS)                                                                    \
+  if (kind == 0) PLANES_K(W, T, GET, BITS, 0)                                                     \
+  else if (kind == 1) PLANES_K(W, T, GET, BITS, 1)                                                \
+  else PLANES_K(W, T, GET, BITS, 2)
+  if (w == 2) PLANES(2, uint16_t, cairnGetLE16, 16)
+  else if (w == 4) PLANES(4, uint32_t, cairnGetLE32, 32)
+  else PLANES(8, uint64_t, cairnGetLE64, 64)
+#undef PLANES
+#undef PLANES_K
+  /* transpose_split: decoder input k (slot order reversed) is byte plane k. Fast levels and
+  ** the zstd trials of the selection pass store planes that look incompressible instead of
+  ** running zstd on them (at levels <= 3 the selection pass estimates without zstd anyway). */
+  int storeFlat = e->fast ? e->level > 3 : e->level <= 5;
+  for (unsigned k = 0; k < w; k++) {
+    if (storeFlat && encFlat(pl[k], n)) aIn[k] = encStored(e, pl[k], n);
+    else aIn[k] = encSerial(e, pl[k], n), cairnFree(pl[k]);
+    pl[k] = NULL;
+  }
+  int st = encNode(e, ZID_TRANSPOSE_SPLIT, NULL, 0, aIn, (int)w, (int)w);
+  return encNode1(e, ZID_NUM_TO_STRUCT, NULL, 0, st);
 }
 
 /* Numeric from its bytes, either whole (num_to_serial) or as w transposed byte planes. */
 static int encNumBytes(Enc *e, const uint8_t *p, size_t n, unsigned w, int planes) {
   uint8_t lw = (uint8_t)(w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3);
   if (!planes || w == 1) return encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, encSerial(e, p, n * w));
-  uint8_t *t = cairnMalloc(n * w + 1);
-  int aIn[8];
-  if (!t) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-  encTranspose(t, p, n, w);
-  /* transpose_split: decoder input k (slot order reversed) is byte plane k. Fast levels and
-  ** the zstd trials of the selection pass store planes that look incompressible instead of
-  ** running zstd on them (at levels <= 3 the selection pass estimates without zstd anyway). */
-  for (unsigned k = 0; k < w; k++)
-    aIn[k] = (e->fast ? e->level > 3 : e->level <= 5) && encFlat(t + k * n, n) ? encStoredCopy(e, t + k * n, n)
-                                                                                : encSerial(e, t + k * n, n);
-  cairnFree(t);
-  int st = encNode(e, ZID_TRANSPOSE_SPLIT, NULL, 0, aIn, (int)w, (int)w);
-  return encNode1(e, ZID_NUM_TO_STRUCT, NULL, 0, st);
+  return encPlanes(e, p, n, w, 0);
 }
 
 static int cmpU64(const void *a, const void *b) {
@@ -375,9 +392,14 @@ static int encNumCand(Enc *e, const uint8_t *p, size_t n, unsigned w, int c, int
   if (c == NC_F2 || c == NC_F4) return encFields(e, p, n, w, c == NC_F2 ? 2 : 4, depth);
   if (c == NC_TOK) return depth < 1 ? encTokenize(e, p, n, w, depth) : ENC_SKIP;
   if (n < 2) return ENC_SKIP;
+  int zz = c == NC_DZZ || c == NC_DZZT; /* zigzag of the signed difference */
+  if (w > 1 && (c == NC_DELTAT || c == NC_DZZT)) { /* differences straight into byte planes */
+    int r = encPlanes(e, p, n - 1, w, zz ? 2 : 1);
+    if (zz) r = encNode1(e, ZID_ZIGZAG, NULL, 0, r);
+    return encNode1(e, ZID_DELTA, p, w, r);
+  }
   uint8_t *q = cairnMalloc((n - 1) * w);
   if (!q) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-  int zz = c == NC_DZZ || c == NC_DZZT; /* zigzag of the signed difference */
   switch (w) { /* fixed widths: this loop runs for every candidate */
 #define DELTA_LOOP(T, GET, PUT, BITS)                                                               \
   for (size_t i = 1; i < n; i++) {                                                                  \
