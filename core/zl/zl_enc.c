@@ -48,6 +48,8 @@ typedef struct Enc {
   int nSt, nStAlloc;
   int level, fast; /* cairn level; fast = selection pass */
   int stageLevel;   /* zstd level of the final zstd stages (cairn levels <= 5 map below themselves) */
+  int denseLevel;   /* zstd level of dense byte planes at levels <= 3 (see encSegment) */
+  int dense;        /* the stream being coded is such a plane */
   int trialLevel;   /* zstd level of the selection pass */
   size_t trial;     /* bytes the selector tries candidates on */
   ZSTD_CCtx *zc;    /* reused by every zstd stage of the segment */
@@ -140,7 +142,10 @@ static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size
   q[0] = 1; /* varint element width */
   ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(z, ZSTD_c_format, ZSTD_f_zstd1_magicless);
-  ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, e->fast ? e->trialLevel : e->stageLevel);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, e->fast ? e->trialLevel : e->dense ? e->denseLevel : e->stageLevel);
+  /* dense planes: a negative level finds the few matches cheaply, but would also drop the
+  ** Huffman stage of the literals that does the work there */
+  if (!e->fast && e->dense) ZSTD_CCtx_setParameter(z, ZSTD_c_literalCompressionMode, ZSTD_ps_enable);
   ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, 1);
   ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 0);
   size_t r = ZSTD_compress2(z, q + 1, cap - 1, p, n);
@@ -289,7 +294,12 @@ static int encPlanes(Enc *e, const uint8_t *p, size_t n, unsigned w, int kind) {
   int storeFlat = e->fast ? e->level > 3 : e->level <= 5;
   for (unsigned k = 0; k < w; k++) {
     if (storeFlat && encFlat(pl[k], n)) aIn[k] = encStored(e, pl[k], n);
-    else aIn[k] = encSerial(e, pl[k], n), cairnFree(pl[k]);
+    else {
+      unsigned nSym;
+      e->dense = !e->fast && e->level <= 3 && n >= 1024 && encEntropy(pl[k], n, &nSym) >= 4.0f;
+      aIn[k] = encSerial(e, pl[k], n), cairnFree(pl[k]);
+      e->dense = 0;
+    }
     pl[k] = NULL;
   }
   int st = encNode(e, ZID_TRANSPOSE_SPLIT, NULL, 0, aIn, (int)w, (int)w);
@@ -707,6 +717,18 @@ static void encWriteChunk(Enc *e, int root, const uint8_t *p, size_t n, Out *o) 
     o->rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
     goto done;
   }
+  /* reserve the whole chunk at once (streams + a bound on the graph description): growing
+  ** the buffer stream by stream copied it over and over */
+  size_t need = o->n + 64 + (size_t)nN * 48 + (size_t)e->nSt * 10;
+  for (int i = 0; i < e->nSt; i++) need += e->anSt[i];
+  if (need > o->cap && !o->rc) {
+    uint8_t *q = cairnRealloc(o->p, need);
+    if (!q) {
+      o->rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+      goto done;
+    }
+    o->p = q, o->cap = need;
+  }
   size_t start = o->n;
   int nSt;
   if (root < 0) { /* a lone stored stream */
@@ -778,6 +800,11 @@ static int encSegment(const ZlOpts *opt, const uint8_t *p, size_t n, Out *o) {
   e.stageLevel = level <= 2 ? level - 3 : level <= 5 ? level - 2 : level;
   /* fast levels decide on a short prefix at zstd level 1; high levels look longer */
   e.trialLevel = level <= 5 ? 1 : 3;
+  /* dense byte planes (order-0 entropy >= 4 bits per byte) at levels <= 3: zstd four notches
+  ** lower, with Huffman literals kept on (negative levels drop them). Matches there are few and
+  ** costly to look for (the match finder mispredicts on such bytes); the literals' entropy
+  ** stage does the work. f32_signal level 3: +0.1% bytes, ~15% faster. */
+  e.denseLevel = e.stageLevel - 4;
   e.trial = level <= 3 ? ENC_TRIAL / 8 : level <= 5 ? ENC_TRIAL / 4 : ENC_TRIAL;
   size_t start = o->n;
   int root = encRoot(&e, opt, p, n);
