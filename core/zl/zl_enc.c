@@ -212,13 +212,6 @@ static int encRepeats(const uint8_t *p, size_t n) {
   return hits * 32 > w;
 }
 
-/* 1 if a byte stream looks incompressible: order-0 entropy above 7.93 bits per byte (entropy
-** coding would save under 1%) and no short-range repeats. Used at fast levels on the byte planes
-** of numbers (mantissas, noise): those planes are stored without running zstd over them. */
-static int encFlat(const uint8_t *p, size_t n) {
-  unsigned nSym;
-  return n >= 1024 && encEntropy(p, n, &nSym) > 7.93f && !encRepeats(p, n);
-}
 
 /* A serial stream: stored, constant, or zstd, whichever is smallest. Copies p. */
 static int encSerial(Enc *e, const uint8_t *p, size_t n) {
@@ -293,10 +286,15 @@ static int encPlanes(Enc *e, const uint8_t *p, size_t n, unsigned w, int kind) {
   ** running zstd on them (at levels <= 3 the selection pass estimates without zstd anyway). */
   int storeFlat = e->fast ? e->level > 3 : e->level <= 5;
   for (unsigned k = 0; k < w; k++) {
-    if (storeFlat && encFlat(pl[k], n)) aIn[k] = encStored(e, pl[k], n);
+    /* order-0 entropy, once per plane: flat planes are stored, dense ones get denseLevel */
+    int denseOk = !e->fast && e->level <= 3;
+    unsigned nSym;
+    float h = n >= 1024 && (storeFlat || denseOk) ? encEntropy(pl[k], n, &nSym) : 0;
+    /* a plane that looks incompressible (entropy coding would save under 1%, no short-range
+    ** repeats: mantissas, noise) is stored without running zstd over it */
+    if (storeFlat && h > 7.93f && !encRepeats(pl[k], n)) aIn[k] = encStored(e, pl[k], n);
     else {
-      unsigned nSym;
-      e->dense = !e->fast && e->level <= 3 && n >= 1024 && encEntropy(pl[k], n, &nSym) >= 4.0f;
+      e->dense = denseOk && h >= 4.0f;
       aIn[k] = encSerial(e, pl[k], n), cairnFree(pl[k]);
       e->dense = 0;
     }
