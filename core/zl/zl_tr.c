@@ -379,44 +379,64 @@ TRDEC(decSplitN) {
 /* 54: dispatch_string (16-bit tags, then the variable string inputs) */
 TRDEC(decDispatchString) {
   const ZlStream *t = in[0];
-  size_t nv = nIn - 1, total = 0, pos = 0;
+  size_t nv = nIn - 1, total = 0;
   if (t->width != 2) return BAD("zl: dispatch_string tags must be 16-bit");
   if (t->n && !nv) return BAD("zl: dispatch_string without sources");
   if (nv > 2048) return BAD("zl: dispatch_string with %zu sources (at most 2048)", nv);
-  size_t *aPos = cairnMallocZero(sizeof(size_t) * 2 * (nv + 1)), *aStr = aPos ? aPos + nv + 1 : NULL;
-  if (!aPos) return cairnErr(CAIRN_NOMEM, "zl: out of memory");
+  /* Checked up front, so the copy loop runs without checks: every tag names a source, each
+  ** source gets exactly as many tags as it has strings, and its lengths sum to its content.
+  ** Per source: next string, next length, and the end up to which 16-byte blocks may be read. */
+  typedef struct {
+    const uint8_t *p, *end16;
+    const uint32_t *len;
+  } DSrc;
+  size_t *aCnt = cairnMallocZero(sizeof(size_t) * (nv + 1));
+  DSrc *aSrc = cairnMalloc(sizeof(DSrc) * (nv + 1));
   int rc = CAIRN_OK;
-  for (size_t i = 0; i < nv; i++) total += in[1 + i]->nb;
-  /* 16 spare bytes let short strings be copied as one fixed 16-byte block */
-  if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total + 16)) != CAIRN_OK) goto done;
-  out[0]->nb = total, out[0]->n = t->n;
-  if ((rc = cairnZlNewLens(d, out[0], t->n)) != CAIRN_OK) goto done;
-  uint8_t *o = out[0]->p;
+  if (!aCnt || !aSrc) {
+    rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+    goto done;
+  }
   for (size_t i = 0; i < t->n; i++) {
     unsigned k = cairnGetLE16(t->p + 2 * i);
     if (k >= nv) {
       rc = BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
       goto done;
     }
-    const ZlStream *s = in[1 + k];
-    if (aStr[k] >= s->n) {
-      rc = BAD("zl: dispatch_string source %u exhausted", k);
-      goto done;
-    }
-    uint32_t len = s->aLen[aStr[k]++];
-    size_t have = s->nb - aPos[k];
-    if (len > have) {
-      rc = BAD("zl: dispatch_string source %u overrun", k);
-      goto done;
-    }
-    if (len <= 16 && have >= 16) memcpy(o + pos, s->p + aPos[k], 16);
-    else memcpy(o + pos, s->p + aPos[k], len);
-    aPos[k] += len, pos += len, out[0]->aLen[i] = len;
+    aCnt[k]++;
   }
-  for (size_t k = 0; k < nv && !rc; k++)
-    if (aStr[k] != in[1 + k]->n) rc = BAD("zl: dispatch_string source %zu not fully used", k);
+  for (size_t k = 0; k < nv; k++) {
+    const ZlStream *s = in[1 + k];
+    uint64_t sum = 0;
+    if (aCnt[k] != s->n) {
+      rc = BAD("zl: dispatch_string source %zu has %zu strings, %zu tags name it", k, s->n, aCnt[k]);
+      goto done;
+    }
+    for (size_t i = 0; i < s->n; i++) sum += s->aLen[i];
+    if (sum != s->nb) {
+      rc = BAD("zl: dispatch_string source %zu lengths sum to %llu, content has %zu bytes", k, (unsigned long long)sum, s->nb);
+      goto done;
+    }
+    aSrc[k].p = s->p, aSrc[k].len = s->aLen, aSrc[k].end16 = s->nb >= 16 ? s->p + s->nb - 16 : s->p - 1;
+    total += s->nb;
+  }
+  /* 16 spare bytes let short strings be copied as one fixed 16-byte block */
+  if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total + 16)) != CAIRN_OK) goto done;
+  out[0]->nb = total, out[0]->n = t->n;
+  if ((rc = cairnZlNewLens(d, out[0], t->n)) != CAIRN_OK) goto done;
+  uint8_t *o = out[0]->p;
+  uint32_t *aLen = out[0]->aLen;
+  const uint8_t *tp = t->p;
+  for (size_t i = 0; i < t->n; i++) {
+    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
+    uint32_t len = *s->len++;
+    const uint8_t *q = s->p;
+    if (len <= 16 && q <= s->end16) memcpy(o, q, 16);
+    else memcpy(o, q, len);
+    s->p = q + len, o += len, aLen[i] = len;
+  }
 done:
-  cairnFree(aPos);
+  cairnFree(aCnt), cairnFree(aSrc);
   return rc;
 }
 
