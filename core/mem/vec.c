@@ -365,11 +365,13 @@ AVX512VNNI static void dotI8Vnni(const int8_t *base, size_t n, uint32_t dim, con
   int32_t qsum = 0;
   for (uint32_t j = 0; j < d64; j++) qsum += q[j];
   int32_t bias = 128 * qsum;
+  uintptr_t pfOff = PREFETCH_OFFSET(n); /* the four rows are one contiguous block: prefetch it */
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
     const int8_t *r0 = base + i * dim, *r1 = r0 + dim, *r2 = r1 + dim, *r3 = r2 + dim;
     __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
     for (uint32_t j = 0; j < d64; j += 64) {
+      PREFETCH_AHEAD(r0 + j), PREFETCH_AHEAD(r1 + j), PREFETCH_AHEAD(r2 + j), PREFETCH_AHEAD(r3 + j);
       __m512i qq = _mm512_loadu_si512((const void *)(q + j));
       a0 = _mm512_dpbusd_epi32(a0, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r0 + j)), flip), qq);
       a1 = _mm512_dpbusd_epi32(a1, _mm512_xor_si512(_mm512_loadu_si512((const void *)(r1 + j)), flip), qq);
