@@ -17,6 +17,21 @@ static void textOf(int i, char *z, size_t n) {
 }
 
 /* One run; returns 1 if the fault point was reached, 0 if not, -1 on a failed check. */
+/* A reopened store must answer a search: min(3, nMemory) hits for zQuery. Nonzero (and a test
+** failure) if not. */
+static int searchAfterCrash(cairn_mem *m, const char *zWhat, const char *zQuery, uint64_t nMemory) {
+  cairn_mem_hit h[3];
+  uint32_t n;
+  cairn_mem_query q;
+  memset(&q, 0, sizeof q);
+  q.zText = zQuery, q.k = 3;
+  if (cairn_mem_search(m, &q, h, &n) || n != CAIRN_MIN(3u, (uint32_t)nMemory)) {
+    tfFail(__FILE__, __LINE__, "%s: search after the crash: %s", zWhat, cairn_errmsg());
+    return 1;
+  }
+  return 0;
+}
+
 static int memCrashRun(const FaultSpec *spec, const char *zWhat) {
   cairn_file *base, *f;
   cairn_mem *m;
@@ -84,15 +99,7 @@ static int memCrashRun(const FaultSpec *spec, const char *zWhat) {
       bad = 1;
     }
   }
-  cairn_mem_hit h[3];
-  uint32_t n;
-  cairn_mem_query q;
-  memset(&q, 0, sizeof q);
-  q.zText = "topic1 lake", q.k = 3;
-  if (!bad && (cairn_mem_search(m, &q, h, &n) || n != CAIRN_MIN(3u, (uint32_t)st.nMemory))) {
-    tfFail(__FILE__, __LINE__, "%s: search after the crash: %s", zWhat, cairn_errmsg());
-    bad = 1;
-  }
+  if (!bad && searchAfterCrash(m, zWhat, "topic1 lake", st.nMemory)) bad = 1;
   /* and the restarted program can go on committing */
   cairn_mem_record r;
   memset(&r, 0, sizeof r);
@@ -265,15 +272,7 @@ static int ckRun(const FaultSpec *spec, const char *zWhat) {
     tfFail(__FILE__, __LINE__, "%s: the IVF index was lost", zWhat);
     bad = 1;
   }
-  cairn_mem_hit h[3];
-  uint32_t n;
-  cairn_mem_query q;
-  memset(&q, 0, sizeof q);
-  q.zText = "heron lake 1", q.k = 3;
-  if (!bad && (cairn_mem_search(m, &q, h, &n) || n != CAIRN_MIN(3u, (uint32_t)st.nMemory))) {
-    tfFail(__FILE__, __LINE__, "%s: search after the crash: %s", zWhat, cairn_errmsg());
-    bad = 1;
-  }
+  if (!bad && searchAfterCrash(m, zWhat, "heron lake 1", st.nMemory)) bad = 1;
   memset(&r, 0, sizeof r);
   r.zText = "after the crash";
   if (!bad && (cairn_mem_add(m, &r, NULL) || cairn_mem_checkpoint(m))) {
