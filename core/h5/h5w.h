@@ -169,6 +169,7 @@ int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr);
 void h5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
 int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
 int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
+int h5wReadRows(cairn_h5_obj *d, unsigned rank, const uint64_t *dims, uint64_t r0, uint64_t nr, void *p, size_t nb);
 int h5wFlush(cairn_h5w *w);
 void h5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n);
 int h5wTypeMayHideVlen(const uint8_t *p, size_t n);

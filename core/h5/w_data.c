@@ -894,6 +894,18 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   return CAIRN_OK;
 }
 
+/* Read rows [r0, r0 + nr) of dataset d (rank, dims: its shape) in native form into p (nb bytes):
+** the row blocks in which append and repack copy a dataset. */
+int h5wReadRows(cairn_h5_obj *d, unsigned rank, const uint64_t *dims, uint64_t r0, uint64_t nr, void *p, size_t nb) {
+  cairn_h5_sel sel;
+  memset(&sel, 0, sizeof sel);
+  sel.rank = rank;
+  for (unsigned i = 0; i < rank; i++) sel.count[i] = dims[i];
+  sel.start[0] = r0;
+  sel.count[0] = nr;
+  return cairn_h5_read(d, &sel, CAIRN_H5_NATIVE, p, nb);
+}
+
 /* ---------------------------------------------------------------- v4 chunk indexes */
 /* A dataset whose chunks are indexed by a layout-v4 structure (extensible array, fixed array,
 ** v2 B-tree: libver latest) is given a version-1 B-tree on its first append: its rows are read
@@ -938,13 +950,7 @@ static int convertV4(cairn_h5w *w, H5wObj *o, const char *zPath) {
   if (!rc && rowBytes && !p) rc = cairnErr(CAIRN_NOMEM, "append: out of memory converting '%s'", zPath);
   for (uint64_t r0 = 0; !rc && rowBytes && r0 < d->aDim[0]; r0 += step) {
     uint64_t nr = d->aDim[0] - r0 < step ? d->aDim[0] - r0 : step;
-    cairn_h5_sel sel;
-    memset(&sel, 0, sizeof sel);
-    sel.rank = in.rank;
-    for (unsigned i = 0; i < in.rank; i++) sel.count[i] = in.dims[i];
-    sel.start[0] = r0;
-    sel.count[0] = nr;
-    rc = cairn_h5_read(src, &sel, CAIRN_H5_NATIVE, p, (size_t)(nr * rowBytes));
+    rc = h5wReadRows(src, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
     if (!rc) rc = writeRows(w, d, r0, nr, p);
   }
   cairnFree(p);

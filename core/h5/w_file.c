@@ -534,7 +534,25 @@ static int readChunkV1(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int
   return rc;
 }
 
-/* Load the object header at addr (version 2 only for now). */
+/* The end of loading a header: a dataset's layout is loaded too; on success *ppObj = o, on
+** failure (rc, or the layout) o is freed. */
+static int objLoaded(cairn_h5w *w, H5wObj *o, int rc, H5wObj **ppObj) {
+  if (!rc) {
+    for (int k = 0; k < o->nMsg; k++)
+      if (o->aMsg[k].type == H5W_MSG_LAYOUT) {
+        rc = h5wDsetLoad(w, o);
+        break;
+      }
+  }
+  if (rc) {
+    objFree(o);
+    return rc;
+  }
+  *ppObj = o;
+  return CAIRN_OK;
+}
+
+/* Load the object header at addr (version 1 or 2). */
 static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) {
   uint8_t hdr[48];
   size_t got = 0;
@@ -566,18 +584,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
       cairnPutLE32(rcm + 1, nRef);
       if (!have) rc = h5wObjAddMsg(o, 0x16, 0, rcm, sizeof rcm);
     }
-    if (!rc)
-      for (int k = 0; k < o->nMsg; k++)
-        if (o->aMsg[k].type == H5W_MSG_LAYOUT) {
-          rc = h5wDsetLoad(w, o);
-          break;
-        }
-    if (rc) {
-      objFree(o);
-      return rc;
-    }
-    *ppObj = o;
-    return CAIRN_OK;
+    return objLoaded(w, o, rc, ppObj);
   }
   if (got < 12 || memcmp(hdr, "OHDR", 4) != 0) return cairnErr(CAIRN_CORRUPT, "no object header at %llu", (unsigned long long)addr);
   if (hdr[4] != 2) return cairnErr(CAIRN_UNSUPPORTED, "object header version %d at %llu", hdr[4], (unsigned long long)addr);
@@ -603,19 +610,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
     rc = parseMsgs(w, o, p + i, (size_t)body, addr + i, (fl & 0x04) != 0, 0);
   }
   cairnFree(p);
-  if (!rc) {
-    for (int k = 0; k < o->nMsg; k++)
-      if (o->aMsg[k].type == H5W_MSG_LAYOUT) {
-        rc = h5wDsetLoad(w, o);
-        break;
-      }
-  }
-  if (rc) {
-    objFree(o);
-    return rc;
-  }
-  *ppObj = o;
-  return CAIRN_OK;
+  return objLoaded(w, o, rc, ppObj);
 }
 
 /* ---------------------------------------------------------------- paths */

@@ -500,13 +500,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
       if (!rc && !p) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory for '%s'", zPath);
       for (uint64_t r0 = 0; !rc && r0 < in.dims[0]; r0 += step) {
         uint64_t nr = in.dims[0] - r0 < step ? in.dims[0] - r0 : step;
-        cairn_h5_sel sel;
-        memset(&sel, 0, sizeof sel);
-        sel.rank = in.rank;
-        for (unsigned i = 0; i < in.rank; i++) sel.count[i] = in.dims[i];
-        sel.start[0] = r0;
-        sel.count[0] = nr;
-        rc = cairn_h5_read(d, &sel, CAIRN_H5_NATIVE, p, (size_t)(nr * rowBytes));
+        rc = h5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
         if (!rc) rc = cairn_h5w_write(r->w, zPath, r0, nr, p);
       }
       cairnFree(p);
@@ -536,13 +530,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
     if (!p) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory for '%s'", zPath);
     for (uint64_t r0 = 0; !rc && r0 < in.dims[0]; r0 += step) {
       uint64_t nr = in.dims[0] - r0 < step ? in.dims[0] - r0 : step;
-      cairn_h5_sel sel;
-      memset(&sel, 0, sizeof sel);
-      sel.rank = in.rank;
-      for (unsigned i = 0; i < in.rank; i++) sel.count[i] = in.dims[i];
-      sel.start[0] = r0;
-      sel.count[0] = nr;
-      rc = cairn_h5_read(d, &sel, CAIRN_H5_NATIVE, p, (size_t)(nr * rowBytes));
+      rc = h5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
       /* created after the first block reads well: a dataset that cannot be read is not left
       ** behind half made (repack --skip) */
       if (!rc && r0 == 0) rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, d0, mx, &o, NULL);
