@@ -13,7 +13,7 @@
 // embedding, texts and queries go through the built-in embedder: signed feature hashing of words
 // and character n-grams. It captures WORD AND SPELLING OVERLAP, NOT MEANING; pass embeddings
 // from a real model (Float32Array of the store's dimension) for semantic search.
-import { scope, cstr, openNodePath } from './util.js';
+import { scope, cstr, storeFileArg } from './util.js';
 
 const MODES = { hybrid: 0, vector: 1, bm25: 2 };
 const METRICS = { cosine: 0, ip: 1, l2: 2 };
@@ -28,7 +28,6 @@ export function makeMemory(ctx) {
   const { CairnError } = ctx;
   const misuse = (msg) => new CairnError(7, msg);
   // A path (Node only): opened here, closed when the store closes.
-  const openPath = (path, readOnly) => openNodePath(ctx, path, readOnly);
 
   function pick(table, value, what, dflt) {
     if (value === undefined || value === null) return dflt;
@@ -95,9 +94,8 @@ export function makeMemory(ctx) {
       const { dim = 0, metric, readOnly = false, noSync = false, textOnly = false, disk } = options;
       if (!Number.isInteger(dim) || dim < 0) throw misuse('dim must be a non-negative integer');
       const met = pick(METRICS, metric, 'metric', 0);
-      const owned = typeof file === 'string';
-      if (owned) file = openPath(file, readOnly);
-      if (file && typeof file.read !== 'function') throw misuse('file must be a file object (MemoryFile, NodeFile, OpfsFile...), a path (Node) or nothing');
+      let owned;
+      ({ file, owned } = storeFileArg(ctx, file, readOnly));
       const s = scope(M, CairnError);
       try {
         const pp = s.alloc(4);

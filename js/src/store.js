@@ -9,7 +9,7 @@
 //   const store = await Store.open(file?);            // file: MemoryFile, NodeFile, OpfsFile...
 //   const id = await store.put(bytes | stream, { name: 'report.pdf' });
 //   store.get(id, { start: 0, end: 1024 });            // Uint8Array, verified
-import { scope, cstr, asBytes, hex, openNodePath } from './util.js';
+import { scope, cstr, asBytes, hex, storeFileArg } from './util.js';
 
 const CODECS = { none: 0, zstd: 1, deflate: 2 };
 const PIECE = 4 << 20; // bytes copied into the wasm heap at a time when streaming
@@ -19,7 +19,6 @@ export function makeStore(ctx) {
   const { CairnError } = ctx;
   const misuse = (msg) => new CairnError(7, msg);
   // A path (Node only): opened here, closed when the store closes.
-  const openPath = (path, readOnly) => openNodePath(ctx, path, readOnly);
   const HEX64 = /^[0-9a-fA-F]{64}$/;
 
   /** An open chunk store. Create it with `await Store.open(...)`. */
@@ -52,9 +51,8 @@ export function makeStore(ctx) {
       const M = ctx.M;
       const { compression = 'none', level = 0, readOnly = false, noSync = false, chunking = {} } = options;
       if (!(compression in CODECS)) throw misuse(`compression must be one of ${Object.keys(CODECS).join(', ')}`);
-      const owned = typeof file === 'string';
-      if (owned) file = openPath(file, readOnly);
-      if (file && typeof file.read !== 'function') throw misuse('file must be a file object (MemoryFile, NodeFile, OpfsFile...), a path (Node) or nothing');
+      let owned;
+      ({ file, owned } = storeFileArg(ctx, file, readOnly));
       const s = scope(M, CairnError);
       try {
         const pp = s.alloc(4);

@@ -72,6 +72,17 @@ export function hex(bytes) {
  * missing); the caller closes the file object. In a browser there are no paths: a CairnError
  * MISUSE says to pass a file object instead.
  */
+/**
+ * The file argument of Memory.open / Store.open: a Node path (opened here: owned = true), a file
+ * object with read(), or nothing (in memory). Returns { file, owned }.
+ */
+export function storeFileArg(ctx, file, readOnly) {
+  const owned = typeof file === 'string';
+  if (owned) file = openNodePath(ctx, file, readOnly);
+  if (file && typeof file.read !== 'function') throw new ctx.CairnError(7, 'file must be a file object (MemoryFile, NodeFile, OpfsFile...), a path (Node) or nothing');
+  return { file, owned };
+}
+
 export function openNodePath(ctx, path, readOnly) {
   if (!ctx.openPath) throw new ctx.CairnError(7, `paths work in Node only; in a browser pass a file object (OpfsFile, MemoryFile...) instead of ${JSON.stringify(path)}`);
   try {
