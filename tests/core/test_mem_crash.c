@@ -32,26 +32,36 @@ static int searchAfterCrash(cairn_mem *m, const char *zWhat, const char *zQuery,
   return 0;
 }
 
-static int memCrashRun(const FaultSpec *spec, const char *zWhat) {
+/* Make an empty store in a new memory file *ppBase (created and synced without faults), then
+** reopen it through a fault file with spec (*ppF, *ppM; opening a clean store writes nothing).
+** Nonzero, with a test failure and nothing left open, if either open fails. */
+static int openUnderFaults(const cairn_mem_config *cfg, const FaultSpec *spec, const char *zWhat,
+                           cairn_file **ppBase, cairn_file **ppF, cairn_mem **ppM) {
   cairn_file *base, *f;
   cairn_mem *m;
-  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
   if (cairn_memfile_open(NULL, 0, &base)) return -1;
-  /* setup without faults: an empty store (header written and synced) */
   faultfileWrap(base, 0, NULL, &f);
-  if (cairn_mem_open_file(f, &cfg, &m)) {
+  if (cairn_mem_open_file(f, cfg, &m)) {
     tfFail(__FILE__, __LINE__, "%s: setup: %s", zWhat, cairn_errmsg());
     cairn_file_close(base);
     return -1;
   }
   cairn_mem_close(m);
-
   faultfileWrap(base, 0, spec, &f);
-  if (cairn_mem_open_file(f, &cfg, &m)) { /* opening a clean store writes nothing */
+  if (cairn_mem_open_file(f, cfg, &m)) {
     tfFail(__FILE__, __LINE__, "%s: open: %s", zWhat, cairn_errmsg());
     cairn_file_close(base);
     return -1;
   }
+  *ppBase = base, *ppF = f, *ppM = m;
+  return 0;
+}
+
+static int memCrashRun(const FaultSpec *spec, const char *zWhat) {
+  cairn_file *base, *f;
+  cairn_mem *m;
+  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
+  if (openUnderFaults(&cfg, spec, zWhat, &base, &f, &m)) return -1;
   int nAdded = 0, nAcked = 0; /* memories added; memories covered by the last commit that returned OK */
   for (int c = 0; c < NCOMMIT; c++) {
     for (int i = 0; i < PER; i++) {
@@ -190,20 +200,7 @@ static int ckRun(const FaultSpec *spec, const char *zWhat) {
   cairn_file *base, *f;
   cairn_mem *m;
   cairn_mem_config cfg = {CK_DIM, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 4};
-  if (cairn_memfile_open(NULL, 0, &base)) return -1;
-  faultfileWrap(base, 0, NULL, &f);
-  if (cairn_mem_open_file(f, &cfg, &m)) {
-    tfFail(__FILE__, __LINE__, "%s: setup: %s", zWhat, cairn_errmsg());
-    cairn_file_close(base);
-    return -1;
-  }
-  cairn_mem_close(m);
-  faultfileWrap(base, 0, spec, &f);
-  if (cairn_mem_open_file(f, &cfg, &m)) {
-    tfFail(__FILE__, __LINE__, "%s: open: %s", zWhat, cairn_errmsg());
-    cairn_file_close(base);
-    return -1;
-  }
+  if (openUnderFaults(&cfg, spec, zWhat, &base, &f, &m)) return -1;
   int nAdded = 0, nAcked = 0;
   for (int c = 0; c < CK_ROUNDS; c++) {
     for (int i = 0; i < CK_PER; i++) {
