@@ -220,18 +220,21 @@ static int imageDigest(const uint8_t *p, size_t n, uint8_t d[32]) {
   return rc;
 }
 
-typedef struct Ref { uint8_t d[16][32]; int n; } Ref;
+/* The committed states of a session: digests of the first 16, and each image kept as
+** h5w_fault/<zName>_<k>.h5 for h5dump. */
+typedef struct Ref { uint8_t d[16][32]; int n; const char *zName; } Ref;
 static void refHook(void *pArg, FaultFile *f, int k) {
   Ref *r = pArg;
   if (k < 16 && imageDigest(f->img.a, f->img.n, r->d[k]) == CAIRN_OK) r->n = k + 1;
   char z[64];
-  cairnFormat(z, sizeof z, "h5w_fault/ref_%d.h5", k);
+  cairnFormat(z, sizeof z, "h5w_fault/%s_%d.h5", r->zName, k);
   tfWriteFile(tfTmp(z), f->img.a, f->img.n);
 }
 
 TEST(h5w_fault, every_write) {
   Ref ref;
   memset(&ref, 0, sizeof ref);
+  ref.zName = "ref";
   mkdir(tfTmp("h5w_fault"), 0755);
   FaultFile *f0 = ffOpen(0, 0);
   int nCommit;
@@ -376,23 +379,16 @@ done:
 
 static FaultFile *ffSeeded(int failAt, int mode) { return ffOpenSpec(failAt, mode, 0, h5_tiny_earliest, sizeof h5_tiny_earliest); }
 
-static void earlyRefHook(void *pArg, FaultFile *f, int k) {
-  Ref *r = pArg;
-  if (k < 16 && imageDigest(f->img.a, f->img.n, r->d[k]) == CAIRN_OK) r->n = k + 1;
-  char z[64];
-  cairnFormat(z, sizeof z, "h5w_fault/early_ref_%d.h5", k);
-  tfWriteFile(tfTmp(z), f->img.a, f->img.n);
-}
-
 TEST(h5w_fault, earliest_file) {
   Ref ref;
   memset(&ref, 0, sizeof ref);
+  ref.zName = "early_ref";
   mkdir(tfTmp("h5w_fault"), 0755);
   FaultFile *f0 = ffSeeded(0, 0);
-  earlyRefHook(&ref, f0, 0); /* state 0: the file as h5py wrote it */
+  refHook(&ref, f0, 0); /* state 0: the file as h5py wrote it */
   CHECK_EQ(ref.n, 1);
   int nCommit;
-  CHECK_OK(sessionEarliest(f0, &nCommit, earlyRefHook, &ref));
+  CHECK_OK(sessionEarliest(f0, &nCommit, refHook, &ref));
   int nWrite = ffWrites(f0);
   ffClose(f0);
   CHECK_EQ(ref.n, nCommit + 1);
