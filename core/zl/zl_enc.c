@@ -249,6 +249,37 @@ static int encSerial(Enc *e, const uint8_t *p, size_t n) {
 
 /* ---------------------------------------------------------------- numeric */
 
+/* Order-0 entropy of the differences of consecutive bytes, from up to 8192 of them spread over
+** the stream (the smooth planes of a sampled signal: their differences are narrower). */
+static float encEntropyDelta(const uint8_t *p, size_t n) {
+  uint8_t d[8192];
+  size_t m = CAIRN_MIN(n - 1, sizeof d), step = (n - 1) / m;
+  for (size_t j = 0; j < m; j++) d[j] = (uint8_t)(p[j * step + 1] - p[j * step]);
+  unsigned nSym;
+  return encEntropy(d, m, &nSym);
+}
+
+/* A dense byte plane through Huffman alone (huffman_v2: weights as a stored numeric stream of
+** bytes, the bitstream stored): no match search at all. Falls back to encSerial when it would
+** not save 1/64 of the plane. */
+static int encHuffman(Enc *e, const uint8_t *p, size_t n) {
+  if (e->rc) return -1;
+  uint8_t w[256], *q = NULL;
+  size_t nw = 0;
+  int x4 = 0;
+  size_t nq = cairnZlHufEncode(p, n, w, &nw, &x4, &q);
+  if (nq == (size_t)-1) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  if (nq == 0 || nq + nw + 16 > n - n / 64) return cairnFree(q), encSerial(e, p, n);
+  uint8_t h[9], lw = 0;
+  h[0] = (uint8_t)x4;
+  unsigned nh = 1;
+  for (uint64_t v = n; v; v >>= 8) h[nh++] = (uint8_t)v;
+  int aIn[2];
+  aIn[0] = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, encStoredCopy(e, w, nw)); /* decoder input 0 */
+  aIn[1] = encStored(e, q, nq);
+  return encNode(e, ZID_HUFFMAN, h, nh, aIn, 2, 0);
+}
+
 static uint64_t rdW(const uint8_t *p, unsigned w) { return cairnGetLEn(p, w); }
 
 static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth);
@@ -292,10 +323,21 @@ static int encPlanes(Enc *e, const uint8_t *p, size_t n, unsigned w, int kind) {
     float h = n >= 1024 && (storeFlat || denseOk) ? encEntropy(pl[k], n, &nSym) : 0;
     /* a plane that looks incompressible (entropy coding would save under 1%, no short-range
     ** repeats: mantissas, noise) is stored without running zstd over it */
-    if (storeFlat && h > 7.93f && !encRepeats(pl[k], n)) aIn[k] = encStored(e, pl[k], n);
+    int dense = denseOk && h >= 4.0f, rep = (storeFlat && h > 7.93f) || dense ? encRepeats(pl[k], n) : 1;
+    if (storeFlat && h > 7.93f && !rep) aIn[k] = encStored(e, pl[k], n);
     else {
-      e->dense = denseOk && h >= 4.0f;
-      aIn[k] = encSerial(e, pl[k], n), cairnFree(pl[k]);
+      /* dense planes without repeats for LZ to use: Huffman alone (no match search); with
+      ** repeats, zstd at denseLevel */
+      e->dense = dense;
+      float hd = dense ? encEntropyDelta(pl[k], n) : 8;
+      if (hd < h - 0.25f) { /* the plane's own differences, in place, through Huffman */
+        uint8_t first = pl[k][0];
+        for (size_t i = n - 1; i > 0; i--) pl[k][i] = (uint8_t)(pl[k][i] - pl[k][i - 1]);
+        uint8_t lw = 0;
+        int r = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, encHuffman(e, pl[k] + 1, n - 1));
+        aIn[k] = encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNode1(e, ZID_DELTA, &first, 1, r));
+      } else aIn[k] = dense && !rep ? encHuffman(e, pl[k], n) : encSerial(e, pl[k], n);
+      cairnFree(pl[k]);
       e->dense = 0;
     }
     pl[k] = NULL;

@@ -200,16 +200,42 @@ static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog) {
   return CAIRN_OK;
 }
 
-static int hufStream(const HufD *t, unsigned log, const uint8_t *b, size_t n, uint8_t *o, size_t no) {
-  BitR r = {0};
-  CAIRN_TRY(brInit(&r, b, n));
-  for (size_t i = 0; i < no; i++) {
-    const HufD *e = &t[brPeek(&r, log)];
-    o[i] = e->sym;
-    r.p -= e->nb;
-    if (r.p < 0) return BAD("zl: Huffman bitstream overrun");
+/* ns streams (1 or 4) decoded side by side, then each finished alone. Fast part: while every
+** stream has 57 unread bits or more, one 8-byte load per stream gives 4 codes of <= 12 bits. */
+static inline __attribute__((always_inline)) int hufDecode(const HufD *t, unsigned log, int ns, const uint8_t *const *b,
+                                                          const size_t *nb, uint8_t *const *o, const size_t *no) {
+  BitR r[4] = {{0}};
+  size_t nMin = no[0], i = 0;
+  for (int k = 0; k < ns; k++) {
+    CAIRN_TRY(brInit(&r[k], b[k], nb[k]));
+    nMin = CAIRN_MIN(nMin, no[k]);
   }
-  if (r.p != 0) return BAD("zl: Huffman bitstream not fully used");
+  for (;;) {
+    int ok = i + 4 <= nMin;
+    for (int k = 0; k < ns; k++) ok &= r[k].p >= 57;
+    if (!ok) break;
+    for (int k = 0; k < ns; k++) {
+      size_t a = (size_t)(r[k].p - 1) / 8 - 7; /* the 8 bytes that end with bit p - 1 */
+      uint64_t x = cairnGetLE64(b[k] + a) << (64 - (r[k].p - 8 * (int64_t)a));
+      unsigned used = 0;
+      for (int j = 0; j < 4; j++) {
+        const HufD *e = &t[x >> (64 - log)];
+        o[k][i + j] = e->sym;
+        x <<= e->nb, used += e->nb;
+      }
+      r[k].p -= used;
+    }
+    i += 4;
+  }
+  for (int k = 0; k < ns; k++) {
+    for (size_t j = i; j < no[k]; j++) {
+      const HufD *e = &t[brPeek(&r[k], log)];
+      o[k][j] = e->sym;
+      r[k].p -= e->nb;
+      if (r[k].p < 0) return BAD("zl: Huffman bitstream overrun");
+    }
+    if (r[k].p != 0) return BAD("zl: Huffman bitstream not fully used");
+  }
   return CAIRN_OK;
 }
 
@@ -225,20 +251,152 @@ static int decHuffman(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size
   unsigned log = 0;
   CAIRN_TRY(hufBuild(t, wt->p, wt->nb, &log));
   CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_SERIAL, 1, (size_t)n));
-  if (!x4) return hufStream(t, log, bits->p, bits->nb, out[0]->p, (size_t)n);
   const uint8_t *b = bits->p;
+  if (!x4) {
+    size_t nb1 = bits->nb, no1 = (size_t)n;
+    uint8_t *o1 = out[0]->p;
+    return hufDecode(t, log, 1, &b, &nb1, &o1, &no1);
+  }
   if (bits->nb < 10) return BAD("zl: 4-stream Huffman of %zu bytes", bits->nb);
   size_t l[4] = {cairnGetLE16(b), cairnGetLE16(b + 2), cairnGetLE16(b + 4), 0};
   if (l[0] + l[1] + l[2] + 6 > bits->nb) return BAD("zl: Huffman jump table beyond the stream");
   l[3] = bits->nb - 6 - l[0] - l[1] - l[2];
-  size_t seg = ((size_t)n + 3) / 4, pos = 6;
+  size_t seg = ((size_t)n + 3) / 4;
   if (3 * seg > n) return BAD("zl: Huffman output too small for 4 streams");
-  for (int k = 0; k < 4; k++) {
-    size_t no = k < 3 ? seg : (size_t)n - 3 * seg;
-    CAIRN_TRY(hufStream(t, log, b + pos, l[k], out[0]->p + k * seg, no));
-    pos += l[k];
+  const uint8_t *ab[4] = {b + 6, b + 6 + l[0], b + 6 + l[0] + l[1], b + 6 + l[0] + l[1] + l[2]};
+  uint8_t *ao[4] = {out[0]->p, out[0]->p + seg, out[0]->p + 2 * seg, out[0]->p + 3 * seg};
+  size_t an[4] = {seg, seg, seg, (size_t)n - 3 * seg};
+  return hufDecode(t, log, 4, ab, l, ao, an);
+}
+
+/* ---------------------------------------------------------------- Huffman encoder */
+
+/* Code lengths of a minimum-redundancy code for a[0..m) sorted ascending (Moffat and
+** Katajainen's in-place method: the array holds weights, then parent links, then depths);
+** on return a[i] is the length of symbol i, non-increasing in i. m >= 2. */
+static void hufMinRed(uint32_t *a, int m) {
+  int root = 0, leaf = 2, next;
+  a[0] += a[1];
+  for (next = 1; next < m - 1; next++) {
+    if (leaf >= m || a[root] < a[leaf]) a[next] = a[root], a[root++] = (uint32_t)next; /* a parent */
+    else a[next] = a[leaf++];
+    if (leaf >= m || (root < next && a[root] < a[leaf])) a[next] += a[root], a[root++] = (uint32_t)next;
+    else a[next] += a[leaf++];
   }
-  return CAIRN_OK;
+  a[m - 2] = 0; /* the root's depth; each parent link becomes its depth */
+  for (next = m - 3; next >= 0; next--) a[next] = a[a[next]] + 1;
+  int avail = 1, used = 0, depth = 0;
+  root = m - 2, next = m - 1;
+  while (avail > 0) { /* internal nodes per depth -> leaves per depth */
+    while (root >= 0 && (int)a[root] == depth) used++, root--;
+    while (avail > used) a[next--] = (uint32_t)depth, avail--;
+    avail = 2 * used, depth++, used = 0;
+  }
+}
+
+/* Four (or one) backward bitstreams of the codes ct[s] = code | nbits << 24: each stream is
+** written from its last symbol to its first, so the decoder reads them front to back, and
+** ends with a marker bit. o has 8 bytes of slack. */
+static uint8_t *hufPutStream(const uint32_t *ct, const uint8_t *p, size_t n, uint8_t *o) {
+  uint64_t acc = 0;
+  unsigned nb = 0;
+  size_t i = n;
+#define HUF_PUT(s) (acc |= (uint64_t)(ct[s] & 0xffffff) << nb, nb += ct[s] >> 24)
+#define HUF_FLUSH() (cairnPutLE64(o, acc), o += nb >> 3, acc >>= nb & ~7u, nb &= 7)
+  while (i & 3) i--, HUF_PUT(p[i]), HUF_FLUSH();
+  while (i) { /* four codes of at most 11 bits fit the 64-bit accumulator beside 7 left over */
+    i -= 4;
+    HUF_PUT(p[i + 3]), HUF_PUT(p[i + 2]), HUF_PUT(p[i + 1]), HUF_PUT(p[i]);
+    HUF_FLUSH();
+  }
+#undef HUF_PUT
+#undef HUF_FLUSH
+  acc |= (uint64_t)1 << nb, nb++;
+  cairnPutLE64(o, acc);
+  return o + ((nb + 7) >> 3);
+}
+
+#define HUF_ENC_LOG 11 /* longest code, as zstd's default: the decoder's table fits L1 */
+
+size_t cairnZlHufEncode(const uint8_t *p, size_t n, uint8_t *w, size_t *pnw, int *px4, uint8_t **pOut) {
+  uint32_t h[4][256], cnt[256];
+  memset(h, 0, sizeof h);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) h[0][p[i]]++, h[1][p[i + 1]]++, h[2][p[i + 2]]++, h[3][p[i + 3]]++;
+  for (; i < n; i++) h[0][p[i]]++;
+  uint64_t key[256]; /* count << 8 | symbol of the symbols present */
+  int m = 0, maxSym = 0;
+  for (int s = 0; s < 256; s++) {
+    cnt[s] = h[0][s] + h[1][s] + h[2][s] + h[3][s];
+    if (cnt[s]) key[m++] = (uint64_t)cnt[s] << 8 | (unsigned)s, maxSym = s;
+  }
+  *pOut = NULL;
+  if (m < 2 || n < 2) return 0; /* constant: not for Huffman */
+  for (int gap = m / 2; gap > 0; gap = gap == 2 ? 1 : gap * 5 / 11) /* shell sort, ascending */
+    for (int a = gap; a < m; a++) {
+      uint64_t k = key[a];
+      int b = a;
+      for (; b >= gap && key[b - gap] > k; b -= gap) key[b] = key[b - gap];
+      key[b] = k;
+    }
+  uint32_t len[256];
+  for (int k = 0; k < m; k++) len[k] = (uint32_t)(key[k] >> 8);
+  hufMinRed(len, m);
+  /* lengths over the limit: clamp them, then lengthen shorter codes until the code is complete
+  ** again (each step takes one code off the longest length and splits one shorter code) */
+  unsigned nAt[HUF_ENC_LOG + 1] = {0};
+  for (int k = 0; k < m; k++) nAt[CAIRN_MIN(len[k], HUF_ENC_LOG)]++;
+  uint32_t kraft = 0;
+  for (unsigned l = 1; l <= HUF_ENC_LOG; l++) kraft += nAt[l] << (HUF_ENC_LOG - l);
+  while (kraft > (1u << HUF_ENC_LOG)) {
+    nAt[HUF_ENC_LOG]--;
+    for (unsigned l = HUF_ENC_LOG - 1; l > 0; l--)
+      if (nAt[l]) {
+        nAt[l]--, nAt[l + 1] += 2;
+        break;
+      }
+    kraft--;
+  }
+  /* rarest symbols get the longest codes */
+  unsigned log = 0, l = HUF_ENC_LOG;
+  uint8_t nbOf[256] = {0};
+  uint64_t bits = 0;
+  for (int k = 0; k < m; k++) {
+    while (!nAt[l]) l--;
+    nAt[l]--, log = CAIRN_MAX(log, l);
+    unsigned s = (unsigned)(key[k] & 255);
+    nbOf[s] = (uint8_t)l, bits += (uint64_t)cnt[s] * l;
+  }
+  /* canonical codes as the decoder's table lays them out: weight 1 (longest) first, symbols in
+  ** order within a weight; a code is its first table index >> (weight - 1) */
+  unsigned start[HUF_ENC_LOG + 2] = {0}, nW[HUF_ENC_LOG + 2] = {0}, pos = 0;
+  for (int s = 0; s <= maxSym; s++) w[s] = nbOf[s] ? (uint8_t)(log + 1 - nbOf[s]) : 0, nW[w[s]]++;
+  for (unsigned k = 1; k <= log; k++) start[k] = pos, pos += nW[k] << (k - 1);
+  uint32_t ct[256] = {0};
+  for (int s = 0; s <= maxSym; s++)
+    if (w[s]) ct[s] = (start[w[s]] >> (w[s] - 1)) | (uint32_t)nbOf[s] << 24, start[w[s]] += 1u << (w[s] - 1);
+  *pnw = (size_t)maxSym + 1;
+  size_t cap = (size_t)(bits / 8) + 4 * 8 + 16;
+  if (cap > n + 4 * 8 + 16) return 0; /* caller checks the gain; this only bounds the buffer */
+  uint8_t *o = cairnMalloc(cap);
+  if (!o) return (size_t)-1;
+  /* four streams with a jump table of three 16-bit sizes when they fit, as OpenZL does above
+  ** 255 bytes; else one stream */
+  size_t seg = (n + 3) / 4, nOut = 0;
+  int x4 = n >= 256 && bits / 8 < 4 * 60000;
+  if (x4) {
+    uint8_t *q = o + 6;
+    for (int k = 0; k < 4 && x4; k++) {
+      uint8_t *e = hufPutStream(ct, p + k * seg, k < 3 ? seg : n - 3 * seg, q);
+      if (k < 3 && e - q > 65535) x4 = 0;
+      else if (k < 3) cairnPutLE16(o + 2 * k, (uint16_t)(e - q));
+      q = e;
+    }
+    nOut = (size_t)(q - o);
+  }
+  if (!x4) nOut = (size_t)(hufPutStream(ct, p, n, o) - o);
+  *px4 = x4, *pOut = o;
+  return nOut;
 }
 
 #define S ZT_SERIAL

@@ -63,6 +63,11 @@ int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, si
 void *cairnZlZstdCreateCCtx(void);
 void *cairnZlZstdCreateDCtx(void);
 
+/* Huffman encoder (huffman_v2, core/zl/zl_ent.c): weights of symbols 0..*pnw-1 into w[256], the
+** bitstream into *pOut (cairnMalloc'd), *px4 = four streams. Returns its size; 0 = not for
+** Huffman (one symbol), (size_t)-1 = out of memory. */
+size_t cairnZlHufEncode(const uint8_t *p, size_t n, uint8_t *w, size_t *pnw, int *px4, uint8_t **pOut);
+
 /* XXH3-64, seed 0 */
 uint64_t cairnXxh3(const void *p, size_t n);
 
