@@ -330,11 +330,16 @@ static int encPlanes(Enc *e, const uint8_t *p, size_t n, unsigned w, int kind) {
       ** repeats, zstd at denseLevel */
       e->dense = dense;
       float hd = dense ? encEntropyDelta(pl[k], n) : 8;
-      if (hd < h - 0.25f) { /* the plane's own differences, in place, through Huffman */
+      if (hd < h - 0.25f) {
+        /* the plane's own differences, in place, through Huffman; differences under 3 bits
+        ** (a ramp's plane: flat histogram, runs) are left to zstd's matches (Huffman spends
+        ** at least 1 bit per byte) */
         uint8_t first = pl[k][0];
         for (size_t i = n - 1; i > 0; i--) pl[k][i] = (uint8_t)(pl[k][i] - pl[k][i - 1]);
         uint8_t lw = 0;
-        int r = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, encHuffman(e, pl[k] + 1, n - 1));
+        e->dense = 0;
+        int r = hd >= 3.0f ? encHuffman(e, pl[k] + 1, n - 1) : encSerial(e, pl[k] + 1, n - 1);
+        r = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, r);
         aIn[k] = encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNode1(e, ZID_DELTA, &first, 1, r));
       } else aIn[k] = dense && !rep ? encHuffman(e, pl[k], n) : encSerial(e, pl[k], n);
       cairnFree(pl[k]);
