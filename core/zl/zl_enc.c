@@ -14,7 +14,8 @@
 ** fast zstd run (levels >= 4) or by its sampled order-0 entropy (levels <= 3, no zstd at all):
 ** for integers raw, delta, delta+zigzag, tokenize (sorted alphabet + indices), and at ratio
 ** levels interleaved fields (records of 2 or 4 integers, one selection per column); each as
-** whole bytes or transposed byte planes; leaves are zstd, constant or stored. CSV fields are
+** whole bytes or transposed byte planes; leaves are zstd, constant, stored, or at levels <= 3
+** Huffman alone for dense byte planes (optionally after a delta of the plane). CSV fields are
 ** dispatched by column (dispatch_string); fixed-width records split by field (split_by_struct).
 ** The winner is then built on the whole segment at the final level (cairn levels 1-5 run their
 ** zstd stages a notch lower, and store byte planes that look incompressible); if it would expand the
@@ -317,7 +318,8 @@ static int encPlanes(Enc *e, const uint8_t *p, size_t n, unsigned w, int kind) {
   ** running zstd on them (at levels <= 3 the selection pass estimates without zstd anyway). */
   int storeFlat = e->fast ? e->level > 3 : e->level <= 5;
   for (unsigned k = 0; k < w; k++) {
-    /* order-0 entropy, once per plane: flat planes are stored, dense ones get denseLevel */
+    /* order-0 entropy, once per plane: flat planes are stored, dense ones (levels <= 3) get
+    ** Huffman or zstd at denseLevel */
     int denseOk = !e->fast && e->level <= 3;
     unsigned nSym;
     float h = n >= 1024 && (storeFlat || denseOk) ? encEntropy(pl[k], n, &nSym) : 0;
@@ -331,14 +333,18 @@ static int encPlanes(Enc *e, const uint8_t *p, size_t n, unsigned w, int kind) {
       e->dense = dense;
       float hd = dense ? encEntropyDelta(pl[k], n) : 8;
       if (hd < h - 0.25f) {
-        /* the plane's own differences, in place, through Huffman; differences under 3 bits
+        /* the plane's own differences through Huffman; differences under 3 bits
         ** (a ramp's plane: flat histogram, runs) are left to zstd's matches (Huffman spends
         ** at least 1 bit per byte) */
-        uint8_t first = pl[k][0];
-        for (size_t i = n - 1; i > 0; i--) pl[k][i] = (uint8_t)(pl[k][i] - pl[k][i - 1]);
-        uint8_t lw = 0;
-        e->dense = 0;
-        int r = hd >= 3.0f ? encHuffman(e, pl[k] + 1, n - 1) : encSerial(e, pl[k] + 1, n - 1);
+        uint8_t first = pl[k][0], lw = 0, *dp = cairnMalloc(n);
+        int r = -1;
+        if (!dp) encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+        else {
+          for (size_t i = 1; i < n; i++) dp[i - 1] = (uint8_t)(pl[k][i] - pl[k][i - 1]); /* vectorizes */
+          e->dense = 0;
+          r = hd >= 3.0f ? encHuffman(e, dp, n - 1) : encSerial(e, dp, n - 1);
+          cairnFree(dp);
+        }
         r = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, r);
         aIn[k] = encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNode1(e, ZID_DELTA, &first, 1, r));
       } else aIn[k] = dense && !rep ? encHuffman(e, pl[k], n) : encSerial(e, pl[k], n);

@@ -1,13 +1,15 @@
 /*
 ** 2026-11-29
 **
-** core/zl/zl_ent.c - decoders of OpenZL's entropy stages, whose bit formats are those of
-** zstd's FSE and Huffman (RFC 8878 sections 4.1 and 4.2):
+** core/zl/zl_ent.c - decoders (and a Huffman encoder) of OpenZL's entropy stages, whose bit
+** formats are those of zstd's FSE and Huffman (RFC 8878 sections 4.1 and 4.2):
 **   fse_ncount (52): serial normalized-count header -> numeric int16 counts
 **   fse_v2 (49): (counts, backward bitstream) -> serial; header = state count (2 or 4) +
 **                decoded size; symbols come round-robin from the states
 **   huffman_v2 (50): (one weight per symbol, bitstream) -> serial; header = flags (bit0: four
 **                streams with a 6-byte jump table) + decoded size
+** Encoder: huffman_v2 (cairnZlHufEncode), code lengths limited to 11 bits, four streams when
+** their sizes fit the 16-bit jump table.
 ** Bitstreams are read backward from the marker bit of their last byte; bits below the start
 ** read as zero when peeked, never when consumed. Every table size is capped (FSE 12 bits,
 ** Huffman 12 bits) before it is built.
@@ -294,14 +296,14 @@ static void hufMinRed(uint32_t *a, int m) {
   }
 }
 
-/* Four (or one) backward bitstreams of the codes ct[s] = code | nbits << 24: each stream is
-** written from its last symbol to its first, so the decoder reads them front to back, and
-** ends with a marker bit. o has 8 bytes of slack. */
-static uint8_t *hufPutStream(const uint32_t *ct, const uint8_t *p, size_t n, uint8_t *o) {
+/* A backward bitstream of the codes (code[s], nbits nb[s]): written from the last symbol to
+** the first, so the decoder reads it front to back, and ending with a marker bit. o has 8
+** bytes of slack. */
+static uint8_t *hufPutStream(const uint16_t *code, const uint8_t *nbOf, const uint8_t *p, size_t n, uint8_t *o) {
   uint64_t acc = 0;
   unsigned nb = 0;
   size_t i = n;
-#define HUF_PUT(s) (acc |= (uint64_t)(ct[s] & 0xffffff) << nb, nb += ct[s] >> 24)
+#define HUF_PUT(s) (acc |= (uint64_t)code[s] << nb, nb += nbOf[s])
 #define HUF_FLUSH() (cairnPutLE64(o, acc), o += nb >> 3, acc >>= nb & ~7u, nb &= 7)
   while (i & 3) i--, HUF_PUT(p[i]), HUF_FLUSH();
   while (i) { /* four codes of at most 11 bits fit the 64-bit accumulator beside 7 left over */
@@ -372,9 +374,9 @@ size_t cairnZlHufEncode(const uint8_t *p, size_t n, uint8_t *w, size_t *pnw, int
   unsigned start[HUF_ENC_LOG + 2] = {0}, nW[HUF_ENC_LOG + 2] = {0}, pos = 0;
   for (int s = 0; s <= maxSym; s++) w[s] = nbOf[s] ? (uint8_t)(log + 1 - nbOf[s]) : 0, nW[w[s]]++;
   for (unsigned k = 1; k <= log; k++) start[k] = pos, pos += nW[k] << (k - 1);
-  uint32_t ct[256] = {0};
+  uint16_t code[256] = {0};
   for (int s = 0; s <= maxSym; s++)
-    if (w[s]) ct[s] = (start[w[s]] >> (w[s] - 1)) | (uint32_t)nbOf[s] << 24, start[w[s]] += 1u << (w[s] - 1);
+    if (w[s]) code[s] = (uint16_t)(start[w[s]] >> (w[s] - 1)), start[w[s]] += 1u << (w[s] - 1);
   *pnw = (size_t)maxSym + 1;
   size_t cap = (size_t)(bits / 8) + 4 * 8 + 16;
   if (cap > n + 4 * 8 + 16) return 0; /* caller checks the gain; this only bounds the buffer */
@@ -387,14 +389,14 @@ size_t cairnZlHufEncode(const uint8_t *p, size_t n, uint8_t *w, size_t *pnw, int
   if (x4) {
     uint8_t *q = o + 6;
     for (int k = 0; k < 4 && x4; k++) {
-      uint8_t *e = hufPutStream(ct, p + k * seg, k < 3 ? seg : n - 3 * seg, q);
+      uint8_t *e = hufPutStream(code, nbOf, p + k * seg, k < 3 ? seg : n - 3 * seg, q);
       if (k < 3 && e - q > 65535) x4 = 0;
       else if (k < 3) cairnPutLE16(o + 2 * k, (uint16_t)(e - q));
       q = e;
     }
     nOut = (size_t)(q - o);
   }
-  if (!x4) nOut = (size_t)(hufPutStream(ct, p, n, o) - o);
+  if (!x4) nOut = (size_t)(hufPutStream(code, nbOf, p, n, o) - o);
   *px4 = x4, *pOut = o;
   return nOut;
 }
