@@ -189,12 +189,14 @@ static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog) {
   if (nz < 2 || sum == 0 || (sum & (sum - 1))) return BAD("zl: Huffman weights sum to %u", sum);
   unsigned log = 31 - __builtin_clz(sum);
   if (log > HUF_MAXLOG) return BAD("zl: Huffman table log %u", log);
-  unsigned start[HUF_MAXLOG + 2], next = 0;
-  for (unsigned k = 1; k <= log; k++) start[k] = next, next += cnt[k] << (k - 1);
+  /* the table always has 2^HUF_MAXLOG entries (each code's run scaled up when log is smaller),
+  ** so the decoder peeks a constant number of bits */
+  unsigned start[HUF_MAXLOG + 2], next = 0, sh = HUF_MAXLOG - log;
+  for (unsigned k = 1; k <= log; k++) start[k] = next, next += cnt[k] << (k - 1 + sh);
   for (size_t s = 0; s < nw; s++) {
     unsigned k = w[s];
     if (!k) continue;
-    unsigned len = 1u << (k - 1);
+    unsigned len = 1u << (k - 1 + sh);
     for (unsigned u = 0; u < len; u++) t[start[k] + u].sym = (uint8_t)s, t[start[k] + u].nb = (uint8_t)(log + 1 - k);
     start[k] += len;
   }
@@ -204,7 +206,7 @@ static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog) {
 
 /* ns streams (1 or 4) decoded side by side, then each finished alone. Fast part: while every
 ** stream has 57 unread bits or more, one 8-byte load per stream gives 4 codes of <= 12 bits. */
-static inline __attribute__((always_inline)) int hufDecode(const HufD *t, unsigned log, int ns, const uint8_t *const *b,
+static inline __attribute__((always_inline)) int hufDecode(const HufD *t, int ns, const uint8_t *const *b,
                                                           const size_t *nb, uint8_t *const *o, const size_t *no) {
   BitR r[4] = {{0}};
   size_t nMin = no[0], i = 0;
@@ -221,7 +223,7 @@ static inline __attribute__((always_inline)) int hufDecode(const HufD *t, unsign
       uint64_t x = cairnGetLE64(b[k] + a) << (64 - (r[k].p - 8 * (int64_t)a));
       unsigned used = 0;
       for (int j = 0; j < 4; j++) {
-        const HufD *e = &t[x >> (64 - log)];
+        const HufD *e = &t[x >> (64 - HUF_MAXLOG)];
         o[k][i + j] = e->sym;
         x <<= e->nb, used += e->nb;
       }
@@ -231,7 +233,7 @@ static inline __attribute__((always_inline)) int hufDecode(const HufD *t, unsign
   }
   for (int k = 0; k < ns; k++) {
     for (size_t j = i; j < no[k]; j++) {
-      const HufD *e = &t[brPeek(&r[k], log)];
+      const HufD *e = &t[brPeek(&r[k], HUF_MAXLOG)];
       o[k][j] = e->sym;
       r[k].p -= e->nb;
       if (r[k].p < 0) return BAD("zl: Huffman bitstream overrun");
@@ -257,7 +259,7 @@ static int decHuffman(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size
   if (!x4) {
     size_t nb1 = bits->nb, no1 = (size_t)n;
     uint8_t *o1 = out[0]->p;
-    return hufDecode(t, log, 1, &b, &nb1, &o1, &no1);
+    return hufDecode(t, 1, &b, &nb1, &o1, &no1);
   }
   if (bits->nb < 10) return BAD("zl: 4-stream Huffman of %zu bytes", bits->nb);
   size_t l[4] = {cairnGetLE16(b), cairnGetLE16(b + 2), cairnGetLE16(b + 4), 0};
@@ -268,7 +270,7 @@ static int decHuffman(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size
   const uint8_t *ab[4] = {b + 6, b + 6 + l[0], b + 6 + l[0] + l[1], b + 6 + l[0] + l[1] + l[2]};
   uint8_t *ao[4] = {out[0]->p, out[0]->p + seg, out[0]->p + 2 * seg, out[0]->p + 3 * seg};
   size_t an[4] = {seg, seg, seg, (size_t)n - 3 * seg};
-  return hufDecode(t, log, 4, ab, l, ao, an);
+  return hufDecode(t, 4, ab, l, ao, an);
 }
 
 /* ---------------------------------------------------------------- Huffman encoder */
