@@ -204,35 +204,46 @@ static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog) {
   return CAIRN_OK;
 }
 
-/* ns streams (1 or 4) decoded side by side, then each finished alone. Fast part: while every
-** stream has 57 unread bits or more, one 8-byte load per stream gives 4 codes of <= 12 bits. */
-static inline __attribute__((always_inline)) int hufDecode(const HufD *t, int ns, const uint8_t *const *b,
+/* Pairs: entry u of the 2^12 table holds the code at the top of u and, when the next code also
+** lies wholly in u, that one too (zstd's "X2" idea with single-byte symbols). */
+typedef struct {
+  uint8_t s[2], nb, n; /* symbols, bits of both, 1 or 2 */
+} HufD2;
+static void hufBuildPairs(HufD2 *t2, const HufD *t) {
+  for (unsigned u = 0; u < (1u << HUF_MAXLOG); u++) {
+    const HufD *e = &t[u], *f = &t[(u << e->nb) & ((1u << HUF_MAXLOG) - 1)];
+    int two = e->nb + f->nb <= HUF_MAXLOG;
+    t2[u].s[0] = e->sym, t2[u].s[1] = f->sym, t2[u].nb = (uint8_t)(e->nb + (two ? f->nb : 0)), t2[u].n = (uint8_t)(1 + two);
+  }
+}
+
+/* ns streams (1 or 4) decoded side by side, then each finished alone. Fast part (with a pair
+** table): while every stream has 57 unread bits or more and room for 8 symbols, one 8-byte
+** load per stream gives 4 lookups of <= 12 bits, 4 to 8 symbols (each lookup stores 2 bytes). */
+static inline __attribute__((always_inline)) int hufDecode(const HufD *t, const HufD2 *t2, int ns, const uint8_t *const *b,
                                                           const size_t *nb, uint8_t *const *o, const size_t *no) {
   BitR r[4] = {{0}};
-  size_t nMin = no[0], i = 0;
-  for (int k = 0; k < ns; k++) {
-    CAIRN_TRY(brInit(&r[k], b[k], nb[k]));
-    nMin = CAIRN_MIN(nMin, no[k]);
-  }
-  for (;;) {
-    int ok = i + 4 <= nMin;
-    for (int k = 0; k < ns; k++) ok &= r[k].p >= 57;
+  size_t done[4] = {0};
+  for (int k = 0; k < ns; k++) CAIRN_TRY(brInit(&r[k], b[k], nb[k]));
+  while (t2) {
+    int ok = 1;
+    for (int k = 0; k < ns; k++) ok &= r[k].p >= 57 && no[k] - done[k] >= 8;
     if (!ok) break;
     for (int k = 0; k < ns; k++) {
       size_t a = (size_t)(r[k].p - 1) / 8 - 7; /* the 8 bytes that end with bit p - 1 */
       uint64_t x = cairnGetLE64(b[k] + a) << (64 - (r[k].p - 8 * (int64_t)a));
       unsigned used = 0;
+      uint8_t *q = o[k] + done[k];
       for (int j = 0; j < 4; j++) {
-        const HufD *e = &t[x >> (64 - HUF_MAXLOG)];
-        o[k][i + j] = e->sym;
-        x <<= e->nb, used += e->nb;
+        HufD2 e = t2[x >> (64 - HUF_MAXLOG)];
+        memcpy(q, e.s, 2);
+        q += e.n, x <<= e.nb, used += e.nb;
       }
-      r[k].p -= used;
+      done[k] = (size_t)(q - o[k]), r[k].p -= used;
     }
-    i += 4;
   }
   for (int k = 0; k < ns; k++) {
-    for (size_t j = i; j < no[k]; j++) {
+    for (size_t j = done[k]; j < no[k]; j++) {
       const HufD *e = &t[brPeek(&r[k], HUF_MAXLOG)];
       o[k][j] = e->sym;
       r[k].p -= e->nb;
@@ -242,8 +253,7 @@ static inline __attribute__((always_inline)) int hufDecode(const HufD *t, int ns
   }
   return CAIRN_OK;
 }
-
-/* 50: Huffman, one or four streams */
+static int hufDecode4(const HufD *t, const HufD2 *t2, const uint8_t *b, size_t nb, uint8_t *o, size_t n);
 static int decHuffman(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut) {
   const ZlStream *wt = in[0], *bits = in[1];
   if (nh < 2 || nh > 9) return BAD("zl: bad Huffman header");
@@ -256,21 +266,30 @@ static int decHuffman(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size
   CAIRN_TRY(hufBuild(t, wt->p, wt->nb, &log));
   CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_SERIAL, 1, (size_t)n));
   const uint8_t *b = bits->p;
+  /* the pair table pays for its 4096 entries from about 4096 symbols on */
+  HufD2 *t2 = n >= 4096 ? cairnMalloc(sizeof(HufD2) << HUF_MAXLOG) : NULL;
+  if (t2) hufBuildPairs(t2, t);
+  int rc;
   if (!x4) {
     size_t nb1 = bits->nb, no1 = (size_t)n;
     uint8_t *o1 = out[0]->p;
-    return hufDecode(t, 1, &b, &nb1, &o1, &no1);
-  }
-  if (bits->nb < 10) return BAD("zl: 4-stream Huffman of %zu bytes", bits->nb);
+    rc = hufDecode(t, t2, 1, &b, &nb1, &o1, &no1);
+  } else rc = hufDecode4(t, t2, b, bits->nb, out[0]->p, (size_t)n);
+  cairnFree(t2);
+  return rc;
+}
+
+static int hufDecode4(const HufD *t, const HufD2 *t2, const uint8_t *b, size_t nb, uint8_t *o, size_t n) {
+  if (nb < 10) return BAD("zl: 4-stream Huffman of %zu bytes", nb);
   size_t l[4] = {cairnGetLE16(b), cairnGetLE16(b + 2), cairnGetLE16(b + 4), 0};
-  if (l[0] + l[1] + l[2] + 6 > bits->nb) return BAD("zl: Huffman jump table beyond the stream");
-  l[3] = bits->nb - 6 - l[0] - l[1] - l[2];
-  size_t seg = ((size_t)n + 3) / 4;
+  if (l[0] + l[1] + l[2] + 6 > nb) return BAD("zl: Huffman jump table beyond the stream");
+  l[3] = nb - 6 - l[0] - l[1] - l[2];
+  size_t seg = (n + 3) / 4;
   if (3 * seg > n) return BAD("zl: Huffman output too small for 4 streams");
   const uint8_t *ab[4] = {b + 6, b + 6 + l[0], b + 6 + l[0] + l[1], b + 6 + l[0] + l[1] + l[2]};
-  uint8_t *ao[4] = {out[0]->p, out[0]->p + seg, out[0]->p + 2 * seg, out[0]->p + 3 * seg};
-  size_t an[4] = {seg, seg, seg, (size_t)n - 3 * seg};
-  return hufDecode(t, 4, ab, l, ao, an);
+  uint8_t *ao[4] = {o, o + seg, o + 2 * seg, o + 3 * seg};
+  size_t an[4] = {seg, seg, seg, n - 3 * seg};
+  return hufDecode(t, t2, 4, ab, l, ao, an);
 }
 
 /* ---------------------------------------------------------------- Huffman encoder */
