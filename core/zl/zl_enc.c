@@ -328,26 +328,28 @@ static int encPlanes(Enc *e, const uint8_t *p, size_t n, unsigned w, int kind) {
     int dense = denseOk && h >= 4.0f, rep = (storeFlat && h > 7.93f) || dense ? encRepeats(pl[k], n) : 1;
     if (storeFlat && h > 7.93f && !rep) aIn[k] = encStored(e, pl[k], n);
     else {
-      /* dense planes without repeats for LZ to use: Huffman alone (no match search); with
-      ** repeats, zstd at denseLevel */
       e->dense = dense;
+      /* dense planes whose own differences are narrower (smooth planes of a sampled signal) are
+      ** coded as those; differences under 3 bits (a ramp's plane: flat histogram, runs) go to
+      ** zstd's matches, since Huffman spends at least 1 bit per byte. Huffman alone (no match
+      ** search) takes dense planes under 5 bits per byte that have no repeats for LZ, or whose
+      ** differences are used: above 5 bits its decoding (one lookup per byte) is slower than
+      ** zstd's literal decoding, so such planes keep zstd at denseLevel. */
       float hd = dense ? encEntropyDelta(pl[k], n) : 8;
-      if (hd < h - 0.25f) {
-        /* the plane's own differences through Huffman; differences under 3 bits
-        ** (a ramp's plane: flat histogram, runs) are left to zstd's matches (Huffman spends
-        ** at least 1 bit per byte) */
+      int delta = hd < h - 0.25f, huf = dense && (delta ? hd >= 3.0f && hd < 5.0f : !rep && h < 5.0f);
+      if (delta && (huf || hd < 3.0f)) {
         uint8_t first = pl[k][0], lw = 0, *dp = cairnMalloc(n);
         int r = -1;
         if (!dp) encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
         else {
           for (size_t i = 1; i < n; i++) dp[i - 1] = (uint8_t)(pl[k][i] - pl[k][i - 1]); /* vectorizes */
           e->dense = 0;
-          r = hd >= 3.0f ? encHuffman(e, dp, n - 1) : encSerial(e, dp, n - 1);
+          r = huf ? encHuffman(e, dp, n - 1) : encSerial(e, dp, n - 1);
           cairnFree(dp);
         }
         r = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, r);
         aIn[k] = encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNode1(e, ZID_DELTA, &first, 1, r));
-      } else aIn[k] = dense && !rep ? encHuffman(e, pl[k], n) : encSerial(e, pl[k], n);
+      } else aIn[k] = huf ? encHuffman(e, pl[k], n) : encSerial(e, pl[k], n);
       cairnFree(pl[k]);
       e->dense = 0;
     }
