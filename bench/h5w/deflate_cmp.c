@@ -90,7 +90,7 @@ static size_t runZlib(const Set *s, int level, uint8_t *out, size_t cap) {
   return tot;
 }
 
-typedef struct { uint16_t depth, nice, lazy, good, skip; } TuneLevel; /* TUNING */
+typedef struct { uint16_t depth, nice, lazy, good, skip, maxStep, insMax; } TuneLevel; /* TUNING */
 extern TuneLevel cairnDeflateLevels[10];
 int main(int argc, char **argv) {
   cairn_posix_install(1);
@@ -98,9 +98,10 @@ int main(int argc, char **argv) {
     char zv[16];
     snprintf(zv, sizeof zv, "DEFL_L%d", l);
     const char *z = getenv(zv);
-    if (z) { TuneLevel *t = &cairnDeflateLevels[l]; unsigned a1, a2, a3, a4, a5 = 0; sscanf(z, "%u,%u,%u,%u,%u", &a1, &a2, &a3, &a4, &a5); t->depth = a1, t->nice = a2, t->lazy = a3, t->good = a4, t->skip = a5; }
+    if (z) { TuneLevel *t = &cairnDeflateLevels[l]; unsigned a1, a2, a3, a4, a5 = 0, a6 = 1, a7 = 0; sscanf(z, "%u,%u,%u,%u,%u,%u,%u", &a1, &a2, &a3, &a4, &a5, &a6, &a7); t->depth = a1, t->nice = a2, t->lazy = a3, t->good = a4, t->skip = a5, t->maxStep = a6, t->insMax = a7; }
   }
   const char *zOnly = getenv("DEFL_ONLY");
+  if (argc > 2 && strcmp(argv[1], "only") == 0) zOnly = argv[2]; /* wasm: no environment */
   if (zOnly) { /* one pass of one side, for instruction counts */
     float *f = malloc(sizeof(float) * 512 * 512);
     int which = atoi(zOnly);
@@ -108,8 +109,10 @@ int main(int argc, char **argv) {
     Set s = chunks("x", f, which % 10 == 1 || which % 10 == 3);
     size_t cap = 1 << 20;
     uint8_t *o = malloc(cap);
-    int lv = getenv("DEFL_LEVEL") ? atoi(getenv("DEFL_LEVEL")) : 6;
-    size_t r = which % 10 >= 2 ? runZlib(&s, lv, o, cap) : runOurs(&s, lv, o, cap, 0);
+    int lv = getenv("DEFL_LEVEL") ? atoi(getenv("DEFL_LEVEL")) : argc > 3 ? atoi(argv[3]) : 6;
+    int reps = argc > 4 ? atoi(argv[4]) : 1;
+    size_t r = 0;
+    for (int k = 0; k < reps; k++) r = which % 10 >= 2 ? runZlib(&s, lv, o, cap) : runOurs(&s, lv, o, cap, 0);
     printf("%zu\n", r);
     return 0;
   }
@@ -139,7 +142,8 @@ int main(int argc, char **argv) {
       for (int i = 0; i < s->nPart; i++) in += s->n[i];
       size_t o = runOurs(s, lv, out, cap, 1), z = runZlib(s, lv, out, cap);
       double to = 1e9, tz = 1e9, t0 = now();
-      for (int r = 0; r < 50 && (r < 3 || now() - t0 < 0.4); r++) {
+      double tMax = getenv("DEFL_TIME") ? atof(getenv("DEFL_TIME")) : 1.0;
+      for (int r = 0; r < 500 && (r < 3 || now() - t0 < tMax); r++) {
         double t = now();
         runOurs(s, lv, out, cap, 0);
         double d = now() - t;

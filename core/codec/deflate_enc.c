@@ -30,9 +30,7 @@
 #define MINM 4u           /* shortest match the chains find */
 #define MAXM 258u
 #define DIST3 4096u /* farthest match of 3 (zlib's TOO_FAR) */
-#ifndef MAXSTEP
-#define MAXSTEP 4
-#endif
+#define INSEDGE 16
 #define SEG ((size_t)1 << 30)
 #define BLOCK_ITEMS 16384u
 #define SLACK 16u
@@ -43,27 +41,29 @@ typedef struct Level {
   uint16_t lazy;  /* 0: greedy; else try the next position while the match is shorter */
   uint16_t good;  /* a match this long cuts the lazy search to depth/4 */
   uint16_t skip;  /* after 2^skip literals in a row, search every other position, then every third... (0: never) */
+  uint16_t maxStep; /* ...up to every maxStep-th */
+  uint16_t insMax;  /* matches longer than this have only their ends hashed (0: all positions) */
 } Level;
 
 Level cairnDeflateLevels[10] = { /* TUNING */
-    {0, 0, 0, 0, 0},         /* 0: stored */
-    {4, 16, 0, 0, 5},        /* 1 */
-    {6, 24, 0, 0, 6},        /* 2 */
-    {12, 32, 0, 0, 6},       /* 3 */
-    {12, 32, 16, 8, 7},      /* 4 */
-    {20, 64, 16, 8, 7},      /* 5 */
-    {96, 128, 16, 8, 7},     /* 6 */
-    {64, 128, 32, 8, 8},     /* 7 */
-    {256, 258, 128, 32, 0},  /* 8 */
-    {1024, 258, 258, 32, 0}, /* 9 */
+    {0, 0, 0, 0, 0, 1, 0},         /* 0: stored */
+    {4, 16, 0, 0, 6, 8, 32},       /* 1 */
+    {6, 24, 0, 0, 6, 8, 32},       /* 2 */
+    {12, 32, 0, 0, 6, 8, 32},      /* 3 */
+    {12, 32, 16, 8, 7, 4, 64},     /* 4 */
+    {20, 64, 16, 8, 7, 4, 64},     /* 5 */
+    {96, 128, 16, 8, 7, 4, 64},    /* 6 */
+    {192, 192, 32, 8, 8, 4, 0},    /* 7 */
+    {256, 258, 128, 32, 0, 1, 0},  /* 8 */
+    {1024, 258, 258, 32, 0, 1, 0}, /* 9 */
 };
 
 typedef struct Enc {
   uint32_t *head, *prev, *head3;
   unsigned hashBits, hash3Bits;
   uint32_t prevMask;
-  uint32_t *items; /* literal byte, or 1<<31 | (len-3)<<16 | (dist-1) */
-  size_t nItems;
+  uint32_t *items; /* a run of n literals (n < 2^31), or 1<<31 | (len-3)<<16 | (dist-1) */
+  size_t nItems, nSym; /* items, and the symbols they stand for */
   const uint8_t *blockStart; /* input the current block covers starts here */
   uint32_t litFreq[288], distFreq[32];
   uint8_t *out, *outEnd;
@@ -215,9 +215,12 @@ static void huffCodes(const uint8_t *len, unsigned n, uint16_t *code) {
       code[i] = 0;
       continue;
     }
-    unsigned v = next[l]++, r = 0;
-    for (unsigned k = 0; k < l; k++) r = (r << 1) | ((v >> k) & 1);
-    code[i] = (uint16_t)r;
+    uint32_t v = next[l]++; /* reverse 16 bits, keep the top l */
+    v = ((v & 0x5555) << 1) | ((v >> 1) & 0x5555);
+    v = ((v & 0x3333) << 2) | ((v >> 2) & 0x3333);
+    v = ((v & 0x0f0f) << 4) | ((v >> 4) & 0x0f0f);
+    v = ((v & 0x00ff) << 8) | ((v >> 8) & 0x00ff);
+    code[i] = (uint16_t)(v >> (16 - l));
   }
 }
 
@@ -240,28 +243,44 @@ static void writeStored(Enc *e, const uint8_t *p, size_t n, int last) {
   } while (n);
 }
 
+/* The block's symbols: runs of literals are read from the input (the item holds the run's
+** length), matches from their item. Bit buffer in locals: stores through the output pointer
+** may alias anything, so fields of Enc would be reloaded after each one. */
 static void writeItems(Enc *e, const uint16_t *lcode, const uint8_t *llen, const uint16_t *dcode, const uint8_t *dlen) {
   const uint32_t *it = e->items, *end = it + e->nItems;
+  const uint8_t *src = e->blockStart;
+  uint64_t bb = e->bb;
+  unsigned nb = e->nb;
+  uint8_t *out = e->out;
+#define PUT(v, k) (bb |= (uint64_t)(v) << nb, nb += (k))
+#define FLUSH() (store64le(out, bb), out += nb >> 3, bb = (nb >> 3) ? bb >> (nb & ~7u) : bb, nb &= 7)
   for (; it < end; it++) {
     uint32_t v = *it;
     if (!(v >> 31)) {
-      putBits(e, lcode[v], llen[v]);
-      if (it + 2 < end && !((it[1] | it[2]) >> 31)) { /* three literals fit before a flush */
-        putBits(e, lcode[it[1]], llen[it[1]]);
-        putBits(e, lcode[it[2]], llen[it[2]]);
-        it += 2;
+      const uint8_t *q = src, *qe = src + v;
+      src = qe;
+      for (; qe - q >= 3; q += 3) { /* three literals (45 bits at most) per flush */
+        PUT(lcode[q[0]], llen[q[0]]);
+        PUT(lcode[q[1]], llen[q[1]]);
+        PUT(lcode[q[2]], llen[q[2]]);
+        FLUSH();
       }
+      for (; q < qe; q++) PUT(lcode[*q], llen[*q]);
     } else {
       unsigned l = (v >> 16) & 0xff, d = v & 0xffff;
       unsigned ls = lenSym(l), ds = distSym(d);
       unsigned lx = lenExtraBits(ls), dx = distExtraBits(ds);
-      putBits(e, lcode[257 + ls], llen[257 + ls]);
-      putBits(e, l & ((1u << lx) - 1), lx);
-      putBits(e, dcode[ds], dlen[ds]);
-      putBits(e, d & ((1u << dx) - 1), dx);
+      src += l + 3;
+      PUT(lcode[257 + ls], llen[257 + ls]);
+      PUT(l & ((1u << lx) - 1), lx);
+      PUT(dcode[ds], dlen[ds]);
+      PUT(d & ((1u << dx) - 1), dx);
     }
-    flushBits(e);
+    FLUSH();
   }
+#undef PUT
+#undef FLUSH
+  e->bb = bb, e->nb = nb, e->out = out;
 }
 
 /* Close the block that covers blockStart..end: counts, codes, the cheapest block type. */
@@ -360,7 +379,7 @@ static void endBlock(Enc *e, const uint8_t *end, int last) {
     putBits(e, lcode[256], llen[256]);
   }
   flushBits(e);
-  e->nItems = 0;
+  e->nItems = e->nSym = 0;
   e->blockStart = end;
   memset(e->litFreq, 0, sizeof e->litFreq);
   memset(e->distFreq, 0, sizeof e->distFreq);
@@ -445,24 +464,23 @@ static inline __attribute__((always_inline)) unsigned findMatch(MF *m, const uin
 static void parse(Enc *e, const uint8_t *base, size_t n, const Level *L) {
   MF m = {e->head, e->prev, e->head3, e->hashBits, e->hash3Bits, e->prevMask};
   uint32_t *items = e->items, *lf = e->litFreq, *df = e->distFreq;
-  size_t ni = e->nItems;
+  size_t ni = e->nItems, nSym = e->nSym, lit0 = 0; /* lit0: first literal not yet in an item */
   size_t p = 0, ins = 0, lastHash = n >= MINM ? n - MINM + 1 : 0; /* p < lastHash can be hashed */
-  const unsigned depth = L->depth, nice = L->nice, lazy = L->lazy, good = L->good, skip = L->skip ? L->skip : 31;
+  const unsigned depth = L->depth, nice = L->nice, lazy = L->lazy, good = L->good, skip = L->skip ? L->skip : 31, maxStep = L->maxStep ? L->maxStep : 1, insMax = L->insMax;
   size_t anchor = 0; /* where the current run of literals began */
   memset(m.head, 0, sizeof(uint32_t) << m.hb);
   memset(m.head3, 0, sizeof(uint32_t) << m.hb3);
-#define LIT()                  \
-  do {                         \
-    unsigned c_ = base[p++];   \
-    items[ni++] = c_;          \
-    lf[c_]++;                  \
-  } while (0)
+#define LIT() (lf[base[p++]]++, nSym++)
+#define RUN() \
+  if (p > lit0) items[ni++] = (uint32_t)(p - lit0)
   while (p < n) {
-    if (ni >= BLOCK_ITEMS) {
+    if (nSym >= BLOCK_ITEMS) {
+      RUN();
+      lit0 = p;
       e->nItems = ni;
       endBlock(e, base + p, 0);
       if (e->full) return;
-      ni = 0;
+      ni = nSym = 0;
     }
     if (p >= lastHash) {
       LIT();
@@ -473,7 +491,7 @@ static void parse(Enc *e, const uint8_t *base, size_t n, const Level *L) {
     ins = p + 1;
     if (len < 3) {
       size_t step = 1 + ((p - anchor) >> skip), stop;
-      if (step > MAXSTEP) step = MAXSTEP;
+      if (step > maxStep) step = maxStep;
       stop = p + step < lastHash ? p + step : lastHash;
       LIT();
       while (p < stop) LIT(); /* not searched, not inserted */
@@ -488,16 +506,25 @@ static void parse(Enc *e, const uint8_t *base, size_t n, const Level *L) {
       len = l2, dist = d2;
     }
     unsigned l = len - 3, d = dist - 1;
+    RUN();
     items[ni++] = 0x80000000u | (l << 16) | d;
+    nSym++;
     lf[257 + lenSym(l)]++;
     df[distSym(d)]++;
     p += len;
-    anchor = p;
+    anchor = lit0 = p;
     size_t stop = p < lastHash ? p : lastHash;
+    if (insMax && len > insMax && stop > ins + 2 * INSEDGE) { /* a long match: its two ends only */
+      size_t mid = stop - INSEDGE;
+      while (ins < stop - len + INSEDGE) insert(&m, base, ins++);
+      ins = mid;
+    }
     while (ins < stop) insert(&m, base, ins++);
   }
+  RUN();
 #undef LIT
-  e->nItems = ni;
+#undef RUN
+  e->nItems = ni, e->nSym = nSym;
 }
 
 /* ---------------------------------------------------------------- API */
@@ -533,8 +560,8 @@ int cairnDeflateCompress(int level, const uint8_t *src, size_t n, uint8_t *dst, 
     unsigned pb = 1;
     while ((1u << pb) < win) pb++;
     e.prevMask = (1u << pb) - 1;
-    unsigned hb = 10;
-    while (hb < 15 && ((size_t)1 << hb) < seg) hb++;
+    unsigned hb = 10; /* about one head per two positions: zeroing them is per call */
+    while (hb < 15 && ((size_t)2 << hb) < seg) hb++;
     e.hashBits = hb;
     e.hash3Bits = hb > 11 ? hb - 1 : 10;
     size_t nItem = n < BLOCK_ITEMS ? n + 1 : BLOCK_ITEMS + 2 * MAXM; /* an item covers a byte or more */
@@ -563,10 +590,15 @@ int cairnDeflateCompress(int level, const uint8_t *src, size_t n, uint8_t *dst, 
 }
 
 /* ---------------------------------------------------------------- Adler-32 */
-uint32_t cairnAdler32(uint32_t a, const uint8_t *p, size_t n) {
+/* Scalar: sums reduced modulo 65521 every 5552 bytes, the longest run whose sums cannot
+** overflow 32 bits. The vector versions take whole 16- or 32-byte blocks of such a run: per
+** block, s1's previous value is added to a running total (each byte is counted once per later
+** block: times the block width in s2) and the bytes to s1, and s2 gets the bytes weighted by
+** their distance from the block's end (width..1). */
+static uint32_t adlerScalar(uint32_t a, const uint8_t *p, size_t n) {
   uint32_t s1 = a & 0xffff, s2 = a >> 16;
   while (n) {
-    size_t k = n < 5552 ? n : 5552; /* largest run whose sums cannot overflow 32 bits */
+    size_t k = n < 5552 ? n : 5552;
     n -= k;
     while (k >= 8) {
       s1 += p[0], s2 += s1;
@@ -584,4 +616,74 @@ uint32_t cairnAdler32(uint32_t a, const uint8_t *p, size_t n) {
     s2 %= 65521;
   }
   return (s2 << 16) | s1;
+}
+/* s1, s2 after k bytes whose vector sums are t1 (bytes), tps (the running total of s1 at each
+** block start) and t2 (weighted bytes), for blocks of w bytes. */
+static inline uint32_t adlerCombine(uint32_t a, size_t k, unsigned w, uint64_t t1, uint64_t tps, uint64_t t2) {
+  uint64_t s1 = a & 0xffff, s2 = a >> 16;
+  s2 = (s2 + s1 * k + w * (tps % 65521) + t2) % 65521;
+  s1 = (s1 + t1) % 65521;
+  return (uint32_t)(s2 << 16 | s1);
+}
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+static inline uint64_t sumU32x4(v128_t v) {
+  return (uint64_t)wasm_u32x4_extract_lane(v, 0) + wasm_u32x4_extract_lane(v, 1) + wasm_u32x4_extract_lane(v, 2) + wasm_u32x4_extract_lane(v, 3);
+}
+static uint32_t adlerWasm(uint32_t a, const uint8_t *p, size_t n) {
+  const v128_t wlo = wasm_i16x8_make(16, 15, 14, 13, 12, 11, 10, 9), whi = wasm_i16x8_make(8, 7, 6, 5, 4, 3, 2, 1);
+  while (n >= 16) {
+    size_t k = (n < 5552 ? n : 5552) & ~(size_t)15;
+    n -= k;
+    v128_t vs1 = wasm_i32x4_splat(0), vps = vs1, vs2 = vs1;
+    for (size_t i = 0; i < k; i += 16) {
+      v128_t b = wasm_v128_load(p + i);
+      v128_t lo = wasm_u16x8_extend_low_u8x16(b), hi = wasm_u16x8_extend_high_u8x16(b);
+      vps = wasm_i32x4_add(vps, vs1);
+      vs1 = wasm_i32x4_add(vs1, wasm_u32x4_extadd_pairwise_u16x8(wasm_i16x8_add(lo, hi)));
+      vs2 = wasm_i32x4_add(vs2, wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, wlo), wasm_i32x4_dot_i16x8(hi, whi)));
+    }
+    a = adlerCombine(a, k, 16, sumU32x4(vs1), sumU32x4(vps), sumU32x4(vs2));
+    p += k;
+  }
+  return adlerScalar(a, p, n);
+}
+#endif
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static inline uint64_t sumU32x8(__m256i v) {
+  uint32_t t[8];
+  _mm256_storeu_si256((__m256i *)t, v);
+  return (uint64_t)t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7];
+}
+__attribute__((target("avx2"))) static uint32_t adlerAvx2(uint32_t a, const uint8_t *p, size_t n) {
+  const __m256i w = _mm256_setr_epi8(32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1);
+  const __m256i ones = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
+  while (n >= 32) {
+    size_t k = (n < 5552 ? n : 5552) & ~(size_t)31;
+    n -= k;
+    __m256i vs1 = zero, vps = zero, vs2 = zero;
+    for (size_t i = 0; i < k; i += 32) {
+      __m256i b = _mm256_loadu_si256((const __m256i *)(p + i));
+      vps = _mm256_add_epi32(vps, vs1);
+      vs1 = _mm256_add_epi32(vs1, _mm256_sad_epu8(b, zero));
+      vs2 = _mm256_add_epi32(vs2, _mm256_madd_epi16(_mm256_maddubs_epi16(b, w), ones));
+    }
+    a = adlerCombine(a, k, 32, sumU32x8(vs1), sumU32x8(vps), sumU32x8(vs2));
+    p += k;
+  }
+  return adlerScalar(a, p, n);
+}
+#endif
+
+uint32_t cairnAdler32(uint32_t a, const uint8_t *p, size_t n) {
+#if defined(__wasm_simd128__)
+  if (n >= 64 && (cairn_cpu_features() & CAIRN_CPU_WASM128)) return adlerWasm(a, p, n);
+#endif
+#if defined(__x86_64__)
+  if (n >= 64 && (cairn_cpu_features() & CAIRN_CPU_AVX2)) return adlerAvx2(a, p, n);
+#endif
+  return adlerScalar(a, p, n);
 }
