@@ -90,16 +90,11 @@ static size_t runZlib(const Set *s, int level, uint8_t *out, size_t cap) {
   return tot;
 }
 
-typedef struct { uint16_t depth, nice, lazy, good, skip, maxStep, insMax; } TuneLevel; /* TUNING */
-extern TuneLevel cairnDeflateLevels[10];
 int main(int argc, char **argv) {
   cairn_posix_install(1);
-  for (int l = 1; l <= 9; l++) { /* TUNING: DEFL_L6=depth,nice,lazy,good */
-    char zv[16];
-    snprintf(zv, sizeof zv, "DEFL_L%d", l);
-    const char *z = getenv(zv);
-    if (z) { TuneLevel *t = &cairnDeflateLevels[l]; unsigned a1, a2, a3, a4, a5 = 0, a6 = 1, a7 = 0; sscanf(z, "%u,%u,%u,%u,%u,%u,%u", &a1, &a2, &a3, &a4, &a5, &a6, &a7); t->depth = a1, t->nice = a2, t->lazy = a3, t->good = a4, t->skip = a5, t->maxStep = a6, t->insMax = a7; }
-  }
+  /* DEFL_ONLY=M (or: deflate_cmp only M [LEVEL [REPS]], wasm has no environment): one side on
+  ** one data set, for instruction counts (valgrind --tool=callgrind). M: 0/1 native bench data
+  ** plain/shuffled through cairn, 2/3 the same through zlib; +10: the wasm bench's image. */
   const char *zOnly = getenv("DEFL_ONLY");
   if (argc > 2 && strcmp(argv[1], "only") == 0) zOnly = argv[2]; /* wasm: no environment */
   if (zOnly) { /* one pass of one side, for instruction counts */

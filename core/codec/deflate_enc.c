@@ -45,7 +45,7 @@ typedef struct Level {
   uint16_t insMax;  /* matches longer than this have only their ends hashed (0: all positions) */
 } Level;
 
-Level cairnDeflateLevels[10] = { /* TUNING */
+static const Level aLevel[10] = {
     {0, 0, 0, 0, 0, 1, 0},         /* 0: stored */
     {4, 16, 0, 0, 6, 8, 32},       /* 1 */
     {6, 24, 0, 0, 6, 8, 32},       /* 2 */
@@ -555,7 +555,7 @@ int cairnDeflateCompress(int level, const uint8_t *src, size_t n, uint8_t *dst, 
     if ((size_t)(e.outEnd - e.out) < n + 5 * (n / 65535 + 1) + 4 + SLACK) e.full = 1;
     else writeStored(&e, src, n, 1);
   } else {
-    const Level *L = &cairnDeflateLevels[level];
+    const Level *L = &aLevel[level];
     size_t win = n < WSIZE ? n : WSIZE, seg = n < SEG ? n : SEG;
     unsigned pb = 1;
     while ((1u << pb) < win) pb++;

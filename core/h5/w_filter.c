@@ -2,10 +2,11 @@
 ** 2026-11-29
 **
 ** core/h5/w_filter.c - the HDF5 filter pipeline for written chunks: shuffle (2), deflate (1,
-** cairn's own encoder, core/codec/deflate_enc.c; zlib decodes), fletcher32 (3), zstd (32015: one frame per chunk, content size set,
-** as ZSTD_compress writes it) and LZ4 (32004, the registered framing: 8-byte big-endian
-** original size, 4-byte big-endian block size, then per block a 4-byte big-endian compressed
-** size and the block, raw when it did not shrink). LZ4 blocks go through core/codec/lz4.c.
+** cairn's own encoder, core/codec/deflate_enc.c; zlib stays the decoder), fletcher32 (3),
+** zstd (32015: one frame per chunk, content size set, as ZSTD_compress writes it) and LZ4
+** (32004, the registered framing: 8-byte big-endian original size, 4-byte big-endian block
+** size, then per block a 4-byte big-endian compressed size and the block, raw when it did not
+** shrink). LZ4 blocks go through core/codec/lz4.c.
 ** Decoding (read-modify-write of partial chunks) is the reader's h5Unfilter.
 */
 #include "h5/h5int.h"
