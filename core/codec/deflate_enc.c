@@ -5,21 +5,27 @@
 ** trailer around an RFC 1951 deflate stream, written for the HDF5 deflate filter (one call
 ** per chunk, the whole chunk in memory). zlib stays the decoder; this only encodes.
 **
-** Design. The input is parsed into a block of items (a literal byte, or a match: length
+** Design. The input is parsed into a block of items (a run of literals, or a match: length
 ** 3..258 and distance 1..32768) while the literal/length and distance symbol counts are kept.
-** Matches come from hash chains over 4-byte prefixes (head[] per hash, prev[] per window
-** position, positions offset by WOFF so that 0 means "none" and is always out of the window):
-** a candidate is first checked on the 4 bytes ending at the current best length (the cheap
-** rejection), then extended 8 bytes at a time by XOR and count-trailing-zeros. Levels choose
-** the chain depth, the length that stops the search ("nice"), and whether to look one byte
-** ahead for a longer match before taking one (lazy matching, zlib's parse), with the search
-** cut to a quarter once a match of "good" length is in hand. A full block (or the end of the
-** input) is written as the cheapest of a dynamic-Huffman, fixed-Huffman or stored block, its
-** exact size counted beforehand. Huffman code lengths: a two-queue Huffman tree over the sorted
-** counts, then depths over the limit (15, or 7 for the code-length code) clamped and the Kraft
-** sum repaired by moving leaves down, lengths handed out by frequency. Bits go out through a
-** 64-bit buffer written 8 bytes at a time (the bound keeps 16 bytes of slack for it). Inputs
-** are matched in segments of 1 GiB so that positions fit 32 bits.
+** Matches of 4 and more come from hash chains over 4-byte prefixes (head[] per hash, prev[] per
+** window position, positions offset by WOFF so that 0 means "none" and is always out of the
+** window); matches of 3, as zlib finds them, from a one-entry-per-hash table of 3-byte prefixes
+** within 4 KiB. A candidate is first checked on the 4 bytes ending at the current best length
+** (the cheap rejection), then extended 8 bytes at a time by XOR and count-trailing-zeros.
+** Levels choose the chain depth, the length that stops the search ("nice"), whether to look one
+** byte ahead for a longer match before taking one (lazy matching, zlib's parse; the search cut
+** to a quarter once a match of "good" length is in hand), how fast the parse steps over long
+** runs of literals (every 2nd, 3rd... position searched after 2^skip literals in a row, up to
+** maxStep: data that does not match costs little), and whether long matches have all their
+** positions hashed. A block of 16K symbols (or the end of the input) is written as the cheapest
+** of a dynamic-Huffman, fixed-Huffman or stored block, its exact size counted beforehand.
+** Huffman code lengths: a two-queue Huffman tree over the sorted counts, then depths over the
+** limit (15, or 7 for the code-length code) clamped and the Kraft sum repaired by moving
+** leaves down, lengths handed out by frequency. Bits go out through a 64-bit buffer written 8
+** bytes at a time (callers leave 16 bytes of slack: cairnDeflateBound does). Tables are sized
+** to the input (an HDF5 chunk is often 16 KiB: 176 KiB of tables for it), 390 KiB at most
+** whatever the input size. Inputs are matched in segments of 1 GiB so that
+** positions fit 32 bits. Adler-32 uses AVX2 or wasm simd128 when cairn_cpu_features() has them.
 */
 #include "common/internal.h"
 #include "codec/deflate_enc.h"
