@@ -2,14 +2,16 @@
 ** 2026-11-29
 **
 ** core/h5/w_filter.c - the HDF5 filter pipeline for written chunks: shuffle (2), deflate (1,
-** through cairn/zcodec.h), fletcher32 (3), zstd (32015: one frame per chunk, content size set,
-** as ZSTD_compress writes it) and LZ4 (32004, the registered framing: 8-byte big-endian
-** original size, 4-byte big-endian block size, then per block a 4-byte big-endian compressed
-** size and the block, raw when it did not shrink). LZ4 blocks go through core/codec/lz4.c.
+** cairn's own encoder, core/codec/deflate_enc.c; zlib stays the decoder), fletcher32 (3),
+** zstd (32015: one frame per chunk, content size set, as ZSTD_compress writes it) and LZ4
+** (32004, the registered framing: 8-byte big-endian original size, 4-byte big-endian block
+** size, then per block a 4-byte big-endian compressed size and the block, raw when it did not
+** shrink). LZ4 blocks go through core/codec/lz4.c.
 ** Decoding (read-modify-write of partial chunks) is the reader's h5Unfilter.
 */
 #include "h5/h5int.h"
 #include "h5/h5w.h"
+#include "codec/deflate_enc.h"
 #include "codec/lz4.h"
 
 #define F_DEFLATE 1
@@ -145,12 +147,16 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
       if (!o) rc = CAIRN_NOMEM;
       else if (f->aCd[0] > 1) shuffle(cur, nCur, f->aCd[0], o), nO = nCur;
       else memcpy(o, cur, nCur), nO = nCur;
-    } else if (f->id == F_DEFLATE || f->id == F_ZSTD) {
-      cairn_zkind k = f->id == F_DEFLATE ? CAIRN_DEFLATE : CAIRN_ZSTD;
-      size_t nb = cairn_zbound(k, nCur);
+    } else if (f->id == F_DEFLATE) {
+      size_t nb = cairnDeflateBound(nCur);
+      o = cairnMalloc(nb);
+      if (!o) rc = CAIRN_NOMEM;
+      else rc = cairnDeflateCompress((int)f->aCd[0], cur, nCur, o, nb, &nO);
+    } else if (f->id == F_ZSTD) {
+      size_t nb = cairn_zbound(CAIRN_ZSTD, nCur);
       o = cairnMalloc(nb ? nb : 1);
       if (!o) rc = CAIRN_NOMEM;
-      else rc = cairn_zcompress(k, (int)f->aCd[0], cur, nCur, o, nb, &nO);
+      else rc = cairn_zcompress(CAIRN_ZSTD, (int)f->aCd[0], cur, nCur, o, nb, &nO);
     } else if (f->id == F_LZ4) {
       size_t blk = f->aCd[0] ? f->aCd[0] : (1u << 30);
       size_t nBlk = nCur ? (nCur + blk - 1) / blk : 0;
