@@ -308,10 +308,14 @@ static int heapPlace(cairn_h5w *w, H5wDense *d, uint64_t n, int bNoGrow, uint64_
 }
 
 static void hdrEncode(const H5wDense *d, uint8_t *p) {
-  uint64_t alloc = 0, nAlloc = 0, iter = entOff(d->nBlk);
+  /* libhdf5's accounting: the managed space is the span of the root indirect block's rows,
+  ** and its free space counts every direct block of those rows, allocated or not (libhdf5
+  ** adds to this heap later relying on both) */
+  uint64_t alloc = 0, iter = entOff(d->nBlk), span = entOff(d->curRows * DN_WIDTH), room = 0;
   for (int e = 0; e < d->nBlk; e++)
-    if (d->aBlk[e] != H5W_UNDEF) alloc += rowSize(e / DN_WIDTH), nAlloc++;
-  uint64_t used = nAlloc * DN_DBHDR + d->nLiveBytes;
+    if (d->aBlk[e] != H5W_UNDEF) alloc += rowSize(e / DN_WIDTH);
+  for (int e = 0; e < d->curRows * DN_WIDTH; e++) room += rowSize(e / DN_WIDTH) - DN_DBHDR;
+  uint64_t freeSpace = room > d->nLiveBytes ? room - d->nLiveBytes : 0;
   size_t i = 0;
   memcpy(p, "FRHP", 4), i = 4;
   p[i++] = 0;
@@ -319,7 +323,7 @@ static void hdrEncode(const H5wDense *d, uint8_t *p) {
   cairnPutLE16(p + i, 0), i += 2; /* no I/O filters */
   p[i++] = 0;                      /* flags: huge IDs not wrapped, direct blocks not checksummed */
   cairnPutLE32(p + i, H5W_DENSE_MAXMAN), i += 4;
-  uint64_t v[16] = {0, H5W_UNDEF, alloc > used ? alloc - used : 0, H5W_UNDEF, iter, alloc, iter, d->nLive, 0, 0, 0, 0};
+  uint64_t v[12] = {0, H5W_UNDEF, freeSpace, H5W_UNDEF, span, alloc, iter, d->nLive, 0, 0, 0, 0};
   for (int k = 0; k < 12; k++) cairnPutLE64(p + i, v[k]), i += 8;
   cairnPutLE16(p + i, DN_WIDTH), i += 2;
   cairnPutLE64(p + i, DN_START), i += 8;
