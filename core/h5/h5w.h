@@ -206,7 +206,7 @@ int h5wDenseCommit(cairn_h5w *w, H5wObj *g); /* before the group's header is enc
 void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease);
 size_t h5wLinkMsgSize(const H5wLink *l);
 void h5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p);
-int h5wSbExtend(cairn_h5w *w);
+int h5wSbExtend(cairn_h5w *w, int bExtend); /* w_file.c: sync, and with bExtend a superblock write that only moves the end of file */
 int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr);
 int h5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at); /* w_file.c */ /* w_file.c: a superblock write that only moves the end of file */
 

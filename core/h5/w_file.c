@@ -1163,19 +1163,21 @@ static int doSync(cairn_h5w *w) {
 
 static uint64_t gSbExt(cairn_h5w *w);
 
-/* A superblock switch inside a commit that changes nothing but the end of file: the committed
-** state stays the same tree and only grows to cover what this transaction allocated so far.
-** Used before a dense group's heap header is rewritten in place to point at a new indirect
-** block (w_dense.c): that block must lie inside the committed file first. */
-int h5wSbExtend(cairn_h5w *w) {
-  if (w->pRoot->addr == H5W_UNDEF) return cairnErr(CAIRN_MISUSE, "end-of-file switch before the first commit");
+/* Make everything written so far durable (flush + sync) and, with bExtend, switch to a
+** superblock that changes nothing but the end of file: the committed state stays the same tree
+** and only grows to cover what this transaction allocated so far. Used before a dense group's
+** heap header is rewritten in place to name new heap blocks (w_dense.c): those blocks must be
+** durable, and inside the committed file, before the header can point at them. */
+int h5wSbExtend(cairn_h5w *w, int bExtend) {
+  if (bExtend && w->pRoot->addr == H5W_UNDEF) return cairnErr(CAIRN_MISUSE, "end-of-file switch before the first commit");
   CAIRN_TRY(h5wFlush(w));
-  if (w->nFileSize < w->eoa) {
+  if (bExtend && w->nFileSize < w->eoa) {
     int rc = cairn_file_truncate(w->f, w->eoa);
     if (rc) return h5wFail(w, rc);
     w->nFileSize = w->eoa;
   }
   CAIRN_TRY(doSync(w));
+  if (!bExtend) return CAIRN_OK;
   uint8_t sb[H5W_SB_SIZE];
   sbEncode(w, sb, w->eoa, w->pRoot->addr, gSbExt(w));
   w->st.nWrite++;
@@ -1485,6 +1487,8 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
       else cairn_sha256_update(h, m->p, m->n);
     } else if (m->type == H5W_MSG_ATTR) {
       CAIRN_TRY(h5wAttrDigest(w, m, h));
+    } else if (m->type == H5W_MSG_LINKINFO) {
+      cairn_sha256_update(h, m->p, m->n < 2 ? m->n : 2); /* not the heap and B-tree addresses */
     } else cairn_sha256_update(h, m->p, m->n);
   }
   if (o->pDset) CAIRN_TRY(h5wDsetDigest(w, o, h));
