@@ -515,6 +515,7 @@ static int loadRec(Load *L, const uint8_t *r, int *pk) {
   H5wLink *l = &L->g->aLink[k];
   l->hash = cairnLookup3(l->zName, strlen(l->zName), 0);
   if (l->hash != cairnGetLE32(r)) return cairnErr(CAIRN_CORRUPT, "dense group: name hash of '%s' differs from its index", l->zName);
+  if (k > 0 && keyCmp(L->g, k - 1, k) >= 0) return cairnErr(CAIRN_CORRUPT, "dense group: name index out of order at '%s'", l->zName);
   l->hidOff = off;
   l->hidLen = (uint32_t)len;
   l->hidTarget = l->addr;

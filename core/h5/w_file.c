@@ -444,7 +444,13 @@ bad:
   return cairnErr(CAIRN_CORRUPT, "malformed link message at %llu", (unsigned long long)at);
 }
 
-int h5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at) { return parseLink(g, p, n, 0, 0, at); }
+/* One more link from a stored message (dense storage): a name seen before is corruption. */
+int h5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at) {
+  CAIRN_TRY(parseLink(g, p, n, 0, 0, at));
+  const char *z = g->aLink[g->nLink - 1].zName;
+  if (linkFind(g, z, strlen(z)) != g->nLink - 1) return cairnErr(CAIRN_CORRUPT, "link '%s' stored twice (at %llu)", z, (unsigned long long)at);
+  return CAIRN_OK;
+}
 
 static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int crt, int depth);
 
