@@ -201,7 +201,7 @@ int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
 
 /* w_dense.c */
 #define H5W_DENSE_MAXMAN 4096u /* largest link message a dense heap takes */
-extern int h5wDenseOver; /* groups with more links than this are written dense (0 = never) */
+#define H5W_DENSE_OVER 8 /* groups with more links are written dense (libhdf5's max_compact; 0 = never) */
 int h5wDenseCommit(cairn_h5w *w, H5wObj *g); /* before the group's header is encoded */
 void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease);
 size_t h5wLinkMsgSize(const H5wLink *l);

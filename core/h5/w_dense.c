@@ -13,8 +13,6 @@
 #include "h5/h5w.h"
 #include "hash/lookup3.h"
 
-int h5wDenseOver = 8; /* libhdf5's default max_compact (Group Info message) */
-
 /* Fractal heap parameters (libhdf5's for link heaps, but 1 MiB direct blocks: 13 rows of
 ** direct blocks in the root indirect block hold 8 MiB of link messages, no nested blocks). */
 #define DN_WIDTH 4
@@ -461,7 +459,7 @@ static int denseToCompact(cairn_h5w *w, H5wObj *g) {
 }
 
 int h5wDenseCommit(cairn_h5w *w, H5wObj *g) {
-  int bWant = h5wDenseOver > 0 && g->nLink > h5wDenseOver && g->nBigLink == 0;
+  int bWant = H5W_DENSE_OVER > 0 && g->nLink > H5W_DENSE_OVER && g->nBigLink == 0;
   if (!bWant) return g->pDense ? denseToCompact(w, g) : CAIRN_OK;
   if (!g->pDense) CAIRN_TRY(denseNew(&g->pDense));
   int rc = denseUpdate(w, g);
