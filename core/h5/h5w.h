@@ -204,6 +204,7 @@ int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
 #define H5W_DENSE_OVER 8 /* groups with more links are written dense (libhdf5's max_compact; 0 = never) */
 int h5wDenseCommit(cairn_h5w *w, H5wObj *g); /* before the group's header is encoded */
 void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease);
+void h5wDenseMoved(H5wObj *g, int iLink); /* commitObj: link iLink's target header moved */
 size_t h5wLinkMsgSize(const H5wLink *l);
 void h5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p);
 int h5wSbExtend(cairn_h5w *w, int bExtend); /* w_file.c: sync, and with bExtend a superblock write that only moves the end of file */

@@ -50,6 +50,8 @@ struct H5wDense {
   uint64_t ibAddr, ibSize; uint32_t ibGen; int curRows, bIbDirty;
   uint64_t newEnd;       /* end of the blocks (direct and indirect) written since the last commit */
   uint64_t nLive, nLiveBytes;
+  int nDone;             /* links [0, nDone) have been stored (links are only ever appended) */
+  int *aMoved; int nMoved, nMovedAlloc, bScanAll; /* links whose target header moved since */
   DNode *pRoot;
   uint64_t btAddr; uint32_t btGen;
   uint32_t maxRec[BT_MAXLVL + 1];
@@ -269,8 +271,26 @@ void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease) {
     h5wFree(w, d->btAddr, 38, d->btGen != w->txn);
   }
   for (int i = 0; i < g->nLink; i++) g->aLink[i].hidLen = 0;
+  cairnFree(d->aMoved);
   cairnFree(d);
   g->pDense = NULL;
+}
+
+/* The header that link i of g points to moved (commitObj): its message must be rewritten.
+** Only these and the links added since the last commit are looked at, not all n. */
+void h5wDenseMoved(H5wObj *g, int i) {
+  H5wDense *d = g->pDense;
+  if (!d || d->bScanAll || i >= d->nDone) return;
+  if (d->nMoved == d->nMovedAlloc) {
+    int m = d->nMovedAlloc ? 2 * d->nMovedAlloc : 16;
+    int *a = cairnRealloc(d->aMoved, sizeof(int) * (size_t)m);
+    if (!a) {
+      d->bScanAll = 1; /* out of memory: the next commit looks at every link */
+      return;
+    }
+    d->aMoved = a, d->nMovedAlloc = m;
+  }
+  d->aMoved[d->nMoved++] = i;
 }
 
 /* Room for a message of n bytes: at the end of the last direct block, else in a new one.
@@ -364,7 +384,11 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   int bNoGrow = bHdrCommitted && w->bTail;
   int bChanged = bFresh;
   uint8_t buf[H5W_DENSE_MAXMAN];
-  for (int k = 0; k < g->nLink; k++) {
+  /* the links to look at: those moved, then those added since the last commit (all of them
+  ** for a new heap, or after running out of memory for the list) */
+  int bAll = bFresh || d->bScanAll, nScan = bAll ? g->nLink : d->nMoved + (g->nLink - d->nDone);
+  for (int s = 0; s < nScan; s++) {
+    int k = bAll ? s : s < d->nMoved ? d->aMoved[s] : d->nDone + (s - d->nMoved);
     H5wLink *l = &g->aLink[k];
     int bHard = l->addr != H5W_UNDEF || l->pObj;
     uint64_t target = l->pObj ? l->pObj->addr : l->addr;
@@ -388,6 +412,9 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
     } else CAIRN_TRY(btTouch(d, g, k));
     bChanged = 1;
   }
+  d->nDone = g->nLink;
+  d->nMoved = 0;
+  d->bScanAll = 0;
   if (!bChanged) return CAIRN_OK;
   /* the root indirect block, copy-on-write */
   if (d->bIbDirty) {
@@ -624,5 +651,6 @@ int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
   uint64_t start = entOff(lastBlk) + DN_DBHDR;
   d->wp = L.maxEnd > start ? L.maxEnd : start;
   d->nBlk = lastBlk + 1;
+  d->nDone = g->nLink;
   return CAIRN_OK;
 }

@@ -1122,7 +1122,7 @@ static int commitObj(cairn_h5w *w, H5wObj *o) {
       if (c && (c->bDirty || c->bSubDirty)) {
         uint64_t old = c->addr;
         CAIRN_TRY(commitObj(w, c));
-        if (c->addr != old) o->bDirty = 1;
+        if (c->addr != old) o->bDirty = 1, h5wDenseMoved(o, i);
       }
     }
     o->bSubDirty = 0;
