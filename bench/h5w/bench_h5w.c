@@ -124,6 +124,22 @@ static void cGroups(void) {
   }
   cClose(f, w);
 }
+/* 10,000 groups in one group (dense link storage on both sides: libhdf5 with libver latest,
+** as h5py's libver="latest"), committed once at the end, or after every group (cairn: a
+** commit without sync; libhdf5: H5Fflush, which writes its dirty metadata out, no sync). */
+static int gPerCommit;
+static void cMany(void) {
+  cairn_file *f;
+  cairn_h5w *w = cOpen(&f);
+  CK(cairn_h5w_group(w, "big"));
+  for (int i = 0; i < 10000; i++) {
+    char z[32];
+    snprintf(z, sizeof z, "big/g%05d", i);
+    CK(cairn_h5w_group(w, z));
+    if (gPerCommit) CK(cairn_h5w_commit(w));
+  }
+  cClose(f, w);
+}
 static int gCommitEvery;
 static void cAppend(void) {
   cairn_file *f;
@@ -204,6 +220,20 @@ static void hGroups(void) {
   }
   H5Fclose(f);
 }
+static void hMany(void) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+  hid_t f = H5Fcreate(zB, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  hid_t g = H5Gcreate2(f, "big", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  for (int i = 0; i < 10000; i++) {
+    char z[32];
+    snprintf(z, sizeof z, "g%05d", i);
+    H5Gclose(H5Gcreate2(g, z, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    if (gPerCommit) H5Fflush(f, H5F_SCOPE_LOCAL);
+  }
+  H5Gclose(g), H5Fclose(f);
+}
 static void hAppend(void) {
   hid_t f = hOpen();
   hsize_t d0[2] = {0, 384}, mx[2] = {H5S_UNLIMITED, 384}, c[2] = {64, 384}, one[2] = {1, 384};
@@ -267,6 +297,13 @@ int main(int argc, char **argv) {
   row("128 int64 attributes on one dataset", tc, th, ">= 5x");
   pair(cGroups, hGroups, &tc, &th);
   row("64 groups", tc, th, ">= 5x");
+  gPerCommit = 0;
+  pair(cMany, hMany, &tc, &th);
+  row("10,000 groups in one group, one commit", tc, th, "-");
+  gPerCommit = 1;
+  pair(cMany, hMany, &tc, &th);
+  row("  same, commit (cairn) / H5Fflush (libhdf5) each", tc, th, "-");
+  gPerCommit = 0;
   gCommitEvery = 0;
   pair(cAppend, hAppend, &tc, &th);
   row("10,000 appends of 1 row x 384 f32, one commit", tc, th, ">= 3x");

@@ -73,7 +73,14 @@ typedef struct H5wLink {
   uint64_t addr;  /* hard link target as committed (H5W_UNDEF for other link types) */
   H5wObj *pObj;   /* loaded target, or NULL */
   H5wMsg raw;     /* soft/external links: the original message, kept as is */
+  /* dense storage (w_dense.c): where its link message sits in the group's fractal heap */
+  uint32_t hash;     /* lookup3 of the name (the name index key) */
+  uint32_t hidLen;   /* length of the stored message (0 = not stored yet) */
+  uint64_t hidOff;   /* its heap offset */
+  uint64_t hidTarget; /* the address that stored message holds (hard links) */
 } H5wLink;
+
+typedef struct H5wDense H5wDense;
 
 struct H5wObj {
   H5wObj *pParent;
@@ -91,6 +98,8 @@ struct H5wObj {
   /* group: links (hard links also serialized from here) */
   H5wLink *aLink; int nLink, nLinkAlloc;
   int *aHash; int nHash; /* open addressing over aLink indices (+1), nHash a power of two */
+  int nBigLink;      /* links whose message is too large for dense storage (the group stays compact) */
+  H5wDense *pDense;  /* links written in dense storage (fractal heap + v2 B-tree), see w_dense.c */
   H5wDset *pDset;
 };
 
@@ -189,6 +198,18 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
 void h5wHeapCacheClear(cairn_h5w *w);
 void h5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m);
 int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
+
+/* w_dense.c */
+#define H5W_DENSE_MAXMAN 4096u /* largest link message a dense heap takes */
+#define H5W_DENSE_OVER 8 /* groups with more links are written dense (libhdf5's max_compact; 0 = never) */
+int h5wDenseCommit(cairn_h5w *w, H5wObj *g); /* before the group's header is encoded */
+void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease);
+void h5wDenseMoved(H5wObj *g, int iLink); /* commitObj: link iLink's target header moved */
+size_t h5wLinkMsgSize(const H5wLink *l);
+void h5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p);
+int h5wSbExtend(cairn_h5w *w, int bExtend); /* w_file.c: sync, and with bExtend a superblock write that only moves the end of file */
+int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr);
+int h5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at); /* w_file.c */ /* w_file.c: a superblock write that only moves the end of file */
 
 /* w_type.c */
 int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);

@@ -345,14 +345,15 @@ static int denseLinkCmp(void *pArg, const uint8_t *rec) {
   /* Same hash: compare names. */
   uint8_t *p;
   size_t np;
-  if (h5FHeapGet(d->f, &d->heap, rec + 4, &p, &np)) {
-    d->err = 1;
+  int rc = h5FHeapGet(d->f, &d->heap, rec + 4, &p, &np);
+  if (rc) {
+    d->err = rc; /* out of memory stays out of memory */
     return 0;
   }
   H5Link k;
-  if (linkDecode(d->f, p, np, d->heap.addr, &k)) {
+  if ((rc = linkDecode(d->f, p, np, d->heap.addr, &k)) != CAIRN_OK) {
     cairnFree(p);
-    d->err = 1;
+    d->err = rc;
     return 0;
   }
   cairnFree(p);
@@ -368,7 +369,7 @@ static int denseLinkCmp(void *pArg, const uint8_t *rec) {
 }
 static int denseFound(void *pArg, const uint8_t *rec, uint32_t n) {
   DenseArg *d = pArg;
-  return d->err ? CAIRN_CORRUPT : CAIRN_OK;
+  return d->err;
 }
 
 /* ---------------------------------------------------------------- groups */

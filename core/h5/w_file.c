@@ -200,6 +200,7 @@ static void objFree(H5wObj *o) {
     cairnFree(o->aLink[i].raw.p);
     objFree(o->aLink[i].pObj);
   }
+  h5wDenseFree(NULL, o, 0);
   cairnFree(o->aLink);
   cairnFree(o->aHash);
   cairnFree(o->zPath);
@@ -298,6 +299,7 @@ static int linkPush(H5wObj *g, const char *z, size_t n, uint64_t addr, H5wObj *p
   l->addr = addr;
   l->pObj = pObj;
   if (pRaw) l->raw = *pRaw;
+  if (h5wLinkMsgSize(l) > H5W_DENSE_MAXMAN) g->nBigLink++;
   if (g->nLink * 2 > g->nHash) {
     if (hashRebuild(g, g->nLink)) {
       g->nLink--;
@@ -321,12 +323,19 @@ int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child) {
 }
 
 /* ---------------------------------------------------------------- header encoding */
-static size_t linkMsgSize(const H5wLink *l) {
+size_t h5wLinkMsgSize(const H5wLink *l) {
   if (l->raw.p) return l->raw.n;
   size_t n = strlen(l->zName);
   return 2 + (n < 256 ? 1 : 2) + n + 8;
 }
-static void linkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p) {
+/* A link message pointing at addr (hard links; kept messages of hard links get the address
+** patched: it is their last field). */
+void h5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p) {
+  if (l->raw.p) {
+    memcpy(p, l->raw.p, l->raw.n);
+    if ((l->addr != H5W_UNDEF || l->pObj) && l->raw.n >= 8) cairnPutLE64(p + l->raw.n - 8, addr);
+    return;
+  }
   size_t n = strlen(l->zName);
   p[0] = 1;                    /* version */
   p[1] = n < 256 ? 0x00 : 0x01; /* size of the name length field; hard link, ASCII/UTF-8 as bytes */
@@ -336,6 +345,7 @@ static void linkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p) {
   memcpy(p + i, l->zName, n);
   cairnPutLE64(p + i + n, addr);
 }
+#define linkMsgSize h5wLinkMsgSize
 
 static uint64_t linkTarget(const H5wLink *l) { return l->pObj ? l->pObj->addr : l->addr; }
 
@@ -345,7 +355,8 @@ static int ohEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
   size_t mh = crt ? 6 : 4;
   uint64_t body = 0;
   for (int i = 0; i < o->nMsg; i++) body += mh + o->aMsg[i].n;
-  for (int i = 0; i < o->nLink; i++) body += mh + linkMsgSize(&o->aLink[i]);
+  int nLinkMsg = o->pDense ? 0 : o->nLink; /* dense: the links live in the group's heap */
+  for (int i = 0; i < nLinkMsg; i++) body += mh + linkMsgSize(&o->aLink[i]);
   unsigned wcode = body <= 0xff ? 0 : body <= 0xffff ? 1 : body <= 0xffffffffu ? 2 : 3;
   unsigned wbytes = 1u << wcode;
   size_t pre = 4 + 1 + 1 + (o->ohFlags & 0x10 ? 4 : 0) + wbytes;
@@ -374,7 +385,7 @@ static int ohEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
     memcpy(p + i, m->p, m->n);
     i += m->n;
   }
-  for (int k = 0; k < o->nLink; k++) {
+  for (int k = 0; k < nLinkMsg; k++) {
     const H5wLink *l = &o->aLink[k];
     size_t ln = linkMsgSize(l);
     p[i] = H5W_MSG_LINK;
@@ -382,8 +393,7 @@ static int ohEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
     p[i + 3] = l->raw.p ? l->raw.flags : 0;
     if (crt) cairnPutLE16(p + i + 4, l->raw.crt);
     i += mh;
-    if (l->raw.p) memcpy(p + i, l->raw.p, l->raw.n);
-    else linkMsgEncode(l, linkTarget(l), p + i);
+    h5wLinkMsgEncode(l, linkTarget(l), p + i);
     i += ln;
   }
   cairnPutLE32(p + i, cairnLookup3(p, i, 0));
@@ -432,6 +442,14 @@ static int parseLink(H5wObj *g, const uint8_t *p, size_t n, uint8_t flags, uint1
   return rc;
 bad:
   return cairnErr(CAIRN_CORRUPT, "malformed link message at %llu", (unsigned long long)at);
+}
+
+/* One more link from a stored message (dense storage): a name seen before is corruption. */
+int h5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at) {
+  CAIRN_TRY(parseLink(g, p, n, 0, 0, at));
+  const char *z = g->aLink[g->nLink - 1].zName;
+  if (linkFind(g, z, strlen(z)) != g->nLink - 1) return cairnErr(CAIRN_CORRUPT, "link '%s' stored twice (at %llu)", z, (unsigned long long)at);
+  return CAIRN_OK;
 }
 
 static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int crt, int depth);
@@ -661,8 +679,28 @@ static int linkMsgRaw(const cairn_h5_link *l, H5wMsg *m) {
   return CAIRN_OK;
 }
 
+static void linksDrop(H5wObj *g) {
+  for (int i = 0; i < g->nLink; i++) cairnFree(g->aLink[i].zName), cairnFree(g->aLink[i].raw.p);
+  g->nLink = 0;
+  g->nBigLink = 0;
+  if (g->nHash) memset(g->aHash, 0, sizeof(int) * (size_t)g->nHash);
+}
+
 static int materializeLinks(cairn_h5w *w, H5wObj *g) {
   if (!g->bDenseLinks) return CAIRN_OK;
+  /* dense storage this writer wrote is loaded as it is and edited in place (w_dense.c) */
+  for (int i = 0; i < g->nMsg; i++) {
+    const H5wMsg *m = &g->aMsg[i];
+    if (m->type != H5W_MSG_LINKINFO || m->n < 18 || m->p[0] != 0 || m->p[1] != 0 || g->nLink) continue;
+    int rc = h5wDenseLoad(w, g, cairnGetLE64(m->p + 2), cairnGetLE64(m->p + 10));
+    if (rc == CAIRN_OK) {
+      g->bDenseLinks = 0;
+      return CAIRN_OK;
+    }
+    linksDrop(g);
+    if (rc != CAIRN_UNSUPPORTED) return rc;
+    cairn_clearerr();
+  }
   if (!g->zPath) return cairnErr(CAIRN_UNSUPPORTED, "a group with links outside its header that has no path");
   CAIRN_TRY(h5wFlush(w));
   cairn_h5 *h = NULL;
@@ -685,9 +723,7 @@ static int materializeLinks(cairn_h5w *w, H5wObj *g) {
   cairn_h5_obj_close(r);
   cairn_h5_close(h);
   if (rc) { /* back to no links: the group stays as it was */
-    for (int i = 0; i < g->nLink; i++) cairnFree(g->aLink[i].zName), cairnFree(g->aLink[i].raw.p);
-    g->nLink = 0;
-    if (g->nHash) memset(g->aHash, 0, sizeof(int) * (size_t)g->nHash);
+    linksDrop(g);
     return rc;
   }
   int bGi = 0;
@@ -1086,13 +1122,14 @@ static int commitObj(cairn_h5w *w, H5wObj *o) {
       if (c && (c->bDirty || c->bSubDirty)) {
         uint64_t old = c->addr;
         CAIRN_TRY(commitObj(w, c));
-        if (c->addr != old) o->bDirty = 1;
+        if (c->addr != old) o->bDirty = 1, h5wDenseMoved(o, i);
       }
     }
     o->bSubDirty = 0;
   }
   if (o->pDset) CAIRN_TRY(h5wDsetFlush(w, o));
   if (!o->bDirty) return CAIRN_OK;
+  if (o->bGroup) CAIRN_TRY(h5wDenseCommit(w, o));
   uint8_t *p = NULL;
   size_t n = 0;
   CAIRN_TRY(ohEncode(o, &p, &n));
@@ -1131,6 +1168,31 @@ static int doSync(cairn_h5w *w) {
 }
 
 static uint64_t gSbExt(cairn_h5w *w);
+
+/* Make everything written so far durable (flush + sync) and, with bExtend, switch to a
+** superblock that changes nothing but the end of file: the committed state stays the same tree
+** and only grows to cover what this transaction allocated so far. Used before a dense group's
+** heap header is rewritten in place to name new heap blocks (w_dense.c): those blocks must be
+** durable, and inside the committed file, before the header can point at them. */
+int h5wSbExtend(cairn_h5w *w, int bExtend) {
+  if (bExtend && w->pRoot->addr == H5W_UNDEF) return cairnErr(CAIRN_MISUSE, "end-of-file switch before the first commit");
+  CAIRN_TRY(h5wFlush(w));
+  if (bExtend && w->nFileSize < w->eoa) {
+    int rc = cairn_file_truncate(w->f, w->eoa);
+    if (rc) return h5wFail(w, rc);
+    w->nFileSize = w->eoa;
+  }
+  CAIRN_TRY(doSync(w));
+  if (!bExtend) return CAIRN_OK;
+  uint8_t sb[H5W_SB_SIZE];
+  sbEncode(w, sb, w->eoa, w->pRoot->addr, gSbExt(w));
+  w->st.nWrite++;
+  int rc = cairn_file_write(w->f, sb, sizeof sb, 0);
+  if (rc) return h5wFail(w, rc);
+  CAIRN_TRY(doSync(w));
+  w->eofCommitted = w->eoa;
+  return CAIRN_OK;
+}
 
 int cairn_h5w_commit(cairn_h5w *w) {
   if (!w) return cairnErr(CAIRN_MISUSE, "cairn_h5w_commit: NULL writer");
@@ -1402,8 +1464,8 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
   if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
   h5wUsed(w, o->addr, o->nDisk);
   for (int k = 0; k < o->nExtra; k++) h5wUsed(w, o->aExtra[2 * k], o->aExtra[2 * k + 1]);
+  if (o->bGroup) CAIRN_TRY(materializeLinks(w, o)); /* dense storage of ours: its extents are recorded */
   if (o->bDenseLinks || o->bDenseAttrs || o->bConverted) w->bUnsafe = 1;
-  if (o->bGroup) CAIRN_TRY(materializeLinks(w, o));
   for (int i = 0; i < o->nMsg; i++) {
     const H5wMsg *m = &o->aMsg[i];
     /* shared messages, external data files, and layouts other than v3 point at space the
@@ -1431,6 +1493,8 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
       else cairn_sha256_update(h, m->p, m->n);
     } else if (m->type == H5W_MSG_ATTR) {
       CAIRN_TRY(h5wAttrDigest(w, m, h));
+    } else if (m->type == H5W_MSG_LINKINFO) {
+      cairn_sha256_update(h, m->p, m->n < 2 ? m->n : 2); /* not the heap and B-tree addresses */
     } else cairn_sha256_update(h, m->p, m->n);
   }
   if (o->pDset) CAIRN_TRY(h5wDsetDigest(w, o, h));

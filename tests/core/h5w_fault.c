@@ -13,6 +13,8 @@
 ** exactly the logical content of the last commit that returned OK, and accept new commits.
 ** The images and the reference states go to tfTmp("h5w_fault/") with a manifest, so that
 ** tests/interop/run.sh checks every one with h5dump against its reference state too.
+** Two more sessions: an h5py libver-earliest file edited, and a group in dense link storage
+** growing across commits and sessions (core/h5/w_dense.c).
 */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -439,4 +441,161 @@ TEST(h5w_fault, earliest_file) {
   fclose(man);
   CHECK(nChecked == 3 * nWrite);
   printf("    earliest file: %d commits, %d writes, %d crash images verified\n", nCommit, nWrite, nChecked);
+}
+
+/* ---- dense link storage (core/h5/w_dense.c): a group that crosses 8 links and keeps growing
+** a few links per commit, so the crash points fall into its first dense write, messages added
+** to unused space of a committed heap block, the in-place heap header rewrite, new heap blocks
+** (with the end-of-file switch that precedes them), B-tree leaf and root splits, links whose
+** target moves (a dataset appended in the group), then a reopened session that loads the group
+** as it is (RECLAIM) and adds more ---- */
+static int sessionDense(FaultFile *f, int *pnCommit, CommitHook x, void *pArg) {
+  cairn_h5w *w = NULL;
+  int rc;
+  *pnCommit = 0;
+  cairn_h5w_type *ti = cairn_h5w_type_int(8, 1);
+  uint64_t z0 = 0, un = CAIRN_H5W_UNLIMITED, ch = 4;
+  int64_t rows = 0, v[4];
+  char z[96];
+  int nLink = 0;
+#define T(x) do { rc = (x); if (rc) goto done; } while (0)
+  T(cairn_h5w_create(f->pF, 0, &w));
+  T(cairn_h5w_group(w, "/d"));
+  T(cairn_h5w_dataset(w, "/d/series", ti, 1, &z0, &un, &(cairn_h5w_dset_opts){CAIRN_H5W_CHUNKED, &ch, NULL, NULL}, NULL));
+  for (; nLink < 6; nLink++) {
+    cairnFormat(z, sizeof z, "/d/k%d_with_a_longer_name_so_the_heap_needs_new_blocks", nLink);
+    T(cairn_h5w_group(w, z));
+  }
+  T(sessionCommit(w, f, pnCommit, x, pArg));
+  for (int c = 0; c < 9; c++) {
+    for (int k = 0; k < 5; k++, nLink++) {
+      cairnFormat(z, sizeof z, "/d/k%d_with_a_longer_name_so_the_heap_needs_new_blocks", nLink);
+      T(cairn_h5w_group(w, z));
+    }
+    if (c % 2) {
+      for (int k = 0; k < 3; k++) v[k] = rows + k;
+      T(cairn_h5w_append(w, "/d/series", 3, v));
+      rows += 3;
+      T(cairn_h5w_attr(w, "/d/series", "rows", ti, 0, NULL, &rows));
+    }
+    T(sessionCommit(w, f, pnCommit, x, pArg));
+  }
+  rc = cairn_h5w_close(w);
+  w = NULL;
+  if (rc) goto done;
+  T(cairn_h5w_open(f->pF, CAIRN_H5W_RECLAIM, &w));
+  for (int c = 0; c < 2; c++) {
+    for (int k = 0; k < 4; k++, nLink++) {
+      cairnFormat(z, sizeof z, "/d/k%d_with_a_longer_name_so_the_heap_needs_new_blocks", nLink);
+      T(cairn_h5w_group(w, z));
+    }
+    for (int k = 0; k < 2; k++) v[k] = rows + k;
+    T(cairn_h5w_append(w, "/d/series", 2, v));
+    rows += 2;
+    T(cairn_h5w_attr(w, "/d/series", "rows", ti, 0, NULL, &rows));
+    T(sessionCommit(w, f, pnCommit, x, pArg));
+  }
+  T(cairn_h5w_group(w, "/d/last"));
+  rc = cairn_h5w_close(w);
+  w = NULL;
+  if (rc) goto done;
+  ++*pnCommit;
+  if (x) x(pArg, f, *pnCommit);
+#undef T
+done:
+  if (w) cairn_h5w_discard(w);
+  cairn_h5w_type_free(ti);
+  return rc;
+}
+
+TEST(h5w_fault, dense_group) {
+  Ref ref;
+  memset(&ref, 0, sizeof ref);
+  ref.zName = "dense_ref";
+  mkdir(tfTmp("h5w_fault"), 0755);
+  FaultFile *f0 = ffOpen(0, 0);
+  int nCommit;
+  CHECK_OK(sessionDense(f0, &nCommit, refHook, &ref));
+  int nWrite = ffWrites(f0);
+  ffClose(f0);
+  CHECK_EQ(ref.n, nCommit + 1);
+  CHECK(nCommit >= 12 && nCommit < 16);
+  for (int i = 1; i <= nCommit; i++)
+    for (int j = i + 1; j <= nCommit; j++) CHECK(memcmp(ref.d[i], ref.d[j], 32) != 0);
+  FILE *man = fopen(tfTmp("h5w_fault/manifest.txt"), "a");
+  CHECK(man);
+  static const char *azMode[] = {"stop", "tear", "lose"};
+  int nChecked = 0;
+  for (int mode = 0; mode < 3; mode++)
+    for (int N = 1; N <= nWrite; N++) {
+      FaultFile *f = ffOpen(N, mode);
+      int done = 0;
+      int rc = sessionDense(f, &done, NULL, NULL);
+      if (rc == CAIRN_OK) {
+        ffClose(f);
+        fclose(man);
+        CHECK(!"session completed despite the injected crash");
+      }
+      if (done == 0) {
+        ffClose(f);
+        continue;
+      }
+      uint8_t d[32];
+      rc = imageDigest(f->img.a, f->img.n, d);
+      if (rc != CAIRN_OK || memcmp(d, ref.d[done], 32) != 0) {
+        tfFail(__FILE__, __LINE__, "dense group, %s at write %d (after %d commits): %s", azMode[mode], N, done,
+               rc ? cairn_errmsg() : "content differs from the last commit");
+        ffClose(f);
+        fclose(man);
+        return;
+      }
+      /* cairn's reader lists the group: 6 + 5 per commit (+ 4 after the reopen) + series */
+      cairn_file *m;
+      cairn_h5 *h;
+      cairn_h5_obj *o;
+      cairn_h5_info in;
+      CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
+      CHECK_OK(cairn_h5_open(m, CAIRN_H5_OWN_FILE, &h));
+      CHECK_OK(cairn_h5_get(h, "/d", &o));
+      CHECK_OK(cairn_h5_info_get(o, &in));
+      size_t want = done <= 10 ? 7 + 5 * (size_t)(done - 1) : 52 + 4 * (size_t)(done - 10) + (done == 13);
+      CHECK_EQ(in.nLink, want);
+      for (size_t i = 0; i < in.nLink; i++) {
+        cairn_h5_link l;
+        cairn_h5_obj *c;
+        char zp[128];
+        CHECK_OK(cairn_h5_link_get(o, i, &l));
+        cairnFormat(zp, sizeof zp, "/d/%s", l.zName);
+        CHECK_OK(cairn_h5_get(h, zp, &c));
+        cairn_h5_obj_close(c);
+      }
+      cairn_h5_obj_close(o);
+      cairn_h5_close(h);
+      char zn[64];
+      cairnFormat(zn, sizeof zn, "h5w_fault/dense_%s_%d.h5", azMode[mode], N);
+      tfWriteFile(tfTmp(zn), f->img.a, f->img.n);
+      fprintf(man, "dense_%s_%d.h5 dense_ref_%d.h5\n", azMode[mode], N, done);
+      /* recovery: the crashed file takes a new link in the dense group */
+      cairn_h5w *w;
+      CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
+      CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_RECLAIM, &w));
+      CHECK_OK(cairn_h5w_group(w, "/d/after_crash"));
+      CHECK_OK(cairn_h5w_close(w));
+      CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_READONLY, &w));
+      if (cairn_h5w_verify(w, d)) {
+        tfFail(__FILE__, __LINE__, "dense group, %s at write %d (after %d commits), then a recovery commit: %s", azMode[mode], N, done, cairn_errmsg());
+        cairn_h5w_discard(w);
+        cairn_file_close(m);
+        ffClose(f);
+        fclose(man);
+        return;
+      }
+      cairn_h5w_discard(w);
+      cairn_file_close(m);
+      ffClose(f);
+      nChecked++;
+    }
+  fclose(man);
+  CHECK(nChecked > 2 * nWrite);
+  printf("    dense group: %d commits, %d writes, %d crash images verified\n", nCommit, nWrite, nChecked);
 }

@@ -79,6 +79,21 @@ with h5py.File(os.path.join(d, "h5w_wide.h5"), "r") as f:
     check("attrs", len(a) == 127 and all(a[k] == v for k, v in want.items()))
     check("data", np.array_equal(f["many/g7/data"][:], [1, 2, 3, 4]) and f["many/g7/data"].attrs["counter"] == 49)
 
+# dense link storage (tests/core/h5w_dense.c): 10,000 + 100 links added one per commit
+with h5py.File(os.path.join(d, "h5w_dense_10k.h5"), "r") as f:
+    g = f["big"]
+    want = {"g%05d" % k for k in range(10000)} | {"h%05d" % k for k in range(100)} | {"data", "alias"}
+    names = list(g.keys())
+    check("dense names", len(names) == len(want) and set(names) == want)
+    followed = sum(1 for k in names if isinstance(g[k], (h5py.Group, h5py.Dataset)))
+    check("dense follow", followed == len(want))
+    n = int(g["data"].attrs["rows"])
+    check("dense data", n == 300 and np.array_equal(g["data"][:], np.arange(n)))
+    check("dense alias", g.get("alias", getlink=True).path == "/big/g00042" and g["alias"].name == "/big/alias")
+with h5py.File(os.path.join(d, "h5w_dense_sessions.h5"), "r") as f:
+    check("dense sessions", set(f.keys()) == {"s%d" % k for k in range(8)} | {"t%d" % k for k in range(4)} | {"long"}
+          and f["s3"].attrs["session"] == 11 and len(f.get("long", getlink=True).path) == 4999)
+
 if bad:
     print("FAIL h5py:", ", ".join(bad))
     sys.exit(1)

@@ -68,6 +68,20 @@ M.insert_plugin_search_path(path.join(here, "node_modules/h5wasm-plugins/plugins
   f.close();
 }
 
+const denseNames = new Set([...range(10000, (i) => `g${String(i).padStart(5, "0")}`), ...range(100, (i) => `h${String(i).padStart(5, "0")}`), "data", "alias"]);
+{
+  // dense link storage (tests/core/h5w_dense.c): every name listed, every link followed
+  const f = new h5wasm.File(path.join(dir, "h5w_dense_10k.h5"), "r");
+  const g = f.get("big");
+  const keys = g.keys();
+  check("h5wasm dense names", keys.length === denseNames.size && keys.every((k) => denseNames.has(k)));
+  let followed = 0;
+  for (const k of keys) if (g.get(k)) followed++;
+  check("h5wasm dense follow", followed === denseNames.size);
+  check("h5wasm dense data", eq(flat(g.get("data").value), range(300, (i) => i).map(BigInt)) || eq(flat(g.get("data").value).map(Number), range(300, (i) => i)));
+  f.close();
+}
+
 // ---------------------------------------------------------------- jsfive (no zstd/lz4 filters)
 const jf = (name) => {
   const b = fs.readFileSync(path.join(dir, name));
@@ -91,6 +105,12 @@ const jf = (name) => {
   const f = jf("h5w_wide.h5");
   check("jsfive many", f.get("many").keys.length === 2000);
   check("jsfive 127 attrs", Object.keys(f.get("attrs").attrs).length === 127);
+}
+
+{
+  const f = jf("h5w_dense_10k.h5");
+  const keys = f.get("big").keys;
+  check("jsfive dense names", keys.length === denseNames.size && keys.every((k) => denseNames.has(k)));
 }
 
 if (bad.length) {

@@ -62,6 +62,27 @@ static double fFill7(long i) { (void)i; return -7; }
 static double fLong(long i) { return (double)(i * 3 + 1); }
 static double fPartial(long i) { return i * 1.5; }
 
+/* H5Literate over a dense group: names g00000..g09999, h00000..h00099, data, alias; every hard
+** link opened */
+typedef struct DenseIt { int n, nBad, bData, bAlias; char seen[10100]; } DenseIt;
+static herr_t denseVisit(hid_t g, const char *zName, const H5L_info_t *info, void *pArg) {
+  DenseIt *it = pArg;
+  int k = -1;
+  it->n++;
+  if (!strcmp(zName, "data")) it->bData = 1;
+  else if (!strcmp(zName, "alias")) it->bAlias = info->type == H5L_TYPE_SOFT;
+  else if ((zName[0] == 'g' || zName[0] == 'h') && strlen(zName) == 6) k = atoi(zName + 1) + (zName[0] == 'h' ? 10000 : 0);
+  else it->nBad++;
+  if (k >= 0 && k < 10100 && !it->seen[k]) it->seen[k] = 1;
+  else if (k >= 0) it->nBad++;
+  if (info->type == H5L_TYPE_HARD) {
+    hid_t o = H5Oopen(g, zName, H5P_DEFAULT);
+    if (o < 0) it->nBad++;
+    else H5Oclose(o);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return 2;
   char z[4096];
@@ -142,6 +163,21 @@ int main(int argc, char **argv) {
   }
   nChecked += 2;
   H5Dclose(d);
+  H5Fclose(f);
+  /* dense link storage (tests/core/h5w_dense.c): every name by H5Literate, each followed */
+  snprintf(z, sizeof z, "%s/h5w_dense_10k.h5", argv[1]);
+  f = H5Fopen(z, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) { printf("FAIL cannot open %s\n", z); return 1; }
+  {
+    DenseIt it = {0};
+    hsize_t idx = 0;
+    hid_t g = H5Gopen2(f, "/big", H5P_DEFAULT);
+    if (g < 0 || H5Gget_info(g, &gi) < 0 || gi.nlinks != 10102 || gi.storage_type != H5G_STORAGE_TYPE_DENSE ||
+        H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, denseVisit, &it) < 0 || it.n != 10102 || it.nBad || !it.bData || !it.bAlias)
+      nBad++, printf("FAIL dense /big: %d links visited, %d bad\n", it.n, it.nBad);
+    nChecked++;
+    H5Gclose(g);
+  }
   H5Fclose(f);
   printf("%s C reader (libhdf5 %d.%d.%d): %d datasets/attribute sets compared value by value%s\n", nBad ? "FAIL" : "ok  ",
          H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE, nChecked, zstd ? "" : " (zstd left to h5wasm)");

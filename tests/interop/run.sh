@@ -18,17 +18,18 @@ rm -rf "$t" && mkdir -p "$t"
 fail=0
 ko() { echo "FAIL $1"; fail=1; }
 
-"$TESTS" --tmp "$t" h5w h5w_fault >"$t/tests.log" 2>&1 || { cat "$t/tests.log"; ko "cairn_tests h5w h5w_fault"; }
+"$TESTS" --tmp "$t" h5w h5w_fault h5w_dense >"$t/tests.log" 2>&1 || { cat "$t/tests.log"; ko "cairn_tests h5w h5w_fault h5w_dense"; }
 plug=$(dpkg -L hdf5-filter-plugin 2>/dev/null | grep '/plugins$' | head -1)
 export HDF5_PLUGIN_PATH=${plug:-/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins}
 
 # 2. h5dump: whole files; the chunked file without its zstd datasets (no zstd plugin in Debian)
-for f in h5w_types.h5 h5w_wide.h5; do
+for f in h5w_types.h5 h5w_wide.h5 h5w_dense_10k.h5 h5w_dense_sessions.h5; do
   h5dump "$t/$f" >"$t/$f.dump" 2>&1 || ko "h5dump $f"
 done
 h5dump -d /c0 -d /c1 -d /c3 -d /c4 -d /c6 -d /c7 -d /ext -d /fillonly -d /long "$t/h5w_chunked.h5" >"$t/chunked.dump" 2>&1 || ko "h5dump h5w_chunked.h5"
 h5dump -H "$t/h5w_chunked.h5" >/dev/null 2>&1 || ko "h5dump -H h5w_chunked.h5"
 grep -q '(998): 246.5, 246.75' "$t/h5w_types.h5.dump" || ko "h5dump f32 values"
+[ "$(grep -c '^ *GROUP "[gh][0-9]*" {' "$t/h5w_dense_10k.h5.dump")" = 10100 ] || ko "h5dump: the 10,100 groups of the dense group"
 n=0
 if [ -f "$t/h5w_fault/manifest.txt" ]; then
   for ref in $(awk '{print $2}' "$t/h5w_fault/manifest.txt" | sort -u); do
