@@ -29,6 +29,7 @@
 #define H5_MAX_CHUNK ((uint64_t)(SIZE_MAX / 2 < 0xFFFFFFFFu ? SIZE_MAX / 2 : 0xFFFFFFFFu))
 #define H5_MAX_FILTERS 32
 #define H5_UNDEF ((uint64_t)-1)
+#define H5_TYPE_MEMO_KEY 44          /* datatype messages up to this size are memoised */
 
 /* Datatype classes (the 4-bit class field of the datatype message). */
 enum {
@@ -164,6 +165,10 @@ typedef struct H5File {
   ** allocation, not three */
   H5Page *aSlot0[64];
   void *pFirstRun;
+  /* decoded datatypes by their message bytes (h5TypeDecode): an object's 128 attributes of one
+  ** type decode it once; entries hold a reference, dropped at close */
+  struct { uint32_t n; uint8_t key[H5_TYPE_MEMO_KEY]; H5Type *t; } aTypeMemo[4];
+  uint32_t iTypeMemo;
 } H5File;
 #define H5_FIRST_RUN (8192u + 256u) /* two 4 KiB pages and their run header */
 
@@ -174,7 +179,7 @@ int h5ReadMeta(H5File *f, uint64_t a, void *p, size_t n);
 int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 /* Allocate and read a metadata block; *pp must be freed with cairnFree. */
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
-void h5CacheFree(H5File *f);
+void h5CacheFree(H5File *f); /* also drops the datatype memo */
 void h5CacheTrim(H5File *f); /* evict down to the budget */
 /* Make sure [abs, abs+n) lies within f->fileSize, or that f->fileSize is exact (abs is
 ** absolute: base included). Call before checking a range against f->fileSize. Metadata only:
@@ -249,7 +254,9 @@ static inline H5Type *h5TypeRef(H5Type *t) {
   t->nRef++;
   return t;
 }
-/* Decode a datatype message; *pn receives the bytes consumed. */
+/* Decode a datatype message; *pn receives the bytes consumed. A top-level (depth 0) message of
+** at most H5_TYPE_MEMO_KEY bytes decoded before in this file gives another reference to the
+** same immutable type. */
 int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn);
 int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s);
 int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l);

@@ -81,6 +81,10 @@ static void cacheEvict(H5File *f, uint64_t budget) {
 }
 void h5CacheTrim(H5File *f) { cacheEvict(f, f->cacheBudget); }
 void h5CacheFree(H5File *f) {
+  for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++) {
+    h5TypeFree(f->aTypeMemo[k].t);
+    f->aTypeMemo[k].t = NULL;
+  }
   cacheEvict(f, 0);
   if (f->aSlot != f->aSlot0) cairnFree(f->aSlot);
   f->aSlot = NULL;
