@@ -175,6 +175,10 @@ typedef struct H5File {
 /* Read n bytes at relative address a (checked against the end of the file), through the
 ** metadata cache. */
 int h5ReadMeta(H5File *f, uint64_t a, void *p, size_t n);
+/* Where [a, a+n) (relative) lies in the metadata cache if it is within one cached page, else
+** NULL (then use h5ReadMeta). The pointer is valid until the next call that may read into the
+** cache or evict from it (h5ReadMeta, h5LoadMeta, h5Reach, h5Prefetch, cache budget). */
+const uint8_t *h5MetaPtr(H5File *f, uint64_t a, size_t n);
 /* Read n bytes at a relative address, bypassing the cache (raw data). */
 int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 /* Allocate and read a metadata block; *pp must be freed with cairnFree. */
@@ -186,6 +190,11 @@ void h5CacheTrim(H5File *f); /* evict down to the budget */
 ** a small range past what is known is read into the cache (a short read tells the size) before
 ** the host is asked for the size, so it must not run beside other reads. */
 int h5Reach(H5File *f, uint64_t abs, uint64_t n);
+
+/* Read the pages of [a, a+n) (relative; n up to 8 pages) into the metadata cache in one host
+** read, without the neighbouring pages h5ReadMeta adds: for a structure of known size whose
+** neighbours are not wanted. Errors are left to the read that follows. */
+void h5Prefetch(H5File *f, uint64_t a, uint64_t n);
 
 /* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */
 typedef struct H5Cur {

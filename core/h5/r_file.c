@@ -223,14 +223,16 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n) {
 ** sit together. Measured on a lookup among 10,000 objects: 2 pages 8 reads, 4 pages 6 reads and
 ** 7% less time, 8 pages 5 reads but slower again (copies). While the file's size is only a lower
 ** bound the run is not cut to it: a short read tells the size instead of asking the host. */
-static int cacheLoad(H5File *f, uint64_t pno, uint64_t last) {
+static int cacheLoadRun(H5File *f, uint64_t pno, uint64_t last, int exact) {
   uint64_t pageSize = (uint64_t)1 << f->pageBits;
   uint64_t end = pno + 1;
   while (end <= last && end - pno < 16 && !cacheFind(f, end)) end++;
   uint64_t grp0 = pno & ~(uint64_t)3, lo = pno;
   uint64_t nPages = f->sizeKnown ? (f->fileSize + pageSize - 1) >> f->pageBits : UINT64_MAX;
-  while (end < grp0 + 4 && end < nPages && !cacheFind(f, end) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) end++;
-  while (lo > grp0 && !cacheFind(f, lo - 1) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) lo--;
+  if (!exact) {
+    while (end < grp0 + 4 && end < nPages && !cacheFind(f, end) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) end++;
+    while (lo > grp0 && !cacheFind(f, lo - 1) && f->cacheBytes + ((end + 1 - lo) << f->pageBits) <= f->cacheBudget) lo--;
+  }
   uint64_t off = lo << f->pageBits;
   size_t nRun = (size_t)((end - lo) << f->pageBits);
   if (f->sizeKnown && off + nRun > f->fileSize) nRun = (size_t)(f->fileSize - off);
@@ -251,6 +253,25 @@ static int cacheLoad(H5File *f, uint64_t pno, uint64_t last) {
   }
   cacheAddRun(f, pRun, data, lo, end, nr);
   return CAIRN_OK;
+}
+
+static int cacheLoad(H5File *f, uint64_t pno, uint64_t last) { return cacheLoadRun(f, pno, last, 0); }
+
+/* See h5int.h. Only pages the structure covers: a B-tree node's neighbours in the file are other
+** nodes and headers of the same group, not the ones a lookup goes to next (measured on a lookup
+** among 10,000 objects: the same 6 reads, 20 KiB fewer bytes). */
+void h5Prefetch(H5File *f, uint64_t a, uint64_t n) {
+  uint64_t abs;
+  if (n == 0 || !f->aSlot || n > ((uint64_t)8 << f->pageBits) || f->cacheBudget < ((uint64_t)32 << f->pageBits) ||
+      cairnAddOverflow64(a, f->base, &abs) || abs > UINT64_MAX - n)
+    return;
+  if (f->sizeKnown) {
+    if (abs >= f->fileSize) return;
+    n = CAIRN_MIN(n, f->fileSize - abs);
+  }
+  uint64_t last = (abs + n - 1) >> f->pageBits;
+  for (uint64_t pno = abs >> f->pageBits; pno <= last; pno++)
+    if (!cacheFind(f, pno) && cacheLoadRun(f, pno, last, 1) != CAIRN_OK) return; /* the read that follows reports it */
 }
 
 /* Ask the host for the size if [abs, abs+n) reaches past what is known (no cache change: raw
@@ -277,7 +298,27 @@ int h5Reach(H5File *f, uint64_t abs, uint64_t n) {
   return reachSize(f, abs, n);
 }
 
+/* See h5int.h: the common case of h5ReadMeta (one page, cached) without the copy. */
+const uint8_t *h5MetaPtr(H5File *f, uint64_t a, size_t n) {
+  uint64_t abs = a + f->base;
+  if (abs < a || n == 0 || n > ((size_t)1 << f->pageBits) || abs > UINT64_MAX - n) return NULL;
+  uint64_t pno = abs >> f->pageBits, off = abs & (((uint64_t)1 << f->pageBits) - 1);
+  if (((abs + n - 1) >> f->pageBits) != pno) return NULL;
+  H5Page *pg = f->pLruHead && f->pLruHead->pno == pno ? f->pLruHead : cacheFind(f, pno);
+  if (!pg || off + n > pg->n) return NULL;
+  if (pg != f->pLruHead) {
+    lruUnlink(f, pg);
+    lruPush(f, pg);
+  }
+  return pg->a + off;
+}
+
 int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
+  const uint8_t *q = h5MetaPtr(f, a, n);
+  if (q) {
+    memcpy(pOut, q, n);
+    return CAIRN_OK;
+  }
   uint64_t abs;
   if (cairnAddOverflow64(a, f->base, &abs)) abs = UINT64_MAX;
   CAIRN_TRY(h5Reach(f, abs, n));
