@@ -247,7 +247,14 @@ typedef struct H5Ohdr {
   uint8_t **aBuf; /* the chunks read (owned) */
   uint32_t nBuf;
   uint16_t maxCompactAttr, minDenseAttr;
+  /* the first chunk's block also holds the first H5_OHDR_INLINE_MSGS messages and
+  ** H5_OHDR_INLINE_BUFS chunk pointers (one allocation for most headers): capacities, and
+  ** whether aMsg/aBuf still point into it */
+  uint32_t capMsg, capBuf;
+  uint8_t msgInline, bufInline;
 } H5Ohdr;
+#define H5_OHDR_INLINE_MSGS 16
+#define H5_OHDR_INLINE_BUFS 4
 
 int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o);
 void h5OhdrFree(H5Ohdr *o);

@@ -371,34 +371,67 @@ int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp) {
 #define OHDR_MAX_CHUNKS 4096
 #define OHDR_MAX_MSGS 65536
 
-static int ohdrAddMsg(H5Ohdr *o, uint32_t *pCap, const H5Msg *m) {
+static int ohdrAddMsg(H5Ohdr *o, const H5Msg *m) {
   if (o->nMsg >= OHDR_MAX_MSGS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many messages", (unsigned long long)o->addr);
-  if (o->nMsg == *pCap) {
-    uint32_t nc = *pCap ? *pCap * 2 : 16;
-    H5Msg *a = cairnRealloc(o->aMsg, nc * sizeof(H5Msg));
+  if (o->nMsg == o->capMsg) {
+    uint32_t nc = o->capMsg ? o->capMsg * 2 : 16;
+    H5Msg *a = o->msgInline ? cairnMalloc(nc * sizeof(H5Msg)) : cairnRealloc(o->aMsg, nc * sizeof(H5Msg));
     if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    if (o->msgInline) memcpy(a, o->aMsg, o->nMsg * sizeof(H5Msg));
     o->aMsg = a;
-    *pCap = nc;
+    o->msgInline = 0;
+    o->capMsg = nc;
   }
   o->aMsg[o->nMsg++] = *m;
   return CAIRN_OK;
 }
 
 static int ohdrAddBuf(H5Ohdr *o, uint8_t *p) {
-  uint8_t **a = cairnRealloc(o->aBuf, (o->nBuf + 1) * sizeof(uint8_t *));
-  if (!a) {
-    cairnFree(p);
-    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  if (o->nBuf == o->capBuf) {
+    uint32_t nc = o->capBuf ? o->capBuf * 2 : 4;
+    uint8_t **a = o->bufInline ? cairnMalloc(nc * sizeof(uint8_t *)) : cairnRealloc(o->aBuf, nc * sizeof(uint8_t *));
+    if (!a) {
+      cairnFree(p);
+      return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    }
+    if (o->bufInline) memcpy(a, o->aBuf, o->nBuf * sizeof(uint8_t *));
+    o->aBuf = a;
+    o->bufInline = 0;
+    o->capBuf = nc;
   }
-  o->aBuf = a;
   o->aBuf[o->nBuf++] = p;
+  return CAIRN_OK;
+}
+
+/* The first chunk: n bytes at a, read into a block that also has room for the first messages
+** and chunk pointers (h5LoadMeta's layout otherwise: 8 zero bytes after the data). */
+static int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, uint8_t **pp) {
+  *pp = NULL;
+  if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)a);
+  size_t nData = (n + 8 + 7) & ~(size_t)7;
+  uint8_t *p = cairnMalloc(nData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *) + H5_OHDR_INLINE_MSGS * sizeof(H5Msg));
+  if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  int rc = h5ReadMeta(f, a, p, n);
+  if (rc) {
+    cairnFree(p);
+    return rc;
+  }
+  memset(p + n, 0, 8);
+  o->aBuf = (uint8_t **)(p + nData);
+  o->capBuf = H5_OHDR_INLINE_BUFS;
+  o->bufInline = 1;
+  o->aMsg = (H5Msg *)(p + nData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *));
+  o->capMsg = H5_OHDR_INLINE_MSGS;
+  o->msgInline = 1;
+  o->aBuf[o->nBuf++] = p;
+  *pp = p;
   return CAIRN_OK;
 }
 
 typedef struct Cont { uint64_t addr, len; } Cont;
 
 /* Parse messages in [p, p+n) (a chunk's message area) of an object header. */
-static int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr, uint32_t *pCap,
+static int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
                      Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
   size_t i = 0;
   unsigned hdr = o->version == 1 ? 8 : 4 + 0;
@@ -440,7 +473,7 @@ static int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t 
       }
       (*paCont)[(*pnCont)++] = k;
     } else if (m.type != 0) {
-      CAIRN_TRY(ohdrAddMsg(o, pCap, &m));
+      CAIRN_TRY(ohdrAddMsg(o, &m));
     }
     i += hdr + m.size;
   }
@@ -448,9 +481,12 @@ static int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t 
 }
 
 void h5OhdrFree(H5Ohdr *o) {
-  for (uint32_t i = 0; i < o->nBuf; i++) cairnFree(o->aBuf[i]);
-  cairnFree(o->aBuf);
-  cairnFree(o->aMsg);
+  /* the first chunk's block last: aBuf and aMsg may live in it */
+  for (uint32_t i = o->nBuf; i-- > 1;) cairnFree(o->aBuf[i]);
+  uint8_t *first = o->nBuf ? o->aBuf[0] : NULL;
+  if (!o->bufInline) cairnFree(o->aBuf);
+  if (!o->msgInline) cairnFree(o->aMsg);
+  cairnFree(first);
   memset(o, 0, sizeof(*o));
 }
 
@@ -467,7 +503,7 @@ int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
   if (nPre < 16) return cairnErr(CAIRN_CORRUPT, "hdf5: object header address %llu is past the end of the file", (unsigned long long)addr);
   int rc = h5ReadMeta(f, addr, pre, nPre);
   if (rc) return rc;
-  uint32_t cap = 0, nCont = 0, capCont = 0;
+  uint32_t nCont = 0, capCont = 0;
   Cont *aCont = NULL;
   uint8_t *buf = NULL;
   if (memcmp(pre, "OHDR", 4) == 0) {
@@ -488,10 +524,9 @@ int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
     i += nb;
     if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size0);
     size_t total = i + (size_t)size0 + 4;
-    if ((rc = h5LoadMeta(f, addr, total, &buf))) return rc;
-    if ((rc = ohdrAddBuf(o, buf))) return rc;
+    if ((rc = ohdrLoadFirst(f, o, addr, total, &buf))) return rc;
     if ((rc = h5Checksum(buf, total - 4, addr, "object header"))) goto fail;
-    if ((rc = ohdrParse(f, o, buf + i, (size_t)size0, addr + i, &cap, &aCont, &nCont, &capCont))) goto fail;
+    if ((rc = ohdrParse(f, o, buf + i, (size_t)size0, addr + i, &aCont, &nCont, &capCont))) goto fail;
   } else {
     o->version = pre[0];
     if (o->version != 1) {
@@ -500,9 +535,8 @@ int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
     }
     uint32_t size0 = cairnGetLE32(pre + 8);
     if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, size0);
-    if ((rc = h5LoadMeta(f, addr + 16, size0, &buf))) return rc;
-    if ((rc = ohdrAddBuf(o, buf))) return rc;
-    if ((rc = ohdrParse(f, o, buf, size0, addr + 16, &cap, &aCont, &nCont, &capCont))) goto fail;
+    if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &buf))) return rc;
+    if ((rc = ohdrParse(f, o, buf, size0, addr + 16, &aCont, &nCont, &capCont))) goto fail;
   }
   for (uint32_t k = 0; k < nCont; k++) {
     Cont c = aCont[k];
@@ -525,9 +559,9 @@ int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
         goto fail;
       }
       if ((rc = h5Checksum(buf, (size_t)c.len - 4, c.addr, "object header continuation"))) goto fail;
-      rc = ohdrParse(f, o, buf + 4, (size_t)c.len - 8, c.addr + 4, &cap, &aCont, &nCont, &capCont);
+      rc = ohdrParse(f, o, buf + 4, (size_t)c.len - 8, c.addr + 4, &aCont, &nCont, &capCont);
     } else {
-      rc = ohdrParse(f, o, buf, (size_t)c.len, c.addr, &cap, &aCont, &nCont, &capCont);
+      rc = ohdrParse(f, o, buf, (size_t)c.len, c.addr, &aCont, &nCont, &capCont);
     }
     if (rc) goto fail;
   }
