@@ -169,7 +169,13 @@ typedef struct H5File {
   ** type decode it once; entries hold a reference, dropped at close */
   struct { uint32_t n; uint8_t key[H5_TYPE_MEMO_KEY]; H5Type *t; } aTypeMemo[4];
   uint32_t iTypeMemo;
+  /* memory for the cache's first runs after the first read (allocated on the first miss,
+  ** H5_ARENA bytes, freed at close; runs in it are not freed one by one): a lookup in a large
+  ** group makes five or so, and large blocks cost the allocator more than the rest of a run */
+  uint8_t *pArena;
+  size_t iArena;
 } H5File;
+#define H5_ARENA (64u << 10)
 #define H5_FIRST_RUN (8192u + 256u) /* two 4 KiB pages and their run header */
 
 /* Read n bytes at relative address a (checked against the end of the file), through the

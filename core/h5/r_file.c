@@ -67,6 +67,13 @@ static H5Page *cacheFind(H5File *f, uint64_t pno) {
     if (pg->pno == pno) return pg;
   return NULL;
 }
+static int runOwned(H5File *f, H5Run *r) {
+  uint8_t *p = (uint8_t *)r;
+  return (void *)r != f->pFirstRun && !(f->pArena && p >= f->pArena && p < f->pArena + H5_ARENA);
+}
+static void runFree(H5File *f, H5Run *r) {
+  if (runOwned(f, r)) cairnFree(r);
+}
 static void cacheRemove(H5File *f, H5Page *pg) {
   H5Page **pp = &f->aSlot[(pg->pno * 0x9E3779B97F4A7C15ull >> 40) & (f->nSlot - 1)];
   while (*pp != pg) pp = &(*pp)->pHash;
@@ -74,7 +81,7 @@ static void cacheRemove(H5File *f, H5Page *pg) {
   lruUnlink(f, pg);
   f->cacheBytes -= ((uint64_t)1 << f->pageBits);
   f->nPage--;
-  if (--pg->pRun->nLive == 0 && (void *)pg->pRun != f->pFirstRun) cairnFree(pg->pRun);
+  if (--pg->pRun->nLive == 0) runFree(f, pg->pRun);
 }
 static void cacheEvict(H5File *f, uint64_t budget) {
   while (f->cacheBytes > budget && f->pLruTail) cacheRemove(f, f->pLruTail);
@@ -85,9 +92,18 @@ void h5CacheFree(H5File *f) {
     h5TypeFree(f->aTypeMemo[k].t);
     f->aTypeMemo[k].t = NULL;
   }
-  cacheEvict(f, 0);
+  /* everything goes: free the runs as their last page passes, leave the hash chains be */
+  for (H5Page *pg = f->pLruHead, *nx; pg; pg = nx) {
+    nx = pg->pNext;
+    if (--pg->pRun->nLive == 0) runFree(f, pg->pRun);
+  }
+  f->pLruHead = f->pLruTail = NULL;
+  f->cacheBytes = 0;
+  f->nPage = 0;
   if (f->aSlot != f->aSlot0) cairnFree(f->aSlot);
   f->aSlot = NULL;
+  cairnFree(f->pArena);
+  f->pArena = NULL;
 }
 
 /* The hash table starts small (most opens touch a few pages) and grows 4x when pages outnumber
@@ -137,7 +153,18 @@ static void cacheAddRun(H5File *f, H5Run *pRun, uint8_t *data, uint64_t lo, uint
 ** (aligned to 16). *ppData receives the bytes. */
 static H5Run *runAlloc(H5File *f, uint64_t nPages, uint8_t **ppData) {
   size_t nHead = (sizeof(H5Run) + (size_t)nPages * sizeof(H5Page) + 15) & ~(size_t)15;
-  H5Run *r = cairnMalloc(nHead + (size_t)(nPages << f->pageBits));
+  size_t n = nHead + (size_t)(nPages << f->pageBits);
+  if (!f->pArena && f->iArena == 0) {
+    f->pArena = cairnMalloc(H5_ARENA);
+    f->iArena = f->pArena ? 0 : H5_ARENA; /* out of memory: plain runs */
+  }
+  if (f->pArena && n <= H5_ARENA - f->iArena) {
+    H5Run *r = (H5Run *)(f->pArena + f->iArena);
+    f->iArena += n;
+    *ppData = (uint8_t *)r + nHead;
+    return r;
+  }
+  H5Run *r = cairnMalloc(n);
   if (r) *ppData = (uint8_t *)r + nHead;
   return r;
 }
@@ -163,7 +190,7 @@ int h5ReadFirst(H5File *f) {
   size_t want = (size_t)(nPages << f->pageBits), nr = 0;
   int rc = hostRead(f, 0, data, want, &nr);
   if (rc) {
-    if ((void *)r != f->pFirstRun) cairnFree(r);
+    runFree(f, r);
     return rc;
   }
   f->fileSize = nr;
@@ -242,7 +269,7 @@ static int cacheLoadRun(H5File *f, uint64_t pno, uint64_t last, int exact) {
   size_t nr = 0;
   int rc = hostRead(f, off, data, nRun, &nr);
   if (rc) {
-    cairnFree(pRun);
+    runFree(f, pRun);
     return rc;
   }
   if (!f->sizeKnown) {
