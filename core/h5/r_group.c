@@ -113,6 +113,7 @@ typedef struct LHeap {
   size_t cap;
   uint8_t *node; /* a lookup's node or symbol table entries (one level at a time) */
   size_t capNode;
+  uint8_t aNode[1024]; /* node's first memory: the usual K (16 and 4) need 520 and 320 bytes */
 } LHeap;
 
 /* Read n bytes at addr: in a lookup into h's node buffer, reused level after level (a lookup
@@ -121,8 +122,12 @@ static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, ui
   *pOwn = !lookup;
   if (!lookup) return h5LoadMeta(f, addr, n, pp);
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)addr);
+  if (!h->node) {
+    h->node = h->aNode;
+    h->capNode = sizeof(h->aNode);
+  }
   if (n + 8 > h->capNode) {
-    uint8_t *b = cairnRealloc(h->node, n + 8);
+    uint8_t *b = cairnRealloc(h->node == h->aNode ? NULL : h->node, n + 8);
     if (!b) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
     h->node = b;
     h->capNode = n + 8;
@@ -134,7 +139,7 @@ static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, ui
 }
 
 static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
-  memset(h, 0, sizeof(*h));
+  memset(h, 0, offsetof(LHeap, aNode));
   uint8_t hd[40];
   size_t n = 8 + 2 * (size_t)f->sl + f->so;
   CAIRN_TRY(h5ReadMeta(f, addr, hd, n));
@@ -161,7 +166,7 @@ static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
 }
 static void lheapFree(LHeap *h) {
   cairnFree(h->buf);
-  cairnFree(h->node);
+  if (h->node != h->aNode) cairnFree(h->node);
 }
 
 static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
