@@ -470,10 +470,14 @@ int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5Attr *), voi
     int rc;
     if (a->pType) rc = x(pArg, i, a);
     else {
+      /* values and name of the usual small attribute in a buffer here, not an allocation */
       H5Attr dec;
-      rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
+      uint64_t aBuf[32];
+      int inBuf = 0;
+      rc = h5AttrDecodeIn(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec, (uint8_t *)aBuf, sizeof(aBuf), &inBuf);
       if (rc == CAIRN_OK) {
         rc = x(pArg, i, &dec);
+        if (inBuf) dec.pData = NULL;
         h5AttrFree(&dec);
       } else if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) {
         return rc;
