@@ -117,8 +117,7 @@ static int posixClose(cairn_file *pF) {
   pthread_mutex_destroy(&f->mapMutex);
 #endif
   if (close(f->fd) != 0) rc = cairn_seterr(CAIRN_IOERR, "%s: close: %s", pfName(f), strerror(errno));
-  free(f->zPath);
-  free(f);
+  free(f); /* zPath is in the same block */
   return rc;
 }
 
@@ -153,15 +152,18 @@ static const cairn_file_methods posixMethods = {1, posixRead, posixWrite, posixS
                                                 posixSync, posixClose, posixMap};
 
 static int wrapFd(int fd, int writable, const char *zPath, cairn_file **ppFile) {
-  PosixFile *f = calloc(1, sizeof(*f));
+  /* one allocation: the struct, then the path (for messages) */
+  size_t nPath = zPath ? strlen(zPath) + 1 : 0;
+  PosixFile *f = malloc(sizeof(*f) + nPath);
   if (!f) {
     close(fd);
     return cairn_seterr(CAIRN_NOMEM, "out of memory opening %s", zPath ? zPath : "(fd)");
   }
+  memset(f, 0, sizeof(*f));
   f->base.pMethods = &posixMethods;
   f->fd = fd;
   f->writable = writable;
-  f->zPath = zPath ? strdup(zPath) : NULL;
+  if (zPath) f->zPath = memcpy((char *)(f + 1), zPath, nPath);
 #ifdef POSIX_HAVE_MMAP
   pthread_mutex_init(&f->mapMutex, NULL);
 #endif

@@ -29,6 +29,7 @@
 #define H5_MAX_CHUNK ((uint64_t)(SIZE_MAX / 2 < 0xFFFFFFFFu ? SIZE_MAX / 2 : 0xFFFFFFFFu))
 #define H5_MAX_FILTERS 32
 #define H5_UNDEF ((uint64_t)-1)
+#define H5_TYPE_MEMO_KEY 44          /* datatype messages up to this size are memoised */
 
 /* Datatype classes (the 4-bit class field of the datatype message). */
 enum {
@@ -164,23 +165,42 @@ typedef struct H5File {
   ** allocation, not three */
   H5Page *aSlot0[64];
   void *pFirstRun;
+  /* decoded datatypes by their message bytes (h5TypeDecode): an object's 128 attributes of one
+  ** type decode it once; entries hold a reference, dropped at close */
+  struct { uint32_t n; uint8_t key[H5_TYPE_MEMO_KEY]; H5Type *t; } aTypeMemo[4];
+  uint32_t iTypeMemo;
+  /* memory for the cache's first runs after the first read (allocated on the first miss,
+  ** H5_ARENA bytes, freed at close; runs in it are not freed one by one): a lookup in a large
+  ** group makes five or so, and large blocks cost the allocator more than the rest of a run */
+  uint8_t *pArena;
+  size_t iArena;
 } H5File;
+#define H5_ARENA (64u << 10)
 #define H5_FIRST_RUN (8192u + 256u) /* two 4 KiB pages and their run header */
 
 /* Read n bytes at relative address a (checked against the end of the file), through the
 ** metadata cache. */
 int h5ReadMeta(H5File *f, uint64_t a, void *p, size_t n);
+/* Where [a, a+n) (relative) lies in the metadata cache if it is within one cached page, else
+** NULL (then use h5ReadMeta). The pointer is valid until the next call that may read into the
+** cache or evict from it (h5ReadMeta, h5LoadMeta, h5Reach, h5Prefetch, cache budget). */
+const uint8_t *h5MetaPtr(H5File *f, uint64_t a, size_t n);
 /* Read n bytes at a relative address, bypassing the cache (raw data). */
 int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 /* Allocate and read a metadata block; *pp must be freed with cairnFree. */
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
-void h5CacheFree(H5File *f);
+void h5CacheFree(H5File *f); /* also drops the datatype memo */
 void h5CacheTrim(H5File *f); /* evict down to the budget */
 /* Make sure [abs, abs+n) lies within f->fileSize, or that f->fileSize is exact (abs is
 ** absolute: base included). Call before checking a range against f->fileSize. Metadata only:
 ** a small range past what is known is read into the cache (a short read tells the size) before
 ** the host is asked for the size, so it must not run beside other reads. */
 int h5Reach(H5File *f, uint64_t abs, uint64_t n);
+
+/* Read the pages of [a, a+n) (relative; n up to 8 pages) into the metadata cache in one host
+** read, without the neighbouring pages h5ReadMeta adds: for a structure of known size whose
+** neighbours are not wanted. Errors are left to the read that follows. */
+void h5Prefetch(H5File *f, uint64_t a, uint64_t n);
 
 /* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */
 typedef struct H5Cur {
@@ -233,7 +253,14 @@ typedef struct H5Ohdr {
   uint8_t **aBuf; /* the chunks read (owned) */
   uint32_t nBuf;
   uint16_t maxCompactAttr, minDenseAttr;
+  /* the first chunk's block also holds the first H5_OHDR_INLINE_MSGS messages and
+  ** H5_OHDR_INLINE_BUFS chunk pointers (one allocation for most headers): capacities, and
+  ** whether aMsg/aBuf still point into it */
+  uint32_t capMsg, capBuf;
+  uint8_t msgInline, bufInline;
 } H5Ohdr;
+#define H5_OHDR_INLINE_MSGS 16
+#define H5_OHDR_INLINE_BUFS 4
 
 int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o);
 void h5OhdrFree(H5Ohdr *o);
@@ -249,7 +276,9 @@ static inline H5Type *h5TypeRef(H5Type *t) {
   t->nRef++;
   return t;
 }
-/* Decode a datatype message; *pn receives the bytes consumed. */
+/* Decode a datatype message; *pn receives the bytes consumed. A top-level (depth 0) message of
+** at most H5_TYPE_MEMO_KEY bytes decoded before in this file gives another reference to the
+** same immutable type. */
 int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn);
 int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s);
 int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l);

@@ -34,6 +34,7 @@ struct cairn_h5_obj {
   cairn_h5_filter *aFilt;
   uint8_t attrOwn;    /* attributes: attr.pType owned; 1: attr.pData too, 2: it is in this block */
   uint8_t pathInline; /* zPath lives in this object's allocation */
+  uint8_t dsetInline; /* so does pD */
 };
 
 struct H5AddrPath {
@@ -137,8 +138,7 @@ static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) 
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
   /* Zero all but the filter slots (4 KiB; h5PipelineDecode fills them when there is a pipeline). */
-  H5Dset *d = ob->pD = cairnMalloc(sizeof(H5Dset));
-  if (!d) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  H5Dset *d = ob->pD;
   memset(d, 0, offsetof(H5Dset, pipeline.a));
   memset((char *)d + offsetof(H5Dset, fill), 0, sizeof(H5Dset) - offsetof(H5Dset, fill));
   d->f = f;
@@ -175,17 +175,36 @@ static int loadDataset(cairn_h5_obj *ob) {
 }
 
 static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_obj **pp) {
-  cairn_h5_obj *ob = cairnMallocZero(sizeof(*ob));
-  if (!ob) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  ob->h = h;
-  ob->zPath = dupStr(zPath);
-  int rc = ob->zPath ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  if (rc == CAIRN_OK) rc = h5OhdrLoad(&h->f, addr, &ob->o);
-  if (rc == CAIRN_OK) {
-    ob->kind = objKind(&ob->o);
-    if (ob->kind == CAIRN_H5_DATASET) rc = loadDataset(ob);
-    else if (ob->kind == CAIRN_H5_DATATYPE) rc = loadType(&h->f, &ob->o, &ob->pType, zPath);
+  /* The header first: its kind sizes the one block of the object, its dataset state (the
+  ** pipeline is large: a dataset only) and its path. */
+  H5Ohdr oh;
+  int rc = h5OhdrLoad(&h->f, addr, &oh);
+  if (rc) {
+    const char *z = cairn_errmsg();
+    if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && !strstr(z, zPath)) cairnErr(rc, "%s (object %s)", z, zPath);
+    return rc;
   }
+  int kind = objKind(&oh);
+  size_t nOb = (sizeof(cairn_h5_obj) + 15) & ~(size_t)15, nD = kind == CAIRN_H5_DATASET ? (sizeof(H5Dset) + 15) & ~(size_t)15 : 0;
+  size_t nPath = strlen(zPath) + 1;
+  cairn_h5_obj *ob = cairnMalloc(nOb + nD + nPath);
+  if (!ob) {
+    h5OhdrFree(&oh);
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  }
+  memset(ob, 0, sizeof(*ob));
+  ob->h = h;
+  ob->o = oh;
+  ob->kind = kind;
+  if (nD) {
+    ob->pD = (H5Dset *)((char *)ob + nOb);
+    ob->dsetInline = 1;
+  }
+  ob->zPath = (char *)ob + nOb + nD;
+  memcpy(ob->zPath, zPath, nPath);
+  ob->pathInline = 1;
+  if (kind == CAIRN_H5_DATASET) rc = loadDataset(ob);
+  else if (kind == CAIRN_H5_DATATYPE) rc = loadType(&h->f, &ob->o, &ob->pType, zPath);
   if (rc) {
     const char *z = cairn_errmsg();
     if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && !strstr(z, zPath)) cairnErr(rc, "%s (object %s)", z, zPath);
@@ -288,7 +307,7 @@ int cairn_h5_obj_close(cairn_h5_obj *o) {
     h5DsetFreeCache(o->pD);
     h5TypeFree(o->pD->pType);
     cairnFree(o->pD->pFillOwn);
-    cairnFree(o->pD);
+    if (!o->dsetInline) cairnFree(o->pD);
   }
   cairnFree(o->aFilt);
   h5TypeFree(o->pType);
@@ -451,10 +470,14 @@ int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5Attr *), voi
     int rc;
     if (a->pType) rc = x(pArg, i, a);
     else {
+      /* values and name of the usual small attribute in a buffer here, not an allocation */
       H5Attr dec;
-      rc = h5AttrDecode(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec);
+      uint64_t aBuf[32];
+      int inBuf = 0;
+      rc = h5AttrDecodeIn(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec, (uint8_t *)aBuf, sizeof(aBuf), &inBuf);
       if (rc == CAIRN_OK) {
         rc = x(pArg, i, &dec);
+        if (inBuf) dec.pData = NULL;
         h5AttrFree(&dec);
       } else if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) {
         return rc;

@@ -103,18 +103,43 @@ static int linkDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Li
 
 /* ---------------------------------------------------------------- symbol tables */
 /* A local heap, read lazily: a lookup in a group of 10,000 links touches only the names on its
-** path (through the metadata cache), not the whole data segment. lheapStr returns a name in a
-** scratch buffer valid until the next call. */
+** path (through the metadata cache), not the whole data segment. lheapStr returns a name in the
+** cache or in a scratch buffer, valid until the next call or cache read, whichever comes first. */
 typedef struct LHeap {
   H5File *f;
   uint64_t addr, data;
   size_t n;
   char *buf;
   size_t cap;
+  uint8_t *node; /* a lookup's node or symbol table entries (one level at a time) */
+  size_t capNode;
+  uint8_t aNode[1024]; /* node's first memory: the usual K (16 and 4) need 520 and 320 bytes */
 } LHeap;
 
+/* Read n bytes at addr: in a lookup into h's node buffer, reused level after level (a lookup
+** does not come back to a node), else into a new block (*pOwn set: free it). */
+static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, uint8_t **pp, int *pOwn) {
+  *pOwn = !lookup;
+  if (!lookup) return h5LoadMeta(f, addr, n, pp);
+  if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)addr);
+  if (!h->node) {
+    h->node = h->aNode;
+    h->capNode = sizeof(h->aNode);
+  }
+  if (n + 8 > h->capNode) {
+    uint8_t *b = cairnRealloc(h->node == h->aNode ? NULL : h->node, n + 8);
+    if (!b) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    h->node = b;
+    h->capNode = n + 8;
+  }
+  CAIRN_TRY(h5ReadMeta(f, addr, h->node, n));
+  memset(h->node + n, 0, 8);
+  *pp = h->node;
+  return CAIRN_OK;
+}
+
 static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
-  memset(h, 0, sizeof(*h));
+  memset(h, 0, offsetof(LHeap, aNode));
   uint8_t hd[40];
   size_t n = 8 + 2 * (size_t)f->sl + f->so;
   CAIRN_TRY(h5ReadMeta(f, addr, hd, n));
@@ -139,13 +164,26 @@ static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   h->n = (size_t)size;
   return CAIRN_OK;
 }
-static void lheapFree(LHeap *h) { cairnFree(h->buf); }
+static void lheapFree(LHeap *h) {
+  cairnFree(h->buf);
+  if (h->node != h->aNode) cairnFree(h->node);
+}
 
 static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   *pz = "";
   *pn = 0;
   if (off >= h->n) return cairnErr(CAIRN_CORRUPT, "hdf5: name offset %llu outside local heap at %llu", (unsigned long long)off, (unsigned long long)h->addr);
   size_t want = 64;
+  /* the usual short name, in a cached page: compared or copied in place */
+  const uint8_t *q = h5MetaPtr(h->f, h->data + off, CAIRN_MIN(want, h->n - (size_t)off));
+  if (q) {
+    const uint8_t *z = memchr(q, 0, CAIRN_MIN(want, h->n - (size_t)off));
+    if (z) {
+      *pz = (const char *)q;
+      *pn = (size_t)(z - q);
+      return CAIRN_OK;
+    }
+  }
   for (;;) {
     size_t k = CAIRN_MIN(want, h->n - (size_t)off);
     if (k + 1 > h->cap) {
@@ -178,7 +216,8 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
   if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
     return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
   uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, addr + 8, (size_t)n * entSize, &p));
+  int own;
+  CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + 8, (size_t)n * entSize, &p, &own));
   int rc = CAIRN_OK;
   uint32_t i0 = 0, i1 = n;
   if (zWant) { /* entries are sorted by name: binary search, reading only log2(n) names */
@@ -236,13 +275,13 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
     }
     if (zWant) {
       *pFound = k;
-      cairnFree(p);
+      if (own) cairnFree(p);
       return CAIRN_OK;
     }
     rc = listAdd(l, &k);
     if (rc) linkClear(&k);
   }
-  cairnFree(p);
+  if (own) cairnFree(p);
   if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
   return rc;
 }
@@ -253,6 +292,8 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
   size_t hdr = 8 + 2 * (size_t)f->so;
   uint8_t hd[32];
+  /* a lookup reads this node and goes on elsewhere: read the node alone (its size is fixed by K) */
+  if (zWant) h5Prefetch(f, addr, hdr + 2 * (uint64_t)f->groupInternalK * (f->sl + f->so) + f->sl);
   CAIRN_TRY(h5ReadMeta(f, addr, hd, hdr));
   if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
   if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
@@ -261,7 +302,8 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
     return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
   size_t body = (size_t)n * (f->sl + f->so) + f->sl;
   uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, addr + hdr, body, &p));
+  int own;
+  CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + hdr, body, &p, &own));
   int rc = CAIRN_OK;
   uint32_t iStart = 0;
   if (zWant && n > 1) {
@@ -295,13 +337,13 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
       int cmp = memcmp(zWant, z, m);
       if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
       if (cmp > 0) continue;
-      rc = level ? btree1Group(f, child, h, l, zWant, nWant, pFound, depth + 1) : snodRead(f, child, h, l, zWant, nWant, pFound);
-      cairnFree(p);
-      return rc;
+      if (own) cairnFree(p);
+      /* p (the lookup buffer) is reused below */
+      return level ? btree1Group(f, child, h, l, zWant, nWant, pFound, depth + 1) : snodRead(f, child, h, l, zWant, nWant, pFound);
     }
     rc = level ? btree1Group(f, child, h, l, NULL, 0, NULL, depth + 1) : snodRead(f, child, h, l, NULL, 0, NULL);
   }
-  cairnFree(p);
+  if (own) cairnFree(p);
   if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
   return rc;
 }

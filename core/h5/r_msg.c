@@ -297,10 +297,27 @@ done:
 }
 
 int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn) {
+  /* The same bytes decode to the same type (the file's offset size is fixed), so objects with
+  ** many attributes or datasets of one type skip the decode and its allocation. pn callers need
+  ** the consumed length, which the memo does not keep. */
+  int memo = depth == 0 && !pn && n <= H5_TYPE_MEMO_KEY;
+  if (memo)
+    for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++)
+      if (f->aTypeMemo[k].t && f->aTypeMemo[k].n == n && memcmp(f->aTypeMemo[k].key, p, n) == 0) {
+        *pp = h5TypeRef(f->aTypeMemo[k].t);
+        return CAIRN_OK;
+      }
   H5Cur c;
   h5Cur(&c, p, n, addr);
   CAIRN_TRY(typeDecode(f, &c, depth, pp));
   if (pn) *pn = (size_t)(c.p - c.start);
+  if (memo) {
+    unsigned k = f->iTypeMemo++ % CAIRN_ARRAY_SIZE(f->aTypeMemo);
+    h5TypeFree(f->aTypeMemo[k].t);
+    f->aTypeMemo[k].t = h5TypeRef(*pp);
+    f->aTypeMemo[k].n = (uint32_t)n;
+    memcpy(f->aTypeMemo[k].key, p, n);
+  }
   return CAIRN_OK;
 }
 

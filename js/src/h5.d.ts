@@ -29,7 +29,7 @@ export type TypedArray =
   | BigInt64Array | BigUint64Array | Float32Array | Float64Array;
 
 /** Values as read: flat typed arrays, string[], objects for compounds; single values for scalars. */
-export type OutputData = TypedArray | string | number | bigint | boolean | null | Uint8Array | OutputData[] | { [member: string]: OutputData };
+export type OutputData = TypedArray | string | number | bigint | boolean | null | Uint8Array | Reference | OutputData[] | { [member: string]: OutputData };
 export type JSONCompatibleOutputData = string | number | boolean | null | JSONCompatibleOutputData[] | { [member: string]: JSONCompatibleOutputData };
 
 /** One [start, end, step] per dimension; missing or null bounds mean all; negative count from the end. */
@@ -126,6 +126,8 @@ declare abstract class HasAttrs {
   get attrs(): Record<string, Attribute>;
   get root(): Group;
   get parent(): Group;
+  /** The object a Reference (or its path) points to, like h5wasm's dereference. */
+  dereference(ref: Reference | string): Entity | null;
   /** The attribute's value, or null if there is none by that name. */
   get_attribute(name: string, json_compatible?: false): OutputData | null;
   get_attribute(name: string, json_compatible: true): JSONCompatibleOutputData | null;
@@ -155,7 +157,7 @@ export declare class Group extends HasAttrs {
   items(): Generator<[string, Entity | null], void, unknown>;
   /** Every path below this group, relative to it. */
   paths(): string[];
-  get(path: string): Entity | null;
+  get(path: string | Reference): Entity | null;
   /** Create a group (and missing parents). */
   create_group(name: string): Group;
   create_dataset(options: CreateDatasetOptions): Dataset;
@@ -192,6 +194,15 @@ export declare class Datatype extends HasAttrs {
   readonly type: 'Datatype';
   get metadata(): Metadata;
   get dtype(): Dtype;
+}
+
+/** An object reference read from a file (h5wasm's class); `String(ref)` and JSON give its path. */
+export declare class Reference {
+  constructor(path: string);
+  /** Absolute path of the referenced object. */
+  readonly path: string;
+  toString(): string;
+  toJSON(): string;
 }
 
 export declare class BrokenSoftLink {
@@ -234,6 +245,7 @@ export interface H5 {
   Datatype: typeof Datatype;
   BrokenSoftLink: typeof BrokenSoftLink;
   ExternalLink: typeof ExternalLink;
+  Reference: typeof Reference;
   ACCESS_MODES: { r: 'r'; a: 'a'; 'r+': 'r+'; w: 'w'; x: 'x' };
   /** Resolves when the WebAssembly module is loaded. */
   readonly ready: Promise<void>;

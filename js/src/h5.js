@@ -125,10 +125,30 @@ function halfToNumber(h) {
   return s * (1 + m / 1024) * 2 ** (e - 15);
 }
 
-/** The reader's JSON spells NaN and infinities as strings; give numbers back for float types. */
+/**
+ * An object reference read from a file, as h5wasm gives them (its Reference class): hand it to
+ * `dereference()` (or `get()`) for the object. cairn resolves it when reading, so it carries the
+ * object's path (`path`); `String(ref)`, template strings and JSON give that path, which is what
+ * reads returned before this class (0.x: plain path strings).
+ */
+export class Reference {
+  constructor(path) {
+    /** Absolute path of the referenced object. */
+    this.path = path;
+  }
+  toString() { return this.path; }
+  toJSON() { return this.path; }
+  [Symbol.toPrimitive]() { return this.path; }
+}
+const refPath = (x) => (x instanceof Reference ? x.path : x);
+
+/** The reader's JSON spells NaN and infinities as strings, and object references as paths; give
+ * numbers back for float types and Reference objects for references. */
 function fixJson(t, v) {
   if (v === null || v === undefined) return v;
   switch (t.class) {
+    case 'reference':
+      return t.ref === 'object' && typeof v === 'string' ? new Reference(v) : v;
     case 'float':
       return typeof v === 'string' ? (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v)) : v;
     case 'vlen':
@@ -281,6 +301,7 @@ const isBoolEnum = (t) => t.class === 'enum' && Object.keys(t.members).length ==
 /** JSON-compatible copy of a value (typed arrays -> arrays, bigint -> number, bool enums -> booleans). */
 function toJsonValue(v, t) {
   if (v === null || v === undefined) return v;
+  if (v instanceof Reference) return v.path;
   if (typeof v === 'bigint') return Number(v);
   if (ArrayBuffer.isView(v) && !(v instanceof Uint8Array && t && t.class === 'opaque')) {
     const a = Array.from(v, (x) => (typeof x === 'bigint' ? Number(x) : x));
@@ -390,6 +411,12 @@ function guessDtype(flat) {
  */
 function flatten(data, t) {
   if (ArrayBuffer.isView(data)) return { flat: data, shape: [data.length] };
+  const r = flattenAny(data, t);
+  // references read from a file are written back as their paths (strings), as before they had a class
+  if (r.flat.some((x) => x instanceof Reference)) r.flat = r.flat.map(refPath);
+  return r;
+}
+function flattenAny(data, t) {
   if (!Array.isArray(data)) return { flat: [data], shape: [] };
   let dims;
   if (t && t.class === 'compound') dims = Array.isArray(data[0]) && !data[0].some((x) => x && typeof x === 'object' && !Array.isArray(x)) && !Array.isArray(data[0][0]) ? 1 : depthOf(data);
@@ -1002,6 +1029,10 @@ export function makeH5(api, options = {}) {
         a.free();
       }
     }
+    /** The object an object reference (a Reference, or its path) points to, like h5wasm's. */
+    dereference(ref) {
+      return this.root.get(refPath(ref));
+    }
     /** The root group. */
     get root() { return new Group(this._s, '/'); }
     /** The parent group. */
@@ -1085,7 +1116,7 @@ export function makeH5(api, options = {}) {
      * BrokenSoftLink or ExternalLink for links cairn does not follow; null if absent.
      */
     get(path) {
-      const full = joinPath(this.path, path), s = this._s;
+      const full = joinPath(this.path, refPath(path)), s = this._s;
       if (s.writerShape(full)) return new Dataset(s, full); // a dataset, known without committing
       let d;
       try {
@@ -1438,7 +1469,7 @@ export function makeH5(api, options = {}) {
   }
 
   const h5 = {
-    File, Group, Dataset, Attribute, Datatype, BrokenSoftLink, ExternalLink,
+    File, Group, Dataset, Attribute, Datatype, BrokenSoftLink, ExternalLink, Reference,
     ACCESS_MODES: { r: 'r', a: 'a', 'r+': 'r+', w: 'w', x: 'x' },
     /** Resolves when the WebAssembly module is loaded. */
     get ready() { return init().then(() => undefined); },

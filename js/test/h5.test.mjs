@@ -420,3 +420,68 @@ with h5py.File(${JSON.stringify(p)}, 'r') as f: print(json.dumps(f['le'].id.get_
     f.close();
   }
 });
+
+test('object references read as h5wasm-like Reference objects: path, dereference, get, JSON, written back as paths', async () => {
+  // written by h5py: a dataset of references, a scalar reference attribute, a compound with one
+  const p = path.join(tmp, 'refs.h5');
+  py(['-c', `
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w') as f:
+    f['grp/target'] = np.arange(3, dtype='<i4')
+    f['other'] = np.float64(2.5)
+    r = f.create_dataset('refs', (3,), dtype=h5py.ref_dtype)
+    r[0] = f['grp/target'].ref
+    r[1] = f['other'].ref
+    r[2] = f['grp'].ref
+    f['other'].attrs['back'] = f['grp/target'].ref
+    ct = np.dtype([('id', '<i4'), ('r', h5py.ref_dtype)])
+    c = np.zeros(1, dtype=ct)
+    c[0] = (7, f['other'].ref)
+    f['comp'] = c
+`, p]);
+  // what h5py resolves the references to (the independent answer)
+  const want = JSON.parse(py(['-c', `
+import sys, json, h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    print(json.dumps([f[x].name for x in f['refs'][()]] + [f[f['other'].attrs['back']].name, f[f['comp'][0]['r']].name]))
+`, p]));
+  const f = await h5.File.open(p);
+  try {
+    const refs = f.get('refs').value;
+    assert.equal(refs.length, 3);
+    for (let i = 0; i < 3; i++) {
+      assert.ok(refs[i] instanceof h5.Reference, `element ${i} is a Reference`);
+      assert.equal(refs[i].path, want[i]);
+      assert.equal(String(refs[i]), want[i]); // the path, as reads gave before the class
+      assert.equal(`${refs[i]}`, want[i]);
+    }
+    assert.deepEqual(Array.from(f.dereference(refs[0]).value), [0, 1, 2]);
+    assert.equal(f.dereference(refs[1]).value, 2.5);
+    assert.equal(f.dereference(refs[2]).type, 'Group');
+    assert.equal(f.get(refs[0]).path, want[0]); // get() takes one too
+    assert.equal(f.get('grp').dereference(refs[1]).path, '/other'); // absolute, from any group
+    const back = f.get('other').attrs.back.value;
+    assert.ok(back instanceof h5.Reference);
+    assert.equal(back.path, want[3]);
+    const comp = f.get('comp').value;
+    assert.equal(comp[0].id, 7);
+    assert.ok(comp[0].r instanceof h5.Reference);
+    assert.equal(comp[0].r.path, want[4]);
+    // JSON-compatible values stay plain path strings
+    assert.deepEqual(f.get('refs').json_value, want.slice(0, 3));
+    assert.equal(JSON.stringify(refs), JSON.stringify(want.slice(0, 3)));
+    // written back (the writer makes no references): their paths, as strings
+    const q = path.join(tmp, 'refs-back.h5');
+    const w = await h5.File.create(q);
+    w.create_dataset({ name: 'paths', data: refs });
+    w.close();
+    const g = await h5.File.open(q);
+    try {
+      assert.deepEqual(g.get('paths').value, want.slice(0, 3));
+    } finally {
+      g.close();
+    }
+  } finally {
+    f.close();
+  }
+});
