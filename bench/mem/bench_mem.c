@@ -9,8 +9,9 @@
 **   - int8 and f16 scans + exact re-rank, with recall@10 against the exact scan
 **   - IVF and IVF-PQ on clustered data: build time, recall@10 and latency per nprobe
 **   - adds/s (text + 384-d embedding, commit every 100 adds) with and without fsync; reopen time
-** One query at a time, median over the queries. Built for WASI too (bench/mem/run.sh), where
-** `--scans` runs only the scans (single thread, simd128) to compare with native and usearch.
+** One query at a time, median over the queries. Built for WASI and Emscripten too
+** (bench/mem/run.sh), where `--scans` runs only the scans (single thread, simd128) to compare
+** with native and usearch.
 ** It also writes the vectors, queries and exact
 ** top-10 to DIR (argv[1], default /tmp/cairn-bench-mem) so bench/mem/peers.mjs runs usearch and
 ** hnswlib-node on the same data.
@@ -28,6 +29,12 @@
 
 #include "cairn/platform.h"
 #include "mem/mem_int.h"
+
+/* The two wasm builds (WASI under node:wasi, Emscripten under Node) run only the scans, on one
+** thread. */
+#if defined(__wasi__) || defined(__EMSCRIPTEN__)
+#define BENCH_WASM 1
+#endif
 
 #define DIM 384
 #define NBIG 100000
@@ -192,13 +199,13 @@ static void writeFile(const char *zDir, const char *zName, const void *p, size_t
   }
 }
 
-#ifdef __wasi__
+#ifdef BENCH_WASM
 static void setThreads(unsigned n) { (void)n; }
 #else
 static void setThreads(unsigned n) { cairn_posix_install(n); }
 #endif
 
-#ifndef __wasi__
+#ifndef BENCH_WASM
 static double reopenMs(const char *zPath, cairn_mem_stats *ps) {
   double best = 1e30;
   for (int k = 0; k < 3; k++) {
@@ -297,8 +304,10 @@ int main(int argc, char **argv) {
   const char *zDir = argc > 1 ? argv[1] : "/tmp/cairn-bench-mem";
   int scansOnly = argc > 2 && !strcmp(argv[2], "--scans");
   int addsOnly = argc > 2 && !strcmp(argv[2], "--adds"); /* only the adds / checkpoint / reopen rows */
+#ifdef BENCH_WASM
 #ifdef __wasi__
   cairn_wasi_install();
+#endif
   scansOnly = 1;
   unsigned maxThreads = 1;
 #else
@@ -321,7 +330,7 @@ int main(int argc, char **argv) {
     for (int j = 0; j < DIM; j++) aQ[q * DIM + j] = cent[c * DIM + j] + grand() * 1.5f;
     normalise(aQ + q * DIM);
   }
-#ifndef __wasi__
+#ifndef BENCH_WASM
   if (addsOnly) return benchAdds(zDir, x);
 #else
   (void)addsOnly;
@@ -375,7 +384,7 @@ int main(int argc, char **argv) {
     printf("  cairn flat     1T      %8.3f ms  (%.1f GB/s)\n", t1, gb / (t1 / 1e3));
     (void)bw1, (void)bw2, (void)tHand;
 #endif
-    printf("  (exact results written as the ground truth for the quantised scans and the peers)\n");
+    if (!scansOnly) printf("  (exact results written as the ground truth for the quantised scans and the peers)\n");
     if (maxThreads > 1)
       printf("  cairn flat     2T      %8.3f ms  (%.1f GB/s, %.2fx of 2T bandwidth, %.2fx faster than 1T)\n", t2,
              gb / (t2 / 1e3), gb / (t2 / 1e3) / bw2, t1 / t2);
@@ -393,7 +402,7 @@ int main(int argc, char **argv) {
     }
   }
   if (scansOnly) return 0;
-#ifndef __wasi__
+#ifndef BENCH_WASM
   /* IVF / IVF-PQ at 100K */
   cairn_posix_install(1);
   double tExact = timeSearch(&vBig, NULL, aQ, CAIRN_VINDEX_FLAT, 0, 0, gt);

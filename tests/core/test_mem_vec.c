@@ -26,9 +26,12 @@ TEST(memvec, kernels_match_scalar) {
   CHECK_STR(aK[0]->zName, "scalar");
   static const uint32_t aDim[] = {1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 100, 384, 385};
   rs = 42;
-  for (size_t di = 0; di < CAIRN_ARRAY_SIZE(aDim); di++) {
-    uint32_t d = aDim[di];
-    size_t n = 13; /* 4-row blocks plus a tail */
+  /* batch sizes: 4-row blocks (adjacent rows, or the four stripes of the wasm f32 kernel) with
+  ** and without a tail, and batches too small for one block */
+  static const size_t aN[] = {1, 3, 4, 6, 13};
+  for (size_t di = 0; di < CAIRN_ARRAY_SIZE(aDim) * CAIRN_ARRAY_SIZE(aN); di++) {
+    uint32_t d = aDim[di % CAIRN_ARRAY_SIZE(aDim)];
+    size_t n = aN[di / CAIRN_ARRAY_SIZE(aDim)];
     /* rows one float off any SIMD alignment: kernels must not assume aligned rows */
     float *xBuf = malloc((n * d + 1) * 4), *x = xBuf + 1, *q = malloc(d * 4), *o0 = malloc(n * 4), *o1 = malloc(n * 4);
     int8_t *xi = malloc(n * d), *qi = malloc(d);
@@ -49,7 +52,7 @@ TEST(memvec, kernels_match_scalar) {
         double mag = 0;
         for (uint32_t j = 0; j < d; j++) mag += fabs((double)x[i * d + j] * q[j]);
         if (!(fabs(o0[i] - o1[i]) <= 1e-5 * mag + 1e-6)) {
-          tfFail(__FILE__, __LINE__, "%s f32 dim %u row %zu: %g vs scalar %g", aK[k]->zName, d, i, o1[i], o0[i]);
+          tfFail(__FILE__, __LINE__, "%s f32 dim %u, %zu rows, row %zu: %g vs scalar %g", aK[k]->zName, d, n, i, o1[i], o0[i]);
           return;
         }
       }
@@ -61,7 +64,7 @@ TEST(memvec, kernels_match_scalar) {
         double mag = 0;
         for (uint32_t j = 0; j < d; j++) mag += fabs((double)cairnF16ToF32(xh[i * d + j]) * q[j]);
         if (!(fabs(o0[i] - o1[i]) <= 1e-5 * mag + 1e-6)) {
-          tfFail(__FILE__, __LINE__, "%s f16 dim %u row %zu: %g vs scalar %g", aK[k]->zName, d, i, o1[i], o0[i]);
+          tfFail(__FILE__, __LINE__, "%s f16 dim %u, %zu rows, row %zu: %g vs scalar %g", aK[k]->zName, d, n, i, o1[i], o0[i]);
           return;
         }
       }
