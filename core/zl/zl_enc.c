@@ -493,6 +493,64 @@ static int encCsvNum(Enc *e, const uint8_t *p, size_t n) {
   return d0 ? encNode1(e, ZID_DELTA, p, 8, r) : r;
 }
 
+/* The strings of a text source (content c of nb bytes; lengths in lb, lw bytes each): with few
+** distinct strings (at most a quarter of them, names or categories), tokenize_string over an
+** alphabet in order of first appearance and 1- or 2-byte indices; else content + lengths. */
+static int encCsvText(Enc *e, const uint8_t *c, size_t nb, const uint8_t *lb, unsigned lw, size_t nStr) {
+  size_t kMax = CAIRN_MIN(nStr / 4, 65536), hb = 4, k = 0, nAlpha = 0;
+  while (((size_t)1 << hb) < 2 * kMax + 2) hb++;
+  size_t hmask = ((size_t)1 << hb) - 1;
+  uint32_t *ht = nStr >= 64 ? cairnMallocZero(sizeof(uint32_t) << hb) : NULL; /* alphabet index + 1 */
+  uint32_t *aOff = ht ? cairnMalloc(sizeof(uint32_t) * 2 * (kMax + 1)) : NULL, *aLn = aOff ? aOff + kMax + 1 : NULL;
+  uint8_t *ix = aOff ? cairnMalloc(2 * nStr + 8) : NULL;
+  int rc = -1;
+  if (ix) {
+    unsigned iw = kMax <= 256 ? 1 : 2;
+    size_t off = 0, i = 0;
+    for (; i < nStr; i++) {
+      uint32_t l = (uint32_t)cairnGetLEn(lb + i * lw, lw);
+      const uint8_t *q = c + off;
+      uint64_t h = l * 0x9E3779B97F4A7C15ull;
+      for (uint32_t j = 0; j < l; j++) h = (h ^ q[j]) * 0x100000001B3ull;
+      size_t slot = (size_t)(h >> (64 - hb)) & hmask;
+      while (ht[slot] && (aLn[ht[slot] - 1] != l || memcmp(c + aOff[ht[slot] - 1], q, l))) slot = (slot + 1) & hmask;
+      if (!ht[slot]) {
+        if (k == kMax) break; /* too many distinct strings */
+        aOff[k] = (uint32_t)off, aLn[k] = l, nAlpha += l, ht[slot] = (uint32_t)++k;
+      }
+      cairnPutLEn(ix + i * iw, ht[slot] - 1, iw);
+      off += l;
+    }
+    if (i == nStr && k > 0) {
+      uint8_t *ac = cairnMalloc(nAlpha + 1), *al = cairnMalloc(4 * k + 1);
+      if (!ac || !al) {
+        cairnFree(ac), cairnFree(al);
+        encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+      } else {
+        uint32_t mx = 0;
+        for (size_t j = 0, o = 0; j < k; j++) memcpy(ac + o, c + aOff[j], aLn[j]), o += aLn[j], mx = CAIRN_MAX(mx, aLn[j]);
+        unsigned aw = mx < 256 ? 1 : mx < 65536 ? 2 : 4;
+        for (size_t j = 0; j < k; j++) cairnPutLEn(al + j * aw, aLn[j], aw);
+        int two[2], in2[2];
+        two[0] = encSerial(e, ac, nAlpha);
+        two[1] = encNumeric(e, al, k, aw, 1);
+        in2[0] = encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0); /* the alphabet is decoder input 0 */
+        in2[1] = encNumeric(e, ix, nStr, iw, 1);
+        rc = encNode(e, ZID_TOKENIZE_STRING, NULL, 0, in2, 2, 0);
+        cairnFree(ac), cairnFree(al);
+      }
+    }
+  } else if (nStr >= 64) {
+    encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
+  }
+  cairnFree(ht), cairnFree(aOff), cairnFree(ix);
+  if (rc != -1 || e->rc) return rc;
+  int two[2];
+  two[0] = encSerial(e, c, nb);
+  two[1] = encNumeric(e, lb, nStr, lw, 1);
+  return encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0);
+}
+
 /* A CSV segment as strings that dispatch_string interleaves back: one pass splits the fields
 ** (column, length with its trailing ',' or '\n'); columns whose fields are (at least 7 in 8)
 ** integers written as parse_int writes them become numbers (parse_int over a numeric graph),
@@ -636,10 +694,7 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
     if (s % 2 && s != sepSrc) {
       aIn[1 + srcId[s]] = encNode1(e, ZID_PARSE_INT, NULL, 0, encCsvNum(e, buf + offC[s], srcN[s]));
     } else {
-      int two[2];
-      two[0] = encSerial(e, buf + offC[s], srcBytes[s]);
-      two[1] = encNumeric(e, lb + offL[s], srcN[s], lw[s], 1);
-      aIn[1 + srcId[s]] = encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0);
+      aIn[1 + srcId[s]] = encCsvText(e, buf + offC[s], srcBytes[s], lb + offL[s], lw[s], srcN[s]);
     }
   }
   for (size_t f = 0; f < ns; f++) cairnPutLE16(buf + 2 * f, (uint16_t)srcId[sTag[f]]); /* the sources are done */

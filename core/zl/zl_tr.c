@@ -322,31 +322,72 @@ static int tokenize(ZlDec *d, ZlStream **in, ZlStream *o, uint8_t type) {
 }
 TRDEC(decTokenizeFixed) { return tokenize(d, in, out[0], ZT_STRUCT); }
 TRDEC(decTokenizeNum) { return tokenize(d, in, out[0], ZT_NUMERIC); }
-/* 38: tokenize strings */
+/* 38: tokenize strings: alphabet (a string stream), indices. Sizes first (the output is
+** allocated exactly), then each string copied as a 16- or 32-byte block where the alphabet has
+** slack and the output has room (see dispatch_string), else exactly. */
 TRDEC(decTokenizeString) {
   const ZlStream *a = in[0], *k = in[1];
-  uint64_t *aOff = cairnMalloc(sizeof(uint64_t) * (a->n + 1)), total = 0;
+  size_t na = a->n, n = k->n;
+  unsigned iw = k->width;
+  const uint8_t *kp = k->p;
+  uint64_t *aOff = cairnMalloc(sizeof(uint64_t) * (na + 1)), total = 0;
   if (!aOff) return cairnErr(CAIRN_NOMEM, "zl: out of memory");
   aOff[0] = 0;
-  for (size_t i = 0; i < a->n; i++) aOff[i + 1] = aOff[i] + a->aLen[i];
+  for (size_t i = 0; i < na; i++) aOff[i + 1] = aOff[i] + a->aLen[i];
   int rc = CAIRN_OK;
-  for (size_t i = 0; i < k->n && !rc; i++) {
-    uint64_t ix = rdN(k->p + i * k->width, k->width);
-    if (ix >= a->n) rc = BAD("zl: token index %llu beyond alphabet of %zu", (unsigned long long)ix, a->n);
-    else total += a->aLen[ix];
+  const uint32_t *aL = a->aLen;
+#define TOK_IX(i) (iw == 1 ? kp[i] : iw == 2 ? cairnGetLE16(kp + 2 * (i)) : rdN(kp + (size_t)(i) * iw, iw))
+  uint64_t bad = 0;
+  /* the loops for 1- and 2-byte indices are spelled out: the width is then a constant */
+#define TOK_SUM(IX)                                                                                \
+  for (size_t i = 0; i < n; i++) {                                                                 \
+    uint64_t ix = IX;                                                                              \
+    bad |= ix >= na, total += aL[ix < na ? ix : 0];                                                \
   }
-  if (!rc && total > SIZE_MAX / 2) rc = BAD("zl: tokenized strings too large");
+  if (na == 0) bad = n > 0;
+  else if (iw == 1) TOK_SUM(kp[i])
+  else if (iw == 2) TOK_SUM(cairnGetLE16(kp + 2 * i))
+  else TOK_SUM(rdN(kp + i * iw, iw))
+#undef TOK_SUM
+  if (bad) rc = BAD("zl: token index beyond alphabet of %zu", na);
+  else if (total > SIZE_MAX / 2) rc = BAD("zl: tokenized strings too large");
   if (!rc) rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, (size_t)total);
   if (!rc) {
-    out[0]->n = k->n;
-    rc = cairnZlNewLens(d, out[0], k->n);
+    out[0]->n = n;
+    rc = cairnZlNewLens(d, out[0], n);
   }
-  for (size_t i = 0, pos = 0; i < k->n && !rc; i++) {
-    uint64_t ix = rdN(k->p + i * k->width, k->width);
-    memcpy(out[0]->p + pos, a->p + aOff[ix], a->aLen[ix]);
-    out[0]->aLen[i] = a->aLen[ix], pos += a->aLen[ix];
+  if (!rc) {
+    uint8_t *o = out[0]->p;
+    uint32_t *oLen = out[0]->aLen;
+    const uint8_t *ap = a->p;
+    size_t nFast = a->own ? n : 0, i = 0;
+    if (a->own && !out[0]->own) { /* the caller's buffer: no block stores within 32 bytes of its end */
+      uint64_t after = 0;
+      size_t j = n;
+      while (j > 0 && after < 32) j--, after += aL[TOK_IX(j)];
+      nFast = after >= 32 ? j + 1 : 0;
+    }
+#define TOK_COPY(IX)                                                                               \
+  for (; i < nFast; i++) {                                                                         \
+    uint64_t ix = IX;                                                                              \
+    uint32_t len = aL[ix];                                                                         \
+    const uint8_t *q = ap + aOff[ix];                                                              \
+    if (len <= 16) memcpy(o, q, 16);                                                               \
+    else if (len <= 32) memcpy(o, q, 32);                                                          \
+    else memcpy(o, q, len);                                                                        \
+    o += len, oLen[i] = len;                                                                       \
   }
-  if (!rc) out[0]->nb = (size_t)total;
+    if (iw == 1) TOK_COPY(kp[i])
+    else if (iw == 2) TOK_COPY(cairnGetLE16(kp + 2 * i))
+#undef TOK_COPY
+    for (; i < n; i++) {
+      uint64_t ix = TOK_IX(i);
+      uint32_t len = aL[ix];
+      memcpy(o, ap + aOff[ix], len);
+      o += len, oLen[i] = len;
+    }
+  }
+#undef TOK_IX
   cairnFree(aOff);
   return rc;
 }

@@ -499,20 +499,23 @@ TEST(zl, delta_walks) {
   cairn_free(a), cairn_free(f), cairn_free(d);
 }
 
-/* CSV with integer columns: every digit count of 64-bit integers (both signs, both ends of the
+/* CSV with integer and categorical columns: every digit count of 64-bit integers (both signs, both ends of the
 ** range), fields that look like integers but are not what parse_int writes back ("007", "-0",
 ** "+5", "", "-"), quoted fields, a ragged row, adjacent integer columns, with and without a final
 ** newline. Round trips exactly at fast and ratio levels; a table of counters and regular
 ** timestamps (integers as numbers, differences constant) compresses to a small fraction of its
 ** text, which only the numeric graph achieves. */
 TEST(zl, csv_integers) {
-  size_t cap0 = 1 << 18, n = 0, nf, nd;
+  size_t cap0 = 1 << 20, n = 0, nf, nd;
   char *a = cairn_malloc(cap0);
   uint8_t *f = cairn_malloc(cairn_zl_compress_bound(cap0)), *d = cairn_malloc(cap0);
   CHECK(a && f && d);
   static const char *kOdd[] = {"007", "-0", "+5", "", "-", "1e3", "\"4,2\"", "00", "x"};
+  /* and text columns of few distinct strings (tokenized: 1- and 2-byte indices, strings longer
+  ** than the decoder's 32-byte blocks) */
+  static const char *kName[] = {"ann", "bo", "a name of more than thirty-two bytes, quoted", "", "dee", "e", "fay"};
   uint64_t x = 99;
-  n += (size_t)cairnFormat(a + n, cap0 - n, "id,v,w,ts\n");
+  n += (size_t)cairnFormat(a + n, cap0 - n, "id,v,w,ts,name,cat\n");
   for (int i = 0; i < 3000; i++) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     int64_t v = (i / 20) % 2 ? INT64_MIN : INT64_MAX;
@@ -525,8 +528,11 @@ TEST(zl, csv_integers) {
     }
     if (i % 11 == 5) n += (size_t)cairnFormat(a + n, cap0 - n, "%lld,%s,%d,%lld\n", (long long)i, kOdd[i % 9], -i, 1700000000ll + 17 * i);
     else if (i % 97 == 3) n += (size_t)cairnFormat(a + n, cap0 - n, "%lld,%lld\n", (long long)i, (long long)v); /* ragged */
-    else n += (size_t)cairnFormat(a + n, cap0 - n, "%lld,%lld,%d,%lld\n", (long long)i, (long long)v, -i, 1700000000ll + 17 * i);
+    else
+      n += (size_t)cairnFormat(a + n, cap0 - n, "%lld,%lld,%d,%lld,%s,c%d\n", (long long)i, (long long)v, -i, 1700000000ll + 17 * i,
+                               kName[(x >> 20) % 7], (int)((x >> 30) % 300));
   }
+  CHECK(n > 100000 && n < cap0 - 200);
   for (int bare = 0; bare < 2; bare++) {
     size_t m = n - bare; /* bare: no final newline */
     for (int level = 1; level <= 19; level += 9) {
