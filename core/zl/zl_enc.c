@@ -464,7 +464,7 @@ static int encNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
 
 /* The decimal integer a field holds, if it is exactly what parse_int writes back: digits
 ** without leading zeros, '-' when negative (not "-0"), within 64 bits signed. */
-static int csvInt(const uint8_t *p, size_t n, int64_t *pv) {
+static inline int csvInt(const uint8_t *p, size_t n, int64_t *pv) {
   size_t i = p[0] == '-';
   if (n - i < 1 || n - i > 19 || (p[i] == '0' && n - i > 1) || (i && p[1] == '0')) return 0;
   uint64_t u = 0;
@@ -476,6 +476,33 @@ static int csvInt(const uint8_t *p, size_t n, int64_t *pv) {
   if (u > (uint64_t)INT64_MAX + i) return 0;
   *pv = i ? (int64_t)(0 - u) : (int64_t)u;
   return 1;
+}
+
+static inline void csvPut64(uint8_t *p, uint64_t v) { /* little-endian, one store where it can */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &v, 8);
+#else
+  cairnPutLE64(p, v);
+#endif
+}
+
+/* Bytes that are ',' or '\n' (an upper bound on the fields, quotes aside): 8 at a time, a
+** byte-lane counter summed every 255 words. */
+static size_t csvSeps(const uint8_t *p, size_t n) {
+  const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, one = 0x0101010101010101ull;
+  size_t c = 0, i = 0;
+  while (i + 8 <= n) {
+    uint64_t acc = 0;
+    for (int k = 0; k < 255 && i + 8 <= n; k++, i += 8) {
+      uint64_t x = cairnGetLE64(p + i), a = x ^ (one * ','), b = x ^ (one * '\n');
+      uint64_t za = ~(((a & lo7) + lo7) | a), zb = ~(((b & lo7) + lo7) | b); /* bit 7 set: the byte was 0 */
+      acc += ((za | zb) >> 7) & one;
+    }
+    acc = (acc & 0x00ff00ff00ff00ffull) + ((acc >> 8) & 0x00ff00ff00ff00ffull); /* 16-bit lanes: no overflow */
+    c += (size_t)((acc * 0x0001000100010001ull) >> 48);
+  }
+  for (; i < n; i++) c += (p[i] == ',') + (p[i] == '\n');
+  return c;
 }
 
 /* The 8-byte integers of a numeric column: constant values or constant differences (ids,
@@ -511,7 +538,13 @@ static int encCsvText(Enc *e, const uint8_t *c, size_t nb, const uint8_t *lb, un
       uint32_t l = (uint32_t)cairnGetLEn(lb + i * lw, lw);
       const uint8_t *q = c + off;
       uint64_t h = l * 0x9E3779B97F4A7C15ull;
-      for (uint32_t j = 0; j < l; j++) h = (h ^ q[j]) * 0x100000001B3ull;
+      uint32_t j = 0;
+      for (; j + 8 <= l; j += 8) h = (h ^ cairnGetLE64(q + j)) * 0xBF58476D1CE4E5B9ull;
+      if (j < l) { /* the tail: the region's slack may be read, its bytes are masked off */
+        uint64_t t = cairnGetLE64(q + j);
+        h = (h ^ (t & (~0ull >> (64 - 8 * (l - j))))) * 0xBF58476D1CE4E5B9ull;
+      }
+      h ^= h >> 31, h *= 0x94D049BB133111EBull; /* the top bits must depend on every byte */
       size_t slot = (size_t)(h >> (64 - hb)) & hmask;
       while (ht[slot] && (aLn[ht[slot] - 1] != l || memcmp(c + aOff[ht[slot] - 1], q, l))) slot = (slot + 1) & hmask;
       if (!ht[slot]) {
@@ -535,7 +568,9 @@ static int encCsvText(Enc *e, const uint8_t *c, size_t nb, const uint8_t *lb, un
         two[0] = encSerial(e, ac, nAlpha);
         two[1] = encNumeric(e, al, k, aw, 1);
         in2[0] = encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0); /* the alphabet is decoder input 0 */
-        in2[1] = encNumeric(e, ix, nStr, iw, 1);
+        uint8_t lwI = (uint8_t)(iw - 1); /* 0 or 1: log2 of the width */
+        /* indices: at fast levels their bytes (the numeric trials cost more than they gain) */
+        in2[1] = e->level <= 5 ? encNode1(e, ZID_NUM_TO_SERIAL, &lwI, 1, encSerial(e, ix, nStr * iw)) : encNumeric(e, ix, nStr, iw, 1);
         rc = encNode(e, ZID_TOKENIZE_STRING, NULL, 0, in2, 2, 0);
         cairnFree(ac), cairnFree(al);
       }
@@ -560,8 +595,7 @@ static int encCsvText(Enc *e, const uint8_t *c, size_t nb, const uint8_t *lb, un
 #define CSV_COLS 64
 #define CSV_SRC (2 * CSV_COLS + 1)
 static int encCsv(Enc *e, const uint8_t *p, size_t n) {
-  size_t nField = 1;
-  for (size_t i = 0; i < n; i++) nField += p[i] == ',' || p[i] == '\n';
+  size_t nField = 1 + csvSeps(p, n);
   /* per field: tag (column, bit 15 = an integer), length with separator, value; per string
   ** (at most two per field): source, start, length */
   uint16_t *tag = cairnMalloc(sizeof(uint16_t) * 3 * nField);
@@ -598,11 +632,12 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
       i++;
       continue;
     }
-    /* a field ends with its separator */
+    /* a field ends with its separator; a column stops being tried as integers once 1 in 8 of
+    ** its first 32 fields or more were not */
     unsigned c = col < CSV_COLS - 1 ? col : CSV_COLS - 1;
     int64_t v;
-    int isInt = i > start && csvInt(p + start, i - start, &v);
-    if (isInt) cairnPutLE64(num + 8 * k, (uint64_t)v), colInt[c]++;
+    int isInt = i > start && (colN[c] < 32 || colInt[c] * 8 >= colN[c] * 7) && csvInt(p + start, i - start, &v);
+    if (isInt) csvPut64(num + 8 * k, (uint64_t)v), colInt[c]++;
     tag[k] = (uint16_t)(c | (unsigned)isInt << 15), len[k] = (uint32_t)(i + 1 - start), k++;
     colN[c]++;
     if (c + 1u > nCol) nCol = c + 1u;
@@ -614,7 +649,7 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
     unsigned c = col < CSV_COLS - 1 ? col : CSV_COLS - 1;
     int64_t v;
     int isInt = csvInt(p + start, n - start, &v);
-    if (isInt) cairnPutLE64(num + 8 * k, (uint64_t)v), colInt[c]++;
+    if (isInt) csvPut64(num + 8 * k, (uint64_t)v), colInt[c]++;
     tag[k] = (uint16_t)(c | (unsigned)isInt << 15), len[k] = (uint32_t)(n - start), k++;
     colN[c]++;
     if (c + 1u > nCol) nCol = c + 1u;
@@ -698,6 +733,8 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
     }
   }
   for (size_t f = 0; f < ns; f++) cairnPutLE16(buf + 2 * f, (uint16_t)srcId[sTag[f]]); /* the sources are done */
+  /* tags through the numeric selector even at fast levels: the order-0 estimate of their raw
+  ** bytes misses that rows repeat them (a 70-column table then looked incompressible) */
   aIn[0] = encNumeric(e, buf, ns, 2, 1);
   int r = encNode(e, ZID_DISPATCH_STRING, NULL, 0, aIn, 1 + (int)nId, (int)nId);
   rc = encNode1(e, ZID_SERIAL_STRING, NULL, 0, r);
