@@ -78,6 +78,11 @@ int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n) {
   return CAIRN_OK;
 }
 
+void cairnZlShrinkStream(ZlDec *d, ZlStream *s, size_t nb) {
+  if (s->own && nb < s->nb) d->live -= s->nb - nb; /* the slack past nb stays allocated */
+  s->nb = nb;
+}
+
 void cairnZlFreeStream(ZlDec *d, ZlStream *s) {
   if (!s) return;
   if (s->own) {

@@ -53,6 +53,7 @@ typedef struct ZlDec ZlDec;
 int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t n);
 int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n);
 void cairnZlFreeStream(ZlDec *d, ZlStream *s);
+void cairnZlShrinkStream(ZlDec *d, ZlStream *s, size_t nb); /* content allocated for a bound: nb used */
 uint8_t *cairnZlDirectDst(const ZlDec *d); /* caller's buffer a final stream may alias */
 uint64_t cairnZlOffset(const ZlDec *d);
 void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless format */ /* frame offset of the current decoder's chunk */

@@ -571,20 +571,43 @@ TRDEC(decParseInt) {
   const ZlStream *s = in[0];
   if (s->width != 8) return BAD("zl: parse_int of %u-byte integers (needs 8)", s->width);
   size_t n = s->n;
-  uint64_t total = 0;
-  /* lengths first (the output is allocated once, exactly), into the lengths the output keeps */
+  const uint8_t *p = s->p;
+  ZlStream *o = out[0];
+  /* One pass where the output fits the frame's memory budget at n times the longest string (the
+  ** largest magnitude's digits, '-' if any is negative): sized, written and counted together,
+  ** then trimmed. Else lengths first and an exact output. */
+  uint64_t mx = 0, neg = 0, total = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = cairnGetLE64(p + 8 * i), u = (v >> 63) ? 0 - v : v;
+    mx = u > mx ? u : mx, neg |= v >> 63;
+  }
+  uint64_t bound = (uint64_t)n * (decDigits(mx) + neg);
+  int rc = bound < SIZE_MAX / 2 ? cairnZlNewStream(d, o, ZT_STRING, 1, (size_t)bound) : CAIRN_RANGE;
+  if (rc == CAIRN_OK && o->own) {
+    o->n = n;
+    CAIRN_TRY(cairnZlNewLens(d, o, n));
+    uint8_t *q = o->p;
+    uint32_t *aLen = o->aLen;
+    for (size_t i = 0; i < n; i++) {
+      int64_t v = (int64_t)cairnGetLE64(p + 8 * i);
+      unsigned len = decDigits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v) + (v < 0);
+      decIntWrite(q, v, len); /* the slack takes the stores past the last string */
+      aLen[i] = len, q += len;
+    }
+    cairnZlShrinkStream(d, o, (size_t)(q - o->p));
+    return CAIRN_OK;
+  }
+  cairnZlFreeStream(d, o); /* the caller's buffer (no slack) or over the budget */
   ZlStream lens = {0};
   lens.n = n;
   CAIRN_TRY(cairnZlNewLens(d, &lens, n));
   uint32_t *aLen = lens.aLen;
-  const uint8_t *p = s->p;
   for (size_t i = 0; i < n; i++) {
     int64_t v = (int64_t)cairnGetLE64(p + 8 * i);
     aLen[i] = decDigits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v) + (v < 0);
     total += aLen[i];
   }
-  ZlStream *o = out[0];
-  int rc = cairnZlNewStream(d, o, ZT_STRING, 1, (size_t)total);
+  rc = cairnZlNewStream(d, o, ZT_STRING, 1, (size_t)total);
   if (rc) {
     cairnZlFreeStream(d, &lens);
     return rc;
