@@ -424,6 +424,31 @@ TRDEC(decSplitN) {
 }
 
 /* 54: dispatch_string (16-bit tags, then the variable string inputs) */
+typedef struct {
+  const uint8_t *p;    /* next string */
+  const uint32_t *len; /* its length */
+} ZlDSrc;
+/* Rows of P fields from P different sources, fields [i, iEnd) in whole rows from field i on
+** (tags known to repeat with period P there): each source's position lives in a register (P is
+** a constant in each caller), no tag is read. Returns the first field not done. */
+static inline __attribute__((always_inline)) size_t dispRows(ZlDSrc *aSrc, const unsigned *aK, unsigned P, size_t i, size_t iEnd,
+                                                            uint8_t **po, uint32_t *aLen) {
+  const uint8_t *p[8];
+  const uint32_t *l[8];
+  for (unsigned j = 0; j < P; j++) p[j] = aSrc[aK[j]].p, l[j] = aSrc[aK[j]].len;
+  uint8_t *o = *po;
+  for (; i + P <= iEnd; i += P)
+    for (unsigned j = 0; j < P; j++) {
+      uint32_t len = *l[j]++;
+      if (len <= 16) memcpy(o, p[j], 16);
+      else if (len <= 32) memcpy(o, p[j], 32);
+      else memcpy(o, p[j], len);
+      p[j] += len, o += len, aLen[i + j] = len;
+    }
+  for (unsigned j = 0; j < P; j++) aSrc[aK[j]].p = p[j], aSrc[aK[j]].len = l[j];
+  *po = o;
+  return i;
+}
 TRDEC(decDispatchString) {
   const ZlStream *t = in[0];
   size_t nv = nIn - 1, total = 0, n = t->n;
@@ -433,10 +458,7 @@ TRDEC(decDispatchString) {
   /* Checked up front, so the copy loop runs without checks: every tag names a source and each
   ** source gets exactly as many tags as it has strings (a string stream's lengths always sum to
   ** its content). Per source: next string, next length. */
-  typedef struct {
-    const uint8_t *p;
-    const uint32_t *len;
-  } DSrc;
+  typedef ZlDSrc DSrc;
   size_t *aCnt = cairnMallocZero(sizeof(size_t) * (nv + 1));
   DSrc *aSrc = cairnMalloc(sizeof(DSrc) * (nv + 1));
   int rc = CAIRN_OK;
@@ -447,14 +469,14 @@ TRDEC(decDispatchString) {
   }
   /* Rows of a table repeat their tags: the first m are counted one by one (a header line), and
   ** if the rest repeats with a period P <= 16 the last P of them say how often each comes. */
-  size_t m = n < 64 ? n : 64, nCount = n;
+  size_t m = n < 64 ? n : 64, nCount = n, per = 0;
   for (size_t q = 1; q <= 16 && q <= m && m < n; q++)
     if (!memcmp(tp + 2 * (m - q), tp + 2 * m, 2 * (n - m))) {
       for (size_t j = m - q; j < m; j++) {
         unsigned k = cairnGetLE16(tp + 2 * j);
         if (k < nv) aCnt[k] += (n - 1 - j) / q; /* positions j+q, j+2q, ... below n */
       }
-      nCount = m;
+      nCount = m, per = q;
       break;
     }
   for (size_t i = 0; i < nCount; i++) {
@@ -492,14 +514,34 @@ TRDEC(decDispatchString) {
   uint8_t *o = out[0]->p;
   uint32_t *aLen = out[0]->aLen;
   size_t i = 0;
-  for (; i < nFast; i++) {
-    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
-    uint32_t len = *s->len++;
-    const uint8_t *q = s->p;
-    if (len <= 16) memcpy(o, q, 16);
-    else if (len <= 32) memcpy(o, q, 32);
-    else memcpy(o, q, len);
-    s->p = q + len, o += len, aLen[i] = len;
+  /* periodic tags from field m - per on, a row of 2..8 different sources: dispRows */
+  unsigned aK[8];
+  int rows = per >= 2 && per <= 8 && m - per < nFast;
+  for (unsigned j = 0; rows && j < per; j++) {
+    aK[j] = cairnGetLE16(tp + 2 * (m - per + j));
+    for (unsigned j2 = 0; j2 < j; j2++) rows &= aK[j2] != aK[j];
+  }
+  size_t iRows = rows ? m - per : nFast;
+  for (int pass = 0; pass < 2; pass++) {
+    size_t iEnd = pass ? nFast : iRows;
+    for (; i < iEnd; i++) {
+      DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
+      uint32_t len = *s->len++;
+      const uint8_t *q = s->p;
+      if (len <= 16) memcpy(o, q, 16);
+      else if (len <= 32) memcpy(o, q, 32);
+      else memcpy(o, q, len);
+      s->p = q + len, o += len, aLen[i] = len;
+    }
+    if (!pass && rows) switch (per) {
+        case 2: i = dispRows(aSrc, aK, 2, i, nFast, &o, aLen); break;
+        case 3: i = dispRows(aSrc, aK, 3, i, nFast, &o, aLen); break;
+        case 4: i = dispRows(aSrc, aK, 4, i, nFast, &o, aLen); break;
+        case 5: i = dispRows(aSrc, aK, 5, i, nFast, &o, aLen); break;
+        case 6: i = dispRows(aSrc, aK, 6, i, nFast, &o, aLen); break;
+        case 7: i = dispRows(aSrc, aK, 7, i, nFast, &o, aLen); break;
+        default: i = dispRows(aSrc, aK, 8, i, nFast, &o, aLen); break;
+      }
   }
   for (; i < n; i++) {
     DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
