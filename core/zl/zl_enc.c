@@ -592,6 +592,18 @@ static int encCsvText(Enc *e, const uint8_t *c, size_t nb, const uint8_t *lb, un
 ** the rest go by column as text (content + lengths). A number's separator is not part of it: it
 ** opens the next text string of the row, or is a one-byte string of its own. Every string is a
 ** range of the input: [start, start + len). */
+/* The strings of a CSV segment, in order, and per source their count, bytes and longest. */
+typedef struct {
+  uint16_t *aSrc;
+  uint32_t *aStart, *aLen;
+  size_t n, *srcN, *srcBytes;
+  uint32_t *srcMax;
+} CsvStrs;
+static void csvStr(CsvStrs *S, unsigned src, size_t at, size_t l) {
+  S->aSrc[S->n] = (uint16_t)src, S->aStart[S->n] = (uint32_t)at, S->aLen[S->n++] = (uint32_t)l;
+  S->srcN[src]++, S->srcBytes[src] += l, S->srcMax[src] = CAIRN_MAX(S->srcMax[src], (uint32_t)l);
+}
+
 #define CSV_COLS 64
 #define CSV_SRC (2 * CSV_COLS + 1)
 static int encCsv(Enc *e, const uint8_t *p, size_t n) {
@@ -610,7 +622,7 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
   size_t colN[CSV_COLS] = {0}, colInt[CSV_COLS] = {0};
   unsigned col = 0, nCol = 0;
   size_t k = 0, start = 0, i = 0;
-  int quoted = 0;
+  int quoted = 0, lastBare = 0;
   for (;;) {
     /* next ',', '\n' or '"': 8 bytes at a time (a zero byte of x ^ c marks c; the lowest flag
     ** of the borrow trick is exact) */
@@ -626,10 +638,11 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
     }
     while (i < n && p[i] != ',' && p[i] != '\n' && p[i] != '"') i++;
   found:
-    if (i >= n) break;
-    if (p[i] == '"') quoted = !quoted;
-    if (p[i] == '"' || quoted) {
-      i++;
+    if (i >= n) {
+      if (start >= n) break;
+      lastBare = 1, i = n; /* a last field without separator */
+    } else if (p[i] == '"' || quoted) {
+      quoted ^= p[i] == '"', i++;
       continue;
     }
     /* a field ends with its separator; a column stops being tried as integers once 1 in 8 of
@@ -638,21 +651,12 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
     int64_t v;
     int isInt = i > start && (colN[c] < 32 || colInt[c] * 8 >= colN[c] * 7) && csvInt(p + start, i - start, &v);
     if (isInt) csvPut64(num + 8 * k, (uint64_t)v), colInt[c]++;
-    tag[k] = (uint16_t)(c | (unsigned)isInt << 15), len[k] = (uint32_t)(i + 1 - start), k++;
+    tag[k] = (uint16_t)(c | (unsigned)isInt << 15), len[k] = (uint32_t)(i + !lastBare - start), k++;
     colN[c]++;
     if (c + 1u > nCol) nCol = c + 1u;
+    if (lastBare) break;
     col = p[i] == '\n' ? 0 : col + 1;
     start = ++i;
-  }
-  int lastBare = start < n; /* a last field without separator */
-  if (lastBare) {
-    unsigned c = col < CSV_COLS - 1 ? col : CSV_COLS - 1;
-    int64_t v;
-    int isInt = csvInt(p + start, n - start, &v);
-    if (isInt) csvPut64(num + 8 * k, (uint64_t)v), colInt[c]++;
-    tag[k] = (uint16_t)(c | (unsigned)isInt << 15), len[k] = (uint32_t)(n - start), k++;
-    colN[c]++;
-    if (c + 1u > nCol) nCol = c + 1u;
   }
   if (nCol == 0) {
     rc = ENC_SKIP;
@@ -666,15 +670,10 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
   for (unsigned c = 0; c < nCol; c++) colNum[c] = colN[c] >= 16 && colInt[c] * 8 >= colN[c] * 7;
   uint16_t *sTag = tag + nField;
   uint32_t *sStart = len + nField, *sLen = len + 3 * nField;
-  size_t ns = 0, pos = 0;
+  size_t pos = 0;
   int pending = 0; /* the byte before pos is a number's separator, in no string yet */
-#define CSV_STR(src, at, l)                                                                        \
-  do {                                                                                             \
-    unsigned s_ = (src);                                                                           \
-    uint32_t l_ = (uint32_t)(l);                                                                   \
-    sTag[ns] = (uint16_t)s_, sStart[ns] = (uint32_t)(at), sLen[ns++] = l_;                         \
-    srcN[s_]++, srcBytes[s_] += l_, srcMax[s_] = CAIRN_MAX(srcMax[s_], l_);                        \
-  } while (0)
+  CsvStrs S = {sTag, sStart, sLen, 0, srcN, srcBytes, srcMax};
+#define CSV_STR(src, at, l) csvStr(&S, src, at, l)
   for (size_t f = 0; f < k; f++) {
     unsigned c = tag[f] & 0x7fffu;
     uint32_t l = len[f];
@@ -691,6 +690,7 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
   }
   if (pending) CSV_STR(sepSrc, pos - 1, 1);
 #undef CSV_STR
+  size_t ns = S.n;
   /* contents: text sources each in a region with 32 bytes of slack (fixed-size block copies),
   ** numbers as 8-byte integers per column */
   size_t totC = 0, totL = 0;

@@ -300,12 +300,12 @@ TRDEC(decConstant) {
   if (s->n != 1) return BAD("zl: constant input holds %zu elements, not 1", s->n);
   CAIRN_TRY(cairnZlNewStream(d, out[0], s->type, s->width, (size_t)n));
   uint8_t *o = out[0]->p;
-  if (s->width == 1) memset(o, s->p[0], (size_t)n);
-  else if (s->width == 8) { /* numeric constants (a constant difference, say) */
-    uint64_t v;
-    memcpy(&v, s->p, 8);
-    for (size_t i = 0; i < n; i++) memcpy(o + 8 * i, &v, 8);
-  } else for (size_t i = 0; i < n; i++) memcpy(o + i * s->width, s->p, s->width);
+  size_t nb = out[0]->nb;
+  if (s->width == 1) memset(o, s->p[0], nb);
+  else { /* one element, then copies of what is written, doubling */
+    memcpy(o, s->p, s->width);
+    for (size_t k = s->width; k < nb; k *= 2) memcpy(o + k, o, CAIRN_MIN(k, nb - k));
+  }
   return CAIRN_OK;
 }
 
@@ -338,17 +338,21 @@ TRDEC(decTokenizeString) {
   const uint32_t *aL = a->aLen;
 #define TOK_IX(i) (iw == 1 ? kp[i] : iw == 2 ? cairnGetLE16(kp + 2 * (i)) : rdN(kp + (size_t)(i) * iw, iw))
   uint64_t bad = 0;
-  /* the loops for 1- and 2-byte indices are spelled out: the width is then a constant */
-#define TOK_SUM(IX)                                                                                \
-  for (size_t i = 0; i < n; i++) {                                                                 \
-    uint64_t ix = IX;                                                                              \
-    bad |= ix >= na, total += aL[ix < na ? ix : 0];                                                \
-  }
+  /* 1- and 2-byte indices (the usual case) get loops of their own: a 16-bit read, masked (an
+  ** owned index stream has slack for the last one) */
+  int small = (iw == 1 || iw == 2) && k->own;
+  unsigned mask = iw == 1 ? 0xffu : 0xffffu;
+  if (small)
+    for (size_t i = 0; i < n; i++) {
+      unsigned ix = cairnGetLE16(kp + i * iw) & mask;
+      bad |= ix >= na, total += aL[ix < na ? ix : 0];
+    }
+  else
+    for (size_t i = 0; i < n; i++) {
+      uint64_t ix = TOK_IX(i);
+      bad |= ix >= na, total += aL[ix < na ? ix : 0];
+    }
   if (na == 0) bad = n > 0;
-  else if (iw == 1) TOK_SUM(kp[i])
-  else if (iw == 2) TOK_SUM(cairnGetLE16(kp + 2 * i))
-  else TOK_SUM(rdN(kp + i * iw, iw))
-#undef TOK_SUM
   if (bad) rc = BAD("zl: token index beyond alphabet of %zu", na);
   else if (total > SIZE_MAX / 2) rc = BAD("zl: tokenized strings too large");
   if (!rc) rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, (size_t)total);
@@ -360,30 +364,29 @@ TRDEC(decTokenizeString) {
     uint8_t *o = out[0]->p;
     uint32_t *oLen = out[0]->aLen;
     const uint8_t *ap = a->p;
-    size_t nFast = a->own ? n : 0, i = 0;
+    size_t nFast = a->own ? n : 0;
     if (a->own && !out[0]->own) { /* the caller's buffer: no block stores within 32 bytes of its end */
       uint64_t after = 0;
       size_t j = n;
       while (j > 0 && after < 32) j--, after += aL[TOK_IX(j)];
       nFast = after >= 32 ? j + 1 : 0;
     }
-#define TOK_COPY(IX)                                                                               \
-  for (; i < nFast; i++) {                                                                         \
-    uint64_t ix = IX;                                                                              \
-    uint32_t len = aL[ix];                                                                         \
-    const uint8_t *q = ap + aOff[ix];                                                              \
-    if (len <= 16) memcpy(o, q, 16);                                                               \
-    else if (len <= 32) memcpy(o, q, 32);                                                          \
-    else memcpy(o, q, len);                                                                        \
-    o += len, oLen[i] = len;                                                                       \
-  }
-    if (iw == 1) TOK_COPY(kp[i])
-    else if (iw == 2) TOK_COPY(cairnGetLE16(kp + 2 * i))
-#undef TOK_COPY
+    size_t i = 0;
+    if (small)
+      for (; i < nFast; i++) {
+        unsigned ix = cairnGetLE16(kp + i * iw) & mask;
+        uint32_t len = aL[ix];
+        const uint8_t *q = ap + aOff[ix];
+        if (len <= 32) memcpy(o, q, 32);
+        else memcpy(o, q, len);
+        o += len, oLen[i] = len;
+      }
     for (; i < n; i++) {
       uint64_t ix = TOK_IX(i);
       uint32_t len = aL[ix];
-      memcpy(o, ap + aOff[ix], len);
+      const uint8_t *q = ap + aOff[ix];
+      if (len <= 32 && i < nFast) memcpy(o, q, 32);
+      else memcpy(o, q, len);
       o += len, oLen[i] = len;
     }
   }
@@ -424,31 +427,6 @@ TRDEC(decSplitN) {
 }
 
 /* 54: dispatch_string (16-bit tags, then the variable string inputs) */
-typedef struct {
-  const uint8_t *p;    /* next string */
-  const uint32_t *len; /* its length */
-} ZlDSrc;
-/* Rows of P fields from P different sources, fields [i, iEnd) in whole rows from field i on
-** (tags known to repeat with period P there): each source's position lives in a register (P is
-** a constant in each caller), no tag is read. Returns the first field not done. */
-static inline __attribute__((always_inline)) size_t dispRows(ZlDSrc *aSrc, const unsigned *aK, unsigned P, size_t i, size_t iEnd,
-                                                            uint8_t **po, uint32_t *aLen) {
-  const uint8_t *p[8];
-  const uint32_t *l[8];
-  for (unsigned j = 0; j < P; j++) p[j] = aSrc[aK[j]].p, l[j] = aSrc[aK[j]].len;
-  uint8_t *o = *po;
-  for (; i + P <= iEnd; i += P)
-    for (unsigned j = 0; j < P; j++) {
-      uint32_t len = *l[j]++;
-      if (len <= 16) memcpy(o, p[j], 16);
-      else if (len <= 32) memcpy(o, p[j], 32);
-      else memcpy(o, p[j], len);
-      p[j] += len, o += len, aLen[i + j] = len;
-    }
-  for (unsigned j = 0; j < P; j++) aSrc[aK[j]].p = p[j], aSrc[aK[j]].len = l[j];
-  *po = o;
-  return i;
-}
 TRDEC(decDispatchString) {
   const ZlStream *t = in[0];
   size_t nv = nIn - 1, total = 0, n = t->n;
@@ -458,7 +436,10 @@ TRDEC(decDispatchString) {
   /* Checked up front, so the copy loop runs without checks: every tag names a source and each
   ** source gets exactly as many tags as it has strings (a string stream's lengths always sum to
   ** its content). Per source: next string, next length. */
-  typedef ZlDSrc DSrc;
+  typedef struct {
+    const uint8_t *p;    /* next string */
+    const uint32_t *len; /* its length */
+  } DSrc;
   size_t *aCnt = cairnMallocZero(sizeof(size_t) * (nv + 1));
   DSrc *aSrc = cairnMalloc(sizeof(DSrc) * (nv + 1));
   int rc = CAIRN_OK;
@@ -469,14 +450,14 @@ TRDEC(decDispatchString) {
   }
   /* Rows of a table repeat their tags: the first m are counted one by one (a header line), and
   ** if the rest repeats with a period P <= 16 the last P of them say how often each comes. */
-  size_t m = n < 64 ? n : 64, nCount = n, per = 0;
+  size_t m = n < 64 ? n : 64, nCount = n;
   for (size_t q = 1; q <= 16 && q <= m && m < n; q++)
     if (!memcmp(tp + 2 * (m - q), tp + 2 * m, 2 * (n - m))) {
       for (size_t j = m - q; j < m; j++) {
         unsigned k = cairnGetLE16(tp + 2 * j);
         if (k < nv) aCnt[k] += (n - 1 - j) / q; /* positions j+q, j+2q, ... below n */
       }
-      nCount = m, per = q;
+      nCount = m;
       break;
     }
   for (size_t i = 0; i < nCount; i++) {
@@ -499,7 +480,7 @@ TRDEC(decDispatchString) {
   if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total)) != CAIRN_OK) goto done;
   out[0]->n = n;
   if ((rc = cairnZlNewLens(d, out[0], n)) != CAIRN_OK) goto done;
-  /* Fields [0, nFast) are copied as fixed 16- or 32-byte blocks: all of them when the output has
+  /* Fields [0, nFast) are copied as fixed 32-byte blocks: all of them when the output has
   ** slack, else those followed by at least 32 bytes (the caller's buffer); the rest exactly. */
   size_t nFast = slack ? n : 0;
   if (slack && !out[0]->own) {
@@ -514,34 +495,13 @@ TRDEC(decDispatchString) {
   uint8_t *o = out[0]->p;
   uint32_t *aLen = out[0]->aLen;
   size_t i = 0;
-  /* periodic tags from field m - per on, a row of 2..8 different sources: dispRows */
-  unsigned aK[8];
-  int rows = per >= 2 && per <= 8 && m - per < nFast;
-  for (unsigned j = 0; rows && j < per; j++) {
-    aK[j] = cairnGetLE16(tp + 2 * (m - per + j));
-    for (unsigned j2 = 0; j2 < j; j2++) rows &= aK[j2] != aK[j];
-  }
-  size_t iRows = rows ? m - per : nFast;
-  for (int pass = 0; pass < 2; pass++) {
-    size_t iEnd = pass ? nFast : iRows;
-    for (; i < iEnd; i++) {
-      DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
-      uint32_t len = *s->len++;
-      const uint8_t *q = s->p;
-      if (len <= 16) memcpy(o, q, 16);
-      else if (len <= 32) memcpy(o, q, 32);
-      else memcpy(o, q, len);
-      s->p = q + len, o += len, aLen[i] = len;
-    }
-    if (!pass && rows) switch (per) {
-        case 2: i = dispRows(aSrc, aK, 2, i, nFast, &o, aLen); break;
-        case 3: i = dispRows(aSrc, aK, 3, i, nFast, &o, aLen); break;
-        case 4: i = dispRows(aSrc, aK, 4, i, nFast, &o, aLen); break;
-        case 5: i = dispRows(aSrc, aK, 5, i, nFast, &o, aLen); break;
-        case 6: i = dispRows(aSrc, aK, 6, i, nFast, &o, aLen); break;
-        case 7: i = dispRows(aSrc, aK, 7, i, nFast, &o, aLen); break;
-        default: i = dispRows(aSrc, aK, 8, i, nFast, &o, aLen); break;
-      }
+  for (; i < nFast; i++) {
+    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
+    uint32_t len = *s->len++;
+    const uint8_t *q = s->p;
+    if (len <= 32) memcpy(o, q, 32);
+    else memcpy(o, q, len);
+    s->p = q + len, o += len, aLen[i] = len;
   }
   for (; i < n; i++) {
     DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
@@ -615,9 +575,9 @@ TRDEC(decParseInt) {
   size_t n = s->n;
   const uint8_t *p = s->p;
   ZlStream *o = out[0];
-  /* One pass where the output fits the frame's memory budget at n times the longest string (the
-  ** largest magnitude's digits, '-' if any is negative): sized, written and counted together,
-  ** then trimmed. Else lengths first and an exact output. */
+  /* The output is sized for n times the longest string (the largest magnitude's digits, '-' if
+  ** any is negative), then trimmed; if that bound exceeds the frame's memory budget, or lands in
+  ** the caller's buffer (no slack), it is sized exactly by a first pass over the lengths. */
   uint64_t mx = 0, neg = 0, total = 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t v = cairnGetLE64(p + 8 * i), u = (v >> 63) ? 0 - v : v;
@@ -625,47 +585,32 @@ TRDEC(decParseInt) {
   }
   uint64_t bound = (uint64_t)n * (decDigits(mx) + neg);
   int rc = bound < SIZE_MAX / 2 ? cairnZlNewStream(d, o, ZT_STRING, 1, (size_t)bound) : CAIRN_RANGE;
-  if (rc == CAIRN_OK && o->own) {
-    o->n = n;
-    CAIRN_TRY(cairnZlNewLens(d, o, n));
-    uint8_t *q = o->p;
-    uint32_t *aLen = o->aLen;
+  if (rc || !o->own) {
+    cairnZlFreeStream(d, o);
     for (size_t i = 0; i < n; i++) {
-      int64_t v = (int64_t)cairnGetLE64(p + 8 * i);
-      unsigned len = decDigits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v) + (v < 0);
-      decIntWrite(q, v, len); /* the slack takes the stores past the last string */
-      aLen[i] = len, q += len;
+      uint64_t v = cairnGetLE64(p + 8 * i);
+      total += decDigits((v >> 63) ? 0 - v : v) + (v >> 63);
     }
-    cairnZlShrinkStream(d, o, (size_t)(q - o->p));
-    return CAIRN_OK;
+    CAIRN_TRY(cairnZlNewStream(d, o, ZT_STRING, 1, (size_t)total));
   }
-  cairnZlFreeStream(d, o); /* the caller's buffer (no slack) or over the budget */
-  ZlStream lens = {0};
-  lens.n = n;
-  CAIRN_TRY(cairnZlNewLens(d, &lens, n));
-  uint32_t *aLen = lens.aLen;
+  o->n = n;
+  CAIRN_TRY(cairnZlNewLens(d, o, n));
+  /* a string starting at or before qSafe is stored in place (its stores run 8 bytes past it) */
+  uint8_t *q = o->p, *qSafe = o->own ? q + o->nb : o->nb >= 32 ? q + o->nb - 32 : q;
+  int inPlace = o->own || o->nb >= 32;
+  uint32_t *aLen = o->aLen;
   for (size_t i = 0; i < n; i++) {
     int64_t v = (int64_t)cairnGetLE64(p + 8 * i);
-    aLen[i] = decDigits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v) + (v < 0);
-    total += aLen[i];
+    unsigned len = decDigits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v) + (v < 0);
+    if (inPlace && q <= qSafe) decIntWrite(q, v, len);
+    else {
+      uint8_t tmp[48];
+      decIntWrite(tmp, v, len);
+      memcpy(q, tmp, len);
+    }
+    aLen[i] = len, q += len;
   }
-  rc = cairnZlNewStream(d, o, ZT_STRING, 1, (size_t)total);
-  if (rc) {
-    cairnZlFreeStream(d, &lens);
-    return rc;
-  }
-  o->n = n, o->aLen = aLen;
-  uint8_t *q = o->p, *qEnd = q + total;
-  size_t i = 0;
-  if (o->own) /* the output's slack takes the stores past the last string */
-    for (; i < n; i++) decIntWrite(q, (int64_t)cairnGetLE64(p + 8 * i), aLen[i]), q += aLen[i];
-  for (; i < n; i++) {
-    uint8_t tmp[48];
-    int64_t v = (int64_t)cairnGetLE64(p + 8 * i);
-    if (qEnd - q >= 32) decIntWrite(q, v, aLen[i]);
-    else decIntWrite(tmp, v, aLen[i]), memcpy(q, tmp, aLen[i]);
-    q += aLen[i];
-  }
+  cairnZlShrinkStream(d, o, (size_t)(q - o->p));
   return CAIRN_OK;
 }
 

@@ -552,3 +552,32 @@ TEST(zl, csv_integers) {
   CHECK_MEM(d, a, n);
   cairn_free(a), cairn_free(f), cairn_free(d);
 }
+
+/* A hand-made frame whose output is parse_int's strings themselves: one stored 8-byte integer,
+** struct_to_serial(8), constant_fixed(n), num_to_struct, parse_int, serial_string. The strings
+** land in the caller's buffer (no slack past its end): whole-word stores must stop short of it,
+** for outputs above and below 32 bytes. */
+TEST(zl, parse_int_into_callers_buffer) {
+  for (int n = 1; n <= 5; n += 4) {
+    size_t nOut = 14 * (size_t)n; /* "-1234567890123" */
+    uint8_t fr[] = {0xda, 0xa5, 0xb1, 0xd7, 0x00, 0x01, (uint8_t)(nOut + 1),
+                    0x06, 0x01,                   /* 5 decoders (+1), 1 stored stream */
+                    0x00,                         /* standard codecs */
+                    0x86, 0x16, 0x82, 0xb7, 0x00, /* IDs 6, 45, 8, 60, 11 (7 bits each) */
+                    0x03, 0x00, 0x00,             /* header flags: the first two, 1 byte each */
+                    0x00, 0x00,                   /* no variable inputs, one regenerated stream each */
+                    0x00, 0x00,                   /* distances (3 bits each): 0 */
+                    0x08,                         /* stored stream size */
+                    0x08, (uint8_t)n,             /* headers: struct width 8, constant count */
+                    0x35, 0xfb, 0x04, 0x8e, 0xe0, 0xfe, 0xff, 0xff, /* -1234567890123 */
+                    0x00};
+    uint8_t out[80], want[80];
+    size_t nd;
+    for (int i = 0; i < n; i++) memcpy(want + 14 * i, "-1234567890123", 14);
+    memset(out, 0xee, sizeof out);
+    CHECK_OK(cairn_zl_decompress(fr, sizeof fr, out, nOut, &nd));
+    CHECK_EQ(nd, nOut);
+    CHECK_MEM(out, want, nOut);
+    CHECK_EQ(out[nOut], 0xee); /* nothing written past the output */
+  }
+}
