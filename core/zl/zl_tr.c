@@ -599,7 +599,15 @@ TRDEC(decParseInt) {
   uint8_t *q = o->p, *qSafe = o->own ? q + o->nb : o->nb >= 32 ? q + o->nb - 32 : q;
   int inPlace = o->own || o->nb >= 32;
   uint32_t *aLen = o->aLen;
-  for (size_t i = 0; i < n; i++) {
+  size_t i = 0;
+  if (o->own) /* the usual case, without the check */
+    for (; i < n; i++) {
+      int64_t v = (int64_t)cairnGetLE64(p + 8 * i);
+      unsigned len = decDigits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v) + (v < 0);
+      decIntWrite(q, v, len);
+      aLen[i] = len, q += len;
+    }
+  for (; i < n; i++) {
     int64_t v = (int64_t)cairnGetLE64(p + 8 * i);
     unsigned len = decDigits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v) + (v < 0);
     if (inPlace && q <= qSafe) decIntWrite(q, v, len);
