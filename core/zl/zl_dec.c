@@ -62,7 +62,7 @@ int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t
     d->pDirect = NULL;
     return CAIRN_OK;
   }
-  s->p = cairnMalloc(nb ? (size_t)nb : 1);
+  s->p = cairnMalloc((size_t)nb + ZL_SLACK);
   if (!s->p) return cairnErr(CAIRN_NOMEM, "zl: out of memory for a %llu-byte stream", (unsigned long long)nb);
   s->type = type, s->width = width, s->n = n, s->nb = (size_t)nb, s->own = 1;
   d->live += nb;
@@ -76,6 +76,11 @@ int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n) {
   if (!s->aLen) return cairnErr(CAIRN_NOMEM, "zl: out of memory");
   d->live += nb;
   return CAIRN_OK;
+}
+
+void cairnZlShrinkStream(ZlDec *d, ZlStream *s, size_t nb) {
+  if (s->own && nb < s->nb) d->live -= s->nb - nb; /* the slack past nb stays allocated */
+  s->nb = nb;
 }
 
 void cairnZlFreeStream(ZlDec *d, ZlStream *s) {
@@ -317,13 +322,13 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     goto done;
   }
   /* Direct output: the final stream, or, through a chain of pure retypings (conversions that
-  ** keep the bytes), the stream they all start from. */
+  ** keep the bytes, string to serial included), the stream they all start from. */
   {
     size_t slot = total - 1;
     for (int guard = 0; guard < 64; guard++) {
       int fin = aProd[slot];
       uint32_t fid = fin >= 0 ? aNode[fin].id : 0;
-      if (fin < 0 || aNode[fin].nIn != 1 || fid < ZID_SERIAL_TO_STRUCT || fid > ZID_NUM_TO_SERIAL) break;
+      if (fin < 0 || aNode[fin].nIn != 1 || fid < ZID_SERIAL_TO_STRUCT || fid > ZID_SERIAL_STRING) break;
       slot = aNode[fin].base;
     }
     d->pDirect = &aS[slot];

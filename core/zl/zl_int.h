@@ -30,12 +30,14 @@ enum {
   ZID_TOKENIZE_NUM = 37, ZID_TOKENIZE_STRING = 38, ZID_SPLITN = 40, ZID_SPLIT_BY_STRUCT = 41, ZID_CONST_SERIAL = 44,
   ZID_CONST_FIXED = 45, ZID_SPLITN_STRUCT = 47, ZID_SPLITN_NUM = 48, ZID_FSE = 49,
   ZID_HUFFMAN = 50, ZID_HUFFMAN_STRUCT = 51, ZID_FSE_NCOUNT = 52, ZID_DIVIDE_BY = 53, ZID_DISPATCH_STRING = 54, ZID_DEDUP_NUM = 56,
-  ZID_CONCAT_SERIAL = 55, ZID_CONCAT_NUM = 57, ZID_CONCAT_STRUCT = 58, ZID_LZ4 = 62,
+  ZID_CONCAT_SERIAL = 55, ZID_CONCAT_NUM = 57, ZID_CONCAT_STRUCT = 58, ZID_PARSE_INT = 60, ZID_LZ4 = 62,
   ZID_PARTITION = 64, ZID_MUX_LENGTHS = 65, ZID_SPARSE_NUM = 66, ZID_END = 128
 };
 
-/* A typed stream. Serial: width 1. String: content bytes + aLen[n] lengths. Data is owned
-** unless pBorrow is set (a stored stream pointing into the frame). */
+/* A typed stream. Serial: width 1. String: content bytes + aLen[n] lengths (they always sum to
+** nb). Data is owned (own = 1: allocated with ZL_SLACK readable and writable bytes past nb) or
+** borrowed (a stored stream in the frame, or the caller's output buffer: no slack). */
+#define ZL_SLACK 32
 typedef struct ZlStream {
   uint8_t type;
   uint32_t width; /* element width in bytes (1 for serial and string content) */
@@ -51,6 +53,7 @@ typedef struct ZlDec ZlDec;
 int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t n);
 int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n);
 void cairnZlFreeStream(ZlDec *d, ZlStream *s);
+void cairnZlShrinkStream(ZlDec *d, ZlStream *s, size_t nb); /* content allocated for a bound: nb used */
 uint8_t *cairnZlDirectDst(const ZlDec *d); /* caller's buffer a final stream may alias */
 uint64_t cairnZlOffset(const ZlDec *d);
 void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless format */ /* frame offset of the current decoder's chunk */

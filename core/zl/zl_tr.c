@@ -76,12 +76,13 @@ TRDEC(decNumToStruct) {
   if (!isIntWidth(in[0]->width)) return BAD("zl: num_to_struct on %u-byte records", in[0]->width);
   return retype(d, out[0], in[0], ZT_NUMERIC, in[0]->width);
 }
-/* 11: string -> serial (drop the lengths; an owned content buffer is handed over) */
+/* 11: string -> serial (drop the lengths; an owned content buffer, or the caller's buffer the
+** string was written into, is handed over) */
 TRDEC(decSerialString) {
   ZlStream *s = in[0], *o = out[0];
-  if (!s->own) return retype(d, o, s, ZT_SERIAL, 1);
+  if (!s->own && (!s->p || s->p != cairnZlDirectDst(d))) return retype(d, o, s, ZT_SERIAL, 1);
   memset(o, 0, sizeof *o);
-  o->type = ZT_SERIAL, o->width = 1, o->n = o->nb = s->nb, o->p = s->p, o->own = 1;
+  o->type = ZT_SERIAL, o->width = 1, o->n = o->nb = s->nb, o->p = s->p, o->own = s->own;
   s->own = 0, s->p = NULL; /* the content's budget moves to o; the lengths are freed with s */
   return CAIRN_OK;
 }
@@ -298,8 +299,13 @@ TRDEC(decConstant) {
   if (!nh || zlVarGet(h, h + nh, &n) != nh || n == 0) return BAD("zl: bad constant header");
   if (s->n != 1) return BAD("zl: constant input holds %zu elements, not 1", s->n);
   CAIRN_TRY(cairnZlNewStream(d, out[0], s->type, s->width, (size_t)n));
-  if (s->width == 1) memset(out[0]->p, s->p[0], (size_t)n);
-  else for (size_t i = 0; i < n; i++) memcpy(out[0]->p + i * s->width, s->p, s->width);
+  uint8_t *o = out[0]->p;
+  size_t nb = out[0]->nb;
+  if (s->width == 1) memset(o, s->p[0], nb);
+  else { /* one element, then copies of what is written, doubling */
+    memcpy(o, s->p, s->width);
+    for (size_t k = s->width; k < nb; k *= 2) memcpy(o + k, o, CAIRN_MIN(k, nb - k));
+  }
   return CAIRN_OK;
 }
 
@@ -316,31 +322,75 @@ static int tokenize(ZlDec *d, ZlStream **in, ZlStream *o, uint8_t type) {
 }
 TRDEC(decTokenizeFixed) { return tokenize(d, in, out[0], ZT_STRUCT); }
 TRDEC(decTokenizeNum) { return tokenize(d, in, out[0], ZT_NUMERIC); }
-/* 38: tokenize strings */
+/* 38: tokenize strings: alphabet (a string stream), indices. Sizes first (the output is
+** allocated exactly), then each string copied as a 16- or 32-byte block where the alphabet has
+** slack and the output has room (see dispatch_string), else exactly. */
 TRDEC(decTokenizeString) {
   const ZlStream *a = in[0], *k = in[1];
-  uint64_t *aOff = cairnMalloc(sizeof(uint64_t) * (a->n + 1)), total = 0;
+  size_t na = a->n, n = k->n;
+  unsigned iw = k->width;
+  const uint8_t *kp = k->p;
+  uint64_t *aOff = cairnMalloc(sizeof(uint64_t) * (na + 1)), total = 0;
   if (!aOff) return cairnErr(CAIRN_NOMEM, "zl: out of memory");
   aOff[0] = 0;
-  for (size_t i = 0; i < a->n; i++) aOff[i + 1] = aOff[i] + a->aLen[i];
+  for (size_t i = 0; i < na; i++) aOff[i + 1] = aOff[i] + a->aLen[i];
   int rc = CAIRN_OK;
-  for (size_t i = 0; i < k->n && !rc; i++) {
-    uint64_t ix = rdN(k->p + i * k->width, k->width);
-    if (ix >= a->n) rc = BAD("zl: token index %llu beyond alphabet of %zu", (unsigned long long)ix, a->n);
-    else total += a->aLen[ix];
-  }
-  if (!rc && total > SIZE_MAX / 2) rc = BAD("zl: tokenized strings too large");
+  const uint32_t *aL = a->aLen;
+#define TOK_IX(i) (iw == 1 ? kp[i] : iw == 2 ? cairnGetLE16(kp + 2 * (i)) : rdN(kp + (size_t)(i) * iw, iw))
+  uint64_t bad = 0;
+  /* 1- and 2-byte indices (the usual case) get loops of their own: a 16-bit read, masked (an
+  ** owned index stream has slack for the last one) */
+  int small = (iw == 1 || iw == 2) && k->own;
+  unsigned mask = iw == 1 ? 0xffu : 0xffffu;
+  if (small)
+    for (size_t i = 0; i < n; i++) {
+      unsigned ix = cairnGetLE16(kp + i * iw) & mask;
+      bad |= ix >= na, total += aL[ix < na ? ix : 0];
+    }
+  else
+    for (size_t i = 0; i < n; i++) {
+      uint64_t ix = TOK_IX(i);
+      bad |= ix >= na, total += aL[ix < na ? ix : 0];
+    }
+  if (na == 0) bad = n > 0;
+  if (bad) rc = BAD("zl: token index beyond alphabet of %zu", na);
+  else if (total > SIZE_MAX / 2) rc = BAD("zl: tokenized strings too large");
   if (!rc) rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, (size_t)total);
   if (!rc) {
-    out[0]->n = k->n;
-    rc = cairnZlNewLens(d, out[0], k->n);
+    out[0]->n = n;
+    rc = cairnZlNewLens(d, out[0], n);
   }
-  for (size_t i = 0, pos = 0; i < k->n && !rc; i++) {
-    uint64_t ix = rdN(k->p + i * k->width, k->width);
-    memcpy(out[0]->p + pos, a->p + aOff[ix], a->aLen[ix]);
-    out[0]->aLen[i] = a->aLen[ix], pos += a->aLen[ix];
+  if (!rc) {
+    uint8_t *o = out[0]->p;
+    uint32_t *oLen = out[0]->aLen;
+    const uint8_t *ap = a->p;
+    size_t nFast = a->own ? n : 0;
+    if (a->own && !out[0]->own) { /* the caller's buffer: no block stores within 32 bytes of its end */
+      uint64_t after = 0;
+      size_t j = n;
+      while (j > 0 && after < 32) j--, after += aL[TOK_IX(j)];
+      nFast = after >= 32 ? j + 1 : 0;
+    }
+    size_t i = 0;
+    if (small)
+      for (; i < nFast; i++) {
+        unsigned ix = cairnGetLE16(kp + i * iw) & mask;
+        uint32_t len = aL[ix];
+        const uint8_t *q = ap + aOff[ix];
+        if (len <= 32) memcpy(o, q, 32);
+        else memcpy(o, q, len);
+        o += len, oLen[i] = len;
+      }
+    for (; i < n; i++) {
+      uint64_t ix = TOK_IX(i);
+      uint32_t len = aL[ix];
+      const uint8_t *q = ap + aOff[ix];
+      if (len <= 32 && i < nFast) memcpy(o, q, 32);
+      else memcpy(o, q, len);
+      o += len, oLen[i] = len;
+    }
   }
-  if (!rc) out[0]->nb = (size_t)total;
+#undef TOK_IX
   cairnFree(aOff);
   return rc;
 }
@@ -379,65 +429,197 @@ TRDEC(decSplitN) {
 /* 54: dispatch_string (16-bit tags, then the variable string inputs) */
 TRDEC(decDispatchString) {
   const ZlStream *t = in[0];
-  size_t nv = nIn - 1, total = 0;
+  size_t nv = nIn - 1, total = 0, n = t->n;
   if (t->width != 2) return BAD("zl: dispatch_string tags must be 16-bit");
-  if (t->n && !nv) return BAD("zl: dispatch_string without sources");
+  if (n && !nv) return BAD("zl: dispatch_string without sources");
   if (nv > 2048) return BAD("zl: dispatch_string with %zu sources (at most 2048)", nv);
-  /* Checked up front, so the copy loop runs without checks: every tag names a source, each
-  ** source gets exactly as many tags as it has strings, and its lengths sum to its content.
-  ** Per source: next string, next length, and the end up to which 16-byte blocks may be read. */
+  /* Checked up front, so the copy loop runs without checks: every tag names a source and each
+  ** source gets exactly as many tags as it has strings (a string stream's lengths always sum to
+  ** its content). Per source: next string, next length. */
   typedef struct {
-    const uint8_t *p, *end16;
-    const uint32_t *len;
+    const uint8_t *p;    /* next string */
+    const uint32_t *len; /* its length */
   } DSrc;
   size_t *aCnt = cairnMallocZero(sizeof(size_t) * (nv + 1));
   DSrc *aSrc = cairnMalloc(sizeof(DSrc) * (nv + 1));
   int rc = CAIRN_OK;
+  const uint8_t *tp = t->p;
   if (!aCnt || !aSrc) {
     rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
     goto done;
   }
-  for (size_t i = 0; i < t->n; i++) {
-    unsigned k = cairnGetLE16(t->p + 2 * i);
+  /* Rows of a table repeat their tags: the first m are counted one by one (a header line), and
+  ** if the rest repeats with a period P <= 16 the last P of them say how often each comes. */
+  size_t m = n < 64 ? n : 64, nCount = n;
+  for (size_t q = 1; q <= 16 && q <= m && m < n; q++)
+    if (!memcmp(tp + 2 * (m - q), tp + 2 * m, 2 * (n - m))) {
+      for (size_t j = m - q; j < m; j++) {
+        unsigned k = cairnGetLE16(tp + 2 * j);
+        if (k < nv) aCnt[k] += (n - 1 - j) / q; /* positions j+q, j+2q, ... below n */
+      }
+      nCount = m;
+      break;
+    }
+  for (size_t i = 0; i < nCount; i++) {
+    unsigned k = cairnGetLE16(tp + 2 * i);
     if (k >= nv) {
       rc = BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
       goto done;
     }
     aCnt[k]++;
   }
+  int slack = 1; /* every source readable 32 bytes past its end */
   for (size_t k = 0; k < nv; k++) {
     const ZlStream *s = in[1 + k];
-    uint64_t sum = 0;
     if (aCnt[k] != s->n) {
       rc = BAD("zl: dispatch_string source %zu has %zu strings, %zu tags name it", k, s->n, aCnt[k]);
       goto done;
     }
-    for (size_t i = 0; i < s->n; i++) sum += s->aLen[i];
-    if (sum != s->nb) {
-      rc = BAD("zl: dispatch_string source %zu lengths sum to %llu, content has %zu bytes", k, (unsigned long long)sum, s->nb);
-      goto done;
-    }
-    aSrc[k].p = s->p, aSrc[k].len = s->aLen, aSrc[k].end16 = s->nb >= 16 ? s->p + s->nb - 16 : s->p - 1;
-    total += s->nb;
+    aSrc[k].p = s->p, aSrc[k].len = s->aLen, total += s->nb, slack &= s->own;
   }
-  /* 16 spare bytes let short strings be copied as one fixed 16-byte block */
-  if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total + 16)) != CAIRN_OK) goto done;
-  out[0]->nb = total, out[0]->n = t->n;
-  if ((rc = cairnZlNewLens(d, out[0], t->n)) != CAIRN_OK) goto done;
+  if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total)) != CAIRN_OK) goto done;
+  out[0]->n = n;
+  if ((rc = cairnZlNewLens(d, out[0], n)) != CAIRN_OK) goto done;
+  /* Fields [0, nFast) are copied as fixed 32-byte blocks: all of them when the output has
+  ** slack, else those followed by at least 32 bytes (the caller's buffer); the rest exactly. */
+  size_t nFast = slack ? n : 0;
+  if (slack && !out[0]->own) {
+    uint64_t after = 0;
+    size_t i = n;
+    while (i > 0 && after < 32) {
+      unsigned k = cairnGetLE16(tp + 2 * --i);
+      after += aSrc[k].len[--aCnt[k]];
+    }
+    nFast = after >= 32 ? i + 1 : 0;
+  }
   uint8_t *o = out[0]->p;
   uint32_t *aLen = out[0]->aLen;
-  const uint8_t *tp = t->p;
-  for (size_t i = 0; i < t->n; i++) {
+  size_t i = 0;
+  for (; i < nFast; i++) {
     DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
     uint32_t len = *s->len++;
     const uint8_t *q = s->p;
-    if (len <= 16 && q <= s->end16) memcpy(o, q, 16);
+    if (len <= 32) memcpy(o, q, 32);
     else memcpy(o, q, len);
     s->p = q + len, o += len, aLen[i] = len;
+  }
+  for (; i < n; i++) {
+    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
+    uint32_t len = *s->len++;
+    memcpy(o, s->p, len);
+    s->p += len, o += len, aLen[i] = len;
   }
 done:
   cairnFree(aCnt), cairnFree(aSrc);
   return rc;
+}
+
+/* 60: parse_int: signed 64-bit integers -> their decimal strings (no leading zeros, '-' when
+** negative). Digits are made 8 at a time in a 64-bit word; an owned output has the slack for
+** whole-word stores, the caller's buffer gets them through a small copy at its end. */
+static const uint64_t kPow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+                                    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+                                    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                    1000000000000000000ull, 10000000000000000000ull};
+static inline unsigned decDigits(uint64_t u) { /* 1..20 */
+  uint64_t x = u | 1; /* same count, and 0 has one digit */
+  unsigned a = ((64u - (unsigned)__builtin_clzll(x)) * 1233u) >> 12;
+  return a + (x >= kPow10[a]);
+}
+/* x < 10^8 as 8 ASCII digits, the first in the lowest byte: 4|4 digits in 32-bit lanes, then
+** 2|2 in 16-bit lanes, then 1|1 in bytes (divisions by 100 and 10 as multiply-shifts). */
+static inline uint64_t dec8(uint32_t x) {
+  uint64_t v = (x / 10000) | ((uint64_t)(x % 10000) << 32);
+  uint64_t t = ((v * 10486) >> 20) & 0x0000007f0000007full;
+  v = t | ((v - 100 * t) << 16);
+  t = ((v * 103) >> 10) & 0x000f000f000f000full;
+  v = t | ((v - 10 * t) << 8);
+  return v + 0x3030303030303030ull;
+}
+/* x < 10^4 as 4 ASCII digits in the low 32 bits, the same way */
+static inline uint64_t dec4(uint32_t x) {
+  uint32_t t = (x * 5243u) >> 19; /* x / 100 */
+  uint32_t v = t | ((x - 100 * t) << 16);
+  t = ((v * 103u) >> 10) & 0x000f000fu;
+  v = t | ((v - 10 * t) << 8);
+  return v + 0x30303030u;
+}
+static inline void st64(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &v, 8);
+#else
+  cairnPutLE64(p, v);
+#endif
+}
+/* writes the len-byte string of v at o, and up to 8 bytes beyond */
+static inline void decIntWrite(uint8_t *o, int64_t v, unsigned len) {
+  uint64_t u = (uint64_t)v;
+  if (v < 0) *o++ = '-', u = 0 - u, len--;
+  if (len <= 4) st64(o, dec4((uint32_t)u) >> (8 * (4 - len)));
+  else if (len <= 8) st64(o, dec8((uint32_t)u) >> (8 * (8 - len)));
+  else { /* leading group first: its store runs into the groups after it */
+    uint64_t hi = u / 100000000u, lo = u - hi * 100000000u;
+    if (len <= 12) st64(o, dec4((uint32_t)hi) >> (8 * (12 - len)));
+    else if (len <= 16) st64(o, dec8((uint32_t)hi) >> (8 * (16 - len)));
+    else {
+      uint64_t top = hi / 100000000u;
+      st64(o, dec8((uint32_t)top) >> (8 * (24 - len)));
+      st64(o + len - 16, dec8((uint32_t)(hi - top * 100000000u)));
+    }
+    st64(o + len - 8, dec8((uint32_t)lo));
+  }
+}
+TRDEC(decParseInt) {
+  const ZlStream *s = in[0];
+  if (s->width != 8) return BAD("zl: parse_int of %u-byte integers (needs 8)", s->width);
+  size_t n = s->n;
+  const uint8_t *p = s->p;
+  ZlStream *o = out[0];
+  /* The output is sized for n times the longest string (the largest magnitude's digits, '-' if
+  ** any is negative), then trimmed; if that bound exceeds the frame's memory budget, or lands in
+  ** the caller's buffer (no slack), it is sized exactly by a first pass over the lengths. */
+  uint64_t mx = 0, neg = 0, total = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = cairnGetLE64(p + 8 * i), u = (v >> 63) ? 0 - v : v;
+    mx = u > mx ? u : mx, neg |= v >> 63;
+  }
+  uint64_t bound = (uint64_t)n * (decDigits(mx) + neg);
+  int rc = bound < SIZE_MAX / 2 ? cairnZlNewStream(d, o, ZT_STRING, 1, (size_t)bound) : CAIRN_RANGE;
+  if (rc || !o->own) {
+    cairnZlFreeStream(d, o);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t v = cairnGetLE64(p + 8 * i);
+      total += decDigits((v >> 63) ? 0 - v : v) + (v >> 63);
+    }
+    CAIRN_TRY(cairnZlNewStream(d, o, ZT_STRING, 1, (size_t)total));
+  }
+  o->n = n;
+  CAIRN_TRY(cairnZlNewLens(d, o, n));
+  /* a string starting at or before qSafe is stored in place (its stores run 8 bytes past it) */
+  uint8_t *q = o->p, *qSafe = o->own ? q + o->nb : o->nb >= 32 ? q + o->nb - 32 : q;
+  int inPlace = o->own || o->nb >= 32;
+  uint32_t *aLen = o->aLen;
+  size_t i = 0;
+  if (o->own) /* the usual case, without the check */
+    for (; i < n; i++) {
+      int64_t v = (int64_t)cairnGetLE64(p + 8 * i);
+      unsigned len = decDigits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v) + (v < 0);
+      decIntWrite(q, v, len);
+      aLen[i] = len, q += len;
+    }
+  for (; i < n; i++) {
+    int64_t v = (int64_t)cairnGetLE64(p + 8 * i);
+    unsigned len = decDigits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v) + (v < 0);
+    if (inPlace && q <= qSafe) decIntWrite(q, v, len);
+    else {
+      uint8_t tmp[48];
+      decIntWrite(tmp, v, len);
+      memcpy(q, tmp, len);
+    }
+    aLen[i] = len, q += len;
+  }
+  cairnZlShrinkStream(d, o, (size_t)(q - o->p));
+  return CAIRN_OK;
 }
 
 /* 55/57/58: concat (sizes, concatenated elements) -> one stream per size */
@@ -596,6 +778,7 @@ static const ZlTransform kTr[] = {
     {ZID_CONCAT_NUM, 2, 0, 0, {N, N}, N, decConcat, "concat_num"},
     {ZID_CONCAT_STRUCT, 2, 0, 0, {N, T}, T, decConcat, "concat_struct"},
     {ZID_DISPATCH_STRING, 1, 1, 1, {N, Z}, Z, decDispatchString, "dispatch_string"},
+    {ZID_PARSE_INT, 1, 0, 1, {N}, Z, decParseInt, "parse_int"},
 };
 #undef S
 #undef T
