@@ -28,12 +28,12 @@ fi
 # (toolchain.md). Kept under build/deps (ignored by git), never committed.
 "$here/scripts/fetch-deps.sh"
 
-# npm packages for the JS package tests, the browser test and interop peers.
+# npm packages for the JS package tests, the browser test and interop peers, exactly as locked.
 if [ ! -d "$here/js/node_modules/playwright-core" ] || [ "$here/js/package.json" -nt "$here/js/node_modules/.setup-stamp" ]; then
-  (cd "$here/js" && npm install --no-audit --no-fund --loglevel=error && touch node_modules/.setup-stamp)
+  (cd "$here/js" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.setup-stamp)
 fi
 # Independent HDF5 readers for the writer's interop tests (h5wasm + plugins, jsfive).
 if [ ! -d "$here/tests/interop/node_modules/h5wasm" ] || [ "$here/tests/interop/package.json" -nt "$here/tests/interop/node_modules/.setup-stamp" ]; then
-  (cd "$here/tests/interop" && npm install --no-audit --no-fund --loglevel=error && touch node_modules/.setup-stamp)
+  (cd "$here/tests/interop" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.setup-stamp)
 fi
 echo "setup: ok"
