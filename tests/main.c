@@ -49,6 +49,7 @@ static const char *joinPath(const char *zDir, const char *zRel) {
 const char *tfData(const char *zRel) { return joinPath(zDataDir, zRel); }
 const char *tfTmp(const char *zRel) { return joinPath(zTmpDir, zRel); }
 int tfHaveData(void) { return gHaveData; }
+int tfFailed(void) { return curFailed; }
 
 uint8_t *tfReadFile(const char *zPath, size_t *pn) {
   cairn_file *f;

@@ -31,6 +31,7 @@ int tfWriteFile(const char *zPath, const void *p, size_t n);
 void tfFillRandom(void *p, size_t n, uint64_t seed);
 /* Is the shared data directory there? Tests that need it fail (not skip) if it is missing. */
 int tfHaveData(void);
+int tfFailed(void); /* the current test has failed a check */
 
 #define TEST(suite, name)                                                                    \
   static void tf_##suite##_##name(void);                                                     \

@@ -233,6 +233,102 @@ static void refHook(void *pArg, FaultFile *f, int k) {
   tfWriteFile(tfTmp(z), f->img.a, f->img.n);
 }
 
+/* One crash sweep over a scripted session: for every write N and each way of crashing there
+** (0: the session stops, 1: the write is torn, 2: writes not yet synced are lost), the image must
+** hold exactly the last committed state (its digest is ref->d[done]) and read back through
+** cairn's reader (xCheck). Each image is kept as h5w_fault/<prefix><mode>_<N>.h5 with a manifest
+** line naming its reference state, for the h5dump comparison in tests/interop; with zRecover, a
+** recovery session (free space reclaimed) adds that group and the result must verify. */
+typedef struct Sweep {
+  const char *zWhat, *zPrefix; /* for messages ("" for the main session); image names */
+  int (*xSession)(FaultFile *f, int *pnCommit, CommitHook x, void *pArg);
+  FaultFile *(*xOpen)(int failAt, int mode);
+  void (*xCheck)(const uint8_t *a, size_t n, int done);
+  const char *zRecover; /* a group a recovery session adds, or NULL */
+  int bStateZero;       /* state 0 is a committed file (a seeded one): a crash in the first commit leaves it */
+} Sweep;
+
+static void sweep(const Sweep *s, const Ref *ref, int nWrite, FILE *man, int *pnChecked) {
+  static const char *azMode[] = {"stop", "tear", "lose"};
+  const char *zSep = s->zWhat[0] ? ", " : "";
+  for (int mode = 0; mode < 3; mode++)
+    for (int N = 1; N <= nWrite; N++) {
+      FaultFile *f = s->xOpen(N, mode);
+      int done = 0;
+      int rc = s->xSession(f, &done, NULL, NULL);
+      if (rc == CAIRN_OK) { /* the crash point was never reached: cannot happen for N <= nWrite */
+        ffClose(f);
+        CHECK(!"session completed despite the injected crash");
+      }
+      if (done == 0 && !s->bStateZero) { /* crashed inside the very first commit: nothing committed */
+        ffClose(f);
+        continue;
+      }
+      uint8_t d[32];
+      rc = imageDigest(f->img.a, f->img.n, d);
+      if (rc != CAIRN_OK || memcmp(d, ref->d[done], 32) != 0) {
+        tfFail(__FILE__, __LINE__, "%s%s%s at write %d (after %d commits): %s", s->zWhat, zSep, azMode[mode], N, done,
+               rc ? cairn_errmsg() : "content differs from the last commit");
+        ffClose(f);
+        return;
+      }
+      s->xCheck(f->img.a, f->img.n, done);
+      if (tfFailed()) {
+        ffClose(f);
+        return;
+      }
+      char z[64];
+      cairnFormat(z, sizeof z, "h5w_fault/%s%s_%d.h5", s->zPrefix, azMode[mode], N);
+      tfWriteFile(tfTmp(z), f->img.a, f->img.n);
+      fprintf(man, "%s%s_%d.h5 %s_%d.h5\n", s->zPrefix, azMode[mode], N, ref->zName, done);
+      if (s->zRecover) {
+        cairn_file *m;
+        cairn_h5w *w;
+        CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
+        CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_RECLAIM, &w));
+        CHECK_OK(cairn_h5w_group(w, s->zRecover));
+        CHECK_OK(cairn_h5w_close(w));
+        CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_READONLY, &w));
+        rc = cairn_h5w_verify(w, d);
+        cairn_h5w_discard(w);
+        cairn_file_close(m);
+        if (rc != CAIRN_OK) {
+          tfFail(__FILE__, __LINE__, "%s%s%s at write %d (after %d commits), then a recovery commit: %s", s->zWhat, zSep,
+                 azMode[mode], N, done, cairn_errmsg());
+          ffClose(f);
+          return;
+        }
+      }
+      ffClose(f);
+      (*pnChecked)++;
+    }
+}
+
+static void checkEveryWrite(const uint8_t *a, size_t n, int done) {
+  /* cairn's reader sees the same commit: rows attribute == rows in the dataset, values */
+  if (done < 2) return; /* state 1 has no rows yet */
+  cairn_file *m;
+  cairn_h5 *h;
+  cairn_h5_obj *o, *at;
+  cairn_h5_info in;
+  int64_t nRows = -1;
+  CHECK_OK(cairn_memfile_open(a, n, &m));
+  CHECK_OK(cairn_h5_open(m, CAIRN_H5_OWN_FILE, &h));
+  CHECK_OK(cairn_h5_get(h, "/", &o));
+  CHECK_OK(cairn_h5_attr(o, "rows", &at));
+  CHECK_OK(cairn_h5_read(at, NULL, CAIRN_H5_I64, &nRows, sizeof nRows));
+  cairn_h5_obj_close(at);
+  cairn_h5_obj_close(o);
+  CHECK_OK(cairn_h5_get(h, "/data/series", &o));
+  CHECK_OK(cairn_h5_info_get(o, &in));
+  CHECK_EQ(in.dims[0], nRows);
+  float v[40 * 4];
+  CHECK_OK(cairn_h5_read(o, NULL, CAIRN_H5_F32, v, sizeof v));
+  for (int64_t i = 0; i < nRows * 4; i++) CHECK(v[i] == (float)i * 0.5f);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+}
+
 TEST(h5w_fault, every_write) {
   Ref ref;
   memset(&ref, 0, sizeof ref);
@@ -251,72 +347,8 @@ TEST(h5w_fault, every_write) {
     for (int j = i + 1; j <= nCommit; j++) CHECK(memcmp(ref.d[i], ref.d[j], 32) != 0);
   FILE *man = fopen(tfTmp("h5w_fault/manifest.txt"), "w");
   CHECK(man);
-  static const char *azMode[] = {"stop", "tear", "lose"};
   int nChecked = 0;
-  for (int mode = 0; mode < 3; mode++) {
-    for (int N = 1; N <= nWrite; N++) {
-      FaultFile *f = ffOpen(N, mode);
-      int done = 0;
-      int rc = session(f, &done, NULL, NULL);
-      if (rc == CAIRN_OK) { /* the crash point was never reached: cannot happen for N <= nWrite */
-        ffClose(f);
-        CHECK(!"session completed despite the injected crash");
-      }
-      if (done == 0) { /* crashed inside the very first commit: there is no committed state */
-        ffClose(f);
-        continue;
-      }
-      uint8_t d[32];
-      rc = imageDigest(f->img.a, f->img.n, d);
-      if (rc != CAIRN_OK || memcmp(d, ref.d[done], 32) != 0) {
-        tfFail(__FILE__, __LINE__, "%s at write %d (after %d commits): %s", azMode[mode], N, done,
-               rc ? cairn_errmsg() : "content differs from the last commit");
-        ffClose(f);
-        fclose(man);
-        return;
-      }
-      /* cairn's reader sees the same commit: rows attribute == rows in the dataset, values */
-      if (done >= 2) {
-        cairn_file *m;
-        cairn_h5 *h;
-        cairn_h5_obj *o, *at;
-        cairn_h5_info in;
-        int64_t nRows = -1;
-        CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
-        CHECK_OK(cairn_h5_open(m, CAIRN_H5_OWN_FILE, &h));
-        CHECK_OK(cairn_h5_get(h, "/", &o));
-        CHECK_OK(cairn_h5_attr(o, "rows", &at));
-        CHECK_OK(cairn_h5_read(at, NULL, CAIRN_H5_I64, &nRows, sizeof nRows));
-        cairn_h5_obj_close(at);
-        cairn_h5_obj_close(o);
-        CHECK_OK(cairn_h5_get(h, "/data/series", &o));
-        CHECK_OK(cairn_h5_info_get(o, &in));
-        CHECK_EQ(in.dims[0], nRows);
-        float v[40 * 4];
-        CHECK_OK(cairn_h5_read(o, NULL, CAIRN_H5_F32, v, sizeof v));
-        for (int64_t i = 0; i < nRows * 4; i++) CHECK(v[i] == (float)i * 0.5f);
-        cairn_h5_obj_close(o);
-        cairn_h5_close(h);
-      }
-      char z[64];
-      cairnFormat(z, sizeof z, "h5w_fault/%s_%d.h5", azMode[mode], N);
-      tfWriteFile(tfTmp(z), f->img.a, f->img.n);
-      fprintf(man, "%s_%d.h5 ref_%d.h5\n", azMode[mode], N, done);
-      /* recovery: the crashed file takes new commits */
-      cairn_file *m;
-      cairn_h5w *w;
-      CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
-      CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_RECLAIM, &w));
-      CHECK_OK(cairn_h5w_group(w, "/after_crash"));
-      CHECK_OK(cairn_h5w_close(w));
-      CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_READONLY, &w));
-      CHECK_OK(cairn_h5w_verify(w, d));
-      cairn_h5w_discard(w);
-      cairn_file_close(m);
-      ffClose(f);
-      nChecked++;
-    }
-  }
+  sweep(&(Sweep){"", "", session, ffOpen, checkEveryWrite, "/after_crash", 0}, &ref, nWrite, man, &nChecked);
   fclose(man);
   CHECK(nChecked > 2 * nWrite);
   /* a failing sync: the commit reports it, the writer refuses everything after, and the file
@@ -381,6 +413,21 @@ done:
 
 static FaultFile *ffSeeded(int failAt, int mode) { return ffOpenSpec(failAt, mode, 0, h5_tiny_earliest, sizeof h5_tiny_earliest); }
 
+static void checkEarliest(const uint8_t *a, size_t n, int done) {
+  /* cairn's reader: the original data is intact whatever happened */
+  cairn_file *m;
+  cairn_h5 *h;
+  cairn_h5_obj *o;
+  double z[20 * 30];
+  CHECK_OK(cairn_memfile_open(a, n, &m));
+  CHECK_OK(cairn_h5_open(m, CAIRN_H5_OWN_FILE, &h));
+  CHECK_OK(cairn_h5_get(h, "/z", &o));
+  CHECK_OK(cairn_h5_read(o, NULL, CAIRN_H5_F64, z, sizeof z));
+  for (int i = 0; i < 600; i++) CHECK(z[i] == (i / 30) * 30 + i % 30 + 0.5);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+}
+
 TEST(h5w_fault, earliest_file) {
   Ref ref;
   memset(&ref, 0, sizeof ref);
@@ -398,46 +445,8 @@ TEST(h5w_fault, earliest_file) {
     for (int j = i + 1; j <= nCommit; j++) CHECK(memcmp(ref.d[i], ref.d[j], 32) != 0);
   FILE *man = fopen(tfTmp("h5w_fault/manifest.txt"), "a");
   CHECK(man);
-  static const char *azMode[] = {"stop", "tear", "lose"};
   int nChecked = 0;
-  for (int mode = 0; mode < 3; mode++)
-    for (int N = 1; N <= nWrite; N++) {
-      FaultFile *f = ffSeeded(N, mode);
-      int done = 0;
-      int rc = sessionEarliest(f, &done, NULL, NULL);
-      uint8_t d[32];
-      if (rc == CAIRN_OK) {
-        ffClose(f);
-        fclose(man);
-        CHECK(!"session completed despite the injected crash");
-      }
-      rc = imageDigest(f->img.a, f->img.n, d);
-      if (rc != CAIRN_OK || memcmp(d, ref.d[done], 32) != 0) {
-        tfFail(__FILE__, __LINE__, "earliest file, %s at write %d (after %d commits): %s", azMode[mode], N, done,
-               rc ? cairn_errmsg() : "content differs from the last commit");
-        ffClose(f);
-        fclose(man);
-        return;
-      }
-      /* cairn's reader: the original data is intact whatever happened */
-      cairn_file *m;
-      cairn_h5 *h;
-      cairn_h5_obj *o;
-      double z[20 * 30];
-      CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
-      CHECK_OK(cairn_h5_open(m, CAIRN_H5_OWN_FILE, &h));
-      CHECK_OK(cairn_h5_get(h, "/z", &o));
-      CHECK_OK(cairn_h5_read(o, NULL, CAIRN_H5_F64, z, sizeof z));
-      for (int i = 0; i < 600; i++) CHECK(z[i] == (i / 30) * 30 + i % 30 + 0.5);
-      cairn_h5_obj_close(o);
-      cairn_h5_close(h);
-      char zn[64];
-      cairnFormat(zn, sizeof zn, "h5w_fault/early_%s_%d.h5", azMode[mode], N);
-      tfWriteFile(tfTmp(zn), f->img.a, f->img.n);
-      fprintf(man, "early_%s_%d.h5 early_ref_%d.h5\n", azMode[mode], N, done);
-      ffClose(f);
-      nChecked++;
-    }
+  sweep(&(Sweep){"earliest file", "early_", sessionEarliest, ffSeeded, checkEarliest, NULL, 1}, &ref, nWrite, man, &nChecked);
   fclose(man);
   CHECK(nChecked == 3 * nWrite);
   printf("    earliest file: %d commits, %d writes, %d crash images verified\n", nCommit, nWrite, nChecked);
@@ -508,6 +517,31 @@ done:
   return rc;
 }
 
+static void checkDense(const uint8_t *a, size_t n, int done) {
+  /* cairn's reader lists the group: 6 + 5 per commit (+ 4 after the reopen) + series */
+  cairn_file *m;
+  cairn_h5 *h;
+  cairn_h5_obj *o;
+  cairn_h5_info in;
+  CHECK_OK(cairn_memfile_open(a, n, &m));
+  CHECK_OK(cairn_h5_open(m, CAIRN_H5_OWN_FILE, &h));
+  CHECK_OK(cairn_h5_get(h, "/d", &o));
+  CHECK_OK(cairn_h5_info_get(o, &in));
+  size_t want = done <= 10 ? 7 + 5 * (size_t)(done - 1) : 52 + 4 * (size_t)(done - 10) + (done == 13);
+  CHECK_EQ(in.nLink, want);
+  for (size_t i = 0; i < in.nLink; i++) {
+    cairn_h5_link l;
+    cairn_h5_obj *c;
+    char zp[128];
+    CHECK_OK(cairn_h5_link_get(o, i, &l));
+    cairnFormat(zp, sizeof zp, "/d/%s", l.zName);
+    CHECK_OK(cairn_h5_get(h, zp, &c));
+    cairn_h5_obj_close(c);
+  }
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+}
+
 TEST(h5w_fault, dense_group) {
   Ref ref;
   memset(&ref, 0, sizeof ref);
@@ -524,77 +558,8 @@ TEST(h5w_fault, dense_group) {
     for (int j = i + 1; j <= nCommit; j++) CHECK(memcmp(ref.d[i], ref.d[j], 32) != 0);
   FILE *man = fopen(tfTmp("h5w_fault/manifest.txt"), "a");
   CHECK(man);
-  static const char *azMode[] = {"stop", "tear", "lose"};
   int nChecked = 0;
-  for (int mode = 0; mode < 3; mode++)
-    for (int N = 1; N <= nWrite; N++) {
-      FaultFile *f = ffOpen(N, mode);
-      int done = 0;
-      int rc = sessionDense(f, &done, NULL, NULL);
-      if (rc == CAIRN_OK) {
-        ffClose(f);
-        fclose(man);
-        CHECK(!"session completed despite the injected crash");
-      }
-      if (done == 0) {
-        ffClose(f);
-        continue;
-      }
-      uint8_t d[32];
-      rc = imageDigest(f->img.a, f->img.n, d);
-      if (rc != CAIRN_OK || memcmp(d, ref.d[done], 32) != 0) {
-        tfFail(__FILE__, __LINE__, "dense group, %s at write %d (after %d commits): %s", azMode[mode], N, done,
-               rc ? cairn_errmsg() : "content differs from the last commit");
-        ffClose(f);
-        fclose(man);
-        return;
-      }
-      /* cairn's reader lists the group: 6 + 5 per commit (+ 4 after the reopen) + series */
-      cairn_file *m;
-      cairn_h5 *h;
-      cairn_h5_obj *o;
-      cairn_h5_info in;
-      CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
-      CHECK_OK(cairn_h5_open(m, CAIRN_H5_OWN_FILE, &h));
-      CHECK_OK(cairn_h5_get(h, "/d", &o));
-      CHECK_OK(cairn_h5_info_get(o, &in));
-      size_t want = done <= 10 ? 7 + 5 * (size_t)(done - 1) : 52 + 4 * (size_t)(done - 10) + (done == 13);
-      CHECK_EQ(in.nLink, want);
-      for (size_t i = 0; i < in.nLink; i++) {
-        cairn_h5_link l;
-        cairn_h5_obj *c;
-        char zp[128];
-        CHECK_OK(cairn_h5_link_get(o, i, &l));
-        cairnFormat(zp, sizeof zp, "/d/%s", l.zName);
-        CHECK_OK(cairn_h5_get(h, zp, &c));
-        cairn_h5_obj_close(c);
-      }
-      cairn_h5_obj_close(o);
-      cairn_h5_close(h);
-      char zn[64];
-      cairnFormat(zn, sizeof zn, "h5w_fault/dense_%s_%d.h5", azMode[mode], N);
-      tfWriteFile(tfTmp(zn), f->img.a, f->img.n);
-      fprintf(man, "dense_%s_%d.h5 dense_ref_%d.h5\n", azMode[mode], N, done);
-      /* recovery: the crashed file takes a new link in the dense group */
-      cairn_h5w *w;
-      CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
-      CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_RECLAIM, &w));
-      CHECK_OK(cairn_h5w_group(w, "/d/after_crash"));
-      CHECK_OK(cairn_h5w_close(w));
-      CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_READONLY, &w));
-      if (cairn_h5w_verify(w, d)) {
-        tfFail(__FILE__, __LINE__, "dense group, %s at write %d (after %d commits), then a recovery commit: %s", azMode[mode], N, done, cairn_errmsg());
-        cairn_h5w_discard(w);
-        cairn_file_close(m);
-        ffClose(f);
-        fclose(man);
-        return;
-      }
-      cairn_h5w_discard(w);
-      cairn_file_close(m);
-      ffClose(f);
-      nChecked++;
-    }
+  sweep(&(Sweep){"dense group", "dense_", sessionDense, ffOpen, checkDense, "/d/after_crash", 0}, &ref, nWrite, man, &nChecked);
   fclose(man);
   CHECK(nChecked > 2 * nWrite);
   printf("    dense group: %d commits, %d writes, %d crash images verified\n", nCommit, nWrite, nChecked);
