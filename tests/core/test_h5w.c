@@ -578,18 +578,21 @@ static int oomSession(cairn_file *f) {
   return rc;
 }
 
-TEST(h5w, out_of_memory) {
+/* Fails allocation n of xSession for n = 0, 1, ... until the session no longer reaches it: each
+** must end in a clean NOMEM (or, with bIoerr, the memory file's IOERR), leak nothing and leave a
+** file that is either not yet HDF5 or verifies. */
+static void oomSweep(int (*xSession)(cairn_file *f), int nMax, int bIoerr) {
   cairn_host saved = *cairn_host_get(), h = saved;
   h.xMalloc = oomMalloc, h.xRealloc = oomRealloc, h.xFree = oomFree;
   h.xParallelFor = NULL; /* deterministic allocation order */
   int nFail = 0, n;
-  for (n = 0; n < 5000; n++) {
+  for (n = 0; n < nMax; n++) {
     CHECK_OK(cairn_host_set(&h));
     gLive = 0;
     gAllocLeft = n;
     cairn_file *f = NULL;
     int rc = cairn_memfile_open(NULL, 0, &f);
-    if (!rc) rc = oomSession(f);
+    if (!rc) rc = xSession(f);
     gAllocLeft = -1;
     /* whatever failed, the file is either not yet an HDF5 file or a consistent committed one */
     cairn_h5w *w = NULL;
@@ -609,16 +612,46 @@ TEST(h5w, out_of_memory) {
       return;
     }
     if (rc == CAIRN_OK) break; /* the session never reached allocation n */
-    if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM && CAIRN_PRIMARY(rc) != CAIRN_IOERR) {
+    if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM && !(bIoerr && CAIRN_PRIMARY(rc) == CAIRN_IOERR)) {
       tfFail(__FILE__, __LINE__, "allocation %d failing gives %s: %s", n, cairn_errstr(rc), cairn_errmsg());
       return;
     }
     nFail++;
   }
-  CHECK(n < 5000);
+  CHECK(n < nMax);
   CHECK(nFail > 100);
   printf("    %d allocation failures, each a clean NOMEM without leaks\n", nFail);
 }
+
+TEST(h5w, out_of_memory) { oomSweep(oomSession, 5000, 1); }
+
+/* Out of memory at every allocation of a session that makes a group dense, adds to it in
+** place, reopens it (the loader) and adds again: a clean error, nothing leaked, and the file
+** as last committed. */
+static int oomAdd(cairn_h5w *w, int i0, int i1) {
+  int rc = CAIRN_OK;
+  for (int i = i0; i < i1 && !rc; i++) {
+    char z[16];
+    snprintf(z, sizeof z, "/g/k%d", i);
+    rc = cairn_h5w_group(w, z);
+  }
+  return rc ? rc : cairn_h5w_commit(w);
+}
+static int oomSessionDense(cairn_file *f) {
+  cairn_h5w *w = NULL;
+  int rc = cairn_h5w_create(f, CAIRN_H5W_NOSYNC, &w);
+  if (!rc) rc = cairn_h5w_group(w, "/g");
+  if (!rc) rc = oomAdd(w, 0, 12);
+  if (!rc) rc = oomAdd(w, 12, 15);
+  if (w) rc = rc ? (cairn_h5w_discard(w), rc) : cairn_h5w_close(w);
+  w = NULL;
+  if (!rc) rc = cairn_h5w_open(f, CAIRN_H5W_RECLAIM | CAIRN_H5W_NOSYNC, &w);
+  if (!rc) rc = oomAdd(w, 15, 17);
+  if (w) rc = rc ? (cairn_h5w_discard(w), rc) : cairn_h5w_close(w);
+  return rc;
+}
+
+TEST(h5w, out_of_memory_dense) { oomSweep(oomSessionDense, 20000, 0); }
 
 /* ---- bad requests: clear errors, and the file stays byte for byte as it was ---- */
 TEST(h5w, bad_input) {
