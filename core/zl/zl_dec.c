@@ -28,6 +28,8 @@ struct ZlDec {
   uint64_t chunkOff;
   ZSTD_DCtx *zd;
   int noCheck; /* fuzzing: skip checksum comparisons so mutations reach the decoders */
+  int noFuse;  /* tests: decode every stream unfused */
+  int fuse;    /* the running decoder's output goes only to a dispatch_string: may be lazy */
   /* The stream that becomes the chunk's output (or the input of a final retyping) is written
   ** straight into the caller's buffer when it fits: no final copy. */
   ZlStream *pDirect;
@@ -50,6 +52,7 @@ void *cairnZlZstdDCtx(ZlDec *d) {
 }
 
 uint64_t cairnZlOffset(const ZlDec *d) { return d->chunkOff; }
+int cairnZlFuse(const ZlDec *d) { return d->fuse; }
 
 int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t n) {
   uint64_t nb;
@@ -93,6 +96,7 @@ void cairnZlFreeStream(ZlDec *d, ZlStream *s) {
     cairnFree(s->aLen);
     d->live -= (uint64_t)s->n * 4;
   }
+  cairnFree(s->lzOff);
   memset(s, 0, sizeof *s);
 }
 
@@ -153,7 +157,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
   uint32_t *aDist = NULL;
   uint64_t *aSize = cairnMalloc(sizeof(uint64_t) * (size_t)(nSt + 1));
   ZlStream *aS = NULL, **apIn = NULL;
-  int32_t *aProd = NULL;
+  int32_t *aProd = NULL, *aCons = NULL;
   if (!aNode || !aTmp || !aSize) {
     rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
     goto done;
@@ -263,12 +267,13 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
   }
   aS = cairnMallocZero(sizeof(ZlStream) * total);
   aProd = cairnMalloc(sizeof(int32_t) * total);
+  aCons = cairnMalloc(sizeof(int32_t) * total);
   apIn = cairnMalloc(sizeof(ZlStream *) * (total + 8));
-  if (!aS || !aProd || !apIn) {
+  if (!aS || !aProd || !aCons || !apIn) {
     rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
     goto done;
   }
-  for (size_t i = 0; i < total; i++) aProd[i] = -1;
+  for (size_t i = 0; i < total; i++) aProd[i] = aCons[i] = -1;
   size_t cursor = 0;
   for (size_t i = 0; i < nDec; i++) {
     Node *pN = &aNode[i];
@@ -289,6 +294,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
       rc = cairnErr(CAIRN_CORRUPT, "zl: decoder %zu reads past the chunk's %zu streams (chunk at offset %llu)", i, total, (unsigned long long)off);
       goto done;
     }
+    for (size_t k = cursor; k < end; k++) aCons[k] = (int32_t)i;
     for (size_t k = 0; k < pN->nRegen; k++) {
       uint64_t j = (uint64_t)end + pN->aDist[k];
       if (j >= total || aProd[j] != -1) {
@@ -354,6 +360,16 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
       apIn[k] = s;
     }
     for (size_t k = 0; k < pN->nRegen; k++) apOut[k] = &aS[pN->base + pN->nIn + pN->aDist[k]];
+    /* parse_int and tokenize_string feeding a dispatch_string (a string source, not its tags):
+    ** their strings are written once, by dispatch_string, from the integers or indices; their
+    ** inputs then stay until the chunk is done. */
+    d->fuse = 0;
+    if (!d->noFuse && (pN->id == ZID_PARSE_INT || pN->id == ZID_TOKENIZE_STRING) && pN->nRegen == 1) {
+      size_t j = pN->base + pN->nIn + pN->aDist[0];
+      int32_t cons = aCons[j];
+      if (cons >= 0 && aNode[cons].id == ZID_DISPATCH_STRING && j + 1 < aNode[cons].base + aNode[cons].nIn && &aS[j] != d->pDirect) d->fuse = 1;
+    }
+    int fused = d->fuse;
     if (!rc) rc = t->x(d, b + hdrPos + pN->hOff, pN->hSize, apIn, pN->nIn, apOut, pN->nRegen);
     for (size_t k = 0; !rc && k < pN->nRegen; k++)
       if (!apOut[k]->type || (t->outType && apOut[k]->type != t->outType))
@@ -364,7 +380,9 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
         cairnErr(rc, "%s (codec %s, decoder %zu of the chunk at offset %llu)", cairn_errmsg(), t->zName, i, (unsigned long long)off);
       goto done;
     }
-    for (size_t k = 0; k < pN->nIn; k++) cairnZlFreeStream(d, &aS[pN->base + k]);
+    d->fuse = 0;
+    if (!fused)
+      for (size_t k = 0; k < pN->nIn; k++) cairnZlFreeStream(d, &aS[pN->base + k]);
   }
   ZlStream *o = &aS[total - 1];
   if (o->type != outType) {
@@ -403,7 +421,8 @@ done:
   d->pDirect = NULL, d->pDirectDst = NULL;
   if (aS)
     for (size_t j = 0; j < total; j++) cairnZlFreeStream(d, &aS[j]);
-  cairnFree(aS), cairnFree(aProd), cairnFree(apIn), cairnFree(aNode), cairnFree(aTmp), cairnFree(aDist), cairnFree(aSize);
+  d->fuse = 0;
+  cairnFree(aS), cairnFree(aProd), cairnFree(aCons), cairnFree(apIn), cairnFree(aNode), cairnFree(aTmp), cairnFree(aDist), cairnFree(aSize);
   return rc;
 }
 
@@ -471,7 +490,7 @@ int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, si
   if (f.type == ZT_STRING) return cairnErr(CAIRN_UNSUPPORTED, "zl: string-typed frame output (offset 5)");
   if (f.size > nOut) return cairnErr(CAIRN_RANGE, "zl: frame declares %llu bytes, the buffer holds %zu", (unsigned long long)f.size, nOut);
   ZlDec d = {0};
-  d.noCheck = noCheck;
+  d.noCheck = noCheck & 1, d.noFuse = (noCheck >> 1) & 1;
   /* Intermediate streams may exceed the output (wider indices, headers), never by much. */
   d.budget = f.size * 8 + ((uint64_t)n * 4) + (1u << 20);
   size_t pos = f.nHeader, got = 0;

@@ -46,6 +46,16 @@ typedef struct ZlStream {
   uint8_t *p;
   uint32_t *aLen;
   uint8_t own;
+  /* Fused strings (lazy != 0, p NULL; nb, n and aLen as usual): only dispatch_string reads them
+  ** (zl_dec.c decides), writing each string straight into its output. 1: parse_int, lzSrc = its
+  ** 8-byte integers (aLen their lengths); 2, 3, 4: tokenize_string, lzSrc = 1-, 2- or lzW-byte
+  ** indices into the alphabet (string i at address lzOff[i], owned here, lzLen[i] bytes; aLen
+  ** NULL; lzSlack: 32 readable bytes past the alphabet). The streams lzSrc, lzOff and lzLen
+  ** point into stay alive until the chunk is done. */
+  uint8_t lazy, lzW, lzSlack;
+  const uint8_t *lzSrc;
+  const uint32_t *lzLen;
+  uint64_t *lzOff;
 } ZlStream;
 
 /* Decoder context handed to each transform. */
@@ -56,6 +66,7 @@ void cairnZlFreeStream(ZlDec *d, ZlStream *s);
 void cairnZlShrinkStream(ZlDec *d, ZlStream *s, size_t nb); /* content allocated for a bound: nb used */
 uint8_t *cairnZlDirectDst(const ZlDec *d); /* caller's buffer a final stream may alias */
 uint64_t cairnZlOffset(const ZlDec *d);
+int cairnZlFuse(const ZlDec *d); /* the current decoder's string output may be fused (ZlStream.lazy) */
 void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless format */ /* frame offset of the current decoder's chunk */
 
 /* Decode one frame at b[0..n); *pnFrame = its length. noCheck skips the checksum comparisons

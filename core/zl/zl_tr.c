@@ -355,6 +355,13 @@ TRDEC(decTokenizeString) {
   if (na == 0) bad = n > 0;
   if (bad) rc = BAD("zl: token index beyond alphabet of %zu", na);
   else if (total > SIZE_MAX / 2) rc = BAD("zl: tokenized strings too large");
+  if (!rc && cairnZlFuse(d)) { /* indices only: dispatch_string copies the strings */
+    ZlStream *o = out[0];
+    o->type = ZT_STRING, o->width = 1, o->n = n, o->nb = (size_t)total, o->lazy = iw == 1 ? 2 : iw == 2 ? 3 : 4;
+    for (size_t i = 0; i < na; i++) aOff[i] += (uintptr_t)a->p; /* addresses: one add less per string */
+    o->lzSrc = kp, o->lzW = (uint8_t)iw, o->lzLen = aL, o->lzSlack = a->own, o->lzOff = aOff, aOff = NULL;
+    goto fin;
+  }
   if (!rc) rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, (size_t)total);
   if (!rc) {
     out[0]->n = n;
@@ -390,6 +397,7 @@ TRDEC(decTokenizeString) {
       o += len, oLen[i] = len;
     }
   }
+fin:
 #undef TOK_IX
   cairnFree(aOff);
   return rc;
@@ -424,94 +432,6 @@ TRDEC(decSplitN) {
   CAIRN_TRY(cairnZlNewStream(d, out[0], type, w, n));
   for (size_t i = 0, pos = 0; i < nIn; i++) memcpy(out[0]->p + pos, in[i]->p, in[i]->nb), pos += in[i]->nb;
   return CAIRN_OK;
-}
-
-/* 54: dispatch_string (16-bit tags, then the variable string inputs) */
-TRDEC(decDispatchString) {
-  const ZlStream *t = in[0];
-  size_t nv = nIn - 1, total = 0, n = t->n;
-  if (t->width != 2) return BAD("zl: dispatch_string tags must be 16-bit");
-  if (n && !nv) return BAD("zl: dispatch_string without sources");
-  if (nv > 2048) return BAD("zl: dispatch_string with %zu sources (at most 2048)", nv);
-  /* Checked up front, so the copy loop runs without checks: every tag names a source and each
-  ** source gets exactly as many tags as it has strings (a string stream's lengths always sum to
-  ** its content). Per source: next string, next length. */
-  typedef struct {
-    const uint8_t *p;    /* next string */
-    const uint32_t *len; /* its length */
-  } DSrc;
-  size_t *aCnt = cairnMallocZero(sizeof(size_t) * (nv + 1));
-  DSrc *aSrc = cairnMalloc(sizeof(DSrc) * (nv + 1));
-  int rc = CAIRN_OK;
-  const uint8_t *tp = t->p;
-  if (!aCnt || !aSrc) {
-    rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
-    goto done;
-  }
-  /* Rows of a table repeat their tags: the first m are counted one by one (a header line), and
-  ** if the rest repeats with a period P <= 16 the last P of them say how often each comes. */
-  size_t m = n < 64 ? n : 64, nCount = n;
-  for (size_t q = 1; q <= 16 && q <= m && m < n; q++)
-    if (!memcmp(tp + 2 * (m - q), tp + 2 * m, 2 * (n - m))) {
-      for (size_t j = m - q; j < m; j++) {
-        unsigned k = cairnGetLE16(tp + 2 * j);
-        if (k < nv) aCnt[k] += (n - 1 - j) / q; /* positions j+q, j+2q, ... below n */
-      }
-      nCount = m;
-      break;
-    }
-  for (size_t i = 0; i < nCount; i++) {
-    unsigned k = cairnGetLE16(tp + 2 * i);
-    if (k >= nv) {
-      rc = BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
-      goto done;
-    }
-    aCnt[k]++;
-  }
-  int slack = 1; /* every source readable 32 bytes past its end */
-  for (size_t k = 0; k < nv; k++) {
-    const ZlStream *s = in[1 + k];
-    if (aCnt[k] != s->n) {
-      rc = BAD("zl: dispatch_string source %zu has %zu strings, %zu tags name it", k, s->n, aCnt[k]);
-      goto done;
-    }
-    aSrc[k].p = s->p, aSrc[k].len = s->aLen, total += s->nb, slack &= s->own;
-  }
-  if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total)) != CAIRN_OK) goto done;
-  out[0]->n = n;
-  if ((rc = cairnZlNewLens(d, out[0], n)) != CAIRN_OK) goto done;
-  /* Fields [0, nFast) are copied as fixed 32-byte blocks: all of them when the output has
-  ** slack, else those followed by at least 32 bytes (the caller's buffer); the rest exactly. */
-  size_t nFast = slack ? n : 0;
-  if (slack && !out[0]->own) {
-    uint64_t after = 0;
-    size_t i = n;
-    while (i > 0 && after < 32) {
-      unsigned k = cairnGetLE16(tp + 2 * --i);
-      after += aSrc[k].len[--aCnt[k]];
-    }
-    nFast = after >= 32 ? i + 1 : 0;
-  }
-  uint8_t *o = out[0]->p;
-  uint32_t *aLen = out[0]->aLen;
-  size_t i = 0;
-  for (; i < nFast; i++) {
-    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
-    uint32_t len = *s->len++;
-    const uint8_t *q = s->p;
-    if (len <= 32) memcpy(o, q, 32);
-    else memcpy(o, q, len);
-    s->p = q + len, o += len, aLen[i] = len;
-  }
-  for (; i < n; i++) {
-    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
-    uint32_t len = *s->len++;
-    memcpy(o, s->p, len);
-    s->p += len, o += len, aLen[i] = len;
-  }
-done:
-  cairnFree(aCnt), cairnFree(aSrc);
-  return rc;
 }
 
 /* 60: parse_int: signed 64-bit integers -> their decimal strings (no leading zeros, '-' when
@@ -569,6 +489,125 @@ static inline void decIntWrite(uint8_t *o, int64_t v, unsigned len) {
     st64(o + len - 8, dec8((uint32_t)lo));
   }
 }
+/* 54: dispatch_string (16-bit tags, then the variable string inputs) */
+TRDEC(decDispatchString) {
+  const ZlStream *t = in[0];
+  size_t nv = nIn - 1, total = 0, n = t->n;
+  if (t->width != 2) return BAD("zl: dispatch_string tags must be 16-bit");
+  if (n && !nv) return BAD("zl: dispatch_string without sources");
+  if (nv > 2048) return BAD("zl: dispatch_string with %zu sources (at most 2048)", nv);
+  /* Checked up front, so the copy loop runs without checks: every tag names a source and each
+  ** source gets exactly as many tags as it has strings (a string stream's lengths always sum to
+  ** its content). Per source: next string, next length. */
+  typedef struct {
+    const uint8_t *p;    /* next string (fused: next integer or index) */
+    const uint32_t *len; /* its length */
+    unsigned kind, w;    /* ZlStream.lazy, index width */
+    /* tokenize: the alphabet's string i at address aOff[i], aL[i] bytes */
+    const uint64_t *aOff;
+    const uint32_t *aL;
+  } DSrc;
+  size_t *aCnt = cairnMallocZero(sizeof(size_t) * (nv + 1));
+  DSrc *aSrc = cairnMalloc(sizeof(DSrc) * (nv + 1));
+  int rc = CAIRN_OK;
+  const uint8_t *tp = t->p;
+  if (!aCnt || !aSrc) {
+    rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+    goto done;
+  }
+  /* Rows of a table repeat their tags: the first m are counted one by one (a header line), and
+  ** if the rest repeats with a period P <= 16 the last P of them say how often each comes. */
+  size_t m = n < 64 ? n : 64, nCount = n;
+  for (size_t q = 1; q <= 16 && q <= m && m < n; q++)
+    if (!memcmp(tp + 2 * (m - q), tp + 2 * m, 2 * (n - m))) {
+      for (size_t j = m - q; j < m; j++) {
+        unsigned k = cairnGetLE16(tp + 2 * j);
+        if (k < nv) aCnt[k] += (n - 1 - j) / q; /* positions j+q, j+2q, ... below n */
+      }
+      nCount = m;
+      break;
+    }
+  for (size_t i = 0; i < nCount; i++) {
+    unsigned k = cairnGetLE16(tp + 2 * i);
+    if (k >= nv) {
+      rc = BAD("zl: dispatch_string tag %u beyond %zu sources", k, nv);
+      goto done;
+    }
+    aCnt[k]++;
+  }
+  int slack = 1; /* every source readable 32 bytes past its end */
+  for (size_t k = 0; k < nv; k++) {
+    const ZlStream *s = in[1 + k];
+    if (aCnt[k] != s->n) {
+      rc = BAD("zl: dispatch_string source %zu has %zu strings, %zu tags name it", k, s->n, aCnt[k]);
+      goto done;
+    }
+    aSrc[k].p = s->lazy ? s->lzSrc : s->p, aSrc[k].len = s->aLen, total += s->nb;
+    aSrc[k].kind = s->lazy, aSrc[k].w = s->lzW, aSrc[k].aOff = s->lzOff, aSrc[k].aL = s->lzLen;
+    slack &= s->lazy == 1 ? 1 : s->lazy ? s->lzSlack : s->own;
+  }
+  if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total)) != CAIRN_OK) goto done;
+  out[0]->n = n;
+  if ((rc = cairnZlNewLens(d, out[0], n)) != CAIRN_OK) goto done;
+  /* Fields [0, nFast) are copied as fixed 32-byte blocks: all of them when the output has
+  ** slack, else those followed by at least 32 bytes (the caller's buffer); the rest exactly. */
+  size_t nFast = slack ? n : 0;
+  if (slack && !out[0]->own) {
+    uint64_t after = 0;
+    size_t i = n;
+    while (i > 0 && after < 32) {
+      unsigned k = cairnGetLE16(tp + 2 * --i);
+      const DSrc *s = &aSrc[k];
+      size_t j = --aCnt[k];
+      after += s->kind < 2 ? s->len[j] : s->aL[rdN(s->p + j * s->w, s->w)];
+    }
+    nFast = after >= 32 ? i + 1 : 0;
+  }
+  uint8_t *o = out[0]->p;
+  uint32_t *aLen = out[0]->aLen;
+  size_t i = 0;
+  /* Per source kind: plain strings, parse_int's integers (digits written here, the stores stay
+  ** within 8 bytes past them), tokenize's 1-, 2- or n-byte indices into its alphabet. */
+#define DS_NEXT(s, len, q, INT)                                             \
+  if (s->kind >= 2) {                                                       \
+    unsigned ix;                                                            \
+    if (s->kind == 3) ix = cairnGetLE16(s->p), s->p += 2;                   \
+    else if (s->kind == 2) ix = s->p[0], s->p += 1;                         \
+    else ix = (unsigned)rdN(s->p, s->w), s->p += s->w;                      \
+    len = s->aL[ix], q = (const uint8_t *)(uintptr_t)s->aOff[ix];           \
+  } else if (s->kind == 0) {                                                \
+    len = *s->len++, q = s->p, s->p += len;                                 \
+  } else {                                                                  \
+    len = *s->len++, q = NULL;                                              \
+    INT;                                                                    \
+    s->p += 8;                                                              \
+  }
+  for (; i < nFast; i++) {
+    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
+    uint32_t len;
+    const uint8_t *q;
+    DS_NEXT(s, len, q, decIntWrite(o, (int64_t)cairnGetLE64(s->p), len));
+    if (q) {
+      if (len <= 32) memcpy(o, q, 32);
+      else memcpy(o, q, len);
+    }
+    o += len, aLen[i] = len;
+  }
+  for (; i < n; i++) {
+    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
+    uint32_t len;
+    const uint8_t *q;
+    uint8_t tmp[48];
+    DS_NEXT(s, len, q, (decIntWrite(tmp, (int64_t)cairnGetLE64(s->p), len), q = tmp));
+    if (len) memcpy(o, q, len);
+    o += len, aLen[i] = len;
+  }
+#undef DS_NEXT
+done:
+  cairnFree(aCnt), cairnFree(aSrc);
+  return rc;
+}
+
 TRDEC(decParseInt) {
   const ZlStream *s = in[0];
   if (s->width != 8) return BAD("zl: parse_int of %u-byte integers (needs 8)", s->width);
@@ -578,7 +617,19 @@ TRDEC(decParseInt) {
   /* The output is sized for n times the longest string (the largest magnitude's digits, '-' if
   ** any is negative), then trimmed; if that bound exceeds the frame's memory budget, or lands in
   ** the caller's buffer (no slack), it is sized exactly by a first pass over the lengths. */
-  uint64_t mx = 0, neg = 0, total = 0;
+  uint64_t total = 0;
+  if (cairnZlFuse(d)) { /* lengths only: dispatch_string writes the digits */
+    CAIRN_TRY(cairnZlNewLens(d, o, n));
+    uint32_t *aLen = o->aLen;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t v = cairnGetLE64(p + 8 * i);
+      unsigned len = decDigits((v >> 63) ? 0 - v : v) + (unsigned)(v >> 63);
+      aLen[i] = len, total += len;
+    }
+    o->type = ZT_STRING, o->width = 1, o->n = n, o->nb = (size_t)total, o->lazy = 1, o->lzSrc = p;
+    return CAIRN_OK;
+  }
+  uint64_t mx = 0, neg = 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t v = cairnGetLE64(p + 8 * i), u = (v >> 63) ? 0 - v : v;
     mx = u > mx ? u : mx, neg |= v >> 63;

@@ -207,7 +207,7 @@ TEST(zl, malformed) {
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
         if (nf) m[rng % nf] ^= (uint8_t)(1u << ((rng >> 32) % 8));
       }
-      cairnZlDecodeFrame(m, nf, o, (size_t)g[i].nIn, &nd2, &nFrame, 1);
+      cairnZlDecodeFrame(m, nf, o, (size_t)g[i].nIn, &nd2, &nFrame, 1 | (k & 1) << 1); /* odd k: unfused */
     }
     cairn_free(f), cairn_free(o), cairn_free(m);
   }
@@ -605,6 +605,55 @@ TEST(zl, csv_integers) {
   CHECK_EQ(nd, n);
   CHECK_MEM(d, a, n);
   cairn_free(a), cairn_free(f), cairn_free(d);
+}
+
+/* The decoder writes parse_int's and tokenize_string's strings straight into dispatch_string's
+** output (fused); flag 2 of cairnZlDecodeFrame decodes every stream unfused. Both must give the
+** input back on many generated tables: integer, categorical (1- and 2-byte indices, strings
+** longer than 32 bytes, quoted with commas and newlines inside), decimal and empty columns,
+** ragged rows, with and without a final newline, from one row (the whole output within the
+** last 32 bytes of the caller's buffer) to thousands, at fast and ratio levels. */
+TEST(zl, csv_fused_equals_unfused) {
+  size_t cap0 = 1 << 19;
+  char *a = cairn_malloc(cap0);
+  uint8_t *f = cairn_malloc(cairn_zl_compress_bound(cap0)), *d1 = cairn_malloc(cap0 + 1), *d2 = cairn_malloc(cap0 + 1);
+  CHECK(a && f && d1 && d2);
+  static const char *kCat[] = {"ann", "bo", "\"quoted, with a comma\"", "", "\"two\nlines\"", "a category name longer than thirty-two bytes"};
+  uint64_t x = 12345;
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+  static const int kRows[] = {1, 2, 3, 7, 40, 300, 2500, 6000};
+  for (int t = 0; t < 16; t++) {
+    int rows = kRows[t % 8], nCat = 2 + (int)(RND() % 4) + (t >= 8 ? 300 : 0); /* t >= 8: 2-byte indices */
+    size_t n = (size_t)cairnFormat(a, cap0, "id,cat,v,x,e\n");
+    for (int i = 0; i < rows && n < cap0 - 400; i++) {
+      uint64_t r = RND();
+      int c = (int)(r % (uint64_t)nCat);
+      char cat[64];
+      if (c < 6) cairnFormat(cat, sizeof cat, "%s", kCat[c]);
+      else cairnFormat(cat, sizeof cat, "k%d", c);
+      long long v = (long long)(r >> 8) % (r & 1 ? 1000 : 100000000000ll) - (r & 2 ? 500 : 0);
+      if (r % 53 == 7) n += (size_t)cairnFormat(a + n, cap0 - n, "%d,%s\n", i, cat); /* ragged */
+      else if (r % 29 == 3) n += (size_t)cairnFormat(a + n, cap0 - n, "%d,%s,%s,,\n", i, cat, r & 4 ? "007" : "-");
+      else
+        n += (size_t)cairnFormat(a + n, cap0 - n, "%d,%s,%lld,%d.%d,\n", i, cat, v, (int)(r >> 40) % 100, (int)(r >> 50) % 10);
+    }
+    for (int bare = 0; bare < 2; bare++) {
+      size_t m = n - bare, nf, nd1, nd2, nFr;
+      for (int level = 1; level <= 10; level += 9) {
+        CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_CSV, level, a, m, f, cairn_zl_compress_bound(m), &nf));
+        memset(d1, 0xee, m + 1), memset(d2, 0xee, m + 1);
+        CHECK_OK(cairnZlDecodeFrame(f, nf, d1, m, &nd1, &nFr, 0));
+        CHECK_OK(cairnZlDecodeFrame(f, nf, d2, m, &nd2, &nFr, 2));
+        CHECK_EQ(nd1, m);
+        CHECK_EQ(nd2, m);
+        CHECK_MEM(d1, a, m);
+        CHECK_MEM(d2, a, m);
+        CHECK_EQ(d1[m], 0xee); /* nothing written past the output */
+      }
+    }
+  }
+#undef RND
+  cairn_free(a), cairn_free(f), cairn_free(d1), cairn_free(d2);
 }
 
 /* A hand-made frame whose output is parse_int's strings themselves: one stored 8-byte integer,
