@@ -238,6 +238,7 @@ typedef struct AttrsArg {
   uint32_t aTypeIdx[64], nAtomic;
   char **azType;           /* distinct JSON texts */
   uint32_t nType, capType;
+  uint32_t nAttr; /* attributes listed (counted here, not by a strlen walk of names after) */
   int nomem;
 } AttrsArg;
 
@@ -318,24 +319,26 @@ static int attrsVisit(void *pArg, size_t i, const H5Attr *a) {
       else mt = 255, nBytes = 0; /* read alone later, which reports the error */
     }
   }
-  sbU32(&g->recs, k);
-  uint8_t b4[4] = {(uint8_t)(a->pType ? sp->kind : 0), (uint8_t)rank, (uint8_t)mt, 0};
-  h5SbPut(&g->recs, (const char *)b4, 4);
-  sbU32(&g->recs, off);
-  sbU32(&g->recs, (uint32_t)nBytes);
+  /* the record (16 bytes + 8 per dimension) built here and appended in one put, not 4 + rank */
+  uint8_t rec[16 + 8 * H5_MAX_RANK];
+  const uint32_t w[4] = {k, 0, off, (uint32_t)nBytes};
+  for (int j = 0; j < 4; j++)
+    for (int b = 0; b < 4; b++) rec[4 * j + b] = (uint8_t)(w[j] >> (8 * b));
+  rec[4] = (uint8_t)(a->pType ? sp->kind : 0), rec[5] = (uint8_t)rank, rec[6] = (uint8_t)mt, rec[7] = 0;
   for (unsigned r = 0; r < rank; r++) {
     double v = (double)sp->aDim[r];
-    h5SbPut(&g->recs, (const char *)&v, 8);
+    memcpy(rec + 16 + 8 * r, &v, 8);
   }
+  h5SbPut(&g->recs, (const char *)rec, 16 + 8 * (size_t)rank);
+  g->nAttr++;
   return g->nomem ? cairnErr(CAIRN_NOMEM, "out of memory listing attributes") : CAIRN_OK;
 }
 
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5_attrs(cairn_h5_obj *o, char **pz, double *pn) {
   AttrsArg g;
   memset(&g, 0, sizeof(g));
-  uint32_t nA = 0;
   int rc = h5ObjAttrEach(o, attrsVisit, &g);
-  for (const char *p = g.names.z, *e = g.names.z + g.names.n; p && p < e; p += strlen(p) + 1) nA++;
+  uint32_t nA = g.nAttr;
   for (uint32_t k = 0; k < g.nType; k++) cairn_free(g.azType[k]);
   cairn_free(g.azType);
   for (uint32_t k = 0; k < g.nAtomic; k++) cairn_free((void *)g.aType[k]);

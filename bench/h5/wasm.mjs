@@ -3,7 +3,7 @@
 // writes with h5py (the native bench reads the same ones). Prints microseconds per operation and
 // the ratio h5wasm time / cairn time (> 1: cairn is faster). Both sides do the same work per
 // operation: open the file from disk (NodeFile for cairn, h5wasm/node's own file access), read,
-// close. Timings are the best of 5 runs. Run by bench/h5/run.sh after the native rows.
+// close. Timings: best of RUNS runs of n calls per side after a warm-up (see row()). Run by bench/h5/run.sh after the native rows.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -20,23 +20,39 @@ const { default: h5wasm } = await import(pathToFileURL(path.join(jsDir, 'node_mo
 await h5wasm.ready;
 await h5.ready;
 
-// A full collection before each timing (run.sh passes --expose-gc), so garbage from earlier
-// rows (the 64 MiB arrays) is not collected inside a later one; the same for both sides.
-function time(n, fn) {
-  globalThis.gc?.();
-  fn();
-  let best = Infinity;
-  for (let r = 0; r < 5; r++) {
-    const t = performance.now();
-    for (let i = 0; i < n; i++) fn();
-    best = Math.min(best, ((performance.now() - t) * 1000) / n);
-  }
-  return best;
+// Both sides are timed the same way: one full collection at the start of the row (run.sh passes
+// --expose-gc: garbage of earlier rows, e.g. the 64 MiB arrays, is not collected inside this
+// one), a warm-up of at least WARM_MS of calls (and 5 calls) so the JIT tiers (JS and wasm) have
+// settled, then RUNS alternating runs of the same n calls for each side; best run per side.
+// Before 2026-11-30 the warm-up was one call and the two sides got different repeat counts: cairn's
+// JS was still being optimised in its first runs of 50 (500-1000 us per call, then 60-100), so
+// its best of 5 depended on when the tier-up landed. No forced collection between runs: a forced
+// full GC drops the maps of objects no longer alive (every File of an open-read-close loop) and
+// with them the optimised code of cairn's JS ("weak objects" deopts, --trace-deopt), so each run
+// started cold again (100-800 us instead of ~55); a real program does not force a GC every 50 calls.
+const WARM_MS = 300, RUNS = 7;
+function warm(fn) {
+  const t = performance.now();
+  for (let i = 0; i < 5 || performance.now() - t < WARM_MS; i++) fn();
 }
+function run(n, fn) {
+  const t = performance.now();
+  for (let i = 0; i < n; i++) fn();
+  return ((performance.now() - t) * 1000) / n;
+}
+const only = process.env.ROW; // run only rows whose name contains it
 function row(name, n, cairnFn, h5wasmFn, check) {
+  if (only && !name.includes(only)) return;
   check(cairnFn(), 'cairn');
   check(h5wasmFn(), 'h5wasm');
-  const c = time(n, cairnFn), w = time(Math.max(1, Math.ceil(n / 4)), h5wasmFn);
+  globalThis.gc?.();
+  warm(cairnFn);
+  warm(h5wasmFn);
+  let c = Infinity, w = Infinity;
+  for (let r = 0; r < RUNS; r++) {
+    c = Math.min(c, run(n, cairnFn));
+    w = Math.min(w, run(n, h5wasmFn));
+  }
   console.log(`wasm ${name.padEnd(40)} h5wasm ${w.toFixed(1).padStart(9)} us   cairn ${c.toFixed(1).padStart(9)} us   ratio ${(w / c).toFixed(2).padStart(6)}`);
 }
 const cOpen = (f, fn) => {
@@ -53,8 +69,16 @@ const same = (want) => (v, who) => {
   for (let i = 0; i < want.length; i += Math.max(1, want.length >> 4)) if (v[i] !== want[i]) throw new Error(`${who}: value ${i} differs`);
 };
 const ref = (f, q) => wOpen(f, (h) => h.get(q).value);
-// all attributes of an object: open, list, read every value
-const allAttrs = (h, q) => {
+// all attributes of an object: open, list, read every value. Two textually separate copies of
+// the same loop, one per side: V8 keeps type feedback per function literal, so one shared loop
+// fed both libraries' objects turns polymorphic and is optimised for neither (cairn's row went
+// from ~55 to ~100 us once the runs of the two sides alternated).
+const allAttrsC = (h, q) => {
+  const a = h.get(q).attrs, out = [];
+  for (const k in a) out.push(Number(a[k].value));
+  return out;
+};
+const allAttrsW = (h, q) => {
   const a = h.get(q).attrs, out = [];
   for (const k in a) out.push(Number(a[k].value));
   return out;
@@ -64,6 +88,6 @@ row('open+read 1K f32+close', 300, () => cOpen('small.h5', (f) => f.get('x').val
 row('open+read 1M f32 contiguous+close', 20, () => cOpen('mid.h5', (f) => f.get('x').value), () => wOpen('mid.h5', (f) => f.get('x').value), same(ref('mid.h5', 'x')));
 row('open+read 16M f32 contiguous+close', 2, () => cOpen('large.h5', (f) => f.get('x').value), () => wOpen('large.h5', (f) => f.get('x').value), same(ref('large.h5', 'x')));
 row('deflate+shuffle 2048^2 f32, v1 B-tree', 1, () => cOpen('chunked.h5', (f) => f.get('x').value), () => wOpen('chunked.h5', (f) => f.get('x').value), same(ref('chunked.h5', 'x')));
-const attrsWant = wOpen('attrs.h5', (f) => allAttrs(f, 'g'));
-row('open+read 128 attributes+close', 50, () => cOpen('attrs.h5', (f) => allAttrs(f, 'g')), () => wOpen('attrs.h5', (f) => allAttrs(f, 'g')), same(attrsWant));
+const attrsWant = wOpen('attrs.h5', (f) => allAttrsW(f, 'g'));
+row('open+read 128 attributes+close', 50, () => cOpen('attrs.h5', (f) => allAttrsC(f, 'g')), () => wOpen('attrs.h5', (f) => allAttrsW(f, 'g')), same(attrsWant));
 row('open+read 1 dataset of 10,000+close', 100, () => cOpen('many.h5', (f) => f.get('d05000').value), () => wOpen('many.h5', (f) => f.get('d05000').value), same(ref('many.h5', 'd05000')));
