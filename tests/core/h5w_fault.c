@@ -224,7 +224,7 @@ static int imageDigest(const uint8_t *p, size_t n, uint8_t d[32]) {
 
 /* The committed states of a session: digests of the first 16, and each image kept as
 ** h5w_fault/<zName>_<k>.h5 for h5dump. */
-typedef struct Ref { uint8_t d[16][32]; int n; const char *zName; } Ref;
+typedef struct Ref { uint8_t d[16][32]; int n; char zName[16]; } Ref;
 static void refHook(void *pArg, FaultFile *f, int k) {
   Ref *r = pArg;
   if (k < 16 && imageDigest(f->img.a, f->img.n, r->d[k]) == CAIRN_OK) r->n = k + 1;
@@ -247,6 +247,26 @@ typedef struct Sweep {
   const char *zRecover; /* a group a recovery session adds, or NULL */
   int bStateZero;       /* state 0 is a committed file (a seeded one): a crash in the first commit leaves it */
 } Sweep;
+
+/* The session once without a crash: its committed states into ref (images kept as
+** h5w_fault/<prefix>ref_<k>.h5), which must all differ so that a digest names one state; the
+** number of commits and of writes (the crash points of the sweep). */
+static void refRun(const Sweep *s, Ref *ref, int *pnCommit, int *pnWrite) {
+  memset(ref, 0, sizeof *ref);
+  cairnFormat(ref->zName, sizeof ref->zName, "%sref", s->zPrefix);
+  mkdir(tfTmp("h5w_fault"), 0755);
+  FaultFile *f0 = s->xOpen(0, 0);
+  if (s->bStateZero) refHook(ref, f0, 0); /* state 0: the file as it was seeded */
+  int bZero = !s->bStateZero || ref->n == 1;
+  int rc = s->xSession(f0, pnCommit, refHook, ref);
+  *pnWrite = ffWrites(f0);
+  ffClose(f0);
+  CHECK(bZero);
+  CHECK_OK(rc);
+  CHECK_EQ(ref->n, *pnCommit + 1);
+  for (int i = s->bStateZero ? 0 : 1; i <= *pnCommit; i++)
+    for (int j = i + 1; j <= *pnCommit; j++) CHECK(memcmp(ref->d[i], ref->d[j], 32) != 0);
+}
 
 static void sweep(const Sweep *s, const Ref *ref, int nWrite, FILE *man, int *pnChecked) {
   static const char *azMode[] = {"stop", "tear", "lose"};
@@ -330,25 +350,17 @@ static void checkEveryWrite(const uint8_t *a, size_t n, int done) {
 }
 
 TEST(h5w_fault, every_write) {
+  const Sweep s = {"", "", session, ffOpen, checkEveryWrite, "/after_crash", 0};
   Ref ref;
-  memset(&ref, 0, sizeof ref);
-  ref.zName = "ref";
-  mkdir(tfTmp("h5w_fault"), 0755);
-  FaultFile *f0 = ffOpen(0, 0);
-  int nCommit;
-  CHECK_OK(session(f0, &nCommit, refHook, &ref));
-  int nWrite = ffWrites(f0);
-  ffClose(f0);
-  CHECK_EQ(ref.n, nCommit + 1);
+  int nCommit, nWrite;
+  refRun(&s, &ref, &nCommit, &nWrite);
+  if (tfFailed()) return;
   CHECK(nCommit >= 10);
   CHECK(nWrite > 2 * nCommit);
-  /* all reference states differ, so a match identifies one state */
-  for (int i = 1; i <= nCommit; i++)
-    for (int j = i + 1; j <= nCommit; j++) CHECK(memcmp(ref.d[i], ref.d[j], 32) != 0);
   FILE *man = fopen(tfTmp("h5w_fault/manifest.txt"), "w");
   CHECK(man);
   int nChecked = 0;
-  sweep(&(Sweep){"", "", session, ffOpen, checkEveryWrite, "/after_crash", 0}, &ref, nWrite, man, &nChecked);
+  sweep(&s, &ref, nWrite, man, &nChecked);
   fclose(man);
   CHECK(nChecked > 2 * nWrite);
   /* a failing sync: the commit reports it, the writer refuses everything after, and the file
@@ -429,24 +441,16 @@ static void checkEarliest(const uint8_t *a, size_t n, int done) {
 }
 
 TEST(h5w_fault, earliest_file) {
+  /* state 0 is the file as h5py wrote it */
+  const Sweep s = {"earliest file", "early_", sessionEarliest, ffSeeded, checkEarliest, NULL, 1};
   Ref ref;
-  memset(&ref, 0, sizeof ref);
-  ref.zName = "early_ref";
-  mkdir(tfTmp("h5w_fault"), 0755);
-  FaultFile *f0 = ffSeeded(0, 0);
-  refHook(&ref, f0, 0); /* state 0: the file as h5py wrote it */
-  CHECK_EQ(ref.n, 1);
-  int nCommit;
-  CHECK_OK(sessionEarliest(f0, &nCommit, refHook, &ref));
-  int nWrite = ffWrites(f0);
-  ffClose(f0);
-  CHECK_EQ(ref.n, nCommit + 1);
-  for (int i = 0; i <= nCommit; i++)
-    for (int j = i + 1; j <= nCommit; j++) CHECK(memcmp(ref.d[i], ref.d[j], 32) != 0);
+  int nCommit, nWrite;
+  refRun(&s, &ref, &nCommit, &nWrite);
+  if (tfFailed()) return;
   FILE *man = fopen(tfTmp("h5w_fault/manifest.txt"), "a");
   CHECK(man);
   int nChecked = 0;
-  sweep(&(Sweep){"earliest file", "early_", sessionEarliest, ffSeeded, checkEarliest, NULL, 1}, &ref, nWrite, man, &nChecked);
+  sweep(&s, &ref, nWrite, man, &nChecked);
   fclose(man);
   CHECK(nChecked == 3 * nWrite);
   printf("    earliest file: %d commits, %d writes, %d crash images verified\n", nCommit, nWrite, nChecked);
@@ -543,23 +547,16 @@ static void checkDense(const uint8_t *a, size_t n, int done) {
 }
 
 TEST(h5w_fault, dense_group) {
+  const Sweep s = {"dense group", "dense_", sessionDense, ffOpen, checkDense, "/d/after_crash", 0};
   Ref ref;
-  memset(&ref, 0, sizeof ref);
-  ref.zName = "dense_ref";
-  mkdir(tfTmp("h5w_fault"), 0755);
-  FaultFile *f0 = ffOpen(0, 0);
-  int nCommit;
-  CHECK_OK(sessionDense(f0, &nCommit, refHook, &ref));
-  int nWrite = ffWrites(f0);
-  ffClose(f0);
-  CHECK_EQ(ref.n, nCommit + 1);
+  int nCommit, nWrite;
+  refRun(&s, &ref, &nCommit, &nWrite);
+  if (tfFailed()) return;
   CHECK(nCommit >= 12 && nCommit < 16);
-  for (int i = 1; i <= nCommit; i++)
-    for (int j = i + 1; j <= nCommit; j++) CHECK(memcmp(ref.d[i], ref.d[j], 32) != 0);
   FILE *man = fopen(tfTmp("h5w_fault/manifest.txt"), "a");
   CHECK(man);
   int nChecked = 0;
-  sweep(&(Sweep){"dense group", "dense_", sessionDense, ffOpen, checkDense, "/d/after_crash", 0}, &ref, nWrite, man, &nChecked);
+  sweep(&s, &ref, nWrite, man, &nChecked);
   fclose(man);
   CHECK(nChecked > 2 * nWrite);
   printf("    dense group: %d commits, %d writes, %d crash images verified\n", nCommit, nWrite, nChecked);
