@@ -135,76 +135,6 @@ static void alignByte(Enc *e) {
 }
 
 /* ---------------------------------------------------------------- Huffman codes */
-/* Heap sort of at most 288 keys, inline: qsort's callback per comparison showed in profiles
-** of 16 KiB chunks, where every block builds three codes. */
-static void sortKeys(uint64_t *a, unsigned n) {
-  for (unsigned i = n / 2; i-- > 0;) {
-    unsigned j = i;
-    uint64_t v = a[j];
-    for (unsigned c; (c = 2 * j + 1) < n; j = c) {
-      if (c + 1 < n && a[c + 1] > a[c]) c++;
-      if (a[c] <= v) break;
-      a[j] = a[c];
-    }
-    a[j] = v;
-  }
-  for (unsigned end = n; end-- > 1;) {
-    uint64_t v = a[end];
-    a[end] = a[0];
-    unsigned j = 0;
-    for (unsigned c; (c = 2 * j + 1) < end; j = c) {
-      if (c + 1 < end && a[c + 1] > a[c]) c++;
-      if (a[c] <= v) break;
-      a[j] = a[c];
-    }
-    a[j] = v;
-  }
-}
-/* Code lengths for freq[0..n) (n <= 288) limited to maxLen bits; unused symbols get 0. Fewer
-** than two used symbols are padded with unused ones so the code is always complete. */
-static void huffLengths(const uint32_t *freq, unsigned n, unsigned maxLen, uint8_t *len) {
-  uint64_t key[288];
-  uint32_t w[2 * 288];
-  uint16_t par[2 * 288];
-  uint8_t depth[2 * 288];
-  unsigned m = 0, count[16] = {0};
-  for (unsigned i = 0; i < n; i++) {
-    len[i] = 0;
-    if (freq[i]) key[m++] = ((uint64_t)freq[i] << 16) | i;
-  }
-  for (unsigned i = 0; i < n && m < 2; i++)
-    if (!freq[i]) key[m++] = ((uint64_t)1 << 16) | i; /* (key order fixed by the sort) */
-  sortKeys(key, m);
-  for (unsigned i = 0; i < m; i++) w[i] = (uint32_t)(key[i] >> 16);
-  /* two queues: leaves (sorted) and internal nodes (made in increasing weight order) */
-  unsigned li = 0, ii = m;
-  for (unsigned k = m; k < 2 * m - 1; k++) {
-    unsigned a, b;
-    a = (li < m && (ii >= k || w[li] <= w[ii])) ? li++ : ii++;
-    b = (li < m && (ii >= k || w[li] <= w[ii])) ? li++ : ii++;
-    w[k] = w[a] + w[b];
-    par[a] = par[b] = (uint16_t)k;
-  }
-  depth[2 * m - 2] = 0;
-  for (int k = (int)(2 * m) - 3; k >= 0; k--) depth[k] = (uint8_t)(depth[par[k]] + 1);
-  for (unsigned i = 0; i < m; i++) count[depth[i] > maxLen ? maxLen : depth[i]]++;
-  /* clamped leaves overfill the code: move a shorter leaf down one level, pairing it with a
-  ** leaf from the deepest level, until the Kraft sum is exactly one again */
-  uint32_t kraft = 0;
-  for (unsigned l = 1; l <= maxLen; l++) kraft += count[l] << (maxLen - l);
-  while (kraft > (1u << maxLen)) {
-    unsigned l = maxLen - 1;
-    while (count[l] == 0) l--;
-    count[l]--;
-    count[l + 1] += 2;
-    count[maxLen]--;
-    kraft--;
-  }
-  /* rarest symbols get the longest codes */
-  unsigned i = 0;
-  for (unsigned l = maxLen; l >= 1; l--)
-    for (unsigned c = count[l]; c; c--) len[key[i++] & 0xffff] = (uint8_t)l;
-}
 /* Canonical codes (RFC 1951 3.2.2), bit-reversed for LSB-first output. */
 static void huffCodes(const uint8_t *len, unsigned n, uint16_t *code) {
   unsigned cnt[16] = {0}, next[16];
@@ -298,8 +228,8 @@ static void endBlock(Enc *e, const uint8_t *end, int last) {
   size_t span = (size_t)(end - e->blockStart);
   if (e->full) return;
   e->litFreq[256]++;
-  huffLengths(e->litFreq, 286, 15, llen);
-  huffLengths(e->distFreq, 30, 15, dlen);
+  cairnHuffLengths(e->litFreq, 286, 15, llen);
+  cairnHuffLengths(e->distFreq, 30, 15, dlen);
   unsigned hlit = 286, hdist = 30;
   while (hlit > 257 && llen[hlit - 1] == 0) hlit--;
   while (hdist > 1 && dlen[hdist - 1] == 0) hdist--;
@@ -326,7 +256,7 @@ static void endBlock(Enc *e, const uint8_t *end, int last) {
     while (r--) rle[nr] = (uint8_t)v, rleX[nr++] = 0;
   }
   for (unsigned i = 0; i < nr; i++) clFreq[rle[i]]++;
-  huffLengths(clFreq, 19, 7, cllen);
+  cairnHuffLengths(clFreq, 19, 7, cllen);
   unsigned hclen = 19;
   while (hclen > 4 && cllen[aClOrder[hclen - 1]] == 0) hclen--;
   /* sizes in bits */

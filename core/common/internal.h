@@ -43,6 +43,11 @@ void *cairnMallocArray(size_t n, size_t size);
 void *cairnRealloc(void *p, size_t n);
 void cairnFree(void *p);
 
+/* Code lengths of a minimum-redundancy code for freq[0..n) (n <= 288) limited to maxLen <= 15
+** bits (core/common/huff.c); unused symbols get 0, the rarest symbols the longest codes. Fewer
+** than two used symbols are padded with unused ones so the code is always complete. */
+void cairnHuffLengths(const uint32_t *freq, unsigned n, unsigned maxLen, uint8_t *len);
+
 /* Checked arithmetic: return 1 on overflow. */
 static inline int cairnAddOverflow64(uint64_t a, uint64_t b, uint64_t *r) {
   return __builtin_add_overflow(a, b, r);

@@ -294,29 +294,6 @@ static int hufDecode4(const HufD *t, const HufD2 *t2, const uint8_t *b, size_t n
 
 /* ---------------------------------------------------------------- Huffman encoder */
 
-/* Code lengths of a minimum-redundancy code for a[0..m) sorted ascending (Moffat and
-** Katajainen's in-place method: the array holds weights, then parent links, then depths);
-** on return a[i] is the length of symbol i, non-increasing in i. m >= 2. */
-static void hufMinRed(uint32_t *a, int m) {
-  int root = 0, leaf = 2, next;
-  a[0] += a[1];
-  for (next = 1; next < m - 1; next++) {
-    if (leaf >= m || a[root] < a[leaf]) a[next] = a[root], a[root++] = (uint32_t)next; /* a parent */
-    else a[next] = a[leaf++];
-    if (leaf >= m || (root < next && a[root] < a[leaf])) a[next] += a[root], a[root++] = (uint32_t)next;
-    else a[next] += a[leaf++];
-  }
-  a[m - 2] = 0; /* the root's depth; each parent link becomes its depth */
-  for (next = m - 3; next >= 0; next--) a[next] = a[a[next]] + 1;
-  int avail = 1, used = 0, depth = 0;
-  root = m - 2, next = m - 1;
-  while (avail > 0) { /* internal nodes per depth -> leaves per depth */
-    while (root >= 0 && (int)a[root] == depth) used++, root--;
-    while (avail > used) a[next--] = (uint32_t)depth, avail--;
-    avail = 2 * used, depth++, used = 0;
-  }
-}
-
 /* A backward bitstream of the codes (code[s], nbits nb[s]): written from the last symbol to
 ** the first, so the decoder reads it front to back, and ending with a marker bit. o has 8
 ** bytes of slack. */
@@ -347,49 +324,18 @@ size_t cairnZlHufEncode(const uint8_t *p, size_t n, uint8_t *w, size_t *pnw, int
   size_t i = 0;
   for (; i + 4 <= n; i += 4) h[0][p[i]]++, h[1][p[i + 1]]++, h[2][p[i + 2]]++, h[3][p[i + 3]]++;
   for (; i < n; i++) h[0][p[i]]++;
-  uint64_t key[256]; /* count << 8 | symbol of the symbols present */
   int m = 0, maxSym = 0;
   for (int s = 0; s < 256; s++) {
     cnt[s] = h[0][s] + h[1][s] + h[2][s] + h[3][s];
-    if (cnt[s]) key[m++] = (uint64_t)cnt[s] << 8 | (unsigned)s, maxSym = s;
+    if (cnt[s]) m++, maxSym = s;
   }
   *pOut = NULL;
   if (m < 2 || n < 2) return 0; /* constant: not for Huffman */
-  for (int gap = m / 2; gap > 0; gap = gap == 2 ? 1 : gap * 5 / 11) /* shell sort, ascending */
-    for (int a = gap; a < m; a++) {
-      uint64_t k = key[a];
-      int b = a;
-      for (; b >= gap && key[b - gap] > k; b -= gap) key[b] = key[b - gap];
-      key[b] = k;
-    }
-  uint32_t len[256];
-  for (int k = 0; k < m; k++) len[k] = (uint32_t)(key[k] >> 8);
-  hufMinRed(len, m);
-  /* lengths over the limit: clamp them, then lengthen shorter codes until the code is complete
-  ** again (each step takes one code off the longest length and splits one shorter code) */
-  unsigned nAt[HUF_ENC_LOG + 1] = {0};
-  for (int k = 0; k < m; k++) nAt[CAIRN_MIN(len[k], HUF_ENC_LOG)]++;
-  uint32_t kraft = 0;
-  for (unsigned l = 1; l <= HUF_ENC_LOG; l++) kraft += nAt[l] << (HUF_ENC_LOG - l);
-  while (kraft > (1u << HUF_ENC_LOG)) {
-    nAt[HUF_ENC_LOG]--;
-    for (unsigned l = HUF_ENC_LOG - 1; l > 0; l--)
-      if (nAt[l]) {
-        nAt[l]--, nAt[l + 1] += 2;
-        break;
-      }
-    kraft--;
-  }
-  /* rarest symbols get the longest codes */
-  unsigned log = 0, l = HUF_ENC_LOG;
-  uint8_t nbOf[256] = {0};
+  uint8_t nbOf[256];
+  cairnHuffLengths(cnt, 256, HUF_ENC_LOG, nbOf);
+  unsigned log = 0;
   uint64_t bits = 0;
-  for (int k = 0; k < m; k++) {
-    while (!nAt[l]) l--;
-    nAt[l]--, log = CAIRN_MAX(log, l);
-    unsigned s = (unsigned)(key[k] & 255);
-    nbOf[s] = (uint8_t)l, bits += (uint64_t)cnt[s] * l;
-  }
+  for (int s = 0; s <= maxSym; s++) log = CAIRN_MAX(log, nbOf[s]), bits += (uint64_t)cnt[s] * nbOf[s];
   /* canonical codes as the decoder's table lays them out: weight 1 (longest) first, symbols in
   ** order within a weight; a code is its first table index >> (weight - 1) */
   unsigned start[HUF_ENC_LOG + 2] = {0}, nW[HUF_ENC_LOG + 2] = {0}, pos = 0;
