@@ -72,6 +72,13 @@ static inline uint64_t cairnGetLEn(const uint8_t *p, unsigned n) {
   for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
   return v;
 }
+/* The fewest bytes (1..8) a little-endian field needs to hold v, as HDF5 sizes its variable-width
+** fields (fractal heap offsets and lengths, v2 B-tree record counts). */
+static inline unsigned cairnLEnSize(uint64_t v) {
+  unsigned n = 1;
+  while (n < 8 && (v >> (8 * n)) != 0) n++;
+  return n;
+}
 static inline uint32_t cairnGetBE32(const uint8_t *p) {
   return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }

@@ -91,11 +91,6 @@ static unsigned log2u(uint64_t v) {
   }
   return r;
 }
-static unsigned encSize(uint64_t v) { /* minimum bytes to encode v */
-  unsigned n = 1;
-  while (n < 8 && (v >> (8 * n)) != 0) n++;
-  return n;
-}
 
 int h5FHeapOpen(H5File *f, uint64_t addr, H5FHeap *h) {
   memset(h, 0, sizeof(*h));
@@ -142,7 +137,7 @@ int h5FHeapOpen(H5File *f, uint64_t addr, H5FHeap *h) {
       h->idLen < 2 || h->maxDirect > H5_MAX_META)
     return cairnErr(CAIRN_CORRUPT, "hdf5: fractal heap header at %llu has bad doubling table parameters", (unsigned long long)addr);
   h->offBytes = (h->maxHeapBits + 7) / 8;
-  h->lenBytes = encSize(CAIRN_MIN(h->maxDirect, (uint64_t)h->maxManaged));
+  h->lenBytes = cairnLEnSize(CAIRN_MIN(h->maxDirect, (uint64_t)h->maxManaged));
   h->maxDirectRows = log2u(h->maxDirect) - log2u(h->startBlock) + 2;
   return CAIRN_OK;
 }
@@ -349,8 +344,8 @@ static int bt2Open(H5File *f, uint64_t addr, Bt2 *t) {
   uint64_t cum[17];
   t->maxRec[0] = (t->nodeSize - 10) / t->recSize;
   cum[0] = t->maxRec[0];
-  t->nrecBytes[0] = (uint8_t)encSize(t->maxRec[0]);
-  t->totBytes[0] = (uint8_t)encSize(cum[0]);
+  t->nrecBytes[0] = (uint8_t)cairnLEnSize(t->maxRec[0]);
+  t->totBytes[0] = (uint8_t)cairnLEnSize(cum[0]);
   for (unsigned d = 1; d <= t->depth; d++) {
     uint32_t ptr = f->so + t->nrecBytes[d - 1] + (d > 1 ? t->totBytes[d - 1] : 0);
     if (t->nodeSize < 10 + ptr) return cairnErr(CAIRN_CORRUPT, "hdf5: v2 B-tree at %llu: nodes too small", (unsigned long long)addr);
@@ -358,8 +353,8 @@ static int bt2Open(H5File *f, uint64_t addr, Bt2 *t) {
     uint64_t cm = (uint64_t)(t->maxRec[d] + 1) * cum[d - 1] + t->maxRec[d];
     if (cm < cum[d - 1]) cm = UINT64_MAX;
     cum[d] = cm;
-    t->nrecBytes[d] = (uint8_t)encSize(t->maxRec[d]);
-    t->totBytes[d] = (uint8_t)encSize(cum[d]);
+    t->nrecBytes[d] = (uint8_t)cairnLEnSize(t->maxRec[d]);
+    t->totBytes[d] = (uint8_t)cairnLEnSize(cum[d]);
   }
   return CAIRN_OK;
 }

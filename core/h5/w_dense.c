@@ -58,11 +58,6 @@ struct H5wDense {
   uint8_t nrecB[BT_MAXLVL + 1], totB[BT_MAXLVL + 1];
 };
 
-static unsigned encSize(uint64_t v) {
-  unsigned n = 1;
-  while (n < 8 && (v >> (8 * n)) != 0) n++;
-  return n;
-}
 static uint64_t rowSize(int r) { return r == 0 ? DN_START : (uint64_t)DN_START << (r - 1); }
 static uint64_t entOff(int e) { /* heap offset of direct block entry e of the root indirect block */
   uint64_t off = 0;
@@ -246,14 +241,14 @@ static int denseNew(H5wDense **pp) {
   if (!d) return cairnErr(CAIRN_NOMEM, "dense group: out of memory");
   d->hdrAddr = d->ibAddr = d->btAddr = H5W_UNDEF;
   uint64_t cum = d->maxRec[0] = (BT_NODE - 10) / BT_REC;
-  d->nrecB[0] = d->totB[0] = (uint8_t)encSize(cum);
+  d->nrecB[0] = d->totB[0] = (uint8_t)cairnLEnSize(cum);
   for (int l = 1; l <= BT_MAXLVL; l++) {
     uint32_t ptr = ptrSize(d, l);
     d->maxRec[l] = (BT_NODE - 10 - ptr) / (BT_REC + ptr);
     uint64_t c = (uint64_t)(d->maxRec[l] + 1) * cum + d->maxRec[l];
     cum = c / (d->maxRec[l] + 1) < cum ? UINT64_MAX : c;
-    d->nrecB[l] = (uint8_t)encSize(d->maxRec[l]);
-    d->totB[l] = (uint8_t)encSize(cum);
+    d->nrecB[l] = (uint8_t)cairnLEnSize(d->maxRec[l]);
+    d->totB[l] = (uint8_t)cairnLEnSize(cum);
   }
   *pp = d;
   return CAIRN_OK;
