@@ -123,7 +123,7 @@ const allAttrsW = (h, q) => {
 
 row('open+read 1K f32+close', 300, () => cOpen('small.h5', (f) => f.get('x').value), () => wOpen('small.h5', (f) => f.get('x').value), same(ref('small.h5', 'x')));
 rowCalls('open+read 1M f32 contiguous+close', 140, () => cOpen('mid.h5', (f) => f.get('x').value), () => wOpen('mid.h5', (f) => f.get('x').value), same(ref('mid.h5', 'x')));
-rowCalls('open+read 16M f32 contiguous+close', 25, () => cOpen('large.h5', (f) => f.get('x').value), () => wOpen('large.h5', (f) => f.get('x').value), same(ref('large.h5', 'x')));
+rowCalls('open+read 16M f32 contiguous+close', 41, () => cOpen('large.h5', (f) => f.get('x').value), () => wOpen('large.h5', (f) => f.get('x').value), same(ref('large.h5', 'x')));
 row('deflate+shuffle 2048^2 f32, v1 B-tree', 1, () => cOpen('chunked.h5', (f) => f.get('x').value), () => wOpen('chunked.h5', (f) => f.get('x').value), same(ref('chunked.h5', 'x')));
 const attrsWant = wOpen('attrs.h5', (f) => allAttrsW(f, 'g'));
 row('open+read 128 attributes+close', 50, () => cOpen('attrs.h5', (f) => allAttrsC(f, 'g')), () => wOpen('attrs.h5', (f) => allAttrsW(f, 'g')), same(attrsWant));
