@@ -66,6 +66,9 @@ function row(name, n, cairnFn, h5wasmFn, check) {
 // V8 scavenges for external memory every 32 MiB here, 8 calls of 4 MiB, a multiple of the period),
 // and the row prints each side's median, minimum and mean per call; ratio = h5wasm median /
 // cairn median, and the mean ratio (throughput over all calls, collections included) beside it.
+// Also the median process CPU time per call (user + system, all threads: getrusage around each
+// call, outside the wall-clock timing), which a loaded machine inflates less than wall time
+// (at load 4-5 the 16M calls took 60-95 ms of wall time for ~40 ms of CPU).
 function rowCalls(name, calls, cairnFn, h5wasmFn, check) {
   if (only && !name.includes(only)) return;
   check(cairnFn(), 'cairn');
@@ -73,24 +76,27 @@ function rowCalls(name, calls, cairnFn, h5wasmFn, check) {
   globalThis.gc?.();
   warm(cairnFn);
   warm(h5wasmFn);
-  const tc = [], tw = [];
-  const one = (fn, to) => {
-    const t = performance.now();
+  const tc = [], tw = [], uc = [], uw = [];
+  const one = (fn, to, uo) => {
+    const r0 = process.resourceUsage(), t = performance.now();
     fn();
     to.push((performance.now() - t) * 1000);
+    const r1 = process.resourceUsage();
+    uo.push(r1.userCPUTime + r1.systemCPUTime - r0.userCPUTime - r0.systemCPUTime);
   };
   let seed = 0x9e3779b9; // xorshift32, fixed seed: the same order every run
   for (let i = 0; i < calls; i++) {
     seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
-    if (seed & 1) { one(h5wasmFn, tw); one(cairnFn, tc); } else { one(cairnFn, tc); one(h5wasmFn, tw); }
+    if (seed & 1) { one(h5wasmFn, tw, uw); one(cairnFn, tc, uc); } else { one(cairnFn, tc, uc); one(h5wasmFn, tw, uw); }
   }
   const st = (a) => {
     a.sort((x, y) => x - y);
     return { min: a[0], med: a.length & 1 ? a[a.length >> 1] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2, mean: a.reduce((x, y) => x + y, 0) / a.length };
   };
-  const c = st(tc), w = st(tw), f = (v) => v.toFixed(1).padStart(9);
+  const c = st(tc), w = st(tw), cu = st(uc), wu = st(uw), f = (v) => v.toFixed(1).padStart(9);
   console.log(`wasm ${name.padEnd(40)} h5wasm ${f(w.med)} us   cairn ${f(c.med)} us   ratio ${(w.med / c.med).toFixed(2).padStart(6)}` +
-    `   (medians of ${calls} calls; min h5wasm ${w.min.toFixed(1)} cairn ${c.min.toFixed(1)} us; mean h5wasm ${w.mean.toFixed(1)} cairn ${c.mean.toFixed(1)} us, ratio ${(w.mean / c.mean).toFixed(2)})`);
+    `   (medians of ${calls} calls; min h5wasm ${w.min.toFixed(1)} cairn ${c.min.toFixed(1)} us; mean h5wasm ${w.mean.toFixed(1)} cairn ${c.mean.toFixed(1)} us, ratio ${(w.mean / c.mean).toFixed(2)};` +
+    ` process CPU median h5wasm ${wu.med.toFixed(0)} cairn ${cu.med.toFixed(0)} us, ratio ${(wu.med / cu.med).toFixed(2)})`);
 }
 const cOpen = (f, fn) => {
   const nf = new NodeFile(p(f));
