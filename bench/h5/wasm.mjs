@@ -66,6 +66,9 @@ function row(name, n, cairnFn, h5wasmFn, check) {
 // V8 scavenges for external memory every 32 MiB here, 8 calls of 4 MiB, a multiple of the period),
 // and the row prints each side's median, minimum and mean per call; ratio = h5wasm median /
 // cairn median, and the mean ratio (throughput over all calls, collections included) beside it.
+// The 1M times are bimodal (reused memory or not; 30-60% of calls reuse, the same share for
+// both sides in a run), so when about half reuse, one side's median can sit in the fast mode
+// and the other's in the slow one: the median ratio then jumps (1M 3.3x), the mean does not.
 // Also the median process CPU time per call (user + system, all threads: getrusage around each
 // call, outside the wall-clock timing), which a loaded machine inflates less than wall time
 // (at load 4-5 the 16M calls took 60-95 ms of wall time for ~40 ms of CPU).
