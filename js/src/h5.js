@@ -532,8 +532,19 @@ export function makeH5(api, options = {}) {
     const big = nb >= 1 << 20 && typeof globalThis.Buffer?.allocUnsafeSlow === 'function';
     const out = big ? globalThis.Buffer.allocUnsafeSlow(nb) : new Uint8Array(nb);
     let got;
-    if (typeof file.readInto === 'function') got = file.readInto(offset, out);
-    else {
+    if (typeof file.readInto === 'function') {
+      // Fresh memory faults in one page at a time on its first write. Taking those faults here,
+      // one store per 4 KiB page, costs ~10% less CPU than taking them inside the kernel's copy
+      // of a pread (Linux 6.18 VM: 4 MiB 1.78 -> 1.60 ms, 64 MiB 36 -> 32 ms in C, alternated;
+      // Node: 7-10% less CPU per 1M/16M read). A Float64Array view, not the Buffer: its stores
+      // are cheaper before the loop is optimised (64 MiB: ~0.9 ms on the first call instead of
+      // 2-5 ms; 0.15 ms once optimised, ~10 us for 4 MiB).
+      if (nb >= 1 << 20) {
+        const pages = new Float64Array(out.buffer, out.byteOffset, Math.floor(nb / 8)), n = pages.length;
+        for (let i = 0; i < n; i += 512) pages[i] = 0;
+      }
+      got = file.readInto(offset, out);
+    } else {
       const b = file.read(offset, nb);
       got = Math.min(b.length, nb);
       out.set(got === b.length ? b : b.subarray(0, got));

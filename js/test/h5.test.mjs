@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import cairn, { h5, MemoryFile, NodeFile, CairnError } from '../src/node.js';
 
@@ -418,6 +419,68 @@ with h5py.File(${JSON.stringify(p)}, 'r') as f: print(json.dumps(f['le'].id.get_
     assert.throws(() => f.get('le').value, (e) => e instanceof CairnError && /past the end|truncated/.test(e.message));
   } finally {
     f.close();
+  }
+});
+
+// Contiguous datasets of 1 MiB and more take readExtent's large path in Node: an uninitialized
+// Buffer the size of the data, its pages touched, then one read from the file into it. The
+// values must be h5py's, the array must own exactly its own memory (no pool slice, no view of
+// a shared buffer) and a short file must be an error, through every kind of host.
+test('large contiguous reads (>= 1 MiB) equal h5py through NodeFile, a read()-overriding NodeFile and MemoryFile', async () => {
+  const p = path.join(tmp, 'big.h5');
+  const sums = JSON.parse(py(['-c', `
+import h5py, numpy as np, hashlib, json
+with h5py.File(${JSON.stringify(p)}, 'w') as f:
+    f['f4'] = (np.arange(300001) / 8 - 1000).astype('<f4')
+    f['f4be'] = (np.arange(300001) / 8 - 1000).astype('>f4')
+    f['i8'] = (np.arange(150001) * -123457).astype('<i8')
+    f['u2'] = (np.arange(600001) * 7 % 65536).astype('<u2')
+    f['f8_2d'] = (np.arange(400 * 401) / 3).reshape(400, 401)
+with h5py.File(${JSON.stringify(p)}, 'r') as f:
+    le = {'f4': '<f4', 'f4be': '<f4', 'i8': '<i8', 'u2': '<u2', 'f8_2d': '<f8'}
+    out = {k: [hashlib.sha256(f[k][()].astype(t).tobytes()).hexdigest(), int(f[k].size)] for k, t in le.items()}
+    out['f8_2d_part'] = f['f8_2d'][100:103, 398:401].ravel().tolist()
+    out['f4_off'] = int(f['f4'].id.get_offset())
+print(json.dumps(out))
+`]));
+  const hex = (a) => createHash('sha256').update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)).digest('hex');
+  class Counting extends NodeFile {
+    read(offset, length) {
+      this.reads = (this.reads || 0) + 1;
+      return super.read(offset, length);
+    }
+  }
+  for (const [label, file] of [['NodeFile', new NodeFile(p)], ['Counting', new Counting(p)], ['MemoryFile', new MemoryFile(fs.readFileSync(p))]]) {
+    const f = await h5.File.open(file);
+    try {
+      for (const k of ['f4', 'f4be', 'i8', 'u2', 'f8_2d']) {
+        const v = f.get(k).value, [sum, n] = sums[k];
+        assert.equal(v.length, n, `${label} ${k}: length`);
+        assert.equal(v.byteOffset, 0, `${label} ${k}: own buffer`);
+        assert.equal(v.buffer.byteLength, v.byteLength, `${label} ${k}: buffer exactly the data`);
+        assert.equal(hex(v), sum, `${label} ${k}: bytes`);
+      }
+      const a = f.get('f4').value;
+      a[5] = 42;
+      assert.equal(f.get('f4').value[5], 5 / 8 - 1000, `${label}: each read a fresh array`);
+      assert.deepEqual(Array.from(f.get('f8_2d').slice([[100, 103], [398, 401]])), sums.f8_2d_part, `${label}: hyperslab`);
+      if (label === 'Counting') assert.ok(file.reads > 0, 'the overriding read() saw the reads');
+    } finally {
+      f.close();
+      file.close();
+    }
+  }
+  // a file cut inside the 1.2 MB f4 data: an error on every host, never short or stale values
+  const cut = path.join(tmp, 'big-cut.h5');
+  fs.writeFileSync(cut, fs.readFileSync(p).subarray(0, sums.f4_off + 1000000));
+  for (const file of [new NodeFile(cut), new MemoryFile(fs.readFileSync(cut))]) {
+    const f = await h5.File.open(file);
+    try {
+      assert.throws(() => f.get('f4').value, (e) => e instanceof CairnError && /past the end|truncated/.test(e.message));
+    } finally {
+      f.close();
+      file.close();
+    }
   }
 });
 
