@@ -30,6 +30,7 @@
 #define H5_MAX_FILTERS 32
 #define H5_UNDEF ((uint64_t)-1)
 #define H5_TYPE_MEMO_KEY 44          /* datatype messages up to this size are memoised */
+#define H5_OHDR_LENT 2048            /* H5File.aOhdrLent: most headers' first block fits */
 
 /* Datatype classes (the 4-bit class field of the datatype message). */
 enum {
@@ -174,6 +175,9 @@ typedef struct H5File {
   ** group makes five or so, and large blocks cost the allocator more than the rest of a run */
   uint8_t *pArena;
   size_t iArena;
+  /* memory lent to h5OhdrLoadIn for a header read and dropped (a group on a path) or moved
+  ** into an object's block next: free again once that header is freed or moved */
+  uint64_t aOhdrLent[H5_OHDR_LENT / 8];
 } H5File;
 #define H5_ARENA (64u << 10)
 #define H5_FIRST_RUN (8192u + 256u) /* two 4 KiB pages and their run header */
@@ -258,11 +262,22 @@ typedef struct H5Ohdr {
   ** whether aMsg/aBuf still point into it */
   uint32_t capMsg, capBuf;
   uint8_t msgInline, bufInline;
+  /* the first chunk's block: its bytes (nFirstData of them are the chunk and padding), and
+  ** whether its memory is the caller's (h5OhdrLoadIn, h5OhdrMove: not freed here) */
+  uint32_t nFirst, nFirstData;
+  uint8_t firstLent;
 } H5Ohdr;
 #define H5_OHDR_INLINE_MSGS 16
 #define H5_OHDR_INLINE_BUFS 4
 
 int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o);
+/* The same, with the first chunk's block in pLent[0..nLent) (8-aligned) when it fits (o->nFirst
+** bytes), else allocated: a header read and dropped at once (a group on a path) or moved next
+** (h5OhdrMove) costs no allocation. pLent must outlive o. */
+int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLent);
+/* Move the first chunk's block to pDst (o->nFirst bytes, 8-aligned, owned by the caller and
+** outliving o), fixing the pointers into it; frees the old block if it was allocated. */
+void h5OhdrMove(H5Ohdr *o, uint8_t *pDst);
 void h5OhdrFree(H5Ohdr *o);
 /* The i-th message of a type (NULL if absent). */
 const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i);
@@ -330,7 +345,8 @@ typedef struct H5Link {
 void h5LinksFree(H5Link *a, size_t n);
 /* All links of the group whose header is o, sorted by name. */
 int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn);
-/* One link by name (faster than listing for dense and symbol-table groups). */
+/* One link by name (faster than listing for dense and symbol-table groups). pOut->zName may
+** be NULL (the caller has the name). */
 int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut);
 
 /* ---------------------------------------------------------------- attributes */

@@ -57,7 +57,7 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   /* one allocation: the handle, then the memory of the first read (not zeroed: it is read into) */
   size_t nHandle = (sizeof(cairn_h5) + 15) & ~(size_t)15;
   cairn_h5 *h = cairnMalloc(nHandle + H5_FIRST_RUN);
-  if (h) memset(h, 0, sizeof(*h));
+  if (h) memset(h, 0, offsetof(cairn_h5, f) + offsetof(H5File, aOhdrLent)); /* the lent memory is scratch */
   if (!h) {
     if (flags & CAIRN_H5_OWN_FILE) cairn_file_close(pFile);
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
@@ -178,7 +178,8 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
   /* The header first: its kind sizes the one block of the object, its dataset state (the
   ** pipeline is large: a dataset only) and its path. */
   H5Ohdr oh;
-  int rc = h5OhdrLoad(&h->f, addr, &oh);
+  /* the header's first block in the file's lent memory until the object has its own */
+  int rc = h5OhdrLoadIn(&h->f, addr, &oh, (uint8_t *)h->f.aOhdrLent, sizeof(h->f.aOhdrLent));
   if (rc) {
     const char *z = cairn_errmsg();
     if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && !strstr(z, zPath)) cairnErr(rc, "%s (object %s)", z, zPath);
@@ -187,12 +188,20 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
   int kind = objKind(&oh);
   size_t nOb = (sizeof(cairn_h5_obj) + 15) & ~(size_t)15, nD = kind == CAIRN_H5_DATASET ? (sizeof(H5Dset) + 15) & ~(size_t)15 : 0;
   size_t nPath = strlen(zPath) + 1;
-  cairn_h5_obj *ob = cairnMalloc(nOb + nD + nPath);
+  /* the header's first block moves into the object's block when it was lent (one allocation
+  ** for the object, its header, dataset state and path) */
+  size_t nHdr = oh.firstLent ? (oh.nFirst + 15) & ~(size_t)15 : 0;
+  cairn_h5_obj *ob = cairnMalloc(nOb + nD + nHdr + nPath);
   if (!ob) {
     h5OhdrFree(&oh);
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
   }
-  memset(ob, 0, sizeof(*ob));
+  /* all but the attribute state (its dataspace is large; only attribute objects use it) */
+  memset(ob, 0, offsetof(cairn_h5_obj, attr));
+  memset((char *)ob + offsetof(cairn_h5_obj, aLink), 0, sizeof(*ob) - offsetof(cairn_h5_obj, aLink));
+  ob->attr.pType = NULL;
+  ob->attr.pData = NULL;
+  if (nHdr) h5OhdrMove(&oh, (uint8_t *)ob + nOb + nD);
   ob->h = h;
   ob->o = oh;
   ob->kind = kind;
@@ -200,7 +209,7 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
     ob->pD = (H5Dset *)((char *)ob + nOb);
     ob->dsetInline = 1;
   }
-  ob->zPath = (char *)ob + nOb + nD;
+  ob->zPath = (char *)ob + nOb + nD + nHdr;
   memcpy(ob->zPath, zPath, nPath);
   ob->pathInline = 1;
   if (kind == CAIRN_H5_DATASET) rc = loadDataset(ob);
@@ -235,7 +244,8 @@ static int resolve(cairn_h5 *h, const char *zPath, int depth, uint64_t *pAddr) {
       continue;
     }
     H5Ohdr o;
-    CAIRN_TRY(h5OhdrLoad(f, cur, &o));
+    /* the group's header is dropped after the lookup, before any nested resolve */
+    CAIRN_TRY(h5OhdrLoadIn(f, cur, &o, (uint8_t *)f->aOhdrLent, sizeof(f->aOhdrLent)));
     H5Link k;
     int rc = h5GroupLookup(f, &o, p, n, &k);
     h5OhdrFree(&o);

@@ -432,15 +432,21 @@ static int ohdrAddBuf(H5Ohdr *o, uint8_t *p) {
 
 /* The first chunk: n bytes at a, read into a block that also has room for the first messages
 ** and chunk pointers (h5LoadMeta's layout otherwise: 8 zero bytes after the data). */
-static int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, uint8_t **pp) {
+static int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, uint8_t **pp, uint8_t *pLent, size_t nLent) {
   *pp = NULL;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)a);
   size_t nData = (n + 8 + 7) & ~(size_t)7;
-  uint8_t *p = cairnMalloc(nData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *) + H5_OHDR_INLINE_MSGS * sizeof(H5Msg));
+  size_t nBlock = nData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *) + H5_OHDR_INLINE_MSGS * sizeof(H5Msg);
+  /* the caller's memory when the block fits (pLent is 8-aligned), else an allocation */
+  uint8_t *p = pLent && nBlock <= nLent ? pLent : cairnMalloc(nBlock);
   if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  o->firstLent = p == pLent;
+  o->nFirst = (uint32_t)nBlock;
+  o->nFirstData = (uint32_t)nData;
   int rc = h5ReadMeta(f, a, p, n);
   if (rc) {
-    cairnFree(p);
+    if (!o->firstLent) cairnFree(p);
+    o->firstLent = 0;
     return rc;
   }
   memset(p + n, 0, 8);
@@ -513,11 +519,27 @@ void h5OhdrFree(H5Ohdr *o) {
   uint8_t *first = o->nBuf ? o->aBuf[0] : NULL;
   if (!o->bufInline) cairnFree(o->aBuf);
   if (!o->msgInline) cairnFree(o->aMsg);
-  cairnFree(first);
+  if (!o->firstLent) cairnFree(first);
   memset(o, 0, sizeof(*o));
 }
 
-int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
+void h5OhdrMove(H5Ohdr *o, uint8_t *pDst) {
+  uint8_t *old = o->aBuf[0];
+  memcpy(pDst, old, o->nFirst);
+  /* messages of the first chunk point into it; those of continuation chunks stay */
+  H5Msg *aMsg = o->msgInline ? (H5Msg *)(pDst + ((uint8_t *)o->aMsg - old)) : o->aMsg;
+  for (uint32_t i = 0; i < o->nMsg; i++)
+    if (aMsg[i].p >= old && aMsg[i].p < old + o->nFirstData) aMsg[i].p = pDst + (aMsg[i].p - old);
+  o->aMsg = aMsg;
+  if (o->bufInline) o->aBuf = (uint8_t **)(pDst + ((uint8_t *)o->aBuf - old));
+  o->aBuf[0] = pDst;
+  if (!o->firstLent) cairnFree(old);
+  o->firstLent = 1;
+}
+
+int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) { return h5OhdrLoadIn(f, addr, o, NULL, 0); }
+
+int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLent) {
   memset(o, 0, sizeof(*o));
   o->addr = addr;
   if (addr == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: undefined object header address");
@@ -551,7 +573,7 @@ int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
     i += nb;
     if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size0);
     size_t total = i + (size_t)size0 + 4;
-    if ((rc = ohdrLoadFirst(f, o, addr, total, &buf))) return rc;
+    if ((rc = ohdrLoadFirst(f, o, addr, total, &buf, pLent, nLent))) return rc;
     if ((rc = h5Checksum(buf, total - 4, addr, "object header"))) goto fail;
     if ((rc = ohdrParse(f, o, buf + i, (size_t)size0, addr + i, &aCont, &nCont, &capCont))) goto fail;
   } else {
@@ -562,7 +584,7 @@ int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
     }
     uint32_t size0 = cairnGetLE32(pre + 8);
     if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, size0);
-    if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &buf))) return rc;
+    if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &buf, pLent, nLent))) return rc;
     if ((rc = ohdrParse(f, o, buf, size0, addr + 16, &aCont, &nCont, &capCont))) goto fail;
   }
   for (uint32_t k = 0; k < nCont; k++) {

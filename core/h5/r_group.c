@@ -254,8 +254,8 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
     H5Link k;
     memset(&k, 0, sizeof(k));
     k.corder = -1;
-    k.zName = dupN(z, nz);
-    if (!k.zName) {
+    k.zName = zWant ? NULL : dupN(z, nz); /* a lookup's caller has the name */
+    if (!zWant && !k.zName) {
       rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
       break;
     }
