@@ -161,10 +161,9 @@ typedef struct H5File {
   /* reader speed: fileSize is exact once sizeKnown, a lower bound before (see h5Reach) */
   uint8_t sizeKnown;
   uint32_t nPage; /* pages in the metadata cache */
-  /* allocated with the handle (cairn_h5_open): the first 64 hash slots and the memory of the
-  ** first read's run (H5_FIRST_RUN bytes at pFirstRun), so an open of a small file costs one
-  ** allocation, not three */
-  H5Page *aSlot0[64];
+  /* allocated with the handle (cairn_h5_open): the memory of the first read's run
+  ** (H5_FIRST_RUN bytes at pFirstRun) and the first hash slots (aSlot0, below), so an open of a
+  ** small file costs one allocation, not three */
   void *pFirstRun;
   /* decoded datatypes by their message bytes (h5TypeDecode): an object's 128 attributes of one
   ** type decode it once; entries hold a reference, dropped at close */
@@ -175,11 +174,15 @@ typedef struct H5File {
   ** group makes five or so, and large blocks cost the allocator more than the rest of a run */
   uint8_t *pArena;
   size_t iArena;
+  /* the hash slots while there are at most 64 (the table starts with H5_SLOTS0 of them: only
+  ** those are zeroed at open; cacheGrow goes on in here up to 64 before it allocates) */
+  H5Page *aSlot0[64];
   /* memory lent to h5OhdrLoadIn for a header read and dropped (a group on a path) or moved
   ** into an object's block next: free again once that header is freed or moved */
   uint64_t aOhdrLent[H5_OHDR_LENT / 8];
 } H5File;
 #define H5_ARENA (64u << 10)
+#define H5_SLOTS0 16u
 #define H5_FIRST_RUN (8192u + 256u) /* two 4 KiB pages and their run header */
 
 /* Read n bytes at relative address a (checked against the end of the file), through the

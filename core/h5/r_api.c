@@ -57,7 +57,11 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   /* one allocation: the handle, then the memory of the first read (not zeroed: it is read into) */
   size_t nHandle = (sizeof(cairn_h5) + 15) & ~(size_t)15;
   cairn_h5 *h = cairnMalloc(nHandle + H5_FIRST_RUN);
-  if (h) memset(h, 0, offsetof(cairn_h5, f) + offsetof(H5File, aOhdrLent)); /* the lent memory is scratch */
+  if (h) { /* not the verified-block ring (read up to iVerified), the hash slots not in use yet
+            ** and the lent memory: they are written before they are read */
+    memset(h, 0, offsetof(cairn_h5, f) + offsetof(H5File, aVerified));
+    memset(&h->f.iVerified, 0, offsetof(H5File, aSlot0) + H5_SLOTS0 * sizeof(H5Page *) - offsetof(H5File, iVerified));
+  }
   if (!h) {
     if (flags & CAIRN_H5_OWN_FILE) cairn_file_close(pFile);
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
@@ -68,7 +72,7 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   f->gcolAddr = H5_UNDEF;
   f->pageBits = 12;
   f->cacheBudget = 8u << 20;
-  f->nSlot = 64; /* grows with the cache */
+  f->nSlot = H5_SLOTS0; /* grows with the cache */
   f->aSlot = f->aSlot0;
   f->pFirstRun = (uint8_t *)h + nHandle;
   int rc = h5OpenSuperblock(f);
@@ -122,9 +126,7 @@ static int objKind(const H5Ohdr *o) {
   return CAIRN_H5_GROUP;
 }
 
-static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) {
-  const H5Msg *m = h5OhdrFind(o, 0x03, 0);
-  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", zPath);
+static int loadTypeMsg(H5File *f, const H5Msg *m, H5Type **pp) {
   const uint8_t *q;
   size_t nq;
   uint64_t qa;
@@ -134,17 +136,32 @@ static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) 
   cairnFree(own);
   return rc;
 }
+static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) {
+  const H5Msg *m = h5OhdrFind(o, 0x03, 0);
+  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", zPath);
+  return loadTypeMsg(f, m, pp);
+}
 
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
-  /* Zero all but the filter slots (4 KiB; h5PipelineDecode fills them when there is a pipeline). */
+  /* Zero all but the filter slots (4 KiB; h5PipelineDecode fills them when there is a pipeline)
+  ** and the dataspace and layout (their decoders set all of them first). */
   H5Dset *d = ob->pD;
-  memset(d, 0, offsetof(H5Dset, pipeline.a));
+  memset(d, 0, offsetof(H5Dset, space));
+  d->pipeline.n = 0;
   memset((char *)d + offsetof(H5Dset, fill), 0, sizeof(H5Dset) - offsetof(H5Dset, fill));
   d->f = f;
   d->zPath = ob->zPath;
-  CAIRN_TRY(loadType(f, &ob->o, &d->pType, ob->zPath));
-  const H5Msg *m = h5OhdrFind(&ob->o, 0x01, 0);
+  /* the first message of each type wanted, in one pass over the header */
+  const H5Msg *aFirst[12] = {0};
+  for (uint32_t i = ob->o.nMsg; i-- > 0;) {
+    const H5Msg *q = &ob->o.aMsg[i];
+    if (q->type < CAIRN_ARRAY_SIZE(aFirst)) aFirst[q->type] = q;
+  }
+  const H5Msg *m = aFirst[0x03];
+  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", ob->zPath);
+  CAIRN_TRY(loadTypeMsg(f, m, &d->pType));
+  m = aFirst[0x01];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no dataspace", ob->zPath);
   const uint8_t *q;
   size_t nq;
@@ -154,17 +171,18 @@ static int loadDataset(cairn_h5_obj *ob) {
   int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
   cairnFree(own);
   if (rc) return rc;
-  d->external = h5OhdrFind(&ob->o, 0x07, 0) != NULL;
-  m = h5OhdrFind(&ob->o, 0x08, 0);
+  d->external = aFirst[0x07] != NULL;
+  m = aFirst[0x08];
+  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no layout", ob->zPath); /* objKind saw one */
   CAIRN_TRY(h5LayoutDecode(f, m->p, m->size, m->addr, &d->space, &d->layout));
-  if ((m = h5OhdrFind(&ob->o, 0x0B, 0)) != NULL) {
+  if ((m = aFirst[0x0B]) != NULL) {
     CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
     rc = h5PipelineDecode(q, nq, qa, &d->pipeline);
     cairnFree(own);
     if (rc) return rc;
   }
-  m = h5OhdrFind(&ob->o, 0x05, 0);
-  if (!m) m = h5OhdrFind(&ob->o, 0x04, 0);
+  m = aFirst[0x05];
+  if (!m) m = aFirst[0x04];
   if (m) {
     CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
     d->pFillOwn = own;

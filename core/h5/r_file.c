@@ -110,6 +110,17 @@ void h5CacheFree(H5File *f) {
 ** slots. Out of memory here only keeps the old, fuller table. */
 static void cacheGrow(H5File *f) {
   uint32_t nNew = f->nSlot * 4;
+  if (f->aSlot == f->aSlot0 && nNew <= CAIRN_ARRAY_SIZE(f->aSlot0)) {
+    /* still in the handle's slots: every page is on the LRU list, put them all back */
+    memset(f->aSlot0, 0, nNew * sizeof(H5Page *));
+    for (H5Page *pg = f->pLruHead; pg; pg = pg->pNext) {
+      size_t h = (pg->pno * 0x9E3779B97F4A7C15ull >> 40) & (nNew - 1);
+      pg->pHash = f->aSlot0[h];
+      f->aSlot0[h] = pg;
+    }
+    f->nSlot = nNew;
+    return;
+  }
   H5Page **a = cairnMallocZero(nNew * sizeof(H5Page *));
   if (!a) return;
   for (uint32_t i = 0; i < f->nSlot; i++)
@@ -136,8 +147,7 @@ static void cacheAddRun(H5File *f, H5Run *pRun, uint8_t *data, uint64_t lo, uint
     np->pno = q;
     np->pRun = pRun;
     np->a = data + o;
-    np->n = o < nr ? (uint32_t)CAIRN_MIN(pageSize, nr - o) : 0;
-    if (np->n < pageSize) memset(np->a + np->n, 0, pageSize - np->n);
+    np->n = o < nr ? (uint32_t)CAIRN_MIN(pageSize, nr - o) : 0; /* every read checks n: the rest is never read */
     size_t h = (q * 0x9E3779B97F4A7C15ull >> 40) & (f->nSlot - 1);
     np->pHash = f->aSlot[h];
     f->aSlot[h] = np;
