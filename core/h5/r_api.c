@@ -15,7 +15,13 @@ const char *h5FilterName(const H5Filter *fl);
 struct cairn_h5 {
   H5File f;
   int own;
+  /* memory for one object in the handle's own allocation (H5_OBJ_SLOT bytes at pSlot): the
+  ** usual open, get one dataset, read, close costs no allocation for the object. A handle
+  ** closed while that object is open is freed when the object closes. */
+  void *pSlot;
+  uint8_t slotUsed, closed;
 };
+#define H5_OBJ_SLOT 8192u
 
 struct cairn_h5_obj {
   cairn_h5 *h;
@@ -35,6 +41,7 @@ struct cairn_h5_obj {
   uint8_t attrOwn;    /* attributes: attr.pType owned; 1: attr.pData too, 2: it is in this block */
   uint8_t pathInline; /* zPath lives in this object's allocation */
   uint8_t dsetInline; /* so does pD */
+  uint8_t inSlot;     /* the allocation is the handle's object slot */
 };
 
 struct H5AddrPath {
@@ -56,7 +63,7 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   if (!pFile) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL file");
   /* one allocation: the handle, then the memory of the first read (not zeroed: it is read into) */
   size_t nHandle = (sizeof(cairn_h5) + 15) & ~(size_t)15;
-  cairn_h5 *h = cairnMalloc(nHandle + H5_FIRST_RUN);
+  cairn_h5 *h = cairnMalloc(nHandle + H5_FIRST_RUN + H5_OBJ_SLOT);
   if (h) { /* not the verified-block ring (read up to iVerified), the hash slots not in use yet
             ** and the lent memory: they are written before they are read */
     memset(h, 0, offsetof(cairn_h5, f) + offsetof(H5File, aVerified));
@@ -75,6 +82,8 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   f->nSlot = H5_SLOTS0; /* grows with the cache */
   f->aSlot = f->aSlot0;
   f->pFirstRun = (uint8_t *)h + nHandle;
+  h->pSlot = (uint8_t *)h + nHandle + H5_FIRST_RUN;
+  h->slotUsed = h->closed = 0;
   int rc = h5OpenSuperblock(f);
   if (rc) {
     cairn_h5_close(h);
@@ -100,7 +109,8 @@ int cairn_h5_close(cairn_h5 *h) {
   for (size_t i = 0; i < f->nAddrPath; i++) cairnFree(f->aAddrPath[i].zPath);
   cairnFree(f->aAddrPath);
   int rc = h->own ? cairn_file_close(f->pFile) : CAIRN_OK;
-  cairnFree(h);
+  if (h->slotUsed) h->closed = 1; /* freed with the object in its slot */
+  else cairnFree(h);
   return rc;
 }
 
@@ -209,7 +219,8 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
   /* the header's first block moves into the object's block when it was lent (one allocation
   ** for the object, its header, dataset state and path) */
   size_t nHdr = oh.firstLent ? (oh.nFirst + 15) & ~(size_t)15 : 0;
-  cairn_h5_obj *ob = cairnMalloc(nOb + nD + nHdr + nPath);
+  size_t nAll = nOb + nD + nHdr + nPath;
+  cairn_h5_obj *ob = !h->slotUsed && nAll <= H5_OBJ_SLOT ? h->pSlot : cairnMalloc(nAll);
   if (!ob) {
     h5OhdrFree(&oh);
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
@@ -219,6 +230,10 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
   memset((char *)ob + offsetof(cairn_h5_obj, aLink), 0, sizeof(*ob) - offsetof(cairn_h5_obj, aLink));
   ob->attr.pType = NULL;
   ob->attr.pData = NULL;
+  if (ob == h->pSlot) {
+    h->slotUsed = 1;
+    ob->inSlot = 1;
+  }
   if (nHdr) h5OhdrMove(&oh, (uint8_t *)ob + nOb + nD);
   ob->h = h;
   ob->o = oh;
@@ -347,7 +362,13 @@ int cairn_h5_obj_close(cairn_h5_obj *o) {
     if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */
   cairnFree(o->aAttr);
   if (!o->pathInline) cairnFree(o->zPath);
-  cairnFree(o);
+  if (o->inSlot) {
+    cairn_h5 *h = o->h;
+    h->slotUsed = 0;
+    if (h->closed) cairnFree(h);
+  } else {
+    cairnFree(o);
+  }
   return CAIRN_OK;
 }
 
