@@ -535,7 +535,9 @@ void h5OhdrFree(H5Ohdr *o) {
 
 void h5OhdrMove(H5Ohdr *o, uint8_t *pDst) {
   uint8_t *old = o->aBuf[0];
-  memcpy(pDst, old, o->nFirst);
+  /* the chunk, the inline chunk pointers and the inline messages in use */
+  size_t nInline = o->nFirstData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *);
+  memcpy(pDst, old, o->msgInline ? nInline + o->nMsg * sizeof(H5Msg) : nInline);
   /* messages of the first chunk point into it; those of continuation chunks stay */
   H5Msg *aMsg = o->msgInline ? (H5Msg *)(pDst + ((uint8_t *)o->aMsg - old)) : o->aMsg;
   for (uint32_t i = 0; i < o->nMsg; i++)
@@ -553,15 +555,20 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
   memset(o, 0, sizeof(*o));
   o->addr = addr;
   if (addr == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: undefined object header address");
-  uint8_t pre[40];
+  uint8_t aPre[40];
   uint64_t absHdr;
   if (cairnAddOverflow64(addr, f->base, &absHdr)) absHdr = UINT64_MAX;
-  CAIRN_TRY(h5Reach(f, absHdr, sizeof(pre)));
+  CAIRN_TRY(h5Reach(f, absHdr, sizeof(aPre)));
   uint64_t avail = f->fileSize > f->base + addr ? f->fileSize - f->base - addr : 0;
-  size_t nPre = (size_t)CAIRN_MIN((uint64_t)sizeof(pre), avail);
+  size_t nPre = (size_t)CAIRN_MIN((uint64_t)sizeof(aPre), avail);
   if (nPre < 16) return cairnErr(CAIRN_CORRUPT, "hdf5: object header address %llu is past the end of the file", (unsigned long long)addr);
-  int rc = h5ReadMeta(f, addr, pre, nPre);
-  if (rc) return rc;
+  /* the prefix in the cache (used only before the first chunk is read), else a copy */
+  const uint8_t *pre = h5MetaPtr(f, addr, nPre);
+  int rc;
+  if (!pre) {
+    if ((rc = h5ReadMeta(f, addr, aPre, nPre))) return rc;
+    pre = aPre;
+  }
   uint32_t nCont = 0, capCont = 0;
   Cont *aCont = NULL;
   uint8_t *buf = NULL;

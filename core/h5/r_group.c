@@ -220,6 +220,7 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
   CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + 8, (size_t)n * entSize, &p, &own));
   int rc = CAIRN_OK;
   uint32_t i0 = 0, i1 = n;
+  int hit = 0; /* the search compared the wanted name equal to entry i0 */
   if (zWant) { /* entries are sorted by name: binary search, reading only log2(n) names */
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
@@ -232,6 +233,7 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
       if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
       if (cmp == 0) {
         lo = mid;
+        hit = 1;
         break;
       }
       if (cmp < 0) hi = mid;
@@ -247,10 +249,12 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
     uint64_t obj = h5Addr(f, &c);
     uint32_t cacheType = (uint32_t)h5U(&c, 4);
     h5U(&c, 4);
-    const char *z;
-    size_t nz;
-    if ((rc = lheapStr(h, nameOff, &z, &nz))) break;
-    if (zWant && (nz != nWant || memcmp(z, zWant, nz) != 0)) continue;
+    const char *z = NULL;
+    size_t nz = 0;
+    if (!hit) { /* else the search has just compared this name */
+      if ((rc = lheapStr(h, nameOff, &z, &nz))) break;
+      if (zWant && (nz != nWant || memcmp(z, zWant, nz) != 0)) continue;
+    }
     H5Link k;
     memset(&k, 0, sizeof(k));
     k.corder = -1;
