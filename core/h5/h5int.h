@@ -192,6 +192,14 @@ int h5ReadMeta(H5File *f, uint64_t a, void *p, size_t n);
 ** NULL (then use h5ReadMeta). The pointer is valid until the next call that may read into the
 ** cache or evict from it (h5ReadMeta, h5LoadMeta, h5Reach, h5Prefetch, cache budget). */
 const uint8_t *h5MetaPtr(H5File *f, uint64_t a, size_t n);
+/* The bytes [a, a+n) (relative): in place in the cache when in one cached page (valid as
+** h5MetaPtr's), else read into pBuf (n bytes). *pRc gets the error of that read (then NULL). */
+static inline const uint8_t *h5MetaView(H5File *f, uint64_t a, size_t n, uint8_t *pBuf, int *pRc) {
+  const uint8_t *q = h5MetaPtr(f, a, n);
+  *pRc = CAIRN_OK;
+  if (q) return q;
+  return (*pRc = h5ReadMeta(f, a, pBuf, n)) ? NULL : pBuf;
+}
 /* Read n bytes at a relative address, bypassing the cache (raw data). */
 int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 /* Allocate and read a metadata block; *pp must be freed with cairnFree. */

@@ -140,9 +140,11 @@ static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, ui
 
 static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   memset(h, 0, offsetof(LHeap, aNode));
-  uint8_t hd[40];
+  uint8_t aHd[40];
   size_t n = 8 + 2 * (size_t)f->sl + f->so;
-  CAIRN_TRY(h5ReadMeta(f, addr, hd, n));
+  int rc;
+  const uint8_t *hd = h5MetaView(f, addr, n, aHd, &rc); /* used before the next cache read */
+  if (!hd) return rc;
   if (memcmp(hd, "HEAP", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing HEAP signature at offset %llu", (unsigned long long)addr);
   H5Cur c;
   h5Cur(&c, hd + 8, n - 8, addr + 8);
@@ -209,8 +211,10 @@ static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
 static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound) {
   size_t entSize = 2 * (size_t)f->so + 24;
   size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
-  uint8_t hd[8];
-  CAIRN_TRY(h5ReadMeta(f, addr, hd, 8));
+  uint8_t aHd[8];
+  int rc;
+  const uint8_t *hd = h5MetaView(f, addr, 8, aHd, &rc); /* used before the next cache read */
+  if (!hd) return rc;
   if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
   uint32_t n = cairnGetLE16(hd + 6);
   if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
@@ -218,7 +222,6 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
   uint8_t *p;
   int own;
   CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + 8, (size_t)n * entSize, &p, &own));
-  int rc = CAIRN_OK;
   uint32_t i0 = 0, i1 = n;
   int hit = 0; /* the search compared the wanted name equal to entry i0 */
   if (zWant) { /* entries are sorted by name: binary search, reading only log2(n) names */
@@ -295,10 +298,12 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
                        int depth) {
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
   size_t hdr = 8 + 2 * (size_t)f->so;
-  uint8_t hd[32];
+  uint8_t aHd[32];
   /* a lookup reads this node and goes on elsewhere: read the node alone (its size is fixed by K) */
   if (zWant) h5Prefetch(f, addr, hdr + 2 * (uint64_t)f->groupInternalK * (f->sl + f->so) + f->sl);
-  CAIRN_TRY(h5ReadMeta(f, addr, hd, hdr));
+  int rc;
+  const uint8_t *hd = h5MetaView(f, addr, hdr, aHd, &rc); /* used before the next cache read */
+  if (!hd) return rc;
   if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
   if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
   uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
@@ -308,7 +313,6 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
   uint8_t *p;
   int own;
   CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + hdr, body, &p, &own));
-  int rc = CAIRN_OK;
   uint32_t iStart = 0;
   if (zWant && n > 1) {
     /* Child i holds names in (key i, key i+1]: binary search for the first child whose right
