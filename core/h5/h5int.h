@@ -165,6 +165,10 @@ typedef struct H5File {
   ** (H5_FIRST_RUN bytes at pFirstRun) and the first hash slots (aSlot0, below), so an open of a
   ** small file costs one allocation, not three */
   void *pFirstRun;
+  /* the bytes that first read brought into the handle's memory (file offsets 0..nFirstData):
+  ** they stay there, evicted from the cache or not, so metadata in them is used in place */
+  const uint8_t *pFirstData;
+  size_t nFirstData;
   /* decoded datatypes by their message bytes (h5TypeDecode): an object's 128 attributes of one
   ** type decode it once; entries hold a reference, dropped at close */
   struct { uint32_t n; uint8_t key[H5_TYPE_MEMO_KEY]; H5Type *t; } aTypeMemo[4];

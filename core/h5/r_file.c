@@ -205,6 +205,10 @@ int h5ReadFirst(H5File *f) {
   }
   f->fileSize = nr;
   if (nr < want) f->sizeKnown = 1;
+  if (r == f->pFirstRun) { /* never freed or reused before the handle: see h5MetaPtr */
+    f->pFirstData = data;
+    f->nFirstData = nr;
+  }
   cacheAddRun(f, r, data, 0, nPages, nr);
   return CAIRN_OK;
 }
@@ -226,6 +230,10 @@ static int hostRead(H5File *f, uint64_t abs, void *p, size_t n, size_t *pnRead) 
 /* Copy [abs, abs+n) from cached pages if all are there (no LRU update: raw reads run on
 ** several threads at once while nothing inserts into the cache). */
 static int cacheTryCopy(H5File *f, uint64_t abs, uint8_t *out, size_t n) {
+  if (abs < f->nFirstData && n <= f->nFirstData - abs) { /* the first read's bytes (h5MetaPtr) */
+    memcpy(out, f->pFirstData + abs, n);
+    return 1;
+  }
   if (!f->aSlot || n > ((size_t)16 << f->pageBits)) return 0;
   uint64_t pageSize = (uint64_t)1 << f->pageBits;
   uint64_t first = abs >> f->pageBits, last = (abs + n - 1) >> f->pageBits;
@@ -338,6 +346,8 @@ int h5Reach(H5File *f, uint64_t abs, uint64_t n) {
 /* See h5int.h: the common case of h5ReadMeta (one page, cached) without the copy. */
 const uint8_t *h5MetaPtr(H5File *f, uint64_t a, size_t n) {
   uint64_t abs = a + f->base;
+  /* within the first read (a small file's metadata, all of it): no page to look up */
+  if (abs >= a && abs < f->nFirstData && n <= f->nFirstData - abs && n) return f->pFirstData + abs;
   if (abs < a || n == 0 || n > ((size_t)1 << f->pageBits) || abs > UINT64_MAX - n) return NULL;
   uint64_t pno = abs >> f->pageBits, off = abs & (((uint64_t)1 << f->pageBits) - 1);
   if (((abs + n - 1) >> f->pageBits) != pno) return NULL;
