@@ -207,37 +207,48 @@ static int loadDataset(cairn_h5_obj *ob) {
 
 static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_obj **pp) {
   /* The header first: its kind sizes the one block of the object, its dataset state (the
-  ** pipeline is large: a dataset only) and its path. */
+  ** pipeline is large: a dataset only) and its path. With the handle's object slot free, the
+  ** header is read straight to its place there, after room for the object and a dataset:
+  ** [object][dataset state][header][path]. Else it is read into the file's lent memory and
+  ** moved into the object's block. */
+  size_t nOb = (sizeof(cairn_h5_obj) + 15) & ~(size_t)15, nDset = (sizeof(H5Dset) + 15) & ~(size_t)15;
+  size_t nPath = strlen(zPath) + 1;
+  int inSlot = !h->slotUsed && nOb + nDset + nPath + 64 <= H5_OBJ_SLOT;
+  uint8_t *pLent = inSlot ? (uint8_t *)h->pSlot + nOb + nDset : (uint8_t *)h->f.aOhdrLent;
+  size_t nLent = inSlot ? (H5_OBJ_SLOT - nOb - nDset - nPath) & ~(size_t)15 : sizeof(h->f.aOhdrLent);
   H5Ohdr oh;
-  /* the header's first block in the file's lent memory until the object has its own */
-  int rc = h5OhdrLoadIn(&h->f, addr, &oh, (uint8_t *)h->f.aOhdrLent, sizeof(h->f.aOhdrLent));
+  int rc = h5OhdrLoadIn(&h->f, addr, &oh, pLent, nLent);
   if (rc) {
     const char *z = cairn_errmsg();
     if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && !strstr(z, zPath)) cairnErr(rc, "%s (object %s)", z, zPath);
     return rc;
   }
   int kind = objKind(&oh);
-  size_t nOb = (sizeof(cairn_h5_obj) + 15) & ~(size_t)15, nD = kind == CAIRN_H5_DATASET ? (sizeof(H5Dset) + 15) & ~(size_t)15 : 0;
-  size_t nPath = strlen(zPath) + 1;
-  /* the header's first block moves into the object's block when it was lent (one allocation
-  ** for the object, its header, dataset state and path) */
-  size_t nHdr = oh.firstLent ? (oh.nFirst + 15) & ~(size_t)15 : 0;
-  size_t nAll = nOb + nD + nHdr + nPath;
-  cairn_h5_obj *ob = !h->slotUsed && nAll <= H5_OBJ_SLOT ? h->pSlot : cairnMalloc(nAll);
-  if (!ob) {
-    h5OhdrFree(&oh);
-    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  size_t nD = kind == CAIRN_H5_DATASET ? nDset : 0;
+  size_t nHdr = oh.firstLent ? (oh.nFirst + 15) & ~(size_t)15 : 0; /* a multiple of 16 up to nLent */
+  cairn_h5_obj *ob;
+  char *zPathAt;
+  if (inSlot) {
+    ob = h->pSlot;
+    zPathAt = (char *)pLent + nHdr;
+  } else {
+    ob = cairnMalloc(nOb + nD + nHdr + nPath);
+    if (!ob) {
+      h5OhdrFree(&oh);
+      return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    }
+    if (nHdr) h5OhdrMove(&oh, (uint8_t *)ob + nOb + nD);
+    zPathAt = (char *)ob + nOb + nD + nHdr;
   }
   /* all but the attribute state (its dataspace is large; only attribute objects use it) */
   memset(ob, 0, offsetof(cairn_h5_obj, attr));
   memset((char *)ob + offsetof(cairn_h5_obj, aLink), 0, sizeof(*ob) - offsetof(cairn_h5_obj, aLink));
   ob->attr.pType = NULL;
   ob->attr.pData = NULL;
-  if (ob == h->pSlot) {
+  if (inSlot) {
     h->slotUsed = 1;
     ob->inSlot = 1;
   }
-  if (nHdr) h5OhdrMove(&oh, (uint8_t *)ob + nOb + nD);
   ob->h = h;
   ob->o = oh;
   ob->kind = kind;
@@ -245,7 +256,7 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
     ob->pD = (H5Dset *)((char *)ob + nOb);
     ob->dsetInline = 1;
   }
-  ob->zPath = (char *)ob + nOb + nD + nHdr;
+  ob->zPath = zPathAt;
   memcpy(ob->zPath, zPath, nPath);
   ob->pathInline = 1;
   if (kind == CAIRN_H5_DATASET) rc = loadDataset(ob);
