@@ -204,6 +204,12 @@ static inline const uint8_t *h5MetaView(H5File *f, uint64_t a, size_t n, uint8_t
   if (q) return q;
   return (*pRc = h5ReadMeta(f, a, pBuf, n)) ? NULL : pBuf;
 }
+/* [a, a+n) (relative) in place when it lies in the open's first read (f->pFirstData): valid
+** until the handle closes, whatever is read or evicted meanwhile; else NULL. */
+static inline const uint8_t *h5MetaStable(const H5File *f, uint64_t a, size_t n) {
+  uint64_t abs = a + f->base;
+  return abs >= a && abs < f->nFirstData && n <= f->nFirstData - abs ? f->pFirstData + abs : NULL;
+}
 /* Read n bytes at a relative address, bypassing the cache (raw data). */
 int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 /* Allocate and read a metadata block; *pp must be freed with cairnFree. */

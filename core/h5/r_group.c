@@ -118,9 +118,11 @@ typedef struct LHeap {
 
 /* Read n bytes at addr: in a lookup into h's node buffer, reused level after level (a lookup
 ** does not come back to a node), else into a new block (*pOwn set: free it). */
-static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, uint8_t **pp, int *pOwn) {
+static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, const uint8_t **pp, int *pOwn) {
   *pOwn = !lookup;
-  if (!lookup) return h5LoadMeta(f, addr, n, pp);
+  if (!lookup) return h5LoadMeta(f, addr, n, (uint8_t **)pp);
+  /* in the open's first read: used in place (the readers stay inside [addr, addr+n)) */
+  if ((*pp = h5MetaStable(f, addr, n)) != NULL) return CAIRN_OK;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)addr);
   if (!h->node) {
     h->node = h->aNode;
@@ -219,7 +221,7 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
   uint32_t n = cairnGetLE16(hd + 6);
   if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
     return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
-  uint8_t *p;
+  const uint8_t *p;
   int own;
   CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + 8, (size_t)n * entSize, &p, &own));
   uint32_t i0 = 0, i1 = n;
@@ -282,13 +284,13 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
     }
     if (zWant) {
       *pFound = k;
-      if (own) cairnFree(p);
+      if (own) cairnFree((uint8_t *)p);
       return CAIRN_OK;
     }
     rc = listAdd(l, &k);
     if (rc) linkClear(&k);
   }
-  if (own) cairnFree(p);
+  if (own) cairnFree((uint8_t *)p);
   if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
   return rc;
 }
@@ -310,7 +312,7 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
   if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
     return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
   size_t body = (size_t)n * (f->sl + f->so) + f->sl;
-  uint8_t *p;
+  const uint8_t *p;
   int own;
   CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + hdr, body, &p, &own));
   uint32_t iStart = 0;
@@ -345,13 +347,13 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
       int cmp = memcmp(zWant, z, m);
       if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
       if (cmp > 0) continue;
-      if (own) cairnFree(p);
+      if (own) cairnFree((uint8_t *)p);
       /* p (the lookup buffer) is reused below */
       return level ? btree1Group(f, child, h, l, zWant, nWant, pFound, depth + 1) : snodRead(f, child, h, l, zWant, nWant, pFound);
     }
     rc = level ? btree1Group(f, child, h, l, NULL, 0, NULL, depth + 1) : snodRead(f, child, h, l, NULL, 0, NULL);
   }
-  if (own) cairnFree(p);
+  if (own) cairnFree((uint8_t *)p);
   if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
   return rc;
 }
