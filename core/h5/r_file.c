@@ -703,15 +703,20 @@ static int readExtension(H5File *f) {
 }
 
 int h5OpenSuperblock(H5File *f) {
-  uint8_t sb[128];
+  uint8_t aSb[128];
+  const uint8_t *sb = aSb;
   uint64_t at = 0;
   CAIRN_TRY(h5ReadFirst(f));
   for (;;) {
     CAIRN_TRY(h5Reach(f, at, 8));
     if (at + 8 > f->fileSize) return cairnErr(CAIRN_CORRUPT, "hdf5: no HDF5 signature found (file of %llu bytes)", (unsigned long long)f->fileSize);
-    size_t n = (size_t)CAIRN_MIN((uint64_t)sizeof(sb), f->fileSize - at);
-    memset(sb, 0, sizeof(sb));
-    CAIRN_TRY(h5ReadMeta(f, at, sb, n));
+    size_t n = (size_t)CAIRN_MIN((uint64_t)sizeof(aSb), f->fileSize - at);
+    /* in place in the first read when all 128 bytes are there, else copied and zero-padded */
+    if (n < sizeof(aSb) || (sb = h5MetaStable(f, at, n)) == NULL) {
+      memset(aSb, 0, sizeof(aSb));
+      CAIRN_TRY(h5ReadMeta(f, at, aSb, n));
+      sb = aSb;
+    }
     if (memcmp(sb, "\211HDF\r\n\032\n", 8) == 0) break;
     at = at ? at * 2 : 512;
   }
@@ -730,7 +735,7 @@ int h5OpenSuperblock(H5File *f) {
     }
     if ((f->so != 2 && f->so != 4 && f->so != 8) || (f->sl != 2 && f->sl != 4 && f->sl != 8))
       return cairnErr(CAIRN_CORRUPT, "hdf5: superblock at %llu has offset size %u, length size %u", (unsigned long long)at, f->so, f->sl);
-    h5Cur(&c, sb + i, sizeof(sb) - i, at + i);
+    h5Cur(&c, sb + i, sizeof(aSb) - i, at + i);
     f->base = h5Addr(f, &c);
     h5Addr(f, &c); /* free space */
     f->eofAddr = h5Addr(f, &c);
