@@ -254,7 +254,19 @@ static inline uint8_t h5U8(H5Cur *c) { return (uint8_t)h5U(c, 1); }
 static inline void h5Skip(H5Cur *c, size_t n) { if (h5Has(c, n)) c->p += n; }
 static inline uint64_t h5Off(const H5Cur *c) { return c->addr + (uint64_t)(c->p - c->start); }
 /* An address field: all-ones stays H5_UNDEF. */
-uint64_t h5Addr(H5File *f, H5Cur *c);
+static inline uint64_t h5Addr(H5File *f, H5Cur *c) {
+  unsigned so = f->so;
+  if (!h5Has(c, so)) return H5_UNDEF;
+  uint64_t v;
+  if (so == 8) {
+    v = cairnGetLE64(c->p); /* all ones is H5_UNDEF as it is */
+  } else {
+    v = cairnGetLEn(c->p, so);
+    if (v == ((uint64_t)1 << (8 * so)) - 1) v = H5_UNDEF;
+  }
+  c->p += so;
+  return v;
+}
 static inline uint64_t h5Len(H5File *f, H5Cur *c) { return h5U(c, f->sl); }
 
 /* lookup3 check of p[0..n) against the 4 bytes that follow. */

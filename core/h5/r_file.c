@@ -22,20 +22,6 @@ struct H5Page {
   uint8_t *a;               /* 1 << pageBits bytes inside the run's allocation */
 };
 
-uint64_t h5Addr(H5File *f, H5Cur *c) {
-  unsigned so = f->so;
-  if (!h5Has(c, so)) return H5_UNDEF;
-  uint64_t v;
-  if (so == 8) {
-    v = cairnGetLE64(c->p); /* all ones is H5_UNDEF as it is */
-  } else {
-    v = cairnGetLEn(c->p, so);
-    if (v == ((uint64_t)1 << (8 * so)) - 1) v = H5_UNDEF;
-  }
-  c->p += so;
-  return v;
-}
-
 int h5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat) {
   uint32_t want = cairnGetLE32(p + n), got = cairnLookup3(p, n, 0);
   if (want != got)
