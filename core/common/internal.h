@@ -68,6 +68,10 @@ static inline uint64_t cairnGetLE64(const uint8_t *p) {
   return (uint64_t)cairnGetLE32(p) | ((uint64_t)cairnGetLE32(p + 4) << 32);
 }
 static inline uint64_t cairnGetLEn(const uint8_t *p, unsigned n) {
+  /* the widths HDF5 offsets and lengths use, as one load each (n is rarely a constant here) */
+  if (n == 8) return cairnGetLE64(p);
+  if (n == 4) return cairnGetLE32(p);
+  if (n == 2) return cairnGetLE16(p);
   uint64_t v = 0;
   for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
   return v;

@@ -30,6 +30,7 @@
 #define H5_MAX_FILTERS 32
 #define H5_UNDEF ((uint64_t)-1)
 #define H5_TYPE_MEMO_KEY 44          /* datatype messages up to this size are memoised */
+#define H5_OHDR_LENT 2048            /* H5File.aOhdrLent: most headers' first block fits */
 
 /* Datatype classes (the 4-bit class field of the datatype message). */
 enum {
@@ -160,11 +161,14 @@ typedef struct H5File {
   /* reader speed: fileSize is exact once sizeKnown, a lower bound before (see h5Reach) */
   uint8_t sizeKnown;
   uint32_t nPage; /* pages in the metadata cache */
-  /* allocated with the handle (cairn_h5_open): the first 64 hash slots and the memory of the
-  ** first read's run (H5_FIRST_RUN bytes at pFirstRun), so an open of a small file costs one
-  ** allocation, not three */
-  H5Page *aSlot0[64];
+  /* allocated with the handle (cairn_h5_open): the memory of the first read's run
+  ** (H5_FIRST_RUN bytes at pFirstRun) and the first hash slots (aSlot0, below), so an open of a
+  ** small file costs one allocation, not three */
   void *pFirstRun;
+  /* the bytes that first read brought into the handle's memory (file offsets 0..nFirstData):
+  ** they stay there, evicted from the cache or not, so metadata in them is used in place */
+  const uint8_t *pFirstData;
+  size_t nFirstData;
   /* decoded datatypes by their message bytes (h5TypeDecode): an object's 128 attributes of one
   ** type decode it once; entries hold a reference, dropped at close */
   struct { uint32_t n; uint8_t key[H5_TYPE_MEMO_KEY]; H5Type *t; } aTypeMemo[4];
@@ -174,8 +178,15 @@ typedef struct H5File {
   ** group makes five or so, and large blocks cost the allocator more than the rest of a run */
   uint8_t *pArena;
   size_t iArena;
+  /* the hash slots while there are at most 64 (the table starts with H5_SLOTS0 of them: only
+  ** those are zeroed at open; cacheGrow goes on in here up to 64 before it allocates) */
+  H5Page *aSlot0[64];
+  /* memory lent to h5OhdrLoadIn for a header read and dropped (a group on a path) or moved
+  ** into an object's block next: free again once that header is freed or moved */
+  uint64_t aOhdrLent[H5_OHDR_LENT / 8];
 } H5File;
 #define H5_ARENA (64u << 10)
+#define H5_SLOTS0 16u
 #define H5_FIRST_RUN (8192u + 256u) /* two 4 KiB pages and their run header */
 
 /* Read n bytes at relative address a (checked against the end of the file), through the
@@ -185,6 +196,20 @@ int h5ReadMeta(H5File *f, uint64_t a, void *p, size_t n);
 ** NULL (then use h5ReadMeta). The pointer is valid until the next call that may read into the
 ** cache or evict from it (h5ReadMeta, h5LoadMeta, h5Reach, h5Prefetch, cache budget). */
 const uint8_t *h5MetaPtr(H5File *f, uint64_t a, size_t n);
+/* The bytes [a, a+n) (relative): in place in the cache when in one cached page (valid as
+** h5MetaPtr's), else read into pBuf (n bytes). *pRc gets the error of that read (then NULL). */
+static inline const uint8_t *h5MetaView(H5File *f, uint64_t a, size_t n, uint8_t *pBuf, int *pRc) {
+  const uint8_t *q = h5MetaPtr(f, a, n);
+  *pRc = CAIRN_OK;
+  if (q) return q;
+  return (*pRc = h5ReadMeta(f, a, pBuf, n)) ? NULL : pBuf;
+}
+/* [a, a+n) (relative) in place when it lies in the open's first read (f->pFirstData): valid
+** until the handle closes, whatever is read or evicted meanwhile; else NULL. */
+static inline const uint8_t *h5MetaStable(const H5File *f, uint64_t a, size_t n) {
+  uint64_t abs = a + f->base;
+  return abs >= a && abs < f->nFirstData && n <= f->nFirstData - abs ? f->pFirstData + abs : NULL;
+}
 /* Read n bytes at a relative address, bypassing the cache (raw data). */
 int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 /* Allocate and read a metadata block; *pp must be freed with cairnFree. */
@@ -229,7 +254,19 @@ static inline uint8_t h5U8(H5Cur *c) { return (uint8_t)h5U(c, 1); }
 static inline void h5Skip(H5Cur *c, size_t n) { if (h5Has(c, n)) c->p += n; }
 static inline uint64_t h5Off(const H5Cur *c) { return c->addr + (uint64_t)(c->p - c->start); }
 /* An address field: all-ones stays H5_UNDEF. */
-uint64_t h5Addr(H5File *f, H5Cur *c);
+static inline uint64_t h5Addr(H5File *f, H5Cur *c) {
+  unsigned so = f->so;
+  if (!h5Has(c, so)) return H5_UNDEF;
+  uint64_t v;
+  if (so == 8) {
+    v = cairnGetLE64(c->p); /* all ones is H5_UNDEF as it is */
+  } else {
+    v = cairnGetLEn(c->p, so);
+    if (v == ((uint64_t)1 << (8 * so)) - 1) v = H5_UNDEF;
+  }
+  c->p += so;
+  return v;
+}
 static inline uint64_t h5Len(H5File *f, H5Cur *c) { return h5U(c, f->sl); }
 
 /* lookup3 check of p[0..n) against the 4 bytes that follow. */
@@ -258,11 +295,22 @@ typedef struct H5Ohdr {
   ** whether aMsg/aBuf still point into it */
   uint32_t capMsg, capBuf;
   uint8_t msgInline, bufInline;
+  /* the first chunk's block: its bytes (nFirstData of them are the chunk and padding), and
+  ** whether its memory is the caller's (h5OhdrLoadIn, h5OhdrMove: not freed here) */
+  uint32_t nFirst, nFirstData;
+  uint8_t firstLent;
 } H5Ohdr;
 #define H5_OHDR_INLINE_MSGS 16
 #define H5_OHDR_INLINE_BUFS 4
 
 int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o);
+/* The same, with the first chunk's block in pLent[0..nLent) (8-aligned) when it fits (o->nFirst
+** bytes), else allocated: a header read and dropped at once (a group on a path) or moved next
+** (h5OhdrMove) costs no allocation. pLent must outlive o. */
+int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLent);
+/* Move the first chunk's block to pDst (o->nFirst bytes, 8-aligned, owned by the caller and
+** outliving o), fixing the pointers into it; frees the old block if it was allocated. */
+void h5OhdrMove(H5Ohdr *o, uint8_t *pDst);
 void h5OhdrFree(H5Ohdr *o);
 /* The i-th message of a type (NULL if absent). */
 const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i);
@@ -330,7 +378,8 @@ typedef struct H5Link {
 void h5LinksFree(H5Link *a, size_t n);
 /* All links of the group whose header is o, sorted by name. */
 int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn);
-/* One link by name (faster than listing for dense and symbol-table groups). */
+/* One link by name (faster than listing for dense and symbol-table groups). pOut->zName may
+** be NULL (the caller has the name). */
 int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut);
 
 /* ---------------------------------------------------------------- attributes */

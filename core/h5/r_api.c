@@ -15,7 +15,13 @@ const char *h5FilterName(const H5Filter *fl);
 struct cairn_h5 {
   H5File f;
   int own;
+  /* memory for one object in the handle's own allocation (H5_OBJ_SLOT bytes at pSlot): the
+  ** usual open, get one dataset, read, close costs no allocation for the object. A handle
+  ** closed while that object is open is freed when the object closes. */
+  void *pSlot;
+  uint8_t slotUsed, closed;
 };
+#define H5_OBJ_SLOT 8192u
 
 struct cairn_h5_obj {
   cairn_h5 *h;
@@ -35,6 +41,7 @@ struct cairn_h5_obj {
   uint8_t attrOwn;    /* attributes: attr.pType owned; 1: attr.pData too, 2: it is in this block */
   uint8_t pathInline; /* zPath lives in this object's allocation */
   uint8_t dsetInline; /* so does pD */
+  uint8_t inSlot;     /* the allocation is the handle's object slot */
 };
 
 struct H5AddrPath {
@@ -56,8 +63,12 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   if (!pFile) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL file");
   /* one allocation: the handle, then the memory of the first read (not zeroed: it is read into) */
   size_t nHandle = (sizeof(cairn_h5) + 15) & ~(size_t)15;
-  cairn_h5 *h = cairnMalloc(nHandle + H5_FIRST_RUN);
-  if (h) memset(h, 0, sizeof(*h));
+  cairn_h5 *h = cairnMalloc(nHandle + H5_FIRST_RUN + H5_OBJ_SLOT);
+  if (h) { /* not the verified-block ring (read up to iVerified), the hash slots not in use yet
+            ** and the lent memory: they are written before they are read */
+    memset(h, 0, offsetof(cairn_h5, f) + offsetof(H5File, aVerified));
+    memset(&h->f.iVerified, 0, offsetof(H5File, aSlot0) + H5_SLOTS0 * sizeof(H5Page *) - offsetof(H5File, iVerified));
+  }
   if (!h) {
     if (flags & CAIRN_H5_OWN_FILE) cairn_file_close(pFile);
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
@@ -68,9 +79,11 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   f->gcolAddr = H5_UNDEF;
   f->pageBits = 12;
   f->cacheBudget = 8u << 20;
-  f->nSlot = 64; /* grows with the cache */
+  f->nSlot = H5_SLOTS0; /* grows with the cache */
   f->aSlot = f->aSlot0;
   f->pFirstRun = (uint8_t *)h + nHandle;
+  h->pSlot = (uint8_t *)h + nHandle + H5_FIRST_RUN;
+  h->slotUsed = h->closed = 0;
   int rc = h5OpenSuperblock(f);
   if (rc) {
     cairn_h5_close(h);
@@ -96,13 +109,17 @@ int cairn_h5_close(cairn_h5 *h) {
   for (size_t i = 0; i < f->nAddrPath; i++) cairnFree(f->aAddrPath[i].zPath);
   cairnFree(f->aAddrPath);
   int rc = h->own ? cairn_file_close(f->pFile) : CAIRN_OK;
-  cairnFree(h);
+  if (h->slotUsed) h->closed = 1; /* freed with the object in its slot */
+  else cairnFree(h);
   return rc;
 }
 
 int cairn_h5_cache_budget(cairn_h5 *h, uint64_t n) {
   if (!h) return cairnErr(CAIRN_MISUSE, "cairn_h5_cache_budget: NULL handle");
   h->f.cacheBudget = n;
+  /* a budget below the first read's two pages: those are not used in place either (every
+  ** structure read then goes to the host, which tests rely on) */
+  if (n < ((uint64_t)2 << h->f.pageBits)) h->f.nFirstData = 0;
   h5CacheTrim(&h->f);
   return CAIRN_OK;
 }
@@ -122,9 +139,7 @@ static int objKind(const H5Ohdr *o) {
   return CAIRN_H5_GROUP;
 }
 
-static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) {
-  const H5Msg *m = h5OhdrFind(o, 0x03, 0);
-  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", zPath);
+static int loadTypeMsg(H5File *f, const H5Msg *m, H5Type **pp) {
   const uint8_t *q;
   size_t nq;
   uint64_t qa;
@@ -134,17 +149,32 @@ static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) 
   cairnFree(own);
   return rc;
 }
+static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) {
+  const H5Msg *m = h5OhdrFind(o, 0x03, 0);
+  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", zPath);
+  return loadTypeMsg(f, m, pp);
+}
 
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
-  /* Zero all but the filter slots (4 KiB; h5PipelineDecode fills them when there is a pipeline). */
+  /* Zero all but the filter slots (4 KiB; h5PipelineDecode fills them when there is a pipeline)
+  ** and the dataspace and layout (their decoders set all of them first). */
   H5Dset *d = ob->pD;
-  memset(d, 0, offsetof(H5Dset, pipeline.a));
+  memset(d, 0, offsetof(H5Dset, space));
+  d->pipeline.n = 0;
   memset((char *)d + offsetof(H5Dset, fill), 0, sizeof(H5Dset) - offsetof(H5Dset, fill));
   d->f = f;
   d->zPath = ob->zPath;
-  CAIRN_TRY(loadType(f, &ob->o, &d->pType, ob->zPath));
-  const H5Msg *m = h5OhdrFind(&ob->o, 0x01, 0);
+  /* the first message of each type wanted, in one pass over the header */
+  const H5Msg *aFirst[12] = {0};
+  for (uint32_t i = ob->o.nMsg; i-- > 0;) {
+    const H5Msg *q = &ob->o.aMsg[i];
+    if (q->type < CAIRN_ARRAY_SIZE(aFirst)) aFirst[q->type] = q;
+  }
+  const H5Msg *m = aFirst[0x03];
+  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", ob->zPath);
+  CAIRN_TRY(loadTypeMsg(f, m, &d->pType));
+  m = aFirst[0x01];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no dataspace", ob->zPath);
   const uint8_t *q;
   size_t nq;
@@ -154,17 +184,18 @@ static int loadDataset(cairn_h5_obj *ob) {
   int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
   cairnFree(own);
   if (rc) return rc;
-  d->external = h5OhdrFind(&ob->o, 0x07, 0) != NULL;
-  m = h5OhdrFind(&ob->o, 0x08, 0);
+  d->external = aFirst[0x07] != NULL;
+  m = aFirst[0x08];
+  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no layout", ob->zPath); /* objKind saw one */
   CAIRN_TRY(h5LayoutDecode(f, m->p, m->size, m->addr, &d->space, &d->layout));
-  if ((m = h5OhdrFind(&ob->o, 0x0B, 0)) != NULL) {
+  if ((m = aFirst[0x0B]) != NULL) {
     CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
     rc = h5PipelineDecode(q, nq, qa, &d->pipeline);
     cairnFree(own);
     if (rc) return rc;
   }
-  m = h5OhdrFind(&ob->o, 0x05, 0);
-  if (!m) m = h5OhdrFind(&ob->o, 0x04, 0);
+  m = aFirst[0x05];
+  if (!m) m = aFirst[0x04];
   if (m) {
     CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
     d->pFillOwn = own;
@@ -176,23 +207,48 @@ static int loadDataset(cairn_h5_obj *ob) {
 
 static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_obj **pp) {
   /* The header first: its kind sizes the one block of the object, its dataset state (the
-  ** pipeline is large: a dataset only) and its path. */
+  ** pipeline is large: a dataset only) and its path. With the handle's object slot free, the
+  ** header is read straight to its place there, after room for the object and a dataset:
+  ** [object][dataset state][header][path]. Else it is read into the file's lent memory and
+  ** moved into the object's block. */
+  size_t nOb = (sizeof(cairn_h5_obj) + 15) & ~(size_t)15, nDset = (sizeof(H5Dset) + 15) & ~(size_t)15;
+  size_t nPath = strlen(zPath) + 1;
+  int inSlot = !h->slotUsed && nOb + nDset + nPath + 64 <= H5_OBJ_SLOT;
+  uint8_t *pLent = inSlot ? (uint8_t *)h->pSlot + nOb + nDset : (uint8_t *)h->f.aOhdrLent;
+  size_t nLent = inSlot ? (H5_OBJ_SLOT - nOb - nDset - nPath) & ~(size_t)15 : sizeof(h->f.aOhdrLent);
   H5Ohdr oh;
-  int rc = h5OhdrLoad(&h->f, addr, &oh);
+  int rc = h5OhdrLoadIn(&h->f, addr, &oh, pLent, nLent);
   if (rc) {
     const char *z = cairn_errmsg();
     if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && !strstr(z, zPath)) cairnErr(rc, "%s (object %s)", z, zPath);
     return rc;
   }
   int kind = objKind(&oh);
-  size_t nOb = (sizeof(cairn_h5_obj) + 15) & ~(size_t)15, nD = kind == CAIRN_H5_DATASET ? (sizeof(H5Dset) + 15) & ~(size_t)15 : 0;
-  size_t nPath = strlen(zPath) + 1;
-  cairn_h5_obj *ob = cairnMalloc(nOb + nD + nPath);
-  if (!ob) {
-    h5OhdrFree(&oh);
-    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  size_t nD = kind == CAIRN_H5_DATASET ? nDset : 0;
+  size_t nHdr = oh.firstLent ? (oh.nFirst + 15) & ~(size_t)15 : 0; /* a multiple of 16 up to nLent */
+  cairn_h5_obj *ob;
+  char *zPathAt;
+  if (inSlot) {
+    ob = h->pSlot;
+    zPathAt = (char *)pLent + nHdr;
+  } else {
+    ob = cairnMalloc(nOb + nD + nHdr + nPath);
+    if (!ob) {
+      h5OhdrFree(&oh);
+      return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    }
+    if (nHdr) h5OhdrMove(&oh, (uint8_t *)ob + nOb + nD);
+    zPathAt = (char *)ob + nOb + nD + nHdr;
   }
-  memset(ob, 0, sizeof(*ob));
+  /* all but the attribute state (its dataspace is large; only attribute objects use it) */
+  memset(ob, 0, offsetof(cairn_h5_obj, attr));
+  memset((char *)ob + offsetof(cairn_h5_obj, aLink), 0, sizeof(*ob) - offsetof(cairn_h5_obj, aLink));
+  ob->attr.pType = NULL;
+  ob->attr.pData = NULL;
+  if (inSlot) {
+    h->slotUsed = 1;
+    ob->inSlot = 1;
+  }
   ob->h = h;
   ob->o = oh;
   ob->kind = kind;
@@ -200,7 +256,7 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
     ob->pD = (H5Dset *)((char *)ob + nOb);
     ob->dsetInline = 1;
   }
-  ob->zPath = (char *)ob + nOb + nD;
+  ob->zPath = zPathAt;
   memcpy(ob->zPath, zPath, nPath);
   ob->pathInline = 1;
   if (kind == CAIRN_H5_DATASET) rc = loadDataset(ob);
@@ -235,7 +291,8 @@ static int resolve(cairn_h5 *h, const char *zPath, int depth, uint64_t *pAddr) {
       continue;
     }
     H5Ohdr o;
-    CAIRN_TRY(h5OhdrLoad(f, cur, &o));
+    /* the group's header is dropped after the lookup, before any nested resolve */
+    CAIRN_TRY(h5OhdrLoadIn(f, cur, &o, (uint8_t *)f->aOhdrLent, sizeof(f->aOhdrLent)));
     H5Link k;
     int rc = h5GroupLookup(f, &o, p, n, &k);
     h5OhdrFree(&o);
@@ -319,7 +376,13 @@ int cairn_h5_obj_close(cairn_h5_obj *o) {
     if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */
   cairnFree(o->aAttr);
   if (!o->pathInline) cairnFree(o->zPath);
-  cairnFree(o);
+  if (o->inSlot) {
+    cairn_h5 *h = o->h;
+    h->slotUsed = 0;
+    if (h->closed) cairnFree(h);
+  } else {
+    cairnFree(o);
+  }
   return CAIRN_OK;
 }
 

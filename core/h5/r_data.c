@@ -233,6 +233,7 @@ static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const c
 
 void h5DsetFreeCache(H5Dset *d) {
   for (unsigned i = 0; i < CAIRN_ARRAY_SIZE(d->aIdx); i++) {
+    if (!d->aIdx[i].p) continue;
     cairnFree(d->aIdx[i].p);
     d->aIdx[i].p = NULL;
   }
@@ -660,6 +661,18 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
   size_t es = d->pType->size;
   if (d->space.kind == CAIRN_H5_NULL) return CAIRN_OK;
   if (d->external) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s keeps its data in external files (not read)", d->zPath);
+  const H5Layout *l = &d->layout;
+  uint64_t full;
+  if (!sel && l->cls == CAIRN_H5_CONTIGUOUS && l->addr != H5_UNDEF) {
+    /* All of a contiguous dataset (the usual small read): one read, no selection geometry to
+    ** set up (zeroing it cost more than the rest of the read). Same checks as below. */
+    if (cairnMulOverflow64(d->space.nElem, es, &full) || full > nOut)
+      return cairnErr(CAIRN_RANGE, "hdf5: buffer of %zu bytes too small for %llu elements of %s", nOut, (unsigned long long)d->space.nElem, d->zPath);
+    if (full == 0) return CAIRN_OK;
+    if (l->size != UINT64_MAX && l->size < full)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
+    return h5ReadRaw(d->f, l->addr, out, (size_t)full);
+  }
   Geo g;
   CAIRN_TRY(geoInit(&g, &d->space, sel, es, d->zPath));
   uint64_t need;
@@ -672,8 +685,6 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
     geoFree(&g);
     return CAIRN_OK;
   }
-  const H5Layout *l = &d->layout;
-  uint64_t full;
   if (cairnMulOverflow64(d->space.nElem, es, &full)) full = UINT64_MAX;
   Block b;
   b.org = (const uint64_t[H5_MAX_RANK]){0};

@@ -22,20 +22,6 @@ struct H5Page {
   uint8_t *a;               /* 1 << pageBits bytes inside the run's allocation */
 };
 
-uint64_t h5Addr(H5File *f, H5Cur *c) {
-  unsigned so = f->so;
-  if (!h5Has(c, so)) return H5_UNDEF;
-  uint64_t v;
-  if (so == 8) {
-    v = cairnGetLE64(c->p); /* all ones is H5_UNDEF as it is */
-  } else {
-    v = cairnGetLEn(c->p, so);
-    if (v == ((uint64_t)1 << (8 * so)) - 1) v = H5_UNDEF;
-  }
-  c->p += so;
-  return v;
-}
-
 int h5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat) {
   uint32_t want = cairnGetLE32(p + n), got = cairnLookup3(p, n, 0);
   if (want != got)
@@ -110,6 +96,17 @@ void h5CacheFree(H5File *f) {
 ** slots. Out of memory here only keeps the old, fuller table. */
 static void cacheGrow(H5File *f) {
   uint32_t nNew = f->nSlot * 4;
+  if (f->aSlot == f->aSlot0 && nNew <= CAIRN_ARRAY_SIZE(f->aSlot0)) {
+    /* still in the handle's slots: every page is on the LRU list, put them all back */
+    memset(f->aSlot0, 0, nNew * sizeof(H5Page *));
+    for (H5Page *pg = f->pLruHead; pg; pg = pg->pNext) {
+      size_t h = (pg->pno * 0x9E3779B97F4A7C15ull >> 40) & (nNew - 1);
+      pg->pHash = f->aSlot0[h];
+      f->aSlot0[h] = pg;
+    }
+    f->nSlot = nNew;
+    return;
+  }
   H5Page **a = cairnMallocZero(nNew * sizeof(H5Page *));
   if (!a) return;
   for (uint32_t i = 0; i < f->nSlot; i++)
@@ -136,8 +133,7 @@ static void cacheAddRun(H5File *f, H5Run *pRun, uint8_t *data, uint64_t lo, uint
     np->pno = q;
     np->pRun = pRun;
     np->a = data + o;
-    np->n = o < nr ? (uint32_t)CAIRN_MIN(pageSize, nr - o) : 0;
-    if (np->n < pageSize) memset(np->a + np->n, 0, pageSize - np->n);
+    np->n = o < nr ? (uint32_t)CAIRN_MIN(pageSize, nr - o) : 0; /* every read checks n: the rest is never read */
     size_t h = (q * 0x9E3779B97F4A7C15ull >> 40) & (f->nSlot - 1);
     np->pHash = f->aSlot[h];
     f->aSlot[h] = np;
@@ -195,6 +191,10 @@ int h5ReadFirst(H5File *f) {
   }
   f->fileSize = nr;
   if (nr < want) f->sizeKnown = 1;
+  if (r == f->pFirstRun) { /* never freed or reused before the handle: see h5MetaPtr */
+    f->pFirstData = data;
+    f->nFirstData = nr;
+  }
   cacheAddRun(f, r, data, 0, nPages, nr);
   return CAIRN_OK;
 }
@@ -216,6 +216,10 @@ static int hostRead(H5File *f, uint64_t abs, void *p, size_t n, size_t *pnRead) 
 /* Copy [abs, abs+n) from cached pages if all are there (no LRU update: raw reads run on
 ** several threads at once while nothing inserts into the cache). */
 static int cacheTryCopy(H5File *f, uint64_t abs, uint8_t *out, size_t n) {
+  if (abs < f->nFirstData && n <= f->nFirstData - abs) { /* the first read's bytes (h5MetaPtr) */
+    memcpy(out, f->pFirstData + abs, n);
+    return 1;
+  }
   if (!f->aSlot || n > ((size_t)16 << f->pageBits)) return 0;
   uint64_t pageSize = (uint64_t)1 << f->pageBits;
   uint64_t first = abs >> f->pageBits, last = (abs + n - 1) >> f->pageBits;
@@ -328,6 +332,8 @@ int h5Reach(H5File *f, uint64_t abs, uint64_t n) {
 /* See h5int.h: the common case of h5ReadMeta (one page, cached) without the copy. */
 const uint8_t *h5MetaPtr(H5File *f, uint64_t a, size_t n) {
   uint64_t abs = a + f->base;
+  /* within the first read (a small file's metadata, all of it): no page to look up */
+  if (abs >= a && abs < f->nFirstData && n <= f->nFirstData - abs && n) return f->pFirstData + abs;
   if (abs < a || n == 0 || n > ((size_t)1 << f->pageBits) || abs > UINT64_MAX - n) return NULL;
   uint64_t pno = abs >> f->pageBits, off = abs & (((uint64_t)1 << f->pageBits) - 1);
   if (((abs + n - 1) >> f->pageBits) != pno) return NULL;
@@ -432,15 +438,21 @@ static int ohdrAddBuf(H5Ohdr *o, uint8_t *p) {
 
 /* The first chunk: n bytes at a, read into a block that also has room for the first messages
 ** and chunk pointers (h5LoadMeta's layout otherwise: 8 zero bytes after the data). */
-static int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, uint8_t **pp) {
+static int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, uint8_t **pp, uint8_t *pLent, size_t nLent) {
   *pp = NULL;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)a);
   size_t nData = (n + 8 + 7) & ~(size_t)7;
-  uint8_t *p = cairnMalloc(nData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *) + H5_OHDR_INLINE_MSGS * sizeof(H5Msg));
+  size_t nBlock = nData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *) + H5_OHDR_INLINE_MSGS * sizeof(H5Msg);
+  /* the caller's memory when the block fits (pLent is 8-aligned), else an allocation */
+  uint8_t *p = pLent && nBlock <= nLent ? pLent : cairnMalloc(nBlock);
   if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  o->firstLent = p == pLent;
+  o->nFirst = (uint32_t)nBlock;
+  o->nFirstData = (uint32_t)nData;
   int rc = h5ReadMeta(f, a, p, n);
   if (rc) {
-    cairnFree(p);
+    if (!o->firstLent) cairnFree(p);
+    o->firstLent = 0;
     return rc;
   }
   memset(p + n, 0, 8);
@@ -513,23 +525,46 @@ void h5OhdrFree(H5Ohdr *o) {
   uint8_t *first = o->nBuf ? o->aBuf[0] : NULL;
   if (!o->bufInline) cairnFree(o->aBuf);
   if (!o->msgInline) cairnFree(o->aMsg);
-  cairnFree(first);
+  if (!o->firstLent) cairnFree(first);
   memset(o, 0, sizeof(*o));
 }
 
-int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
+void h5OhdrMove(H5Ohdr *o, uint8_t *pDst) {
+  uint8_t *old = o->aBuf[0];
+  /* the chunk, the inline chunk pointers and the inline messages in use */
+  size_t nInline = o->nFirstData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *);
+  memcpy(pDst, old, o->msgInline ? nInline + o->nMsg * sizeof(H5Msg) : nInline);
+  /* messages of the first chunk point into it; those of continuation chunks stay */
+  H5Msg *aMsg = o->msgInline ? (H5Msg *)(pDst + ((uint8_t *)o->aMsg - old)) : o->aMsg;
+  for (uint32_t i = 0; i < o->nMsg; i++)
+    if (aMsg[i].p >= old && aMsg[i].p < old + o->nFirstData) aMsg[i].p = pDst + (aMsg[i].p - old);
+  o->aMsg = aMsg;
+  if (o->bufInline) o->aBuf = (uint8_t **)(pDst + ((uint8_t *)o->aBuf - old));
+  o->aBuf[0] = pDst;
+  if (!o->firstLent) cairnFree(old);
+  o->firstLent = 1;
+}
+
+int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) { return h5OhdrLoadIn(f, addr, o, NULL, 0); }
+
+int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLent) {
   memset(o, 0, sizeof(*o));
   o->addr = addr;
   if (addr == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: undefined object header address");
-  uint8_t pre[40];
+  uint8_t aPre[40];
   uint64_t absHdr;
   if (cairnAddOverflow64(addr, f->base, &absHdr)) absHdr = UINT64_MAX;
-  CAIRN_TRY(h5Reach(f, absHdr, sizeof(pre)));
+  CAIRN_TRY(h5Reach(f, absHdr, sizeof(aPre)));
   uint64_t avail = f->fileSize > f->base + addr ? f->fileSize - f->base - addr : 0;
-  size_t nPre = (size_t)CAIRN_MIN((uint64_t)sizeof(pre), avail);
+  size_t nPre = (size_t)CAIRN_MIN((uint64_t)sizeof(aPre), avail);
   if (nPre < 16) return cairnErr(CAIRN_CORRUPT, "hdf5: object header address %llu is past the end of the file", (unsigned long long)addr);
-  int rc = h5ReadMeta(f, addr, pre, nPre);
-  if (rc) return rc;
+  /* the prefix in the cache (used only before the first chunk is read), else a copy */
+  const uint8_t *pre = h5MetaPtr(f, addr, nPre);
+  int rc;
+  if (!pre) {
+    if ((rc = h5ReadMeta(f, addr, aPre, nPre))) return rc;
+    pre = aPre;
+  }
   uint32_t nCont = 0, capCont = 0;
   Cont *aCont = NULL;
   uint8_t *buf = NULL;
@@ -551,7 +586,7 @@ int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
     i += nb;
     if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size0);
     size_t total = i + (size_t)size0 + 4;
-    if ((rc = ohdrLoadFirst(f, o, addr, total, &buf))) return rc;
+    if ((rc = ohdrLoadFirst(f, o, addr, total, &buf, pLent, nLent))) return rc;
     if ((rc = h5Checksum(buf, total - 4, addr, "object header"))) goto fail;
     if ((rc = ohdrParse(f, o, buf + i, (size_t)size0, addr + i, &aCont, &nCont, &capCont))) goto fail;
   } else {
@@ -562,7 +597,7 @@ int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) {
     }
     uint32_t size0 = cairnGetLE32(pre + 8);
     if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, size0);
-    if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &buf))) return rc;
+    if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &buf, pLent, nLent))) return rc;
     if ((rc = ohdrParse(f, o, buf, size0, addr + 16, &aCont, &nCont, &capCont))) goto fail;
   }
   for (uint32_t k = 0; k < nCont; k++) {
@@ -654,15 +689,20 @@ static int readExtension(H5File *f) {
 }
 
 int h5OpenSuperblock(H5File *f) {
-  uint8_t sb[128];
+  uint8_t aSb[128];
+  const uint8_t *sb = aSb;
   uint64_t at = 0;
   CAIRN_TRY(h5ReadFirst(f));
   for (;;) {
     CAIRN_TRY(h5Reach(f, at, 8));
     if (at + 8 > f->fileSize) return cairnErr(CAIRN_CORRUPT, "hdf5: no HDF5 signature found (file of %llu bytes)", (unsigned long long)f->fileSize);
-    size_t n = (size_t)CAIRN_MIN((uint64_t)sizeof(sb), f->fileSize - at);
-    memset(sb, 0, sizeof(sb));
-    CAIRN_TRY(h5ReadMeta(f, at, sb, n));
+    size_t n = (size_t)CAIRN_MIN((uint64_t)sizeof(aSb), f->fileSize - at);
+    /* in place in the first read when all 128 bytes are there, else copied and zero-padded */
+    if (n < sizeof(aSb) || (sb = h5MetaStable(f, at, n)) == NULL) {
+      memset(aSb, 0, sizeof(aSb));
+      CAIRN_TRY(h5ReadMeta(f, at, aSb, n));
+      sb = aSb;
+    }
     if (memcmp(sb, "\211HDF\r\n\032\n", 8) == 0) break;
     at = at ? at * 2 : 512;
   }
@@ -681,7 +721,7 @@ int h5OpenSuperblock(H5File *f) {
     }
     if ((f->so != 2 && f->so != 4 && f->so != 8) || (f->sl != 2 && f->sl != 4 && f->sl != 8))
       return cairnErr(CAIRN_CORRUPT, "hdf5: superblock at %llu has offset size %u, length size %u", (unsigned long long)at, f->so, f->sl);
-    h5Cur(&c, sb + i, sizeof(sb) - i, at + i);
+    h5Cur(&c, sb + i, sizeof(aSb) - i, at + i);
     f->base = h5Addr(f, &c);
     h5Addr(f, &c); /* free space */
     f->eofAddr = h5Addr(f, &c);

@@ -118,9 +118,11 @@ typedef struct LHeap {
 
 /* Read n bytes at addr: in a lookup into h's node buffer, reused level after level (a lookup
 ** does not come back to a node), else into a new block (*pOwn set: free it). */
-static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, uint8_t **pp, int *pOwn) {
+static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, const uint8_t **pp, int *pOwn) {
   *pOwn = !lookup;
-  if (!lookup) return h5LoadMeta(f, addr, n, pp);
+  if (!lookup) return h5LoadMeta(f, addr, n, (uint8_t **)pp);
+  /* in the open's first read: used in place (the readers stay inside [addr, addr+n)) */
+  if ((*pp = h5MetaStable(f, addr, n)) != NULL) return CAIRN_OK;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)addr);
   if (!h->node) {
     h->node = h->aNode;
@@ -140,9 +142,11 @@ static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, ui
 
 static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   memset(h, 0, offsetof(LHeap, aNode));
-  uint8_t hd[40];
+  uint8_t aHd[40];
   size_t n = 8 + 2 * (size_t)f->sl + f->so;
-  CAIRN_TRY(h5ReadMeta(f, addr, hd, n));
+  int rc;
+  const uint8_t *hd = h5MetaView(f, addr, n, aHd, &rc); /* used before the next cache read */
+  if (!hd) return rc;
   if (memcmp(hd, "HEAP", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing HEAP signature at offset %llu", (unsigned long long)addr);
   H5Cur c;
   h5Cur(&c, hd + 8, n - 8, addr + 8);
@@ -209,17 +213,19 @@ static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
 static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound) {
   size_t entSize = 2 * (size_t)f->so + 24;
   size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
-  uint8_t hd[8];
-  CAIRN_TRY(h5ReadMeta(f, addr, hd, 8));
+  uint8_t aHd[8];
+  int rc;
+  const uint8_t *hd = h5MetaView(f, addr, 8, aHd, &rc); /* used before the next cache read */
+  if (!hd) return rc;
   if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
   uint32_t n = cairnGetLE16(hd + 6);
   if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
     return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
-  uint8_t *p;
+  const uint8_t *p;
   int own;
   CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + 8, (size_t)n * entSize, &p, &own));
-  int rc = CAIRN_OK;
   uint32_t i0 = 0, i1 = n;
+  int hit = 0; /* the search compared the wanted name equal to entry i0 */
   if (zWant) { /* entries are sorted by name: binary search, reading only log2(n) names */
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
@@ -232,6 +238,7 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
       if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
       if (cmp == 0) {
         lo = mid;
+        hit = 1;
         break;
       }
       if (cmp < 0) hi = mid;
@@ -247,15 +254,17 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
     uint64_t obj = h5Addr(f, &c);
     uint32_t cacheType = (uint32_t)h5U(&c, 4);
     h5U(&c, 4);
-    const char *z;
-    size_t nz;
-    if ((rc = lheapStr(h, nameOff, &z, &nz))) break;
-    if (zWant && (nz != nWant || memcmp(z, zWant, nz) != 0)) continue;
+    const char *z = NULL;
+    size_t nz = 0;
+    if (!hit) { /* else the search has just compared this name */
+      if ((rc = lheapStr(h, nameOff, &z, &nz))) break;
+      if (zWant && (nz != nWant || memcmp(z, zWant, nz) != 0)) continue;
+    }
     H5Link k;
     memset(&k, 0, sizeof(k));
     k.corder = -1;
-    k.zName = dupN(z, nz);
-    if (!k.zName) {
+    k.zName = zWant ? NULL : dupN(z, nz); /* a lookup's caller has the name */
+    if (!zWant && !k.zName) {
       rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
       break;
     }
@@ -275,13 +284,13 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
     }
     if (zWant) {
       *pFound = k;
-      if (own) cairnFree(p);
+      if (own) cairnFree((uint8_t *)p);
       return CAIRN_OK;
     }
     rc = listAdd(l, &k);
     if (rc) linkClear(&k);
   }
-  if (own) cairnFree(p);
+  if (own) cairnFree((uint8_t *)p);
   if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
   return rc;
 }
@@ -291,20 +300,21 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
                        int depth) {
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
   size_t hdr = 8 + 2 * (size_t)f->so;
-  uint8_t hd[32];
+  uint8_t aHd[32];
   /* a lookup reads this node and goes on elsewhere: read the node alone (its size is fixed by K) */
   if (zWant) h5Prefetch(f, addr, hdr + 2 * (uint64_t)f->groupInternalK * (f->sl + f->so) + f->sl);
-  CAIRN_TRY(h5ReadMeta(f, addr, hd, hdr));
+  int rc;
+  const uint8_t *hd = h5MetaView(f, addr, hdr, aHd, &rc); /* used before the next cache read */
+  if (!hd) return rc;
   if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
   if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
   uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
   if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
     return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
   size_t body = (size_t)n * (f->sl + f->so) + f->sl;
-  uint8_t *p;
+  const uint8_t *p;
   int own;
   CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + hdr, body, &p, &own));
-  int rc = CAIRN_OK;
   uint32_t iStart = 0;
   if (zWant && n > 1) {
     /* Child i holds names in (key i, key i+1]: binary search for the first child whose right
@@ -337,13 +347,13 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
       int cmp = memcmp(zWant, z, m);
       if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
       if (cmp > 0) continue;
-      if (own) cairnFree(p);
+      if (own) cairnFree((uint8_t *)p);
       /* p (the lookup buffer) is reused below */
       return level ? btree1Group(f, child, h, l, zWant, nWant, pFound, depth + 1) : snodRead(f, child, h, l, zWant, nWant, pFound);
     }
     rc = level ? btree1Group(f, child, h, l, NULL, 0, NULL, depth + 1) : snodRead(f, child, h, l, NULL, 0, NULL);
   }
-  if (own) cairnFree(p);
+  if (own) cairnFree((uint8_t *)p);
   if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
   return rc;
 }

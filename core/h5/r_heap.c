@@ -263,7 +263,8 @@ int h5FHeapGet(H5File *f, H5FHeap *h, const uint8_t *id, uint8_t **pp, size_t *p
                     (unsigned long long)len, (unsigned long long)ba);
   if (h->flags & 2) {
     int seen = 0;
-    for (unsigned i = 0; i < CAIRN_ARRAY_SIZE(f->aVerified); i++) seen |= f->aVerified[i] == ba + 1;
+    /* only the slots written so far (the array is not zeroed at open) */
+    for (unsigned i = 0; i < CAIRN_MIN(f->iVerified, (uint32_t)CAIRN_ARRAY_SIZE(f->aVerified)); i++) seen |= f->aVerified[i] == ba + 1;
     if (!seen) {
       uint8_t *blk;
       CAIRN_TRY(h5LoadMeta(f, ba, (size_t)bs, &blk));
