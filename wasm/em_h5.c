@@ -240,12 +240,25 @@ typedef struct AttrsArg {
   uint32_t nType, capType;
   uint32_t nAttr; /* attributes listed (counted here, not by a strlen walk of names after) */
   int nomem;
+  H5Type *pLast; /* the last type seen (a reference, so the pointer stays unique) and its index: */
+  uint32_t kLast; /* attributes of one type usually share one decoded type (h5TypeDecode's memo) */
 } AttrsArg;
 
+static uint32_t attrsTypeFind(AttrsArg *g, const H5Type *t);
 /* The type index of t: equal atomic types by their fields, others by their JSON text. The
 ** remembered H5Type pointers are compared only against types of the same walk; they may be
 ** freed after their attribute, so each entry keeps a private copy instead. */
 static uint32_t attrsTypeIdx(AttrsArg *g, const H5Type *t) {
+  if (t == g->pLast) return g->kLast;
+  uint32_t k = attrsTypeFind(g, t);
+  if (!g->nomem) {
+    h5TypeFree(g->pLast);
+    g->pLast = h5TypeRef((H5Type *)t);
+    g->kLast = k;
+  }
+  return k;
+}
+static uint32_t attrsTypeFind(AttrsArg *g, const H5Type *t) {
   for (uint32_t k = 0; k < g->nAtomic; k++)
     if (sameAtomic(g->aType[k], t)) return g->aTypeIdx[k];
   Sb js = {0};
@@ -286,7 +299,7 @@ static uint32_t attrsTypeIdx(AttrsArg *g, const H5Type *t) {
   return k;
 }
 
-static int attrsVisit(void *pArg, size_t i, const H5Attr *a) {
+static int attrsVisit(void *pArg, size_t i, const H5AttrView *a) {
   AttrsArg *g = pArg;
   (void)i;
   h5SbPut(&g->names, a->zName, strlen(a->zName) + 1);
@@ -295,7 +308,7 @@ static int attrsVisit(void *pArg, size_t i, const H5Attr *a) {
   uint32_t k = 0xffffffffu, off = 0;
   uint64_t nBytes = 0;
   int mt = 255;
-  const H5Space *sp = &a->space;
+  const H5Space *sp = a->pSpace;
   unsigned rank = a->pType && sp->kind == CAIRN_H5_SIMPLE ? sp->rank : 0;
   if (a->pType) {
     k = attrsTypeIdx(g, a->pType);
@@ -342,6 +355,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_attrs(cairn_h5_obj *o, char **pz, double *p
   for (uint32_t k = 0; k < g.nType; k++) cairn_free(g.azType[k]);
   cairn_free(g.azType);
   for (uint32_t k = 0; k < g.nAtomic; k++) cairn_free((void *)g.aType[k]);
+  h5TypeFree(g.pLast);
   Sb out = {0};
   if (rc == CAIRN_OK) {
     uint32_t offNames = 32, offTypes = offNames + (uint32_t)g.names.n;
