@@ -389,6 +389,9 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
 
 /* Conversion of raw elements of type t (file layout) to a memory type. */
 int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *out);
+/* Whether h5Convert(t, .., m) is a plain copy (same representation): callers converting many
+** small values of one type ask once. */
+int h5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m);
 /* Byte-swap big-endian atomic parts in place so the buffer has the native (little-endian) order. */
 void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
 

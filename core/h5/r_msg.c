@@ -613,6 +613,14 @@ static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size
   return rc;
 }
 
+/* The first 63 bytes of a name of n bytes as a C string in z[64], for a message. */
+static const char *attrNameZ(char *z, const uint8_t *p, size_t n) {
+  size_t q = n < 63 ? n : 63;
+  memcpy(z, p, q);
+  z[q] = 0;
+  return z;
+}
+
 /* Decode an attribute message: its type (a reference, *ppT; NULL on error), dataspace (all of
 ** *pS when bWhole, else its kind, rank, first rank dimensions and nElem), and where its name
 ** (nName bytes, no NUL) and raw values (*pnData bytes, checked to fit) sit in p. */
@@ -628,30 +636,27 @@ static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Typ
   size_t pad = v == 1 ? 7 : 0;
   size_t nN = (nName + pad) & ~pad, nT = (nType + pad) & ~pad, nS = (nSpace + pad) & ~pad;
   if (c.bad || !h5Has(&c, nN) || nName == 0) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated attribute name at offset %llu", (unsigned long long)addr);
-  size_t k = 0;
-  while (k < nName && c.p[k]) k++;
+  const uint8_t *z = memchr(c.p, 0, nName); /* the name ends at its NUL or its size */
+  size_t k = z ? (size_t)(z - c.p) : nName;
   *ppName = c.p;
   *pnName = k;
-  char zName[64]; /* for messages */
-  {
-    size_t q = k < sizeof zName - 1 ? k : sizeof zName - 1;
-    memcpy(zName, c.p, q);
-    zName[q] = 0;
-  }
+  char zName[64]; /* for messages, made only when one is */
   c.p += nN;
   int rc = CAIRN_OK;
-  if (!h5Has(&c, nT)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated datatype of attribute '%s' at offset %llu", zName, (unsigned long long)addr);
+  if (!h5Has(&c, nT))
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated datatype of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
   else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, h5Off(&c), ppT, NULL, 1);
   if (rc) return rc;
   c.p += nT;
-  if (!h5Has(&c, nS)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace of attribute '%s' at offset %llu", zName, (unsigned long long)addr);
+  if (!h5Has(&c, nS))
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
   else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, h5Off(&c), NULL, pS, bWhole);
   if (rc == CAIRN_OK) {
     c.p += nS;
     uint64_t nData;
     if (cairnMulOverflow64(pS->nElem, (*ppT)->size, &nData) || nData > (size_t)(c.end - c.p))
-      rc = cairnErr(CAIRN_CORRUPT, "hdf5: attribute '%s' at offset %llu: %llu elements of %u bytes do not fit in its message", zName,
-                    (unsigned long long)addr, (unsigned long long)pS->nElem, (*ppT)->size);
+      rc = cairnErr(CAIRN_CORRUPT, "hdf5: attribute '%s' at offset %llu: %llu elements of %u bytes do not fit in its message",
+                    attrNameZ(zName, *ppName, k), (unsigned long long)addr, (unsigned long long)pS->nElem, (*ppT)->size);
     *ppData = c.p;
     *pnData = (size_t)nData;
   }
