@@ -51,8 +51,21 @@ function nameList(text) {
   }
   return e;
 }
-// memory type -> DataView getter of one little-endian element (scalars decode without a view)
-const MT_GET = [null, 'getInt8', 'getUint8', 'getInt16', 'getUint16', 'getInt32', 'getUint32', 'getBigInt64', 'getBigUint64', 'getFloat32', 'getFloat64'];
+/** One little-endian element of memory type mt (MT numbering) at off (scalars decode without a view). */
+function scalarAt(dv, off, mt) {
+  switch (mt) {
+    case 1: return dv.getInt8(off);
+    case 2: return dv.getUint8(off);
+    case 3: return dv.getInt16(off, true);
+    case 4: return dv.getUint16(off, true);
+    case 5: return dv.getInt32(off, true);
+    case 6: return dv.getUint32(off, true);
+    case 7: return dv.getBigInt64(off, true);
+    case 8: return dv.getBigUint64(off, true);
+    case 9: return dv.getFloat32(off, true);
+    default: return dv.getFloat64(off, true);
+  }
+}
 const NO_LIST = { names: [], index: null };
 /**
  * Every attribute of one object, as cairn_em_h5_attrs lays them out (wasm/em_h5.c), read straight
@@ -74,26 +87,27 @@ class AttrTable {
       this.types[k] = JSON.parse(utf8.decode(u8.subarray(z + q + 4, z + q + 4 + len)));
       q += 4 + len;
     }
-    const ti = (this.ti = new Int32Array(nAttr)); // type index, -1: did not decode
-    const space = (this.space = new Uint8Array(nAttr)); // 0 scalar, 1 simple, 2 null
-    const mts = (this.mt = new Uint8Array(nAttr)); // memory type of vals[i] (255: not held)
+    // plain arrays, not typed ones: a typed array of 128 entries has its own off-heap buffer
+    const ti = (this.ti = new Array(nAttr)); // type index, -1: did not decode
+    const space = (this.space = new Array(nAttr)); // 0 scalar, 1 simple, 2 null
+    const mts = (this.mt = new Array(nAttr)); // memory type of vals[i] (255: not held)
     const shapes = (this.shapes = new Array(nAttr)); // rank > 0 only
     const vals = (this.vals = new Array(nAttr)); // value, or ArrayBuffer of an array's bytes, or NOVAL
     for (let i = 0, q = offRecs; i < nAttr; i++) {
-      const t = dv.getInt32(q, true), sp = dv.getUint8(q + 4), rank = dv.getUint8(q + 5), mt = dv.getUint8(q + 6);
+      const t = dv.getInt32(q, true), sp = u8[z + q + 4], rank = u8[z + q + 5], mt = u8[z + q + 6];
       ti[i] = t;
       space[i] = sp;
       mts[i] = mt;
+      let shape;
       if (rank) {
-        const shape = new Array(rank);
+        shape = new Array(rank);
         for (let r = 0; r < rank; r++) shape[r] = dv.getFloat64(q + 16 + 8 * r, true);
-        shapes[i] = shape;
       }
+      shapes[i] = shape;
       let v = NOVAL;
       if (t >= 0 && mt !== 255 && sp !== 2) { // (a NULL dataspace reads as null: not held)
         const off = offData + dv.getUint32(q + 8, true), n = dv.getUint32(q + 12, true);
-        if (sp === 0 && n === MT_CTOR[mt].BYTES_PER_ELEMENT) v = dv[MT_GET[mt]](off, true);
-        else v = u8.buffer.slice(z + off, z + off + n);
+        v = sp === 0 && n === MT_CTOR[mt].BYTES_PER_ELEMENT ? scalarAt(dv, off, mt) : u8.buffer.slice(z + off, z + off + n);
       }
       vals[i] = v;
       q += 16 + 8 * rank;
