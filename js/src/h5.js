@@ -36,19 +36,36 @@ const MT_CTOR = [null, Int8Array, Uint8Array, Int16Array, Uint16Array, Int32Arra
 const enc = new TextEncoder();
 
 const NOVAL = Symbol('noval'); // AttrTable.value: not served from the table, read it
-// Attribute name lists seen lately (the names block's text -> {names, index}), shared by every
-// file: reopening a file, or files of one layout, give the same strings again. Fresh strings
-// from split() cost more as object keys than the whole wasm call (V8 internalizes each one on
-// its first use as a key, a runtime call per key: ~10 us for 128 names); these are internalized
-// once. At most NAMES_MAX lists, oldest dropped first.
-const namesSeen = new Map(), NAMES_MAX = 64;
-function nameList(text) {
-  let e = namesSeen.get(text);
-  if (e === undefined) {
-    e = { names: text.split('\0'), index: null };
-    if (namesSeen.size >= NAMES_MAX) namesSeen.delete(namesSeen.keys().next().value);
-    namesSeen.set(text, e);
+// Attribute name lists seen lately, shared by every file: reopening a file, or files of one
+// layout, give the same strings again. Fresh strings from split() cost more as object keys than
+// the whole wasm call (V8 internalizes each one on its first use as a key, a runtime call per
+// key: ~10 us for 128 names); these are internalized once. Found by the names block's length,
+// then compared byte for byte with the block in wasm memory: no decoding nor hashing of the
+// text when the list is known. At most NAMES_MAX lengths, NAMES_PER_LEN lists each.
+const namesSeen = new Map(), NAMES_MAX = 64, NAMES_PER_LEN = 4;
+function sameBytes(e, u8, p) {
+  const raw = e.raw, n = raw.length;
+  let i = 0;
+  if ((p & 3) === 0) { // 4 bytes at a time (the block's names start 4-aligned)
+    const a = e.w, b = new Int32Array(u8.buffer, p, n >> 2);
+    for (; i < a.length; i++) if (a[i] !== b[i]) return false;
+    i <<= 2;
   }
+  for (; i < n; i++) if (raw[i] !== u8[p + i]) return false;
+  return true;
+}
+/** The names in u8[p, p + n) (UTF-8, NUL-separated) as a shared {names, index}. */
+function nameList(u8, p, n) {
+  let bucket = namesSeen.get(n);
+  if (bucket !== undefined) for (const e of bucket) if (sameBytes(e, u8, p)) return e;
+  const raw = u8.slice(p, p + n);
+  const e = { raw, w: new Int32Array(raw.buffer, 0, n >> 2), names: utf8.decode(raw).split('\0'), index: null };
+  if (bucket === undefined) {
+    if (namesSeen.size >= NAMES_MAX) namesSeen.delete(namesSeen.keys().next().value);
+    namesSeen.set(n, (bucket = []));
+  }
+  if (bucket.length >= NAMES_PER_LEN) bucket.shift();
+  bucket.push(e);
   return e;
 }
 /** One little-endian element of memory type mt (MT numbering) at off (scalars decode without a view). */
@@ -79,7 +96,7 @@ class AttrTable {
     const u8 = M.HEAPU8, dv = new DataView(u8.buffer, z), u32 = (o) => dv.getUint32(o, true);
     const nAttr = u32(0), nType = u32(4), offNames = u32(8), offTypes = u32(12), offRecs = u32(16), offData = u32(20);
     this.stale = false; // set when the file changes: values are then read afresh
-    this.list = nAttr ? nameList(utf8.decode(u8.subarray(z + offNames, z + offTypes - 1))) : NO_LIST;
+    this.list = nAttr ? nameList(u8, z + offNames, offTypes - 1 - offNames) : NO_LIST;
     this.names = this.list.names; // shared: never modified
     this.types = new Array(nType);
     for (let k = 0, q = offTypes; k < nType; k++) {
