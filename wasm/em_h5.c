@@ -217,6 +217,15 @@ static void sbU32(Sb *s, uint32_t v) {
   uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
   h5SbPut(s, (const char *)b, 4);
 }
+/* Room for n more bytes (and the NUL h5SbPut keeps) in one step; oom is sticky as in h5SbPut. */
+static void sbReserve(Sb *s, size_t n) {
+  if (s->oom || s->n + n + 1 <= s->cap) return;
+  size_t cap = s->cap ? s->cap : 256;
+  while (cap < s->n + n + 1) cap *= 2;
+  char *z = cairn_realloc(s->z, cap);
+  if (!z) s->oom = 1;
+  else s->z = z, s->cap = cap;
+}
 static void sbAlign8(Sb *s) {
   static const char z[8] = {0};
   if (s->n & 7) h5SbPut(s, z, 8 - (s->n & 7));
@@ -240,12 +249,31 @@ typedef struct AttrsArg {
   uint32_t nType, capType;
   uint32_t nAttr; /* attributes listed (counted here, not by a strlen walk of names after) */
   int nomem;
+  /* The last type seen (a reference, so the pointer stays unique), its index, memory type and
+  ** whether its values copy as they are: attributes of one type usually share one decoded type
+  ** (h5TypeDecode's memo), so these are worked out once per run of them. */
+  H5Type *pLast;
+  uint32_t kLast;
+  int mtLast, copyLast;
 } AttrsArg;
 
+static uint32_t attrsTypeFind(AttrsArg *g, const H5Type *t);
 /* The type index of t: equal atomic types by their fields, others by their JSON text. The
 ** remembered H5Type pointers are compared only against types of the same walk; they may be
 ** freed after their attribute, so each entry keeps a private copy instead. */
 static uint32_t attrsTypeIdx(AttrsArg *g, const H5Type *t) {
+  if (t == g->pLast) return g->kLast;
+  uint32_t k = attrsTypeFind(g, t);
+  if (!g->nomem) {
+    h5TypeFree(g->pLast);
+    g->pLast = h5TypeRef((H5Type *)t);
+    g->kLast = k;
+    g->mtLast = attrMtype(t);
+    g->copyLast = g->mtLast != 255 && h5ConvertIsCopy(t, (cairn_h5_mtype)g->mtLast);
+  }
+  return k;
+}
+static uint32_t attrsTypeFind(AttrsArg *g, const H5Type *t) {
   for (uint32_t k = 0; k < g->nAtomic; k++)
     if (sameAtomic(g->aType[k], t)) return g->aTypeIdx[k];
   Sb js = {0};
@@ -286,50 +314,55 @@ static uint32_t attrsTypeIdx(AttrsArg *g, const H5Type *t) {
   return k;
 }
 
-static int attrsVisit(void *pArg, size_t i, const H5Attr *a) {
+static int attrsVisit(void *pArg, size_t i, const H5AttrView *a) {
   AttrsArg *g = pArg;
   (void)i;
-  h5SbPut(&g->names, a->zName, strlen(a->zName) + 1);
+  size_t nName = strlen(a->zName) + 1;
+  sbReserve(&g->names, nName);
+  if (g->names.oom) return cairnErr(CAIRN_NOMEM, "out of memory listing attributes");
+  memcpy(g->names.z + g->names.n, a->zName, nName);
+  g->names.n += nName;
   /* An attribute that does not decode gets type index ~0: JS reads it alone when asked, and
   ** reports its error then, as before this bulk path existed. */
   uint32_t k = 0xffffffffu, off = 0;
   uint64_t nBytes = 0;
   int mt = 255;
-  const H5Space *sp = &a->space;
+  const H5Space *sp = a->pSpace;
   unsigned rank = a->pType && sp->kind == CAIRN_H5_SIMPLE ? sp->rank : 0;
   if (a->pType) {
     k = attrsTypeIdx(g, a->pType);
     uint64_t nElem = sp->kind == CAIRN_H5_NULL ? 0 : sp->nElem;
-    mt = attrMtype(a->pType);
+    int bCopy = 0;
+    if (a->pType == g->pLast) mt = g->mtLast, bCopy = g->copyLast;
+    else mt = attrMtype(a->pType);
     if (mt != 255 && (nElem > ATTRS_MAX_VALUE || (nBytes = nElem * cairn_h5_mtype_size((cairn_h5_mtype)mt)) > ATTRS_MAX_VALUE ||
                       nElem * a->pType->size > a->nData || g->data.n + nBytes > (64u << 20)))
       mt = 255, nBytes = 0;
     sbAlign8(&g->data);
     off = (uint32_t)g->data.n;
     if (mt != 255 && nBytes) {
-      size_t need = g->data.n + (size_t)nBytes + 8;
-      if (need > g->data.cap) {
-        size_t cap = g->data.cap ? g->data.cap : 256;
-        while (cap < need) cap *= 2;
-        char *z = cairn_realloc(g->data.z, cap);
-        if (!z) return cairnErr(CAIRN_NOMEM, "out of memory reading attributes");
-        g->data.z = z, g->data.cap = cap;
-      }
-      if (h5Convert(a->pType, a->pData, nElem, (cairn_h5_mtype)mt, g->data.z + g->data.n) == CAIRN_OK) g->data.n += (size_t)nBytes;
+      sbReserve(&g->data, (size_t)nBytes + 8);
+      if (g->data.oom) return cairnErr(CAIRN_NOMEM, "out of memory reading attributes");
+      if (bCopy) { /* nBytes = nElem * size, checked above to be inside the message */
+        memcpy(g->data.z + g->data.n, a->pData, (size_t)nBytes);
+        g->data.n += (size_t)nBytes;
+      } else if (h5Convert(a->pType, a->pData, nElem, (cairn_h5_mtype)mt, g->data.z + g->data.n) == CAIRN_OK) g->data.n += (size_t)nBytes;
       else mt = 255, nBytes = 0; /* read alone later, which reports the error */
     }
   }
-  /* the record (16 bytes + 8 per dimension) built here and appended in one put, not 4 + rank */
-  uint8_t rec[16 + 8 * H5_MAX_RANK];
-  const uint32_t w[4] = {k, 0, off, (uint32_t)nBytes};
-  for (int j = 0; j < 4; j++)
-    for (int b = 0; b < 4; b++) rec[4 * j + b] = (uint8_t)(w[j] >> (8 * b));
+  /* the record (16 bytes + 8 per dimension), written in place */
+  sbReserve(&g->recs, 16 + 8 * (size_t)rank);
+  if (g->recs.oom) return cairnErr(CAIRN_NOMEM, "out of memory listing attributes");
+  uint8_t *rec = (uint8_t *)g->recs.z + g->recs.n;
+  cairnPutLE32(rec, k);
   rec[4] = (uint8_t)(a->pType ? sp->kind : 0), rec[5] = (uint8_t)rank, rec[6] = (uint8_t)mt, rec[7] = 0;
+  cairnPutLE32(rec + 8, off);
+  cairnPutLE32(rec + 12, (uint32_t)nBytes);
   for (unsigned r = 0; r < rank; r++) {
     double v = (double)sp->aDim[r];
     memcpy(rec + 16 + 8 * r, &v, 8);
   }
-  h5SbPut(&g->recs, (const char *)rec, 16 + 8 * (size_t)rank);
+  g->recs.n += 16 + 8 * (size_t)rank;
   g->nAttr++;
   return g->nomem ? cairnErr(CAIRN_NOMEM, "out of memory listing attributes") : CAIRN_OK;
 }
@@ -337,17 +370,23 @@ static int attrsVisit(void *pArg, size_t i, const H5Attr *a) {
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5_attrs(cairn_h5_obj *o, char **pz, double *pn) {
   AttrsArg g;
   memset(&g, 0, sizeof(g));
+  /* room for 128 short-named scalar attributes, so the usual object grows none of them */
+  sbReserve(&g.names, 2048);
+  sbReserve(&g.recs, 2048);
+  sbReserve(&g.data, 1024);
   int rc = h5ObjAttrEach(o, attrsVisit, &g);
   uint32_t nA = g.nAttr;
   for (uint32_t k = 0; k < g.nType; k++) cairn_free(g.azType[k]);
   cairn_free(g.azType);
   for (uint32_t k = 0; k < g.nAtomic; k++) cairn_free((void *)g.aType[k]);
+  h5TypeFree(g.pLast);
   Sb out = {0};
   if (rc == CAIRN_OK) {
     uint32_t offNames = 32, offTypes = offNames + (uint32_t)g.names.n;
     uint32_t offRecs = (offTypes + (uint32_t)g.types.n + 7) & ~7u, offData = (offRecs + (uint32_t)g.recs.n + 7) & ~7u;
     uint32_t total = offData + (uint32_t)g.data.n;
     uint32_t hd[8] = {nA, g.nType, offNames, offTypes, offRecs, offData, total, 0};
+    sbReserve(&out, total);
     for (int k = 0; k < 8; k++) sbU32(&out, hd[k]);
     h5SbPut(&out, g.names.z, g.names.n);
     h5SbPut(&out, g.types.z, g.types.n);

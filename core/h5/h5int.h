@@ -400,6 +400,10 @@ int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a
 /* The same, with the values and name put in pBuf[0..nBuf) when they fit (*pInBuf = 1; then
 ** pData is the caller's: set it NULL before h5AttrFree), else allocated (*pInBuf = 0). */
 int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf);
+/* Decode an attribute message without copying: its type (a reference: h5TypeFree it), its
+** dataspace's kind, rank, first rank dimensions and nElem (the rest of *pS is left as it was),
+** and where its raw values sit in p (checked to fit). For walks over many attributes. */
+int h5AttrPeek(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppData, size_t *pnData);
 /* All attributes of an object (compact and dense), in name order. */
 int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn);
 
@@ -434,17 +438,27 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
 
 /* Conversion of raw elements of type t (file layout) to a memory type. */
 int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *out);
+/* Whether h5Convert(t, .., m) is a plain copy (same representation): callers converting many
+** small values of one type ask once. */
+int h5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m);
 /* Byte-swap big-endian atomic parts in place so the buffer has the native (little-endian) order. */
 void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
 
 /* The datatype of a dataset, attribute or committed datatype object (NULL for groups): for
 ** bindings (wasm/em_h5.c) that pick a memory type the way their language would. */
 const H5Type *h5ObjType(cairn_h5_obj *o);
-/* Visit every attribute of o (none for an attribute) in name order, decoded: x gets its index
-** and the attribute (type, dataspace, raw values in the file's layout), valid during the call;
-** one that does not decode comes with pType NULL and only its name. A nonzero return of x
-** stops the walk and is returned; so is running out of memory. */
-int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5Attr *), void *pArg);
+/* One attribute as h5ObjAttrEach shows it: pointers into the object (valid during the call). */
+typedef struct H5AttrView {
+  const char *zName;    /* NUL-terminated */
+  const H5Type *pType;  /* NULL: did not decode (only the name is set) */
+  const H5Space *pSpace; /* kind, rank, aDim[0..rank), nElem (not aMax, nor past the rank) */
+  const uint8_t *pData; /* raw values in the file's layout, nData bytes */
+  size_t nData;
+} H5AttrView;
+/* Visit every attribute of o (none for an attribute) in name order, decoded without copying
+** (h5AttrPeek): x gets its index and the view. A nonzero return of x stops the walk and is
+** returned; so is running out of memory. */
+int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5AttrView *), void *pArg);
 
 /* A growable string for JSON (r_conv.c); oom is sticky, z is NUL-terminated. */
 typedef struct Sb {

@@ -526,28 +526,26 @@ static const H5Type *objType(cairn_h5_obj *o) {
 }
 const H5Type *h5ObjType(cairn_h5_obj *o) { return o ? objType(o) : NULL; }
 
-int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5Attr *), void *pArg) {
+int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5AttrView *), void *pArg) {
   CAIRN_TRY(loadAttrs(o));
+  H5Space sp; /* only kind, rank, the first rank dims and nElem are set (not zeroed whole) */
   for (size_t i = 0; i < o->nAttr; i++) {
     H5Attr *a = &o->aAttr[i];
+    H5AttrView v = {a->zName, a->pType, &a->space, a->pData, a->nData};
     int rc;
-    if (a->pType) rc = x(pArg, i, a);
+    if (a->pType) rc = x(pArg, i, &v);
     else {
-      /* values and name of the usual small attribute in a buffer here, not an allocation */
-      H5Attr dec;
-      uint64_t aBuf[32];
-      int inBuf = 0;
-      rc = h5AttrDecodeIn(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &dec, (uint8_t *)aBuf, sizeof(aBuf), &inBuf);
+      H5Type *t = NULL;
+      rc = h5AttrPeek(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &t, &sp, &v.pData, &v.nData);
       if (rc == CAIRN_OK) {
-        rc = x(pArg, i, &dec);
-        if (inBuf) dec.pData = NULL;
-        h5AttrFree(&dec);
+        v.pType = t, v.pSpace = &sp;
+        rc = x(pArg, i, &v);
+        h5TypeFree(t);
       } else if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) {
         return rc;
       } else { /* not decodable: name only */
-        memset(&dec, 0, sizeof(dec));
-        dec.zName = a->zName;
-        rc = x(pArg, i, &dec);
+        v.pType = NULL, v.pSpace = NULL, v.pData = NULL, v.nData = 0;
+        rc = x(pArg, i, &v);
       }
     }
     if (rc) return rc;

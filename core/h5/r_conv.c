@@ -148,6 +148,16 @@ static void storeNum(cairn_h5_mtype m, void *out, int isFloat, double d, uint64_
   }
 }
 
+int h5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m) {
+  const H5Type *b = t && t->cls == H5T_ENUM ? t->pBase : t;
+  if (!b || b->bigEndian != 0) return 0;
+  if (b->cls == H5T_FLOAT) return ieeeFloat(b) && ((b->size == 4 && m == CAIRN_H5_F32) || (b->size == 8 && m == CAIRN_H5_F64));
+  if (b->cls == H5T_FIXED || b->cls == H5T_BITFIELD)
+    return b->size <= 8 && b->bitOffset == 0 && (b->precision == 0 || b->precision == 8 * b->size) && cairn_h5_mtype_size(m) == b->size &&
+           m != CAIRN_H5_F32 && m != CAIRN_H5_F64;
+  return 0;
+}
+
 int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *pOut) {
   const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
   size_t ms = cairn_h5_mtype_size(m);
@@ -156,7 +166,7 @@ int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, 
   if (b->cls == H5T_FLOAT) {
     if (!ieeeFloat(b)) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: non-IEEE %u-byte float layout", b->size);
     /* fast paths: same representation */
-    if (b->bigEndian == 0 && ((b->size == 4 && m == CAIRN_H5_F32) || (b->size == 8 && m == CAIRN_H5_F64))) {
+    if (h5ConvertIsCopy(t, m)) {
       if (out != in) memmove(out, in, (size_t)(n * b->size));
       return CAIRN_OK;
     }
@@ -178,9 +188,7 @@ int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, 
   }
   if (b->cls == H5T_FIXED || b->cls == H5T_BITFIELD) {
     if (b->size > 8) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %u-byte integers", b->size);
-    int sameInt = b->bigEndian == 0 && b->bitOffset == 0 && (b->precision == 0 || b->precision == 8 * b->size) && ms == b->size &&
-                  m != CAIRN_H5_F32 && m != CAIRN_H5_F64;
-    if (sameInt) {
+    if (h5ConvertIsCopy(t, m)) {
       if (out != in) memmove(out, in, (size_t)(n * ms));
       return CAIRN_OK;
     }

@@ -322,10 +322,13 @@ int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth
 }
 
 /* ---------------------------------------------------------------- dataspace */
-int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) {
+/* bWhole: zero the entries past the rank too (h5SpaceDecode's promise); the attribute walk
+** (h5AttrPeek) reads only the first rank and skips zeroing the ~530-byte struct each time. */
+static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s, int bWhole) {
   H5Cur c;
   h5Cur(&c, p, n, addr);
-  memset(s, 0, sizeof(*s));
+  if (bWhole) memset(s, 0, sizeof(*s));
+  else s->kind = 0, s->rank = 0, s->nElem = 0;
   uint8_t v = h5U8(&c), rank = h5U8(&c), flags = h5U8(&c);
   if (v == 1) {
     h5Skip(&c, 5);
@@ -351,6 +354,7 @@ int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space 
       return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace at offset %llu has too many elements", (unsigned long long)addr);
   return CAIRN_OK;
 }
+int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) { return spaceDecode(p, n, addr, f, s, 1); }
 
 /* ---------------------------------------------------------------- layout */
 int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l) {
@@ -595,34 +599,34 @@ void h5AttrFree(H5Attr *a) {
 }
 
 /* A datatype or dataspace embedded in an attribute, possibly shared. */
-static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS) {
-  H5Msg m = {type, (uint8_t)(shared ? 2 : 0), (uint32_t)n, p, addr};
+static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, int bWhole) {
+  if (!shared) /* the usual case: in the message itself, nothing to resolve */
+    return ppT ? h5TypeDecode(f, p, n, addr, 0, ppT, NULL) : spaceDecode(p, n, addr, f, pS, bWhole);
+  H5Msg m = {type, 2, (uint32_t)n, p, addr};
   const uint8_t *q;
   size_t nq;
   uint64_t qa;
   uint8_t *own;
   CAIRN_TRY(h5MsgResolve(f, &m, &q, &nq, &qa, &own));
-  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : h5SpaceDecode(q, nq, qa, f, pS);
+  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : spaceDecode(q, nq, qa, f, pS, bWhole);
   cairnFree(own);
   return rc;
 }
 
-int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a) { return h5AttrDecodeIn(f, p, n, addr, a, NULL, 0, NULL); }
+/* The first 63 bytes of a name of n bytes as a C string in z[64], for a message. */
+static const char *attrNameZ(char *z, const uint8_t *p, size_t n) {
+  size_t q = n < 63 ? n : 63;
+  memcpy(z, p, q);
+  z[q] = 0;
+  return z;
+}
 
-int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf) {
-  if (pInBuf) *pInBuf = 0;
-  /* every field but the dataspace, which h5SpaceDecode fills whole (zeroing 600 bytes twice
-  ** per attribute showed in profiles of objects with many attributes) */
-  a->zName = NULL;
-  a->pType = NULL;
-  a->pData = NULL;
-  a->nData = 0;
-  a->pMsg = NULL;
-  a->nMsg = 0;
-  a->msgAddr = 0;
-  a->space.kind = 0;
-  a->space.rank = 0;
-  a->space.nElem = 0;
+/* Decode an attribute message: its type (a reference, *ppT; NULL on error), dataspace (all of
+** *pS when bWhole, else its kind, rank, first rank dimensions and nElem), and where its name
+** (nName bytes, no NUL) and raw values (*pnData bytes, checked to fit) sit in p. */
+static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, int bWhole, const uint8_t **ppName,
+                     size_t *pnName, const uint8_t **ppData, size_t *pnData) {
+  *ppT = NULL;
   H5Cur c;
   h5Cur(&c, p, n, addr);
   uint8_t v = h5U8(&c), flags = h5U8(&c);
@@ -632,51 +636,73 @@ int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr 
   size_t pad = v == 1 ? 7 : 0;
   size_t nN = (nName + pad) & ~pad, nT = (nType + pad) & ~pad, nS = (nSpace + pad) & ~pad;
   if (c.bad || !h5Has(&c, nN) || nName == 0) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated attribute name at offset %llu", (unsigned long long)addr);
-  size_t k = 0;
-  while (k < nName && c.p[k]) k++;
-  const uint8_t *pName = c.p;
-  size_t nNameLen = k;
-  char zName[64];
-  {
-    size_t q = nNameLen < sizeof zName - 1 ? nNameLen : sizeof zName - 1;
-    memcpy(zName, pName, q);
-    zName[q] = 0;
-  }
-  a->zName = zName; /* for messages until the real copy exists */
+  const uint8_t *z = memchr(c.p, 0, nName); /* the name ends at its NUL or its size */
+  size_t k = z ? (size_t)(z - c.p) : nName;
+  *ppName = c.p;
+  *pnName = k;
+  char zName[64]; /* for messages, made only when one is */
   c.p += nN;
   int rc = CAIRN_OK;
-  if (!h5Has(&c, nT)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated datatype of attribute '%s' at offset %llu", a->zName, (unsigned long long)addr);
-  else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, h5Off(&c), &a->pType, NULL);
-  if (rc) goto fail;
+  if (!h5Has(&c, nT))
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated datatype of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
+  else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, h5Off(&c), ppT, NULL, 1);
+  if (rc) return rc;
   c.p += nT;
-  if (!h5Has(&c, nS)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace of attribute '%s' at offset %llu", a->zName, (unsigned long long)addr);
-  else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, h5Off(&c), NULL, &a->space);
-  if (rc) goto fail;
-  c.p += nS;
-  uint64_t nData;
-  if (cairnMulOverflow64(a->space.nElem, a->pType->size, &nData) || nData > (size_t)(c.end - c.p)) {
-    rc = cairnErr(CAIRN_CORRUPT, "hdf5: attribute '%s' at offset %llu: %llu elements of %u bytes do not fit in its message", a->zName,
-                  (unsigned long long)addr, (unsigned long long)a->space.nElem, a->pType->size);
-    goto fail;
+  if (!h5Has(&c, nS))
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
+  else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, h5Off(&c), NULL, pS, bWhole);
+  if (rc == CAIRN_OK) {
+    c.p += nS;
+    uint64_t nData;
+    if (cairnMulOverflow64(pS->nElem, (*ppT)->size, &nData) || nData > (size_t)(c.end - c.p))
+      rc = cairnErr(CAIRN_CORRUPT, "hdf5: attribute '%s' at offset %llu: %llu elements of %u bytes do not fit in its message",
+                    attrNameZ(zName, *ppName, k), (unsigned long long)addr, (unsigned long long)pS->nElem, (*ppT)->size);
+    *ppData = c.p;
+    *pnData = (size_t)nData;
   }
-  a->nData = (size_t)nData;
-  if (pBuf && pInBuf && a->nData + nNameLen + 1 <= nBuf) {
+  if (rc) {
+    h5TypeFree(*ppT);
+    *ppT = NULL;
+  }
+  return rc;
+}
+
+int h5AttrPeek(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppData, size_t *pnData) {
+  const uint8_t *pName;
+  size_t nName;
+  return attrParse(f, p, n, addr, ppT, pS, 0, &pName, &nName, ppData, pnData);
+}
+
+int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a) { return h5AttrDecodeIn(f, p, n, addr, a, NULL, 0, NULL); }
+
+int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf) {
+  if (pInBuf) *pInBuf = 0;
+  /* every field but the dataspace, which the decoder fills whole */
+  a->zName = NULL;
+  a->pType = NULL;
+  a->pData = NULL;
+  a->nData = 0;
+  a->pMsg = NULL;
+  a->nMsg = 0;
+  a->msgAddr = 0;
+  const uint8_t *pName, *pData;
+  size_t nName, nData;
+  int rc = attrParse(f, p, n, addr, &a->pType, &a->space, 1, &pName, &nName, &pData, &nData);
+  if (rc) return rc;
+  a->nData = nData;
+  if (pBuf && pInBuf && nData + nName + 1 <= nBuf) {
     a->pData = pBuf; /* the caller's: h5AttrFree must not free it (the caller clears pData) */
     *pInBuf = 1;
   } else {
-    a->pData = cairnMalloc(a->nData + nNameLen + 1);
+    a->pData = cairnMalloc(nData + nName + 1);
   }
   if (!a->pData) {
-    rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    goto fail;
+    h5AttrFree(a);
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
   }
-  memcpy(a->pData, c.p, a->nData);
-  a->zName = (char *)a->pData + a->nData;
-  memcpy(a->zName, pName, nNameLen);
-  a->zName[nNameLen] = 0;
+  memcpy(a->pData, pData, nData);
+  a->zName = (char *)a->pData + nData;
+  memcpy(a->zName, pName, nName);
+  a->zName[nName] = 0;
   return CAIRN_OK;
-fail:
-  a->zName = NULL;
-  h5AttrFree(a);
-  return rc;
 }
