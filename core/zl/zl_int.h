@@ -67,6 +67,7 @@ void cairnZlShrinkStream(ZlDec *d, ZlStream *s, size_t nb); /* content allocated
 uint8_t *cairnZlDirectDst(const ZlDec *d); /* caller's buffer a final stream may alias */
 uint64_t cairnZlOffset(const ZlDec *d);
 int cairnZlFuse(const ZlDec *d); /* the current decoder's string output may be fused (ZlStream.lazy) */
+int cairnZlNeedLens(const ZlDec *d); /* 0: the current decoder's string output goes to serial_string, which drops the lengths */
 void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless format */ /* frame offset of the current decoder's chunk */
 
 /* Decode one frame at b[0..n); *pnFrame = its length. noCheck skips the checksum comparisons

@@ -517,14 +517,14 @@ TRDEC(decDispatchString) {
   }
   /* Rows of a table repeat their tags: the first m are counted one by one (a header line), and
   ** if the rest repeats with a period P <= 16 the last P of them say how often each comes. */
-  size_t m = n < 64 ? n : 64, nCount = n;
+  size_t m = n < 64 ? n : 64, nCount = n, per = 0;
   for (size_t q = 1; q <= 16 && q <= m && m < n; q++)
     if (!memcmp(tp + 2 * (m - q), tp + 2 * m, 2 * (n - m))) {
       for (size_t j = m - q; j < m; j++) {
         unsigned k = cairnGetLE16(tp + 2 * j);
         if (k < nv) aCnt[k] += (n - 1 - j) / q; /* positions j+q, j+2q, ... below n */
       }
-      nCount = m;
+      nCount = m, per = q;
       break;
     }
   for (size_t i = 0; i < nCount; i++) {
@@ -548,61 +548,117 @@ TRDEC(decDispatchString) {
   }
   if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total)) != CAIRN_OK) goto done;
   out[0]->n = n;
-  if ((rc = cairnZlNewLens(d, out[0], n)) != CAIRN_OK) goto done;
-  /* Fields [0, nFast) are copied as fixed 32-byte blocks: all of them when the output has
-  ** slack, else those followed by at least 32 bytes (the caller's buffer); the rest exactly. */
-  size_t nFast = slack ? n : 0;
-  if (slack && !out[0]->own) {
-    uint64_t after = 0;
-    size_t i = n;
-    while (i > 0 && after < 32) {
-      unsigned k = cairnGetLE16(tp + 2 * --i);
-      const DSrc *s = &aSrc[k];
-      size_t j = --aCnt[k];
-      after += s->kind < 2 ? s->len[j] : s->aL[rdN(s->p + j * s->w, s->w)];
+  /* the lengths only when the consumer keeps them (serial_string drops them) */
+  if (cairnZlNeedLens(d) && (rc = cairnZlNewLens(d, out[0], n)) != CAIRN_OK) goto done;
+  /* Fields go by blocks of at most DS_B, each in three passes (no branch on each field's
+  ** source kind, and every array of a block stays in the first-level cache):
+  ** 1. the block's fields of each source, in order (aPos; a source's slots from aSt[k]);
+  ** 2. per source, one loop of its own kind giving each of its fields the address of its
+  **    bytes (apF) and its length (aL): plain strings in place, tokenize's alphabet entries,
+  **    parse_int's digits written into a 32-byte cell of their own;
+  ** 3. the fields in order, each copied as one 32-byte block where the source has slack and
+  **    the output room, else exactly.
+  ** Periodic tags (fields m + r * per + j, j < per, have the tag of field m - per + j) make
+  ** blocks of whole rows whose positions need no sort. */
+#define DS_B 512
+  uint32_t *aPos = cairnMalloc(sizeof(uint32_t) * (DS_B + 16) * 2 + sizeof(size_t) * 2 * (nv + 1));
+  const uint8_t **apF = cairnMalloc(sizeof(uint8_t *) * (DS_B + 16) + 32 * (DS_B + 16) + 64);
+  if (!aPos || !apF) {
+    rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+    goto done2;
+  }
+  {
+    uint32_t *aL = aPos + DS_B + 16;
+    size_t *aSt = (size_t *)(void *)(aL + DS_B + 16), *aEnd = aSt + nv + 1;
+    memset(aEnd, 0, sizeof(size_t) * (nv + 1));
+    uint8_t *aCell = (uint8_t *)(apF + DS_B + 16);
+    /* the period's sources (first position each), with their positions */
+    unsigned aPk[16], aPJ[16][16], aPn[16], nPk = 0;
+    for (size_t j = 0; j < per; j++) {
+      unsigned k = cairnGetLE16(tp + 2 * (m - per + j)), u = 0;
+      while (u < nPk && aPk[u] != k) u++;
+      if (u == nPk) aPk[nPk] = k, aPn[nPk++] = 0;
+      aPJ[u][aPn[u]++] = (unsigned)j;
     }
-    nFast = after >= 32 ? i + 1 : 0;
-  }
-  uint8_t *o = out[0]->p;
-  uint32_t *aLen = out[0]->aLen;
-  size_t i = 0;
-  /* Per source kind: plain strings, parse_int's integers (digits written here, the stores stay
-  ** within 8 bytes past them), tokenize's 1-, 2- or n-byte indices into its alphabet. */
-#define DS_NEXT(s, len, q, INT)                                             \
-  if (s->kind >= 2) {                                                       \
-    unsigned ix;                                                            \
-    if (s->kind == 3) ix = cairnGetLE16(s->p), s->p += 2;                   \
-    else if (s->kind == 2) ix = s->p[0], s->p += 1;                         \
-    else ix = (unsigned)rdN(s->p, s->w), s->p += s->w;                      \
-    len = s->aL[ix], q = (const uint8_t *)(uintptr_t)s->aOff[ix];           \
-  } else if (s->kind == 0) {                                                \
-    len = *s->len++, q = s->p, s->p += len;                                 \
-  } else {                                                                  \
-    len = *s->len++, q = NULL;                                              \
-    INT;                                                                    \
-    s->p += 8;                                                              \
-  }
-  for (; i < nFast; i++) {
-    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
-    uint32_t len;
-    const uint8_t *q;
-    DS_NEXT(s, len, q, decIntWrite(o, (int64_t)cairnGetLE64(s->p), len));
-    if (q) {
-      if (len <= 32) memcpy(o, q, 32);
-      else memcpy(o, q, len);
+    size_t rowsB = per ? DS_B / per : 0;
+    uint8_t *o = out[0]->p, *oEnd = o + total + (out[0]->own ? ZL_SLACK : 0);
+    uint32_t *aLenOut = out[0]->aLen;
+    for (size_t b = 0; b < n;) {
+      size_t e, nSrcB = 0;
+      unsigned aK[DS_B + 16];
+      if (per && b >= m) { /* whole rows */
+        e = CAIRN_MIN(n, b + rowsB * per);
+        uint32_t *w = aPos;
+        for (unsigned u = 0; u < nPk; u++) {
+          unsigned k = aPk[u];
+          aSt[k] = (size_t)(w - aPos), aK[nSrcB++] = k;
+          if (aPn[u] == 1)
+            for (size_t f = aPJ[u][0]; f < e - b; f += per) *w++ = (uint32_t)f;
+          else
+            for (size_t r = 0; r < e - b; r += per)
+              for (unsigned x = 0; x < aPn[u] && r + aPJ[u][x] < e - b; x++) *w++ = (uint32_t)(r + aPJ[u][x]);
+          aEnd[k] = (size_t)(w - aPos);
+        }
+      } else { /* a counting sort */
+        e = CAIRN_MIN(per ? m : n, b + DS_B);
+        for (size_t i = b; i < e; i++) {
+          unsigned k = cairnGetLE16(tp + 2 * i);
+          if (!aEnd[k]++) aK[nSrcB++] = k; /* aEnd: counts here, zero between blocks */
+        }
+        size_t at = 0;
+        for (size_t u = 0; u < nSrcB; u++) aSt[aK[u]] = at, at += aEnd[aK[u]], aEnd[aK[u]] = aSt[aK[u]];
+        for (size_t i = b; i < e; i++) aPos[aEnd[cairnGetLE16(tp + 2 * i)]++] = (uint32_t)(i - b);
+      }
+      uint8_t *cell = aCell;
+      for (size_t u = 0; u < nSrcB; u++) {
+        DSrc *s = &aSrc[aK[u]];
+        const uint32_t *pos = aPos + aSt[aK[u]], *sl = s->len;
+        const uint8_t *p = s->p;
+        size_t cnt = aEnd[aK[u]] - aSt[aK[u]];
+        aEnd[aK[u]] = 0;
+        if (s->kind == 0) {
+          for (size_t c = 0; c < cnt; c++) {
+            uint32_t f = pos[c], len = sl[c];
+            apF[f] = p, aL[f] = len, p += len;
+          }
+          s->len += cnt;
+        } else if (s->kind == 1) {
+          for (size_t c = 0; c < cnt; c++, cell += 32) {
+            uint32_t f = pos[c], len = sl[c];
+            decIntWrite(cell, (int64_t)cairnGetLE64(p + 8 * c), len);
+            apF[f] = cell, aL[f] = len;
+          }
+          s->len += cnt, p += 8 * cnt;
+        } else {
+          const uint64_t *aOff = s->aOff;
+          const uint32_t *aLA = s->aL;
+          if (s->kind == 3)
+            for (size_t c = 0; c < cnt; c++) {
+              unsigned ix = cairnGetLE16(p + 2 * c);
+              apF[pos[c]] = (const uint8_t *)(uintptr_t)aOff[ix], aL[pos[c]] = aLA[ix];
+            }
+          else
+            for (size_t c = 0; c < cnt; c++) {
+              unsigned ix = s->kind == 2 ? p[c] : (unsigned)rdN(p + c * s->w, s->w);
+              apF[pos[c]] = (const uint8_t *)(uintptr_t)aOff[ix], aL[pos[c]] = aLA[ix];
+            }
+          p += cnt * s->w;
+        }
+        s->p = p;
+      }
+      if (aLenOut) memcpy(aLenOut + b, aL, sizeof(uint32_t) * (e - b));
+      for (size_t f = 0; f < e - b; f++) {
+        uint32_t len = aL[f];
+        if (len <= 32 && slack && oEnd - o >= 32) memcpy(o, apF[f], 32);
+        else if (len) memcpy(o, apF[f], len);
+        o += len;
+      }
+      b = e;
     }
-    o += len, aLen[i] = len;
   }
-  for (; i < n; i++) {
-    DSrc *s = &aSrc[cairnGetLE16(tp + 2 * i)];
-    uint32_t len;
-    const uint8_t *q;
-    uint8_t tmp[48];
-    DS_NEXT(s, len, q, (decIntWrite(tmp, (int64_t)cairnGetLE64(s->p), len), q = tmp));
-    if (len) memcpy(o, q, len);
-    o += len, aLen[i] = len;
-  }
-#undef DS_NEXT
+#undef DS_B
+done2:
+  cairnFree(aPos), cairnFree(apF);
 done:
   cairnFree(aCnt), cairnFree(aSrc);
   return rc;
@@ -621,9 +677,14 @@ TRDEC(decParseInt) {
   if (cairnZlFuse(d)) { /* lengths only: dispatch_string writes the digits */
     CAIRN_TRY(cairnZlNewLens(d, o, n));
     uint32_t *aLen = o->aLen;
+    /* digits counted from the previous number's count (a column's numbers are alike): two
+    ** predictable compares, where decDigits' bit scan was a third of the time */
+    unsigned dg = 1;
     for (size_t i = 0; i < n; i++) {
-      uint64_t v = cairnGetLE64(p + 8 * i);
-      unsigned len = decDigits((v >> 63) ? 0 - v : v) + (unsigned)(v >> 63);
+      uint64_t v = cairnGetLE64(p + 8 * i), u = (v >> 63) ? 0 - v : v;
+      while (dg < 20 && u >= kPow10[dg]) dg++;
+      while (dg > 1 && u < kPow10[dg - 1]) dg--;
+      unsigned len = dg + (unsigned)(v >> 63);
       aLen[i] = len, total += len;
     }
     o->type = ZT_STRING, o->width = 1, o->n = n, o->nb = (size_t)total, o->lazy = 1, o->lzSrc = p;
