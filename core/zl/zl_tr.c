@@ -471,13 +471,21 @@ static inline void st64(uint8_t *p, uint64_t v) {
   cairnPutLE64(p, v);
 #endif
 }
+/* "00" to "99" */
+static const char kDig2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                               "8081828384858687888990919293949596979899";
 /* writes the len-byte string of v at o, and up to 8 bytes beyond */
 static inline void decIntWrite(uint8_t *o, int64_t v, unsigned len) {
   uint64_t u = (uint64_t)v;
   if (v < 0) *o++ = '-', u = 0 - u, len--;
   if (len <= 4) st64(o, dec4((uint32_t)u) >> (8 * (4 - len)));
   else if (len <= 8) st64(o, dec8((uint32_t)u) >> (8 * (8 - len)));
-  else { /* leading group first: its store runs into the groups after it */
+  else if (len <= 10) { /* 32-bit and under 10^10 (timestamps in seconds): 1 or 2 digits, then 8 */
+    uint64_t hi = u / 100000000u, lo = u - hi * 100000000u;
+    memcpy(o, kDig2 + 2 * hi + 10 - len, 2); /* len 9: its second byte is the next store's */
+    st64(o + len - 8, dec8((uint32_t)lo));
+  } else { /* leading group first: its store runs into the groups after it */
     uint64_t hi = u / 100000000u, lo = u - hi * 100000000u;
     if (len <= 12) st64(o, dec4((uint32_t)hi) >> (8 * (12 - len)));
     else if (len <= 16) st64(o, dec8((uint32_t)hi) >> (8 * (16 - len)));
@@ -585,19 +593,23 @@ TRDEC(decDispatchString) {
     uint32_t *aLenOut = out[0]->aLen;
     for (size_t b = 0; b < n;) {
       size_t e, nSrcB = 0;
+      /* per source of the block: its fields are pos[0..cnt) or, pos NULL, f0 + c * per */
       unsigned aK[DS_B + 16];
+      uint32_t *aPosB[DS_B + 16];
+      size_t aF0[16], aCntB[DS_B + 16];
       if (per && b >= m) { /* whole rows */
         e = CAIRN_MIN(n, b + rowsB * per);
         uint32_t *w = aPos;
         for (unsigned u = 0; u < nPk; u++) {
-          unsigned k = aPk[u];
-          aSt[k] = (size_t)(w - aPos), aK[nSrcB++] = k;
-          if (aPn[u] == 1)
-            for (size_t f = aPJ[u][0]; f < e - b; f += per) *w++ = (uint32_t)f;
-          else
-            for (size_t r = 0; r < e - b; r += per)
-              for (unsigned x = 0; x < aPn[u] && r + aPJ[u][x] < e - b; x++) *w++ = (uint32_t)(r + aPJ[u][x]);
-          aEnd[k] = (size_t)(w - aPos);
+          aK[nSrcB] = aPk[u], aPosB[nSrcB] = w;
+          if (aPn[u] == 1) {
+            aF0[nSrcB] = aPJ[u][0], aPosB[nSrcB] = NULL;
+            aCntB[nSrcB++] = e - b > aPJ[u][0] ? (e - b - aPJ[u][0] + per - 1) / per : 0;
+            continue;
+          }
+          for (size_t r = 0; r < e - b; r += per)
+            for (unsigned x = 0; x < aPn[u] && r + aPJ[u][x] < e - b; x++) *w++ = (uint32_t)(r + aPJ[u][x]);
+          aCntB[nSrcB] = (size_t)(w - aPosB[nSrcB]), nSrcB++;
         }
       } else { /* a counting sort */
         e = CAIRN_MIN(per ? m : n, b + DS_B);
@@ -606,44 +618,52 @@ TRDEC(decDispatchString) {
           if (!aEnd[k]++) aK[nSrcB++] = k; /* aEnd: counts here, zero between blocks */
         }
         size_t at = 0;
-        for (size_t u = 0; u < nSrcB; u++) aSt[aK[u]] = at, at += aEnd[aK[u]], aEnd[aK[u]] = aSt[aK[u]];
+        for (size_t u = 0; u < nSrcB; u++) {
+          aSt[aK[u]] = at, aPosB[u] = aPos + at, aCntB[u] = aEnd[aK[u]], at += aEnd[aK[u]];
+          aEnd[aK[u]] = aSt[aK[u]];
+        }
         for (size_t i = b; i < e; i++) aPos[aEnd[cairnGetLE16(tp + 2 * i)]++] = (uint32_t)(i - b);
+        for (size_t u = 0; u < nSrcB; u++) aEnd[aK[u]] = 0;
       }
       uint8_t *cell = aCell;
       for (size_t u = 0; u < nSrcB; u++) {
         DSrc *s = &aSrc[aK[u]];
-        const uint32_t *pos = aPos + aSt[aK[u]], *sl = s->len;
+        const uint32_t *pos = aPosB[u], *sl = s->len;
         const uint8_t *p = s->p;
-        size_t cnt = aEnd[aK[u]] - aSt[aK[u]];
-        aEnd[aK[u]] = 0;
-        if (s->kind == 0) {
-          for (size_t c = 0; c < cnt; c++) {
-            uint32_t f = pos[c], len = sl[c];
-            apF[f] = p, aL[f] = len, p += len;
-          }
-          s->len += cnt;
-        } else if (s->kind == 1) {
-          for (size_t c = 0; c < cnt; c++, cell += 32) {
-            uint32_t f = pos[c], len = sl[c];
-            decIntWrite(cell, (int64_t)cairnGetLE64(p + 8 * c), len);
-            apF[f] = cell, aL[f] = len;
-          }
-          s->len += cnt, p += 8 * cnt;
-        } else {
-          const uint64_t *aOff = s->aOff;
-          const uint32_t *aLA = s->aL;
-          if (s->kind == 3)
-            for (size_t c = 0; c < cnt; c++) {
-              unsigned ix = cairnGetLE16(p + 2 * c);
-              apF[pos[c]] = (const uint8_t *)(uintptr_t)aOff[ix], aL[pos[c]] = aLA[ix];
-            }
-          else
-            for (size_t c = 0; c < cnt; c++) {
-              unsigned ix = s->kind == 2 ? p[c] : (unsigned)rdN(p + c * s->w, s->w);
-              apF[pos[c]] = (const uint8_t *)(uintptr_t)aOff[ix], aL[pos[c]] = aLA[ix];
-            }
-          p += cnt * s->w;
-        }
+        size_t cnt = aCntB[u], f0 = pos ? 0 : aF0[u];
+        /* one loop per source kind, for listed or strided fields */
+#define DS_KINDS(F)                                                                     \
+  if (s->kind == 0) {                                                                   \
+    for (size_t c = 0; c < cnt; c++) {                                                  \
+      size_t f = F;                                                                     \
+      uint32_t len = sl[c];                                                             \
+      apF[f] = p, aL[f] = len, p += len;                                                \
+    }                                                                                   \
+  } else if (s->kind == 1) {                                                            \
+    for (size_t c = 0; c < cnt; c++, cell += 32) {                                      \
+      size_t f = F;                                                                     \
+      uint32_t len = sl[c];                                                             \
+      decIntWrite(cell, (int64_t)cairnGetLE64(p + 8 * c), len);                         \
+      apF[f] = cell, aL[f] = len;                                                       \
+    }                                                                                   \
+  } else if (s->kind == 3) {                                                            \
+    for (size_t c = 0; c < cnt; c++) {                                                  \
+      size_t f = F;                                                                     \
+      unsigned ix = cairnGetLE16(p + 2 * c);                                            \
+      apF[f] = (const uint8_t *)(uintptr_t)s->aOff[ix], aL[f] = s->aL[ix];              \
+    }                                                                                   \
+  } else {                                                                              \
+    for (size_t c = 0; c < cnt; c++) {                                                  \
+      size_t f = F;                                                                     \
+      unsigned ix = s->kind == 2 ? p[c] : (unsigned)rdN(p + c * s->w, s->w);            \
+      apF[f] = (const uint8_t *)(uintptr_t)s->aOff[ix], aL[f] = s->aL[ix];              \
+    }                                                                                   \
+  }
+        if (pos) DS_KINDS(pos[c]) else DS_KINDS((f0 += per) - per) /* no multiply per field */
+#undef DS_KINDS
+        if (s->kind == 0) s->len += cnt;
+        else if (s->kind == 1) s->len += cnt, p += 8 * cnt;
+        else p += cnt * s->w;
         s->p = p;
       }
       if (aLenOut) memcpy(aLenOut + b, aL, sizeof(uint32_t) * (e - b));
