@@ -508,7 +508,16 @@ static inline void decIntWrite(uint8_t *o, int64_t v, unsigned len) {
   }                                                   \
   return o;
 #if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("avx2"))) static uint8_t *dsCopyAvx2(uint8_t *o, const uint8_t *const *apF, const uint32_t *aL, size_t n) { DS_COPY_BODY }
+#include <immintrin.h>
+__attribute__((target("avx2"))) static uint8_t *dsCopyAvx2(uint8_t *o, const uint8_t *const *apF, const uint32_t *aL, size_t n) {
+  for (size_t f = 0; f < n; f++) { /* one 32-byte load and store (memcpy's would be split in two) */
+    uint32_t len = aL[f];
+    if (len <= 32) _mm256_storeu_si256((__m256i *)(void *)o, _mm256_loadu_si256((const __m256i *)(const void *)apF[f]));
+    else memcpy(o, apF[f], len);
+    o += len;
+  }
+  return o;
+}
 #endif
 static uint8_t *dsCopy(uint8_t *o, const uint8_t *const *apF, const uint32_t *aL, size_t n) {
 #if defined(__x86_64__) || defined(__i386__)
