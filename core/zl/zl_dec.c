@@ -39,6 +39,7 @@ struct ZlDec {
 };
 
 uint8_t *cairnZlDirectDst(const ZlDec *d) { return d->pDirectDst; }
+size_t cairnZlDirectCap(const ZlDec *d) { return d->nDirectCap; }
 
 /* zstd allocates through the host too, so a host memory cap covers it. */
 static void *zlZstdAlloc(void *o, size_t n) { (void)o; return cairnMalloc(n); }
@@ -369,7 +370,11 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     if (!d->noFuse && (pN->id == ZID_PARSE_INT || pN->id == ZID_TOKENIZE_STRING) && pN->nRegen == 1) {
       size_t j = pN->base + pN->nIn + pN->aDist[0];
       int32_t cons = aCons[j];
-      if (cons >= 0 && aNode[cons].id == ZID_DISPATCH_STRING && j + 1 < aNode[cons].base + aNode[cons].nIn && &aS[j] != d->pDirect) d->fuse = 1;
+      if (cons >= 0 && aNode[cons].id == ZID_DISPATCH_STRING && j + 1 < aNode[cons].base + aNode[cons].nIn && &aS[j] != d->pDirect) {
+        const Node *pC = &aNode[cons];
+        /* 2: the dispatch writes into the caller's buffer, whose size bounds it */
+        d->fuse = &aS[pC->base + pC->nIn + pC->aDist[0]] == d->pDirect ? 2 : 1;
+      }
     }
     int fused = d->fuse;
     d->needLens = 1;

@@ -340,9 +340,11 @@ TRDEC(decTokenizeString) {
   uint64_t bad = 0;
   /* 1- and 2-byte indices (the usual case) get loops of their own: a 16-bit read, masked (an
   ** owned index stream has slack for the last one) */
-  int small = (iw == 1 || iw == 2) && k->own;
+  int small = (iw == 1 || iw == 2) && k->own, unsized = cairnZlFuse(d) == 2 && na > 0;
   unsigned mask = iw == 1 ? 0xffu : 0xffffu;
-  if (small)
+  if (unsized) /* dispatch_string checks the indices as it reads them */
+    ;
+  else if (small)
     for (size_t i = 0; i < n; i++) {
       unsigned ix = cairnGetLE16(kp + i * iw) & mask;
       bad |= ix >= na, total += aL[ix < na ? ix : 0];
@@ -360,6 +362,7 @@ TRDEC(decTokenizeString) {
     o->type = ZT_STRING, o->width = 1, o->n = n, o->nb = (size_t)total, o->lazy = iw == 1 ? 2 : iw == 2 ? 3 : 4;
     for (size_t i = 0; i < na; i++) aOff[i] += (uintptr_t)a->p; /* addresses: one add less per string */
     o->lzSrc = kp, o->lzW = (uint8_t)iw, o->lzLen = aL, o->lzSlack = a->own, o->lzOff = aOff, aOff = NULL;
+    o->lzUnsized = (uint8_t)unsized, o->lzN = na;
     goto fin;
   }
   if (!rc) rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, (size_t)total);
@@ -527,6 +530,17 @@ static uint8_t *dsCopy(uint8_t *o, const uint8_t *const *apF, const uint32_t *aL
 }
 #undef DS_COPY_BODY
 
+/* the length of v's string, from *pdg, the digits of the number before it (a column's numbers
+** are alike: two predictable compares) */
+static inline uint32_t dsDigits(uint64_t v, unsigned *pdg) {
+  uint64_t u = (v >> 63) ? 0 - v : v;
+  unsigned dg = *pdg;
+  while (dg < 20 && u >= kPow10[dg]) dg++;
+  while (dg > 1 && u < kPow10[dg - 1]) dg--;
+  *pdg = dg;
+  return dg + (unsigned)(v >> 63);
+}
+
 /* 54: dispatch_string (16-bit tags, then the variable string inputs) */
 TRDEC(decDispatchString) {
   const ZlStream *t = in[0];
@@ -544,6 +558,8 @@ TRDEC(decDispatchString) {
     /* tokenize: the alphabet's string i at address aOff[i], aL[i] bytes */
     const uint64_t *aOff;
     const uint32_t *aL;
+    size_t na;   /* alphabet strings (indices are checked) */
+    unsigned dg; /* unsized parse_int: digits of the last number */
   } DSrc;
   size_t *aCnt = cairnMallocZero(sizeof(size_t) * (nv + 1));
   DSrc *aSrc = cairnMalloc(sizeof(DSrc) * (nv + 1));
@@ -573,7 +589,7 @@ TRDEC(decDispatchString) {
     }
     aCnt[k]++;
   }
-  int slack = 1; /* every source readable 32 bytes past its end */
+  int slack = 1, unsized = 0; /* every source readable 32 bytes past its end; some of unknown size */
   for (size_t k = 0; k < nv; k++) {
     const ZlStream *s = in[1 + k];
     if (aCnt[k] != s->n) {
@@ -581,9 +597,13 @@ TRDEC(decDispatchString) {
       goto done;
     }
     aSrc[k].p = s->lazy ? s->lzSrc : s->p, aSrc[k].len = s->aLen, total += s->nb;
-    aSrc[k].kind = s->lazy, aSrc[k].w = s->lzW, aSrc[k].aOff = s->lzOff, aSrc[k].aL = s->lzLen;
+    aSrc[k].kind = s->lazy, aSrc[k].w = s->lzW, aSrc[k].aOff = s->lzOff, aSrc[k].aL = s->lzLen, aSrc[k].na = s->lzN, aSrc[k].dg = 1;
+    unsized |= s->lazy && s->lzUnsized;
     slack &= s->lazy == 1 ? 1 : s->lazy ? s->lzSlack : s->own;
   }
+  /* unsized sources: the output is the caller's buffer (cairnZlFuse 2), what it holds bounds
+  ** every write, and the size is what was written */
+  if (unsized) total = cairnZlDirectCap(d);
   if ((rc = cairnZlNewStream(d, out[0], ZT_STRING, 1, total)) != CAIRN_OK) goto done;
   out[0]->n = n;
   /* the lengths only when the consumer keeps them (serial_string drops them) */
@@ -619,7 +639,8 @@ TRDEC(decDispatchString) {
       aPJ[u][aPn[u]++] = (unsigned)j;
     }
     size_t rowsB = per ? DS_B / per : 0;
-    uint8_t *o = out[0]->p, *oEnd = o + total + (out[0]->own ? ZL_SLACK : 0);
+    uint8_t *o = out[0]->p, *oFull = o + total, *oEnd = oFull + (out[0]->own ? ZL_SLACK : 0);
+    unsigned bad = 0;
     uint32_t *aLenOut = out[0]->aLen;
     for (size_t b = 0; b < n;) {
       size_t e, nSrcB = 0;
@@ -672,33 +693,40 @@ TRDEC(decDispatchString) {
   } else if (s->kind == 1) {                                                            \
     for (size_t c = 0; c < cnt; c++, cell += 32) {                                      \
       size_t f = F;                                                                     \
-      uint32_t len = sl[c];                                                             \
-      decIntWrite(cell, (int64_t)cairnGetLE64(p + 8 * c), len);                         \
+      uint64_t v = cairnGetLE64(p + 8 * c);                                             \
+      uint32_t len = sl ? sl[c] : dsDigits(v, &s->dg);                                  \
+      decIntWrite(cell, (int64_t)v, len);                                               \
       apF[f] = cell, aL[f] = len;                                                       \
     }                                                                                   \
   } else if (s->kind == 3) {                                                            \
     for (size_t c = 0; c < cnt; c++) {                                                  \
       size_t f = F;                                                                     \
       unsigned ix = cairnGetLE16(p + 2 * c);                                            \
+      bad |= ix >= s->na, ix = ix < s->na ? ix : 0;                                     \
       apF[f] = (const uint8_t *)(uintptr_t)s->aOff[ix], aL[f] = s->aL[ix];              \
     }                                                                                   \
   } else {                                                                              \
     for (size_t c = 0; c < cnt; c++) {                                                  \
       size_t f = F;                                                                     \
-      unsigned ix = s->kind == 2 ? p[c] : (unsigned)rdN(p + c * s->w, s->w);            \
+      size_t ix = s->kind == 2 ? p[c] : (size_t)rdN(p + c * s->w, s->w);                \
+      bad |= ix >= s->na, ix = ix < s->na ? ix : 0;                                     \
       apF[f] = (const uint8_t *)(uintptr_t)s->aOff[ix], aL[f] = s->aL[ix];              \
     }                                                                                   \
   }
         if (pos) DS_KINDS(pos[c]) else DS_KINDS((f0 += per) - per) /* no multiply per field */
 #undef DS_KINDS
         if (s->kind == 0) s->len += cnt;
-        else if (s->kind == 1) s->len += cnt, p += 8 * cnt;
+        else if (s->kind == 1) s->len = s->len ? s->len + cnt : NULL, p += 8 * cnt;
         else p += cnt * s->w;
         s->p = p;
       }
       if (aLenOut) memcpy(aLenOut + b, aL, sizeof(uint32_t) * (e - b));
       size_t nbB = 0;
       for (size_t f = 0; f < e - b; f++) nbB += aL[f];
+      if (nbB > (size_t)(oFull - o)) {
+        rc = BAD("zl: dispatch_string strings exceed the %zu-byte output", (size_t)(oFull - out[0]->p));
+        goto done2;
+      }
       if (slack && (size_t)(oEnd - o) >= nbB + 32) /* the whole block as 32-byte blocks */
         o = dsCopy(o, apF, aL, e - b);
       else
@@ -709,6 +737,15 @@ TRDEC(decDispatchString) {
           o += len;
         }
       b = e;
+    }
+    if (bad) {
+      rc = BAD("zl: token index beyond its alphabet (dispatch_string source)");
+      goto done2;
+    }
+    if (unsized) cairnZlShrinkStream(d, out[0], (size_t)(o - out[0]->p));
+    else if (o != oFull) { /* cannot happen: sized sources' lengths sum to their content */
+      rc = BAD("zl: dispatch_string wrote %zu of %zu bytes", (size_t)(o - out[0]->p), total);
+      goto done2;
     }
   }
 #undef DS_B
@@ -729,6 +766,10 @@ TRDEC(decParseInt) {
   ** any is negative), then trimmed; if that bound exceeds the frame's memory budget, or lands in
   ** the caller's buffer (no slack), it is sized exactly by a first pass over the lengths. */
   uint64_t total = 0;
+  if (cairnZlFuse(d) == 2) { /* nothing: dispatch_string counts the digits and writes them */
+    o->type = ZT_STRING, o->width = 1, o->n = n, o->nb = 0, o->lazy = 1, o->lzUnsized = 1, o->lzSrc = p;
+    return CAIRN_OK;
+  }
   if (cairnZlFuse(d)) { /* lengths only: dispatch_string writes the digits */
     CAIRN_TRY(cairnZlNewLens(d, o, n));
     uint32_t *aLen = o->aLen;
