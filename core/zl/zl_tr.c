@@ -713,7 +713,7 @@ TRDEC(decDispatchString) {
       apF[f] = (const uint8_t *)(uintptr_t)s->aOff[ix], aL[f] = s->aL[ix];              \
     }                                                                                   \
   }
-        if (pos) DS_KINDS(pos[c]) else DS_KINDS((f0 += per) - per) /* no multiply per field */
+        DS_KINDS(pos ? pos[c] : (f0 += per) - per) /* strided: no multiply per field */
 #undef DS_KINDS
         if (s->kind == 0) s->len += cnt;
         else if (s->kind == 1) s->len = s->len ? s->len + cnt : NULL, p += 8 * cnt;
