@@ -643,9 +643,9 @@ static int encCsvText(Enc *e, const uint8_t *c, size_t nb, const uint8_t *lb, un
         two[0] = encSerial(e, ac, nAlpha);
         two[1] = encNumeric(e, al, k, aw, 1);
         in2[0] = encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0); /* the alphabet is decoder input 0 */
-        uint8_t lwI = (uint8_t)(iw - 1); /* 0 or 1: log2 of the width */
-        /* indices: at fast levels their bytes (the numeric trials cost more than they gain) */
-        in2[1] = e->level <= 5 ? encNode1(e, ZID_NUM_TO_SERIAL, &lwI, 1, encSerial(e, ix, nStr * iw)) : encNumeric(e, ix, nStr, iw, 1);
+        /* indices: at fast levels their byte planes (the numeric trials cost more than they
+        ** gain; 2-byte indices' high bytes apart are a small alphabet, decoded several per lookup) */
+        in2[1] = e->level <= 5 ? encNumBytes(e, ix, nStr, iw, 1) : encNumeric(e, ix, nStr, iw, 1);
         rc = encNode(e, ZID_TOKENIZE_STRING, NULL, 0, in2, 2, 0);
         cairnFree(ac), cairnFree(al);
       }
