@@ -208,13 +208,14 @@ static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog, unsign
 ** also lie wholly in u, up to 4 (zstd's "X2" idea, longer: a small alphabet's 2-3 bit codes
 ** come 3 or 4 per lookup). */
 typedef struct {
-  uint8_t s[4], nb, n; /* symbols, bits of all, 1 to 4 */
+  uint8_t s[4], nb, n, pad[2]; /* symbols, bits of all, 1 to 4; 8 bytes: a scaled index */
 } HufD2;
 static void hufBuildPairs(HufD2 *t2, const HufD *t, unsigned L) {
+  unsigned kMax = L <= 8 ? 4 : 2; /* long tables (wide alphabets) stay pairs: cheaper to build */
   for (unsigned u = 0; u < (1u << L); u++) {
     unsigned used = 0, k = 0;
     memset(t2[u].s, 0, 4);
-    while (k < 4) {
+    while (k < kMax) {
       const HufD *e = &t[(u << used) & ((1u << L) - 1)];
       if (k && used + e->nb > L) break;
       t2[u].s[k++] = e->sym, used += e->nb;
