@@ -532,8 +532,12 @@ static uint8_t *dsCopy(uint8_t *o, const uint8_t *const *apF, const uint32_t *aL
 }
 #undef DS_COPY_BODY
 
-/* a[0..n) == b[0..n), 8 bytes at a time (wasm's memcmp goes byte by byte: 14% of a csv decode) */
+/* a[0..n) == b[0..n): libc's memcmp, but in wasm (whose memcmp goes byte by byte: 14% of a
+** csv decode there) 8 bytes at a time */
 static int dsSame(const uint8_t *a, const uint8_t *b, size_t n) {
+#ifndef __wasm__
+  return !memcmp(a, b, n);
+#endif
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
     if (cairnGetLE64(a + i) != cairnGetLE64(b + i)) return 0;
