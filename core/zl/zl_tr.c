@@ -478,16 +478,25 @@ static inline void st64(uint8_t *p, uint64_t v) {
 static const char kDig2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                "8081828384858687888990919293949596979899";
-/* writes the len-byte string of v at o, and up to 8 bytes beyond */
-static inline void decIntWrite(uint8_t *o, int64_t v, unsigned len) {
+/* writes the len-byte string of v at o, and up to 8 bytes beyond. Inlined natively (a call per
+** number cost the csv decode 5-10%); wasm keeps one copy (size) */
+#ifdef __wasm__
+#define DEC_INLINE static inline
+#else
+#define DEC_INLINE static inline __attribute__((always_inline))
+#endif
+DEC_INLINE void decIntWrite(uint8_t *o, int64_t v, unsigned len) {
   uint64_t u = (uint64_t)v;
   if (v < 0) *o++ = '-', u = 0 - u, len--;
   if (len <= 4) st64(o, dec4((uint32_t)u) >> (8 * (4 - len)));
   else if (len <= 8) st64(o, dec8((uint32_t)u) >> (8 * (8 - len)));
   else if (len <= 10) { /* under 10^10 (timestamps in seconds): 1 or 2 digits, then 8 */
-    /* u / 10^8 as (u / 2^8) / 390625 in 32 bits: wasm has no 64x64 high multiply, and a 64-bit
-    ** division by a constant there is a real division or a 128-bit helper call */
+#ifdef __wasm__ /* u / 10^8 as (u / 2^8) / 390625 in 32 bits: wasm has no 64x64 high multiply, and a
+               ** 64-bit division by a constant there is a real division or a 128-bit helper call */
     uint32_t hi = (uint32_t)(u >> 8) / 390625u, lo = (uint32_t)(u - (uint64_t)hi * 100000000u);
+#else
+    uint64_t hi = u / 100000000u, lo = u - hi * 100000000u;
+#endif
     memcpy(o, kDig2 + 2 * hi + 10 - len, 2); /* len 9: its second byte is the next store's */
     st64(o + len - 8, dec8((uint32_t)lo));
   } else { /* leading group first: its store runs into the groups after it */
