@@ -30,6 +30,7 @@ struct ZlDec {
   int noCheck; /* fuzzing: skip checksum comparisons so mutations reach the decoders */
   int noFuse;  /* tests: decode every stream unfused */
   int fuse;    /* the running decoder's output goes only to a dispatch_string: may be lazy */
+  int needLens; /* the running decoder's string output goes to a consumer that reads its lengths */
   /* The stream that becomes the chunk's output (or the input of a final retyping) is written
   ** straight into the caller's buffer when it fits: no final copy. */
   ZlStream *pDirect;
@@ -38,6 +39,7 @@ struct ZlDec {
 };
 
 uint8_t *cairnZlDirectDst(const ZlDec *d) { return d->pDirectDst; }
+size_t cairnZlDirectCap(const ZlDec *d) { return d->nDirectCap; }
 
 /* zstd allocates through the host too, so a host memory cap covers it. */
 static void *zlZstdAlloc(void *o, size_t n) { (void)o; return cairnMalloc(n); }
@@ -53,6 +55,7 @@ void *cairnZlZstdDCtx(ZlDec *d) {
 
 uint64_t cairnZlOffset(const ZlDec *d) { return d->chunkOff; }
 int cairnZlFuse(const ZlDec *d) { return d->fuse; }
+int cairnZlNeedLens(const ZlDec *d) { return d->needLens; }
 
 int cairnZlNewStream(ZlDec *d, ZlStream *s, uint8_t type, uint32_t width, size_t n) {
   uint64_t nb;
@@ -367,9 +370,18 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     if (!d->noFuse && (pN->id == ZID_PARSE_INT || pN->id == ZID_TOKENIZE_STRING) && pN->nRegen == 1) {
       size_t j = pN->base + pN->nIn + pN->aDist[0];
       int32_t cons = aCons[j];
-      if (cons >= 0 && aNode[cons].id == ZID_DISPATCH_STRING && j + 1 < aNode[cons].base + aNode[cons].nIn && &aS[j] != d->pDirect) d->fuse = 1;
+      if (cons >= 0 && aNode[cons].id == ZID_DISPATCH_STRING && j + 1 < aNode[cons].base + aNode[cons].nIn && &aS[j] != d->pDirect) {
+        const Node *pC = &aNode[cons];
+        /* 2: the dispatch writes into the caller's buffer, whose size bounds it */
+        d->fuse = &aS[pC->base + pC->nIn + pC->aDist[0]] == d->pDirect ? 2 : 1;
+      }
     }
     int fused = d->fuse;
+    d->needLens = 1;
+    if (pN->nRegen == 1) { /* serial_string drops a string stream's lengths */
+      int32_t cons = aCons[pN->base + pN->nIn + pN->aDist[0]];
+      d->needLens = !(cons >= 0 && aNode[cons].id == ZID_SERIAL_STRING);
+    }
     if (!rc) rc = t->x(d, b + hdrPos + pN->hOff, pN->hSize, apIn, pN->nIn, apOut, pN->nRegen);
     for (size_t k = 0; !rc && k < pN->nRegen; k++)
       if (!apOut[k]->type || (t->outType && apOut[k]->type != t->outType))

@@ -53,6 +53,7 @@ typedef struct Enc {
   int dense;        /* the stream being coded is such a plane */
   int trialLevel;   /* zstd level of the selection pass */
   size_t trial;     /* bytes the selector tries candidates on */
+  size_t noLz;      /* streams of at most this many bytes: Huffman or stored, no zstd stage */
   ZSTD_CCtx *zc;    /* reused by every zstd stage of the segment */
   uint8_t *zbuf;    /* zstd output scratch, reused */
   size_t nZbuf;
@@ -215,6 +216,7 @@ static int encRepeats(const uint8_t *p, size_t n) {
 
 
 /* A serial stream: stored, constant, or zstd, whichever is smallest. Copies p. */
+static int encHuffman(Enc *e, const uint8_t *p, size_t n, int raw);
 static int encSerial(Enc *e, const uint8_t *p, size_t n) {
   if (e->rc) return -1;
   if (n >= 2) {
@@ -237,6 +239,19 @@ static int encSerial(Enc *e, const uint8_t *p, size_t n) {
     int r = encStored(e, q, 1);
     if (r < -1) e->anSt[e->nSt - 1] = est;
     return r;
+  }
+  if (n <= e->noLz && n >= 64) { /* a period of up to 16 bytes repeated (separators' indices), else Huffman or stored */
+    size_t per = 1;
+    while (per <= 16 && memcmp(p, p + per, n - per)) per++;
+    if (per > 16) return encHuffman(e, p, n, 1);
+    uint8_t h[10];
+    int aIn[2];
+    size_t nRep = n / per;
+    int r = encNode1(e, ZID_STRUCT_TO_SERIAL, h, zlVarPut(h, per), encStoredCopy(e, p, per));
+    aIn[0] = encNode1(e, ZID_SERIAL_TO_STRUCT, NULL, 0, encNode1(e, ZID_CONST_FIXED, h, zlVarPut(h, nRep), r));
+    if (nRep * per == n) return aIn[0];
+    aIn[1] = encStoredCopy(e, p + nRep * per, n - nRep * per);
+    return encNode(e, ZID_SPLITN, NULL, 0, aIn, 2, 2);
   }
   if (n > 16) {
     uint8_t *q;
@@ -261,16 +276,16 @@ static float encEntropyDelta(const uint8_t *p, size_t n) {
 }
 
 /* A dense byte plane through Huffman alone (huffman_v2: weights as a stored numeric stream of
-** bytes, the bitstream stored): no match search at all. Falls back to encSerial when it would
-** not save 1/64 of the plane. */
-static int encHuffman(Enc *e, const uint8_t *p, size_t n) {
+** bytes, the bitstream stored): no match search at all. Falls back to encSerial (raw: stored
+** as is) when it would not save 1/64 of the plane. */
+static int encHuffman(Enc *e, const uint8_t *p, size_t n, int raw) {
   if (e->rc) return -1;
   uint8_t w[256], *q = NULL;
   size_t nw = 0;
   int x4 = 0;
   size_t nq = cairnZlHufEncode(p, n, w, &nw, &x4, &q);
   if (nq == (size_t)-1) return encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-  if (nq == 0 || nq + nw + 16 > n - n / 64) return cairnFree(q), encSerial(e, p, n);
+  if (nq == 0 || nq + nw + 16 > n - n / 64) return cairnFree(q), raw ? encStoredCopy(e, p, n) : encSerial(e, p, n);
   uint8_t h[9], lw = 0;
   h[0] = (uint8_t)x4;
   unsigned nh = 1;
@@ -344,12 +359,12 @@ static int encPlanes(Enc *e, const uint8_t *p, size_t n, unsigned w, int kind) {
         else {
           for (size_t i = 1; i < n; i++) dp[i - 1] = (uint8_t)(pl[k][i] - pl[k][i - 1]); /* vectorizes */
           e->dense = 0;
-          r = huf ? encHuffman(e, dp, n - 1) : encSerial(e, dp, n - 1);
+          r = huf ? encHuffman(e, dp, n - 1, 0) : encSerial(e, dp, n - 1);
           cairnFree(dp);
         }
         r = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, r);
         aIn[k] = encNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, encNode1(e, ZID_DELTA, &first, 1, r));
-      } else aIn[k] = huf ? encHuffman(e, pl[k], n) : encSerial(e, pl[k], n);
+      } else aIn[k] = huf ? encHuffman(e, pl[k], n, 0) : encSerial(e, pl[k], n);
       cairnFree(pl[k]);
       e->dense = 0;
     }
@@ -609,6 +624,11 @@ static int encCsvText(Enc *e, const uint8_t *c, size_t nb, const uint8_t *lb, un
       cairnPutLEn(ix + i * iw, ht[slot] - 1, iw);
       off += l;
     }
+    if (i == nStr && k > 0 && k <= 256 && iw == 2) { /* few after all (names): 1-byte indices */
+      for (size_t j = 0; j < nStr; j++) ix[j] = ix[2 * j];
+      iw = 1;
+    }
+    if (i == nStr && k == 1 && aLn[0] <= 1) k = 0; /* one separator: plain strings (constants), no lookups */
     if (i == nStr && k > 0) {
       uint8_t *ac = cairnMalloc(nAlpha + 1), *al = cairnMalloc(4 * k + 1);
       if (!ac || !al) {
@@ -623,9 +643,9 @@ static int encCsvText(Enc *e, const uint8_t *c, size_t nb, const uint8_t *lb, un
         two[0] = encSerial(e, ac, nAlpha);
         two[1] = encNumeric(e, al, k, aw, 1);
         in2[0] = encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0); /* the alphabet is decoder input 0 */
-        uint8_t lwI = (uint8_t)(iw - 1); /* 0 or 1: log2 of the width */
-        /* indices: at fast levels their bytes (the numeric trials cost more than they gain) */
-        in2[1] = e->level <= 5 ? encNode1(e, ZID_NUM_TO_SERIAL, &lwI, 1, encSerial(e, ix, nStr * iw)) : encNumeric(e, ix, nStr, iw, 1);
+        /* indices: at fast levels their byte planes (the numeric trials cost more than they
+        ** gain; 2-byte indices' high bytes apart are a small alphabet, decoded several per lookup) */
+        in2[1] = e->level <= 5 ? encNumBytes(e, ix, nStr, iw, 1) : encNumeric(e, ix, nStr, iw, 1);
         rc = encNode(e, ZID_TOKENIZE_STRING, NULL, 0, in2, 2, 0);
         cairnFree(ac), cairnFree(al);
       }
@@ -639,6 +659,31 @@ static int encCsvText(Enc *e, const uint8_t *c, size_t nb, const uint8_t *lb, un
   two[0] = encSerial(e, c, nb);
   two[1] = encNumeric(e, lb, nStr, lw, 1);
   return encNode(e, ZID_SEPARATE_STRING, NULL, 0, two, 2, 0);
+}
+
+/* The 16-bit tags of dispatch_string. Rows of one shape repeat a period of P <= 16 tags: those
+** become the concatenation (splitn_num) of the tags before the repeats, one period as a
+** constant struct of 2P bytes repeated R times, and the partial period after them; else the
+** numeric selector. zstd would code the repeats as one long match whose offset (2P bytes) is
+** under 16 for P < 8, a slow copy: table.csv's tags took a quarter of its decode time. */
+static int encCsvTags(Enc *e, const uint8_t *t, size_t n) {
+  size_t bestM = n, bestP = 0;
+  for (size_t q = 1; q <= 16 && q < n; q++) { /* the earliest start of a run of period q to the end */
+    size_t j = n - q;
+    while (j > 0 && cairnGetLE16(t + 2 * (j - 1)) == cairnGetLE16(t + 2 * (j - 1 + q))) j--;
+    if (j < bestM) bestM = j, bestP = q;
+  }
+  size_t nRep = bestP ? (n - bestM) / bestP : 0;
+  if (nRep < 16 || nRep * bestP < n / 2) return encNumeric(e, t, n, 2, 1);
+  uint8_t h[10], lw = 1;
+  int aIn[3], k = 0;
+  if (bestM) aIn[k++] = encNumeric(e, t, bestM, 2, 1);
+  int r = encNode1(e, ZID_STRUCT_TO_SERIAL, h, zlVarPut(h, 2 * bestP), encStoredCopy(e, t + 2 * bestM, 2 * bestP));
+  r = encNode1(e, ZID_CONST_FIXED, h, zlVarPut(h, nRep), r);
+  aIn[k++] = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, encNode1(e, ZID_SERIAL_TO_STRUCT, NULL, 0, r));
+  size_t end = bestM + nRep * bestP;
+  if (end < n) aIn[k++] = encNumeric(e, t + 2 * end, n - end, 2, 1);
+  return encNode(e, ZID_SPLITN_NUM, NULL, 0, aIn, k, k);
 }
 
 /* A CSV segment as strings that dispatch_string interleaves back: one pass splits the fields
@@ -674,7 +719,7 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
     encFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory"));
     goto done;
   }
-  size_t colN[CSV_COLS] = {0}, colInt[CSV_COLS] = {0}, colDig[CSV_COLS] = {0};
+  size_t colN[CSV_COLS] = {0}, colInt[CSV_COLS] = {0};
   unsigned col = 0, nCol = 0;
   size_t k = 0, start = 0, i = 0;
   int quoted = 0, lastBare = 0;
@@ -705,7 +750,7 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
     unsigned c = col < CSV_COLS - 1 ? col : CSV_COLS - 1;
     int64_t v;
     int isInt = i > start && (colN[c] < 32 || colInt[c] * 8 >= colN[c] * 7) && csvInt(p + start, i - start, &v);
-    if (isInt) csvPut64(num + 8 * k, (uint64_t)v), colInt[c]++, colDig[c] += i - start;
+    if (isInt) csvPut64(num + 8 * k, (uint64_t)v), colInt[c]++;
     tag[k] = (uint16_t)(c | (unsigned)isInt << 15), len[k] = (uint32_t)(i + !lastBare - start), k++;
     colN[c]++;
     if (c + 1u > nCol) nCol = c + 1u;
@@ -722,11 +767,12 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
   size_t srcN[CSV_SRC] = {0}, srcBytes[CSV_SRC] = {0}, offC[CSV_SRC], offL[CSV_SRC], posC[CSV_SRC], posL[CSV_SRC];
   uint32_t srcMax[CSV_SRC] = {0};
   int colNum[CSV_COLS];
-  /* Numbers of more than 8 digits on average stay text: parse_int writes them back in two
-  ** 8-digit groups (~75 instructions for 10 digits), slower than zstd decoding their text when
-  ** they share a prefix row to row (timestamps: table.csv decodes 0.47x -> 0.59x of zstd -19's
-  ** speed, for a 14941- instead of a 10263-byte frame) */
-  for (unsigned c = 0; c < nCol; c++) colNum[c] = colN[c] >= 16 && colInt[c] * 8 >= colN[c] * 7 && colDig[c] <= 8 * colInt[c];
+  /* Integer columns become numbers whatever their width: parse_int writes 9- and 10-digit
+  ** numbers (timestamps in seconds) as 2 + 8 digits, with a digit-pair table and one 8-digit
+  ** word. (Until now numbers of more than 8 digits on average stayed text, zstd being faster
+  ** than the decoder's digits then; table.csv's timestamps as text cost 6 KB of frame and a
+  ** zstd stage, and so a zstd context per frame.) */
+  for (unsigned c = 0; c < nCol; c++) colNum[c] = colN[c] >= 16 && colInt[c] * 8 >= colN[c] * 7;
   uint16_t *sTag = tag + nField;
   uint32_t *sStart = len + nField, *sLen = len + 3 * nField;
   size_t pos = 0;
@@ -783,6 +829,10 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
     else cairnPutLEn(lb + posL[s], l, lw[s]), posL[s] += lw[s];
   }
   int aIn[CSV_SRC + 1];
+  /* Small streams (indices, alphabets, lengths) get Huffman or are stored, not zstd: a
+  ** frame without zstd stages decodes without a zstd context, whose set-up (cpuid in it)
+  ** cost table.csv 8 us of its 100 (and each small zstd stage its own tables) */
+  e->noLz = 16384;
   for (unsigned s = 0; s < nSrc; s++) {
     if (!srcN[s]) continue;
     if (s % 2 && s != sepSrc) {
@@ -794,7 +844,8 @@ static int encCsv(Enc *e, const uint8_t *p, size_t n) {
   for (size_t f = 0; f < ns; f++) cairnPutLE16(buf + 2 * f, (uint16_t)srcId[sTag[f]]); /* the sources are done */
   /* tags through the numeric selector even at fast levels: the order-0 estimate of their raw
   ** bytes misses that rows repeat them (a 70-column table then looked incompressible) */
-  aIn[0] = encNumeric(e, buf, ns, 2, 1);
+  aIn[0] = encCsvTags(e, buf, ns);
+  e->noLz = 0;
   int r = encNode(e, ZID_DISPATCH_STRING, NULL, 0, aIn, 1 + (int)nId, (int)nId);
   rc = encNode1(e, ZID_SERIAL_STRING, NULL, 0, r);
 done:

@@ -179,7 +179,7 @@ typedef struct {
   uint8_t sym, nb;
 } HufD;
 
-static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog) {
+static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog, unsigned minL) {
   if (nw < 2 || nw > 256) return BAD("zl: Huffman with %zu weights", nw);
   unsigned sum = 0, nz = 0, cnt[HUF_MAXLOG + 2] = {0};
   for (size_t i = 0; i < nw; i++) {
@@ -189,9 +189,9 @@ static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog) {
   if (nz < 2 || sum == 0 || (sum & (sum - 1))) return BAD("zl: Huffman weights sum to %u", sum);
   unsigned log = 31 - __builtin_clz(sum);
   if (log > HUF_MAXLOG) return BAD("zl: Huffman table log %u", log);
-  /* the table always has 2^HUF_MAXLOG entries (each code's run scaled up when log is smaller),
-  ** so the decoder peeks a constant number of bits */
-  unsigned start[HUF_MAXLOG + 2], next = 0, sh = HUF_MAXLOG - log;
+  /* the table has 2^L entries, L = max(log, minL) (each code's run scaled up when log is
+  ** smaller): not a fixed 2^12, whose build cost more than decoding 5000 symbols */
+  unsigned L = log > minL ? log : minL, start[HUF_MAXLOG + 2], next = 0, sh = L - log;
   for (unsigned k = 1; k <= log; k++) start[k] = next, next += cnt[k] << (k - 1 + sh);
   for (size_t s = 0; s < nw; s++) {
     unsigned k = w[s];
@@ -200,34 +200,41 @@ static int hufBuild(HufD *t, const uint8_t *w, size_t nw, unsigned *pLog) {
     for (unsigned u = 0; u < len; u++) t[start[k] + u].sym = (uint8_t)s, t[start[k] + u].nb = (uint8_t)(log + 1 - k);
     start[k] += len;
   }
-  *pLog = log;
+  *pLog = L;
   return CAIRN_OK;
 }
 
-/* Pairs: entry u of the 2^12 table holds the code at the top of u and, when the next code also
-** lies wholly in u, that one too (zstd's "X2" idea with single-byte symbols). */
+/* Runs: entry u of the 2^L table holds the code at the top of u and the codes after it that
+** also lie wholly in u, up to 4 (zstd's "X2" idea, longer: a small alphabet's 2-3 bit codes
+** come 3 or 4 per lookup). */
 typedef struct {
-  uint8_t s[2], nb, n; /* symbols, bits of both, 1 or 2 */
+  uint8_t s[4], nb, n, pad[2]; /* symbols, bits of all, 1 to 4; 8 bytes: a scaled index */
 } HufD2;
-static void hufBuildPairs(HufD2 *t2, const HufD *t) {
-  for (unsigned u = 0; u < (1u << HUF_MAXLOG); u++) {
-    const HufD *e = &t[u], *f = &t[(u << e->nb) & ((1u << HUF_MAXLOG) - 1)];
-    int two = e->nb + f->nb <= HUF_MAXLOG;
-    t2[u].s[0] = e->sym, t2[u].s[1] = f->sym, t2[u].nb = (uint8_t)(e->nb + (two ? f->nb : 0)), t2[u].n = (uint8_t)(1 + two);
+static void hufBuildPairs(HufD2 *t2, const HufD *t, unsigned L) {
+  unsigned kMax = L <= 8 ? 4 : 2; /* long tables (wide alphabets) stay pairs: cheaper to build */
+  for (unsigned u = 0; u < (1u << L); u++) {
+    unsigned used = 0, k = 0;
+    memset(t2[u].s, 0, 4);
+    while (k < kMax) {
+      const HufD *e = &t[(u << used) & ((1u << L) - 1)];
+      if (k && used + e->nb > L) break;
+      t2[u].s[k++] = e->sym, used += e->nb;
+    }
+    t2[u].nb = (uint8_t)used, t2[u].n = (uint8_t)k;
   }
 }
 
-/* ns streams (1 or 4) decoded side by side, then each finished alone. Fast part (with a pair
-** table): while every stream has 57 unread bits or more and room for 8 symbols, one 8-byte
-** load per stream gives 4 lookups of <= 12 bits, 4 to 8 symbols (each lookup stores 2 bytes). */
-static inline __attribute__((always_inline)) int hufDecode(const HufD *t, const HufD2 *t2, int ns, const uint8_t *const *b,
+/* ns streams (1 or 4) decoded side by side, then each finished alone. Fast part (with a run
+** table): while every stream has 57 unread bits or more and room for 20 symbols, one 8-byte
+** load per stream gives 4 lookups of L <= 12 bits, 4 to 16 symbols (each lookup stores 4 bytes). */
+static inline __attribute__((always_inline)) int hufDecode(const HufD *t, const HufD2 *t2, unsigned L, int ns, const uint8_t *const *b,
                                                           const size_t *nb, uint8_t *const *o, const size_t *no) {
   BitR r[4] = {{0}};
   size_t done[4] = {0};
   for (int k = 0; k < ns; k++) CAIRN_TRY(brInit(&r[k], b[k], nb[k]));
   while (t2) {
     int ok = 1;
-    for (int k = 0; k < ns; k++) ok &= r[k].p >= 57 && no[k] - done[k] >= 8;
+    for (int k = 0; k < ns; k++) ok &= r[k].p >= 57 && no[k] - done[k] >= 20;
     if (!ok) break;
     for (int k = 0; k < ns; k++) {
       size_t a = (size_t)(r[k].p - 1) / 8 - 7; /* the 8 bytes that end with bit p - 1 */
@@ -235,8 +242,8 @@ static inline __attribute__((always_inline)) int hufDecode(const HufD *t, const 
       unsigned used = 0;
       uint8_t *q = o[k] + done[k];
       for (int j = 0; j < 4; j++) {
-        HufD2 e = t2[x >> (64 - HUF_MAXLOG)];
-        memcpy(q, e.s, 2);
+        HufD2 e = t2[x >> (64 - L)];
+        memcpy(q, e.s, 4);
         q += e.n, x <<= e.nb, used += e.nb;
       }
       done[k] = (size_t)(q - o[k]), r[k].p -= used;
@@ -244,7 +251,7 @@ static inline __attribute__((always_inline)) int hufDecode(const HufD *t, const 
   }
   for (int k = 0; k < ns; k++) {
     for (size_t j = done[k]; j < no[k]; j++) {
-      const HufD *e = &t[brPeek(&r[k], HUF_MAXLOG)];
+      const HufD *e = &t[brPeek(&r[k], L)];
       o[k][j] = e->sym;
       r[k].p -= e->nb;
       if (r[k].p < 0) return BAD("zl: Huffman bitstream overrun");
@@ -253,7 +260,7 @@ static inline __attribute__((always_inline)) int hufDecode(const HufD *t, const 
   }
   return CAIRN_OK;
 }
-static int hufDecode4(const HufD *t, const HufD2 *t2, const uint8_t *b, size_t nb, uint8_t *o, size_t n);
+static int hufDecode4(const HufD *t, const HufD2 *t2, unsigned L, const uint8_t *b, size_t nb, uint8_t *o, size_t n);
 static int decHuffman(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut) {
   const ZlStream *wt = in[0], *bits = in[1];
   if (nh < 2 || nh > 9) return BAD("zl: bad Huffman header");
@@ -263,23 +270,24 @@ static int decHuffman(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size
   if (n > (uint64_t)bits->nb * 8 * 16 + 64) return BAD("zl: Huffman output of %llu symbols from %zu bytes", (unsigned long long)n, bits->nb);
   HufD t[1u << HUF_MAXLOG];
   unsigned log = 0;
-  CAIRN_TRY(hufBuild(t, wt->p, wt->nb, &log));
+  /* with 2^L >= n / 8 table entries: lookups of at least 8 bits (several short codes each) */
+  CAIRN_TRY(hufBuild(t, wt->p, wt->nb, &log, n >= 2048 ? 8 : 1));
   CAIRN_TRY(cairnZlNewStream(d, out[0], ZT_SERIAL, 1, (size_t)n));
   const uint8_t *b = bits->p;
-  /* the pair table pays for its 4096 entries from about 4096 symbols on */
-  HufD2 *t2 = n >= 4096 ? cairnMalloc(sizeof(HufD2) << HUF_MAXLOG) : NULL;
-  if (t2) hufBuildPairs(t2, t);
+  /* the pair table pays for its 2^log entries from about as many symbols on */
+  HufD2 *t2 = n >= (1u << log) && n >= 64 ? cairnMalloc(sizeof(HufD2) << log) : NULL;
+  if (t2) hufBuildPairs(t2, t, log);
   int rc;
   if (!x4) {
     size_t nb1 = bits->nb, no1 = (size_t)n;
     uint8_t *o1 = out[0]->p;
-    rc = hufDecode(t, t2, 1, &b, &nb1, &o1, &no1);
-  } else rc = hufDecode4(t, t2, b, bits->nb, out[0]->p, (size_t)n);
+    rc = hufDecode(t, t2, log, 1, &b, &nb1, &o1, &no1);
+  } else rc = hufDecode4(t, t2, log, b, bits->nb, out[0]->p, (size_t)n);
   cairnFree(t2);
   return rc;
 }
 
-static int hufDecode4(const HufD *t, const HufD2 *t2, const uint8_t *b, size_t nb, uint8_t *o, size_t n) {
+static int hufDecode4(const HufD *t, const HufD2 *t2, unsigned L, const uint8_t *b, size_t nb, uint8_t *o, size_t n) {
   if (nb < 10) return BAD("zl: 4-stream Huffman of %zu bytes", nb);
   size_t l[4] = {cairnGetLE16(b), cairnGetLE16(b + 2), cairnGetLE16(b + 4), 0};
   if (l[0] + l[1] + l[2] + 6 > nb) return BAD("zl: Huffman jump table beyond the stream");
@@ -289,7 +297,7 @@ static int hufDecode4(const HufD *t, const HufD2 *t2, const uint8_t *b, size_t n
   const uint8_t *ab[4] = {b + 6, b + 6 + l[0], b + 6 + l[0] + l[1], b + 6 + l[0] + l[1] + l[2]};
   uint8_t *ao[4] = {o, o + seg, o + 2 * seg, o + 3 * seg};
   size_t an[4] = {seg, seg, seg, n - 3 * seg};
-  return hufDecode(t, t2, 4, ab, l, ao, an);
+  return hufDecode(t, t2, L, 4, ab, l, ao, an);
 }
 
 /* ---------------------------------------------------------------- Huffman encoder */

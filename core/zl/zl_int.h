@@ -53,6 +53,11 @@ typedef struct ZlStream {
   ** NULL; lzSlack: 32 readable bytes past the alphabet). The streams lzSrc, lzOff and lzLen
   ** point into stay alive until the chunk is done. */
   uint8_t lazy, lzW, lzSlack;
+  /* unsized (cairnZlFuse 2: dispatch_string writes into the caller's buffer): nb is not known
+  ** and dispatch_string checks what was not checked: parse_int's lengths are counted there
+  ** (aLen NULL), tokenize's indices checked against its lzN alphabet strings */
+  uint8_t lzUnsized;
+  size_t lzN;
   const uint8_t *lzSrc;
   const uint32_t *lzLen;
   uint64_t *lzOff;
@@ -65,8 +70,10 @@ int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n);
 void cairnZlFreeStream(ZlDec *d, ZlStream *s);
 void cairnZlShrinkStream(ZlDec *d, ZlStream *s, size_t nb); /* content allocated for a bound: nb used */
 uint8_t *cairnZlDirectDst(const ZlDec *d); /* caller's buffer a final stream may alias */
+size_t cairnZlDirectCap(const ZlDec *d);    /* and its size */
 uint64_t cairnZlOffset(const ZlDec *d);
-int cairnZlFuse(const ZlDec *d); /* the current decoder's string output may be fused (ZlStream.lazy) */
+int cairnZlFuse(const ZlDec *d); /* the current decoder's string output may be fused (ZlStream.lazy); 2: unsized too */
+int cairnZlNeedLens(const ZlDec *d); /* 0: the current decoder's string output goes to serial_string, which drops the lengths */
 void *cairnZlZstdDCtx(ZlDec *d); /* one zstd context per frame decode, magicless format */ /* frame offset of the current decoder's chunk */
 
 /* Decode one frame at b[0..n); *pnFrame = its length. noCheck skips the checksum comparisons

@@ -656,6 +656,41 @@ TEST(zl, csv_fused_equals_unfused) {
   cairn_free(a), cairn_free(f), cairn_free(d1), cairn_free(d2);
 }
 
+/* Tables of one row shape (dispatch_string's periodic tags, sent as one repeated period): all
+** numbers (the separators' source at several positions of a row), numbers and text, 10-digit
+** numbers, a first line of another shape, a last row cut short; decoded fused and unfused. */
+TEST(zl, csv_periodic_rows) {
+  size_t cap0 = 1 << 18;
+  char *a = cairn_malloc(cap0);
+  uint8_t *f = cairn_malloc(cairn_zl_compress_bound(cap0)), *d1 = cairn_malloc(cap0 + 1), *d2 = cairn_malloc(cap0 + 1);
+  CHECK(a && f && d1 && d2);
+  static const int kRows[] = {20, 100, 513, 3000};
+  for (int t = 0; t < 12; t++) {
+    size_t n = t % 3 ? (size_t)cairnFormat(a, cap0, "a,b,c,d\n") : 0;
+    for (int i = 0; i < kRows[t % 4]; i++) {
+      if (t % 3 == 0) n += (size_t)cairnFormat(a + n, cap0 - n, "%d,%d,%d\n", i, 7 * i - 100, i % 13);
+      else if (t % 3 == 1) n += (size_t)cairnFormat(a + n, cap0 - n, "%d,%s,%d.%d,%lld\r\n", i, i % 3 ? "x" : "yy", i % 97, i % 10, 1700000000ll + 17 * i);
+      else n += (size_t)cairnFormat(a + n, cap0 - n, "%lld,%d,,q\n", 9000000000ll - 3 * i, i);
+    }
+    size_t cut[] = {n, n - 1, n - 3};
+    for (int k = 0; k < 3; k++) {
+      size_t m = cut[k], nf, nd1, nd2, nFr;
+      for (int level = 1; level <= 19; level += 18) {
+        CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_CSV, level, a, m, f, cairn_zl_compress_bound(m), &nf));
+        memset(d1, 0xee, m + 1), memset(d2, 0xee, m + 1);
+        CHECK_OK(cairnZlDecodeFrame(f, nf, d1, m, &nd1, &nFr, 0));
+        CHECK_OK(cairnZlDecodeFrame(f, nf, d2, m, &nd2, &nFr, 2));
+        CHECK_EQ(nd1, m);
+        CHECK_EQ(nd2, m);
+        CHECK_MEM(d1, a, m);
+        CHECK_MEM(d2, a, m);
+        CHECK_EQ(d1[m], 0xee);
+      }
+    }
+  }
+  cairn_free(a), cairn_free(f), cairn_free(d1), cairn_free(d2);
+}
+
 /* A hand-made frame whose output is parse_int's strings themselves: one stored 8-byte integer,
 ** struct_to_serial(8), constant_fixed(n), num_to_struct, parse_int, serial_string. The strings
 ** land in the caller's buffer (no slack past its end): whole-word stores must stop short of it,
