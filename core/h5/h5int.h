@@ -70,6 +70,8 @@ struct H5Type {
   /* base type of enum, array and vlen */
   H5Type *pBase;
   char *zTag; /* opaque tag */
+  /* the struct lives in its owner's memory (h5TypeDecodeIn): h5TypeFree frees its parts only */
+  uint8_t inPlace;
 };
 
 typedef struct H5Space {
@@ -328,6 +330,11 @@ static inline H5Type *h5TypeRef(H5Type *t) {
 ** at most H5_TYPE_MEMO_KEY bytes decoded before in this file gives another reference to the
 ** same immutable type. */
 int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn);
+/* A top-level datatype message decoded into the caller's *pInto (no allocation for the struct;
+** *pp = pInto, or a reference to the memo's equal type if there is one). The caller must be its
+** only holder: no h5TypeRef of it, and it is not put in the memo (whose references outlive any
+** object). Released with h5TypeFree (its parts; the struct stays the caller's). */
+int h5TypeDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type *pInto, H5Type **pp);
 int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s);
 int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l);
 int h5PipelineDecode(const uint8_t *p, size_t n, uint64_t addr, H5Pipeline *pl);
@@ -414,6 +421,9 @@ typedef struct H5Dset {
   H5Type *pType;
   H5Space space;
   H5Layout layout;
+  /* pType's memory unless the memo had it (h5TypeDecodeIn): a dataset's type is referenced by
+  ** nothing else, so it lives and dies with the dataset without an allocation of its own */
+  H5Type typeOwn;
   H5Pipeline pipeline;
   H5Fill fill;
   uint8_t *pFillOwn; /* fill value bytes owned (from a shared message) */

@@ -173,7 +173,16 @@ static int loadDataset(cairn_h5_obj *ob) {
   }
   const H5Msg *m = aFirst[0x03];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", ob->zPath);
-  CAIRN_TRY(loadTypeMsg(f, m, &d->pType));
+  {
+    const uint8_t *q;
+    size_t nq;
+    uint64_t qa;
+    uint8_t *own;
+    CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+    int rc = h5TypeDecodeIn(f, q, nq, qa, &d->typeOwn, &d->pType);
+    cairnFree(own);
+    if (rc) return rc;
+  }
   m = aFirst[0x01];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no dataspace", ob->zPath);
   const uint8_t *q;

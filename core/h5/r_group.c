@@ -301,8 +301,12 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
   size_t hdr = 8 + 2 * (size_t)f->so;
   uint8_t aHd[32];
-  /* a lookup reads this node and goes on elsewhere: read the node alone (its size is fixed by K) */
-  if (zWant) h5Prefetch(f, addr, hdr + 2 * (uint64_t)f->groupInternalK * (f->sl + f->so) + f->sl);
+  /* a lookup reads this node and goes on elsewhere: read the node alone (its size is fixed by K),
+  ** unless it lies in the open's first read (a small file's metadata) */
+  if (zWant) {
+    uint64_t nNode = hdr + 2 * (uint64_t)f->groupInternalK * (f->sl + f->so) + f->sl;
+    if (!h5MetaStable(f, addr, (size_t)nNode)) h5Prefetch(f, addr, nNode);
+  }
   int rc;
   const uint8_t *hd = h5MetaView(f, addr, hdr, aHd, &rc); /* used before the next cache read */
   if (!hd) return rc;

@@ -25,7 +25,7 @@ void h5TypeFree(H5Type *t) {
   cairnFree(t->aEnumVal);
   h5TypeFree(t->pBase);
   cairnFree(t->zTag);
-  cairnFree(t);
+  if (!t->inPlace) cairnFree(t);
 }
 
 static char *dupStr(const uint8_t *p, size_t n);
@@ -36,6 +36,7 @@ H5Type *h5TypeDup(const H5Type *t) {
   if (!r) return NULL;
   *r = *t;
   r->nRef = 0;
+  r->inPlace = 0;
   r->aMember = NULL;
   r->aEnumVal = NULL;
   r->pBase = NULL;
@@ -93,7 +94,7 @@ static int readName(H5Cur *c, int pad8, char **pz) {
   return CAIRN_OK;
 }
 
-static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp);
+static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto);
 
 static int typeArrayOf(H5Type *base, uint32_t rank, const uint32_t *aDim, H5Type **pp) {
   H5Type *t = cairnMallocZero(sizeof(H5Type));
@@ -119,7 +120,8 @@ static int typeArrayOf(H5Type *base, uint32_t rank, const uint32_t *aDim, H5Type
   return CAIRN_OK;
 }
 
-static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp) {
+/* pInto: the top-level struct's memory (zeroed here, marked inPlace), else allocated */
+static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto) {
   *pp = NULL;
   if (depth > H5_MAX_TYPE_DEPTH) return BAD(c, "datatype nested too deeply");
   uint64_t at = h5Off(c);
@@ -127,8 +129,13 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp) {
   uint32_t bits = (uint32_t)h5U(c, 3);
   uint32_t size = (uint32_t)h5U(c, 4);
   if (c->bad) return BAD(c, "truncated datatype");
-  H5Type *t = cairnMallocZero(sizeof(H5Type));
-  if (!t) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  H5Type *t = pInto;
+  if (t) {
+    memset(t, 0, sizeof(*t));
+    t->inPlace = 1;
+  } else if (!(t = cairnMallocZero(sizeof(H5Type)))) {
+    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  }
   t->cls = b0 & 15;
   t->version = b0 >> 4;
   t->bits = bits;
@@ -206,7 +213,7 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp) {
           }
         }
         if (c->bad) break;
-        if ((rc = typeDecode(f, c, depth + 1, &m->pType))) break;
+        if ((rc = typeDecode(f, c, depth + 1, &m->pType, NULL))) break;
         if (arank) rc = typeArrayOf(m->pType, arank, adim, &m->pType);
         if (rc == CAIRN_OK && ((uint64_t)m->offset + m->pType->size > size))
           rc = cairnErr(CAIRN_CORRUPT, "hdf5: compound member '%s' (offset %u, %u bytes) outside its %u-byte type at offset %llu",
@@ -220,7 +227,7 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp) {
       break;
     case H5T_ENUM: {
       uint32_t n = bits & 0xffff;
-      if ((rc = typeDecode(f, c, depth + 1, &t->pBase))) break;
+      if ((rc = typeDecode(f, c, depth + 1, &t->pBase, NULL))) break;
       if (t->pBase->cls != H5T_FIXED || t->pBase->size != size) {
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: enum at offset %llu has a non-integer base type", (unsigned long long)at);
         break;
@@ -250,7 +257,7 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp) {
       t->vlenKind = bits & 15;
       t->strPad = (bits >> 4) & 15;
       t->cset = (bits >> 8) & 15;
-      rc = typeDecode(f, c, depth + 1, &t->pBase);
+      rc = typeDecode(f, c, depth + 1, &t->pBase, NULL);
       break;
     case H5T_ARRAY: {
       t->rank = h5U8(c);
@@ -262,7 +269,7 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp) {
       for (uint32_t i = 0; i < t->rank; i++) t->aDim[i] = (uint32_t)h5U(c, 4);
       if (t->version < 3) h5Skip(c, 4 * (size_t)t->rank);
       if (c->bad) break;
-      rc = typeDecode(f, c, depth + 1, &t->pBase);
+      rc = typeDecode(f, c, depth + 1, &t->pBase, NULL);
       break;
     }
     default:
@@ -309,7 +316,7 @@ int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth
       }
   H5Cur c;
   h5Cur(&c, p, n, addr);
-  CAIRN_TRY(typeDecode(f, &c, depth, pp));
+  CAIRN_TRY(typeDecode(f, &c, depth, pp, NULL));
   if (pn) *pn = (size_t)(c.p - c.start);
   if (memo) {
     unsigned k = f->iTypeMemo++ % CAIRN_ARRAY_SIZE(f->aTypeMemo);
@@ -319,6 +326,18 @@ int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth
     memcpy(f->aTypeMemo[k].key, p, n);
   }
   return CAIRN_OK;
+}
+
+int h5TypeDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type *pInto, H5Type **pp) {
+  if (n <= H5_TYPE_MEMO_KEY)
+    for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++)
+      if (f->aTypeMemo[k].t && f->aTypeMemo[k].n == n && memcmp(f->aTypeMemo[k].key, p, n) == 0) {
+        *pp = h5TypeRef(f->aTypeMemo[k].t);
+        return CAIRN_OK;
+      }
+  H5Cur c;
+  h5Cur(&c, p, n, addr);
+  return typeDecode(f, &c, 0, pp, pInto);
 }
 
 /* ---------------------------------------------------------------- dataspace */
