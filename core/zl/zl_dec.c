@@ -497,7 +497,7 @@ int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize) {
 }
 
 /* A reusable decompression context: what a frame's decode would otherwise set up per call. Only
-** the zstd context is kept (its size is fixed by zstd, ~160 KB, whatever the frames: the zstd
+** the zstd context is kept (its size is fixed by zstd, ~96 KB, whatever the frames: the zstd
 ** stages decode straight into the stream buffers, so it grows no window); streams are freed at
 ** the end of every call, so nothing proportional to a frame stays alive between calls. */
 struct cairn_zl_dctx {
