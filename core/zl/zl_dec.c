@@ -496,12 +496,30 @@ int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize) {
   return CAIRN_OK;
 }
 
-int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, size_t *pnOut, size_t *pnFrame, int noCheck) {
+/* A reusable decompression context: what a frame's decode would otherwise set up per call. Only
+** the zstd context is kept (its size is fixed by zstd, ~96 KB, whatever the frames: the zstd
+** stages decode straight into the stream buffers, so it grows no window); streams are freed at
+** the end of every call, so nothing proportional to a frame stays alive between calls. */
+struct cairn_zl_dctx {
+  ZSTD_DCtx *zd;
+};
+
+cairn_zl_dctx *cairn_zl_dctx_create(void) { return cairnMallocZero(sizeof(cairn_zl_dctx)); }
+
+void cairn_zl_dctx_free(cairn_zl_dctx *x) {
+  if (!x) return;
+  ZSTD_freeDCtx(x->zd);
+  cairnFree(x);
+}
+
+static int decodeFrame(cairn_zl_dctx *x, const uint8_t *b, size_t n, uint8_t *out, size_t nOut, size_t *pnOut, size_t *pnFrame,
+                       int noCheck) {
   FrameInfo f;
   CAIRN_TRY(decHeader(b, n, &f));
   if (f.type == ZT_STRING) return cairnErr(CAIRN_UNSUPPORTED, "zl: string-typed frame output (offset 5)");
   if (f.size > nOut) return cairnErr(CAIRN_RANGE, "zl: frame declares %llu bytes, the buffer holds %zu", (unsigned long long)f.size, nOut);
   ZlDec d = {0};
+  d.zd = x ? x->zd : NULL;
   d.noCheck = noCheck & 1, d.noFuse = (noCheck >> 1) & 1;
   /* Intermediate streams may exceed the output (wider indices, headers), never by much. */
   d.budget = f.size * 8 + ((uint64_t)n * 4) + (1u << 20);
@@ -520,7 +538,8 @@ int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, si
     if ((rc = decChunk(&d, b, n, pos, f.version, f.flags, f.type, out, (size_t)f.size, &got, &nChunk))) break;
     pos += nChunk;
   }
-  ZSTD_freeDCtx(d.zd);
+  if (x) x->zd = d.zd; /* kept for the next frame: zstd resets it per stream, after errors too */
+  else ZSTD_freeDCtx(d.zd);
   if (rc) return rc;
   if (got != f.size)
     return cairnErr(CAIRN_CORRUPT, "zl: frame regenerated %zu bytes, its header declares %llu", got, (unsigned long long)f.size);
@@ -529,13 +548,21 @@ int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, si
   return CAIRN_OK;
 }
 
-int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
+int cairnZlDecodeFrame(const uint8_t *b, size_t n, uint8_t *out, size_t nOut, size_t *pnOut, size_t *pnFrame, int noCheck) {
+  return decodeFrame(NULL, b, n, out, nOut, pnOut, pnFrame, noCheck);
+}
+
+int cairn_zl_decompress_dctx(cairn_zl_dctx *x, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
   size_t nFrame = 0, nGot = 0;
   if (!p || (!out && nOut) || !pnOut) return cairnErr(CAIRN_MISUSE, "zl: NULL argument");
-  CAIRN_TRY(cairnZlDecodeFrame(p, n, out ? out : (uint8_t *)"", nOut, &nGot, &nFrame, 0));
+  CAIRN_TRY(decodeFrame(x, p, n, out ? out : (uint8_t *)"", nOut, &nGot, &nFrame, 0));
   if (nFrame != n) return cairnErr(CAIRN_CORRUPT, "zl: %zu bytes after the frame's end at offset %zu", n - nFrame, nFrame);
   *pnOut = nGot;
   return CAIRN_OK;
+}
+
+int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
+  return cairn_zl_decompress_dctx(NULL, p, n, out, nOut, pnOut);
 }
 
 /* Streaming decompression: one chunk in memory at a time. A chunk's length is known only once

@@ -702,6 +702,7 @@ TRDEC(decDispatchString) {
         for (size_t u = 0; u < nSrcB; u++) aEnd[aK[u]] = 0;
       }
       uint8_t *cell = aCell;
+      size_t nbB = 0; /* the block's bytes, summed as the lengths are made */
       for (size_t u = 0; u < nSrcB; u++) {
         DSrc *s = &aSrc[aK[u]];
         const uint32_t *pos = aPosB[u], *sl = s->len;
@@ -713,7 +714,7 @@ TRDEC(decDispatchString) {
     for (size_t c = 0; c < cnt; c++) {                                                  \
       size_t f = F;                                                                     \
       uint32_t len = sl[c];                                                             \
-      apF[f] = p, aL[f] = len, p += len;                                                \
+      apF[f] = p, aL[f] = len, p += len, nbB += len;                                    \
     }                                                                                   \
   } else if (s->kind == 1) {                                                            \
     for (size_t c = 0; c < cnt; c++, cell += 32) {                                      \
@@ -721,7 +722,7 @@ TRDEC(decDispatchString) {
       uint64_t v = cairnGetLE64(p + 8 * c);                                             \
       uint32_t len = sl ? sl[c] : dsDigits(v, &s->dg);                                  \
       decIntWrite(cell, (int64_t)v, len);                                               \
-      apF[f] = cell, aL[f] = len;                                                       \
+      apF[f] = cell, aL[f] = len, nbB += len;                                           \
     }                                                                                   \
   } else if (s->kind == 3) {                                                            \
     for (size_t c = 0; c < cnt; c++) {                                                  \
@@ -729,6 +730,7 @@ TRDEC(decDispatchString) {
       unsigned ix = cairnGetLE16(p + 2 * c);                                            \
       bad |= ix >= s->na, ix = ix < s->na ? ix : 0;                                     \
       apF[f] = (const uint8_t *)(uintptr_t)s->aOff[ix], aL[f] = s->aL[ix];              \
+      nbB += s->aL[ix];                                                                 \
     }                                                                                   \
   } else {                                                                              \
     for (size_t c = 0; c < cnt; c++) {                                                  \
@@ -736,6 +738,7 @@ TRDEC(decDispatchString) {
       size_t ix = s->kind == 2 ? p[c] : (size_t)rdN(p + c * s->w, s->w);                \
       bad |= ix >= s->na, ix = ix < s->na ? ix : 0;                                     \
       apF[f] = (const uint8_t *)(uintptr_t)s->aOff[ix], aL[f] = s->aL[ix];              \
+      nbB += s->aL[ix];                                                                 \
     }                                                                                   \
   }
         DS_KINDS(pos ? pos[c] : (f0 += per) - per) /* strided: no multiply per field */
@@ -746,8 +749,6 @@ TRDEC(decDispatchString) {
         s->p = p;
       }
       if (aLenOut) memcpy(aLenOut + b, aL, sizeof(uint32_t) * (e - b));
-      size_t nbB = 0;
-      for (size_t f = 0; f < e - b; f++) nbB += aL[f];
       if (nbB > (size_t)(oFull - o)) {
         rc = BAD("zl: dispatch_string strings exceed the %zu-byte output", (size_t)(oFull - out[0]->p));
         goto done2;

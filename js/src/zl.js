@@ -91,6 +91,11 @@ export function makeZl(ctx) {
    * @param {{maxSize?: number}} [options]
    * @returns {Promise<Uint8Array>}
    */
+  // One decompression context for every decompress() call of this module (JS runs them one at
+  // a time): it keeps zstd's decoder between frames instead of setting one up per frame. Made
+  // on first use, never freed (a fixed ~100 KB of the wasm heap once a frame with a zstd stage
+  // was decoded); 0 if it could not be made, then each call uses a temporary one.
+  let dctx = -1;
   async function decompress(frame, { maxSize = 2 ** 30 } = {}) {
     await ctx.init();
     const bytes = asBytes(frame);
@@ -103,7 +108,8 @@ export function makeZl(ctx) {
       const size = M.HEAPF64[psize >> 3];
       if (size > maxSize) throw new CairnError(13, `decompress: the frame declares ${size} bytes, more than maxSize (${maxSize}); raise maxSize or use decompressFile`);
       const out = s.alloc(size), pn = s.alloc(4);
-      rc = M._cairn_zl_decompress(p, bytes.length, out, size, pn);
+      if (dctx < 0) dctx = M._cairn_zl_dctx_create();
+      rc = M._cairn_zl_decompress_dctx(dctx, p, bytes.length, out, size, pn);
       if (rc) throw ctx.fail(rc, 'decompress');
       return M.HEAPU8.slice(out, out + M.HEAPU32[pn >> 2]);
     } finally {

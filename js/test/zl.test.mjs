@@ -40,6 +40,21 @@ test('golden frames written by OpenZL decode to their inputs', async () => {
   }
 });
 
+// decompress() keeps one decompression context across calls: a failing frame between two good
+// ones (zstd-staged, Huffman-staged, csv) leaves it decoding them as before.
+test('decompress after failures: same bytes from the reused context', async () => {
+  for (const m of manifest) {
+    const f = read(m.frame), bad = f.slice();
+    bad[bad.length >> 1] ^= 0x21;
+    const first = await decompress(f).catch((e) => e);
+    await decompress(bad).catch(() => {});
+    await decompress(f.subarray(0, f.length >> 1)).catch(() => {});
+    const again = await decompress(f).catch((e) => e);
+    if (first instanceof Error) assert.equal(String(again), String(first), m.frame);
+    else assert.deepEqual(again, first, m.frame);
+  }
+});
+
 // The zstd stages make frames depend on the zstd version: the npm package and the WASI CLI use the
 // vendored zstd (build/deps), the native CLI Debian's libzstd. Byte equality is required with every
 // CLI built on the same zstd; across versions each side must decode the other's frames.

@@ -719,3 +719,74 @@ TEST(zl, parse_int_into_callers_buffer) {
     CHECK_EQ(out[nOut], 0xee); /* nothing written past the output */
   }
 }
+
+/* One reusable decompression context over many frames: golden frames (zstd, Huffman and csv
+** stages), cairn frames of several profiles and levels, and in between corrupt, truncated and
+** too-large-for-the-buffer ones. Every call gives what cairn_zl_decompress gives for the same
+** frame: the same output, or the same error code and message; an error leaves the context
+** usable for the next frame. Twice over, in two orders. */
+TEST(zl, dctx_many_frames) {
+  enum { NMAX = 160 };
+  uint8_t *aF[NMAX];
+  size_t anF[NMAX], anOut[NMAX];
+  int nF = 0;
+  Golden g[40];
+  int ng = readManifest(g, 40);
+  CHECK(ng >= 20);
+  uint64_t rng = 0x2545F4914F6CDD1Dull;
+  for (int i = 0; i < ng && nF + 4 <= NMAX; i++) {
+    size_t nf, ni;
+    uint8_t *f = readGolden(g[i].zFrame, &nf), *in = readGolden(g[i].zInput, &ni);
+    CHECK(f && in);
+    /* the golden frame, cairn's level-3 and default frames of its input, and a corrupt copy */
+    aF[nF] = f, anF[nF] = nf, anOut[nF++] = ni;
+    int prof = cairn_zl_profile_from_name(g[i].zProfile);
+    for (int level = 3; level <= 19; level += 16) {
+      size_t cap = cairn_zl_compress_bound(ni), nc = 0;
+      uint8_t *c = cairn_malloc(cap);
+      CHECK(c);
+      CHECK_OK(cairn_zl_compress_level(prof, level, in, ni, c, cap, &nc));
+      aF[nF] = c, anF[nF] = nc, anOut[nF++] = ni;
+    }
+    uint8_t *m = cairn_malloc(nf + 1);
+    CHECK(m);
+    memcpy(m, f, nf);
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    if (nf > 8) m[8 + rng % (nf - 8)] ^= (uint8_t)(1u << (rng >> 61));
+    size_t cut = i % 3 == 0 ? nf - nf / 3 : nf; /* some truncated as well */
+    aF[nF] = m, anF[nF] = cut, anOut[nF++] = i % 5 == 1 && ni ? ni - 1 : ni; /* some with a short buffer */
+    cairn_free(in);
+  }
+  CHECK(nF >= 80);
+  cairn_zl_dctx *x = cairn_zl_dctx_create();
+  CHECK(x);
+  size_t nMax = 0;
+  for (int i = 0; i < nF; i++) nMax = anOut[i] > nMax ? anOut[i] : nMax;
+  uint8_t *o1 = cairn_malloc(nMax + 1), *o2 = cairn_malloc(nMax + 1);
+  char zErr[512];
+  int nErr = 0, nOk = 0;
+  for (int pass = 0; pass < 4; pass++) {
+    for (int k = 0; k < nF; k++) {
+      int i = pass & 1 ? nF - 1 - k : k;
+      size_t n1 = 7, n2 = 9;
+      int rc1 = cairn_zl_decompress(aF[i], anF[i], o1, anOut[i], &n1);
+      cairnFormat(zErr, sizeof zErr, "%s", rc1 ? cairn_errmsg() : "");
+      int rc2 = cairn_zl_decompress_dctx(x, aF[i], anF[i], o2, anOut[i], &n2);
+      CHECK_EQ(rc2, rc1);
+      if (rc1 == CAIRN_OK) {
+        CHECK_EQ(n2, n1);
+        CHECK_MEM(o2, o1, n1);
+        nOk++;
+      } else {
+        CHECK_STR(cairn_errmsg(), zErr);
+        nErr++;
+      }
+    }
+  }
+  CHECK(nOk > 2 * nF && nErr > nF / 2); /* both kinds exercised */
+  CHECK_RC(cairn_zl_decompress_dctx(x, NULL, 4, o1, 4, &nMax), CAIRN_MISUSE);
+  cairn_zl_dctx_free(x);
+  cairn_zl_dctx_free(NULL);
+  for (int i = 0; i < nF; i++) cairn_free(aF[i]);
+  cairn_free(o1), cairn_free(o2);
+}

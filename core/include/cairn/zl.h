@@ -58,6 +58,16 @@ int cairn_zl_compress_records(const uint32_t *aWidth, int nField, int level, con
 int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
 /* Decode the single frame p[0..n) (all of it) into out[0..nOut); *pnOut = bytes written. */
 int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+/* A reusable decompression context for decoding many frames: the same results and errors as
+** cairn_zl_decompress, without the per-call set-up of a zstd decoder (frames with zstd stages).
+** It keeps only that zstd context between calls (a fixed ~96 KB, whatever the frames; stream
+** buffers are freed at the end of each call). An error leaves it usable. One context per
+** thread at a time. create returns NULL when out of memory; a NULL ctx in
+** cairn_zl_decompress_dctx means a temporary one (= cairn_zl_decompress); free(NULL) is a no-op. */
+typedef struct cairn_zl_dctx cairn_zl_dctx;
+cairn_zl_dctx *cairn_zl_dctx_create(void);
+void cairn_zl_dctx_free(cairn_zl_dctx *ctx);
+int cairn_zl_decompress_dctx(cairn_zl_dctx *ctx, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 
 /*
 ** Streams between host files in bounded memory (a few segments of 2 MiB per thread plus their
