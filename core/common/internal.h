@@ -122,6 +122,10 @@ size_t cairnFormat(char *z, size_t n, const char *zFmt, ...);
 #include <stdarg.h>
 size_t cairnFormatV(char *z, size_t n, const char *zFmt, va_list ap);
 
+/* Extend a cairn_memfile to nEnd bytes without zero-filling the new ones (the caller writes
+** every one before anything reads them); returns its buffer (it may have moved), NULL on error. */
+uint8_t *cairnMemfileGrow(cairn_file *f, uint64_t nEnd);
+
 /* A growable string (core/common/sbuf.c): z is NUL-terminated once anything is put; running
 ** out of memory sets oom, after which every append is a no-op, so a producer appends freely and
 ** checks once with cairnSbDone. Start from {0}. */
