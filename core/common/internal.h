@@ -135,7 +135,17 @@ typedef struct CairnSb {
   int oom;
 } CairnSb;
 void cairnSbReserve(CairnSb *s, size_t n); /* room for n more bytes (and the NUL) */
-void cairnSbPut(CairnSb *s, const char *p, size_t n);
+/* Inline: the JSON producers append a few bytes at a time. */
+static inline void cairnSbPut(CairnSb *s, const char *p, size_t n) {
+  if (s->oom) return;
+  if (s->n + n + 1 > s->cap) {
+    cairnSbReserve(s, n);
+    if (s->oom) return;
+  }
+  memcpy(s->z + s->n, p, n);
+  s->n += n;
+  s->z[s->n] = 0;
+}
 void cairnSbStr(CairnSb *s, const char *z);
 void cairnSbU64(CairnSb *s, uint64_t v);
 void cairnSbI64(CairnSb *s, int64_t v);

@@ -16,13 +16,6 @@ void cairnSbReserve(CairnSb *s, size_t n) {
   if (!z) s->oom = 1;
   else s->z = z, s->cap = cap;
 }
-void cairnSbPut(CairnSb *s, const char *p, size_t n) {
-  cairnSbReserve(s, n);
-  if (s->oom) return;
-  memcpy(s->z + s->n, p, n);
-  s->n += n;
-  s->z[s->n] = 0;
-}
 void cairnSbStr(CairnSb *s, const char *z) { cairnSbPut(s, z, strlen(z)); }
 void cairnSbU64(CairnSb *s, uint64_t v) {
   char b[24];
