@@ -17,24 +17,20 @@
 #include "h5/h5int.h"
 
 /* ---------------------------------------------------------------- JSON
-** The reader's growable string (core/h5/r_conv.c: sticky oom, NUL-terminated) and its JSON
-** string quoting serve here too. */
-typedef Sb Js;
-#define jsPut h5SbPut
-#define jsStr h5SbStr
-#define jsU64 h5SbU64
-static void jsQuote(Js *s, const char *z) {
+** The core's growable string (core/common/sbuf.c: sticky oom, NUL-terminated) and its JSON
+** string quoting, in the reader's style. */
+static void jsQuote(CairnSb *s, const char *z) {
   z = z ? z : "";
-  h5SbJsonStr(s, (const uint8_t *)z, strlen(z));
+  cairnSbJsonStr(s, z, strlen(z), 1);
 }
-static void jsDims(Js *s, unsigned n, const uint64_t *a, int bMax) {
-  jsPut(s, "[", 1);
+static void jsDims(CairnSb *s, unsigned n, const uint64_t *a, int bMax) {
+  cairnSbPut(s, "[", 1);
   for (unsigned i = 0; i < n; i++) {
-    if (i) jsPut(s, ",", 1);
-    if (bMax && a[i] == UINT64_MAX) jsStr(s, "null");
-    else jsU64(s, a[i]);
+    if (i) cairnSbPut(s, ",", 1);
+    if (bMax && a[i] == UINT64_MAX) cairnSbStr(s, "null");
+    else cairnSbU64(s, a[i]);
   }
-  jsPut(s, "]", 1);
+  cairnSbPut(s, "]", 1);
 }
 
 /*
@@ -51,17 +47,17 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_describe(cairn_h5_obj *o, int flags, char *
   cairn_h5_info in;
   int rc = cairn_h5_info_get(o, &in);
   if (rc) return rc;
-  Js s = {0};
-  jsStr(&s, "{\"kind\":");
-  jsU64(&s, (uint64_t)in.kind);
-  jsStr(&s, ",\"addr\":");
-  jsU64(&s, in.addr);
+  CairnSb s = {0};
+  cairnSbStr(&s, "{\"kind\":");
+  cairnSbU64(&s, (uint64_t)in.kind);
+  cairnSbStr(&s, ",\"addr\":");
+  cairnSbU64(&s, in.addr);
   if (in.kind == CAIRN_H5_DATASET || in.kind == CAIRN_H5_ATTRIBUTE) {
-    jsStr(&s, ",\"space\":");
-    jsU64(&s, (uint64_t)in.space);
-    jsStr(&s, ",\"shape\":");
+    cairnSbStr(&s, ",\"space\":");
+    cairnSbU64(&s, (uint64_t)in.space);
+    cairnSbStr(&s, ",\"shape\":");
     jsDims(&s, in.rank, in.dims, 0);
-    jsStr(&s, ",\"maxshape\":");
+    cairnSbStr(&s, ",\"maxshape\":");
     jsDims(&s, in.rank, in.maxdims, 1);
   }
   if (in.kind != CAIRN_H5_GROUP) {
@@ -71,68 +67,68 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_describe(cairn_h5_obj *o, int flags, char *
       cairn_free(s.z);
       return rc;
     }
-    jsStr(&s, ",\"type\":");
-    jsPut(&s, zt, nt);
+    cairnSbStr(&s, ",\"type\":");
+    cairnSbPut(&s, zt, nt);
     cairn_free(zt);
   }
   if (in.kind == CAIRN_H5_DATASET) {
-    jsStr(&s, ",\"layout\":");
-    jsU64(&s, (uint64_t)in.layout);
-    jsStr(&s, ",\"chunks\":");
+    cairnSbStr(&s, ",\"layout\":");
+    cairnSbU64(&s, (uint64_t)in.layout);
+    cairnSbStr(&s, ",\"chunks\":");
     if (in.layout == CAIRN_H5_CHUNKED) jsDims(&s, in.rank, in.chunk, 0);
-    else jsStr(&s, "null");
-    jsStr(&s, ",\"chunkIndex\":");
-    jsU64(&s, in.layout == CAIRN_H5_CHUNKED ? (uint64_t)in.chunkIndex : 0);
-    jsStr(&s, ",\"filters\":[");
+    else cairnSbStr(&s, "null");
+    cairnSbStr(&s, ",\"chunkIndex\":");
+    cairnSbU64(&s, in.layout == CAIRN_H5_CHUNKED ? (uint64_t)in.chunkIndex : 0);
+    cairnSbStr(&s, ",\"filters\":[");
     for (unsigned i = 0; i < in.nFilter; i++) {
       const cairn_h5_filter *f = &in.aFilter[i];
-      jsStr(&s, i ? ",{\"id\":" : "{\"id\":");
-      jsU64(&s, f->id);
-      jsStr(&s, ",\"name\":");
+      cairnSbStr(&s, i ? ",{\"id\":" : "{\"id\":");
+      cairnSbU64(&s, f->id);
+      cairnSbStr(&s, ",\"name\":");
       jsQuote(&s, f->zName);
-      jsStr(&s, ",\"flags\":");
-      jsU64(&s, f->flags);
-      jsStr(&s, ",\"cd_values\":[");
+      cairnSbStr(&s, ",\"flags\":");
+      cairnSbU64(&s, f->flags);
+      cairnSbStr(&s, ",\"cd_values\":[");
       for (unsigned k = 0; k < f->nParam; k++) {
-        if (k) jsPut(&s, ",", 1);
-        jsU64(&s, f->aParam[k]);
+        if (k) cairnSbPut(&s, ",", 1);
+        cairnSbU64(&s, f->aParam[k]);
       }
-      jsStr(&s, "]}");
+      cairnSbStr(&s, "]}");
     }
-    jsStr(&s, "]");
+    cairnSbStr(&s, "]");
   }
   if (in.kind != CAIRN_H5_ATTRIBUTE && bAttrs) {
-    jsStr(&s, ",\"attrs\":[");
+    cairnSbStr(&s, ",\"attrs\":[");
     for (size_t i = 0; i < in.nAttr; i++) {
       const char *zName;
       if ((rc = cairn_h5_attr_name(o, i, &zName)) != CAIRN_OK) break;
-      if (i) jsPut(&s, ",", 1);
+      if (i) cairnSbPut(&s, ",", 1);
       jsQuote(&s, zName);
     }
-    jsStr(&s, "]");
+    cairnSbStr(&s, "]");
   }
   if (in.kind == CAIRN_H5_GROUP && bLinks && rc == CAIRN_OK) {
-    jsStr(&s, ",\"links\":[");
+    cairnSbStr(&s, ",\"links\":[");
     for (size_t i = 0; i < in.nLink; i++) {
       cairn_h5_link k;
       if ((rc = cairn_h5_link_get(o, i, &k)) != CAIRN_OK) break;
-      jsStr(&s, i ? ",{\"name\":" : "{\"name\":");
+      cairnSbStr(&s, i ? ",{\"name\":" : "{\"name\":");
       jsQuote(&s, k.zName);
-      jsStr(&s, ",\"type\":");
-      jsU64(&s, (uint64_t)k.type);
+      cairnSbStr(&s, ",\"type\":");
+      cairnSbU64(&s, (uint64_t)k.type);
       if (k.zTarget) {
-        jsStr(&s, ",\"target\":");
+        cairnSbStr(&s, ",\"target\":");
         jsQuote(&s, k.zTarget);
       }
       if (k.zFile) {
-        jsStr(&s, ",\"file\":");
+        cairnSbStr(&s, ",\"file\":");
         jsQuote(&s, k.zFile);
       }
-      jsStr(&s, "}");
+      cairnSbStr(&s, "}");
     }
-    jsStr(&s, "]");
+    cairnSbStr(&s, "]");
   }
-  jsStr(&s, "}");
+  cairnSbStr(&s, "}");
   if (rc == CAIRN_OK && s.oom) rc = cairnErr(CAIRN_NOMEM, "out of memory describing %s", cairn_h5_obj_path(o));
   if (rc) {
     cairn_free(s.z);
@@ -213,22 +209,13 @@ static int attrMtype(const H5Type *t) {
   if (b->cls == H5T_FLOAT) return b->size == 4 || b->size == 2 ? CAIRN_H5_F32 : CAIRN_H5_F64;
   return 255;
 }
-static void sbU32(Sb *s, uint32_t v) {
+static void sbU32(CairnSb *s, uint32_t v) {
   uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-  h5SbPut(s, (const char *)b, 4);
+  cairnSbPut(s, (const char *)b, 4);
 }
-/* Room for n more bytes (and the NUL h5SbPut keeps) in one step; oom is sticky as in h5SbPut. */
-static void sbReserve(Sb *s, size_t n) {
-  if (s->oom || s->n + n + 1 <= s->cap) return;
-  size_t cap = s->cap ? s->cap : 256;
-  while (cap < s->n + n + 1) cap *= 2;
-  char *z = cairn_realloc(s->z, cap);
-  if (!z) s->oom = 1;
-  else s->z = z, s->cap = cap;
-}
-static void sbAlign8(Sb *s) {
+static void sbAlign8(CairnSb *s) {
   static const char z[8] = {0};
-  if (s->n & 7) h5SbPut(s, z, 8 - (s->n & 7));
+  if (s->n & 7) cairnSbPut(s, z, 8 - (s->n & 7));
 }
 #define ATTRS_MAX_VALUE (64u << 10)
 
@@ -242,7 +229,7 @@ static int sameAtomic(const H5Type *a, const H5Type *b) {
 }
 
 typedef struct AttrsArg {
-  Sb names, types, recs, data;
+  CairnSb names, types, recs, data;
   const H5Type *aType[64]; /* distinct atomic types seen (valid during the walk: see below) */
   uint32_t aTypeIdx[64], nAtomic;
   char **azType;           /* distinct JSON texts */
@@ -276,7 +263,7 @@ static uint32_t attrsTypeIdx(AttrsArg *g, const H5Type *t) {
 static uint32_t attrsTypeFind(AttrsArg *g, const H5Type *t) {
   for (uint32_t k = 0; k < g->nAtomic; k++)
     if (sameAtomic(g->aType[k], t)) return g->aTypeIdx[k];
-  Sb js = {0};
+  CairnSb js = {0};
   h5TypeJsonSb(&js, t);
   if (js.oom) {
     g->nomem = 1;
@@ -298,7 +285,7 @@ static uint32_t attrsTypeFind(AttrsArg *g, const H5Type *t) {
     }
     g->azType[g->nType++] = js.z;
     sbU32(&g->types, (uint32_t)js.n);
-    h5SbPut(&g->types, js.z, js.n);
+    cairnSbPut(&g->types, js.z, js.n);
     js.z = NULL;
   }
   cairn_free(js.z);
@@ -318,7 +305,7 @@ static int attrsVisit(void *pArg, size_t i, const H5AttrView *a) {
   AttrsArg *g = pArg;
   (void)i;
   size_t nName = strlen(a->zName) + 1;
-  sbReserve(&g->names, nName);
+  cairnSbReserve(&g->names, nName);
   if (g->names.oom) return cairnErr(CAIRN_NOMEM, "out of memory listing attributes");
   memcpy(g->names.z + g->names.n, a->zName, nName);
   g->names.n += nName;
@@ -341,7 +328,7 @@ static int attrsVisit(void *pArg, size_t i, const H5AttrView *a) {
     sbAlign8(&g->data);
     off = (uint32_t)g->data.n;
     if (mt != 255 && nBytes) {
-      sbReserve(&g->data, (size_t)nBytes + 8);
+      cairnSbReserve(&g->data, (size_t)nBytes + 8);
       if (g->data.oom) return cairnErr(CAIRN_NOMEM, "out of memory reading attributes");
       if (bCopy) { /* nBytes = nElem * size, checked above to be inside the message */
         memcpy(g->data.z + g->data.n, a->pData, (size_t)nBytes);
@@ -351,7 +338,7 @@ static int attrsVisit(void *pArg, size_t i, const H5AttrView *a) {
     }
   }
   /* the record (16 bytes + 8 per dimension), written in place */
-  sbReserve(&g->recs, 16 + 8 * (size_t)rank);
+  cairnSbReserve(&g->recs, 16 + 8 * (size_t)rank);
   if (g->recs.oom) return cairnErr(CAIRN_NOMEM, "out of memory listing attributes");
   uint8_t *rec = (uint8_t *)g->recs.z + g->recs.n;
   cairnPutLE32(rec, k);
@@ -371,29 +358,29 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_attrs(cairn_h5_obj *o, char **pz, double *p
   AttrsArg g;
   memset(&g, 0, sizeof(g));
   /* room for 128 short-named scalar attributes, so the usual object grows none of them */
-  sbReserve(&g.names, 2048);
-  sbReserve(&g.recs, 2048);
-  sbReserve(&g.data, 1024);
+  cairnSbReserve(&g.names, 2048);
+  cairnSbReserve(&g.recs, 2048);
+  cairnSbReserve(&g.data, 1024);
   int rc = h5ObjAttrEach(o, attrsVisit, &g);
   uint32_t nA = g.nAttr;
   for (uint32_t k = 0; k < g.nType; k++) cairn_free(g.azType[k]);
   cairn_free(g.azType);
   for (uint32_t k = 0; k < g.nAtomic; k++) cairn_free((void *)g.aType[k]);
   h5TypeFree(g.pLast);
-  Sb out = {0};
+  CairnSb out = {0};
   if (rc == CAIRN_OK) {
     uint32_t offNames = 32, offTypes = offNames + (uint32_t)g.names.n;
     uint32_t offRecs = (offTypes + (uint32_t)g.types.n + 7) & ~7u, offData = (offRecs + (uint32_t)g.recs.n + 7) & ~7u;
     uint32_t total = offData + (uint32_t)g.data.n;
     uint32_t hd[8] = {nA, g.nType, offNames, offTypes, offRecs, offData, total, 0};
-    sbReserve(&out, total);
+    cairnSbReserve(&out, total);
     for (int k = 0; k < 8; k++) sbU32(&out, hd[k]);
-    h5SbPut(&out, g.names.z, g.names.n);
-    h5SbPut(&out, g.types.z, g.types.n);
+    cairnSbPut(&out, g.names.z, g.names.n);
+    cairnSbPut(&out, g.types.z, g.types.n);
     sbAlign8(&out);
-    h5SbPut(&out, g.recs.z, g.recs.n);
+    cairnSbPut(&out, g.recs.z, g.recs.n);
     sbAlign8(&out);
-    h5SbPut(&out, g.data.z, g.data.n);
+    cairnSbPut(&out, g.data.z, g.data.n);
     if (out.oom || g.names.oom || g.types.oom || g.recs.oom || g.data.oom) rc = cairnErr(CAIRN_NOMEM, "out of memory listing attributes of %s", cairn_h5_obj_path(o));
   }
   cairn_free(g.names.z);

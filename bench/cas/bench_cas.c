@@ -24,6 +24,7 @@
 
 #include "cairn/cairn.h"
 #include "cairn/cas.h"
+#include "fill.h"
 #include "cairn/platform.h"
 
 static double now(void) {
@@ -55,15 +56,6 @@ static void die(const char *z) {
   exit(1);
 }
 
-/* Seeded PRNG bytes (xorshift64*). */
-static void fillRand(uint8_t *p, size_t n, uint64_t seed) {
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t i = 0; i < n; i += 8) {
-    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-    uint64_t v = x * 0x2545F4914F6CDD1Dull;
-    memcpy(p + i, &v, n - i < 8 ? n - i : 8);
-  }
-}
 /* Compressible: words from a small vocabulary with numbers, like logs (zstd -3 gets ~4x). */
 static void fillText(uint8_t *p, size_t n, uint64_t seed) {
   static const char *w[] = {"agent", "memory", "chunk", "store", "payload", "vector", "event", "user", "tool",

@@ -17,6 +17,7 @@
 
 #include "cairn/cairn.h"
 #include "cairn/cas.h"
+#include "fill.h"
 #include "cairn/platform.h"
 
 static double clk(clockid_t id) {
@@ -33,16 +34,6 @@ static void stop(Best *b) {
   double w = clk(CLOCK_MONOTONIC) - b->w0, c = clk(CLOCK_PROCESS_CPUTIME_ID) - b->c0;
   if (w < b->wall) b->wall = w;
   if (c < b->cpu) b->cpu = c;
-}
-
-/* The same xorshift64* bytes as bench_cas.c's fillRand (seed 2026). */
-static void fillRand(uint8_t *p, size_t n, uint64_t seed) {
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t i = 0; i < n; i += 8) {
-    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-    uint64_t v = x * 0x2545F4914F6CDD1Dull;
-    memcpy(p + i, &v, n - i < 8 ? n - i : 8);
-  }
 }
 
 static void die(const char *z) {

@@ -61,6 +61,7 @@ struct cairn_cas {
   cairn_file *f;
   int readonly, noSync, codec, level;
   int bMemory;           /* the file is a memory file: syncing it does nothing */
+  int bOwnMem;           /* ... one the store created (cairn_cas_open_memory): chunks go in place */
   uint64_t iSynced;      /* bytes before this offset were synced by an early sync */
   CdcCfg *cdc;
   uint64_t iCommitted;   /* end of the committed log */
@@ -105,90 +106,17 @@ int cairn_cas_id_parse(const char *z, uint8_t aId[32]) {
 }
 
 /*
-** The memory backend: the same log in one contiguous buffer, like cairn_memfile, with one
-** addition the store needs for speed: casMemGrow() extends the file without zero-filling, so
-** that new chunks can be copied straight to their final place, by several workers at once
-** (see casPlace). Growth is by realloc, doubling: large blocks are remapped by the C library,
-** not copied. A write past the end zero-fills the gap, as any cairn_file must.
+** The memory backend: the same log in one cairn_memfile, which the store created itself
+** (bOwnMem). Its one addition for speed, cairnMemfileGrow(), extends the file without
+** zero-filling, so that new chunks can be copied straight to their final place, by several
+** workers at once (see casPlace).
 */
-typedef struct CasMem {
-  cairn_file base;
-  uint8_t *a;
-  size_t n, nAlloc;
-} CasMem;
-static int casMemReserve(CasMem *m, uint64_t nNeed) {
-  if (nNeed > (uint64_t)(SIZE_MAX / 4)) return cairnErr(CAIRN_RANGE, "memory store cannot grow to %llu bytes", (unsigned long long)nNeed);
-  if (nNeed <= m->nAlloc) return CAIRN_OK;
-  size_t nNew = m->nAlloc ? m->nAlloc : 64 * 1024;
-  while (nNew < nNeed) nNew *= 2;
-  uint8_t *a = cairnRealloc(m->a, nNew);
-  if (!a) return cairnErr(CAIRN_NOMEM, "memory store: cannot allocate %zu bytes", nNew);
-  m->a = a;
-  m->nAlloc = nNew;
-  return CAIRN_OK;
-}
-static int casMemRead(cairn_file *pF, void *p, size_t n, uint64_t iOff, size_t *pnRead) {
-  CasMem *m = (CasMem *)pF;
-  size_t nGot = iOff < m->n ? CAIRN_MIN(n, m->n - (size_t)iOff) : 0;
-  if (nGot) memcpy(p, m->a + iOff, nGot);
-  if (nGot < n) memset((uint8_t *)p + nGot, 0, n - nGot);
-  if (pnRead) *pnRead = nGot;
-  else if (nGot < n) return cairnErr(CAIRN_IOERR_SHORT_READ, "memory store ends at %zu", m->n);
-  return CAIRN_OK;
-}
-static int casMemWrite(cairn_file *pF, const void *p, size_t n, uint64_t iOff) {
-  CasMem *m = (CasMem *)pF;
-  uint64_t nEnd;
-  if (cairnAddOverflow64(iOff, n, &nEnd)) return cairnErr(CAIRN_RANGE, "memory store: write past 2^64");
-  CAIRN_TRY(casMemReserve(m, nEnd));
-  if (iOff > m->n) memset(m->a + m->n, 0, (size_t)iOff - m->n);
-  if (n) memcpy(m->a + iOff, p, n);
-  if (nEnd > m->n) m->n = (size_t)nEnd;
-  return CAIRN_OK;
-}
-static int casMemSize(cairn_file *pF, uint64_t *pn) {
-  *pn = ((CasMem *)pF)->n;
-  return CAIRN_OK;
-}
-static int casMemTruncate(cairn_file *pF, uint64_t nSize) {
-  CasMem *m = (CasMem *)pF;
-  CAIRN_TRY(casMemReserve(m, nSize));
-  if (nSize > m->n) memset(m->a + m->n, 0, (size_t)nSize - m->n);
-  m->n = (size_t)nSize;
-  return CAIRN_OK;
-}
-static int casMemSync(cairn_file *pF) {
-  (void)pF;
-  return CAIRN_OK;
-}
-static int casMemClose(cairn_file *pF) {
-  CasMem *m = (CasMem *)pF;
-  cairnFree(m->a);
-  cairnFree(m);
-  return CAIRN_OK;
-}
-static int casMemMap(cairn_file *pF, uint64_t iOff, size_t n, const void **pp) {
-  (void)pF, (void)iOff, (void)n, (void)pp;
-  return CAIRN_NOTFOUND; /* a later write may move the buffer (xMap promises until xClose) */
-}
-static const cairn_file_methods casMemMethods = {1, casMemRead, casMemWrite, casMemSize, casMemTruncate, casMemSync, casMemClose, casMemMap};
-/* Extend the file to nEnd bytes, uninitialised: the caller writes every new byte before the
-** store reads it (and a rollback truncates them away). Returns the buffer (it may have moved). */
-static uint8_t *casMemGrow(cairn_file *f, uint64_t nEnd) {
-  CasMem *m = (CasMem *)f;
-  if (casMemReserve(m, nEnd)) return NULL;
-  if (nEnd > m->n) m->n = (size_t)nEnd;
-  return m->a;
-}
-
 static int casFlush(cairn_cas *c);
 int cairn_cas_memory_data(cairn_cas *c, const uint8_t **pp, size_t *pn) {
   if (!c || !pp || !pn) return cairnErr(CAIRN_MISUSE, "cairn_cas_memory_data: NULL argument");
-  if (c->f->pMethods != &casMemMethods) return cairnErr(CAIRN_MISUSE, "cairn_cas_memory_data: not a memory store");
+  if (!c->bOwnMem) return cairnErr(CAIRN_MISUSE, "cairn_cas_memory_data: not a memory store");
   CAIRN_TRY(casFlush(c));
-  *pp = ((CasMem *)c->f)->a;
-  *pn = ((CasMem *)c->f)->n;
-  return CAIRN_OK;
+  return cairn_memfile_data(c->f, pp, pn);
 }
 
 static uint64_t keyOfHash(const uint8_t *h) { return cairnGetLE64(h); }
@@ -585,7 +513,7 @@ static int casPlace(cairn_cas *c, const uint8_t *base, const cairn_chunk *aK, si
   }
   uint8_t *pBase = NULL;
   if (rc == CAIRN_OK && nNew) {
-    pBase = casMemGrow(c->f, c->iEnd);
+    pBase = cairnMemfileGrow(c->f, c->iEnd);
     if (!pBase) rc = cairnErr(CAIRN_NOMEM, "memory store: cannot grow to %llu bytes", (unsigned long long)c->iEnd);
   }
   if (rc == CAIRN_OK && nNew) {
@@ -601,7 +529,7 @@ static int casPlace(cairn_cas *c, const uint8_t *base, const cairn_chunk *aK, si
 
 /* Store the chunks aK[0..nK) of base (dedup, optional compression). */
 static int casStoreChunks(cairn_cas *c, const uint8_t *base, const cairn_chunk *aK, size_t nK) {
-  int bMem = c->f->pMethods == &casMemMethods;
+  int bMem = c->bOwnMem;
   if (!c->codec) {
     if (bMem) return casPlace(c, base, aK, nK, NULL, NULL);
     for (size_t i = 0; i < nK; i++) CAIRN_TRY(casAddChunk(c, aK[i].aHash, base + aK[i].iOff, aK[i].n, 0, NULL, 0));
@@ -1473,7 +1401,7 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
   {
     const uint8_t *pMem;
     size_t nMem;
-    c->bMemory = f->pMethods == &casMemMethods || cairn_memfile_data(f, &pMem, &nMem) == CAIRN_OK;
+    c->bMemory = cairn_memfile_data(f, &pMem, &nMem) == CAIRN_OK;
     cairn_clearerr();
   }
   c->readonly = cfg.readonly;
@@ -1566,15 +1494,15 @@ int cairn_cas_open_file(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas *
 int cairn_cas_open_memory(const cairn_cas_config *pCfg, cairn_cas **ppCas) {
   if (!ppCas) return cairnErr(CAIRN_MISUSE, "cairn_cas_open_memory: ppCas is NULL");
   *ppCas = NULL;
-  CasMem *m = cairnMallocZero(sizeof(CasMem));
-  if (!m) return cairnErr(CAIRN_NOMEM, "store: out of memory");
-  m->base.pMethods = &casMemMethods;
-  cairn_file *f = &m->base;
+  cairn_file *f;
+  CAIRN_TRY(cairn_memfile_open(NULL, 0, &f));
   cairn_cas_config cfg;
   memset(&cfg, 0, sizeof cfg);
   if (pCfg) cfg = *pCfg;
   cfg.readonly = 0;
-  return casOpenFile(f, &cfg, ppCas);
+  CAIRN_TRY(casOpenFile(f, &cfg, ppCas));
+  (*ppCas)->bOwnMem = 1;
+  return CAIRN_OK;
 }
 
 int cairn_cas_open(const char *zPath, const cairn_cas_config *pCfg, cairn_cas **ppCas) {

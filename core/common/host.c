@@ -227,6 +227,17 @@ int cairn_memfile_open(const void *p, size_t n, cairn_file **ppFile) {
   return CAIRN_OK;
 }
 
+uint8_t *cairnMemfileGrow(cairn_file *f, uint64_t nEnd) {
+  MemFile *m = (MemFile *)f;
+  if (!f || f->pMethods != &memMethods) {
+    cairnErr(CAIRN_MISUSE, "cairnMemfileGrow: not a memory file");
+    return NULL;
+  }
+  if (memReserve(m, nEnd)) return NULL;
+  if (nEnd > m->n) m->n = (size_t)nEnd;
+  return m->a;
+}
+
 int cairn_memfile_data(cairn_file *f, const uint8_t **pp, size_t *pn) {
   if (!f || f->pMethods != &memMethods) return cairnErr(CAIRN_MISUSE, "cairn_memfile_data: not a memory file");
   *pp = ((MemFile *)f)->a;

@@ -122,4 +122,39 @@ size_t cairnFormat(char *z, size_t n, const char *zFmt, ...);
 #include <stdarg.h>
 size_t cairnFormatV(char *z, size_t n, const char *zFmt, va_list ap);
 
+/* Extend a cairn_memfile to nEnd bytes without zero-filling the new ones (the caller writes
+** every one before anything reads them); returns its buffer (it may have moved), NULL on error. */
+uint8_t *cairnMemfileGrow(cairn_file *f, uint64_t nEnd);
+
+/* A growable string (core/common/sbuf.c): z is NUL-terminated once anything is put; running
+** out of memory sets oom, after which every append is a no-op, so a producer appends freely and
+** checks once with cairnSbDone. Start from {0}. */
+typedef struct CairnSb {
+  char *z;
+  size_t n, cap;
+  int oom;
+} CairnSb;
+void cairnSbReserve(CairnSb *s, size_t n); /* room for n more bytes (and the NUL) */
+/* Inline: the JSON producers append a few bytes at a time. */
+static inline void cairnSbPut(CairnSb *s, const char *p, size_t n) {
+  if (s->oom) return;
+  if (s->n + n + 1 > s->cap) {
+    cairnSbReserve(s, n);
+    if (s->oom) return;
+  }
+  memcpy(s->z + s->n, p, n);
+  s->n += n;
+  s->z[s->n] = 0;
+}
+void cairnSbStr(CairnSb *s, const char *z);
+void cairnSbU64(CairnSb *s, uint64_t v);
+void cairnSbI64(CairnSb *s, int64_t v);
+/* p[0..n) as a quoted JSON string: '"' and '\\' escaped, other bytes below 0x20 as \u00xx.
+** bShort: \n \t \r as two-character escapes and DEL as \u007f too (the HDF5 reader's JSON);
+** 0: DEL kept as it is (the memory store's search results). Bytes >= 0x80 pass through. */
+void cairnSbJsonStr(CairnSb *s, const char *p, size_t n, int bShort);
+/* Finish: if rc is CAIRN_OK and s ran out of memory, rc becomes CAIRN_NOMEM naming zWhat. On
+** an error s is freed and rc returned; else *pz gets the text (never NULL) and *pn its length. */
+int cairnSbDone(CairnSb *s, int rc, const char *zWhat, char **pz, size_t *pn);
+
 #endif /* CAIRN_INTERNAL_H */

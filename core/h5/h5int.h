@@ -470,16 +470,7 @@ typedef struct H5AttrView {
 ** returned; so is running out of memory. */
 int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5AttrView *), void *pArg);
 
-/* A growable string for JSON (r_conv.c); oom is sticky, z is NUL-terminated. */
-typedef struct Sb {
-  char *z;
-  size_t n, cap;
-  int oom;
-} Sb;
-void h5SbPut(Sb *s, const char *p, size_t n);
-void h5SbStr(Sb *s, const char *z);
-void h5SbU64(Sb *s, uint64_t v);
-void h5SbJsonStr(Sb *s, const uint8_t *p, size_t n);
-void h5TypeJsonSb(Sb *s, const H5Type *t);
+/* The JSON description of t appended to s (r_conv.c). */
+void h5TypeJsonSb(CairnSb *s, const H5Type *t);
 
 #endif

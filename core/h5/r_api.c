@@ -864,102 +864,95 @@ int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn) {
   static const char *azKind[] = {"", "group", "dataset", "datatype", "attribute"};
   static const char *azLayout[] = {"compact", "contiguous", "chunked", "virtual"};
   static const char *azIdx[] = {"btree1", "single", "implicit", "farray", "earray", "btree2"};
-  Sb s;
-  memset(&s, 0, sizeof(s));
-  h5SbStr(&s, "{\"kind\":\"");
-  h5SbStr(&s, in.kind >= 1 && in.kind <= 4 ? azKind[in.kind] : "");
-  h5SbStr(&s, "\",\"path\":");
-  h5SbJsonStr(&s, (const uint8_t *)o->zPath, strlen(o->zPath));
+  CairnSb s = {0};
+  cairnSbStr(&s, "{\"kind\":\"");
+  cairnSbStr(&s, in.kind >= 1 && in.kind <= 4 ? azKind[in.kind] : "");
+  cairnSbStr(&s, "\",\"path\":");
+  cairnSbJsonStr(&s, o->zPath, strlen(o->zPath), 1);
   if (o->kind != CAIRN_H5_ATTRIBUTE) {
-    h5SbStr(&s, ",\"addr\":");
-    h5SbU64(&s, in.addr);
+    cairnSbStr(&s, ",\"addr\":");
+    cairnSbU64(&s, in.addr);
   }
   const H5Space *sp = objSpace(o);
   if (sp) {
-    h5SbStr(&s, in.space == CAIRN_H5_NULL ? ",\"shape\":null,\"maxshape\":null" : ",\"shape\":[");
+    cairnSbStr(&s, in.space == CAIRN_H5_NULL ? ",\"shape\":null,\"maxshape\":null" : ",\"shape\":[");
     if (in.space != CAIRN_H5_NULL) {
       for (unsigned i = 0; i < in.rank; i++) {
-        if (i) h5SbStr(&s, ",");
-        h5SbU64(&s, in.dims[i]);
+        if (i) cairnSbStr(&s, ",");
+        cairnSbU64(&s, in.dims[i]);
       }
-      h5SbStr(&s, "],\"maxshape\":[");
+      cairnSbStr(&s, "],\"maxshape\":[");
       for (unsigned i = 0; i < in.rank; i++) {
-        if (i) h5SbStr(&s, ",");
-        if (in.maxdims[i] == UINT64_MAX) h5SbStr(&s, "null");
-        else h5SbU64(&s, in.maxdims[i]);
+        if (i) cairnSbStr(&s, ",");
+        if (in.maxdims[i] == UINT64_MAX) cairnSbStr(&s, "null");
+        else cairnSbU64(&s, in.maxdims[i]);
       }
-      h5SbStr(&s, "]");
+      cairnSbStr(&s, "]");
     }
   }
   const H5Type *t = objType(o);
   if (t) {
-    h5SbStr(&s, ",\"type\":");
+    cairnSbStr(&s, ",\"type\":");
     h5TypeJsonSb(&s, t);
   }
   if (o->kind == CAIRN_H5_DATASET) {
-    h5SbStr(&s, ",\"layout\":\"");
-    h5SbStr(&s, in.layout >= 0 && in.layout <= 3 ? azLayout[in.layout] : "");
-    h5SbStr(&s, "\"");
+    cairnSbStr(&s, ",\"layout\":\"");
+    cairnSbStr(&s, in.layout >= 0 && in.layout <= 3 ? azLayout[in.layout] : "");
+    cairnSbStr(&s, "\"");
     if (in.layout == CAIRN_H5_CHUNKED) {
-      h5SbStr(&s, ",\"chunks\":[");
+      cairnSbStr(&s, ",\"chunks\":[");
       for (unsigned i = 0; i < in.rank; i++) {
-        if (i) h5SbStr(&s, ",");
-        h5SbU64(&s, in.chunk[i]);
+        if (i) cairnSbStr(&s, ",");
+        cairnSbU64(&s, in.chunk[i]);
       }
-      h5SbStr(&s, "],\"chunkIndex\":\"");
-      h5SbStr(&s, in.chunkIndex >= 0 && in.chunkIndex <= 5 ? azIdx[in.chunkIndex] : "");
-      h5SbStr(&s, "\"");
+      cairnSbStr(&s, "],\"chunkIndex\":\"");
+      cairnSbStr(&s, in.chunkIndex >= 0 && in.chunkIndex <= 5 ? azIdx[in.chunkIndex] : "");
+      cairnSbStr(&s, "\"");
     }
-    h5SbStr(&s, ",\"filters\":[");
+    cairnSbStr(&s, ",\"filters\":[");
     for (unsigned i = 0; i < in.nFilter; i++) {
-      if (i) h5SbStr(&s, ",");
-      h5SbStr(&s, "{\"id\":");
-      h5SbU64(&s, in.aFilter[i].id);
-      h5SbStr(&s, ",\"name\":");
-      h5SbJsonStr(&s, (const uint8_t *)in.aFilter[i].zName, strlen(in.aFilter[i].zName));
-      h5SbStr(&s, ",\"params\":[");
+      if (i) cairnSbStr(&s, ",");
+      cairnSbStr(&s, "{\"id\":");
+      cairnSbU64(&s, in.aFilter[i].id);
+      cairnSbStr(&s, ",\"name\":");
+      cairnSbJsonStr(&s, in.aFilter[i].zName, strlen(in.aFilter[i].zName), 1);
+      cairnSbStr(&s, ",\"params\":[");
       for (unsigned k = 0; k < in.aFilter[i].nParam; k++) {
-        if (k) h5SbStr(&s, ",");
-        h5SbU64(&s, in.aFilter[i].aParam[k]);
+        if (k) cairnSbStr(&s, ",");
+        cairnSbU64(&s, in.aFilter[i].aParam[k]);
       }
-      h5SbStr(&s, "]}");
+      cairnSbStr(&s, "]}");
     }
-    h5SbStr(&s, "]");
+    cairnSbStr(&s, "]");
   }
   if (o->kind != CAIRN_H5_ATTRIBUTE) {
-    h5SbStr(&s, ",\"attrs\":[");
+    cairnSbStr(&s, ",\"attrs\":[");
     for (size_t i = 0; i < o->nAttr; i++) {
-      if (i) h5SbStr(&s, ",");
-      h5SbJsonStr(&s, (const uint8_t *)o->aAttr[i].zName, strlen(o->aAttr[i].zName));
+      if (i) cairnSbStr(&s, ",");
+      cairnSbJsonStr(&s, o->aAttr[i].zName, strlen(o->aAttr[i].zName), 1);
     }
-    h5SbStr(&s, "]");
+    cairnSbStr(&s, "]");
   }
   if (o->kind == CAIRN_H5_GROUP) {
-    h5SbStr(&s, ",\"links\":[");
+    cairnSbStr(&s, ",\"links\":[");
     for (size_t i = 0; i < o->nLink; i++) {
       const H5Link *k = &o->aLink[i];
-      if (i) h5SbStr(&s, ",");
-      h5SbStr(&s, "{\"name\":");
-      h5SbJsonStr(&s, (const uint8_t *)k->zName, strlen(k->zName));
-      h5SbStr(&s, k->type == CAIRN_H5_LINK_HARD ? ",\"type\":\"hard\"" : k->type == CAIRN_H5_LINK_SOFT ? ",\"type\":\"soft\"" : ",\"type\":\"external\"");
+      if (i) cairnSbStr(&s, ",");
+      cairnSbStr(&s, "{\"name\":");
+      cairnSbJsonStr(&s, k->zName, strlen(k->zName), 1);
+      cairnSbStr(&s, k->type == CAIRN_H5_LINK_HARD ? ",\"type\":\"hard\"" : k->type == CAIRN_H5_LINK_SOFT ? ",\"type\":\"soft\"" : ",\"type\":\"external\"");
       if (k->zTarget) {
-        h5SbStr(&s, ",\"target\":");
-        h5SbJsonStr(&s, (const uint8_t *)k->zTarget, strlen(k->zTarget));
+        cairnSbStr(&s, ",\"target\":");
+        cairnSbJsonStr(&s, k->zTarget, strlen(k->zTarget), 1);
       }
       if (k->zFile) {
-        h5SbStr(&s, ",\"file\":");
-        h5SbJsonStr(&s, (const uint8_t *)k->zFile, strlen(k->zFile));
+        cairnSbStr(&s, ",\"file\":");
+        cairnSbJsonStr(&s, k->zFile, strlen(k->zFile), 1);
       }
-      h5SbStr(&s, "}");
+      cairnSbStr(&s, "}");
     }
-    h5SbStr(&s, "]");
+    cairnSbStr(&s, "]");
   }
-  h5SbStr(&s, "}");
-  if (s.oom) {
-    cairnFree(s.z);
-    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  }
-  *pz = s.z;
-  if (pn) *pn = s.n;
-  return CAIRN_OK;
+  cairnSbStr(&s, "}");
+  return cairnSbDone(&s, CAIRN_OK, "hdf5: info JSON", pz, pn);
 }

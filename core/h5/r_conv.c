@@ -212,40 +212,6 @@ int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, 
 }
 
 /* ---------------------------------------------------------------- JSON */
-void h5SbPut(Sb *s, const char *p, size_t n) {
-  if (s->oom) return;
-  if (s->n + n + 1 > s->cap) {
-    size_t nc = s->cap ? s->cap : 256;
-    while (nc < s->n + n + 1) nc *= 2;
-    char *z = cairnRealloc(s->z, nc);
-    if (!z) {
-      s->oom = 1;
-      return;
-    }
-    s->z = z;
-    s->cap = nc;
-  }
-  memcpy(s->z + s->n, p, n);
-  s->n += n;
-  s->z[s->n] = 0;
-}
-void h5SbStr(Sb *s, const char *z) { h5SbPut(s, z, strlen(z)); }
-void h5SbU64(Sb *s, uint64_t v) {
-  char b[24];
-  int i = 23;
-  b[i] = 0;
-  do {
-    b[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  h5SbStr(s, b + i);
-}
-static void sbI64(Sb *s, int64_t v) {
-  if (v < 0) {
-    h5SbPut(s, "-", 1);
-    h5SbU64(s, (uint64_t)0 - (uint64_t)v);
-  } else h5SbU64(s, (uint64_t)v);
-}
 /* v * 10^k in steps of exact powers of ten (10^22 is the largest exact double power). */
 static double scale10(double v, int k) {
   static const double a[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -288,28 +254,28 @@ static size_t sciText(char *z, uint64_t dg, int p, int e) {
 
 /* The shortest decimal that reads back as v (as a float when isFloat), found by trying
 ** precisions 1..17 and checking each candidate with strtod: no libm, no long double. */
-static void sbDouble(Sb *s, double v, int isFloat) {
+static void sbDouble(CairnSb *s, double v, int isFloat) {
   if (v != v) {
-    h5SbStr(s, "\"nan\"");
+    cairnSbStr(s, "\"nan\"");
     return;
   }
   if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
-    h5SbStr(s, v < 0 ? "\"-inf\"" : "\"inf\"");
+    cairnSbStr(s, v < 0 ? "\"-inf\"" : "\"inf\"");
     return;
   }
   if (v == 0) {
     uint64_t u;
     memcpy(&u, &v, 8);
-    h5SbStr(s, (u >> 63) ? "-0.0" : "0.0");
+    cairnSbStr(s, (u >> 63) ? "-0.0" : "0.0");
     return;
   }
   if (v < 0) {
-    h5SbPut(s, "-", 1);
+    cairnSbPut(s, "-", 1);
     v = -v;
   }
   if (v < 9007199254740992.0 && (double)(uint64_t)v == v) {
-    h5SbU64(s, (uint64_t)v);
-    h5SbStr(s, ".0");
+    cairnSbU64(s, (uint64_t)v);
+    cairnSbStr(s, ".0");
     return;
   }
   /* decimal exponent: 10^e <= v < 10^(e+1) */
@@ -361,58 +327,33 @@ static void sbDouble(Sb *s, double v, int isFloat) {
   e = bestE;
   if (e >= 0 && e < 17) {
     if (nd <= e + 1) {
-      h5SbPut(s, d, (size_t)nd);
-      for (int i = nd; i <= e; i++) h5SbPut(s, "0", 1);
-      h5SbStr(s, ".0");
+      cairnSbPut(s, d, (size_t)nd);
+      for (int i = nd; i <= e; i++) cairnSbPut(s, "0", 1);
+      cairnSbStr(s, ".0");
     } else {
-      h5SbPut(s, d, (size_t)e + 1);
-      h5SbPut(s, ".", 1);
-      h5SbPut(s, d + e + 1, (size_t)(nd - e - 1));
+      cairnSbPut(s, d, (size_t)e + 1);
+      cairnSbPut(s, ".", 1);
+      cairnSbPut(s, d + e + 1, (size_t)(nd - e - 1));
     }
     return;
   }
   if (e < 0 && e >= -5) {
-    h5SbStr(s, "0.");
-    for (int i = -1; i > e; i--) h5SbPut(s, "0", 1);
-    h5SbPut(s, d, (size_t)nd);
+    cairnSbStr(s, "0.");
+    for (int i = -1; i > e; i--) cairnSbPut(s, "0", 1);
+    cairnSbPut(s, d, (size_t)nd);
     return;
   }
-  h5SbPut(s, d, 1);
-  h5SbPut(s, ".", 1);
-  if (nd > 1) h5SbPut(s, d + 1, (size_t)(nd - 1));
-  else h5SbPut(s, "0", 1);
-  h5SbPut(s, "e", 1);
-  sbI64(s, e);
-}
-
-void h5SbJsonStr(Sb *s, const uint8_t *p, size_t n) {
-  h5SbPut(s, "\"", 1);
-  size_t i = 0;
-  while (i < n) {
-    size_t j = i;
-    while (j < n && p[j] >= 0x20 && p[j] != '"' && p[j] != '\\' && p[j] != 0x7f) j++;
-    if (j > i) h5SbPut(s, (const char *)p + i, j - i);
-    if (j >= n) break;
-    char e[8];
-    uint8_t c = p[j];
-    if (c == '"') h5SbStr(s, "\\\"");
-    else if (c == '\\') h5SbStr(s, "\\\\");
-    else if (c == '\n') h5SbStr(s, "\\n");
-    else if (c == '\t') h5SbStr(s, "\\t");
-    else if (c == '\r') h5SbStr(s, "\\r");
-    else {
-      static const char hx[] = "0123456789abcdef";
-      e[0] = '\\', e[1] = 'u', e[2] = '0', e[3] = '0', e[4] = hx[c >> 4], e[5] = hx[c & 15], e[6] = 0;
-      h5SbStr(s, e);
-    }
-    i = j + 1;
-  }
-  h5SbPut(s, "\"", 1);
+  cairnSbPut(s, d, 1);
+  cairnSbPut(s, ".", 1);
+  if (nd > 1) cairnSbPut(s, d + 1, (size_t)(nd - 1));
+  else cairnSbPut(s, "0", 1);
+  cairnSbPut(s, "e", 1);
+  cairnSbI64(s, e);
 }
 
 typedef struct JsonCtx {
   H5File *f;
-  Sb sb;
+  CairnSb sb;
   int rc;
   const char *(*xRefPath)(H5File *, uint64_t);
   int depth;
@@ -430,7 +371,7 @@ static void jsonFixedString(JsonCtx *x, const H5Type *t, const uint8_t *p, size_
   } else {
     while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == 0)) k--;
   }
-  h5SbJsonStr(&x->sb, p, k);
+  cairnSbJsonStr(&x->sb, (const char *)p, k, 1);
 }
 
 static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
@@ -442,11 +383,11 @@ static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
   for (unsigned i = 0; i < f->so; i++) all &= p[4 + i] == 0xff;
   if (t->vlenKind == 1) {
     if (len == 0 || coll == 0 || all) {
-      h5SbStr(&x->sb, "\"\"");
+      cairnSbStr(&x->sb, "\"\"");
       return;
     }
   } else if (len == 0 || coll == 0 || all) {
-    h5SbStr(&x->sb, "[]");
+    cairnSbStr(&x->sb, "[]");
     return;
   }
   uint8_t *q;
@@ -460,7 +401,7 @@ static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
     size_t n = CAIRN_MIN((size_t)len, nq);
     /* vlen strings are NUL-padded by some writers */
     while (n > 0 && q[n - 1] == 0 && t->strPad != 2) n--;
-    h5SbJsonStr(&x->sb, q, n);
+    cairnSbJsonStr(&x->sb, (const char *)q, n, 1);
     return;
   }
   size_t es = t->pBase->size;
@@ -476,25 +417,25 @@ static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
     return;
   }
   memcpy(cp, q, (size_t)need);
-  h5SbPut(&x->sb, "[", 1);
+  cairnSbPut(&x->sb, "[", 1);
   for (uint32_t i = 0; i < len && x->rc == CAIRN_OK; i++) {
-    if (i) h5SbPut(&x->sb, ",", 1);
+    if (i) cairnSbPut(&x->sb, ",", 1);
     jsonValue(x, t->pBase, cp + (size_t)i * es);
   }
-  h5SbPut(&x->sb, "]", 1);
+  cairnSbPut(&x->sb, "]", 1);
   cairnFree(cp);
 }
 
 static void jsonArray(JsonCtx *x, const H5Type *t, const uint8_t *p, uint32_t dim) {
   size_t inner = t->pBase->size;
   for (uint32_t i = dim + 1; i < t->rank; i++) inner *= t->aDim[i];
-  h5SbPut(&x->sb, "[", 1);
+  cairnSbPut(&x->sb, "[", 1);
   for (uint32_t i = 0; i < t->aDim[dim] && x->rc == CAIRN_OK; i++) {
-    if (i) h5SbPut(&x->sb, ",", 1);
+    if (i) cairnSbPut(&x->sb, ",", 1);
     if (dim + 1 < t->rank) jsonArray(x, t, p + i * inner, dim + 1);
     else jsonValue(x, t->pBase, p + i * inner);
   }
-  h5SbPut(&x->sb, "]", 1);
+  cairnSbPut(&x->sb, "]", 1);
 }
 
 static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
@@ -507,13 +448,13 @@ static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
     case H5T_FIXED:
     case H5T_BITFIELD: {
       if (t->size > 8) {
-        h5SbStr(&x->sb, "null");
+        cairnSbStr(&x->sb, "null");
         break;
       }
       int sg;
       uint64_t v = loadInt(t, p, &sg);
-      if (sg) sbI64(&x->sb, (int64_t)v);
-      else h5SbU64(&x->sb, v);
+      if (sg) cairnSbI64(&x->sb, (int64_t)v);
+      else cairnSbU64(&x->sb, v);
       break;
     }
     case H5T_FLOAT:
@@ -526,37 +467,37 @@ static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
     case H5T_STRING: jsonFixedString(x, t, p, t->size); break;
     case H5T_VLEN: jsonVlen(x, t, p); break;
     case H5T_COMPOUND:
-      h5SbPut(&x->sb, "{", 1);
+      cairnSbPut(&x->sb, "{", 1);
       for (uint32_t i = 0; i < t->nMember && x->rc == CAIRN_OK; i++) {
-        if (i) h5SbPut(&x->sb, ",", 1);
-        h5SbJsonStr(&x->sb, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
-        h5SbPut(&x->sb, ":", 1);
+        if (i) cairnSbPut(&x->sb, ",", 1);
+        cairnSbJsonStr(&x->sb, t->aMember[i].zName, strlen(t->aMember[i].zName), 1);
+        cairnSbPut(&x->sb, ":", 1);
         jsonValue(x, t->aMember[i].pType, p + t->aMember[i].offset);
       }
-      h5SbPut(&x->sb, "}", 1);
+      cairnSbPut(&x->sb, "}", 1);
       break;
     case H5T_ARRAY: jsonArray(x, t, p, 0); break;
     case H5T_ENUM: {
       uint32_t i = 0;
       for (; i < t->nMember; i++)
         if (memcmp(t->aEnumVal + (size_t)i * t->size, p, t->size) == 0) break;
-      if (i < t->nMember) h5SbJsonStr(&x->sb, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
+      if (i < t->nMember) cairnSbJsonStr(&x->sb, t->aMember[i].zName, strlen(t->aMember[i].zName), 1);
       else {
         int sg;
         uint64_t v = loadInt(t->pBase, p, &sg);
-        if (sg) sbI64(&x->sb, (int64_t)v);
-        else h5SbU64(&x->sb, v);
+        if (sg) cairnSbI64(&x->sb, (int64_t)v);
+        else cairnSbU64(&x->sb, v);
       }
       break;
     }
     case H5T_OPAQUE: {
       static const char hx[] = "0123456789abcdef";
-      h5SbPut(&x->sb, "\"", 1);
+      cairnSbPut(&x->sb, "\"", 1);
       for (uint32_t i = 0; i < t->size; i++) {
         char c[2] = {hx[p[i] >> 4], hx[p[i] & 15]};
-        h5SbPut(&x->sb, c, 2);
+        cairnSbPut(&x->sb, c, 2);
       }
-      h5SbPut(&x->sb, "\"", 1);
+      cairnSbPut(&x->sb, "\"", 1);
       break;
     }
     case H5T_REFERENCE:
@@ -565,11 +506,11 @@ static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
         int all = 1;
         for (unsigned i = 0; i < x->f->so; i++) all &= p[i] == 0xff;
         const char *z = (a == 0 || all) ? NULL : x->xRefPath ? x->xRefPath(x->f, a) : NULL;
-        if (z) h5SbJsonStr(&x->sb, (const uint8_t *)z, strlen(z));
-        else h5SbStr(&x->sb, "null");
-      } else h5SbStr(&x->sb, "null");
+        if (z) cairnSbJsonStr(&x->sb, z, strlen(z), 1);
+        else cairnSbStr(&x->sb, "null");
+      } else cairnSbStr(&x->sb, "null");
       break;
-    default: h5SbStr(&x->sb, "null");
+    default: cairnSbStr(&x->sb, "null");
   }
   x->depth--;
 }
@@ -586,131 +527,116 @@ int h5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const ui
     uint64_t n = 1;
     for (uint32_t i = 0; i < rank; i++) n *= aShape[i];
     uint64_t idx[H5_MAX_RANK] = {0};
-    for (uint32_t i = 0; i < rank; i++) h5SbPut(&x.sb, "[", 1);
+    for (uint32_t i = 0; i < rank; i++) cairnSbPut(&x.sb, "[", 1);
     for (uint64_t e = 0; e < n && x.rc == CAIRN_OK && !x.sb.oom; e++) {
       jsonValue(&x, t, p + e * t->size);
       int i = (int)rank - 1;
       for (; i >= 0; i--) {
         if (++idx[i] < aShape[i]) break;
         idx[i] = 0;
-        h5SbPut(&x.sb, "]", 1);
+        cairnSbPut(&x.sb, "]", 1);
       }
       if (i < 0) break;
-      h5SbPut(&x.sb, ",", 1);
-      for (int k = i + 1; k < (int)rank; k++) h5SbPut(&x.sb, "[", 1);
+      cairnSbPut(&x.sb, ",", 1);
+      for (int k = i + 1; k < (int)rank; k++) cairnSbPut(&x.sb, "[", 1);
     }
     if (n == 0) { /* nested empty arrays: [] for (0,4), [[],[]] for (2,0) */
       x.sb.n = 0;
       uint64_t outer = 1;
       uint32_t k = 0;
       while (k + 1 < rank && aShape[k] > 0 && outer * aShape[k] <= 1000000) outer *= aShape[k++];
-      for (uint32_t i = 0; i < k; i++) h5SbPut(&x.sb, "[", 1);
-      for (uint64_t i = 0; i < outer; i++) h5SbStr(&x.sb, i ? ",[]" : "[]");
-      for (uint32_t i = 0; i < k; i++) h5SbPut(&x.sb, "]", 1);
+      for (uint32_t i = 0; i < k; i++) cairnSbPut(&x.sb, "[", 1);
+      for (uint64_t i = 0; i < outer; i++) cairnSbStr(&x.sb, i ? ",[]" : "[]");
+      for (uint32_t i = 0; i < k; i++) cairnSbPut(&x.sb, "]", 1);
     }
   }
-  if (x.sb.oom && x.rc == CAIRN_OK) x.rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory formatting JSON");
-  if (x.rc) {
-    cairnFree(x.sb.z);
-    return x.rc;
-  }
-  if (!x.sb.z) h5SbPut(&x.sb, "", 0);
-  *pz = x.sb.z;
-  if (pn) *pn = x.sb.n;
-  return CAIRN_OK;
+  return cairnSbDone(&x.sb, x.rc, "hdf5: formatting JSON", pz, pn);
 }
 
 /* The datatype as JSON. */
-static void typeJson(Sb *s, const H5Type *t, int depth) {
+static void typeJson(CairnSb *s, const H5Type *t, int depth) {
   static const char *cls[] = {"integer", "float", "time", "string", "bitfield", "opaque", "compound", "reference", "enum", "vlen", "array"};
-  h5SbStr(s, "{\"class\":\"");
-  h5SbStr(s, t->cls <= 10 ? cls[t->cls] : "unknown");
-  h5SbStr(s, "\",\"size\":");
-  h5SbU64(s, t->size);
+  cairnSbStr(s, "{\"class\":\"");
+  cairnSbStr(s, t->cls <= 10 ? cls[t->cls] : "unknown");
+  cairnSbStr(s, "\",\"size\":");
+  cairnSbU64(s, t->size);
   if (depth > H5_MAX_TYPE_DEPTH * 2) {
-    h5SbStr(s, "}");
+    cairnSbStr(s, "}");
     return;
   }
   switch (t->cls) {
     case H5T_FIXED: case H5T_BITFIELD: case H5T_FLOAT:
-      h5SbStr(s, t->cls == H5T_FLOAT ? "" : t->isSigned ? ",\"signed\":true" : ",\"signed\":false");
-      h5SbStr(s, t->bigEndian ? ",\"order\":\"be\"" : ",\"order\":\"le\"");
+      cairnSbStr(s, t->cls == H5T_FLOAT ? "" : t->isSigned ? ",\"signed\":true" : ",\"signed\":false");
+      cairnSbStr(s, t->bigEndian ? ",\"order\":\"be\"" : ",\"order\":\"le\"");
       if (t->precision && t->precision != 8 * t->size) {
-        h5SbStr(s, ",\"precision\":");
-        h5SbU64(s, t->precision);
-        h5SbStr(s, ",\"offset\":");
-        h5SbU64(s, t->bitOffset);
+        cairnSbStr(s, ",\"precision\":");
+        cairnSbU64(s, t->precision);
+        cairnSbStr(s, ",\"offset\":");
+        cairnSbU64(s, t->bitOffset);
       }
       break;
     case H5T_STRING:
-      h5SbStr(s, t->cset ? ",\"cset\":\"utf-8\"" : ",\"cset\":\"ascii\"");
-      h5SbStr(s, t->strPad == 0 ? ",\"pad\":\"nullterm\"" : t->strPad == 1 ? ",\"pad\":\"nullpad\"" : ",\"pad\":\"spacepad\"");
+      cairnSbStr(s, t->cset ? ",\"cset\":\"utf-8\"" : ",\"cset\":\"ascii\"");
+      cairnSbStr(s, t->strPad == 0 ? ",\"pad\":\"nullterm\"" : t->strPad == 1 ? ",\"pad\":\"nullpad\"" : ",\"pad\":\"spacepad\"");
       break;
     case H5T_VLEN:
-      if (t->vlenKind == 1) h5SbStr(s, t->cset ? ",\"string\":true,\"cset\":\"utf-8\"" : ",\"string\":true,\"cset\":\"ascii\"");
+      if (t->vlenKind == 1) cairnSbStr(s, t->cset ? ",\"string\":true,\"cset\":\"utf-8\"" : ",\"string\":true,\"cset\":\"ascii\"");
       else {
-        h5SbStr(s, ",\"base\":");
+        cairnSbStr(s, ",\"base\":");
         typeJson(s, t->pBase, depth + 1);
       }
       break;
     case H5T_ARRAY:
-      h5SbStr(s, ",\"dims\":[");
+      cairnSbStr(s, ",\"dims\":[");
       for (uint32_t i = 0; i < t->rank; i++) {
-        if (i) h5SbStr(s, ",");
-        h5SbU64(s, t->aDim[i]);
+        if (i) cairnSbStr(s, ",");
+        cairnSbU64(s, t->aDim[i]);
       }
-      h5SbStr(s, "],\"base\":");
+      cairnSbStr(s, "],\"base\":");
       typeJson(s, t->pBase, depth + 1);
       break;
     case H5T_COMPOUND:
-      h5SbStr(s, ",\"members\":[");
+      cairnSbStr(s, ",\"members\":[");
       for (uint32_t i = 0; i < t->nMember; i++) {
-        if (i) h5SbStr(s, ",");
-        h5SbStr(s, "{\"name\":");
-        h5SbJsonStr(s, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
-        h5SbStr(s, ",\"offset\":");
-        h5SbU64(s, t->aMember[i].offset);
-        h5SbStr(s, ",\"type\":");
+        if (i) cairnSbStr(s, ",");
+        cairnSbStr(s, "{\"name\":");
+        cairnSbJsonStr(s, t->aMember[i].zName, strlen(t->aMember[i].zName), 1);
+        cairnSbStr(s, ",\"offset\":");
+        cairnSbU64(s, t->aMember[i].offset);
+        cairnSbStr(s, ",\"type\":");
         typeJson(s, t->aMember[i].pType, depth + 1);
-        h5SbStr(s, "}");
+        cairnSbStr(s, "}");
       }
-      h5SbStr(s, "]");
+      cairnSbStr(s, "]");
       break;
     case H5T_ENUM:
-      h5SbStr(s, ",\"base\":");
+      cairnSbStr(s, ",\"base\":");
       typeJson(s, t->pBase, depth + 1);
-      h5SbStr(s, ",\"members\":{");
+      cairnSbStr(s, ",\"members\":{");
       for (uint32_t i = 0; i < t->nMember; i++) {
         int sg;
-        if (i) h5SbStr(s, ",");
-        h5SbJsonStr(s, (const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
-        h5SbStr(s, ":");
+        if (i) cairnSbStr(s, ",");
+        cairnSbJsonStr(s, t->aMember[i].zName, strlen(t->aMember[i].zName), 1);
+        cairnSbStr(s, ":");
         uint64_t v = loadInt(t->pBase, t->aEnumVal + (size_t)i * t->size, &sg);
-        if (sg) sbI64(s, (int64_t)v);
-        else h5SbU64(s, v);
+        if (sg) cairnSbI64(s, (int64_t)v);
+        else cairnSbU64(s, v);
       }
-      h5SbStr(s, "}");
+      cairnSbStr(s, "}");
       break;
     case H5T_OPAQUE:
-      h5SbStr(s, ",\"tag\":");
-      h5SbJsonStr(s, (const uint8_t *)(t->zTag ? t->zTag : ""), t->zTag ? strlen(t->zTag) : 0);
+      cairnSbStr(s, ",\"tag\":");
+      cairnSbJsonStr(s, (t->zTag ? t->zTag : ""), t->zTag ? strlen(t->zTag) : 0, 1);
       break;
-    case H5T_REFERENCE: h5SbStr(s, t->refKind ? ",\"ref\":\"region\"" : ",\"ref\":\"object\""); break;
+    case H5T_REFERENCE: cairnSbStr(s, t->refKind ? ",\"ref\":\"region\"" : ",\"ref\":\"object\""); break;
   }
-  h5SbStr(s, "}");
+  cairnSbStr(s, "}");
 }
 
-void h5TypeJsonSb(Sb *s, const H5Type *t) { typeJson(s, t, 0); }
+void h5TypeJsonSb(CairnSb *s, const H5Type *t) { typeJson(s, t, 0); }
 
 int h5TypeJson(const H5Type *t, char **pz, size_t *pn) {
-  Sb s;
-  memset(&s, 0, sizeof(s));
+  CairnSb s = {0};
   typeJson(&s, t, 0);
-  if (s.oom) {
-    cairnFree(s.z);
-    return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  }
-  *pz = s.z;
-  if (pn) *pn = s.n;
-  return CAIRN_OK;
+  return cairnSbDone(&s, CAIRN_OK, "hdf5: type JSON", pz, pn);
 }

@@ -10,42 +10,12 @@
 
 #include "mem_int.h"
 
-/* ------------------------------------------------------------------ output buffer */
-typedef struct Out {
-  char *z;
-  size_t n, nAlloc;
-  int rc;
-} Out;
-
-static void outReserve(Out *o, size_t nMore) {
-  if (o->rc || o->n + nMore + 1 <= o->nAlloc) return;
-  size_t nA = o->nAlloc ? o->nAlloc * 2 : 1024;
-  while (nA < o->n + nMore + 1) nA *= 2;
-  char *z = cairnRealloc(o->z, nA);
-  if (!z) {
-    o->rc = cairnErr(CAIRN_NOMEM, "search_json: result of %zu bytes", nA);
-    return;
-  }
-  o->z = z, o->nAlloc = nA;
-}
-static void outBytes(Out *o, const char *z, size_t n) {
-  outReserve(o, n);
-  if (o->rc) return;
-  memcpy(o->z + o->n, z, n);
-  o->n += n;
-  o->z[o->n] = 0;
-}
-static void outStr(Out *o, const char *z) { outBytes(o, z, strlen(z)); }
-static void outFmt(Out *o, const char *zFmt, long long v) {
-  char b[32];
-  size_t n = cairnFormat(b, sizeof b, zFmt, v);
-  outBytes(o, b, n);
-}
+/* ------------------------------------------------------------------ output */
 /* A float as JSON: shortest round-trip is not needed, 9 significant digits are exact for f32.
 ** NaN and infinities become null. Pure: no printf. */
-static void outFloat(Out *o, float f) {
+static void outFloat(CairnSb *o, float f) {
   if (!(f == f) || f - f != 0) {
-    outStr(o, "null");
+    cairnSbStr(o, "null");
     return;
   }
   double v = f;
@@ -53,7 +23,7 @@ static void outFloat(Out *o, float f) {
   size_t n = 0;
   if (v < 0) b[n++] = '-', v = -v;
   if (v == 0) {
-    outBytes(o, b, n), outStr(o, "0");
+    cairnSbPut(o, b, n), cairnSbStr(o, "0");
     return;
   }
   int e = 0;
@@ -71,22 +41,10 @@ static void outFloat(Out *o, float f) {
     for (int i = 1; i < nd; i++) b[n++] = dig[i];
   }
   if (e) n += cairnFormat(b + n, sizeof b - n, "e%d", e);
-  outBytes(o, b, n);
+  cairnSbPut(o, b, n);
 }
-static void outJsonStr(Out *o, const char *z) {
-  outStr(o, "\"");
-  for (; z && *z; z++) {
-    unsigned char c = (unsigned char)*z;
-    if (c == '"' || c == '\\') {
-      char e[2] = {'\\', (char)c};
-      outBytes(o, e, 2);
-    } else if (c < 0x20) {
-      outFmt(o, "\\u00%x", c >> 4);
-      outFmt(o, "%x", c & 15);
-    } else outBytes(o, (const char *)&c, 1);
-  }
-  outStr(o, "\"");
-}
+/* z (NULL: empty) as a JSON string: control characters as \u00xx, DEL and non-ASCII as they are. */
+static void outJsonStr(CairnSb *o, const char *z) { cairnSbJsonStr(o, z ? z : "", z ? strlen(z) : 0, 0); }
 
 /* ------------------------------------------------------------------ helpers */
 static int jStr(const Json *j, uint32_t v, const char *zField, const char **pz) {
@@ -249,33 +207,31 @@ int cairn_mem_search_json(cairn_mem *m, const char *zQuery, const char *zOptions
     if (!aHit) rc = cairnErr(CAIRN_NOMEM, "search_json: %u hits", k);
   }
   if (rc == CAIRN_OK) rc = cairn_mem_search(m, &q, aHit, &nHit);
-  Out o = {NULL, 0, 0, 0};
+  CairnSb o = {0};
   if (rc == CAIRN_OK) {
-    outStr(&o, "[");
+    cairnSbStr(&o, "[");
     for (uint32_t i = 0; i < nHit; i++) {
       cairn_mem_record r;
       cairn_mem_get(m, aHit[i].id, &r);
-      outStr(&o, i ? ",{\"id\":" : "{\"id\":");
-      outFmt(&o, "%lld", (long long)aHit[i].id);
-      outStr(&o, ",\"score\":"), outFloat(&o, aHit[i].score);
-      outStr(&o, ",\"vscore\":"), outFloat(&o, aHit[i].vscore);
-      outStr(&o, ",\"bscore\":"), outFloat(&o, aHit[i].bscore);
-      outStr(&o, ",\"text\":"), outJsonStr(&o, r.zText);
-      if (r.zSession) outStr(&o, ",\"session\":"), outJsonStr(&o, r.zSession);
-      if (r.zRole) outStr(&o, ",\"role\":"), outJsonStr(&o, r.zRole);
-      outStr(&o, ",\"tier\":"), outFmt(&o, "%lld", (long long)r.tier);
-      outStr(&o, ",\"importance\":"), outFloat(&o, r.importance);
-      outStr(&o, ",\"accessCount\":"), outFmt(&o, "%lld", (long long)r.accessCount);
-      outStr(&o, ",\"createdMs\":"), outFmt(&o, "%lld", (long long)r.createdMs);
-      outStr(&o, ",\"eventMs\":"), outFmt(&o, "%lld", (long long)r.eventMs);
-      if (r.zMeta) outStr(&o, ",\"meta\":"), outStr(&o, r.zMeta); /* validated JSON object on add */
-      outStr(&o, "}");
+      cairnSbStr(&o, i ? ",{\"id\":" : "{\"id\":");
+      cairnSbI64(&o, (int64_t)aHit[i].id);
+      cairnSbStr(&o, ",\"score\":"), outFloat(&o, aHit[i].score);
+      cairnSbStr(&o, ",\"vscore\":"), outFloat(&o, aHit[i].vscore);
+      cairnSbStr(&o, ",\"bscore\":"), outFloat(&o, aHit[i].bscore);
+      cairnSbStr(&o, ",\"text\":"), outJsonStr(&o, r.zText);
+      if (r.zSession) cairnSbStr(&o, ",\"session\":"), outJsonStr(&o, r.zSession);
+      if (r.zRole) cairnSbStr(&o, ",\"role\":"), outJsonStr(&o, r.zRole);
+      cairnSbStr(&o, ",\"tier\":"), cairnSbI64(&o, (int64_t)r.tier);
+      cairnSbStr(&o, ",\"importance\":"), outFloat(&o, r.importance);
+      cairnSbStr(&o, ",\"accessCount\":"), cairnSbI64(&o, (int64_t)r.accessCount);
+      cairnSbStr(&o, ",\"createdMs\":"), cairnSbI64(&o, (int64_t)r.createdMs);
+      cairnSbStr(&o, ",\"eventMs\":"), cairnSbI64(&o, (int64_t)r.eventMs);
+      if (r.zMeta) cairnSbStr(&o, ",\"meta\":"), cairnSbStr(&o, r.zMeta); /* validated JSON object on add */
+      cairnSbStr(&o, "}");
     }
-    outStr(&o, "]");
-    rc = o.rc;
+    cairnSbStr(&o, "]");
   }
-  if (rc == CAIRN_OK) *pzResult = o.z;
-  else cairnFree(o.z);
+  rc = cairnSbDone(&o, rc, "search_json: result", pzResult, NULL);
   cairnFree(aHit), cairnFree(aEmb), cairnFree(zFilter), cairnFree(zArena);
   cairnJsonFree(&j);
   return rc;

@@ -23,64 +23,9 @@
 #include "faultfile.h"
 #include "tf.h"
 
-/* The bytes "on the disk": a plain memory file under the fault wrapper (tests/core/faultfile.h,
-** shared with the chunk store's and agent memory's crash tests), which puts what survives a
-** crash back into it. */
-typedef struct MemImg {
-  cairn_file base;
-  uint8_t *a;
-  size_t n, nAlloc;
-} MemImg;
-
-static int imgGrow(MemImg *m, size_t n) {
-  if (n <= m->nAlloc) return 0;
-  size_t c = m->nAlloc ? m->nAlloc : 4096;
-  while (c < n) c *= 2;
-  uint8_t *a = realloc(m->a, c);
-  if (!a) return 1;
-  memset(a + m->nAlloc, 0, c - m->nAlloc);
-  m->a = a;
-  m->nAlloc = c;
-  return 0;
-}
-static int imgRead(cairn_file *pF, void *p, size_t n, uint64_t off, size_t *pnRead) {
-  MemImg *m = (MemImg *)pF;
-  size_t got = off < m->n ? CAIRN_MIN(n, m->n - (size_t)off) : 0;
-  if (got) memcpy(p, m->a + off, got);
-  memset((uint8_t *)p + got, 0, n - got);
-  if (pnRead) *pnRead = got;
-  else if (got < n) return cairn_seterr(CAIRN_IOERR_SHORT_READ, "short read");
-  return CAIRN_OK;
-}
-static int imgWrite(cairn_file *pF, const void *p, size_t n, uint64_t off) {
-  MemImg *m = (MemImg *)pF;
-  if (imgGrow(m, (size_t)off + n)) return cairn_seterr(CAIRN_NOMEM, "image: out of memory");
-  if (off > m->n) memset(m->a + m->n, 0, (size_t)off - m->n);
-  memcpy(m->a + off, p, n);
-  if (off + n > m->n) m->n = (size_t)off + n;
-  return CAIRN_OK;
-}
-static int imgSize(cairn_file *pF, uint64_t *pn) {
-  *pn = ((MemImg *)pF)->n;
-  return CAIRN_OK;
-}
-static int imgTruncate(cairn_file *pF, uint64_t n) {
-  MemImg *m = (MemImg *)pF;
-  if (imgGrow(m, (size_t)n)) return cairn_seterr(CAIRN_NOMEM, "image: out of memory");
-  if (n > m->n) memset(m->a + m->n, 0, (size_t)n - m->n);
-  m->n = (size_t)n;
-  return CAIRN_OK;
-}
-static int imgSync(cairn_file *pF) {
-  (void)pF;
-  return CAIRN_OK;
-}
-static int imgClose(cairn_file *pF) {
-  (void)pF; /* freed by ffClose */
-  return CAIRN_OK;
-}
-static const cairn_file_methods imgMethods = {1, imgRead, imgWrite, imgSize, imgTruncate, imgSync, imgClose, NULL};
-
+/* The bytes "on the disk": the core's memory file (cairn_memfile_open) under the fault wrapper
+** (tests/core/faultfile.h, shared with the chunk store's and agent memory's crash tests), which
+** puts what survives a crash back into it. */
 /* One run: the writer works on pF (the wrapper); img holds the bytes. Crash modes at write N:
 **   0 stop - a process crash: write N and everything after it never happen, every earlier
 **            write is there (the page cache keeps it);
@@ -89,14 +34,16 @@ static const cairn_file_methods imgMethods = {1, imgRead, imgWrite, imgSize, img
 **            whole, is lost, or lands as a sector-aligned prefix (seeded fates);
 ** failSync: the Nth sync fails instead (no crash). */
 typedef struct FaultFile {
-  MemImg img;
+  cairn_file *img;
   cairn_file *pF;
 } FaultFile;
 
 static FaultFile *ffOpenSpec(int failAt, int mode, int failSync, const uint8_t *pSeed, size_t nSeed) {
   FaultFile *f = calloc(1, sizeof *f);
-  f->img.base.pMethods = &imgMethods;
-  if (nSeed) imgWrite(&f->img.base, pSeed, nSeed, 0);
+  if (cairn_memfile_open(pSeed, nSeed, &f->img)) {
+    free(f);
+    return NULL;
+  }
   FaultSpec sp;
   memset(&sp, 0, sizeof sp);
   sp.nSector = 512;
@@ -107,8 +54,8 @@ static FaultFile *ffOpenSpec(int failAt, int mode, int failSync, const uint8_t *
     else sp.nTearWrite = (uint32_t)failAt;
     sp.bKeepUnsynced = mode < 2;
   }
-  if (faultfileWrap(&f->img.base, 0, &sp, &f->pF)) {
-    free(f->img.a);
+  if (faultfileWrap(f->img, 0, &sp, &f->pF)) {
+    cairn_file_close(f->img);
     free(f);
     return NULL;
   }
@@ -127,9 +74,12 @@ static int ffSyncs(FaultFile *f) {
 }
 static void ffClose(FaultFile *f) {
   cairn_file_close(f->pF);
-  free(f->img.a);
+  cairn_file_close(f->img);
   free(f);
 }
+
+/* The bytes on the "disk" now (valid until the next write to it). */
+static void ffImage(FaultFile *f, const uint8_t **pa, size_t *pn) { cairn_memfile_data(f->img, pa, pn); }
 
 /* ---- the scripted session; *pnCommit counts commits that returned OK ---- */
 typedef void (*CommitHook)(void *pArg, FaultFile *f, int k);
@@ -227,10 +177,13 @@ static int imageDigest(const uint8_t *p, size_t n, uint8_t d[32]) {
 typedef struct Ref { uint8_t d[16][32]; int n; char zName[16]; } Ref;
 static void refHook(void *pArg, FaultFile *f, int k) {
   Ref *r = pArg;
-  if (k < 16 && imageDigest(f->img.a, f->img.n, r->d[k]) == CAIRN_OK) r->n = k + 1;
+  const uint8_t *aImg;
+  size_t nImg;
+  ffImage(f, &aImg, &nImg);
+  if (k < 16 && imageDigest(aImg, nImg, r->d[k]) == CAIRN_OK) r->n = k + 1;
   char z[64];
   cairnFormat(z, sizeof z, "h5w_fault/%s_%d.h5", r->zName, k);
-  tfWriteFile(tfTmp(z), f->img.a, f->img.n);
+  tfWriteFile(tfTmp(z), aImg, nImg);
 }
 
 /* One crash sweep over a scripted session: for every write N and each way of crashing there
@@ -285,26 +238,29 @@ static void sweep(const Sweep *s, const Ref *ref, int nWrite, FILE *man, int *pn
         continue;
       }
       uint8_t d[32];
-      rc = imageDigest(f->img.a, f->img.n, d);
+      const uint8_t *aImg;
+      size_t nImg;
+      ffImage(f, &aImg, &nImg);
+      rc = imageDigest(aImg, nImg, d);
       if (rc != CAIRN_OK || memcmp(d, ref->d[done], 32) != 0) {
         tfFail(__FILE__, __LINE__, "%s%s%s at write %d (after %d commits): %s", s->zWhat, zSep, azMode[mode], N, done,
                rc ? cairn_errmsg() : "content differs from the last commit");
         ffClose(f);
         return;
       }
-      s->xCheck(f->img.a, f->img.n, done);
+      s->xCheck(aImg, nImg, done);
       if (tfFailed()) {
         ffClose(f);
         return;
       }
       char z[64];
       cairnFormat(z, sizeof z, "h5w_fault/%s%s_%d.h5", s->zPrefix, azMode[mode], N);
-      tfWriteFile(tfTmp(z), f->img.a, f->img.n);
+      tfWriteFile(tfTmp(z), aImg, nImg);
       fprintf(man, "%s%s_%d.h5 %s_%d.h5\n", s->zPrefix, azMode[mode], N, ref->zName, done);
       if (s->zRecover) {
         cairn_file *m;
         cairn_h5w *w;
-        CHECK_OK(cairn_memfile_open(f->img.a, f->img.n, &m));
+        CHECK_OK(cairn_memfile_open(aImg, nImg, &m));
         CHECK_OK(cairn_h5w_open(m, CAIRN_H5W_RECLAIM, &w));
         CHECK_OK(cairn_h5w_group(w, s->zRecover));
         CHECK_OK(cairn_h5w_close(w));
@@ -376,7 +332,10 @@ TEST(h5w_fault, every_write) {
     int rc = session(f, &done, NULL, NULL);
     CHECK_EQ(CAIRN_PRIMARY(rc), CAIRN_IOERR);
     uint8_t d[32];
-    CHECK_OK(done ? imageDigest(f->img.a, f->img.n, d) : CAIRN_OK);
+    const uint8_t *aImg;
+    size_t nImg;
+    ffImage(f, &aImg, &nImg);
+    CHECK_OK(done ? imageDigest(aImg, nImg, d) : CAIRN_OK);
     CHECK(done == 0 || memcmp(d, ref.d[done], 32) == 0 || (done + 1 < 16 && memcmp(d, ref.d[done + 1], 32) == 0));
     ffClose(f);
   }

@@ -5,6 +5,7 @@
 
 #include "cas/cas_int.h"
 #include "tf.h"
+#include "oom.h"
 
 /* Small chunks so tests see many of them. */
 static cairn_cas_config smallCfg(int codec) {
@@ -495,10 +496,6 @@ TEST(cas, tail_garbage) {
 
 /* Out of memory at every allocation of a put into a file store: a clean error, and the
 ** store still opens with what was committed before. */
-static int gAllocLeft;
-static void *capMalloc(void *c, size_t n) { (void)c; return gAllocLeft-- > 0 ? malloc(n) : NULL; }
-static void *capRealloc(void *c, void *p, size_t n) { (void)c; return gAllocLeft-- > 0 ? realloc(p, n) : NULL; }
-static void capFree(void *c, void *p) { (void)c; free(p); }
 TEST(cas, out_of_memory) {
   cairn_cas_config cfg = smallCfg(CAIRN_ZSTD);
   size_t n = 60000;
@@ -513,10 +510,10 @@ TEST(cas, out_of_memory) {
     CHECK_OK(cairn_cas_open_file(f, &cfg, &cas));
     CHECK_OK(cairn_cas_put(cas, "before", 6, idOk));
     cairn_host h = saved;
-    h.xMalloc = capMalloc, h.xRealloc = capRealloc, h.xFree = capFree;
-    h.xParallelFor = NULL; /* the cap counter is not thread-safe */
+    oomHooks(&h);
+    h.xParallelFor = NULL; /* deterministic allocation order */
     cairn_host_set(&h);
-    gAllocLeft = k;
+    oomArm(OOM_FOREVER, k);
     int rc = cairn_cas_put(cas, a, n, id);
     cairn_host_set(&saved);
     if (rc == CAIRN_OK) nDone = 1;

@@ -7,6 +7,7 @@
 #endif
 
 #include "tf.h"
+#include "oom.h"
 
 TEST(common, errmsg_and_codes) {
   CHECK_EQ(cairn_seterr(CAIRN_CORRUPT, "bad %s at offset %llu (%d, %x, %zu)", "superblock", 123456789012ull, -5, 255u, (size_t)7), CAIRN_CORRUPT);
@@ -139,21 +140,15 @@ TEST(common, parallel_for_many_short_jobs) {
 }
 
 /* A host whose allocator fails after N allocations: the core reports NOMEM cleanly. */
-static int gAllocLeft;
-static void *capMalloc(void *c, size_t n) { (void)c; return gAllocLeft-- > 0 ? malloc(n) : NULL; }
-static void *capRealloc(void *c, void *p, size_t n) { (void)c; return gAllocLeft-- > 0 ? realloc(p, n) : NULL; }
-static void capFree(void *c, void *p) { (void)c; free(p); }
 TEST(common, allocator_cap) {
   cairn_host saved = *cairn_host_get();
   cairn_host h = saved;
-  h.xMalloc = capMalloc;
-  h.xRealloc = capRealloc;
-  h.xFree = capFree;
+  oomHooks(&h);
   CHECK_OK(cairn_host_set(&h));
-  gAllocLeft = 0;
+  oomArm(OOM_FOREVER, 0);
   cairn_file *f = NULL;
   int rc = cairn_memfile_open("abc", 3, &f);
-  gAllocLeft = 1; /* struct succeeds, buffer fails */
+  oomArm(OOM_FOREVER, 1); /* struct succeeds, buffer fails */
   int rc2 = cairn_memfile_open("abc", 3, &f);
   cairn_host_set(&saved);
   CHECK_EQ(rc, CAIRN_NOMEM);

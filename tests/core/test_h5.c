@@ -8,6 +8,7 @@
 #include "codec/lz4.h"
 #include "tf.h"
 #include "test_h5_files.h"
+#include "oom.h"
 
 static int32_t gridAt(unsigned i, unsigned j) { return (int32_t)(((uint64_t)(i * 32 + j) * 2654435761u) % (1u << 31)); }
 
@@ -326,26 +327,6 @@ TEST(h5, corrupt) {
 /* ---- OOM and I/O-error loops: fail allocation (or host read) N for N = 1, 2, ... until a run
 ** completes without reaching N. Every run must fail with NOMEM (IOERR) or succeed, and leave
 ** no allocation behind. */
-static long gAllocN, gFailAt, gLive;
-/* atomic: chunks are decoded on the host's worker threads */
-static void *oomMalloc(void *ctx, size_t n) {
-  (void)ctx;
-  if (__atomic_add_fetch(&gAllocN, 1, __ATOMIC_SEQ_CST) == gFailAt) return NULL;
-  __atomic_add_fetch(&gLive, 1, __ATOMIC_SEQ_CST);
-  return malloc(n);
-}
-static void *oomRealloc(void *ctx, void *p, size_t n) {
-  (void)ctx;
-  if (__atomic_add_fetch(&gAllocN, 1, __ATOMIC_SEQ_CST) == gFailAt) return NULL;
-  if (!p) __atomic_add_fetch(&gLive, 1, __ATOMIC_SEQ_CST);
-  return realloc(p, n);
-}
-static void oomFree(void *ctx, void *p) {
-  (void)ctx;
-  if (p) __atomic_sub_fetch(&gLive, 1, __ATOMIC_SEQ_CST);
-  free(p);
-}
-
 static long gReadN, gReadFailAt;
 static int failRead(cairn_file *f, void *p, size_t n, uint64_t off, size_t *pn) {
   CountFile *c = (CountFile *)f;
@@ -412,19 +393,16 @@ static int scenario(const unsigned char *p, size_t n, int viaFail) {
 
 static void oomLoop(const unsigned char *p, size_t n) {
   cairn_host saved = *cairn_host_get(), hst = saved;
-  hst.xMalloc = oomMalloc;
-  hst.xRealloc = oomRealloc;
-  hst.xFree = oomFree;
+  oomHooks(&hst); /* chunks are decoded on the host's worker threads: the counters are atomic */
   CHECK_OK(cairn_host_set(&hst));
   long nRuns = 0;
-  for (gFailAt = 1;; gFailAt++) {
-    gAllocN = 0;
-    gLive = 0;
+  for (long failAt = 1;; failAt++) {
+    oomArm(OOM_ONCE, failAt - 1);
     int rc = scenario(p, n, 0);
-    long live = gLive, reached = gAllocN >= gFailAt;
+    long live = oomLive(), reached = oomReached();
     if (live != 0 || (rc != CAIRN_OK && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) || (!reached && rc != CAIRN_OK)) {
       cairn_host_set(&saved);
-      tfFail(__FILE__, __LINE__, "allocation %ld failed: rc %s (%s), %ld allocations left", gFailAt, cairn_errstr(rc), cairn_errmsg(), live);
+      tfFail(__FILE__, __LINE__, "allocation %ld failed: rc %s (%s), %ld allocations left", failAt, cairn_errstr(rc), cairn_errmsg(), live);
       return;
     }
     nRuns++;

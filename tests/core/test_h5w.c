@@ -7,6 +7,7 @@
 #include "h5/h5w.h"
 #include "codec/lz4.h"
 #include "tf.h"
+#include "oom.h"
 
 #include <stdlib.h>
 
@@ -521,28 +522,6 @@ TEST(h5w, reclaim) {
 }
 
 /* ---- out of memory at every allocation: a clean error, nothing leaked, the file as committed ---- */
-static long gAllocLeft = -1, gLive;
-static void *oomMalloc(void *c, size_t n) {
-  (void)c;
-  if (gAllocLeft == 0) return NULL;
-  if (gAllocLeft > 0) gAllocLeft--;
-  void *p = malloc(n);
-  if (p) gLive++;
-  return p;
-}
-static void *oomRealloc(void *c, void *p, size_t n) {
-  (void)c;
-  if (gAllocLeft == 0) return NULL;
-  if (gAllocLeft > 0) gAllocLeft--;
-  void *q = realloc(p, n);
-  if (q && !p) gLive++;
-  return q;
-}
-static void oomFree(void *c, void *p) {
-  (void)c;
-  if (p) gLive--, free(p);
-}
-
 static int oomSession(cairn_file *f) {
   cairn_h5w *w = NULL;
   cairn_h5w_type *tf = cairn_h5w_type_float(4), *ts = cairn_h5w_type_vstring(1);
@@ -583,17 +562,16 @@ static int oomSession(cairn_file *f) {
 ** file that is either not yet HDF5 or verifies. */
 static void oomSweep(int (*xSession)(cairn_file *f), int nMax, int bIoerr) {
   cairn_host saved = *cairn_host_get(), h = saved;
-  h.xMalloc = oomMalloc, h.xRealloc = oomRealloc, h.xFree = oomFree;
+  oomHooks(&h);
   h.xParallelFor = NULL; /* deterministic allocation order */
   int nFail = 0, n;
   for (n = 0; n < nMax; n++) {
     CHECK_OK(cairn_host_set(&h));
-    gLive = 0;
-    gAllocLeft = n;
+    oomArm(OOM_FOREVER, n);
     cairn_file *f = NULL;
     int rc = cairn_memfile_open(NULL, 0, &f);
     if (!rc) rc = xSession(f);
-    gAllocLeft = -1;
+    oomDisarm();
     /* whatever failed, the file is either not yet an HDF5 file or a consistent committed one */
     cairn_h5w *w = NULL;
     uint8_t dg[32];
@@ -601,7 +579,7 @@ static void oomSweep(int (*xSession)(cairn_file *f), int nMax, int bIoerr) {
     int rcVerify = w ? cairn_h5w_verify(w, dg) : CAIRN_OK;
     cairn_h5w_discard(w);
     cairn_file_close(f);
-    long live = gLive;
+    long live = oomLive();
     cairn_host_set(&saved);
     if (rcOpen == CAIRN_OK && rcVerify != CAIRN_OK) {
       tfFail(__FILE__, __LINE__, "allocation %d failing left a file that does not verify: %s", n, cairn_errmsg());

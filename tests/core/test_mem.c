@@ -8,6 +8,7 @@
 #include "cairn/mem.h"
 #include "mem/mem_int.h"
 #include "tf.h"
+#include "oom.h"
 
 static const char *const aTurn[][3] = {
   /* session, role, text */
@@ -506,37 +507,17 @@ TEST(mem, ivf_persisted) {
 }
 
 /* ---- out of memory: fail allocation N for N = 1, 2, ... ---- */
-static long gAllocLeft, gLive;
 static cairn_host gSaved;
-static void *oomMalloc(void *c, size_t n) {
-  (void)c;
-  if (gAllocLeft-- == 0) return NULL;
-  void *p = malloc(n);
-  if (p) gLive++;
-  return p;
-}
-static void *oomRealloc(void *c, void *p, size_t n) {
-  (void)c;
-  if (gAllocLeft-- == 0) return NULL;
-  void *q = realloc(p, n);
-  if (q && !p) gLive++;
-  return q;
-}
-static void oomFree(void *c, void *p) {
-  (void)c;
-  if (p) gLive--;
-  free(p);
-}
 
 TEST(mem, out_of_memory_loop) {
   gSaved = *cairn_host_get();
   int done = 0;
   for (long fail = 0; fail < 5000 && !done; fail++) {
     cairn_host h = gSaved;
-    h.xMalloc = oomMalloc, h.xRealloc = oomRealloc, h.xFree = oomFree;
+    oomHooks(&h);
     h.xParallelFor = NULL; /* allocation order must be deterministic */
     cairn_host_set(&h);
-    gAllocLeft = fail, gLive = 0;
+    oomArm(OOM_ONCE, fail);
     cairn_mem *m = NULL;
     cairn_file *f = NULL;
     int rc = cairn_memfile_open(NULL, 0, &f);
@@ -553,7 +534,7 @@ TEST(mem, out_of_memory_loop) {
       return;
     }
     cairn_mem_close(m);
-    long live = gLive;
+    long live = oomLive();
     cairn_host_set(&gSaved);
     if (live != 0) {
       tfFail(__FILE__, __LINE__, "fail at %ld: %ld allocations leaked", fail, live);
@@ -980,10 +961,10 @@ TEST(mem, out_of_memory_checkpoint) {
   long nFail = 0;
   for (long fail = 0; fail < 20000 && !done; fail++) {
     cairn_host h = gSaved;
-    h.xMalloc = oomMalloc, h.xRealloc = oomRealloc, h.xFree = oomFree;
+    oomHooks(&h);
     h.xParallelFor = NULL;
     cairn_host_set(&h);
-    gAllocLeft = fail, gLive = 0;
+    oomArm(OOM_ONCE, fail);
     cairn_file *g = NULL;
     m = NULL;
     int rc = cairn_memfile_open(img, n, &g);
@@ -999,7 +980,7 @@ TEST(mem, out_of_memory_checkpoint) {
       free(img);
       return;
     }
-    if (rc == CAIRN_OK) done = gAllocLeft >= 0; /* no allocation failed: every point was tried */
+    if (rc == CAIRN_OK) done = !oomReached(); /* no allocation failed: every point was tried */
     else if (CAIRN_PRIMARY(rc) != CAIRN_NOMEM) {
       cairn_mem_close(m);
       cairn_host_set(&gSaved);
@@ -1009,7 +990,7 @@ TEST(mem, out_of_memory_checkpoint) {
     }
     nFail += rc != CAIRN_OK;
     cairn_mem_close(m);
-    long live = gLive;
+    long live = oomLive();
     cairn_host_set(&gSaved);
     if (live != 0) {
       tfFail(__FILE__, __LINE__, "fail at %ld: %ld allocations leaked", fail, live);

@@ -11,10 +11,7 @@
 #include <string.h>
 
 #include "cairn/cairn.h"
-
-static void *capMalloc(void *ctx, size_t n) { return n > (64u << 20) ? NULL : malloc(n); }
-static void *capRealloc(void *ctx, void *p, size_t n) { return n > (64u << 20) ? NULL : realloc(p, n); }
-static void capFree(void *ctx, void *p) { free(p); }
+#include "fuzz_cap.h"
 
 static int nVisited;
 
@@ -77,15 +74,7 @@ static void walk(cairn_h5 *h, const char *zPath, int depth) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static int init;
-  if (!init) {
-    cairn_host hst = *cairn_host_get();
-    hst.xMalloc = capMalloc;
-    hst.xRealloc = capRealloc;
-    hst.xFree = capFree;
-    cairn_host_set(&hst);
-    init = 1;
-  }
+  fuzzCapAllocations();
   cairn_file *f;
   cairn_h5 *h;
   if (cairn_memfile_open(data, size, &f)) return 0;
