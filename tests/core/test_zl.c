@@ -656,12 +656,13 @@ TEST(zl, csv_fused_equals_unfused) {
   cairn_free(a), cairn_free(f), cairn_free(d1), cairn_free(d2);
 }
 
-/* Fused, dispatch_string writes a number whose sign and digits but the last 4 match the last
-** number of its column written in full by copying that one and rewriting those 4 digits. Runs of
-** numbers across every edge of that: carries into a new digit (9->10, 9999->10000,
-** 99999999->100000000, 999999999->1000000000), negatives crossing -10000 and zero, zero and
-** negative steps, the int64 extremes, a sign flip with the same digits, mixed widths; in
-** several columns, at fast and ratio levels, fused must equal unfused and the input. */
+/* Fused, dispatch_string writes a number whose sign and digits but the last 4 (or 2) match the
+** last number of its column written in full by copying that one and rewriting those digits.
+** Runs of numbers across every edge of that: carries into a new digit (9->10, 99->100,
+** 999->1000, 9999->10000, 99999999->100000000, 999999999->1000000000), negatives crossing
+** -1000, -10000 and zero, zero and negative steps, the int64 extremes, a sign flip with the same
+** digits, mixed widths; in several columns, at fast and ratio levels, fused must equal unfused
+** and the input. */
 TEST(zl, csv_fused_digit_runs) {
   static const struct {
     int64_t start, step;
@@ -680,7 +681,10 @@ TEST(zl, csv_fused_digit_runs) {
               {123456789, 10000, 30},
               {99990000, 9999, 25},
               {-99999990, -1, 20},
-              {10000, -1, 5}};
+              {10000, -1, 5},
+              {990, 1, 20},
+              {-1010, 1, 25},
+              {-150, 50, 8}};
   size_t cap0 = 1 << 19;
   char *a = cairn_malloc(cap0);
   uint8_t *f = cairn_malloc(cairn_zl_compress_bound(cap0)), *d1 = cairn_malloc(cap0 + 1), *d2 = cairn_malloc(cap0 + 1);
