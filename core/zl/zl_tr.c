@@ -474,6 +474,13 @@ static inline void st64(uint8_t *p, uint64_t v) {
   cairnPutLE64(p, v);
 #endif
 }
+static inline void st32(uint8_t *p, uint32_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &v, 4);
+#else
+  cairnPutLE32(p, v);
+#endif
+}
 /* "00" to "99" */
 static const char kDig2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -717,11 +724,30 @@ TRDEC(decDispatchString) {
       apF[f] = p, aL[f] = len, p += len, nbB += len;                                    \
     }                                                                                   \
   } else if (s->kind == 1) {                                                            \
+    /* the last cells written whole of 5+ and of 3+ digits, with their keys */          \
+    const uint8_t *pc = NULL, *pc2 = NULL;                                              \
+    uint64_t pk = 0, pk2 = 0;                                                           \
+    uint32_t plen = 0, plen2 = 0;                                                       \
     for (size_t c = 0; c < cnt; c++, cell += 32) {                                      \
       size_t f = F;                                                                     \
-      uint64_t v = cairnGetLE64(p + 8 * c);                                             \
-      uint32_t len = sl ? sl[c] : dsDigits(v, &s->dg);                                  \
-      decIntWrite(cell, (int64_t)v, len);                                               \
+      uint64_t v = cairnGetLE64(p + 8 * c), u = (v >> 63) ? 0 - v : v;                  \
+      uint64_t q = u / 10000, key = q << 1 | v >> 63;                                   \
+      uint64_t q2 = u / 100, key2 = q2 << 1 | v >> 63;                                  \
+      uint32_t len;                                                                     \
+      if (key == pk && pc) { /* same sign and digits but the last 4: those patched */   \
+        len = sl ? sl[c] : plen;                                                        \
+        memcpy(cell, pc, 32);                                                           \
+        st32(cell + len - 4, (uint32_t)dec4((uint32_t)(u - q * 10000)));                \
+      } else if (key2 == pk2 && pc2) { /* ... but the last 2 */                         \
+        len = sl ? sl[c] : plen2;                                                       \
+        memcpy(cell, pc2, 32);                                                          \
+        memcpy(cell + len - 2, kDig2 + 2 * (u - q2 * 100), 2);                          \
+      } else {                                                                          \
+        len = sl ? sl[c] : dsDigits(v, &s->dg);                                         \
+        decIntWrite(cell, (int64_t)v, len);                                             \
+        if (q) pc = cell, pk = key, plen = len;                                         \
+        if (q2) pc2 = cell, pk2 = key2, plen2 = len;                                    \
+      }                                                                                 \
       apF[f] = cell, aL[f] = len, nbB += len;                                           \
     }                                                                                   \
   } else if (s->kind == 3) {                                                            \

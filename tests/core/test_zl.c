@@ -656,6 +656,67 @@ TEST(zl, csv_fused_equals_unfused) {
   cairn_free(a), cairn_free(f), cairn_free(d1), cairn_free(d2);
 }
 
+/* Fused, dispatch_string writes a number whose sign and digits but the last 4 (or 2) match the
+** last number of its column written in full by copying that one and rewriting those digits.
+** Runs of numbers across every edge of that: carries into a new digit (9->10, 99->100,
+** 999->1000, 9999->10000, 99999999->100000000, 999999999->1000000000), negatives crossing
+** -1000, -10000 and zero, zero and negative steps, the int64 extremes, a sign flip with the same
+** digits, mixed widths; in several columns, at fast and ratio levels, fused must equal unfused
+** and the input. */
+TEST(zl, csv_fused_digit_runs) {
+  static const struct {
+    int64_t start, step;
+    int count;
+  } kRun[] = {{0, 1, 120},
+              {9990, 1, 30},
+              {99999990, 1, 20},
+              {999999990, 1, 20},
+              {9999999990, 3, 20},
+              {-10020, 1, 40},
+              {-5, 1, 12},
+              {1700000000, 0, 30},
+              {1700000500, -17, 70},
+              {INT64_MAX - 40, 1, 41},
+              {INT64_MIN + 40, -1, 41},
+              {123456789, 10000, 30},
+              {99990000, 9999, 25},
+              {-99999990, -1, 20},
+              {10000, -1, 5},
+              {990, 1, 20},
+              {-1010, 1, 25},
+              {-150, 50, 8}};
+  size_t cap0 = 1 << 19;
+  char *a = cairn_malloc(cap0);
+  uint8_t *f = cairn_malloc(cairn_zl_compress_bound(cap0)), *d1 = cairn_malloc(cap0 + 1), *d2 = cairn_malloc(cap0 + 1);
+  CHECK(a && f && d1 && d2);
+  for (int t = 0; t < 3; t++) {
+    size_t n = (size_t)cairnFormat(a, cap0, "a,b,c\n");
+    int i = 0;
+    for (int rep = 0; rep <= t; rep++)
+      for (size_t r = 0; r < sizeof kRun / sizeof kRun[0]; r++)
+        for (int k = 0; k < kRun[r].count; k++, i++) {
+          int64_t v = kRun[r].start + kRun[r].step * k;
+          int64_t w = i % 7 == 3 ? -v / 2 : v / 2;                                   /* a sign flip now and then */
+          int64_t x = i % 5 ? 1234567890123ll + 17 * i : (i % 2 ? 12345 + i : -12345 - i); /* widths change */
+          n += (size_t)cairnFormat(a + n, cap0 - n, "%lld,%lld,%lld\n", (long long)v, (long long)w, (long long)x);
+        }
+    CHECK(n < cap0 - 100);
+    for (int level = 1; level <= 10; level += 9) {
+      size_t nf, nd1, nd2, nFr;
+      CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_CSV, level, a, n, f, cairn_zl_compress_bound(n), &nf));
+      memset(d1, 0xee, n + 1), memset(d2, 0xee, n + 1);
+      CHECK_OK(cairnZlDecodeFrame(f, nf, d1, n, &nd1, &nFr, 0));
+      CHECK_OK(cairnZlDecodeFrame(f, nf, d2, n, &nd2, &nFr, 2));
+      CHECK_EQ(nd1, n);
+      CHECK_EQ(nd2, n);
+      CHECK_MEM(d1, a, n);
+      CHECK_MEM(d2, a, n);
+      CHECK_EQ(d1[n], 0xee);
+    }
+  }
+  cairn_free(a), cairn_free(f), cairn_free(d1), cairn_free(d2);
+}
+
 /* Tables of one row shape (dispatch_string's periodic tags, sent as one repeated period): all
 ** numbers (the separators' source at several positions of a row), numbers and text, 10-digit
 ** numbers, a first line of another shape, a last row cut short; decoded fused and unfused. */
