@@ -730,18 +730,18 @@ TRDEC(decDispatchString) {
     uint32_t plen = 0, plen2 = 0;                                                       \
     for (size_t c = 0; c < cnt; c++, cell += 32) {                                      \
       size_t f = F;                                                                     \
-      uint64_t v = cairnGetLE64(p + 8 * c), u = (v >> 63) ? 0 - v : v;                  \
-      uint64_t q = u / 10000, key = q << 1 | v >> 63;                                   \
-      uint64_t q2 = u / 100, key2 = q2 << 1 | v >> 63;                                  \
+      uint64_t v = cairnGetLE64(p + 8 * c), mag = (v >> 63) ? 0 - v : v;                \
+      uint64_t q = mag / 10000, key = q << 1 | v >> 63;                                 \
+      uint64_t q2 = mag / 100, key2 = q2 << 1 | v >> 63;                                \
       uint32_t len;                                                                     \
       if (key == pk && pc) { /* same sign and digits but the last 4: those patched */   \
         len = sl ? sl[c] : plen;                                                        \
         memcpy(cell, pc, 32);                                                           \
-        st32(cell + len - 4, (uint32_t)dec4((uint32_t)(u - q * 10000)));                \
+        st32(cell + len - 4, (uint32_t)dec4((uint32_t)(mag - q * 10000)));              \
       } else if (key2 == pk2 && pc2) { /* ... but the last 2 */                         \
         len = sl ? sl[c] : plen2;                                                       \
         memcpy(cell, pc2, 32);                                                          \
-        memcpy(cell + len - 2, kDig2 + 2 * (u - q2 * 100), 2);                          \
+        memcpy(cell + len - 2, kDig2 + 2 * (mag - q2 * 100), 2);                        \
       } else {                                                                          \
         len = sl ? sl[c] : dsDigits(v, &s->dg);                                         \
         decIntWrite(cell, (int64_t)v, len);                                             \
