@@ -35,6 +35,7 @@ step core-symbols scripts/check-core-symbols.sh build/native/libcairn_core.a bui
 step native       ctest --test-dir build/native --output-on-failure -j2 --timeout 900
 step asan         env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
                   ctest --test-dir build/asan --output-on-failure -j2 --timeout 1800
+step fuzz         scripts/fuzz.sh
 step arm64-qemu   ctest --test-dir build/aarch64 --output-on-failure -j2 --timeout 1800
 step wasm         node --test --test-concurrency=1 tests/wasm/
 step js           bash -c 'cd js && npm test'
