@@ -613,6 +613,21 @@ TEST(zl, csv_integers) {
 ** longer than 32 bytes, quoted with commas and newlines inside), decimal and empty columns,
 ** ragged rows, with and without a final newline, from one row (the whole output within the
 ** last 32 bytes of the caller's buffer) to thousands, at fast and ratio levels. */
+/* Compress the csv a[0..m) at level, then decode it fused (flags 0) and unfused (flag bit 2) into
+** d1/d2 (m + 1 bytes each): both must give the input and write nothing past it. */
+static void csvFusedCheck(const char *a, size_t m, int level, uint8_t *f, uint8_t *d1, uint8_t *d2) {
+  size_t nf, nd1, nd2, nFr;
+  CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_CSV, level, a, m, f, cairn_zl_compress_bound(m), &nf));
+  memset(d1, 0xee, m + 1), memset(d2, 0xee, m + 1);
+  CHECK_OK(cairnZlDecodeFrame(f, nf, d1, m, &nd1, &nFr, 0));
+  CHECK_OK(cairnZlDecodeFrame(f, nf, d2, m, &nd2, &nFr, 2));
+  CHECK_EQ(nd1, m);
+  CHECK_EQ(nd2, m);
+  CHECK_MEM(d1, a, m);
+  CHECK_MEM(d2, a, m);
+  CHECK_EQ(d1[m], 0xee); /* nothing written past the output */
+}
+
 TEST(zl, csv_fused_equals_unfused) {
   size_t cap0 = 1 << 19;
   char *a = cairn_malloc(cap0);
@@ -638,18 +653,7 @@ TEST(zl, csv_fused_equals_unfused) {
         n += (size_t)cairnFormat(a + n, cap0 - n, "%d,%s,%lld,%d.%d,\n", i, cat, v, (int)(r >> 40) % 100, (int)(r >> 50) % 10);
     }
     for (int bare = 0; bare < 2; bare++) {
-      size_t m = n - bare, nf, nd1, nd2, nFr;
-      for (int level = 1; level <= 10; level += 9) {
-        CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_CSV, level, a, m, f, cairn_zl_compress_bound(m), &nf));
-        memset(d1, 0xee, m + 1), memset(d2, 0xee, m + 1);
-        CHECK_OK(cairnZlDecodeFrame(f, nf, d1, m, &nd1, &nFr, 0));
-        CHECK_OK(cairnZlDecodeFrame(f, nf, d2, m, &nd2, &nFr, 2));
-        CHECK_EQ(nd1, m);
-        CHECK_EQ(nd2, m);
-        CHECK_MEM(d1, a, m);
-        CHECK_MEM(d2, a, m);
-        CHECK_EQ(d1[m], 0xee); /* nothing written past the output */
-      }
+      for (int level = 1; level <= 10; level += 9) csvFusedCheck(a, n - bare, level, f, d1, d2);
     }
   }
 #undef RND
@@ -701,18 +705,7 @@ TEST(zl, csv_fused_digit_runs) {
           n += (size_t)cairnFormat(a + n, cap0 - n, "%lld,%lld,%lld\n", (long long)v, (long long)w, (long long)x);
         }
     CHECK(n < cap0 - 100);
-    for (int level = 1; level <= 10; level += 9) {
-      size_t nf, nd1, nd2, nFr;
-      CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_CSV, level, a, n, f, cairn_zl_compress_bound(n), &nf));
-      memset(d1, 0xee, n + 1), memset(d2, 0xee, n + 1);
-      CHECK_OK(cairnZlDecodeFrame(f, nf, d1, n, &nd1, &nFr, 0));
-      CHECK_OK(cairnZlDecodeFrame(f, nf, d2, n, &nd2, &nFr, 2));
-      CHECK_EQ(nd1, n);
-      CHECK_EQ(nd2, n);
-      CHECK_MEM(d1, a, n);
-      CHECK_MEM(d2, a, n);
-      CHECK_EQ(d1[n], 0xee);
-    }
+    for (int level = 1; level <= 10; level += 9) csvFusedCheck(a, n, level, f, d1, d2);
   }
   cairn_free(a), cairn_free(f), cairn_free(d1), cairn_free(d2);
 }
@@ -734,20 +727,8 @@ TEST(zl, csv_periodic_rows) {
       else n += (size_t)cairnFormat(a + n, cap0 - n, "%lld,%d,,q\n", 9000000000ll - 3 * i, i);
     }
     size_t cut[] = {n, n - 1, n - 3};
-    for (int k = 0; k < 3; k++) {
-      size_t m = cut[k], nf, nd1, nd2, nFr;
-      for (int level = 1; level <= 19; level += 18) {
-        CHECK_OK(cairn_zl_compress_level(CAIRN_ZL_CSV, level, a, m, f, cairn_zl_compress_bound(m), &nf));
-        memset(d1, 0xee, m + 1), memset(d2, 0xee, m + 1);
-        CHECK_OK(cairnZlDecodeFrame(f, nf, d1, m, &nd1, &nFr, 0));
-        CHECK_OK(cairnZlDecodeFrame(f, nf, d2, m, &nd2, &nFr, 2));
-        CHECK_EQ(nd1, m);
-        CHECK_EQ(nd2, m);
-        CHECK_MEM(d1, a, m);
-        CHECK_MEM(d2, a, m);
-        CHECK_EQ(d1[m], 0xee);
-      }
-    }
+    for (int k = 0; k < 3; k++)
+      for (int level = 1; level <= 19; level += 18) csvFusedCheck(a, cut[k], level, f, d1, d2);
   }
   cairn_free(a), cairn_free(f), cairn_free(d1), cairn_free(d2);
 }
