@@ -42,13 +42,19 @@ function run(n, fn) {
   return ((performance.now() - t) * 1000) / n;
 }
 const only = process.env.ROW; // run only rows whose name contains it
-function row(name, n, cairnFn, h5wasmFn, check) {
-  if (only && !name.includes(only)) return;
+// Both kinds of row start alike: skipped unless ROW matches, both results checked, one GC, then
+// each side warmed up.
+function prepare(name, cairnFn, h5wasmFn, check) {
+  if (only && !name.includes(only)) return false;
   check(cairnFn(), 'cairn');
   check(h5wasmFn(), 'h5wasm');
   globalThis.gc?.();
   warm(cairnFn);
   warm(h5wasmFn);
+  return true;
+}
+function row(name, n, cairnFn, h5wasmFn, check) {
+  if (!prepare(name, cairnFn, h5wasmFn, check)) return;
   let c = Infinity, w = Infinity;
   for (let r = 0; r < RUNS; r++) {
     c = Math.min(c, run(n, cairnFn));
@@ -73,12 +79,7 @@ function row(name, n, cairnFn, h5wasmFn, check) {
 // call, outside the wall-clock timing), which a loaded machine inflates less than wall time
 // (at load 4-5 the 16M calls took 60-95 ms of wall time for ~40 ms of CPU).
 function rowCalls(name, calls, cairnFn, h5wasmFn, check) {
-  if (only && !name.includes(only)) return;
-  check(cairnFn(), 'cairn');
-  check(h5wasmFn(), 'h5wasm');
-  globalThis.gc?.();
-  warm(cairnFn);
-  warm(h5wasmFn);
+  if (!prepare(name, cairnFn, h5wasmFn, check)) return;
   const tc = [], tw = [], uc = [], uw = [];
   const one = (fn, to, uo) => {
     const r0 = process.resourceUsage(), t = performance.now();
