@@ -89,13 +89,6 @@ static inline uint64_t load64(const uint8_t *p) {
   memcpy(&v, p, 8);
   return v;
 }
-static inline void store64le(uint8_t *p, uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  memcpy(p, &v, 8);
-#else
-  cairnPutLE64(p, v);
-#endif
-}
 /* Length symbol index (0..28, symbol 257+i) of a match length minus 3, and its extra bits. */
 static inline unsigned lenSym(unsigned l) {
   if (l < 8) return l;
@@ -119,7 +112,7 @@ static inline void putBits(Enc *e, uint64_t v, unsigned k) {
 }
 /* Write whole bytes; at most 7 bits stay. Callers keep nb <= 56 before a flush. */
 static inline void flushBits(Enc *e) {
-  store64le(e->out, e->bb);
+  cairnPutLE64(e->out, e->bb);
   unsigned by = e->nb >> 3;
   e->out += by;
   e->bb = by ? e->bb >> (by * 8) : e->bb;
@@ -189,7 +182,7 @@ static void writeItems(Enc *e, const uint16_t *lcode, const uint8_t *llen, const
   unsigned nb = e->nb;
   uint8_t *out = e->out;
 #define PUT(v, k) (bb |= (uint64_t)(v) << nb, nb += (k))
-#define FLUSH() (store64le(out, bb), out += nb >> 3, bb = (nb >> 3) ? bb >> (nb & ~7u) : bb, nb &= 7)
+#define FLUSH() (cairnPutLE64(out, bb), out += nb >> 3, bb = (nb >> 3) ? bb >> (nb & ~7u) : bb, nb &= 7)
   for (; it < end; it++) {
     uint32_t v = *it;
     if (!(v >> 31)) {

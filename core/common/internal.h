@@ -93,11 +93,21 @@ static inline void cairnPutLE16(uint8_t *p, uint16_t v) {
   p[0] = (uint8_t)v;
   p[1] = (uint8_t)(v >> 8);
 }
+/* On little-endian hosts one store each (the deflate bit writer and the zl digit writers rely on
+** it in their hot loops); elsewhere byte by byte. */
 static inline void cairnPutLE32(uint8_t *p, uint32_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &v, 4);
+#else
   for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 static inline void cairnPutLE64(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &v, 8);
+#else
   for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 static inline void cairnPutLEn(uint8_t *p, uint64_t v, unsigned n) {
   for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));

@@ -467,20 +467,6 @@ static inline uint64_t dec4(uint32_t x) {
   v = t | ((v - 10 * t) << 8);
   return v + 0x30303030u;
 }
-static inline void st64(uint8_t *p, uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  memcpy(p, &v, 8);
-#else
-  cairnPutLE64(p, v);
-#endif
-}
-static inline void st32(uint8_t *p, uint32_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  memcpy(p, &v, 4);
-#else
-  cairnPutLE32(p, v);
-#endif
-}
 /* "00" to "99" */
 static const char kDig2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -495,8 +481,8 @@ static const char kDig2[201] = "000102030405060708091011121314151617181920212223
 DEC_INLINE void decIntWrite(uint8_t *o, int64_t v, unsigned len) {
   uint64_t u = (uint64_t)v;
   if (v < 0) *o++ = '-', u = 0 - u, len--;
-  if (len <= 4) st64(o, dec4((uint32_t)u) >> (8 * (4 - len)));
-  else if (len <= 8) st64(o, dec8((uint32_t)u) >> (8 * (8 - len)));
+  if (len <= 4) cairnPutLE64(o, dec4((uint32_t)u) >> (8 * (4 - len)));
+  else if (len <= 8) cairnPutLE64(o, dec8((uint32_t)u) >> (8 * (8 - len)));
   else if (len <= 10) { /* under 10^10 (timestamps in seconds): 1 or 2 digits, then 8 */
 #ifdef __wasm__ /* u / 10^8 as (u / 2^8) / 390625 in 32 bits: wasm has no 64x64 high multiply, and a
                ** 64-bit division by a constant there is a real division or a 128-bit helper call */
@@ -505,17 +491,17 @@ DEC_INLINE void decIntWrite(uint8_t *o, int64_t v, unsigned len) {
     uint64_t hi = u / 100000000u, lo = u - hi * 100000000u;
 #endif
     memcpy(o, kDig2 + 2 * hi + 10 - len, 2); /* len 9: its second byte is the next store's */
-    st64(o + len - 8, dec8((uint32_t)lo));
+    cairnPutLE64(o + len - 8, dec8((uint32_t)lo));
   } else { /* leading group first: its store runs into the groups after it */
     uint64_t hi = u / 100000000u, lo = u - hi * 100000000u;
-    if (len <= 12) st64(o, dec4((uint32_t)hi) >> (8 * (12 - len)));
-    else if (len <= 16) st64(o, dec8((uint32_t)hi) >> (8 * (16 - len)));
+    if (len <= 12) cairnPutLE64(o, dec4((uint32_t)hi) >> (8 * (12 - len)));
+    else if (len <= 16) cairnPutLE64(o, dec8((uint32_t)hi) >> (8 * (16 - len)));
     else {
       uint64_t top = hi / 100000000u;
-      st64(o, dec8((uint32_t)top) >> (8 * (24 - len)));
-      st64(o + len - 16, dec8((uint32_t)(hi - top * 100000000u)));
+      cairnPutLE64(o, dec8((uint32_t)top) >> (8 * (24 - len)));
+      cairnPutLE64(o + len - 16, dec8((uint32_t)(hi - top * 100000000u)));
     }
-    st64(o + len - 8, dec8((uint32_t)lo));
+    cairnPutLE64(o + len - 8, dec8((uint32_t)lo));
   }
 }
 /* Fields as 32-byte blocks (exactly when longer), each from its address; the sources and the
@@ -737,7 +723,7 @@ TRDEC(decDispatchString) {
       if (key == pk && pc) { /* same sign and digits but the last 4: those patched */   \
         len = sl ? sl[c] : plen;                                                        \
         memcpy(cell, pc, 32);                                                           \
-        st32(cell + len - 4, (uint32_t)dec4((uint32_t)(mag - q * 10000)));              \
+        cairnPutLE32(cell + len - 4, (uint32_t)dec4((uint32_t)(mag - q * 10000)));              \
       } else if (key2 == pk2 && pc2) { /* ... but the last 2 */                         \
         len = sl ? sl[c] : plen2;                                                       \
         memcpy(cell, pc2, 32);                                                          \
