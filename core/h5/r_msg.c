@@ -605,16 +605,21 @@ int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint
 }
 
 /* ---------------------------------------------------------------- attributes */
-void h5AttrFree(H5Attr *a) {
-  h5TypeFree(a->pType);
-  cairnFree(a->pData);
-  /* not the whole struct: its dataspace is large, and only these fields own or point */
+/* Every field but the dataspace, which is large and which its decoder fills whole: the ones that
+** own or point, for a fresh decode and after a free. */
+static void attrClear(H5Attr *a) {
+  a->zName = NULL;
   a->pType = NULL;
   a->pData = NULL;
-  a->zName = NULL;
   a->nData = 0;
   a->pMsg = NULL;
   a->nMsg = 0;
+  a->msgAddr = 0;
+}
+void h5AttrFree(H5Attr *a) {
+  h5TypeFree(a->pType);
+  cairnFree(a->pData);
+  attrClear(a);
 }
 
 /* A datatype or dataspace embedded in an attribute, possibly shared. */
@@ -696,14 +701,7 @@ int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a
 
 int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf) {
   if (pInBuf) *pInBuf = 0;
-  /* every field but the dataspace, which the decoder fills whole */
-  a->zName = NULL;
-  a->pType = NULL;
-  a->pData = NULL;
-  a->nData = 0;
-  a->pMsg = NULL;
-  a->nMsg = 0;
-  a->msgAddr = 0;
+  attrClear(a);
   const uint8_t *pName, *pData;
   size_t nName, nData;
   int rc = attrParse(f, p, n, addr, &a->pType, &a->space, 1, &pName, &nName, &pData, &nData);
