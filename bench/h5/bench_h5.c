@@ -26,13 +26,6 @@ static double now(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 static char gDir[1024];
-static const char *P(const char *z) {
-  static char b[4][2048];
-  static int i;
-  i = (i + 1) & 3;
-  snprintf(b[i], sizeof b[i], "%s/%s", gDir, z);
-  return b[i];
-}
 #define DIE(...) (fprintf(stderr, __VA_ARGS__), exit(1))
 
 /* Best of `reps` runs of fn, each run doing `iters` iterations; seconds per iteration. */
@@ -47,11 +40,16 @@ static double best(void (*fn)(void *), void *arg, int iters, int reps) {
   return b;
 }
 
-typedef struct Case { const char *zFile, *zPath; void *buf; size_t n; hid_t fid; cairn_h5 *h; } Case;
+typedef struct Case { const char *zFile, *zPath; void *buf; size_t n; hid_t fid; cairn_h5 *h; char zFull[2048]; } Case;
+/* Point the case at DIR/zFile (formatted here, once). */
+static void setFile(Case *c, const char *zFile) {
+  c->zFile = zFile;
+  snprintf(c->zFull, sizeof c->zFull, "%s/%s", gDir, zFile);
+}
 
 static void hSmall(void *a) {
   Case *c = a;
-  hid_t f = H5Fopen(P(c->zFile), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t f = H5Fopen(c->zFull, H5F_ACC_RDONLY, H5P_DEFAULT);
   hid_t d = H5Dopen2(f, c->zPath, H5P_DEFAULT);
   if (H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, c->buf) < 0) DIE("H5Dread\n");
   H5Dclose(d);
@@ -61,7 +59,7 @@ static void cSmall(void *a) {
   Case *c = a;
   cairn_h5 *h;
   cairn_h5_obj *o;
-  if (cairn_h5_open_path(P(c->zFile), &h) || cairn_h5_get(h, c->zPath, &o) ||
+  if (cairn_h5_open_path(c->zFull, &h) || cairn_h5_get(h, c->zPath, &o) ||
       cairn_h5_read(o, NULL, CAIRN_H5_F32, c->buf, c->n))
     DIE("cairn: %s\n", cairn_errmsg());
   cairn_h5_obj_close(o);
@@ -81,7 +79,7 @@ static void cRead(void *a) {
 }
 static void hAttrs(void *a) {
   Case *c = a;
-  hid_t f = H5Fopen(P(c->zFile), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t f = H5Fopen(c->zFull, H5F_ACC_RDONLY, H5P_DEFAULT);
   hid_t g = H5Gopen2(f, "/g", H5P_DEFAULT);
   double *v = c->buf;
   for (int k = 0; k < 128; k++) {
@@ -100,7 +98,7 @@ static void cAttrs(void *a) {
   cairn_h5 *h;
   cairn_h5_obj *g, *at;
   double *v = c->buf;
-  if (cairn_h5_open_path(P(c->zFile), &h) || cairn_h5_get(h, "/g", &g)) DIE("cairn: %s\n", cairn_errmsg());
+  if (cairn_h5_open_path(c->zFull, &h) || cairn_h5_get(h, "/g", &g)) DIE("cairn: %s\n", cairn_errmsg());
   for (int k = 0; k < 128; k++) {
     char nm[16];
     snprintf(nm, sizeof nm, "attr%03d", k);
@@ -113,7 +111,7 @@ static void cAttrs(void *a) {
 }
 static void hMany(void *a) {
   Case *c = a;
-  hid_t f = H5Fopen(P(c->zFile), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t f = H5Fopen(c->zFull, H5F_ACC_RDONLY, H5P_DEFAULT);
   hid_t d = H5Dopen2(f, c->zPath, H5P_DEFAULT);
   H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, c->buf);
   H5Dclose(d);
@@ -123,7 +121,7 @@ static void cMany(void *a) {
   Case *c = a;
   cairn_h5 *h;
   cairn_h5_obj *o;
-  if (cairn_h5_open_path(P(c->zFile), &h) || cairn_h5_get(h, c->zPath, &o) || cairn_h5_read(o, NULL, CAIRN_H5_I32, c->buf, c->n))
+  if (cairn_h5_open_path(c->zFull, &h) || cairn_h5_get(h, c->zPath, &o) || cairn_h5_read(o, NULL, CAIRN_H5_I32, c->buf, c->n))
     DIE("cairn: %s\n", cairn_errmsg());
   cairn_h5_obj_close(o);
   cairn_h5_close(h);
@@ -144,12 +142,13 @@ static int loopMode(int argc, char **argv) {
   int lib = strcmp(argv[4], "h5") == 0, n = atoi(argv[5]);
   static float buf[4096];
   double av[128];
-  Case c = {"small.h5", "/x", buf, sizeof buf, 0, NULL};
+  static Case c = {"small.h5", "/x", buf, sizeof buf, 0, NULL, ""};
   void (*fn)(void *) = NULL;
   if (strcmp(zCase, "small") == 0) fn = lib ? hSmall : cSmall;
   else if (strcmp(zCase, "attrs") == 0) c.zFile = "attrs.h5", c.buf = av, fn = lib ? hAttrs : cAttrs;
   else if (strcmp(zCase, "many") == 0) c.zFile = "many.h5", c.zPath = "/d05000", c.n = 16, fn = lib ? hMany : cMany;
   else DIE("unknown case %s\n", zCase);
+  setFile(&c, c.zFile);
   for (int i = 0; i < n; i++) fn(&c);
   return 0;
 }
@@ -165,16 +164,18 @@ int main(int argc, char **argv) {
   cairn_posix_install(1);
   H5open();
   float *big = malloc((size_t)4 << 24);
-  Case c = {"small.h5", "/x", big, 4096, 0, NULL};
+  static Case c = {"small.h5", "/x", NULL, 4096, 0, NULL, ""};
+  c.buf = big;
+  setFile(&c, "small.h5");
   cSmall(&c);
   hSmall(&c);
   double th = best(hSmall, &c, 300, 5), tc = best(cSmall, &c, 300, 5);
   row("small: open+read 1K f32+close", th, tc, "us", 1e6);
 
-  c.zFile = "large.h5";
+  setFile(&c, "large.h5");
   c.n = (size_t)4 << 24;
-  c.fid = H5Fopen(P("large.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
-  cairn_h5_open_path(P("large.h5"), &c.h);
+  c.fid = H5Fopen(c.zFull, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cairn_h5_open_path(c.zFull, &c.h);
   cRead(&c);
   hRead(&c);
   th = best(hRead, &c, 3, 5);
@@ -186,10 +187,10 @@ int main(int argc, char **argv) {
   const char *az[] = {"chunked.h5", "chunked_latest.h5"};
   const char *azName[] = {"deflate+shuffle 2048^2 f32, v1 B-tree", "deflate+shuffle 2048^2 f32, farray"};
   for (int k = 0; k < 2; k++) {
-    c.zFile = az[k];
+    setFile(&c, az[k]);
     c.n = (size_t)2048 * 2048 * 4;
-    c.fid = H5Fopen(P(az[k]), H5F_ACC_RDONLY, H5P_DEFAULT);
-    cairn_h5_open_path(P(az[k]), &c.h);
+    c.fid = H5Fopen(c.zFull, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cairn_h5_open_path(c.zFull, &c.h);
     cairn_posix_install(1);
     cRead(&c);
     th = best(hRead, &c, 2, 3);
@@ -207,14 +208,14 @@ int main(int argc, char **argv) {
   }
 
   double av[128];
-  c.zFile = "attrs.h5";
+  setFile(&c, "attrs.h5");
   c.buf = av;
   th = best(hAttrs, &c, 100, 5);
   tc = best(cAttrs, &c, 100, 5);
   row("attrs: open+read 128 attributes", th, tc, "us", 1e6);
 
   int iv[4];
-  c.zFile = "many.h5";
+  setFile(&c, "many.h5");
   c.zPath = "/d05000";
   c.buf = iv;
   c.n = sizeof iv;
