@@ -165,7 +165,7 @@ static int wrapFd(int fd, int writable, const char *zPath, cairn_file **ppFile) 
   f->writable = writable;
   if (zPath) f->zPath = memcpy((char *)(f + 1), zPath, nPath);
 #ifdef POSIX_HAVE_MMAP
-  pthread_mutex_init(&f->mapMutex, NULL);
+  f->mapMutex = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; /* no call: a small file's open counts */
 #endif
   *ppFile = &f->base;
   return CAIRN_OK;
@@ -221,9 +221,53 @@ static void *posixHuge(void *p, size_t n) {
 #else
 static void *posixHuge(void *p, size_t n) { (void)n; return p; }
 #endif
-static void *posixMalloc(void *c, size_t n) { (void)c; return posixHuge(malloc(n), n); }
+/*
+** One spare mid-size block (16-64 KiB usable), kept by posixFree for the next posixMalloc of a
+** size it can hold. glibc serves blocks over 1 KiB from its arena, not its per-thread caches:
+** it carves them from the top of the heap and merges them back on free, about 400
+** instructions a pair. A program that opens small HDF5 files one after another allocates and
+** frees the reader's handle (19 KiB) once per file; with the spare, that block is reused. The
+** slot is one pointer swapped atomically (any thread may free what another allocated), holds
+** at most 64 KiB, and cairn_posix_shutdown frees it. Blocks are plain malloc memory either way.
+*/
+#if defined(POSIX_HAVE_THREADS) && defined(__GLIBC__)
+#include <malloc.h>
+#define POSIX_SPARE_MIN ((size_t)16 << 10)
+#define POSIX_SPARE_MAX ((size_t)64 << 10)
+static void *gSpare;
+static void *spareTake(size_t n) {
+  if (n < POSIX_SPARE_MIN || n > POSIX_SPARE_MAX || !__atomic_load_n(&gSpare, __ATOMIC_RELAXED)) return NULL;
+  void *p = __atomic_exchange_n(&gSpare, NULL, __ATOMIC_ACQUIRE);
+  size_t u = p ? malloc_usable_size(p) : 0;
+  if (p && (u < n || u > 2 * n)) { /* not this size: freed */
+    free(p);
+    p = NULL;
+  }
+  return p;
+}
+static int spareGive(void *p) {
+  if (!p || __atomic_load_n(&gSpare, __ATOMIC_RELAXED)) return 0;
+  size_t u = malloc_usable_size(p);
+  void *pNull = NULL;
+  return u >= POSIX_SPARE_MIN && u <= POSIX_SPARE_MAX &&
+         __atomic_compare_exchange_n(&gSpare, &pNull, p, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+static void spareDrop(void) { free(__atomic_exchange_n(&gSpare, NULL, __ATOMIC_ACQUIRE)); }
+#else
+static void *spareTake(size_t n) { (void)n; return NULL; }
+static int spareGive(void *p) { (void)p; return 0; }
+static void spareDrop(void) {}
+#endif
+static void *posixMalloc(void *c, size_t n) {
+  (void)c;
+  void *p = spareTake(n);
+  return p ? p : posixHuge(malloc(n), n);
+}
 static void *posixRealloc(void *c, void *p, size_t n) { (void)c; return posixHuge(realloc(p, n), n); }
-static void posixFree(void *c, void *p) { (void)c; free(p); }
+static void posixFree(void *c, void *p) {
+  (void)c;
+  if (!spareGive(p)) free(p);
+}
 
 static int64_t posixClock(void *c, int monotonic) {
   (void)c;
@@ -499,4 +543,5 @@ void cairn_posix_shutdown(void) {
   poolStop();
 #endif
   cairn_host_set(NULL);
+  spareDrop();
 }
