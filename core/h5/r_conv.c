@@ -160,16 +160,17 @@ int h5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m) {
 
 int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *pOut) {
   const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
-  size_t ms = cairn_h5_mtype_size(m);
   uint8_t *out = pOut;
+  /* the same representation (an IEEE float or an integer of the memory type's size and
+  ** sign in little-endian order): a copy, decided before anything else */
+  if (h5ConvertIsCopy(t, m)) {
+    if (out != in) memmove(out, in, (size_t)(n * b->size));
+    return CAIRN_OK;
+  }
+  size_t ms = cairn_h5_mtype_size(m);
   if (ms == 0) return cairnErr(CAIRN_MISUSE, "hdf5: memory type %d", (int)m);
   if (b->cls == H5T_FLOAT) {
     if (!ieeeFloat(b)) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: non-IEEE %u-byte float layout", b->size);
-    /* fast paths: same representation */
-    if (h5ConvertIsCopy(t, m)) {
-      if (out != in) memmove(out, in, (size_t)(n * b->size));
-      return CAIRN_OK;
-    }
     if (b->size == 4 && m == CAIRN_H5_F64 && b->bigEndian == 0) {
       for (uint64_t i = n; i-- > 0;) { /* backwards: works in place */
         float f;
@@ -188,10 +189,6 @@ int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, 
   }
   if (b->cls == H5T_FIXED || b->cls == H5T_BITFIELD) {
     if (b->size > 8) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %u-byte integers", b->size);
-    if (h5ConvertIsCopy(t, m)) {
-      if (out != in) memmove(out, in, (size_t)(n * ms));
-      return CAIRN_OK;
-    }
     int sg;
     if (ms > b->size) {
       for (uint64_t i = n; i-- > 0;) {
