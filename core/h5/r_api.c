@@ -682,6 +682,8 @@ static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint6
 
 int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, void *buf, size_t nBuf) {
   if (!o || (!buf && nBuf)) return cairnErr(CAIRN_MISUSE, "cairn_h5_read: NULL argument");
+  if (!sel && o->kind == CAIRN_H5_DATASET && h5ConvertIsCopy(o->pD->pType, m))
+    return h5DsetReadRaw(o->pD, NULL, buf, nBuf); /* all of it, as stored: no conversion (it checks nBuf) */
   const H5Space *s = objSpace(o);
   const H5Type *t = objType(o);
   if (!s) return cairnErr(CAIRN_TYPE, "hdf5: %s is not a dataset or attribute", o->zPath);
