@@ -72,6 +72,13 @@ static void checkFile(const unsigned char *p, size_t n, int sbWant) {
   CHECK_OK(cairn_h5_read(d, NULL, CAIRN_H5_I32, all, sizeof all));
   for (unsigned i = 0; i < 32; i++)
     for (unsigned j = 0; j < 32; j++) CHECK_EQ(all[i * 32 + j], gridAt(i, j));
+  /* a buffer one element short: refused before anything is read, on the as-stored path (I32)
+  ** and the converting one (I64) alike */
+  all[32 * 32 - 1] = 12345;
+  CHECK_RC(cairn_h5_read(d, NULL, CAIRN_H5_I32, all, sizeof all - 4), CAIRN_RANGE);
+  CHECK(strstr(cairn_errmsg(), "too small") != NULL);
+  CHECK_RC(cairn_h5_read(d, NULL, CAIRN_H5_I64, all, sizeof all), CAIRN_RANGE);
+  CHECK_EQ(all[32 * 32 - 1], 12345);
   /* hyperslab: start (3,5) stride (7,3) count (4,5) block (2,2) -> 8 x 10 */
   cairn_h5_sel s = {2, {3, 5}, {7, 3}, {4, 5}, {2, 2}};
   double sub[80];
