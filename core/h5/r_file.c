@@ -721,23 +721,36 @@ int h5OpenSuperblock(H5File *f) {
     }
     if ((f->so != 2 && f->so != 4 && f->so != 8) || (f->sl != 2 && f->sl != 4 && f->sl != 8))
       return cairnErr(CAIRN_CORRUPT, "hdf5: superblock at %llu has offset size %u, length size %u", (unsigned long long)at, f->so, f->sl);
-    h5Cur(&c, sb + i, sizeof(aSb) - i, at + i);
-    f->base = h5Addr(f, &c);
-    h5Addr(f, &c); /* free space */
-    f->eofAddr = h5Addr(f, &c);
-    h5Addr(f, &c); /* driver info */
-    /* root symbol table entry */
-    h5Addr(f, &c); /* link name offset */
-    f->rootAddr = h5Addr(f, &c);
-    uint32_t cacheType = (uint32_t)h5U(&c, 4);
-    h5U(&c, 4);
-    f->rootBtree = f->rootHeap = H5_UNDEF;
-    if (cacheType == 1) {
-      f->rootBtree = h5Addr(f, &c);
-      f->rootHeap = h5Addr(f, &c);
+    f->rootBtree = f->rootHeap = f->extAddr = H5_UNDEF;
+    if (f->so == 8) {
+      /* 8-byte addresses (the default): fixed offsets, all inside the 128 bytes at sb (at most
+      ** 28 + 72). Base, free space, end of file, driver info, then the root symbol table
+      ** entry: link name offset, header address, cache type, reserved, scratch pad. */
+      const uint8_t *q = sb + i;
+      f->base = cairnGetLE64(q);
+      f->eofAddr = cairnGetLE64(q + 16);
+      f->rootAddr = cairnGetLE64(q + 40);
+      if (cairnGetLE32(q + 48) == 1) {
+        f->rootBtree = cairnGetLE64(q + 56);
+        f->rootHeap = cairnGetLE64(q + 64);
+      }
+    } else {
+      h5Cur(&c, sb + i, sizeof(aSb) - i, at + i);
+      f->base = h5Addr(f, &c);
+      h5Addr(f, &c); /* free space */
+      f->eofAddr = h5Addr(f, &c);
+      h5Addr(f, &c); /* driver info */
+      /* root symbol table entry */
+      h5Addr(f, &c); /* link name offset */
+      f->rootAddr = h5Addr(f, &c);
+      uint32_t cacheType = (uint32_t)h5U(&c, 4);
+      h5U(&c, 4);
+      if (cacheType == 1) {
+        f->rootBtree = h5Addr(f, &c);
+        f->rootHeap = h5Addr(f, &c);
+      }
+      if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated superblock at %llu", (unsigned long long)at);
     }
-    f->extAddr = H5_UNDEF;
-    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated superblock at %llu", (unsigned long long)at);
   } else if (f->sbVersion == 2 || f->sbVersion == 3) {
     f->so = sb[9];
     f->sl = sb[10];
