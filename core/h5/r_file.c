@@ -74,10 +74,11 @@ static void cacheEvict(H5File *f, uint64_t budget) {
 }
 void h5CacheTrim(H5File *f) { cacheEvict(f, f->cacheBudget); }
 void h5CacheFree(H5File *f) {
-  for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++) {
-    h5TypeFree(f->aTypeMemo[k].t);
-    f->aTypeMemo[k].t = NULL;
-  }
+  for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++)
+    if (f->aTypeMemo[k].t) { /* most opens memoise no type: no call */
+      h5TypeFree(f->aTypeMemo[k].t);
+      f->aTypeMemo[k].t = NULL;
+    }
   /* everything goes: free the runs as their last page passes, leave the hash chains be */
   for (H5Page *pg = f->pLruHead, *nx; pg; pg = nx) {
     nx = pg->pNext;
