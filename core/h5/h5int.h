@@ -138,9 +138,8 @@ typedef struct H5File {
   uint64_t rootAddr;  /* root group object header */
   uint64_t rootBtree, rootHeap; /* v0/v1 root symbol table entry cache (H5_UNDEF if none) */
   uint64_t extAddr;   /* superblock extension */
-  /* SOHM */
+  /* SOHM: the indexes are in aSohm[0..nSohm), below */
   uint32_t nSohm;
-  struct { uint16_t typeFlags; uint64_t heapAddr, indexAddr; uint8_t indexType; } aSohm[8];
   /* page cache for metadata */
   uint32_t pageBits;
   uint64_t cacheBudget, cacheBytes;
@@ -154,8 +153,7 @@ typedef struct H5File {
   size_t nGcol;
   uint32_t nGcolObj;
   uint64_t *aGcolObj; /* per object index: offset << 32 | ... see r_heap.c */
-  /* fractal heap direct blocks whose checksum was verified */
-  uint64_t aVerified[64];
+  /* fractal heap direct blocks whose checksum was verified: aVerified[0..min(iVerified, 64)) */
   uint32_t iVerified;
   /* address -> path map for object references (built on demand) */
   struct H5AddrPath *aAddrPath;
@@ -171,15 +169,20 @@ typedef struct H5File {
   ** they stay there, evicted from the cache or not, so metadata in them is used in place */
   const uint8_t *pFirstData;
   size_t nFirstData;
-  /* decoded datatypes by their message bytes (h5TypeDecode): an object's 128 attributes of one
-  ** type decode it once; entries hold a reference, dropped at close */
-  struct { uint32_t n; uint8_t key[H5_TYPE_MEMO_KEY]; H5Type *t; } aTypeMemo[4];
-  uint32_t iTypeMemo;
+  uint32_t iTypeMemo; /* the next aTypeMemo slot to reuse (below) */
   /* memory for the cache's first runs after the first read (allocated on the first miss,
   ** H5_ARENA bytes, freed at close; runs in it are not freed one by one): a lookup in a large
   ** group makes five or so, and large blocks cost the allocator more than the rest of a run */
   uint8_t *pArena;
   size_t iArena;
+  /* Arrays from here on are not zeroed at open (cairn_h5_open zeroes the fields above them):
+  ** each is read only up to a count or after a check of its own. */
+  uint64_t aVerified[64];
+  struct { uint16_t typeFlags; uint64_t heapAddr, indexAddr; uint8_t indexType; } aSohm[8];
+  /* decoded datatypes by their message bytes (h5TypeDecode): an object's 128 attributes of one
+  ** type decode it once; entries hold a reference, dropped at close. A slot is in use when its
+  ** t is set (cairn_h5_open clears the four t). */
+  struct { uint32_t n; uint8_t key[H5_TYPE_MEMO_KEY]; H5Type *t; } aTypeMemo[4];
   /* the hash slots while there are at most 64 (the table starts with H5_SLOTS0 of them: only
   ** those are zeroed at open; cacheGrow goes on in here up to 64 before it allocates) */
   H5Page *aSlot0[64];

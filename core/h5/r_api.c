@@ -64,10 +64,11 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   /* one allocation: the handle, then the memory of the first read (not zeroed: it is read into) */
   size_t nHandle = (sizeof(cairn_h5) + 15) & ~(size_t)15;
   cairn_h5 *h = cairnMalloc(nHandle + H5_FIRST_RUN + H5_OBJ_SLOT);
-  if (h) { /* not the verified-block ring (read up to iVerified), the hash slots not in use yet
-            ** and the lent memory: they are written before they are read */
+  if (h) { /* the file's fields up to its arrays (each array is read up to a count or after a
+            ** check: see H5File), the type memo's slot pointers and the first hash slots */
     memset(h, 0, offsetof(cairn_h5, f) + offsetof(H5File, aVerified));
-    memset(&h->f.iVerified, 0, offsetof(H5File, aSlot0) + H5_SLOTS0 * sizeof(H5Page *) - offsetof(H5File, iVerified));
+    for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(h->f.aTypeMemo); k++) h->f.aTypeMemo[k].t = NULL;
+    memset(h->f.aSlot0, 0, H5_SLOTS0 * sizeof(H5Page *));
   }
   if (!h) {
     if (flags & CAIRN_H5_OWN_FILE) cairn_file_close(pFile);
