@@ -169,6 +169,10 @@ typedef struct H5File {
   ** they stay there, evicted from the cache or not, so metadata in them is used in place */
   const uint8_t *pFirstData;
   size_t nFirstData;
+  /* The first read's two pages join the page cache only when a read misses them
+  ** (h5CacheFirst): a small file read wholly in place never needs them there. */
+  uint8_t firstPending;
+  size_t nFirstRead; /* bytes that read brought (nFirstData may be set to 0 later) */
   uint32_t iTypeMemo; /* the next aTypeMemo slot to reuse (below) */
   /* memory for the cache's first runs after the first read (allocated on the first miss,
   ** H5_ARENA bytes, freed at close; runs in it are not freed one by one): a lookup in a large
@@ -221,6 +225,9 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
 void h5CacheFree(H5File *f); /* also drops the datatype memo */
 void h5CacheTrim(H5File *f); /* evict down to the budget */
+/* Put the first read's pages into the page cache if they are not yet there (see H5File's
+** firstPending). Metadata paths only: never while raw reads run on several threads. */
+void h5CacheFirst(H5File *f);
 /* Make sure [abs, abs+n) lies within f->fileSize, or that f->fileSize is exact (abs is
 ** absolute: base included). Call before checking a range against f->fileSize. Metadata only:
 ** a small range past what is known is read into the cache (a short read tells the size) before

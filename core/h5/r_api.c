@@ -117,6 +117,7 @@ int cairn_h5_close(cairn_h5 *h) {
 
 int cairn_h5_cache_budget(cairn_h5 *h, uint64_t n) {
   if (!h) return cairnErr(CAIRN_MISUSE, "cairn_h5_cache_budget: NULL handle");
+  h5CacheFirst(&h->f); /* the first read's pages count against the budget */
   h->f.cacheBudget = n;
   /* a budget below the first read's two pages: those are not used in place either (every
   ** structure read then goes to the host, which tests rely on) */

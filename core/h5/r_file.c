@@ -194,10 +194,20 @@ int h5ReadFirst(H5File *f) {
   if (nr < want) f->sizeKnown = 1;
   if (r == f->pFirstRun) { /* never freed or reused before the handle: see h5MetaPtr */
     f->pFirstData = data;
-    f->nFirstData = nr;
+    f->nFirstData = f->nFirstRead = nr;
+    f->firstPending = 1; /* into the cache on the first miss (h5CacheFirst) */
+    return CAIRN_OK;
   }
   cacheAddRun(f, r, data, 0, nPages, nr);
   return CAIRN_OK;
+}
+
+void h5CacheFirst(H5File *f) {
+  if (!f->firstPending) return;
+  f->firstPending = 0;
+  uint64_t nPages = 2;
+  size_t nHead = (sizeof(H5Run) + (size_t)nPages * sizeof(H5Page) + 15) & ~(size_t)15;
+  cacheAddRun(f, f->pFirstRun, (uint8_t *)f->pFirstRun + nHead, 0, nPages, f->nFirstRead);
 }
 
 static int hostRead(H5File *f, uint64_t abs, void *p, size_t n, size_t *pnRead) {
@@ -256,6 +266,7 @@ int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n) {
 ** 7% less time, 8 pages 5 reads but slower again (copies). While the file's size is only a lower
 ** bound the run is not cut to it: a short read tells the size instead of asking the host. */
 static int cacheLoadRun(H5File *f, uint64_t pno, uint64_t last, int exact) {
+  h5CacheFirst(f); /* (its callers have, before their own lookups: kept for any new one) */
   uint64_t pageSize = (uint64_t)1 << f->pageBits;
   uint64_t end = pno + 1;
   while (end <= last && end - pno < 16 && !cacheFind(f, end)) end++;
@@ -297,6 +308,7 @@ void h5Prefetch(H5File *f, uint64_t a, uint64_t n) {
   if (n == 0 || !f->aSlot || n > ((uint64_t)8 << f->pageBits) || f->cacheBudget < ((uint64_t)32 << f->pageBits) ||
       cairnAddOverflow64(a, f->base, &abs) || abs > UINT64_MAX - n)
     return;
+  h5CacheFirst(f);
   if (f->sizeKnown) {
     if (abs >= f->fileSize) return;
     n = CAIRN_MIN(n, f->fileSize - abs);
@@ -320,6 +332,7 @@ static int reachSize(H5File *f, uint64_t abs, uint64_t n) {
 /* Metadata only (one thread): see h5int.h. */
 int h5Reach(H5File *f, uint64_t abs, uint64_t n) {
   if (f->sizeKnown || (abs <= f->fileSize && n <= f->fileSize - abs)) return CAIRN_OK;
+  h5CacheFirst(f);
   /* A structure about to be read: read its pages now (they would be read next anyway), which
   ** either covers it or, coming back short, tells the size. Only a large one asks the host. */
   if (f->aSlot && n <= ((uint64_t)4 << f->pageBits) && abs <= UINT64_MAX - n && f->cacheBudget >= ((uint64_t)32 << f->pageBits)) {
@@ -354,6 +367,7 @@ int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
     return CAIRN_OK;
   }
   uint64_t abs;
+  h5CacheFirst(f);
   if (cairnAddOverflow64(a, f->base, &abs)) abs = UINT64_MAX;
   CAIRN_TRY(h5Reach(f, abs, n));
   if (abs > f->fileSize || n > f->fileSize - abs)
