@@ -299,12 +299,8 @@ static int resolve(cairn_h5 *h, const char *zPath, int depth, uint64_t *pAddr) {
       p = e;
       continue;
     }
-    H5Ohdr o;
-    /* the group's header is dropped after the lookup, before any nested resolve */
-    CAIRN_TRY(h5OhdrLoadIn(f, cur, &o, (uint8_t *)f->aOhdrLent, sizeof(f->aOhdrLent)));
     H5Link k;
-    int rc = h5GroupLookup(f, &o, p, n, &k);
-    h5OhdrFree(&o);
+    int rc = h5GroupLookupAt(f, cur, p, n, &k);
     if (rc == CAIRN_NOTFOUND) return cairnErr(CAIRN_NOTFOUND, "hdf5: no object '%s' in %s", zPath, nSoFar ? zSoFar : "/");
     if (rc) return rc;
     if (nSoFar + n + 2 < sizeof(zSoFar)) {

@@ -55,50 +55,84 @@ static void linkClear(H5Link *k) {
 }
 
 /* ---------------------------------------------------------------- link messages */
-static int linkDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Link *k) {
-  memset(k, 0, sizeof(*k));
+/* A link message read in place: its name and value point into the message. */
+typedef struct LinkView {
+  uint8_t type;
+  int64_t corder;
+  const char *zName; /* not NUL-terminated */
+  size_t nName;
+  uint64_t addr;           /* hard */
+  const uint8_t *pVal;     /* soft: the path; external: flags, file NUL, path NUL */
+  size_t nVal;
+} LinkView;
+
+/* Check a link message and find its parts, without copying (a lookup compares the name of
+** every link before the one it wants). */
+static int linkParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, LinkView *v) {
   H5Cur c;
   h5Cur(&c, p, n, addr);
-  uint8_t v = h5U8(&c), flags = h5U8(&c);
-  if (v != 1) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: link message version %u at offset %llu", v, (unsigned long long)addr);
-  k->type = CAIRN_H5_LINK_HARD;
-  k->corder = -1;
-  if (flags & 0x08) k->type = h5U8(&c);
-  if (flags & 0x04) k->corder = (int64_t)h5U(&c, 8);
+  uint8_t ver = h5U8(&c), flags = h5U8(&c);
+  if (ver != 1) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: link message version %u at offset %llu", ver, (unsigned long long)addr);
+  v->type = CAIRN_H5_LINK_HARD;
+  v->corder = -1;
+  v->addr = 0;
+  v->pVal = NULL;
+  v->nVal = 0;
+  if (flags & 0x08) v->type = h5U8(&c);
+  if (flags & 0x04) v->corder = (int64_t)h5U(&c, 8);
   if (flags & 0x10) h5U8(&c);
   uint64_t nName = h5U(&c, 1u << (flags & 3));
   if (c.bad || nName == 0 || !h5Has(&c, (size_t)nName)) return cairnErr(CAIRN_CORRUPT, "hdf5: bad link name at offset %llu", (unsigned long long)addr);
-  k->zName = dupN(c.p, (size_t)nName);
-  if (!k->zName) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  v->zName = (const char *)c.p;
+  v->nName = (size_t)nName;
   c.p += nName;
-  int rc = CAIRN_OK;
-  if (k->type == CAIRN_H5_LINK_HARD) {
-    k->addr = h5Addr(f, &c);
+  if (v->type == CAIRN_H5_LINK_HARD) {
+    v->addr = h5Addr(f, &c);
   } else {
     size_t m = (size_t)h5U(&c, 2);
-    if (c.bad || !h5Has(&c, m)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated link '%s' at offset %llu", k->zName, (unsigned long long)addr);
-    else if (k->type == CAIRN_H5_LINK_SOFT) {
-      k->zTarget = dupN(c.p, m);
-      if (!k->zTarget) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    } else if (k->type == CAIRN_H5_LINK_EXTERNAL) {
-      /* version/flags byte, file name NUL, object path NUL */
-      const uint8_t *q = c.p + 1, *e = c.p + m;
-      const uint8_t *z1 = q;
-      while (z1 < e && *z1) z1++;
-      const uint8_t *q2 = z1 < e ? z1 + 1 : e, *z2 = q2;
-      while (z2 < e && *z2) z2++;
-      if (m < 1) rc = cairnErr(CAIRN_CORRUPT, "hdf5: empty external link '%s' at offset %llu", k->zName, (unsigned long long)addr);
-      else {
-        k->zFile = dupN(q, (size_t)(z1 - q));
-        k->zTarget = dupN(q2, (size_t)(z2 - q2));
-        if (!k->zFile || !k->zTarget) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-      }
-    }
+    if (c.bad || !h5Has(&c, m))
+      return cairnErr(CAIRN_CORRUPT, "hdf5: truncated link '%.*s' at offset %llu", (int)v->nName, v->zName, (unsigned long long)addr);
+    if (v->type == CAIRN_H5_LINK_EXTERNAL && m < 1)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: empty external link '%.*s' at offset %llu", (int)v->nName, v->zName, (unsigned long long)addr);
+    v->pVal = c.p;
+    v->nVal = m;
     c.p += m;
   }
-  if (rc == CAIRN_OK && c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated link message at offset %llu", (unsigned long long)addr);
-  if (rc) linkClear(k);
-  return rc;
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated link message at offset %llu", (unsigned long long)addr);
+  return CAIRN_OK;
+}
+
+/* The link a view shows, with its own copies of the strings (the name only with withName). */
+static int linkFromView(const LinkView *v, int withName, H5Link *k) {
+  memset(k, 0, sizeof(*k));
+  k->type = v->type;
+  k->corder = v->corder;
+  k->addr = v->addr;
+  if (withName && !(k->zName = dupN(v->zName, v->nName))) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  if (v->type == CAIRN_H5_LINK_SOFT) {
+    if (!(k->zTarget = dupN(v->pVal, v->nVal))) goto nomem;
+  } else if (v->type == CAIRN_H5_LINK_EXTERNAL) {
+    /* version/flags byte, file name NUL, object path NUL */
+    const uint8_t *q = v->pVal + 1, *e = v->pVal + v->nVal;
+    const uint8_t *z1 = q;
+    while (z1 < e && *z1) z1++;
+    const uint8_t *q2 = z1 < e ? z1 + 1 : e, *z2 = q2;
+    while (z2 < e && *z2) z2++;
+    k->zFile = dupN(q, (size_t)(z1 - q));
+    k->zTarget = dupN(q2, (size_t)(z2 - q2));
+    if (!k->zFile || !k->zTarget) goto nomem;
+  }
+  return CAIRN_OK;
+nomem:
+  linkClear(k);
+  return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+}
+
+static int linkDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Link *k) {
+  LinkView v;
+  memset(k, 0, sizeof(*k));
+  CAIRN_TRY(linkParse(f, p, n, addr, &v));
+  return linkFromView(&v, 1, k);
 }
 
 /* ---------------------------------------------------------------- symbol tables */
@@ -482,55 +516,167 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
   return CAIRN_OK;
 }
 
+/* A lookup in a symbol-table group: the message holds the B-tree and local heap addresses. */
+static int lookupSymtab(H5File *f, const H5Msg *st, const char *zName, size_t nName, H5Link *pOut) {
+  H5Cur c;
+  h5Cur(&c, st->p, st->size, st->addr);
+  uint64_t bt = h5Addr(f, &c), hp = h5Addr(f, &c);
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
+  if (bt == H5_UNDEF) return CAIRN_NOTFOUND;
+  LHeap h;
+  CAIRN_TRY(lheapLoad(f, hp, &h));
+  int rc = btree1Group(f, bt, &h, NULL, zName, nName, pOut, 0);
+  lheapFree(&h);
+  return rc;
+}
+
+/* One link message against the wanted name: CAIRN_NOTFOUND if it is another link. Every
+** message is checked whole, as decoding it would (a bad link before the wanted one is an
+** error), but only the wanted one is copied, without its name (the caller has it). */
+static int lookupLinkMsg(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const char *zName, size_t nName, H5Link *pOut) {
+  LinkView v;
+  CAIRN_TRY(linkParse(f, p, n, addr, &v));
+  if (v.nName != nName || memcmp(v.zName, zName, nName) != 0) return CAIRN_NOTFOUND;
+  return linkFromView(&v, 0, pOut);
+}
+
+/* A lookup in a dense group (link info message: fractal heap and v2 B-tree of name hashes). */
+static int lookupDense(H5File *f, const H5Msg *li, const char *zName, size_t nName, H5Link *pOut) {
+  H5Cur c;
+  h5Cur(&c, li->p, li->size, li->addr);
+  h5U8(&c);
+  uint8_t fl = h5U8(&c);
+  if (fl & 1) h5U(&c, 8);
+  uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
+  if (heap == H5_UNDEF || name == H5_UNDEF) return CAIRN_NOTFOUND;
+  DenseArg d;
+  memset(&d, 0, sizeof(d));
+  d.f = f;
+  d.zWant = zName;
+  d.nWant = nName;
+  d.hash = cairnLookup3(zName, nName, 0);
+  d.pFound = pOut;
+  CAIRN_TRY(h5FHeapOpen(f, heap, &d.heap));
+  int rc = h5Bt2Find(f, name, denseLinkCmp, denseFound, &d);
+  if (rc == CAIRN_OK && !pOut->zName) rc = CAIRN_NOTFOUND;
+  if (rc && rc != CAIRN_NOTFOUND) linkClear(pOut);
+  return rc;
+}
+
 int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut) {
   memset(pOut, 0, sizeof(*pOut));
   const H5Msg *st = h5OhdrFind(o, 0x11, 0), *li = h5OhdrFind(o, 0x02, 0);
-  if (st) {
-    H5Cur c;
-    h5Cur(&c, st->p, st->size, st->addr);
-    uint64_t bt = h5Addr(f, &c), hp = h5Addr(f, &c);
-    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
-    if (bt == H5_UNDEF) return CAIRN_NOTFOUND;
-    LHeap h;
-    CAIRN_TRY(lheapLoad(f, hp, &h));
-    int rc = btree1Group(f, bt, &h, NULL, zName, nName, pOut, 0);
-    lheapFree(&h);
-    return rc;
-  }
+  if (st) return lookupSymtab(f, st, zName, nName, pOut);
   const H5Msg *m;
   for (uint32_t i = 0; i < o->nMsg; i++) {
     if ((m = &o->aMsg[i])->type != 0x06) continue;
-    /* Compare the name before decoding the whole message. */
-    H5Link k;
-    CAIRN_TRY(linkDecode(f, m->p, m->size, m->addr, &k));
-    if (strlen(k.zName) == nName && memcmp(k.zName, zName, nName) == 0) {
-      *pOut = k;
-      return CAIRN_OK;
-    }
-    linkClear(&k);
+    int rc = lookupLinkMsg(f, m->p, m->size, m->addr, zName, nName, pOut);
+    if (rc != CAIRN_NOTFOUND) return rc;
   }
-  if (li) {
-    H5Cur c;
-    h5Cur(&c, li->p, li->size, li->addr);
-    h5U8(&c);
-    uint8_t fl = h5U8(&c);
-    if (fl & 1) h5U(&c, 8);
-    uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
-    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
-    if (heap == H5_UNDEF || name == H5_UNDEF) return CAIRN_NOTFOUND;
-    DenseArg d;
-    memset(&d, 0, sizeof(d));
-    d.f = f;
-    d.zWant = zName;
-    d.nWant = nName;
-    d.hash = cairnLookup3(zName, nName, 0);
-    d.pFound = pOut;
-    CAIRN_TRY(h5FHeapOpen(f, heap, &d.heap));
-    int rc = h5Bt2Find(f, name, denseLinkCmp, denseFound, &d);
-    if (rc == CAIRN_OK && !pOut->zName) rc = CAIRN_NOTFOUND;
-    if (rc && rc != CAIRN_NOTFOUND) linkClear(pOut);
+  if (li) return lookupDense(f, li, zName, nName, pOut);
+  return CAIRN_NOTFOUND;
+}
+
+/* A group header read in place: its first chunk lies in the open's first read (f->pFirstData,
+** stable until close) and is all of it (no continuation). The messages are [p, p+n), each with
+** a header of hdr bytes (v1: 8; v2: 4, or 6 with creation orders). */
+typedef struct GroupHdr {
+  const uint8_t *p;
+  size_t n;
+  uint64_t addr; /* file address of p */
+  unsigned v1, hdr;
+  H5Msg st, li; /* the first symbol table and link info messages (type 0: none) */
+  uint32_t nLink; /* link messages */
+} GroupHdr;
+
+/* The message at *pi of g's area as ohdrParse reads it: 1 with *m set and *pi past it, 0 at the
+** end (or a gap too short for a message), -1 if it overruns the chunk. */
+static int groupHdrNext(const GroupHdr *g, size_t *pi, H5Msg *m) {
+  size_t i = *pi, n = g->n;
+  const uint8_t *p = g->p;
+  if (g->v1) {
+    if (n - i < 8) return 0;
+    m->type = cairnGetLE16(p + i);
+    m->size = cairnGetLE16(p + i + 2);
+    m->flags = p[i + 4];
+  } else {
+    if (n - i < g->hdr) return 0;
+    m->type = p[i];
+    m->size = cairnGetLE16(p + i + 1);
+    m->flags = p[i + 3];
+  }
+  if (m->size > n - i - g->hdr) return -1;
+  m->p = p + i + g->hdr;
+  m->addr = g->addr + i + g->hdr;
+  *pi = i + g->hdr + m->size;
+  return 1;
+}
+
+/* Scan the header at addr in place for what a lookup needs. 0 when it cannot be done that way
+** (not in the first read, continued, or anything wrong with it): then the general path reads it
+** and reports what is wrong, as it always has. */
+static int groupHdrScan(H5File *f, uint64_t addr, GroupHdr *g) {
+  const uint8_t *pre = h5MetaStable(f, addr, 16);
+  if (!pre) return 0;
+  if (memcmp(pre, "OHDR", 4) == 0) {
+    uint8_t flags = pre[5];
+    size_t i = 6 + (flags & 0x20 ? 16 : 0) + (flags & 0x10 ? 4 : 0);
+    unsigned nb = 1u << (flags & 3);
+    if (pre[4] != 2 || !h5MetaStable(f, addr, i + nb)) return 0;
+    uint64_t size0 = cairnGetLEn(pre + i, nb);
+    i += nb;
+    if (size0 > H5_MAX_META || !h5MetaStable(f, addr, i + (size_t)size0 + 4)) return 0;
+    if (cairnGetLE32(pre + i + size0) != cairnLookup3(pre, i + (size_t)size0, 0)) return 0;
+    g->p = pre + i;
+    g->n = (size_t)size0;
+    g->addr = addr + i;
+    g->v1 = 0;
+    g->hdr = (flags & 0x04) ? 6 : 4;
+  } else {
+    uint32_t size0 = cairnGetLE32(pre + 8);
+    if (pre[0] != 1 || size0 > H5_MAX_META || !(g->p = h5MetaStable(f, addr + 16, size0))) return 0;
+    g->n = size0;
+    g->addr = addr + 16;
+    g->v1 = 1;
+    g->hdr = 8;
+  }
+  g->st.type = g->li.type = 0;
+  g->nLink = 0;
+  size_t i = 0;
+  H5Msg m;
+  int r;
+  while ((r = groupHdrNext(g, &i, &m)) > 0) {
+    if (m.type == 0x10) return 0; /* continued: other chunks may hold more */
+    if (m.type == 0x11 && !g->st.type) g->st = m;
+    else if (m.type == 0x02 && !g->li.type) g->li = m;
+    else if (m.type == 0x06) g->nLink++;
+  }
+  return r == 0;
+}
+
+int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H5Link *pOut) {
+  GroupHdr g;
+  if (!groupHdrScan(f, addr, &g)) {
+    H5Ohdr o;
+    /* the header is dropped after the lookup, before any nested resolve */
+    CAIRN_TRY(h5OhdrLoadIn(f, addr, &o, (uint8_t *)f->aOhdrLent, sizeof(f->aOhdrLent)));
+    int rc = h5GroupLookup(f, &o, zName, nName, pOut);
+    h5OhdrFree(&o);
     return rc;
   }
+  memset(pOut, 0, sizeof(*pOut));
+  if (g.st.type) return lookupSymtab(f, &g.st, zName, nName, pOut);
+  H5Msg m;
+  size_t i = 0;
+  for (uint32_t k = 0; k < g.nLink;) {
+    if (groupHdrNext(&g, &i, &m) <= 0) break; /* not reached: the scan counted the links */
+    if (m.type != 0x06) continue;
+    k++;
+    int rc = lookupLinkMsg(f, m.p, m.size, m.addr, zName, nName, pOut);
+    if (rc != CAIRN_NOTFOUND) return rc;
+  }
+  if (g.li.type) return lookupDense(f, &g.li, zName, nName, pOut);
   return CAIRN_NOTFOUND;
 }
 
