@@ -6,6 +6,7 @@
 
 #include "common/internal.h"
 #include "codec/lz4.h"
+#include "hash/lookup3.h"
 #include "tf.h"
 #include "test_h5_files.h"
 #include "oom.h"
@@ -322,6 +323,73 @@ TEST(h5, corrupt) {
   CHECK_RC(cairn_h5_open(f, CAIRN_H5_OWN_FILE, &h), CAIRN_CORRUPT);
   CHECK(strstr(cairn_errmsg(), "signature") != NULL);
   cairn_free(p);
+}
+
+/* A copy of src (n bytes) with the bytes at[i] = v[i] set (k of them); with ck, the version 2
+** object header whose checksummed part is [ck, ck + nck) gets its checksum recomputed. */
+static int getEdited(const unsigned char *src, size_t n, const size_t *at, const uint8_t *v, size_t k, size_t ck, size_t nck, const char *zPath) {
+  uint8_t *p = cairn_malloc(n);
+  if (!p) return CAIRN_NOMEM;
+  memcpy(p, src, n);
+  for (size_t i = 0; i < k; i++) p[at[i]] = v[i];
+  if (nck) cairnPutLE32(p + ck + nck, cairnLookup3(p + ck, nck, 0));
+  cairn_h5 *h = openMem(p, n);
+  int rc = CAIRN_MISUSE;
+  if (h) {
+    cairn_h5_obj *o = NULL;
+    rc = cairn_h5_get(h, zPath, &o);
+    cairn_h5_obj_close(o);
+    cairn_h5_close(h);
+  }
+  cairn_free(p);
+  return rc;
+}
+
+/* A lookup reads a group's header in place when it lies in the open's first read: bad headers
+** seen that way give the errors the general header reader gives, naming what and where. */
+TEST(h5, group_header_errors) {
+  /* latest: the root header (OHDR at 48, times stored) has its messages at 71..191 and its
+  ** checksum at 191: link info, group info, then links "grid" (message at 99, data at 103), "z",
+  ** "g" */
+  const unsigned char *L = h5_tiny_latest;
+  size_t nL = sizeof h5_tiny_latest, ck = 48, nck = 191 - 48;
+  CHECK_EQ(L[99], 6);
+  CHECK_EQ(L[106], 'g');
+  size_t at[2];
+  uint8_t v[2];
+  at[0] = 106, v[0] = 'G'; /* checksum left stale */
+  CHECK_RC(getEdited(L, nL, at, v, 1, 0, 0, "/grid"), CAIRN_CHECKSUM);
+  CHECK(strstr(cairn_errmsg(), "object header checksum mismatch at offset 48") != NULL);
+  CHECK_OK(getEdited(L, nL, at, v, 1, ck, nck, "/Grid")); /* the same, checksum fixed */
+  at[0] = 100, v[0] = 0, at[1] = 101, v[1] = 1; /* "grid" message claims 256 bytes */
+  CHECK_RC(getEdited(L, nL, at, v, 2, ck, nck, "/z"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "message of type 6 at offset 99 (256 bytes) overruns its object header chunk") != NULL);
+  at[0] = 103, v[0] = 2; /* "grid" link of version 2: found before "z" */
+  CHECK_RC(getEdited(L, nL, at, v, 1, ck, nck, "/z"), CAIRN_UNSUPPORTED);
+  CHECK(strstr(cairn_errmsg(), "link message version 2 at offset 103") != NULL);
+  at[0] = 105, v[0] = 64; /* "grid" name runs past its message */
+  CHECK_RC(getEdited(L, nL, at, v, 1, ck, nck, "/g"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "bad link name at offset 103") != NULL);
+  CHECK_RC(getEdited(L, nL, at, v, 0, 0, 0, "/nope"), CAIRN_NOTFOUND);
+  CHECK(strstr(cairn_errmsg(), "no object '/nope' in /") != NULL);
+
+  /* earliest: the root header (version 1 at 96) holds one symbol table message at 112 (data at
+  ** 120, 16 bytes) in a chunk of 24 bytes */
+  const unsigned char *E = h5_tiny_earliest;
+  size_t nE = sizeof h5_tiny_earliest;
+  CHECK_EQ(E[112], 0x11);
+  CHECK_EQ(E[114], 16);
+  at[0] = 114, v[0] = 32;
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "message of type 17 at offset 112 (32 bytes) overruns its object header chunk") != NULL);
+  at[0] = 114, v[0] = 8;
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "short symbol table message at offset 120") != NULL);
+  at[0] = 96, v[0] = 3;
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "no object header at address 96 (version byte 3)") != NULL);
+  CHECK_RC(getEdited(E, nE, at, v, 0, 0, 0, "/g/nope"), CAIRN_NOTFOUND);
+  CHECK(strstr(cairn_errmsg(), "no object '/g/nope' in /g") != NULL);
 }
 
 /* ---- OOM and I/O-error loops: fail allocation (or host read) N for N = 1, 2, ... until a run
