@@ -143,6 +143,7 @@ typedef struct LHeap {
   H5File *f;
   uint64_t addr, data;
   size_t n;
+  const uint8_t *pData; /* the data segment when it lies in the open's first read, else NULL */
   char *buf;
   size_t cap;
   uint8_t *node; /* a lookup's node or symbol table entries (one level at a time) */
@@ -150,12 +151,10 @@ typedef struct LHeap {
   uint8_t aNode[1024]; /* node's first memory: the usual K (16 and 4) need 520 and 320 bytes */
 } LHeap;
 
-/* Read n bytes at addr: in a lookup into h's node buffer, reused level after level (a lookup
-** does not come back to a node), else into a new block (*pOwn set: free it). */
-static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, const uint8_t **pp, int *pOwn) {
-  *pOwn = !lookup;
-  if (!lookup) return h5LoadMeta(f, addr, n, (uint8_t **)pp);
-  /* in the open's first read: used in place (the readers stay inside [addr, addr+n)) */
+/* Read n bytes at addr into h's node buffer, reused level after level (a lookup does not come
+** back to a node), unless they lie in the open's first read: used in place there (the readers
+** stay inside [addr, addr+n)). */
+static int nodeLoad(H5File *f, LHeap *h, uint64_t addr, size_t n, const uint8_t **pp) {
   if ((*pp = h5MetaStable(f, addr, n)) != NULL) return CAIRN_OK;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)addr);
   if (!h->node) {
@@ -174,19 +173,30 @@ static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, co
   return CAIRN_OK;
 }
 
+/* An address field of f->so bytes at p (all ones: H5_UNDEF), as h5Addr reads it. */
+static inline uint64_t addrAt(const H5File *f, const uint8_t *p) {
+  uint64_t v = cairnGetLEn(p, f->so);
+  return f->so < 8 && v == ((uint64_t)1 << (8 * f->so)) - 1 ? H5_UNDEF : v;
+}
+
 static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   memset(h, 0, offsetof(LHeap, aNode));
   uint8_t aHd[40];
   size_t n = 8 + 2 * (size_t)f->sl + f->so;
   int rc;
-  const uint8_t *hd = h5MetaView(f, addr, n, aHd, &rc); /* used before the next cache read */
-  if (!hd) return rc;
+  const uint8_t *hd = h5MetaStable(f, addr, n);
+  if (!hd && !(hd = h5MetaView(f, addr, n, aHd, &rc))) return rc; /* used before the next cache read */
   if (memcmp(hd, "HEAP", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing HEAP signature at offset %llu", (unsigned long long)addr);
-  H5Cur c;
-  h5Cur(&c, hd + 8, n - 8, addr + 8);
-  uint64_t size = h5Len(f, &c);
-  h5Len(f, &c);
-  uint64_t data = h5Addr(f, &c);
+  uint64_t size = cairnGetLEn(hd + 8, f->sl), data = addrAt(f, hd + 8 + 2 * f->sl);
+  /* all of it in the open's first read (a small file): names are compared in place, and it lies
+  ** within the file (the checks below pass) */
+  if (size <= H5_MAX_META && (h->pData = h5MetaStable(f, data, (size_t)size)) != NULL) {
+    h->f = f;
+    h->addr = addr;
+    h->data = data;
+    h->n = (size_t)size;
+    return CAIRN_OK;
+  }
   /* A small heap is reached (its pages are read next anyway). A large one is checked against
   ** the file only if the file's size is known: a lookup reads a few names scattered over it,
   ** and each read checks its own range, so asking the host (or reading its start) would be a
@@ -211,6 +221,13 @@ static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   *pz = "";
   *pn = 0;
   if (off >= h->n) return cairnErr(CAIRN_CORRUPT, "hdf5: name offset %llu outside local heap at %llu", (unsigned long long)off, (unsigned long long)h->addr);
+  if (h->pData) { /* in place: the name ends at the first NUL in the heap */
+    const uint8_t *q = h->pData + off, *z = memchr(q, 0, h->n - (size_t)off);
+    if (!z) return cairnErr(CAIRN_CORRUPT, "hdf5: unterminated name in local heap at %llu", (unsigned long long)h->addr);
+    *pz = (const char *)q;
+    *pn = (size_t)(z - q);
+    return CAIRN_OK;
+  }
   size_t want = 64;
   /* the usual short name, in a cached page: compared or copied in place */
   const uint8_t *q = h5MetaPtr(h->f, h->data + off, CAIRN_MIN(want, h->n - (size_t)off));
@@ -243,8 +260,35 @@ static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   }
 }
 
-/* Decode entries of a SNOD; with zWant, stop at that name. */
-static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound) {
+/* *pCmp: the wanted name against the heap's name at off, in memcmp's sense (names sort by
+** their bytes, a prefix first). */
+static inline int lheapCmp(LHeap *h, uint64_t off, const char *zWant, size_t nWant, int *pCmp) {
+  if (h->pData && off < h->n) { /* in place, byte by byte (names are short) */
+    const uint8_t *q = h->pData + off;
+    size_t room = h->n - (size_t)off, i = 0;
+    while (i < nWant && i < room && q[i] && q[i] == (uint8_t)zWant[i]) i++;
+    if (i < room) {
+      if (q[i] == 0) { /* the name ends here: equal, or a prefix of the wanted one */
+        *pCmp = i < nWant;
+        return CAIRN_OK;
+      }
+      /* they differ at i: the name must still end inside the heap (else lheapStr says so) */
+      if (memchr(q + i, 0, room - i)) {
+        *pCmp = i == nWant || (uint8_t)zWant[i] < q[i] ? -1 : 1;
+        return CAIRN_OK;
+      }
+    }
+  }
+  const char *z;
+  size_t nz;
+  CAIRN_TRY(lheapStr(h, off, &z, &nz));
+  int cmp = memcmp(zWant, z, CAIRN_MIN(nz, nWant));
+  *pCmp = cmp ? cmp : nWant < nz ? -1 : nWant > nz ? 1 : 0;
+  return CAIRN_OK;
+}
+
+/* Append the entries of a SNOD to l. */
+static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l) {
   size_t entSize = 2 * (size_t)f->so + 24;
   size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
   uint8_t aHd[8];
@@ -255,92 +299,42 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
   uint32_t n = cairnGetLE16(hd + 6);
   if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
     return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
-  const uint8_t *p;
-  int own;
-  CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + 8, (size_t)n * entSize, &p, &own));
-  uint32_t i0 = 0, i1 = n;
-  int hit = 0; /* the search compared the wanted name equal to entry i0 */
-  if (zWant) { /* entries are sorted by name: binary search, reading only log2(n) names */
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      const char *z;
-      size_t nz;
-      if ((rc = lheapStr(h, cairnGetLEn(p + (size_t)mid * entSize, f->so), &z, &nz))) break;
-      size_t m = CAIRN_MIN(nz, nWant);
-      int cmp = memcmp(zWant, z, m);
-      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
-      if (cmp == 0) {
-        lo = mid;
-        hit = 1;
-        break;
-      }
-      if (cmp < 0) hi = mid;
-      else lo = mid + 1;
-    }
-    i0 = lo;
-    i1 = lo < n ? lo + 1 : n;
-  }
-  for (uint32_t i = i0; i < i1 && rc == CAIRN_OK; i++) {
-    H5Cur c;
-    h5Cur(&c, p + (size_t)i * entSize, entSize, addr + 8 + (uint64_t)i * entSize);
-    uint64_t nameOff = h5U(&c, f->so);
-    uint64_t obj = h5Addr(f, &c);
-    uint32_t cacheType = (uint32_t)h5U(&c, 4);
-    h5U(&c, 4);
-    const char *z = NULL;
-    size_t nz = 0;
-    if (!hit) { /* else the search has just compared this name */
-      if ((rc = lheapStr(h, nameOff, &z, &nz))) break;
-      if (zWant && (nz != nWant || memcmp(z, zWant, nz) != 0)) continue;
-    }
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, addr + 8, (size_t)n * entSize, &p));
+  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+    const uint8_t *e = p + (size_t)i * entSize;
+    const char *z;
+    size_t nz;
+    if ((rc = lheapStr(h, cairnGetLEn(e, f->so), &z, &nz))) break;
     H5Link k;
     memset(&k, 0, sizeof(k));
     k.corder = -1;
-    k.zName = zWant ? NULL : dupN(z, nz); /* a lookup's caller has the name */
-    if (!zWant && !k.zName) {
+    if (!(k.zName = dupN(z, nz))) {
       rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
       break;
     }
-    if (cacheType == 2) {
-      uint32_t lo = (uint32_t)h5U(&c, 4);
+    if (cairnGetLE32(e + 2 * f->so) == 2) { /* cache type 2: the scratch pad has the link value's offset */
       const char *zt;
       size_t nt;
       k.type = CAIRN_H5_LINK_SOFT;
-      if ((rc = lheapStr(h, lo, &zt, &nt)) == CAIRN_OK && !(k.zTarget = dupN(zt, nt))) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+      if ((rc = lheapStr(h, cairnGetLE32(e + 2 * f->so + 8), &zt, &nt)) == CAIRN_OK && !(k.zTarget = dupN(zt, nt)))
+        rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
     } else {
       k.type = CAIRN_H5_LINK_HARD;
-      k.addr = obj;
+      k.addr = addrAt(f, e + f->so);
     }
-    if (rc) {
-      linkClear(&k);
-      break;
-    }
-    if (zWant) {
-      *pFound = k;
-      if (own) cairnFree((uint8_t *)p);
-      return CAIRN_OK;
-    }
-    rc = listAdd(l, &k);
+    if (rc == CAIRN_OK) rc = listAdd(l, &k);
     if (rc) linkClear(&k);
   }
-  if (own) cairnFree((uint8_t *)p);
-  if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
+  cairnFree(p);
   return rc;
 }
 
-/* Walk a group v1 B-tree (type 0). With zWant, descend only toward that name. */
-static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound,
-                       int depth) {
+/* Walk a group v1 B-tree (type 0), appending every link to l. */
+static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, int depth) {
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
   size_t hdr = 8 + 2 * (size_t)f->so;
   uint8_t aHd[32];
-  /* a lookup reads this node and goes on elsewhere: read the node alone (its size is fixed by K),
-  ** unless it lies in the open's first read (a small file's metadata) */
-  if (zWant) {
-    uint64_t nNode = hdr + 2 * (uint64_t)f->groupInternalK * (f->sl + f->so) + f->sl;
-    if (!h5MetaStable(f, addr, (size_t)nNode)) h5Prefetch(f, addr, nNode);
-  }
   int rc;
   const uint8_t *hd = h5MetaView(f, addr, hdr, aHd, &rc); /* used before the next cache read */
   if (!hd) return rc;
@@ -349,51 +343,106 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
   uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
   if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
     return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
-  size_t body = (size_t)n * (f->sl + f->so) + f->sl;
-  const uint8_t *p;
-  int own;
-  CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + hdr, body, &p, &own));
-  uint32_t iStart = 0;
-  if (zWant && n > 1) {
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, addr + hdr, (size_t)n * (f->sl + f->so) + f->sl, &p));
+  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+    uint64_t child = cairnGetLEn(p + (size_t)i * (f->sl + f->so) + f->sl, f->so);
+    rc = level ? btree1Group(f, child, h, l, depth + 1) : snodRead(f, child, h, l);
+  }
+  cairnFree(p);
+  return rc;
+}
+
+/* Look a name up in a symbol node: a binary search of its entries (sorted by name). */
+static int snodFind(H5File *f, uint64_t addr, LHeap *h, const char *zWant, size_t nWant, H5Link *pFound) {
+  size_t entSize = 2 * (size_t)f->so + 24;
+  size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
+  uint8_t aHd[8];
+  int rc;
+  const uint8_t *hd = h5MetaStable(f, addr, 8);
+  if (!hd && !(hd = h5MetaView(f, addr, 8, aHd, &rc))) return rc; /* used before the next cache read */
+  if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
+  uint32_t n = cairnGetLE16(hd + 6);
+  if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
+  const uint8_t *p = h5MetaStable(f, addr + 8, (size_t)n * entSize);
+  if (!p) CAIRN_TRY(nodeLoad(f, h, addr + 8, (size_t)n * entSize, &p));
+  uint32_t lo = 0, hi = n;
+  int cmp = 1;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    CAIRN_TRY(lheapCmp(h, cairnGetLEn(p + (size_t)mid * entSize, f->so), zWant, nWant, &cmp));
+    if (cmp == 0) {
+      lo = mid;
+      break;
+    }
+    if (cmp < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo >= n) return CAIRN_NOTFOUND;
+  const uint8_t *e = p + (size_t)lo * entSize;
+  /* missed: the entry where the name would be is compared once more (its name must be valid) */
+  if (cmp != 0) {
+    CAIRN_TRY(lheapCmp(h, cairnGetLEn(e, f->so), zWant, nWant, &cmp));
+    if (cmp != 0) return CAIRN_NOTFOUND;
+  }
+  pFound->corder = -1; /* the rest was zeroed by the caller; no name: a lookup's caller has it */
+  if (cairnGetLE32(e + 2 * f->so) == 2) { /* cache type 2: the scratch pad has the link value's offset */
+    const char *zt;
+    size_t nt;
+    pFound->type = CAIRN_H5_LINK_SOFT;
+    CAIRN_TRY(lheapStr(h, cairnGetLE32(e + 2 * f->so + 8), &zt, &nt));
+    if (!(pFound->zTarget = dupN(zt, nt))) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  } else {
+    pFound->type = CAIRN_H5_LINK_HARD;
+    pFound->addr = addrAt(f, e + f->so);
+  }
+  return CAIRN_OK;
+}
+
+/* Look a name up in a group v1 B-tree (type 0) at addr: down one node a level, toward the
+** name, then in the symbol node. */
+static int btree1Find(H5File *f, uint64_t addr, LHeap *h, const char *zWant, size_t nWant, H5Link *pFound) {
+  size_t kw = (size_t)f->sl + f->so; /* a key and a child pointer */
+  size_t hdr = 8 + 2 * (size_t)f->so;
+  for (int depth = 0;; depth++) {
+    if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
+    /* a lookup reads this node and goes on elsewhere: read the node alone (its size is fixed by
+    ** K), unless it lies in the open's first read (a small file's metadata) */
+    uint64_t nNode = hdr + 2 * (uint64_t)f->groupInternalK * kw + f->sl;
+    uint8_t aHd[32];
+    int rc;
+    const uint8_t *hd = h5MetaStable(f, addr, (size_t)nNode);
+    if (!hd) {
+      h5Prefetch(f, addr, nNode);
+      if (!(hd = h5MetaView(f, addr, hdr, aHd, &rc))) return rc; /* used before the next cache read */
+    }
+    if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
+    if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
+    uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
+    if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
+    if (n == 0) return CAIRN_NOTFOUND;
+    const uint8_t *p = h5MetaStable(f, addr + hdr, (size_t)n * kw + f->sl);
+    if (!p) CAIRN_TRY(nodeLoad(f, h, addr + hdr, (size_t)n * kw + f->sl, &p));
     /* Child i holds names in (key i, key i+1]: binary search for the first child whose right
     ** key is >= the wanted name, reading log2(n) names instead of all of them. */
     uint32_t lo = 0, hi = n - 1;
+    int cmp;
     while (lo < hi) {
       uint32_t mid = lo + (hi - lo) / 2;
-      const char *z;
-      size_t nz;
-      uint64_t kr = cairnGetLEn(p + (size_t)(mid + 1) * (f->sl + f->so), f->sl);
-      if ((rc = lheapStr(h, kr, &z, &nz))) break;
-      size_t m = CAIRN_MIN(nz, nWant);
-      int cmp = memcmp(zWant, z, m);
-      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
+      CAIRN_TRY(lheapCmp(h, cairnGetLEn(p + (size_t)(mid + 1) * kw, f->sl), zWant, nWant, &cmp));
       if (cmp <= 0) hi = mid;
       else lo = mid + 1;
     }
-    iStart = lo;
-  }
-  for (uint32_t i = iStart; i < n && rc == CAIRN_OK; i++) {
-    const uint8_t *e = p + (size_t)i * (f->sl + f->so);
-    uint64_t child = cairnGetLEn(e + f->sl, f->so);
-    if (zWant) {
-      /* Child i holds names in (key i, key i+1]: skip it if the wanted name is after key i+1. */
-      uint64_t kr = cairnGetLEn(e + f->sl + f->so, f->sl);
-      const char *z;
-      size_t nz;
-      if ((rc = lheapStr(h, kr, &z, &nz))) break;
-      size_t m = CAIRN_MIN(nz, nWant);
-      int cmp = memcmp(zWant, z, m);
-      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
-      if (cmp > 0) continue;
-      if (own) cairnFree((uint8_t *)p);
-      /* p (the lookup buffer) is reused below */
-      return level ? btree1Group(f, child, h, l, zWant, nWant, pFound, depth + 1) : snodRead(f, child, h, l, zWant, nWant, pFound);
+    /* the search compared key lo+1 (<= the name) unless lo is the last child */
+    if (lo == n - 1) {
+      CAIRN_TRY(lheapCmp(h, cairnGetLEn(p + (size_t)n * kw, f->sl), zWant, nWant, &cmp));
+      if (cmp > 0) return CAIRN_NOTFOUND; /* after the last key */
     }
-    rc = level ? btree1Group(f, child, h, l, NULL, 0, NULL, depth + 1) : snodRead(f, child, h, l, NULL, 0, NULL);
+    addr = cairnGetLEn(p + (size_t)lo * kw + f->sl, f->so);
+    if (!level) return snodFind(f, addr, h, zWant, nWant, pFound);
   }
-  if (own) cairnFree((uint8_t *)p);
-  if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
-  return rc;
 }
 
 /* ---------------------------------------------------------------- dense storage */
@@ -476,7 +525,7 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
     if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
     LHeap h;
     CAIRN_TRY(lheapLoad(f, hp, &h));
-    if (bt != H5_UNDEF) rc = btree1Group(f, bt, &h, &l, NULL, 0, NULL, 0);
+    if (bt != H5_UNDEF) rc = btree1Group(f, bt, &h, &l, 0);
     lheapFree(&h);
   } else {
     /* Compact links in the header. */
@@ -525,7 +574,7 @@ static int lookupSymtab(H5File *f, const H5Msg *st, const char *zName, size_t nN
   if (bt == H5_UNDEF) return CAIRN_NOTFOUND;
   LHeap h;
   CAIRN_TRY(lheapLoad(f, hp, &h));
-  int rc = btree1Group(f, bt, &h, NULL, zName, nName, pOut, 0);
+  int rc = btree1Find(f, bt, &h, zName, nName, pOut);
   lheapFree(&h);
   return rc;
 }

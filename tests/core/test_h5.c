@@ -392,6 +392,49 @@ TEST(h5, group_header_errors) {
   CHECK(strstr(cairn_errmsg(), "no object '/g/nope' in /g") != NULL);
 }
 
+/* A lookup in a symbol-table group whose B-tree, symbol node and local heap lie in the open's
+** first read compares names in place: the same answers and errors as through the cache. */
+TEST(h5, symtab_lookup_in_place) {
+  /* earliest: root B-tree at 136 (one child: its key 1 at 176 is the offset of "z"), symbol node
+  ** at 1072 (g, grid, z), local heap at 680 with 88 bytes of names at 712: "" 0, grid 8, z 16,
+  ** g 24, then a free block */
+  const unsigned char *E = h5_tiny_earliest;
+  size_t nE = sizeof h5_tiny_earliest;
+  CHECK(memcmp(E + 136, "TREE", 4) == 0 && memcmp(E + 1072, "SNOD", 4) == 0 && memcmp(E + 680, "HEAP", 4) == 0);
+  CHECK_EQ(E[176], 16);
+  CHECK(memcmp(E + 712 + 8, "grid", 5) == 0 && memcmp(E + 712 + 16, "z", 2) == 0);
+  size_t at[80];
+  uint8_t v[80];
+  /* names around the three: prefixes, extensions, before the first, after the last */
+  const char *azMiss[] = {"/gr", "/gridz", "/grie", "/a", "/zz", "/G", "/g\xff", "/h"};
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(azMiss); i++) {
+    CHECK_RC(getEdited(E, nE, at, v, 0, 0, 0, azMiss[i]), CAIRN_NOTFOUND);
+    CHECK(strstr(cairn_errmsg(), "no object") != NULL);
+  }
+  CHECK_OK(getEdited(E, nE, at, v, 0, 0, 0, "/g/link"));
+  at[0] = 136, v[0] = 'X';
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "missing TREE signature at offset 136") != NULL);
+  at[0] = 140, v[0] = 1;
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "B-tree at 136 has type 1, not a group node") != NULL);
+  at[0] = 1072, v[0] = 'X';
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "missing SNOD signature at offset 1072") != NULL);
+  at[0] = 680, v[0] = 'X';
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "missing HEAP signature at offset 680") != NULL);
+  at[0] = 176, v[0] = 200; /* the B-tree key: past the heap's 88 bytes */
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "name offset 200 outside local heap at 680") != NULL);
+  for (size_t i = 0; i < 72; i++) at[i] = 712 + 16 + i, v[i] = 'z'; /* "z" runs to the heap's end */
+  const char *azBad[] = {"/grid", "/z", "/zz"};
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(azBad); i++) {
+    CHECK_RC(getEdited(E, nE, at, v, 72, 0, 0, azBad[i]), CAIRN_CORRUPT);
+    CHECK(strstr(cairn_errmsg(), "unterminated name in local heap at 680") != NULL);
+  }
+}
+
 /* ---- OOM and I/O-error loops: fail allocation (or host read) N for N = 1, 2, ... until a run
 ** completes without reaching N. Every run must fail with NOMEM (IOERR) or succeed, and leave
 ** no allocation behind. */
