@@ -179,7 +179,7 @@ static inline uint64_t addrAt(const H5File *f, const uint8_t *p) {
   return f->so < 8 && v == ((uint64_t)1 << (8 * f->so)) - 1 ? H5_UNDEF : v;
 }
 
-static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
+static inline __attribute__((always_inline)) int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   memset(h, 0, offsetof(LHeap, aNode));
   uint8_t aHd[40];
   size_t n = 8 + 2 * (size_t)f->sl + f->so;
@@ -213,8 +213,8 @@ static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   return CAIRN_OK;
 }
 static void lheapFree(LHeap *h) {
-  cairnFree(h->buf);
-  if (h->node != h->aNode) cairnFree(h->node);
+  if (h->buf) cairnFree(h->buf);
+  if (h->node && h->node != h->aNode) cairnFree(h->node);
 }
 
 static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
@@ -635,13 +635,13 @@ typedef struct GroupHdr {
   size_t n;
   uint64_t addr; /* file address of p */
   unsigned v1, hdr;
-  H5Msg st, li; /* the first symbol table and link info messages (type 0: none) */
-  uint32_t nLink; /* link messages */
+  size_t iSt, iLi; /* where the first symbol table and link info messages start (SIZE_MAX: none) */
+  uint32_t nLink;  /* link messages */
 } GroupHdr;
 
 /* The message at *pi of g's area as ohdrParse reads it: 1 with *m set and *pi past it, 0 at the
 ** end (or a gap too short for a message), -1 if it overruns the chunk. */
-static int groupHdrNext(const GroupHdr *g, size_t *pi, H5Msg *m) {
+static inline __attribute__((always_inline)) int groupHdrNext(const GroupHdr *g, size_t *pi, H5Msg *m) {
   size_t i = *pi, n = g->n;
   const uint8_t *p = g->p;
   if (g->v1) {
@@ -690,15 +690,15 @@ static int groupHdrScan(H5File *f, uint64_t addr, GroupHdr *g) {
     g->v1 = 1;
     g->hdr = 8;
   }
-  g->st.type = g->li.type = 0;
+  g->iSt = g->iLi = SIZE_MAX;
   g->nLink = 0;
-  size_t i = 0;
+  size_t i = 0, i0 = 0;
   H5Msg m;
   int r;
-  while ((r = groupHdrNext(g, &i, &m)) > 0) {
+  for (; (r = groupHdrNext(g, &i, &m)) > 0; i0 = i) {
     if (m.type == 0x10) return 0; /* continued: other chunks may hold more */
-    if (m.type == 0x11 && !g->st.type) g->st = m;
-    else if (m.type == 0x02 && !g->li.type) g->li = m;
+    if (m.type == 0x11 && g->iSt == SIZE_MAX) g->iSt = i0;
+    else if (m.type == 0x02 && g->iLi == SIZE_MAX) g->iLi = i0;
     else if (m.type == 0x06) g->nLink++;
   }
   return r == 0;
@@ -715,9 +715,13 @@ int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H
     return rc;
   }
   memset(pOut, 0, sizeof(*pOut));
-  if (g.st.type) return lookupSymtab(f, &g.st, zName, nName, pOut);
   H5Msg m;
-  size_t i = 0;
+  size_t i = g.iSt;
+  if (i != SIZE_MAX) {
+    groupHdrNext(&g, &i, &m); /* read by the scan */
+    return lookupSymtab(f, &m, zName, nName, pOut);
+  }
+  i = 0;
   for (uint32_t k = 0; k < g.nLink;) {
     if (groupHdrNext(&g, &i, &m) <= 0) break; /* not reached: the scan counted the links */
     if (m.type != 0x06) continue;
@@ -725,8 +729,9 @@ int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H
     int rc = lookupLinkMsg(f, m.p, m.size, m.addr, zName, nName, pOut);
     if (rc != CAIRN_NOTFOUND) return rc;
   }
-  if (g.li.type) return lookupDense(f, &g.li, zName, nName, pOut);
-  return CAIRN_NOTFOUND;
+  if ((i = g.iLi) == SIZE_MAX) return CAIRN_NOTFOUND;
+  groupHdrNext(&g, &i, &m);
+  return lookupDense(f, &m, zName, nName, pOut);
 }
 
 /* ---------------------------------------------------------------- attributes */
