@@ -448,7 +448,6 @@ static int btree1Find(H5File *f, uint64_t addr, LHeap *h, const char *zWant, siz
 /* ---------------------------------------------------------------- dense storage */
 typedef struct DenseArg {
   H5File *f;
-  H5FHeap heap;
   LinkList *pList;
   /* attribute mode */
   H5Attr *aAttr;
@@ -460,7 +459,14 @@ typedef struct DenseArg {
   H5Link *pFound;
   H5Attr *pFoundAttr;
   int err;
+  int found; /* the search found the name (in *pFound) */
+  /* last: h5FHeapOpen fills it (it is large: its filter pipeline), so denseInit leaves it */
+  H5FHeap heap;
 } DenseArg;
+static void denseInit(DenseArg *d, H5File *f) {
+  memset(d, 0, offsetof(DenseArg, heap));
+  d->f = f;
+}
 
 static int denseLinkVisit(void *pArg, const uint8_t *rec, uint32_t n) {
   DenseArg *d = pArg;
@@ -489,21 +495,19 @@ static int denseLinkCmp(void *pArg, const uint8_t *rec) {
     d->err = rc; /* out of memory stays out of memory */
     return 0;
   }
-  H5Link k;
-  if ((rc = linkDecode(d->f, p, np, d->heap.addr, &k)) != CAIRN_OK) {
+  LinkView v;
+  if ((rc = linkParse(d->f, p, np, d->heap.addr, &v)) != CAIRN_OK) {
     cairnFree(p);
     d->err = rc;
     return 0;
   }
-  cairnFree(p);
-  size_t nz = strlen(k.zName), m = CAIRN_MIN(nz, d->nWant);
-  int cmp = memcmp(d->zWant, k.zName, m);
-  if (cmp == 0) cmp = d->nWant < nz ? -1 : d->nWant > nz ? 1 : 0;
-  if (cmp == 0) {
-    *d->pFound = k;
-    return 0;
+  int cmp = memcmp(d->zWant, v.zName, CAIRN_MIN(v.nName, d->nWant));
+  if (cmp == 0) cmp = d->nWant < v.nName ? -1 : d->nWant > v.nName ? 1 : 0;
+  if (cmp == 0) { /* copied without its name: a lookup's caller has it */
+    if ((rc = linkFromView(&v, 0, d->pFound)) != CAIRN_OK) d->err = rc;
+    else d->found = 1;
   }
-  linkClear(&k);
+  cairnFree(p);
   return cmp;
 }
 static int denseFound(void *pArg, const uint8_t *rec, uint32_t n) {
@@ -546,8 +550,7 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
       if (c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
       else if (heap != H5_UNDEF && name != H5_UNDEF) {
         DenseArg d;
-        memset(&d, 0, sizeof(d));
-        d.f = f;
+        denseInit(&d, f);
         d.pList = &l;
         if ((rc = h5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = h5Bt2Iterate(f, name, denseLinkVisit, &d);
       }
@@ -600,15 +603,14 @@ static int lookupDense(H5File *f, const H5Msg *li, const char *zName, size_t nNa
   if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
   if (heap == H5_UNDEF || name == H5_UNDEF) return CAIRN_NOTFOUND;
   DenseArg d;
-  memset(&d, 0, sizeof(d));
-  d.f = f;
+  denseInit(&d, f);
   d.zWant = zName;
   d.nWant = nName;
   d.hash = cairnLookup3(zName, nName, 0);
   d.pFound = pOut;
   CAIRN_TRY(h5FHeapOpen(f, heap, &d.heap));
   int rc = h5Bt2Find(f, name, denseLinkCmp, denseFound, &d);
-  if (rc == CAIRN_OK && !pOut->zName) rc = CAIRN_NOTFOUND;
+  if (rc == CAIRN_OK && !d.found) rc = CAIRN_NOTFOUND;
   if (rc && rc != CAIRN_NOTFOUND) linkClear(pOut);
   return rc;
 }
@@ -779,8 +781,7 @@ static int attrCmp(const void *a, const void *b) { return strcmp(((const H5Attr 
 
 int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
   DenseArg d;
-  memset(&d, 0, sizeof(d));
-  d.f = f;
+  denseInit(&d, f);
   int rc = CAIRN_OK;
   const H5Msg *m;
   size_t nCompact = 0;
