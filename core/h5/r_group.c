@@ -12,7 +12,8 @@
 #include "hash/lookup3.h"
 
 void h5LinksFree(H5Link *a, size_t n) {
-  for (size_t i = 0; a && i < n; i++) {
+  if (!a) return; /* an object whose links were never listed: every dataset's close */
+  for (size_t i = 0; i < n; i++) {
     cairnFree(a[i].zName);
     cairnFree(a[i].zTarget);
     cairnFree(a[i].zFile);
