@@ -630,44 +630,96 @@ int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H
   return CAIRN_NOTFOUND;
 }
 
-/* A group header read in place: its first chunk lies in the open's first read (f->pFirstData,
-** stable until close) and is all of it (no continuation). The messages are [p, p+n), each with
-** a header of hdr bytes (v1: 8; v2: 4, or 6 with creation orders). */
+/* A group header read in place: all its chunks lie in the open's first read (f->pFirstData,
+** stable until close), at most H5_GROUP_CHUNKS of them. Chunk k's messages are [p, p+n) of
+** aChunk[k], each with a header of hdr bytes (v1: 8; v2: 4, or 6 with creation orders), read in
+** the order h5OhdrLoadIn reads them: the first chunk, then continuations as they are found. */
+#define H5_GROUP_CHUNKS 4
 typedef struct GroupHdr {
-  const uint8_t *p;
-  size_t n;
-  uint64_t addr; /* file address of p */
-  unsigned v1, hdr;
-  size_t iSt, iLi; /* where the first symbol table and link info messages start (SIZE_MAX: none) */
-  uint32_t nLink;  /* link messages */
+  struct {
+    const uint8_t *p;
+    size_t n;
+    uint64_t addr; /* file address of p */
+    uint64_t cont; /* the address a continuation message gave (the first chunk: its header's) */
+  } aChunk[H5_GROUP_CHUNKS];
+  unsigned nChunk, v1, hdr;
+  H5Msg st, li;   /* the first symbol table and link info messages (p NULL: none) */
+  uint32_t nLink; /* link messages */
 } GroupHdr;
 
-/* The message at *pi of g's area as ohdrParse reads it: 1 with *m set and *pi past it, 0 at the
+/* The message at *pi of chunk k as ohdrParse reads it: 1 with *m set and *pi past it, 0 at the
 ** end (or a gap too short for a message), -1 if it overruns the chunk. */
-static inline __attribute__((always_inline)) int groupHdrNext(const GroupHdr *g, size_t *pi, H5Msg *m) {
-  size_t i = *pi, n = g->n;
-  const uint8_t *p = g->p;
+static inline __attribute__((always_inline)) int groupHdrNext(const GroupHdr *g, unsigned k, size_t *pi, H5Msg *m) {
+  size_t i = *pi, n = g->aChunk[k].n;
+  const uint8_t *p = g->aChunk[k].p;
+  if (n - i < g->hdr) return 0; /* v1: 8 bytes; v2: 4 (a gap), 6 with creation orders */
   if (g->v1) {
-    if (n - i < 8) return 0;
     m->type = cairnGetLE16(p + i);
     m->size = cairnGetLE16(p + i + 2);
     m->flags = p[i + 4];
   } else {
-    if (n - i < g->hdr) return 0;
     m->type = p[i];
     m->size = cairnGetLE16(p + i + 1);
     m->flags = p[i + 3];
   }
   if (m->size > n - i - g->hdr) return -1;
   m->p = p + i + g->hdr;
-  m->addr = g->addr + i + g->hdr;
+  m->addr = g->aChunk[k].addr + i + g->hdr;
   *pi = i + g->hdr + m->size;
   return 1;
 }
 
+/* Add the continuation chunk a message m names, when it is in the first read and sound (a v2
+** chunk: signature and checksum); 0 otherwise. */
+static int groupHdrCont(H5File *f, GroupHdr *g, const H5Msg *m) {
+  if (m->size < (size_t)f->so + f->sl || g->nChunk == H5_GROUP_CHUNKS) return 0;
+  uint64_t addr = addrAt(f, m->p), len = cairnGetLEn(m->p + f->so, f->sl);
+  if (addr == H5_UNDEF || len == 0 || len > H5_MAX_META) return 0;
+  for (unsigned k = 1; k < g->nChunk; k++)
+    if (g->aChunk[k].cont == addr) return 0; /* referenced twice */
+  const uint8_t *q = h5MetaStable(f, addr, (size_t)len);
+  if (!q) return 0;
+  unsigned k = g->nChunk;
+  g->aChunk[k].cont = addr;
+  if (g->v1) {
+    g->aChunk[k].p = q;
+    g->aChunk[k].n = (size_t)len;
+    g->aChunk[k].addr = addr;
+  } else {
+    if (len < 8 || memcmp(q, "OCHK", 4) || cairnGetLE32(q + len - 4) != cairnLookup3(q, (size_t)len - 4, 0)) return 0;
+    g->aChunk[k].p = q + 4;
+    g->aChunk[k].n = (size_t)len - 8;
+    g->aChunk[k].addr = addr + 4;
+  }
+  g->nChunk++;
+  return 1;
+}
+
+/* Note what a lookup needs in chunk k (messages read as groupHdrNext reads them; v1 and hdr
+** constants where they can be): 0 if a message overruns it or a continuation cannot be read in
+** place. */
+static inline __attribute__((always_inline)) int groupChunkScan(H5File *f, GroupHdr *g, unsigned k, int v1, size_t hdr) {
+  const uint8_t *p = g->aChunk[k].p;
+  size_t n = g->aChunk[k].n;
+  for (size_t i = 0; n - i >= hdr;) {
+    unsigned type = v1 ? cairnGetLE16(p + i) : p[i];
+    size_t size = v1 ? cairnGetLE16(p + i + 2) : cairnGetLE16(p + i + 1);
+    if (size > n - i - hdr) return 0; /* overruns its chunk */
+    if (type == 0x06) g->nLink++;
+    else if (type == 0x10 || (type == 0x11 && !g->st.p) || (type == 0x02 && !g->li.p)) {
+      H5Msg m = {(uint16_t)type, p[i + (v1 ? 4 : 3)], (uint32_t)size, p + i + hdr, g->aChunk[k].addr + i + hdr};
+      if (type == 0x11) g->st = m;
+      else if (type == 0x02) g->li = m;
+      else if (!groupHdrCont(f, g, &m)) return 0;
+    }
+    i += hdr + size;
+  }
+  return 1;
+}
+
 /* Scan the header at addr in place for what a lookup needs. 0 when it cannot be done that way
-** (not in the first read, continued, or anything wrong with it): then the general path reads it
-** and reports what is wrong, as it always has. */
+** (not in the first read, too many chunks, or anything wrong with it): then the general path
+** reads it and reports what is wrong, as it always has. */
 static int groupHdrScan(H5File *f, uint64_t addr, GroupHdr *g) {
   const uint8_t *pre = h5MetaStable(f, addr, 16);
   if (!pre) return 0;
@@ -680,31 +732,28 @@ static int groupHdrScan(H5File *f, uint64_t addr, GroupHdr *g) {
     i += nb;
     if (size0 > H5_MAX_META || !h5MetaStable(f, addr, i + (size_t)size0 + 4)) return 0;
     if (cairnGetLE32(pre + i + size0) != cairnLookup3(pre, i + (size_t)size0, 0)) return 0;
-    g->p = pre + i;
-    g->n = (size_t)size0;
-    g->addr = addr + i;
+    g->aChunk[0].p = pre + i;
+    g->aChunk[0].n = (size_t)size0;
+    g->aChunk[0].addr = addr + i;
     g->v1 = 0;
     g->hdr = (flags & 0x04) ? 6 : 4;
   } else {
     uint32_t size0 = cairnGetLE32(pre + 8);
-    if (pre[0] != 1 || size0 > H5_MAX_META || !(g->p = h5MetaStable(f, addr + 16, size0))) return 0;
-    g->n = size0;
-    g->addr = addr + 16;
+    if (pre[0] != 1 || size0 > H5_MAX_META || !(g->aChunk[0].p = h5MetaStable(f, addr + 16, size0))) return 0;
+    g->aChunk[0].n = size0;
+    g->aChunk[0].addr = addr + 16;
     g->v1 = 1;
     g->hdr = 8;
   }
-  g->iSt = g->iLi = SIZE_MAX;
+  g->aChunk[0].cont = addr;
+  g->nChunk = 1;
+  g->st.p = g->li.p = NULL;
   g->nLink = 0;
-  size_t i = 0, i0 = 0;
-  H5Msg m;
-  int r;
-  for (; (r = groupHdrNext(g, &i, &m)) > 0; i0 = i) {
-    if (m.type == 0x10) return 0; /* continued: other chunks may hold more */
-    if (m.type == 0x11 && g->iSt == SIZE_MAX) g->iSt = i0;
-    else if (m.type == 0x02 && g->iLi == SIZE_MAX) g->iLi = i0;
-    else if (m.type == 0x06) g->nLink++;
-  }
-  return r == 0;
+  /* the first chunk apart: most group headers have no other */
+  if (!(g->v1 ? groupChunkScan(f, g, 0, 1, 8) : groupChunkScan(f, g, 0, 0, g->hdr))) return 0;
+  for (unsigned k = 1; k < g->nChunk; k++)
+    if (!(g->v1 ? groupChunkScan(f, g, k, 1, 8) : groupChunkScan(f, g, k, 0, g->hdr))) return 0;
+  return 1;
 }
 
 int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H5Link *pOut) {
@@ -718,23 +767,19 @@ int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H
     return rc;
   }
   memset(pOut, 0, sizeof(*pOut));
+  if (g.st.p) return lookupSymtab(f, &g.st, zName, nName, pOut);
   H5Msg m;
-  size_t i = g.iSt;
-  if (i != SIZE_MAX) {
-    groupHdrNext(&g, &i, &m); /* read by the scan */
-    return lookupSymtab(f, &m, zName, nName, pOut);
+  size_t i;
+  uint32_t nSeen = 0;
+  for (unsigned k = 0; k < g.nChunk && nSeen < g.nLink; k++) {
+    for (i = 0; nSeen < g.nLink && groupHdrNext(&g, k, &i, &m) > 0;) {
+      if (m.type != 0x06) continue;
+      nSeen++;
+      int rc = lookupLinkMsg(f, m.p, m.size, m.addr, zName, nName, pOut);
+      if (rc != CAIRN_NOTFOUND) return rc;
+    }
   }
-  i = 0;
-  for (uint32_t k = 0; k < g.nLink;) {
-    if (groupHdrNext(&g, &i, &m) <= 0) break; /* not reached: the scan counted the links */
-    if (m.type != 0x06) continue;
-    k++;
-    int rc = lookupLinkMsg(f, m.p, m.size, m.addr, zName, nName, pOut);
-    if (rc != CAIRN_NOTFOUND) return rc;
-  }
-  if ((i = g.iLi) == SIZE_MAX) return CAIRN_NOTFOUND;
-  groupHdrNext(&g, &i, &m);
-  return lookupDense(f, &m, zName, nName, pOut);
+  return g.li.p ? lookupDense(f, &g.li, zName, nName, pOut) : CAIRN_NOTFOUND;
 }
 
 /* ---------------------------------------------------------------- attributes */

@@ -435,6 +435,75 @@ TEST(h5, symtab_lookup_in_place) {
   }
 }
 
+/* Lookups through groups whose header goes on in a continuation chunk (read in place when it
+** lies in the open's first read), and the errors of a bad continuation. */
+static int getIn(const uint8_t *p, size_t n, const char *zPath) {
+  cairn_h5 *h = openMem(p, n);
+  if (!h) return CAIRN_MISUSE;
+  cairn_h5_obj *o = NULL;
+  int rc = cairn_h5_get(h, zPath, &o);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  return rc;
+}
+TEST(h5, group_header_continued) {
+  /* latest: the root header's chunk (OHDR at 48, messages 71..191, checksum at 191) has the link
+  ** "z" at 118 (16 bytes) and a NIL message at 150 (41 bytes). "z" moves to an OCHK chunk at 1400
+  ** (unused space in the first read) that a continuation message at 150 names. */
+  size_t n = sizeof h5_tiny_latest;
+  uint8_t *p = cairn_malloc(n);
+  CHECK(p != NULL);
+  memcpy(p, h5_tiny_latest, n);
+  CHECK(p[118] == 6 && p[122 + 3] == 'z' && p[150] == 0 && p[151] == 37);
+  for (size_t i = 1400; i < 1440; i++) CHECK_EQ(p[i], 0);
+  memcpy(p + 1400, "OCHK", 4);
+  memcpy(p + 1404, p + 118, 16);
+  cairnPutLE32(p + 1420, cairnLookup3(p + 1400, 20, 0));
+  memset(p + 118, 0, 16); /* a NIL message of 12 bytes where "z" was */
+  p[119] = 12;
+  memset(p + 150, 0, 41);
+  p[150] = 0x10, p[151] = 16; /* continuation: 24 bytes at 1400 */
+  cairnPutLE64(p + 154, 1400);
+  cairnPutLE64(p + 162, 24);
+  p[171] = 17; /* then a NIL message of 17 bytes */
+  cairnPutLE32(p + 191, cairnLookup3(p + 48, 191 - 48, 0));
+  CHECK_OK(getIn(p, n, "/z"));
+  CHECK_OK(getIn(p, n, "/grid"));
+  CHECK_OK(getIn(p, n, "/g/link"));
+  CHECK_RC(getIn(p, n, "/y"), CAIRN_NOTFOUND);
+  p[1410] ^= 1; /* the chunk's checksum no longer holds */
+  CHECK_RC(getIn(p, n, "/z"), CAIRN_CHECKSUM);
+  CHECK(strstr(cairn_errmsg(), "object header continuation checksum mismatch at offset 1400") != NULL);
+  p[1410] ^= 1;
+  p[170] = 0x10, p[171] = 16; /* a second continuation to the same chunk (then a 1-byte gap) */
+  cairnPutLE64(p + 174, 1400);
+  cairnPutLE64(p + 182, 24);
+  cairnPutLE32(p + 191, cairnLookup3(p + 48, 191 - 48, 0));
+  CHECK_RC(getIn(p, n, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "continuation chunk at 1400 is referenced twice in object header 48") != NULL);
+  cairn_free(p);
+
+  /* earliest: the root header (version 1 at 96) has one 24-byte chunk at 112 holding the symbol
+  ** table message; it becomes a continuation to a 24-byte chunk at 2200 holding that message */
+  n = sizeof h5_tiny_earliest;
+  p = cairn_malloc(n);
+  CHECK(p != NULL);
+  memcpy(p, h5_tiny_earliest, n);
+  for (size_t i = 2200; i < 2232; i++) CHECK_EQ(p[i], 0);
+  memcpy(p + 2200, p + 112, 24);
+  memset(p + 112, 0, 24);
+  p[112] = 0x10, p[114] = 16;
+  cairnPutLE64(p + 120, 2200);
+  cairnPutLE64(p + 128, 24);
+  CHECK_OK(getIn(p, n, "/grid"));
+  CHECK_OK(getIn(p, n, "/g/link"));
+  CHECK_RC(getIn(p, n, "/y"), CAIRN_NOTFOUND);
+  p[2202] = 17; /* the symbol table message claims 17 bytes: past its chunk */
+  CHECK_RC(getIn(p, n, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "message of type 17 at offset 2200 (17 bytes) overruns its object header chunk") != NULL);
+  cairn_free(p);
+}
+
 /* ---- OOM and I/O-error loops: fail allocation (or host read) N for N = 1, 2, ... until a run
 ** completes without reaching N. Every run must fail with NOMEM (IOERR) or succeed, and leave
 ** no allocation behind. */
