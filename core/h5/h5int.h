@@ -398,6 +398,10 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn);
 /* One link by name (faster than listing for dense and symbol-table groups). pOut->zName may
 ** be NULL (the caller has the name). */
 int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut);
+/* The same in the group whose header is at addr: read in place when it can be (a header in the
+** open's first read, not continued), else loaded into f->aOhdrLent (free during the call) and
+** dropped. */
+int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H5Link *pOut);
 
 /* ---------------------------------------------------------------- attributes */
 typedef struct H5Attr {

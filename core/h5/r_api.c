@@ -282,15 +282,38 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
   return CAIRN_OK;
 }
 
+/* The components of zPath before pEnd joined as "/a/b" (empty ones and "." left out), whole
+** components only as long as they fit in z[0..nz); returns the length. For messages and
+** relative soft links: a lookup that succeeds does not build it. */
+static size_t pathSoFar(const char *zPath, const char *pEnd, char *z, size_t nz) {
+  size_t n = 0;
+  z[0] = 0;
+  for (const char *p = zPath, *e; p < pEnd; p = e) {
+    while (p < pEnd && *p == '/') p++;
+    for (e = p; e < pEnd && *e != '/'; e++) {
+    }
+    size_t k = (size_t)(e - p);
+    if (k == 0 || (k == 1 && p[0] == '.') || n + k + 2 >= nz) continue;
+    z[n++] = '/';
+    memcpy(z + n, p, k);
+    n += k;
+    z[n] = 0;
+  }
+  return n;
+}
+
+static void linkRelease(H5Link *k) {
+  if (k->zName) cairnFree(k->zName);
+  if (k->zTarget) cairnFree(k->zTarget);
+  if (k->zFile) cairnFree(k->zFile);
+}
+
 /* Resolve a path to an object header address, following soft links (at most 16). */
 static int resolve(cairn_h5 *h, const char *zPath, int depth, uint64_t *pAddr) {
   H5File *f = &h->f;
   if (depth > 16) return cairnErr(CAIRN_CORRUPT, "hdf5: too many soft links resolving %s", zPath);
   uint64_t cur = f->rootAddr;
   const char *p = zPath;
-  char zSoFar[1024];
-  size_t nSoFar = 0;
-  zSoFar[0] = 0;
   while (*p) {
     while (*p == '/') p++;
     if (!*p) break;
@@ -301,60 +324,44 @@ static int resolve(cairn_h5 *h, const char *zPath, int depth, uint64_t *pAddr) {
       p = e;
       continue;
     }
-    H5Ohdr o;
-    /* the group's header is dropped after the lookup, before any nested resolve */
-    CAIRN_TRY(h5OhdrLoadIn(f, cur, &o, (uint8_t *)f->aOhdrLent, sizeof(f->aOhdrLent)));
     H5Link k;
-    int rc = h5GroupLookup(f, &o, p, n, &k);
-    h5OhdrFree(&o);
-    if (rc == CAIRN_NOTFOUND) return cairnErr(CAIRN_NOTFOUND, "hdf5: no object '%s' in %s", zPath, nSoFar ? zSoFar : "/");
-    if (rc) return rc;
-    if (nSoFar + n + 2 < sizeof(zSoFar)) {
-      zSoFar[nSoFar++] = '/';
-      memcpy(zSoFar + nSoFar, p, n);
-      nSoFar += n;
-      zSoFar[nSoFar] = 0;
+    int rc = h5GroupLookupAt(f, cur, p, n, &k);
+    if (rc == CAIRN_NOTFOUND) {
+      char zIn[1024];
+      return cairnErr(CAIRN_NOTFOUND, "hdf5: no object '%s' in %s", zPath, pathSoFar(zPath, p, zIn, sizeof(zIn)) ? zIn : "/");
     }
-    if (k.type == CAIRN_H5_LINK_HARD) cur = k.addr;
-    else if (k.type == CAIRN_H5_LINK_SOFT) {
-      char zT[2048];
+    if (rc) return rc;
+    if (k.type == CAIRN_H5_LINK_HARD) {
+      cur = k.addr;
+      linkRelease(&k);
+      p = e;
+      continue;
+    }
+    char zT[2048];
+    if (k.type == CAIRN_H5_LINK_SOFT) {
       size_t nt = strlen(k.zTarget);
       if (k.zTarget[0] == '/') cairnFormat(zT, sizeof(zT), "%s", k.zTarget);
       else {
         /* relative to the group holding the link */
-        size_t nParent = nSoFar - n - 1;
-        cairnFormat(zT, sizeof(zT), "%s", zSoFar);
-        zT[nParent] = 0;
+        size_t nParent = pathSoFar(zPath, p, zT, 1024);
         if (nParent + 1 + nt + 1 < sizeof(zT)) {
           zT[nParent] = '/';
           memcpy(zT + nParent + 1, k.zTarget, nt + 1);
         }
       }
-      cairnFree(k.zName);
-      cairnFree(k.zTarget);
-      cairnFree(k.zFile);
+      linkRelease(&k);
       rc = resolve(h, zT, depth + 1, &cur);
       if (rc) return rc;
       p = e;
       continue;
-    } else if (k.type == CAIRN_H5_LINK_EXTERNAL) {
-      rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s is an external link to %s in file %s (not followed)", zSoFar, k.zTarget ? k.zTarget : "",
-                    k.zFile ? k.zFile : "");
-      cairnFree(k.zName);
-      cairnFree(k.zTarget);
-      cairnFree(k.zFile);
-      return rc;
-    } else {
-      rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s is a user-defined link of type %u", zSoFar, k.type);
-      cairnFree(k.zName);
-      cairnFree(k.zTarget);
-      cairnFree(k.zFile);
-      return rc;
     }
-    cairnFree(k.zName);
-    cairnFree(k.zTarget);
-    cairnFree(k.zFile);
-    p = e;
+    pathSoFar(zPath, e, zT, 1024);
+    if (k.type == CAIRN_H5_LINK_EXTERNAL)
+      rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s is an external link to %s in file %s (not followed)", zT, k.zTarget ? k.zTarget : "",
+                    k.zFile ? k.zFile : "");
+    else rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s is a user-defined link of type %u", zT, k.type);
+    linkRelease(&k);
+    return rc;
   }
   *pAddr = cur;
   return CAIRN_OK;

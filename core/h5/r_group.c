@@ -12,7 +12,8 @@
 #include "hash/lookup3.h"
 
 void h5LinksFree(H5Link *a, size_t n) {
-  for (size_t i = 0; a && i < n; i++) {
+  if (!a) return; /* an object whose links were never listed: every dataset's close */
+  for (size_t i = 0; i < n; i++) {
     cairnFree(a[i].zName);
     cairnFree(a[i].zTarget);
     cairnFree(a[i].zFile);
@@ -55,50 +56,84 @@ static void linkClear(H5Link *k) {
 }
 
 /* ---------------------------------------------------------------- link messages */
-static int linkDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Link *k) {
-  memset(k, 0, sizeof(*k));
+/* A link message read in place: its name and value point into the message. */
+typedef struct LinkView {
+  uint8_t type;
+  int64_t corder;
+  const char *zName; /* not NUL-terminated */
+  size_t nName;
+  uint64_t addr;           /* hard */
+  const uint8_t *pVal;     /* soft: the path; external: flags, file NUL, path NUL */
+  size_t nVal;
+} LinkView;
+
+/* Check a link message and find its parts, without copying (a lookup compares the name of
+** every link before the one it wants). */
+static int linkParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, LinkView *v) {
   H5Cur c;
   h5Cur(&c, p, n, addr);
-  uint8_t v = h5U8(&c), flags = h5U8(&c);
-  if (v != 1) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: link message version %u at offset %llu", v, (unsigned long long)addr);
-  k->type = CAIRN_H5_LINK_HARD;
-  k->corder = -1;
-  if (flags & 0x08) k->type = h5U8(&c);
-  if (flags & 0x04) k->corder = (int64_t)h5U(&c, 8);
+  uint8_t ver = h5U8(&c), flags = h5U8(&c);
+  if (ver != 1) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: link message version %u at offset %llu", ver, (unsigned long long)addr);
+  v->type = CAIRN_H5_LINK_HARD;
+  v->corder = -1;
+  v->addr = 0;
+  v->pVal = NULL;
+  v->nVal = 0;
+  if (flags & 0x08) v->type = h5U8(&c);
+  if (flags & 0x04) v->corder = (int64_t)h5U(&c, 8);
   if (flags & 0x10) h5U8(&c);
   uint64_t nName = h5U(&c, 1u << (flags & 3));
   if (c.bad || nName == 0 || !h5Has(&c, (size_t)nName)) return cairnErr(CAIRN_CORRUPT, "hdf5: bad link name at offset %llu", (unsigned long long)addr);
-  k->zName = dupN(c.p, (size_t)nName);
-  if (!k->zName) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  v->zName = (const char *)c.p;
+  v->nName = (size_t)nName;
   c.p += nName;
-  int rc = CAIRN_OK;
-  if (k->type == CAIRN_H5_LINK_HARD) {
-    k->addr = h5Addr(f, &c);
+  if (v->type == CAIRN_H5_LINK_HARD) {
+    v->addr = h5Addr(f, &c);
   } else {
     size_t m = (size_t)h5U(&c, 2);
-    if (c.bad || !h5Has(&c, m)) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated link '%s' at offset %llu", k->zName, (unsigned long long)addr);
-    else if (k->type == CAIRN_H5_LINK_SOFT) {
-      k->zTarget = dupN(c.p, m);
-      if (!k->zTarget) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    } else if (k->type == CAIRN_H5_LINK_EXTERNAL) {
-      /* version/flags byte, file name NUL, object path NUL */
-      const uint8_t *q = c.p + 1, *e = c.p + m;
-      const uint8_t *z1 = q;
-      while (z1 < e && *z1) z1++;
-      const uint8_t *q2 = z1 < e ? z1 + 1 : e, *z2 = q2;
-      while (z2 < e && *z2) z2++;
-      if (m < 1) rc = cairnErr(CAIRN_CORRUPT, "hdf5: empty external link '%s' at offset %llu", k->zName, (unsigned long long)addr);
-      else {
-        k->zFile = dupN(q, (size_t)(z1 - q));
-        k->zTarget = dupN(q2, (size_t)(z2 - q2));
-        if (!k->zFile || !k->zTarget) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-      }
-    }
+    if (c.bad || !h5Has(&c, m))
+      return cairnErr(CAIRN_CORRUPT, "hdf5: truncated link '%.*s' at offset %llu", (int)v->nName, v->zName, (unsigned long long)addr);
+    if (v->type == CAIRN_H5_LINK_EXTERNAL && m < 1)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: empty external link '%.*s' at offset %llu", (int)v->nName, v->zName, (unsigned long long)addr);
+    v->pVal = c.p;
+    v->nVal = m;
     c.p += m;
   }
-  if (rc == CAIRN_OK && c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated link message at offset %llu", (unsigned long long)addr);
-  if (rc) linkClear(k);
-  return rc;
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated link message at offset %llu", (unsigned long long)addr);
+  return CAIRN_OK;
+}
+
+/* The link a view shows, with its own copies of the strings (the name only with withName). */
+static int linkFromView(const LinkView *v, int withName, H5Link *k) {
+  memset(k, 0, sizeof(*k));
+  k->type = v->type;
+  k->corder = v->corder;
+  k->addr = v->addr;
+  if (withName && !(k->zName = dupN(v->zName, v->nName))) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  if (v->type == CAIRN_H5_LINK_SOFT) {
+    if (!(k->zTarget = dupN(v->pVal, v->nVal))) goto nomem;
+  } else if (v->type == CAIRN_H5_LINK_EXTERNAL) {
+    /* version/flags byte, file name NUL, object path NUL */
+    const uint8_t *q = v->pVal + 1, *e = v->pVal + v->nVal;
+    const uint8_t *z1 = q;
+    while (z1 < e && *z1) z1++;
+    const uint8_t *q2 = z1 < e ? z1 + 1 : e, *z2 = q2;
+    while (z2 < e && *z2) z2++;
+    k->zFile = dupN(q, (size_t)(z1 - q));
+    k->zTarget = dupN(q2, (size_t)(z2 - q2));
+    if (!k->zFile || !k->zTarget) goto nomem;
+  }
+  return CAIRN_OK;
+nomem:
+  linkClear(k);
+  return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+}
+
+static int linkDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Link *k) {
+  LinkView v;
+  memset(k, 0, sizeof(*k));
+  CAIRN_TRY(linkParse(f, p, n, addr, &v));
+  return linkFromView(&v, 1, k);
 }
 
 /* ---------------------------------------------------------------- symbol tables */
@@ -109,6 +144,7 @@ typedef struct LHeap {
   H5File *f;
   uint64_t addr, data;
   size_t n;
+  const uint8_t *pData; /* the data segment when it lies in the open's first read, else NULL */
   char *buf;
   size_t cap;
   uint8_t *node; /* a lookup's node or symbol table entries (one level at a time) */
@@ -116,12 +152,10 @@ typedef struct LHeap {
   uint8_t aNode[1024]; /* node's first memory: the usual K (16 and 4) need 520 and 320 bytes */
 } LHeap;
 
-/* Read n bytes at addr: in a lookup into h's node buffer, reused level after level (a lookup
-** does not come back to a node), else into a new block (*pOwn set: free it). */
-static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, const uint8_t **pp, int *pOwn) {
-  *pOwn = !lookup;
-  if (!lookup) return h5LoadMeta(f, addr, n, (uint8_t **)pp);
-  /* in the open's first read: used in place (the readers stay inside [addr, addr+n)) */
+/* Read n bytes at addr into h's node buffer, reused level after level (a lookup does not come
+** back to a node), unless they lie in the open's first read: used in place there (the readers
+** stay inside [addr, addr+n)). */
+static int nodeLoad(H5File *f, LHeap *h, uint64_t addr, size_t n, const uint8_t **pp) {
   if ((*pp = h5MetaStable(f, addr, n)) != NULL) return CAIRN_OK;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)addr);
   if (!h->node) {
@@ -140,19 +174,30 @@ static int nodeLoad(H5File *f, LHeap *h, int lookup, uint64_t addr, size_t n, co
   return CAIRN_OK;
 }
 
-static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
+/* An address field of f->so bytes at p (all ones: H5_UNDEF), as h5Addr reads it. */
+static inline uint64_t addrAt(const H5File *f, const uint8_t *p) {
+  uint64_t v = cairnGetLEn(p, f->so);
+  return f->so < 8 && v == ((uint64_t)1 << (8 * f->so)) - 1 ? H5_UNDEF : v;
+}
+
+static inline __attribute__((always_inline)) int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   memset(h, 0, offsetof(LHeap, aNode));
   uint8_t aHd[40];
   size_t n = 8 + 2 * (size_t)f->sl + f->so;
   int rc;
-  const uint8_t *hd = h5MetaView(f, addr, n, aHd, &rc); /* used before the next cache read */
-  if (!hd) return rc;
+  const uint8_t *hd = h5MetaStable(f, addr, n);
+  if (!hd && !(hd = h5MetaView(f, addr, n, aHd, &rc))) return rc; /* used before the next cache read */
   if (memcmp(hd, "HEAP", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing HEAP signature at offset %llu", (unsigned long long)addr);
-  H5Cur c;
-  h5Cur(&c, hd + 8, n - 8, addr + 8);
-  uint64_t size = h5Len(f, &c);
-  h5Len(f, &c);
-  uint64_t data = h5Addr(f, &c);
+  uint64_t size = cairnGetLEn(hd + 8, f->sl), data = addrAt(f, hd + 8 + 2 * f->sl);
+  /* all of it in the open's first read (a small file): names are compared in place, and it lies
+  ** within the file (the checks below pass) */
+  if (size <= H5_MAX_META && (h->pData = h5MetaStable(f, data, (size_t)size)) != NULL) {
+    h->f = f;
+    h->addr = addr;
+    h->data = data;
+    h->n = (size_t)size;
+    return CAIRN_OK;
+  }
   /* A small heap is reached (its pages are read next anyway). A large one is checked against
   ** the file only if the file's size is known: a lookup reads a few names scattered over it,
   ** and each read checks its own range, so asking the host (or reading its start) would be a
@@ -169,14 +214,21 @@ static int lheapLoad(H5File *f, uint64_t addr, LHeap *h) {
   return CAIRN_OK;
 }
 static void lheapFree(LHeap *h) {
-  cairnFree(h->buf);
-  if (h->node != h->aNode) cairnFree(h->node);
+  if (h->buf) cairnFree(h->buf);
+  if (h->node && h->node != h->aNode) cairnFree(h->node);
 }
 
 static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   *pz = "";
   *pn = 0;
   if (off >= h->n) return cairnErr(CAIRN_CORRUPT, "hdf5: name offset %llu outside local heap at %llu", (unsigned long long)off, (unsigned long long)h->addr);
+  if (h->pData) { /* in place: the name ends at the first NUL in the heap */
+    const uint8_t *q = h->pData + off, *z = memchr(q, 0, h->n - (size_t)off);
+    if (!z) return cairnErr(CAIRN_CORRUPT, "hdf5: unterminated name in local heap at %llu", (unsigned long long)h->addr);
+    *pz = (const char *)q;
+    *pn = (size_t)(z - q);
+    return CAIRN_OK;
+  }
   size_t want = 64;
   /* the usual short name, in a cached page: compared or copied in place */
   const uint8_t *q = h5MetaPtr(h->f, h->data + off, CAIRN_MIN(want, h->n - (size_t)off));
@@ -209,8 +261,35 @@ static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   }
 }
 
-/* Decode entries of a SNOD; with zWant, stop at that name. */
-static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound) {
+/* *pCmp: the wanted name against the heap's name at off, in memcmp's sense (names sort by
+** their bytes, a prefix first). */
+static inline int lheapCmp(LHeap *h, uint64_t off, const char *zWant, size_t nWant, int *pCmp) {
+  if (h->pData && off < h->n) { /* in place, byte by byte (names are short) */
+    const uint8_t *q = h->pData + off;
+    size_t room = h->n - (size_t)off, i = 0;
+    while (i < nWant && i < room && q[i] && q[i] == (uint8_t)zWant[i]) i++;
+    if (i < room) {
+      if (q[i] == 0) { /* the name ends here: equal, or a prefix of the wanted one */
+        *pCmp = i < nWant;
+        return CAIRN_OK;
+      }
+      /* they differ at i: the name must still end inside the heap (else lheapStr says so) */
+      if (memchr(q + i, 0, room - i)) {
+        *pCmp = i == nWant || (uint8_t)zWant[i] < q[i] ? -1 : 1;
+        return CAIRN_OK;
+      }
+    }
+  }
+  const char *z;
+  size_t nz;
+  CAIRN_TRY(lheapStr(h, off, &z, &nz));
+  int cmp = memcmp(zWant, z, CAIRN_MIN(nz, nWant));
+  *pCmp = cmp ? cmp : nWant < nz ? -1 : nWant > nz ? 1 : 0;
+  return CAIRN_OK;
+}
+
+/* Append the entries of a SNOD to l. */
+static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l) {
   size_t entSize = 2 * (size_t)f->so + 24;
   size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
   uint8_t aHd[8];
@@ -221,92 +300,42 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char 
   uint32_t n = cairnGetLE16(hd + 6);
   if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
     return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
-  const uint8_t *p;
-  int own;
-  CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + 8, (size_t)n * entSize, &p, &own));
-  uint32_t i0 = 0, i1 = n;
-  int hit = 0; /* the search compared the wanted name equal to entry i0 */
-  if (zWant) { /* entries are sorted by name: binary search, reading only log2(n) names */
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      const char *z;
-      size_t nz;
-      if ((rc = lheapStr(h, cairnGetLEn(p + (size_t)mid * entSize, f->so), &z, &nz))) break;
-      size_t m = CAIRN_MIN(nz, nWant);
-      int cmp = memcmp(zWant, z, m);
-      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
-      if (cmp == 0) {
-        lo = mid;
-        hit = 1;
-        break;
-      }
-      if (cmp < 0) hi = mid;
-      else lo = mid + 1;
-    }
-    i0 = lo;
-    i1 = lo < n ? lo + 1 : n;
-  }
-  for (uint32_t i = i0; i < i1 && rc == CAIRN_OK; i++) {
-    H5Cur c;
-    h5Cur(&c, p + (size_t)i * entSize, entSize, addr + 8 + (uint64_t)i * entSize);
-    uint64_t nameOff = h5U(&c, f->so);
-    uint64_t obj = h5Addr(f, &c);
-    uint32_t cacheType = (uint32_t)h5U(&c, 4);
-    h5U(&c, 4);
-    const char *z = NULL;
-    size_t nz = 0;
-    if (!hit) { /* else the search has just compared this name */
-      if ((rc = lheapStr(h, nameOff, &z, &nz))) break;
-      if (zWant && (nz != nWant || memcmp(z, zWant, nz) != 0)) continue;
-    }
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, addr + 8, (size_t)n * entSize, &p));
+  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+    const uint8_t *e = p + (size_t)i * entSize;
+    const char *z;
+    size_t nz;
+    if ((rc = lheapStr(h, cairnGetLEn(e, f->so), &z, &nz))) break;
     H5Link k;
     memset(&k, 0, sizeof(k));
     k.corder = -1;
-    k.zName = zWant ? NULL : dupN(z, nz); /* a lookup's caller has the name */
-    if (!zWant && !k.zName) {
+    if (!(k.zName = dupN(z, nz))) {
       rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
       break;
     }
-    if (cacheType == 2) {
-      uint32_t lo = (uint32_t)h5U(&c, 4);
+    if (cairnGetLE32(e + 2 * f->so) == 2) { /* cache type 2: the scratch pad has the link value's offset */
       const char *zt;
       size_t nt;
       k.type = CAIRN_H5_LINK_SOFT;
-      if ((rc = lheapStr(h, lo, &zt, &nt)) == CAIRN_OK && !(k.zTarget = dupN(zt, nt))) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+      if ((rc = lheapStr(h, cairnGetLE32(e + 2 * f->so + 8), &zt, &nt)) == CAIRN_OK && !(k.zTarget = dupN(zt, nt)))
+        rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
     } else {
       k.type = CAIRN_H5_LINK_HARD;
-      k.addr = obj;
+      k.addr = addrAt(f, e + f->so);
     }
-    if (rc) {
-      linkClear(&k);
-      break;
-    }
-    if (zWant) {
-      *pFound = k;
-      if (own) cairnFree((uint8_t *)p);
-      return CAIRN_OK;
-    }
-    rc = listAdd(l, &k);
+    if (rc == CAIRN_OK) rc = listAdd(l, &k);
     if (rc) linkClear(&k);
   }
-  if (own) cairnFree((uint8_t *)p);
-  if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
+  cairnFree(p);
   return rc;
 }
 
-/* Walk a group v1 B-tree (type 0). With zWant, descend only toward that name. */
-static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const char *zWant, size_t nWant, H5Link *pFound,
-                       int depth) {
+/* Walk a group v1 B-tree (type 0), appending every link to l. */
+static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, int depth) {
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
   size_t hdr = 8 + 2 * (size_t)f->so;
   uint8_t aHd[32];
-  /* a lookup reads this node and goes on elsewhere: read the node alone (its size is fixed by K),
-  ** unless it lies in the open's first read (a small file's metadata) */
-  if (zWant) {
-    uint64_t nNode = hdr + 2 * (uint64_t)f->groupInternalK * (f->sl + f->so) + f->sl;
-    if (!h5MetaStable(f, addr, (size_t)nNode)) h5Prefetch(f, addr, nNode);
-  }
   int rc;
   const uint8_t *hd = h5MetaView(f, addr, hdr, aHd, &rc); /* used before the next cache read */
   if (!hd) return rc;
@@ -315,57 +344,111 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, const ch
   uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
   if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
     return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
-  size_t body = (size_t)n * (f->sl + f->so) + f->sl;
-  const uint8_t *p;
-  int own;
-  CAIRN_TRY(nodeLoad(f, h, zWant != NULL, addr + hdr, body, &p, &own));
-  uint32_t iStart = 0;
-  if (zWant && n > 1) {
+  uint8_t *p;
+  CAIRN_TRY(h5LoadMeta(f, addr + hdr, (size_t)n * (f->sl + f->so) + f->sl, &p));
+  for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
+    uint64_t child = cairnGetLEn(p + (size_t)i * (f->sl + f->so) + f->sl, f->so);
+    rc = level ? btree1Group(f, child, h, l, depth + 1) : snodRead(f, child, h, l);
+  }
+  cairnFree(p);
+  return rc;
+}
+
+/* Look a name up in a symbol node: a binary search of its entries (sorted by name). */
+static int snodFind(H5File *f, uint64_t addr, LHeap *h, const char *zWant, size_t nWant, H5Link *pFound) {
+  size_t entSize = 2 * (size_t)f->so + 24;
+  size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
+  uint8_t aHd[8];
+  int rc;
+  const uint8_t *hd = h5MetaStable(f, addr, 8);
+  if (!hd && !(hd = h5MetaView(f, addr, 8, aHd, &rc))) return rc; /* used before the next cache read */
+  if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
+  uint32_t n = cairnGetLE16(hd + 6);
+  if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
+  const uint8_t *p = h5MetaStable(f, addr + 8, (size_t)n * entSize);
+  if (!p) CAIRN_TRY(nodeLoad(f, h, addr + 8, (size_t)n * entSize, &p));
+  uint32_t lo = 0, hi = n;
+  int cmp = 1;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    CAIRN_TRY(lheapCmp(h, cairnGetLEn(p + (size_t)mid * entSize, f->so), zWant, nWant, &cmp));
+    if (cmp == 0) {
+      lo = mid;
+      break;
+    }
+    if (cmp < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo >= n) return CAIRN_NOTFOUND;
+  const uint8_t *e = p + (size_t)lo * entSize;
+  /* missed: the entry where the name would be is compared once more (its name must be valid) */
+  if (cmp != 0) {
+    CAIRN_TRY(lheapCmp(h, cairnGetLEn(e, f->so), zWant, nWant, &cmp));
+    if (cmp != 0) return CAIRN_NOTFOUND;
+  }
+  pFound->corder = -1; /* the rest was zeroed by the caller; no name: a lookup's caller has it */
+  if (cairnGetLE32(e + 2 * f->so) == 2) { /* cache type 2: the scratch pad has the link value's offset */
+    const char *zt;
+    size_t nt;
+    pFound->type = CAIRN_H5_LINK_SOFT;
+    CAIRN_TRY(lheapStr(h, cairnGetLE32(e + 2 * f->so + 8), &zt, &nt));
+    if (!(pFound->zTarget = dupN(zt, nt))) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  } else {
+    pFound->type = CAIRN_H5_LINK_HARD;
+    pFound->addr = addrAt(f, e + f->so);
+  }
+  return CAIRN_OK;
+}
+
+/* Look a name up in a group v1 B-tree (type 0) at addr: down one node a level, toward the
+** name, then in the symbol node. */
+static int btree1Find(H5File *f, uint64_t addr, LHeap *h, const char *zWant, size_t nWant, H5Link *pFound) {
+  size_t kw = (size_t)f->sl + f->so; /* a key and a child pointer */
+  size_t hdr = 8 + 2 * (size_t)f->so;
+  for (int depth = 0;; depth++) {
+    if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree at %llu too deep", (unsigned long long)addr);
+    /* a lookup reads this node and goes on elsewhere: read the node alone (its size is fixed by
+    ** K), unless it lies in the open's first read (a small file's metadata) */
+    uint64_t nNode = hdr + 2 * (uint64_t)f->groupInternalK * kw + f->sl;
+    uint8_t aHd[32];
+    int rc;
+    const uint8_t *hd = h5MetaStable(f, addr, (size_t)nNode);
+    if (!hd) {
+      h5Prefetch(f, addr, nNode);
+      if (!(hd = h5MetaView(f, addr, hdr, aHd, &rc))) return rc; /* used before the next cache read */
+    }
+    if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
+    if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
+    uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
+    if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
+      return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
+    if (n == 0) return CAIRN_NOTFOUND;
+    const uint8_t *p = h5MetaStable(f, addr + hdr, (size_t)n * kw + f->sl);
+    if (!p) CAIRN_TRY(nodeLoad(f, h, addr + hdr, (size_t)n * kw + f->sl, &p));
     /* Child i holds names in (key i, key i+1]: binary search for the first child whose right
     ** key is >= the wanted name, reading log2(n) names instead of all of them. */
     uint32_t lo = 0, hi = n - 1;
+    int cmp;
     while (lo < hi) {
       uint32_t mid = lo + (hi - lo) / 2;
-      const char *z;
-      size_t nz;
-      uint64_t kr = cairnGetLEn(p + (size_t)(mid + 1) * (f->sl + f->so), f->sl);
-      if ((rc = lheapStr(h, kr, &z, &nz))) break;
-      size_t m = CAIRN_MIN(nz, nWant);
-      int cmp = memcmp(zWant, z, m);
-      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
+      CAIRN_TRY(lheapCmp(h, cairnGetLEn(p + (size_t)(mid + 1) * kw, f->sl), zWant, nWant, &cmp));
       if (cmp <= 0) hi = mid;
       else lo = mid + 1;
     }
-    iStart = lo;
-  }
-  for (uint32_t i = iStart; i < n && rc == CAIRN_OK; i++) {
-    const uint8_t *e = p + (size_t)i * (f->sl + f->so);
-    uint64_t child = cairnGetLEn(e + f->sl, f->so);
-    if (zWant) {
-      /* Child i holds names in (key i, key i+1]: skip it if the wanted name is after key i+1. */
-      uint64_t kr = cairnGetLEn(e + f->sl + f->so, f->sl);
-      const char *z;
-      size_t nz;
-      if ((rc = lheapStr(h, kr, &z, &nz))) break;
-      size_t m = CAIRN_MIN(nz, nWant);
-      int cmp = memcmp(zWant, z, m);
-      if (cmp == 0) cmp = nWant < nz ? -1 : nWant > nz ? 1 : 0;
-      if (cmp > 0) continue;
-      if (own) cairnFree((uint8_t *)p);
-      /* p (the lookup buffer) is reused below */
-      return level ? btree1Group(f, child, h, l, zWant, nWant, pFound, depth + 1) : snodRead(f, child, h, l, zWant, nWant, pFound);
+    /* the search compared key lo+1 (<= the name) unless lo is the last child */
+    if (lo == n - 1) {
+      CAIRN_TRY(lheapCmp(h, cairnGetLEn(p + (size_t)n * kw, f->sl), zWant, nWant, &cmp));
+      if (cmp > 0) return CAIRN_NOTFOUND; /* after the last key */
     }
-    rc = level ? btree1Group(f, child, h, l, NULL, 0, NULL, depth + 1) : snodRead(f, child, h, l, NULL, 0, NULL);
+    addr = cairnGetLEn(p + (size_t)lo * kw + f->sl, f->so);
+    if (!level) return snodFind(f, addr, h, zWant, nWant, pFound);
   }
-  if (own) cairnFree((uint8_t *)p);
-  if (rc == CAIRN_OK && zWant) return CAIRN_NOTFOUND;
-  return rc;
 }
 
 /* ---------------------------------------------------------------- dense storage */
 typedef struct DenseArg {
   H5File *f;
-  H5FHeap heap;
   LinkList *pList;
   /* attribute mode */
   H5Attr *aAttr;
@@ -377,7 +460,14 @@ typedef struct DenseArg {
   H5Link *pFound;
   H5Attr *pFoundAttr;
   int err;
+  int found; /* the search found the name (in *pFound) */
+  /* last: h5FHeapOpen fills it (it is large: its filter pipeline), so denseInit leaves it */
+  H5FHeap heap;
 } DenseArg;
+static void denseInit(DenseArg *d, H5File *f) {
+  memset(d, 0, offsetof(DenseArg, heap));
+  d->f = f;
+}
 
 static int denseLinkVisit(void *pArg, const uint8_t *rec, uint32_t n) {
   DenseArg *d = pArg;
@@ -406,21 +496,19 @@ static int denseLinkCmp(void *pArg, const uint8_t *rec) {
     d->err = rc; /* out of memory stays out of memory */
     return 0;
   }
-  H5Link k;
-  if ((rc = linkDecode(d->f, p, np, d->heap.addr, &k)) != CAIRN_OK) {
+  LinkView v;
+  if ((rc = linkParse(d->f, p, np, d->heap.addr, &v)) != CAIRN_OK) {
     cairnFree(p);
     d->err = rc;
     return 0;
   }
-  cairnFree(p);
-  size_t nz = strlen(k.zName), m = CAIRN_MIN(nz, d->nWant);
-  int cmp = memcmp(d->zWant, k.zName, m);
-  if (cmp == 0) cmp = d->nWant < nz ? -1 : d->nWant > nz ? 1 : 0;
-  if (cmp == 0) {
-    *d->pFound = k;
-    return 0;
+  int cmp = memcmp(d->zWant, v.zName, CAIRN_MIN(v.nName, d->nWant));
+  if (cmp == 0) cmp = d->nWant < v.nName ? -1 : d->nWant > v.nName ? 1 : 0;
+  if (cmp == 0) { /* copied without its name: a lookup's caller has it */
+    if ((rc = linkFromView(&v, 0, d->pFound)) != CAIRN_OK) d->err = rc;
+    else d->found = 1;
   }
-  linkClear(&k);
+  cairnFree(p);
   return cmp;
 }
 static int denseFound(void *pArg, const uint8_t *rec, uint32_t n) {
@@ -442,7 +530,7 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
     if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
     LHeap h;
     CAIRN_TRY(lheapLoad(f, hp, &h));
-    if (bt != H5_UNDEF) rc = btree1Group(f, bt, &h, &l, NULL, 0, NULL, 0);
+    if (bt != H5_UNDEF) rc = btree1Group(f, bt, &h, &l, 0);
     lheapFree(&h);
   } else {
     /* Compact links in the header. */
@@ -463,8 +551,7 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
       if (c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
       else if (heap != H5_UNDEF && name != H5_UNDEF) {
         DenseArg d;
-        memset(&d, 0, sizeof(d));
-        d.f = f;
+        denseInit(&d, f);
         d.pList = &l;
         if ((rc = h5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = h5Bt2Iterate(f, name, denseLinkVisit, &d);
       }
@@ -482,56 +569,217 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
   return CAIRN_OK;
 }
 
+/* A lookup in a symbol-table group: the message holds the B-tree and local heap addresses. */
+static int lookupSymtab(H5File *f, const H5Msg *st, const char *zName, size_t nName, H5Link *pOut) {
+  H5Cur c;
+  h5Cur(&c, st->p, st->size, st->addr);
+  uint64_t bt = h5Addr(f, &c), hp = h5Addr(f, &c);
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
+  if (bt == H5_UNDEF) return CAIRN_NOTFOUND;
+  LHeap h;
+  CAIRN_TRY(lheapLoad(f, hp, &h));
+  int rc = btree1Find(f, bt, &h, zName, nName, pOut);
+  lheapFree(&h);
+  return rc;
+}
+
+/* One link message against the wanted name: CAIRN_NOTFOUND if it is another link. Every
+** message is checked whole, as decoding it would (a bad link before the wanted one is an
+** error), but only the wanted one is copied, without its name (the caller has it). */
+static int lookupLinkMsg(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const char *zName, size_t nName, H5Link *pOut) {
+  LinkView v;
+  CAIRN_TRY(linkParse(f, p, n, addr, &v));
+  if (v.nName != nName || memcmp(v.zName, zName, nName) != 0) return CAIRN_NOTFOUND;
+  return linkFromView(&v, 0, pOut);
+}
+
+/* A lookup in a dense group (link info message: fractal heap and v2 B-tree of name hashes). */
+static int lookupDense(H5File *f, const H5Msg *li, const char *zName, size_t nName, H5Link *pOut) {
+  H5Cur c;
+  h5Cur(&c, li->p, li->size, li->addr);
+  h5U8(&c);
+  uint8_t fl = h5U8(&c);
+  if (fl & 1) h5U(&c, 8);
+  uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
+  if (heap == H5_UNDEF || name == H5_UNDEF) return CAIRN_NOTFOUND;
+  DenseArg d;
+  denseInit(&d, f);
+  d.zWant = zName;
+  d.nWant = nName;
+  d.hash = cairnLookup3(zName, nName, 0);
+  d.pFound = pOut;
+  CAIRN_TRY(h5FHeapOpen(f, heap, &d.heap));
+  int rc = h5Bt2Find(f, name, denseLinkCmp, denseFound, &d);
+  if (rc == CAIRN_OK && !d.found) rc = CAIRN_NOTFOUND;
+  if (rc && rc != CAIRN_NOTFOUND) linkClear(pOut);
+  return rc;
+}
+
 int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut) {
   memset(pOut, 0, sizeof(*pOut));
   const H5Msg *st = h5OhdrFind(o, 0x11, 0), *li = h5OhdrFind(o, 0x02, 0);
-  if (st) {
-    H5Cur c;
-    h5Cur(&c, st->p, st->size, st->addr);
-    uint64_t bt = h5Addr(f, &c), hp = h5Addr(f, &c);
-    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
-    if (bt == H5_UNDEF) return CAIRN_NOTFOUND;
-    LHeap h;
-    CAIRN_TRY(lheapLoad(f, hp, &h));
-    int rc = btree1Group(f, bt, &h, NULL, zName, nName, pOut, 0);
-    lheapFree(&h);
-    return rc;
-  }
+  if (st) return lookupSymtab(f, st, zName, nName, pOut);
   const H5Msg *m;
   for (uint32_t i = 0; i < o->nMsg; i++) {
     if ((m = &o->aMsg[i])->type != 0x06) continue;
-    /* Compare the name before decoding the whole message. */
-    H5Link k;
-    CAIRN_TRY(linkDecode(f, m->p, m->size, m->addr, &k));
-    if (strlen(k.zName) == nName && memcmp(k.zName, zName, nName) == 0) {
-      *pOut = k;
-      return CAIRN_OK;
-    }
-    linkClear(&k);
+    int rc = lookupLinkMsg(f, m->p, m->size, m->addr, zName, nName, pOut);
+    if (rc != CAIRN_NOTFOUND) return rc;
   }
-  if (li) {
-    H5Cur c;
-    h5Cur(&c, li->p, li->size, li->addr);
-    h5U8(&c);
-    uint8_t fl = h5U8(&c);
-    if (fl & 1) h5U(&c, 8);
-    uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
-    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
-    if (heap == H5_UNDEF || name == H5_UNDEF) return CAIRN_NOTFOUND;
-    DenseArg d;
-    memset(&d, 0, sizeof(d));
-    d.f = f;
-    d.zWant = zName;
-    d.nWant = nName;
-    d.hash = cairnLookup3(zName, nName, 0);
-    d.pFound = pOut;
-    CAIRN_TRY(h5FHeapOpen(f, heap, &d.heap));
-    int rc = h5Bt2Find(f, name, denseLinkCmp, denseFound, &d);
-    if (rc == CAIRN_OK && !pOut->zName) rc = CAIRN_NOTFOUND;
-    if (rc && rc != CAIRN_NOTFOUND) linkClear(pOut);
+  if (li) return lookupDense(f, li, zName, nName, pOut);
+  return CAIRN_NOTFOUND;
+}
+
+/* A group header read in place: all its chunks lie in the open's first read (f->pFirstData,
+** stable until close), at most H5_GROUP_CHUNKS of them. Chunk k's messages are [p, p+n) of
+** aChunk[k], each with a header of hdr bytes (v1: 8; v2: 4, or 6 with creation orders), read in
+** the order h5OhdrLoadIn reads them: the first chunk, then continuations as they are found. */
+#define H5_GROUP_CHUNKS 4
+typedef struct GroupHdr {
+  struct {
+    const uint8_t *p;
+    size_t n;
+    uint64_t addr; /* file address of p */
+    uint64_t cont; /* the address a continuation message gave (the first chunk: its header's) */
+  } aChunk[H5_GROUP_CHUNKS];
+  unsigned nChunk, v1, hdr;
+  H5Msg st, li;   /* the first symbol table and link info messages (p NULL: none) */
+  uint32_t nLink; /* link messages */
+} GroupHdr;
+
+/* The message at *pi of chunk k as ohdrParse reads it: 1 with *m set and *pi past it, 0 at the
+** end (or a gap too short for a message), -1 if it overruns the chunk. */
+static inline __attribute__((always_inline)) int groupHdrNext(const GroupHdr *g, unsigned k, size_t *pi, H5Msg *m) {
+  size_t i = *pi, n = g->aChunk[k].n;
+  const uint8_t *p = g->aChunk[k].p;
+  if (n - i < g->hdr) return 0; /* v1: 8 bytes; v2: 4 (a gap), 6 with creation orders */
+  if (g->v1) {
+    m->type = cairnGetLE16(p + i);
+    m->size = cairnGetLE16(p + i + 2);
+    m->flags = p[i + 4];
+  } else {
+    m->type = p[i];
+    m->size = cairnGetLE16(p + i + 1);
+    m->flags = p[i + 3];
+  }
+  if (m->size > n - i - g->hdr) return -1;
+  m->p = p + i + g->hdr;
+  m->addr = g->aChunk[k].addr + i + g->hdr;
+  *pi = i + g->hdr + m->size;
+  return 1;
+}
+
+/* Add the continuation chunk a message m names, when it is in the first read and sound (a v2
+** chunk: signature and checksum); 0 otherwise. */
+static int groupHdrCont(H5File *f, GroupHdr *g, const H5Msg *m) {
+  if (m->size < (size_t)f->so + f->sl || g->nChunk == H5_GROUP_CHUNKS) return 0;
+  uint64_t addr = addrAt(f, m->p), len = cairnGetLEn(m->p + f->so, f->sl);
+  if (addr == H5_UNDEF || len == 0 || len > H5_MAX_META) return 0;
+  for (unsigned k = 1; k < g->nChunk; k++)
+    if (g->aChunk[k].cont == addr) return 0; /* referenced twice */
+  const uint8_t *q = h5MetaStable(f, addr, (size_t)len);
+  if (!q) return 0;
+  unsigned k = g->nChunk;
+  g->aChunk[k].cont = addr;
+  if (g->v1) {
+    g->aChunk[k].p = q;
+    g->aChunk[k].n = (size_t)len;
+    g->aChunk[k].addr = addr;
+  } else {
+    if (len < 8 || memcmp(q, "OCHK", 4) || cairnGetLE32(q + len - 4) != cairnLookup3(q, (size_t)len - 4, 0)) return 0;
+    g->aChunk[k].p = q + 4;
+    g->aChunk[k].n = (size_t)len - 8;
+    g->aChunk[k].addr = addr + 4;
+  }
+  g->nChunk++;
+  return 1;
+}
+
+/* Note what a lookup needs in chunk k (messages read as groupHdrNext reads them; v1 and hdr
+** constants where they can be): 0 if a message overruns it or a continuation cannot be read in
+** place. */
+static inline __attribute__((always_inline)) int groupChunkScan(H5File *f, GroupHdr *g, unsigned k, int v1, size_t hdr) {
+  const uint8_t *p = g->aChunk[k].p;
+  size_t n = g->aChunk[k].n;
+  for (size_t i = 0; n - i >= hdr;) {
+    unsigned type = v1 ? cairnGetLE16(p + i) : p[i];
+    size_t size = v1 ? cairnGetLE16(p + i + 2) : cairnGetLE16(p + i + 1);
+    if (size > n - i - hdr) return 0; /* overruns its chunk */
+    if (type == 0x06) g->nLink++;
+    else if (type == 0x10 || (type == 0x11 && !g->st.p) || (type == 0x02 && !g->li.p)) {
+      H5Msg m = {(uint16_t)type, p[i + (v1 ? 4 : 3)], (uint32_t)size, p + i + hdr, g->aChunk[k].addr + i + hdr};
+      if (type == 0x11) g->st = m;
+      else if (type == 0x02) g->li = m;
+      else if (!groupHdrCont(f, g, &m)) return 0;
+    }
+    i += hdr + size;
+  }
+  return 1;
+}
+
+/* Scan the header at addr in place for what a lookup needs. 0 when it cannot be done that way
+** (not in the first read, too many chunks, or anything wrong with it): then the general path
+** reads it and reports what is wrong, as it always has. */
+static int groupHdrScan(H5File *f, uint64_t addr, GroupHdr *g) {
+  const uint8_t *pre = h5MetaStable(f, addr, 16);
+  if (!pre) return 0;
+  if (memcmp(pre, "OHDR", 4) == 0) {
+    uint8_t flags = pre[5];
+    size_t i = 6 + (flags & 0x20 ? 16 : 0) + (flags & 0x10 ? 4 : 0);
+    unsigned nb = 1u << (flags & 3);
+    if (pre[4] != 2 || !h5MetaStable(f, addr, i + nb)) return 0;
+    uint64_t size0 = cairnGetLEn(pre + i, nb);
+    i += nb;
+    if (size0 > H5_MAX_META || !h5MetaStable(f, addr, i + (size_t)size0 + 4)) return 0;
+    if (cairnGetLE32(pre + i + size0) != cairnLookup3(pre, i + (size_t)size0, 0)) return 0;
+    g->aChunk[0].p = pre + i;
+    g->aChunk[0].n = (size_t)size0;
+    g->aChunk[0].addr = addr + i;
+    g->v1 = 0;
+    g->hdr = (flags & 0x04) ? 6 : 4;
+  } else {
+    uint32_t size0 = cairnGetLE32(pre + 8);
+    if (pre[0] != 1 || size0 > H5_MAX_META || !(g->aChunk[0].p = h5MetaStable(f, addr + 16, size0))) return 0;
+    g->aChunk[0].n = size0;
+    g->aChunk[0].addr = addr + 16;
+    g->v1 = 1;
+    g->hdr = 8;
+  }
+  g->aChunk[0].cont = addr;
+  g->nChunk = 1;
+  g->st.p = g->li.p = NULL;
+  g->nLink = 0;
+  /* the first chunk apart: most group headers have no other */
+  if (!(g->v1 ? groupChunkScan(f, g, 0, 1, 8) : groupChunkScan(f, g, 0, 0, g->hdr))) return 0;
+  for (unsigned k = 1; k < g->nChunk; k++)
+    if (!(g->v1 ? groupChunkScan(f, g, k, 1, 8) : groupChunkScan(f, g, k, 0, g->hdr))) return 0;
+  return 1;
+}
+
+int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H5Link *pOut) {
+  GroupHdr g;
+  if (!groupHdrScan(f, addr, &g)) {
+    H5Ohdr o;
+    /* the header is dropped after the lookup, before any nested resolve */
+    CAIRN_TRY(h5OhdrLoadIn(f, addr, &o, (uint8_t *)f->aOhdrLent, sizeof(f->aOhdrLent)));
+    int rc = h5GroupLookup(f, &o, zName, nName, pOut);
+    h5OhdrFree(&o);
     return rc;
   }
-  return CAIRN_NOTFOUND;
+  memset(pOut, 0, sizeof(*pOut));
+  if (g.st.p) return lookupSymtab(f, &g.st, zName, nName, pOut);
+  H5Msg m;
+  size_t i;
+  uint32_t nSeen = 0;
+  for (unsigned k = 0; k < g.nChunk && nSeen < g.nLink; k++) {
+    for (i = 0; nSeen < g.nLink && groupHdrNext(&g, k, &i, &m) > 0;) {
+      if (m.type != 0x06) continue;
+      nSeen++;
+      int rc = lookupLinkMsg(f, m.p, m.size, m.addr, zName, nName, pOut);
+      if (rc != CAIRN_NOTFOUND) return rc;
+    }
+  }
+  return g.li.p ? lookupDense(f, &g.li, zName, nName, pOut) : CAIRN_NOTFOUND;
 }
 
 /* ---------------------------------------------------------------- attributes */
@@ -579,8 +827,7 @@ static int attrCmp(const void *a, const void *b) { return strcmp(((const H5Attr 
 
 int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
   DenseArg d;
-  memset(&d, 0, sizeof(d));
-  d.f = f;
+  denseInit(&d, f);
   int rc = CAIRN_OK;
   const H5Msg *m;
   size_t nCompact = 0;

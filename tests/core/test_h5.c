@@ -6,6 +6,7 @@
 
 #include "common/internal.h"
 #include "codec/lz4.h"
+#include "hash/lookup3.h"
 #include "tf.h"
 #include "test_h5_files.h"
 #include "oom.h"
@@ -328,6 +329,185 @@ TEST(h5, corrupt) {
   CHECK_OK(cairn_memfile_open("hello world, this is not hdf5 at all", 36, &f));
   CHECK_RC(cairn_h5_open(f, CAIRN_H5_OWN_FILE, &h), CAIRN_CORRUPT);
   CHECK(strstr(cairn_errmsg(), "signature") != NULL);
+  cairn_free(p);
+}
+
+/* A copy of src (n bytes) with the bytes at[i] = v[i] set (k of them); with ck, the version 2
+** object header whose checksummed part is [ck, ck + nck) gets its checksum recomputed. */
+static int getEdited(const unsigned char *src, size_t n, const size_t *at, const uint8_t *v, size_t k, size_t ck, size_t nck, const char *zPath) {
+  uint8_t *p = cairn_malloc(n);
+  if (!p) return CAIRN_NOMEM;
+  memcpy(p, src, n);
+  for (size_t i = 0; i < k; i++) p[at[i]] = v[i];
+  if (nck) cairnPutLE32(p + ck + nck, cairnLookup3(p + ck, nck, 0));
+  cairn_h5 *h = openMem(p, n);
+  int rc = CAIRN_MISUSE;
+  if (h) {
+    cairn_h5_obj *o = NULL;
+    rc = cairn_h5_get(h, zPath, &o);
+    cairn_h5_obj_close(o);
+    cairn_h5_close(h);
+  }
+  cairn_free(p);
+  return rc;
+}
+
+/* A lookup reads a group's header in place when it lies in the open's first read: bad headers
+** seen that way give the errors the general header reader gives, naming what and where. */
+TEST(h5, group_header_errors) {
+  /* latest: the root header (OHDR at 48, times stored) has its messages at 71..191 and its
+  ** checksum at 191: link info, group info, then links "grid" (message at 99, data at 103), "z",
+  ** "g" */
+  const unsigned char *L = h5_tiny_latest;
+  size_t nL = sizeof h5_tiny_latest, ck = 48, nck = 191 - 48;
+  CHECK_EQ(L[99], 6);
+  CHECK_EQ(L[106], 'g');
+  size_t at[2];
+  uint8_t v[2];
+  at[0] = 106, v[0] = 'G'; /* checksum left stale */
+  CHECK_RC(getEdited(L, nL, at, v, 1, 0, 0, "/grid"), CAIRN_CHECKSUM);
+  CHECK(strstr(cairn_errmsg(), "object header checksum mismatch at offset 48") != NULL);
+  CHECK_OK(getEdited(L, nL, at, v, 1, ck, nck, "/Grid")); /* the same, checksum fixed */
+  at[0] = 100, v[0] = 0, at[1] = 101, v[1] = 1; /* "grid" message claims 256 bytes */
+  CHECK_RC(getEdited(L, nL, at, v, 2, ck, nck, "/z"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "message of type 6 at offset 99 (256 bytes) overruns its object header chunk") != NULL);
+  at[0] = 103, v[0] = 2; /* "grid" link of version 2: found before "z" */
+  CHECK_RC(getEdited(L, nL, at, v, 1, ck, nck, "/z"), CAIRN_UNSUPPORTED);
+  CHECK(strstr(cairn_errmsg(), "link message version 2 at offset 103") != NULL);
+  at[0] = 105, v[0] = 64; /* "grid" name runs past its message */
+  CHECK_RC(getEdited(L, nL, at, v, 1, ck, nck, "/g"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "bad link name at offset 103") != NULL);
+  CHECK_RC(getEdited(L, nL, at, v, 0, 0, 0, "/nope"), CAIRN_NOTFOUND);
+  CHECK(strstr(cairn_errmsg(), "no object '/nope' in /") != NULL);
+
+  /* earliest: the root header (version 1 at 96) holds one symbol table message at 112 (data at
+  ** 120, 16 bytes) in a chunk of 24 bytes */
+  const unsigned char *E = h5_tiny_earliest;
+  size_t nE = sizeof h5_tiny_earliest;
+  CHECK_EQ(E[112], 0x11);
+  CHECK_EQ(E[114], 16);
+  at[0] = 114, v[0] = 32;
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "message of type 17 at offset 112 (32 bytes) overruns its object header chunk") != NULL);
+  at[0] = 114, v[0] = 8;
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "short symbol table message at offset 120") != NULL);
+  at[0] = 96, v[0] = 3;
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "no object header at address 96 (version byte 3)") != NULL);
+  CHECK_RC(getEdited(E, nE, at, v, 0, 0, 0, "/g/nope"), CAIRN_NOTFOUND);
+  CHECK(strstr(cairn_errmsg(), "no object '/g/nope' in /g") != NULL);
+}
+
+/* A lookup in a symbol-table group whose B-tree, symbol node and local heap lie in the open's
+** first read compares names in place: the same answers and errors as through the cache. */
+TEST(h5, symtab_lookup_in_place) {
+  /* earliest: root B-tree at 136 (one child: its key 1 at 176 is the offset of "z"), symbol node
+  ** at 1072 (g, grid, z), local heap at 680 with 88 bytes of names at 712: "" 0, grid 8, z 16,
+  ** g 24, then a free block */
+  const unsigned char *E = h5_tiny_earliest;
+  size_t nE = sizeof h5_tiny_earliest;
+  CHECK(memcmp(E + 136, "TREE", 4) == 0 && memcmp(E + 1072, "SNOD", 4) == 0 && memcmp(E + 680, "HEAP", 4) == 0);
+  CHECK_EQ(E[176], 16);
+  CHECK(memcmp(E + 712 + 8, "grid", 5) == 0 && memcmp(E + 712 + 16, "z", 2) == 0);
+  size_t at[80];
+  uint8_t v[80];
+  /* names around the three: prefixes, extensions, before the first, after the last */
+  const char *azMiss[] = {"/gr", "/gridz", "/grie", "/a", "/zz", "/G", "/g\xff", "/h"};
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(azMiss); i++) {
+    CHECK_RC(getEdited(E, nE, at, v, 0, 0, 0, azMiss[i]), CAIRN_NOTFOUND);
+    CHECK(strstr(cairn_errmsg(), "no object") != NULL);
+  }
+  CHECK_OK(getEdited(E, nE, at, v, 0, 0, 0, "/g/link"));
+  at[0] = 136, v[0] = 'X';
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "missing TREE signature at offset 136") != NULL);
+  at[0] = 140, v[0] = 1;
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "B-tree at 136 has type 1, not a group node") != NULL);
+  at[0] = 1072, v[0] = 'X';
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "missing SNOD signature at offset 1072") != NULL);
+  at[0] = 680, v[0] = 'X';
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "missing HEAP signature at offset 680") != NULL);
+  at[0] = 176, v[0] = 200; /* the B-tree key: past the heap's 88 bytes */
+  CHECK_RC(getEdited(E, nE, at, v, 1, 0, 0, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "name offset 200 outside local heap at 680") != NULL);
+  for (size_t i = 0; i < 72; i++) at[i] = 712 + 16 + i, v[i] = 'z'; /* "z" runs to the heap's end */
+  const char *azBad[] = {"/grid", "/z", "/zz"};
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(azBad); i++) {
+    CHECK_RC(getEdited(E, nE, at, v, 72, 0, 0, azBad[i]), CAIRN_CORRUPT);
+    CHECK(strstr(cairn_errmsg(), "unterminated name in local heap at 680") != NULL);
+  }
+}
+
+/* Lookups through groups whose header goes on in a continuation chunk (read in place when it
+** lies in the open's first read), and the errors of a bad continuation. */
+static int getIn(const uint8_t *p, size_t n, const char *zPath) {
+  cairn_h5 *h = openMem(p, n);
+  if (!h) return CAIRN_MISUSE;
+  cairn_h5_obj *o = NULL;
+  int rc = cairn_h5_get(h, zPath, &o);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  return rc;
+}
+TEST(h5, group_header_continued) {
+  /* latest: the root header's chunk (OHDR at 48, messages 71..191, checksum at 191) has the link
+  ** "z" at 118 (16 bytes) and a NIL message at 150 (41 bytes). "z" moves to an OCHK chunk at 1400
+  ** (unused space in the first read) that a continuation message at 150 names. */
+  size_t n = sizeof h5_tiny_latest;
+  uint8_t *p = cairn_malloc(n);
+  CHECK(p != NULL);
+  memcpy(p, h5_tiny_latest, n);
+  CHECK(p[118] == 6 && p[122 + 3] == 'z' && p[150] == 0 && p[151] == 37);
+  for (size_t i = 1400; i < 1440; i++) CHECK_EQ(p[i], 0);
+  memcpy(p + 1400, "OCHK", 4);
+  memcpy(p + 1404, p + 118, 16);
+  cairnPutLE32(p + 1420, cairnLookup3(p + 1400, 20, 0));
+  memset(p + 118, 0, 16); /* a NIL message of 12 bytes where "z" was */
+  p[119] = 12;
+  memset(p + 150, 0, 41);
+  p[150] = 0x10, p[151] = 16; /* continuation: 24 bytes at 1400 */
+  cairnPutLE64(p + 154, 1400);
+  cairnPutLE64(p + 162, 24);
+  p[171] = 17; /* then a NIL message of 17 bytes */
+  cairnPutLE32(p + 191, cairnLookup3(p + 48, 191 - 48, 0));
+  CHECK_OK(getIn(p, n, "/z"));
+  CHECK_OK(getIn(p, n, "/grid"));
+  CHECK_OK(getIn(p, n, "/g/link"));
+  CHECK_RC(getIn(p, n, "/y"), CAIRN_NOTFOUND);
+  p[1410] ^= 1; /* the chunk's checksum no longer holds */
+  CHECK_RC(getIn(p, n, "/z"), CAIRN_CHECKSUM);
+  CHECK(strstr(cairn_errmsg(), "object header continuation checksum mismatch at offset 1400") != NULL);
+  p[1410] ^= 1;
+  p[170] = 0x10, p[171] = 16; /* a second continuation to the same chunk (then a 1-byte gap) */
+  cairnPutLE64(p + 174, 1400);
+  cairnPutLE64(p + 182, 24);
+  cairnPutLE32(p + 191, cairnLookup3(p + 48, 191 - 48, 0));
+  CHECK_RC(getIn(p, n, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "continuation chunk at 1400 is referenced twice in object header 48") != NULL);
+  cairn_free(p);
+
+  /* earliest: the root header (version 1 at 96) has one 24-byte chunk at 112 holding the symbol
+  ** table message; it becomes a continuation to a 24-byte chunk at 2200 holding that message */
+  n = sizeof h5_tiny_earliest;
+  p = cairn_malloc(n);
+  CHECK(p != NULL);
+  memcpy(p, h5_tiny_earliest, n);
+  for (size_t i = 2200; i < 2232; i++) CHECK_EQ(p[i], 0);
+  memcpy(p + 2200, p + 112, 24);
+  memset(p + 112, 0, 24);
+  p[112] = 0x10, p[114] = 16;
+  cairnPutLE64(p + 120, 2200);
+  cairnPutLE64(p + 128, 24);
+  CHECK_OK(getIn(p, n, "/grid"));
+  CHECK_OK(getIn(p, n, "/g/link"));
+  CHECK_RC(getIn(p, n, "/y"), CAIRN_NOTFOUND);
+  p[2202] = 17; /* the symbol table message claims 17 bytes: past its chunk */
+  CHECK_RC(getIn(p, n, "/grid"), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "message of type 17 at offset 2200 (17 bytes) overruns its object header chunk") != NULL);
   cairn_free(p);
 }
 
