@@ -203,8 +203,10 @@ static inline __attribute__((always_inline)) int lheapLoad(H5File *f, uint64_t a
   ** and each read checks its own range, so asking the host (or reading its start) would be a
   ** wasted call. */
   int whole = f->sizeKnown || size <= ((uint64_t)4 << f->pageBits);
-  if (data != H5_UNDEF && whole) CAIRN_TRY(h5Reach(f, data, size));
-  if (size > H5_MAX_META || data == H5_UNDEF || (whole && (data > f->fileSize || size > f->fileSize - data)))
+  uint64_t abs; /* h5Reach and fileSize count from the file's start, data from the base address */
+  if (data == H5_UNDEF || cairnAddOverflow64(data, f->base, &abs)) abs = UINT64_MAX;
+  if (data != H5_UNDEF && whole) CAIRN_TRY(h5Reach(f, abs, size));
+  if (size > H5_MAX_META || data == H5_UNDEF || (whole && (abs > f->fileSize || size > f->fileSize - abs)))
     return cairnErr(CAIRN_CORRUPT, "hdf5: local heap at %llu claims %llu bytes at %llu", (unsigned long long)addr, (unsigned long long)size,
                     (unsigned long long)data);
   h->f = f;
