@@ -297,10 +297,13 @@ typedef struct H5Ohdr {
   ** whether aMsg/aBuf still point into it */
   uint32_t capMsg, capBuf;
   uint8_t msgInline, bufInline;
-  /* the first chunk's block: its bytes (nFirstData of them are the chunk and padding), and
-  ** whether its memory is the caller's (h5OhdrLoadIn, h5OhdrMove: not freed here) */
+  /* the first chunk's block: its bytes (nFirstData of them are the chunk and padding; 0 when
+  ** the chunk is used in place in the open's first read, h5MetaStable: then messages point into
+  ** the handle's memory), and whether its memory is the caller's (h5OhdrLoadIn, h5OhdrMove:
+  ** not freed here) */
   uint32_t nFirst, nFirstData;
   uint8_t firstLent;
+  uint32_t typeMask; /* bit t: a message of type t (< 32) is in aMsg */
 } H5Ohdr;
 #define H5_OHDR_INLINE_MSGS 16
 #define H5_OHDR_INLINE_BUFS 4

@@ -132,10 +132,13 @@ void cairn_h5_stats(cairn_h5 *h, uint64_t *pnRead, uint64_t *pnBytes) {
 int cairn_h5_superblock_version(cairn_h5 *h) { return h ? h->f.sbVersion : -1; }
 
 /* ---------------------------------------------------------------- objects */
+/* From the message types present (o->typeMask): a layout makes a dataset; a symbol table, link
+** info, link or group info message a group; a datatype without a dataspace a committed type. */
 static int objKind(const H5Ohdr *o) {
-  if (h5OhdrFind(o, 0x08, 0)) return CAIRN_H5_DATASET;
-  if (h5OhdrFind(o, 0x11, 0) || h5OhdrFind(o, 0x02, 0) || h5OhdrFind(o, 0x06, 0) || h5OhdrFind(o, 0x0A, 0)) return CAIRN_H5_GROUP;
-  if (h5OhdrFind(o, 0x03, 0) && !h5OhdrFind(o, 0x01, 0)) return CAIRN_H5_DATATYPE;
+  uint32_t m = o->typeMask;
+  if (m & (1u << 0x08)) return CAIRN_H5_DATASET;
+  if (m & ((1u << 0x11) | (1u << 0x02) | (1u << 0x06) | (1u << 0x0A))) return CAIRN_H5_GROUP;
+  if ((m & (1u << 0x03)) && !(m & (1u << 0x01))) return CAIRN_H5_DATATYPE;
   return CAIRN_H5_GROUP;
 }
 
