@@ -160,14 +160,18 @@ static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) 
 
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
-  /* Zero all but the filter slots (4 KiB; h5PipelineDecode fills them when there is a pipeline)
-  ** and the dataspace and layout (their decoders set all of them first). */
+  /* Not zeroed whole: the filter slots (4 KiB; h5PipelineDecode fills them when there is a
+  ** pipeline), the dataspace, layout and type (their decoders set what is read), nor the index
+  ** block ring (only its first iIdx entries are ever read: h5DsetFreeCache). */
   H5Dset *d = ob->pD;
-  memset(d, 0, offsetof(H5Dset, space));
-  d->pipeline.n = 0;
-  memset((char *)d + offsetof(H5Dset, fill), 0, sizeof(H5Dset) - offsetof(H5Dset, fill));
   d->f = f;
   d->zPath = ob->zPath;
+  d->pType = NULL;
+  d->pipeline.n = 0;
+  memset(&d->fill, 0, sizeof(d->fill));
+  d->pFillOwn = NULL;
+  d->external = 0;
+  d->iIdx = 0;
   /* the first message of each type wanted, in one pass over the header */
   const H5Msg *aFirst[12] = {0};
   for (uint32_t i = ob->o.nMsg; i-- > 0;) {
@@ -252,8 +256,10 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
     if (nHdr) h5OhdrMove(&oh, (uint8_t *)ob + nOb + nD);
     zPathAt = (char *)ob + nOb + nD + nHdr;
   }
-  /* all but the attribute state (its dataspace is large; only attribute objects use it) */
-  memset(ob, 0, offsetof(cairn_h5_obj, attr));
+  /* every field but the attribute state (its dataspace is large; only attribute objects use
+  ** it): h, kind, zPath and o are set below */
+  ob->pD = NULL;
+  ob->pType = NULL;
   memset((char *)ob + offsetof(cairn_h5_obj, aLink), 0, sizeof(*ob) - offsetof(cairn_h5_obj, aLink));
   ob->attr.pType = NULL;
   ob->attr.pData = NULL;
@@ -369,24 +375,27 @@ int cairn_h5_get(cairn_h5 *h, const char *zPath, cairn_h5_obj **pp) {
   return objFromAddr(h, addr, zPath[0] ? zPath : "/", pp);
 }
 
+/* What is NULL is not passed on to be freed: most objects own little besides their block. */
 int cairn_h5_obj_close(cairn_h5_obj *o) {
   if (!o) return CAIRN_OK;
   h5OhdrFree(&o->o);
   if (o->pD) {
-    h5DsetFreeCache(o->pD);
-    h5TypeFree(o->pD->pType);
-    cairnFree(o->pD->pFillOwn);
+    if (o->pD->iIdx) h5DsetFreeCache(o->pD);
+    if (o->pD->pType) h5TypeFree(o->pD->pType);
+    if (o->pD->pFillOwn) cairnFree(o->pD->pFillOwn);
     if (!o->dsetInline) cairnFree(o->pD);
   }
-  cairnFree(o->aFilt);
-  h5TypeFree(o->pType);
+  if (o->aFilt) cairnFree(o->aFilt);
+  if (o->pType) h5TypeFree(o->pType);
   if (o->attrOwn == 2) o->attr.pData = NULL; /* values inside this object's block */
   if (o->attrOwn) h5AttrFree(&o->attr);
-  else h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
-  h5LinksFree(o->aLink, o->nLink);
-  for (size_t i = 0; i < o->nAttr; i++)
-    if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */
-  cairnFree(o->aAttr);
+  else if (o->attr.pType) h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
+  if (o->aLink) h5LinksFree(o->aLink, o->nLink);
+  if (o->aAttr) {
+    for (size_t i = 0; i < o->nAttr; i++)
+      if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */
+    cairnFree(o->aAttr);
+  }
   if (!o->pathInline) cairnFree(o->zPath);
   if (o->inSlot) {
     cairn_h5 *h = o->h;

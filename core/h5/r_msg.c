@@ -17,14 +17,16 @@ void h5TypeFree(H5Type *t) {
     t->nRef--;
     return;
   }
-  for (uint32_t i = 0; i < t->nMember && t->aMember; i++) {
-    cairnFree(t->aMember[i].zName);
-    h5TypeFree(t->aMember[i].pType);
+  if (t->aMember) { /* the parts only some classes have (an atomic type has none) */
+    for (uint32_t i = 0; i < t->nMember; i++) {
+      cairnFree(t->aMember[i].zName);
+      h5TypeFree(t->aMember[i].pType);
+    }
+    cairnFree(t->aMember);
   }
-  cairnFree(t->aMember);
-  cairnFree(t->aEnumVal);
-  h5TypeFree(t->pBase);
-  cairnFree(t->zTag);
+  if (t->aEnumVal) cairnFree(t->aEnumVal);
+  if (t->pBase) h5TypeFree(t->pBase);
+  if (t->zTag) cairnFree(t->zTag);
   if (!t->inPlace) cairnFree(t);
 }
 
@@ -130,8 +132,8 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
   uint32_t size = (uint32_t)h5U(c, 4);
   if (c->bad) return BAD(c, "truncated datatype");
   H5Type *t = pInto;
-  if (t) {
-    memset(t, 0, sizeof(*t));
+  if (t) { /* all but the array dimensions (set up to the rank, which the array class reads) */
+    memset(t, 0, offsetof(H5Type, aDim));
     t->inPlace = 1;
   } else if (!(t = cairnMallocZero(sizeof(H5Type)))) {
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
@@ -341,13 +343,12 @@ int h5TypeDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type 
 }
 
 /* ---------------------------------------------------------------- dataspace */
-/* bWhole: zero the entries past the rank too (h5SpaceDecode's promise); the attribute walk
-** (h5AttrPeek) reads only the first rank and skips zeroing the ~530-byte struct each time. */
-static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s, int bWhole) {
+/* Sets kind, rank, nElem and the first rank entries of aDim and aMax (nobody reads past the
+** rank: zeroing the ~530-byte struct cost more than the rest of the decode). */
+static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) {
   H5Cur c;
   h5Cur(&c, p, n, addr);
-  if (bWhole) memset(s, 0, sizeof(*s));
-  else s->kind = 0, s->rank = 0, s->nElem = 0;
+  s->kind = 0, s->rank = 0, s->nElem = 0;
   uint8_t v = h5U8(&c), rank = h5U8(&c), flags = h5U8(&c);
   if (v == 1) {
     h5Skip(&c, 5);
@@ -373,13 +374,13 @@ static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5S
       return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace at offset %llu has too many elements", (unsigned long long)addr);
   return CAIRN_OK;
 }
-int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) { return spaceDecode(p, n, addr, f, s, 1); }
+int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) { return spaceDecode(p, n, addr, f, s); }
 
 /* ---------------------------------------------------------------- layout */
 int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l) {
   H5Cur c;
   h5Cur(&c, p, n, addr);
-  memset(l, 0, sizeof(*l));
+  memset(l, 0, offsetof(H5Layout, aChunk)); /* aChunk: set up to the rank below */
   l->version = h5U8(&c);
   l->addr = H5_UNDEF;
   if (l->version == 1 || l->version == 2) {
@@ -394,6 +395,8 @@ int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H
       l->rank = rank - 1;
       for (uint32_t i = 0; i + 1 < rank; i++) l->aChunk[i] = d[i];
       l->elemSize = (uint32_t)h5U(&c, 4);
+      if (s && l->rank != s->rank)
+        return cairnErr(CAIRN_CORRUPT, "hdf5: chunk rank %u differs from dataspace rank %u at offset %llu", l->rank, s->rank, (unsigned long long)addr);
     } else if (l->cls == CAIRN_H5_COMPACT) {
       l->size = h5U(&c, 4);
       if (!h5Has(&c, (size_t)l->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: compact data overruns layout at offset %llu", (unsigned long long)addr);
@@ -623,16 +626,16 @@ void h5AttrFree(H5Attr *a) {
 }
 
 /* A datatype or dataspace embedded in an attribute, possibly shared. */
-static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, int bWhole) {
+static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS) {
   if (!shared) /* the usual case: in the message itself, nothing to resolve */
-    return ppT ? h5TypeDecode(f, p, n, addr, 0, ppT, NULL) : spaceDecode(p, n, addr, f, pS, bWhole);
+    return ppT ? h5TypeDecode(f, p, n, addr, 0, ppT, NULL) : spaceDecode(p, n, addr, f, pS);
   H5Msg m = {type, 2, (uint32_t)n, p, addr};
   const uint8_t *q;
   size_t nq;
   uint64_t qa;
   uint8_t *own;
   CAIRN_TRY(h5MsgResolve(f, &m, &q, &nq, &qa, &own));
-  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : spaceDecode(q, nq, qa, f, pS, bWhole);
+  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : spaceDecode(q, nq, qa, f, pS);
   cairnFree(own);
   return rc;
 }
@@ -645,10 +648,10 @@ static const char *attrNameZ(char *z, const uint8_t *p, size_t n) {
   return z;
 }
 
-/* Decode an attribute message: its type (a reference, *ppT; NULL on error), dataspace (all of
-** *pS when bWhole, else its kind, rank, first rank dimensions and nElem), and where its name
+/* Decode an attribute message: its type (a reference, *ppT; NULL on error), dataspace (*pS, up
+** to its rank: spaceDecode), and where its name
 ** (nName bytes, no NUL) and raw values (*pnData bytes, checked to fit) sit in p. */
-static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, int bWhole, const uint8_t **ppName,
+static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppName,
                      size_t *pnName, const uint8_t **ppData, size_t *pnData) {
   *ppT = NULL;
   H5Cur c;
@@ -669,12 +672,12 @@ static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Typ
   int rc = CAIRN_OK;
   if (!h5Has(&c, nT))
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated datatype of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
-  else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, h5Off(&c), ppT, NULL, 1);
+  else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, h5Off(&c), ppT, NULL);
   if (rc) return rc;
   c.p += nT;
   if (!h5Has(&c, nS))
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
-  else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, h5Off(&c), NULL, pS, bWhole);
+  else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, h5Off(&c), NULL, pS);
   if (rc == CAIRN_OK) {
     c.p += nS;
     uint64_t nData;
@@ -694,7 +697,7 @@ static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Typ
 int h5AttrPeek(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppData, size_t *pnData) {
   const uint8_t *pName;
   size_t nName;
-  return attrParse(f, p, n, addr, ppT, pS, 0, &pName, &nName, ppData, pnData);
+  return attrParse(f, p, n, addr, ppT, pS, &pName, &nName, ppData, pnData);
 }
 
 int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a) { return h5AttrDecodeIn(f, p, n, addr, a, NULL, 0, NULL); }
@@ -704,7 +707,7 @@ int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr 
   attrClear(a);
   const uint8_t *pName, *pData;
   size_t nName, nData;
-  int rc = attrParse(f, p, n, addr, &a->pType, &a->space, 1, &pName, &nName, &pData, &nData);
+  int rc = attrParse(f, p, n, addr, &a->pType, &a->space, &pName, &nName, &pData, &nData);
   if (rc) return rc;
   a->nData = nData;
   if (pBuf && pInBuf && nData + nName + 1 <= nBuf) {
