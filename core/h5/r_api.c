@@ -158,6 +158,16 @@ static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) 
   return loadTypeMsg(f, m, pp);
 }
 
+/* h5MsgResolve without the call for the usual message, which is not shared (in the header). */
+static inline int msgBytes(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn) {
+  if (m->flags & 0x02) return h5MsgResolve(f, m, pp, pn, pAddr, ppOwn);
+  *pp = m->p;
+  *pn = m->size;
+  *pAddr = m->addr;
+  *ppOwn = NULL;
+  return CAIRN_OK;
+}
+
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
   /* Not zeroed whole: the filter slots (4 KiB; h5PipelineDecode fills them when there is a
@@ -185,9 +195,9 @@ static int loadDataset(cairn_h5_obj *ob) {
     size_t nq;
     uint64_t qa;
     uint8_t *own;
-    CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+    CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
     int rc = h5TypeDecodeIn(f, q, nq, qa, &d->typeOwn, &d->pType);
-    cairnFree(own);
+    if (own) cairnFree(own);
     if (rc) return rc;
   }
   m = aFirst[0x01];
@@ -196,9 +206,9 @@ static int loadDataset(cairn_h5_obj *ob) {
   size_t nq;
   uint64_t qa;
   uint8_t *own;
-  CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+  CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
   int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
-  cairnFree(own);
+  if (own) cairnFree(own);
   if (rc) return rc;
   d->external = aFirst[0x07] != NULL;
   m = aFirst[0x08];
@@ -213,7 +223,7 @@ static int loadDataset(cairn_h5_obj *ob) {
   m = aFirst[0x05];
   if (!m) m = aFirst[0x04];
   if (m) {
-    CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+    CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
     d->pFillOwn = own;
     CAIRN_TRY(h5FillDecode(m->type, q, nq, qa, &d->fill));
     if (d->fill.defined && d->fill.size != d->pType->size) d->fill.defined = 0; /* unusable: zeros */

@@ -643,7 +643,7 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
     }
     if (rc) goto fail;
   }
-  cairnFree(aCont);
+  if (aCont) cairnFree(aCont);
   return CAIRN_OK;
 fail:
   cairnFree(aCont);

@@ -152,21 +152,39 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
     case H5T_BITFIELD:
       t->bigEndian = bits & 1;
       t->isSigned = (bits >> 3) & 1;
-      t->bitOffset = (uint16_t)h5U(c, 2);
-      t->precision = (uint16_t)h5U(c, 2);
+      if ((size_t)(c->end - c->p) >= 4) { /* the usual case: one bounds check */
+        t->bitOffset = cairnGetLE16(c->p);
+        t->precision = cairnGetLE16(c->p + 2);
+        c->p += 4;
+      } else {
+        t->bitOffset = (uint16_t)h5U(c, 2);
+        t->precision = (uint16_t)h5U(c, 2);
+      }
       if (size == 0 || size > 16) rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %u-byte integer at offset %llu", size, (unsigned long long)at);
       break;
     case H5T_FLOAT:
       t->bigEndian = (bits & 1) | ((bits >> 5) & 2); /* 2 or 3 = VAX order */
       t->signLoc = (uint8_t)(bits >> 8);
       t->isSigned = 1;
-      t->bitOffset = (uint16_t)h5U(c, 2);
-      t->precision = (uint16_t)h5U(c, 2);
-      t->expLoc = h5U8(c);
-      t->expSize = h5U8(c);
-      t->manLoc = h5U8(c);
-      t->manSize = h5U8(c);
-      t->expBias = (uint32_t)h5U(c, 4);
+      if ((size_t)(c->end - c->p) >= 12) { /* the usual case: one bounds check */
+        const uint8_t *q = c->p;
+        t->bitOffset = cairnGetLE16(q);
+        t->precision = cairnGetLE16(q + 2);
+        t->expLoc = q[4];
+        t->expSize = q[5];
+        t->manLoc = q[6];
+        t->manSize = q[7];
+        t->expBias = cairnGetLE32(q + 8);
+        c->p += 12;
+      } else { /* truncated: the fields that fit, and the cursor's error at the first that does not */
+        t->bitOffset = (uint16_t)h5U(c, 2);
+        t->precision = (uint16_t)h5U(c, 2);
+        t->expLoc = h5U8(c);
+        t->expSize = h5U8(c);
+        t->manLoc = h5U8(c);
+        t->manSize = h5U8(c);
+        t->expBias = (uint32_t)h5U(c, 4);
+      }
       if (t->bigEndian > 1) rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: VAX float byte order at offset %llu", (unsigned long long)at);
       break;
     case H5T_TIME:
@@ -363,15 +381,23 @@ static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5S
   if (rank > H5_MAX_RANK) return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace rank %u at offset %llu", rank, (unsigned long long)addr);
   if (s->kind != CAIRN_H5_SIMPLE) rank = 0;
   s->rank = rank;
-  for (uint32_t i = 0; i < rank; i++) s->aDim[i] = h5Len(f, &c);
-  for (uint32_t i = 0; i < rank; i++) s->aMax[i] = (flags & 1) ? h5Len(f, &c) : s->aDim[i];
-  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace at offset %llu", (unsigned long long)addr);
-  for (uint32_t i = 0; i < rank; i++)
-    if ((f->sl < 8 && s->aMax[i] == (((uint64_t)1 << (8 * f->sl)) - 1))) s->aMax[i] = H5_UNDEF;
-  s->nElem = s->kind == CAIRN_H5_NULL ? 0 : 1;
-  for (uint32_t i = 0; i < rank; i++)
-    if (cairnMulOverflow64(s->nElem, s->aDim[i], &s->nElem))
-      return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace at offset %llu has too many elements", (unsigned long long)addr);
+  /* the dimensions, then the maxima if flagged: one bounds check for all of them */
+  unsigned sl = f->sl;
+  size_t need = (size_t)rank * sl * ((flags & 1) ? 2 : 1);
+  if (c.bad || (size_t)(c.end - c.p) < need) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace at offset %llu", (unsigned long long)addr);
+  const uint8_t *q = c.p;
+  uint64_t allOnes = sl < 8 ? ((uint64_t)1 << (8 * sl)) - 1 : H5_UNDEF; /* unlimited */
+  uint64_t nElem = s->kind == CAIRN_H5_NULL ? 0 : 1;
+  int over = 0;
+  for (uint32_t i = 0; i < rank; i++) {
+    uint64_t d = cairnGetLEn(q + (size_t)i * sl, sl);
+    uint64_t mx = (flags & 1) ? cairnGetLEn(q + (size_t)(rank + i) * sl, sl) : d;
+    s->aDim[i] = d;
+    s->aMax[i] = mx == allOnes ? H5_UNDEF : mx;
+    over |= cairnMulOverflow64(nElem, d, &nElem);
+  }
+  if (over) return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace at offset %llu has too many elements", (unsigned long long)addr);
+  s->nElem = nElem;
   return CAIRN_OK;
 }
 int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) { return spaceDecode(p, n, addr, f, s); }
