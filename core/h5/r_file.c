@@ -439,7 +439,7 @@ static int ohdrAddBuf(H5Ohdr *o, uint8_t *p) {
 ** parsed where it lies, valid while the handle's memory lives (see cairn_h5_close: an object in
 ** the handle's slot keeps it), and the block holds only the arrays (o->nFirstData 0); else the
 ** chunk is read into the block's start (h5LoadMeta's layout: 8 zero bytes after the data). */
-static int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, const uint8_t **pp, uint8_t *pLent, size_t nLent) {
+static inline __attribute__((always_inline)) int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, const uint8_t **pp, uint8_t *pLent, size_t nLent) {
   *pp = NULL;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)a);
   const uint8_t *q = h5MetaStable(f, a, n);
@@ -476,7 +476,7 @@ typedef struct Cont { uint64_t addr, len; } Cont;
 
 /* Parse messages in [p, p+n) (a chunk's message area) of an object header. Messages go
 ** straight into aMsg; o->typeMask records the types below 32 present (h5OhdrFind, objKind). */
-static int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
+static inline __attribute__((always_inline)) int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
                      Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
   size_t i = 0;
   int v1 = o->version == 1;
@@ -584,6 +584,9 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
   Cont *aCont = NULL;
   const uint8_t *first = NULL; /* the first chunk */
   uint8_t *buf = NULL;         /* a continuation chunk */
+  const uint8_t *pMsgs;        /* the first chunk's messages: nMsgs bytes at file address aMsgs */
+  size_t nMsgs;
+  uint64_t aMsgs;
   if (memcmp(pre, "OHDR", 4) == 0) {
     o->version = pre[4];
     if (o->version != 2) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu has version %u", (unsigned long long)addr, pre[4]);
@@ -604,7 +607,9 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
     size_t total = i + (size_t)size0 + 4;
     if ((rc = ohdrLoadFirst(f, o, addr, total, &first, pLent, nLent))) return rc;
     if ((rc = h5Checksum(first, total - 4, addr, "object header"))) goto fail;
-    if ((rc = ohdrParse(f, o, first + i, (size_t)size0, addr + i, &aCont, &nCont, &capCont))) goto fail;
+    pMsgs = first + i;
+    nMsgs = (size_t)size0;
+    aMsgs = addr + i;
   } else {
     o->version = pre[0];
     if (o->version != 1) {
@@ -614,8 +619,11 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
     uint32_t size0 = cairnGetLE32(pre + 8);
     if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, size0);
     if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &first, pLent, nLent))) return rc;
-    if ((rc = ohdrParse(f, o, first, size0, addr + 16, &aCont, &nCont, &capCont))) goto fail;
+    pMsgs = first;
+    nMsgs = size0;
+    aMsgs = addr + 16;
   }
+  if ((rc = ohdrParse(f, o, pMsgs, nMsgs, aMsgs, &aCont, &nCont, &capCont))) goto fail;
   for (uint32_t k = 0; k < nCont; k++) {
     Cont c = aCont[k];
     if (c.len > H5_MAX_META || c.addr == H5_UNDEF) {
@@ -631,17 +639,16 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
       }
     if ((rc = h5LoadMeta(f, c.addr, (size_t)c.len, &buf))) goto fail;
     if ((rc = ohdrAddBuf(o, buf))) goto fail;
+    size_t skip = 0; /* v2: the OCHK signature before the messages, the checksum after */
     if (o->version == 2) {
       if (c.len < 8 || memcmp(buf, "OCHK", 4) != 0) {
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing OCHK signature at offset %llu", (unsigned long long)c.addr);
         goto fail;
       }
       if ((rc = h5Checksum(buf, (size_t)c.len - 4, c.addr, "object header continuation"))) goto fail;
-      rc = ohdrParse(f, o, buf + 4, (size_t)c.len - 8, c.addr + 4, &aCont, &nCont, &capCont);
-    } else {
-      rc = ohdrParse(f, o, buf, (size_t)c.len, c.addr, &aCont, &nCont, &capCont);
+      skip = 4;
     }
-    if (rc) goto fail;
+    if ((rc = ohdrParse(f, o, buf + skip, (size_t)c.len - 2 * skip, c.addr + skip, &aCont, &nCont, &capCont))) goto fail;
   }
   if (aCont) cairnFree(aCont);
   return CAIRN_OK;

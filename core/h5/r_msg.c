@@ -127,10 +127,14 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
   *pp = NULL;
   if (depth > H5_MAX_TYPE_DEPTH) return BAD(c, "datatype nested too deeply");
   uint64_t at = h5Off(c);
-  uint8_t b0 = h5U8(c);
-  uint32_t bits = (uint32_t)h5U(c, 3);
-  uint32_t size = (uint32_t)h5U(c, 4);
-  if (c->bad) return BAD(c, "truncated datatype");
+  if ((size_t)(c->end - c->p) < 8) {
+    h5Skip(c, 8); /* the error, at the datatype's start */
+    return BAD(c, "truncated datatype");
+  }
+  uint8_t b0 = c->p[0];
+  uint32_t bits = (uint32_t)c->p[1] | (uint32_t)c->p[2] << 8 | (uint32_t)c->p[3] << 16;
+  uint32_t size = cairnGetLE32(c->p + 4);
+  c->p += 8;
   H5Type *t = pInto;
   if (t) { /* all but the array dimensions (set up to the rank, which the array class reads) */
     memset(t, 0, offsetof(H5Type, aDim));
