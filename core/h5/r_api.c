@@ -388,7 +388,7 @@ int cairn_h5_get(cairn_h5 *h, const char *zPath, cairn_h5_obj **pp) {
 /* What is NULL is not passed on to be freed: most objects own little besides their block. */
 int cairn_h5_obj_close(cairn_h5_obj *o) {
   if (!o) return CAIRN_OK;
-  h5OhdrFree(&o->o);
+  if (o->o.nBuf) h5OhdrFree(&o->o); /* attributes have no header */
   if (o->pD) {
     if (o->pD->iIdx) h5DsetFreeCache(o->pD);
     if (o->pD->pType) h5TypeFree(o->pD->pType);
