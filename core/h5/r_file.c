@@ -474,13 +474,33 @@ static inline __attribute__((always_inline)) int ohdrLoadFirst(H5File *f, H5Ohdr
 
 typedef struct Cont { uint64_t addr, len; } Cont;
 
-/* Parse messages in [p, p+n) (a chunk's message area) of an object header. Messages go
-** straight into aMsg; o->typeMask records the types below 32 present (h5OhdrFind, objKind). */
-static inline __attribute__((always_inline)) int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
-                     Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
+/* A continuation message (q[0..size), at file address qa): its chunk joins the list to read. */
+static int ohdrCont(H5File *f, H5Ohdr *o, const uint8_t *q, uint32_t size, uint64_t qa, Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
+  H5Cur c;
+  h5Cur(&c, q, size, qa);
+  Cont k;
+  k.addr = h5Addr(f, &c);
+  k.len = h5Len(f, &c);
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short continuation message at offset %llu", (unsigned long long)qa);
+  if (*pnCont >= OHDR_MAX_CHUNKS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many continuation chunks", (unsigned long long)o->addr);
+  if (*pnCont == *pcapCont) {
+    uint32_t nc = *pcapCont ? *pcapCont * 2 : 8;
+    Cont *a = cairnRealloc(*paCont, nc * sizeof(Cont));
+    if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    *paCont = a;
+    *pcapCont = nc;
+  }
+  (*paCont)[(*pnCont)++] = k;
+  return CAIRN_OK;
+}
+
+/* Parse messages in [p, p+n) (a chunk's message area) of an object header whose message
+** headers are hdr bytes (v1: 8; v2: 4, or 6 with creation order). Messages go straight into
+** aMsg; o->typeMask records the types below 32 present (h5OhdrFind, objKind). Inlined per
+** version (v1 and hdr constant), so the loop is the fields' loads and stores. */
+static inline __attribute__((always_inline)) int ohdrParseAs(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
+                                                              Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont, int v1, size_t hdr) {
   size_t i = 0;
-  int v1 = o->version == 1;
-  size_t hdr = v1 ? 8 : (o->hdrFlags & 0x04) ? 6 : 4;
   while (n - i >= hdr) { /* fewer bytes left: a gap (v2) or padding */
     uint32_t type, size;
     uint8_t flags;
@@ -498,35 +518,27 @@ static inline __attribute__((always_inline)) int ohdrParse(H5File *f, H5Ohdr *o,
                       type, (unsigned long long)(addr + i), size);
     const uint8_t *q = p + i + hdr;
     uint64_t qa = addr + i + hdr;
-    if (type == 0x10) { /* continuation */
-      H5Cur c;
-      h5Cur(&c, q, size, qa);
-      Cont k;
-      k.addr = h5Addr(f, &c);
-      k.len = h5Len(f, &c);
-      if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short continuation message at offset %llu", (unsigned long long)qa);
-      if (*pnCont >= OHDR_MAX_CHUNKS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many continuation chunks", (unsigned long long)o->addr);
-      if (*pnCont == *pcapCont) {
-        uint32_t nc = *pcapCont ? *pcapCont * 2 : 8;
-        Cont *a = cairnRealloc(*paCont, nc * sizeof(Cont));
-        if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-        *paCont = a;
-        *pcapCont = nc;
-      }
-      (*paCont)[(*pnCont)++] = k;
-    } else if (type != 0) {
-      if (o->nMsg == o->capMsg) CAIRN_TRY(ohdrGrowMsg(o));
-      H5Msg *m = &o->aMsg[o->nMsg++];
-      m->type = (uint16_t)type;
-      m->flags = flags;
-      m->size = size;
-      m->p = q;
-      m->addr = qa;
-      if (type < 32) o->typeMask |= 1u << type;
-    }
     i += hdr + size;
+    if (type == 0) continue; /* null message: padding */
+    if (type == 0x10) {
+      CAIRN_TRY(ohdrCont(f, o, q, size, qa, paCont, pnCont, pcapCont));
+      continue;
+    }
+    if (o->nMsg == o->capMsg) CAIRN_TRY(ohdrGrowMsg(o));
+    H5Msg *m = &o->aMsg[o->nMsg++];
+    m->type = (uint16_t)type;
+    m->flags = flags;
+    m->size = size;
+    m->p = q;
+    m->addr = qa;
+    o->typeMask |= (uint32_t)(type < 32) << (type & 31);
   }
   return CAIRN_OK;
+}
+static inline __attribute__((always_inline)) int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
+                                                            Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
+  if (o->version == 1) return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 1, 8);
+  return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 0, (o->hdrFlags & 0x04) ? 6 : 4);
 }
 
 void h5OhdrFree(H5Ohdr *o) {
