@@ -319,11 +319,20 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
 ** outliving o), fixing the pointers into it; frees the old block if it was allocated. */
 void h5OhdrMove(H5Ohdr *o, uint8_t *pDst);
 void h5OhdrFree(H5Ohdr *o);
-/* The i-th message of a type (NULL if absent). */
-const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i);
+/* The i-th message of a type (NULL if absent): a type below 32 that typeMask does not have is
+** answered here, the rest by h5OhdrScan. */
+const H5Msg *h5OhdrScan(const H5Ohdr *o, uint16_t type, uint32_t i);
+static inline const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i) {
+  if (type < 32 && !(o->typeMask & (1u << type))) return NULL;
+  return h5OhdrScan(o, type, i);
+}
 
 /* ---------------------------------------------------------------- messages */
-void h5TypeFree(H5Type *t);
+/* Drop a reference to t (h5TypeRef), freeing it with the last; NULL is nothing to do. */
+void h5TypeRelease(H5Type *t);
+static inline void h5TypeFree(H5Type *t) {
+  if (t) h5TypeRelease(t);
+}
 /* Deep copy (NULL on out of memory). */
 H5Type *h5TypeDup(const H5Type *t);
 /* Another reference to the same (immutable) type; release it with h5TypeFree. */

@@ -391,15 +391,15 @@ int cairn_h5_obj_close(cairn_h5_obj *o) {
   if (o->o.nBuf) h5OhdrFree(&o->o); /* attributes have no header */
   if (o->pD) {
     if (o->pD->iIdx) h5DsetFreeCache(o->pD);
-    if (o->pD->pType) h5TypeFree(o->pD->pType);
+    h5TypeFree(o->pD->pType);
     if (o->pD->pFillOwn) cairnFree(o->pD->pFillOwn);
     if (!o->dsetInline) cairnFree(o->pD);
   }
   if (o->aFilt) cairnFree(o->aFilt);
-  if (o->pType) h5TypeFree(o->pType);
+  h5TypeFree(o->pType);
   if (o->attrOwn == 2) o->attr.pData = NULL; /* values inside this object's block */
   if (o->attrOwn) h5AttrFree(&o->attr);
-  else if (o->attr.pType) h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
+  else h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
   if (o->aLink) h5LinksFree(o->aLink, o->nLink);
   if (o->aAttr) {
     for (size_t i = 0; i < o->nAttr; i++)

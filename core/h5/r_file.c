@@ -670,8 +670,7 @@ fail:
   return rc;
 }
 
-const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i) {
-  if (type < 32 && !(o->typeMask & (1u << type))) return NULL;
+const H5Msg *h5OhdrScan(const H5Ohdr *o, uint16_t type, uint32_t i) {
   for (uint32_t k = 0; k < o->nMsg; k++)
     if (o->aMsg[k].type == type && i-- == 0) return &o->aMsg[k];
   return NULL;

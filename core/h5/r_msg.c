@@ -11,8 +11,7 @@
 #define BAD(c, what) cairnErr(CAIRN_CORRUPT, "hdf5: %s at offset %llu", what, (unsigned long long)h5Off(c))
 
 /* ---------------------------------------------------------------- datatypes */
-void h5TypeFree(H5Type *t) {
-  if (!t) return;
+void h5TypeRelease(H5Type *t) {
   if (t->nRef) {
     t->nRef--;
     return;
@@ -25,7 +24,7 @@ void h5TypeFree(H5Type *t) {
     cairnFree(t->aMember);
   }
   if (t->aEnumVal) cairnFree(t->aEnumVal);
-  if (t->pBase) h5TypeFree(t->pBase);
+  if (t->pBase) h5TypeRelease(t->pBase);
   if (t->zTag) cairnFree(t->zTag);
   if (!t->inPlace) cairnFree(t);
 }
