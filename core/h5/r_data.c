@@ -203,11 +203,12 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
   return rc;
 }
 
-/* A verified index block (signature, lookup3 over all but the last 4 bytes), from a small
-** per-dataset cache: reading chunk after chunk walks the same blocks. Owned by d. */
 /* Entries of d->aIdx set (the ring's first iIdx, then all: see h5int.h), so a new dataset needs
 ** only iIdx zeroed. */
 static unsigned idxCount(const H5Dset *d) { return d->iIdx < CAIRN_ARRAY_SIZE(d->aIdx) ? d->iIdx : (unsigned)CAIRN_ARRAY_SIZE(d->aIdx); }
+
+/* A verified index block (signature, lookup3 over all but the last 4 bytes), from a small
+** per-dataset cache: reading chunk after chunk walks the same blocks. Owned by d. */
 static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const char *zWhat, const uint8_t **pp) {
   for (unsigned i = 0, nSet = idxCount(d); i < nSet; i++)
     if (d->aIdx[i].addr == addr && d->aIdx[i].n == n) {
