@@ -242,16 +242,17 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
   int inSlot = !h->slotUsed && nOb + nDset + nPath + 64 <= H5_OBJ_SLOT;
   uint8_t *pLent = inSlot ? (uint8_t *)h->pSlot + nOb + nDset : (uint8_t *)h->f.aOhdrLent;
   size_t nLent = inSlot ? (H5_OBJ_SLOT - nOb - nDset - nPath) & ~(size_t)15 : sizeof(h->f.aOhdrLent);
-  H5Ohdr oh;
-  int rc = h5OhdrLoadIn(&h->f, addr, &oh, pLent, nLent);
+  /* in the slot, the header goes to its place in the object at once */
+  H5Ohdr oh, *po = inSlot ? &((cairn_h5_obj *)h->pSlot)->o : &oh;
+  int rc = h5OhdrLoadIn(&h->f, addr, po, pLent, nLent);
   if (rc) {
     const char *z = cairn_errmsg();
     if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && !strstr(z, zPath)) cairnErr(rc, "%s (object %s)", z, zPath);
     return rc;
   }
-  int kind = objKind(&oh);
+  int kind = objKind(po);
   size_t nD = kind == CAIRN_H5_DATASET ? nDset : 0;
-  size_t nHdr = oh.firstLent ? (oh.nFirst + 15) & ~(size_t)15 : 0; /* a multiple of 16 up to nLent */
+  size_t nHdr = po->firstLent ? (po->nFirst + 15) & ~(size_t)15 : 0; /* a multiple of 16 up to nLent */
   cairn_h5_obj *ob;
   char *zPathAt;
   if (inSlot) {
@@ -278,7 +279,7 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
     ob->inSlot = 1;
   }
   ob->h = h;
-  ob->o = oh;
+  if (!inSlot) ob->o = oh;
   ob->kind = kind;
   if (nD) {
     ob->pD = (H5Dset *)((char *)ob + nOb);
