@@ -64,16 +64,17 @@ struct H5Type {
   uint32_t nMember;
   H5Member *aMember;
   uint8_t *aEnumVal; /* nMember * pBase->size bytes */
-  /* array */
+  /* array: rank, and (last, so the decoder need not zero them) its first rank dimensions */
   uint32_t rank;
-  uint32_t aDim[H5_MAX_RANK];
   /* base type of enum, array and vlen */
   H5Type *pBase;
   char *zTag; /* opaque tag */
   /* the struct lives in its owner's memory (h5TypeDecodeIn): h5TypeFree frees its parts only */
   uint8_t inPlace;
+  uint32_t aDim[H5_MAX_RANK]; /* defined up to rank only */
 };
 
+/* aDim and aMax are defined up to rank only (h5SpaceDecode writes no more: 512 bytes) */
 typedef struct H5Space {
   uint8_t kind; /* CAIRN_H5_SCALAR / SIMPLE / NULL */
   uint32_t rank;
@@ -106,7 +107,6 @@ typedef struct H5Layout {
   const uint8_t *pCompact; /* compact data inside the owning object header's buffer */
   /* chunked */
   uint32_t rank;                 /* dataset rank (chunk dims without the element-size dim) */
-  uint64_t aChunk[H5_MAX_RANK];
   uint32_t elemSize;             /* element size stored in the layout */
   uint8_t flags;                 /* v4 flags */
   uint8_t idx;                   /* H5IDX_* */
@@ -116,6 +116,8 @@ typedef struct H5Layout {
   uint8_t eaMaxBits, eaIdxElem, eaMinPtr, eaMinElem, eaPageBits; /* extensible array */
   uint32_t bt2NodeSize;
   uint8_t bt2Split, bt2Merge;
+  /* last, so the decoder need not zero it: defined up to rank only (chunked layouts) */
+  uint64_t aChunk[H5_MAX_RANK];
 } H5Layout;
 
 typedef struct H5Fill {
@@ -307,10 +309,13 @@ typedef struct H5Ohdr {
   ** whether aMsg/aBuf still point into it */
   uint32_t capMsg, capBuf;
   uint8_t msgInline, bufInline;
-  /* the first chunk's block: its bytes (nFirstData of them are the chunk and padding), and
-  ** whether its memory is the caller's (h5OhdrLoadIn, h5OhdrMove: not freed here) */
+  /* the first chunk's block: its bytes (nFirstData of them are the chunk and padding; 0 when
+  ** the chunk is used in place in the open's first read, h5MetaStable: then messages point into
+  ** the handle's memory), and whether its memory is the caller's (h5OhdrLoadIn, h5OhdrMove:
+  ** not freed here) */
   uint32_t nFirst, nFirstData;
   uint8_t firstLent;
+  uint32_t typeMask; /* bit t: a message of type t (< 32) is in aMsg */
 } H5Ohdr;
 #define H5_OHDR_INLINE_MSGS 16
 #define H5_OHDR_INLINE_BUFS 4
@@ -324,11 +329,20 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
 ** outliving o), fixing the pointers into it; frees the old block if it was allocated. */
 void h5OhdrMove(H5Ohdr *o, uint8_t *pDst);
 void h5OhdrFree(H5Ohdr *o);
-/* The i-th message of a type (NULL if absent). */
-const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i);
+/* The i-th message of a type (NULL if absent): a type below 32 that typeMask does not have is
+** answered here, the rest by h5OhdrScan. */
+const H5Msg *h5OhdrScan(const H5Ohdr *o, uint16_t type, uint32_t i);
+static inline const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i) {
+  if (type < 32 && !(o->typeMask & (1u << type))) return NULL;
+  return h5OhdrScan(o, type, i);
+}
 
 /* ---------------------------------------------------------------- messages */
-void h5TypeFree(H5Type *t);
+/* Drop a reference to t (h5TypeRef), freeing it with the last; NULL is nothing to do. */
+void h5TypeRelease(H5Type *t);
+static inline void h5TypeFree(H5Type *t) {
+  if (t) h5TypeRelease(t);
+}
 /* Deep copy (NULL on out of memory). */
 H5Type *h5TypeDup(const H5Type *t);
 /* Another reference to the same (immutable) type; release it with h5TypeFree. */
@@ -422,7 +436,7 @@ int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a
 ** pData is the caller's: set it NULL before h5AttrFree), else allocated (*pInBuf = 0). */
 int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf);
 /* Decode an attribute message without copying: its type (a reference: h5TypeFree it), its
-** dataspace's kind, rank, first rank dimensions and nElem (the rest of *pS is left as it was),
+** dataspace (as h5SpaceDecode: up to its rank; the rest of *pS is left as it was),
 ** and where its raw values sit in p (checked to fit). For walks over many attributes. */
 int h5AttrPeek(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppData, size_t *pnData);
 /* All attributes of an object (compact and dense), in name order. */
@@ -442,7 +456,8 @@ typedef struct H5Dset {
   H5Fill fill;
   uint8_t *pFillOwn; /* fill value bytes owned (from a shared message) */
   int external; /* raw data in external files (External Data Files message): not read */
-  /* verified fixed/extensible array blocks, so chunk after chunk does not reload them */
+  /* verified fixed/extensible array blocks, so chunk after chunk does not reload them: a ring
+  ** whose first iIdx entries (all 8 once iIdx reaches 8; it then cycles through 8..15) are set */
   struct { uint64_t addr; size_t n; uint8_t *p; } aIdx[8];
   unsigned iIdx;
 } H5Dset;

@@ -134,10 +134,13 @@ void cairn_h5_stats(cairn_h5 *h, uint64_t *pnRead, uint64_t *pnBytes) {
 int cairn_h5_superblock_version(cairn_h5 *h) { return h ? h->f.sbVersion : -1; }
 
 /* ---------------------------------------------------------------- objects */
+/* From the message types present (o->typeMask): a layout makes a dataset; a symbol table, link
+** info, link or group info message a group; a datatype without a dataspace a committed type. */
 static int objKind(const H5Ohdr *o) {
-  if (h5OhdrFind(o, 0x08, 0)) return CAIRN_H5_DATASET;
-  if (h5OhdrFind(o, 0x11, 0) || h5OhdrFind(o, 0x02, 0) || h5OhdrFind(o, 0x06, 0) || h5OhdrFind(o, 0x0A, 0)) return CAIRN_H5_GROUP;
-  if (h5OhdrFind(o, 0x03, 0) && !h5OhdrFind(o, 0x01, 0)) return CAIRN_H5_DATATYPE;
+  uint32_t m = o->typeMask;
+  if (m & (1u << 0x08)) return CAIRN_H5_DATASET;
+  if (m & ((1u << 0x11) | (1u << 0x02) | (1u << 0x06) | (1u << 0x0A))) return CAIRN_H5_GROUP;
+  if ((m & (1u << 0x03)) && !(m & (1u << 0x01))) return CAIRN_H5_DATATYPE;
   return CAIRN_H5_GROUP;
 }
 
@@ -157,16 +160,30 @@ static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) 
   return loadTypeMsg(f, m, pp);
 }
 
+/* h5MsgResolve without the call for the usual message, which is not shared (in the header). */
+static inline int msgBytes(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn) {
+  if (m->flags & 0x02) return h5MsgResolve(f, m, pp, pn, pAddr, ppOwn);
+  *pp = m->p;
+  *pn = m->size;
+  *pAddr = m->addr;
+  *ppOwn = NULL;
+  return CAIRN_OK;
+}
+
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
-  /* Zero all but the filter slots (4 KiB; h5PipelineDecode fills them when there is a pipeline)
-  ** and the dataspace and layout (their decoders set all of them first). */
+  /* Not zeroed whole: the filter slots (4 KiB; h5PipelineDecode fills them when there is a
+  ** pipeline), the dataspace, layout and type (their decoders set what is read), nor the index
+  ** block ring (only its first iIdx entries are ever read: h5DsetFreeCache). */
   H5Dset *d = ob->pD;
-  memset(d, 0, offsetof(H5Dset, space));
-  d->pipeline.n = 0;
-  memset((char *)d + offsetof(H5Dset, fill), 0, sizeof(H5Dset) - offsetof(H5Dset, fill));
   d->f = f;
   d->zPath = ob->zPath;
+  d->pType = NULL;
+  d->pipeline.n = 0;
+  memset(&d->fill, 0, sizeof(d->fill));
+  d->pFillOwn = NULL;
+  d->external = 0;
+  d->iIdx = 0;
   /* the first message of each type wanted, in one pass over the header */
   const H5Msg *aFirst[12] = {0};
   for (uint32_t i = ob->o.nMsg; i-- > 0;) {
@@ -180,9 +197,9 @@ static int loadDataset(cairn_h5_obj *ob) {
     size_t nq;
     uint64_t qa;
     uint8_t *own;
-    CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+    CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
     int rc = h5TypeDecodeIn(f, q, nq, qa, &d->typeOwn, &d->pType);
-    cairnFree(own);
+    if (own) cairnFree(own);
     if (rc) return rc;
   }
   m = aFirst[0x01];
@@ -191,9 +208,9 @@ static int loadDataset(cairn_h5_obj *ob) {
   size_t nq;
   uint64_t qa;
   uint8_t *own;
-  CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+  CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
   int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
-  cairnFree(own);
+  if (own) cairnFree(own);
   if (rc) return rc;
   d->external = aFirst[0x07] != NULL;
   m = aFirst[0x08];
@@ -208,7 +225,7 @@ static int loadDataset(cairn_h5_obj *ob) {
   m = aFirst[0x05];
   if (!m) m = aFirst[0x04];
   if (m) {
-    CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
+    CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
     d->pFillOwn = own;
     CAIRN_TRY(h5FillDecode(m->type, q, nq, qa, &d->fill));
     if (d->fill.defined && d->fill.size != d->pType->size) d->fill.defined = 0; /* unusable: zeros */
@@ -227,16 +244,17 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
   int inSlot = !h->slotUsed && nOb + nDset + nPath + 64 <= H5_OBJ_SLOT;
   uint8_t *pLent = inSlot ? (uint8_t *)h->pSlot + nOb + nDset : (uint8_t *)h->f.aOhdrLent;
   size_t nLent = inSlot ? (H5_OBJ_SLOT - nOb - nDset - nPath) & ~(size_t)15 : sizeof(h->f.aOhdrLent);
-  H5Ohdr oh;
-  int rc = h5OhdrLoadIn(&h->f, addr, &oh, pLent, nLent);
+  /* in the slot, the header goes to its place in the object at once */
+  H5Ohdr oh, *po = inSlot ? &((cairn_h5_obj *)h->pSlot)->o : &oh;
+  int rc = h5OhdrLoadIn(&h->f, addr, po, pLent, nLent);
   if (rc) {
     const char *z = cairn_errmsg();
     if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && !strstr(z, zPath)) cairnErr(rc, "%s (object %s)", z, zPath);
     return rc;
   }
-  int kind = objKind(&oh);
+  int kind = objKind(po);
   size_t nD = kind == CAIRN_H5_DATASET ? nDset : 0;
-  size_t nHdr = oh.firstLent ? (oh.nFirst + 15) & ~(size_t)15 : 0; /* a multiple of 16 up to nLent */
+  size_t nHdr = po->firstLent ? (po->nFirst + 15) & ~(size_t)15 : 0; /* a multiple of 16 up to nLent */
   cairn_h5_obj *ob;
   char *zPathAt;
   if (inSlot) {
@@ -251,8 +269,10 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
     if (nHdr) h5OhdrMove(&oh, (uint8_t *)ob + nOb + nD);
     zPathAt = (char *)ob + nOb + nD + nHdr;
   }
-  /* all but the attribute state (its dataspace is large; only attribute objects use it) */
-  memset(ob, 0, offsetof(cairn_h5_obj, attr));
+  /* every field but the attribute state (its dataspace is large; only attribute objects use
+  ** it): h, kind, zPath and o are set below */
+  ob->pD = NULL;
+  ob->pType = NULL;
   memset((char *)ob + offsetof(cairn_h5_obj, aLink), 0, sizeof(*ob) - offsetof(cairn_h5_obj, aLink));
   ob->attr.pType = NULL;
   ob->attr.pData = NULL;
@@ -261,7 +281,7 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
     ob->inSlot = 1;
   }
   ob->h = h;
-  ob->o = oh;
+  if (!inSlot) ob->o = oh;
   ob->kind = kind;
   if (nD) {
     ob->pD = (H5Dset *)((char *)ob + nOb);
@@ -375,24 +395,27 @@ int cairn_h5_get(cairn_h5 *h, const char *zPath, cairn_h5_obj **pp) {
   return objFromAddr(h, addr, zPath[0] ? zPath : "/", pp);
 }
 
+/* What is NULL is not passed on to be freed: most objects own little besides their block. */
 int cairn_h5_obj_close(cairn_h5_obj *o) {
   if (!o) return CAIRN_OK;
-  h5OhdrFree(&o->o);
+  if (o->o.nBuf) h5OhdrFree(&o->o); /* attributes have no header */
   if (o->pD) {
-    h5DsetFreeCache(o->pD);
+    if (o->pD->iIdx) h5DsetFreeCache(o->pD);
     h5TypeFree(o->pD->pType);
-    cairnFree(o->pD->pFillOwn);
+    if (o->pD->pFillOwn) cairnFree(o->pD->pFillOwn);
     if (!o->dsetInline) cairnFree(o->pD);
   }
-  cairnFree(o->aFilt);
+  if (o->aFilt) cairnFree(o->aFilt);
   h5TypeFree(o->pType);
   if (o->attrOwn == 2) o->attr.pData = NULL; /* values inside this object's block */
   if (o->attrOwn) h5AttrFree(&o->attr);
   else h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
-  h5LinksFree(o->aLink, o->nLink);
-  for (size_t i = 0; i < o->nAttr; i++)
-    if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */
-  cairnFree(o->aAttr);
+  if (o->aLink) h5LinksFree(o->aLink, o->nLink);
+  if (o->aAttr) {
+    for (size_t i = 0; i < o->nAttr; i++)
+      if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */
+    cairnFree(o->aAttr);
+  }
   if (!o->pathInline) cairnFree(o->zPath);
   if (o->inSlot) {
     cairn_h5 *h = o->h;

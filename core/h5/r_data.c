@@ -203,11 +203,15 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
   return rc;
 }
 
+/* Entries of d->aIdx set (the ring's first iIdx, then all: see h5int.h), so a new dataset needs
+** only iIdx zeroed. */
+static unsigned idxCount(const H5Dset *d) { return d->iIdx < CAIRN_ARRAY_SIZE(d->aIdx) ? d->iIdx : (unsigned)CAIRN_ARRAY_SIZE(d->aIdx); }
+
 /* A verified index block (signature, lookup3 over all but the last 4 bytes), from a small
 ** per-dataset cache: reading chunk after chunk walks the same blocks. Owned by d. */
 static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const char *zWhat, const uint8_t **pp) {
-  for (unsigned i = 0; i < CAIRN_ARRAY_SIZE(d->aIdx); i++)
-    if (d->aIdx[i].p && d->aIdx[i].addr == addr && d->aIdx[i].n == n) {
+  for (unsigned i = 0, nSet = idxCount(d); i < nSet; i++)
+    if (d->aIdx[i].addr == addr && d->aIdx[i].n == n) {
       *pp = d->aIdx[i].p;
       return CAIRN_OK;
     }
@@ -222,8 +226,9 @@ static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const c
     cairnFree(p);
     return rc;
   }
-  unsigned k = d->iIdx++ % CAIRN_ARRAY_SIZE(d->aIdx);
-  cairnFree(d->aIdx[k].p);
+  unsigned k = d->iIdx % CAIRN_ARRAY_SIZE(d->aIdx);
+  if (d->iIdx >= CAIRN_ARRAY_SIZE(d->aIdx)) cairnFree(d->aIdx[k].p); /* the oldest goes */
+  d->iIdx = d->iIdx + 1 < 2 * CAIRN_ARRAY_SIZE(d->aIdx) ? d->iIdx + 1 : (unsigned)CAIRN_ARRAY_SIZE(d->aIdx);
   d->aIdx[k].addr = addr;
   d->aIdx[k].n = n;
   d->aIdx[k].p = p;
@@ -232,11 +237,11 @@ static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const c
 }
 
 void h5DsetFreeCache(H5Dset *d) {
-  for (unsigned i = 0; i < CAIRN_ARRAY_SIZE(d->aIdx); i++) {
-    if (!d->aIdx[i].p) continue;
+  for (unsigned i = 0, nSet = idxCount(d); i < nSet; i++) {
     cairnFree(d->aIdx[i].p);
     d->aIdx[i].p = NULL;
   }
+  d->iIdx = 0;
 }
 
 static void idxEntry(H5File *f, const uint8_t *p, unsigned es, int filtered, ChunkRef *c);

@@ -419,18 +419,16 @@ int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp) {
 #define OHDR_MAX_CHUNKS 4096
 #define OHDR_MAX_MSGS 65536
 
-static int ohdrAddMsg(H5Ohdr *o, const H5Msg *m) {
+/* Room for one more message (aMsg out of its inline slots into an allocation, or that grown). */
+static int ohdrGrowMsg(H5Ohdr *o) {
   if (o->nMsg >= OHDR_MAX_MSGS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many messages", (unsigned long long)o->addr);
-  if (o->nMsg == o->capMsg) {
-    uint32_t nc = o->capMsg ? o->capMsg * 2 : 16;
-    H5Msg *a = o->msgInline ? cairnMalloc(nc * sizeof(H5Msg)) : cairnRealloc(o->aMsg, nc * sizeof(H5Msg));
-    if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    if (o->msgInline) memcpy(a, o->aMsg, o->nMsg * sizeof(H5Msg));
-    o->aMsg = a;
-    o->msgInline = 0;
-    o->capMsg = nc;
-  }
-  o->aMsg[o->nMsg++] = *m;
+  uint32_t nc = o->capMsg ? o->capMsg * 2 : 16;
+  H5Msg *a = o->msgInline ? cairnMalloc(nc * sizeof(H5Msg)) : cairnRealloc(o->aMsg, nc * sizeof(H5Msg));
+  if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  if (o->msgInline) memcpy(a, o->aMsg, o->nMsg * sizeof(H5Msg));
+  o->aMsg = a;
+  o->msgInline = 0;
+  o->capMsg = nc;
   return CAIRN_OK;
 }
 
@@ -451,12 +449,16 @@ static int ohdrAddBuf(H5Ohdr *o, uint8_t *p) {
   return CAIRN_OK;
 }
 
-/* The first chunk: n bytes at a, read into a block that also has room for the first messages
-** and chunk pointers (h5LoadMeta's layout otherwise: 8 zero bytes after the data). */
-static int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, uint8_t **pp, uint8_t *pLent, size_t nLent) {
+/* The first chunk, n bytes at a, and its block, which also has room for the first messages and
+** chunk pointers. A chunk in the open's first read (h5MetaStable: a small file's headers) is
+** parsed where it lies, valid while the handle's memory lives (see cairn_h5_close: an object in
+** the handle's slot keeps it), and the block holds only the arrays (o->nFirstData 0); else the
+** chunk is read into the block's start (h5LoadMeta's layout: 8 zero bytes after the data). */
+static inline __attribute__((always_inline)) int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, const uint8_t **pp, uint8_t *pLent, size_t nLent) {
   *pp = NULL;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)a);
-  size_t nData = (n + 8 + 7) & ~(size_t)7;
+  const uint8_t *q = h5MetaStable(f, a, n);
+  size_t nData = q ? 0 : (n + 8 + 7) & ~(size_t)7;
   size_t nBlock = nData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *) + H5_OHDR_INLINE_MSGS * sizeof(H5Msg);
   /* the caller's memory when the block fits (pLent is 8-aligned), else an allocation */
   uint8_t *p = pLent && nBlock <= nLent ? pLent : cairnMalloc(nBlock);
@@ -464,13 +466,16 @@ static int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, uint8_t **p
   o->firstLent = p == pLent;
   o->nFirst = (uint32_t)nBlock;
   o->nFirstData = (uint32_t)nData;
-  int rc = h5ReadMeta(f, a, p, n);
-  if (rc) {
-    if (!o->firstLent) cairnFree(p);
-    o->firstLent = 0;
-    return rc;
+  if (!q) {
+    int rc = h5ReadMeta(f, a, p, n);
+    if (rc) {
+      if (!o->firstLent) cairnFree(p);
+      o->firstLent = 0;
+      return rc;
+    }
+    memset(p + n, 0, 8);
+    q = p;
   }
-  memset(p + n, 0, 8);
   o->aBuf = (uint8_t **)(p + nData);
   o->capBuf = H5_OHDR_INLINE_BUFS;
   o->bufInline = 1;
@@ -478,60 +483,77 @@ static int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, uint8_t **p
   o->capMsg = H5_OHDR_INLINE_MSGS;
   o->msgInline = 1;
   o->aBuf[o->nBuf++] = p;
-  *pp = p;
+  *pp = q;
   return CAIRN_OK;
 }
 
 typedef struct Cont { uint64_t addr, len; } Cont;
 
-/* Parse messages in [p, p+n) (a chunk's message area) of an object header. */
-static int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
-                     Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
+/* A continuation message (q[0..size), at file address qa): its chunk joins the list to read. */
+static int ohdrCont(H5File *f, H5Ohdr *o, const uint8_t *q, uint32_t size, uint64_t qa, Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
+  H5Cur c;
+  h5Cur(&c, q, size, qa);
+  Cont k;
+  k.addr = h5Addr(f, &c);
+  k.len = h5Len(f, &c);
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short continuation message at offset %llu", (unsigned long long)qa);
+  if (*pnCont >= OHDR_MAX_CHUNKS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many continuation chunks", (unsigned long long)o->addr);
+  if (*pnCont == *pcapCont) {
+    uint32_t nc = *pcapCont ? *pcapCont * 2 : 8;
+    Cont *a = cairnRealloc(*paCont, nc * sizeof(Cont));
+    if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    *paCont = a;
+    *pcapCont = nc;
+  }
+  (*paCont)[(*pnCont)++] = k;
+  return CAIRN_OK;
+}
+
+/* Parse messages in [p, p+n) (a chunk's message area) of an object header whose message
+** headers are hdr bytes (v1: 8; v2: 4, or 6 with creation order). Messages go straight into
+** aMsg; o->typeMask records the types below 32 present (h5OhdrFind, objKind). Inlined per
+** version (v1 and hdr constant), so the loop is the fields' loads and stores. */
+static inline __attribute__((always_inline)) int ohdrParseAs(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
+                                                              Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont, int v1, size_t hdr) {
   size_t i = 0;
-  unsigned hdr = o->version == 1 ? 8 : 4 + 0;
-  while (i < n) {
-    H5Msg m;
-    if (o->version == 1) {
-      if (n - i < 8) break;
-      m.type = cairnGetLE16(p + i);
-      m.size = cairnGetLE16(p + i + 2);
-      m.flags = p[i + 4];
-      hdr = 8;
+  while (n - i >= hdr) { /* fewer bytes left: a gap (v2) or padding */
+    uint32_t type, size;
+    uint8_t flags;
+    if (v1) {
+      type = cairnGetLE16(p + i);
+      size = cairnGetLE16(p + i + 2);
+      flags = p[i + 4];
     } else {
-      if (n - i < 4) break; /* gap */
-      m.type = p[i];
-      m.size = cairnGetLE16(p + i + 1);
-      m.flags = p[i + 3];
-      hdr = (o->hdrFlags & 0x04) ? 6 : 4;
-      if (n - i < hdr) break;
+      type = p[i];
+      size = cairnGetLE16(p + i + 1);
+      flags = p[i + 3];
     }
-    if (m.size > n - i - hdr)
+    if (size > n - i - hdr)
       return cairnErr(CAIRN_CORRUPT, "hdf5: message of type %u at offset %llu (%u bytes) overruns its object header chunk",
-                      m.type, (unsigned long long)(addr + i), m.size);
-    m.p = p + i + hdr;
-    m.addr = addr + i + hdr;
-    if (m.type == 0x10) { /* continuation */
-      H5Cur c;
-      h5Cur(&c, m.p, m.size, m.addr);
-      Cont k;
-      k.addr = h5Addr(f, &c);
-      k.len = h5Len(f, &c);
-      if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short continuation message at offset %llu", (unsigned long long)m.addr);
-      if (*pnCont >= OHDR_MAX_CHUNKS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many continuation chunks", (unsigned long long)o->addr);
-      if (*pnCont == *pcapCont) {
-        uint32_t nc = *pcapCont ? *pcapCont * 2 : 8;
-        Cont *a = cairnRealloc(*paCont, nc * sizeof(Cont));
-        if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-        *paCont = a;
-        *pcapCont = nc;
-      }
-      (*paCont)[(*pnCont)++] = k;
-    } else if (m.type != 0) {
-      CAIRN_TRY(ohdrAddMsg(o, &m));
+                      type, (unsigned long long)(addr + i), size);
+    const uint8_t *q = p + i + hdr;
+    uint64_t qa = addr + i + hdr;
+    i += hdr + size;
+    if (type == 0) continue; /* null message: padding */
+    if (type == 0x10) {
+      CAIRN_TRY(ohdrCont(f, o, q, size, qa, paCont, pnCont, pcapCont));
+      continue;
     }
-    i += hdr + m.size;
+    if (o->nMsg == o->capMsg) CAIRN_TRY(ohdrGrowMsg(o));
+    H5Msg *m = &o->aMsg[o->nMsg++];
+    m->type = (uint16_t)type;
+    m->flags = flags;
+    m->size = size;
+    m->p = q;
+    m->addr = qa;
+    o->typeMask |= (uint32_t)(type < 32) << (type & 31);
   }
   return CAIRN_OK;
+}
+static inline __attribute__((always_inline)) int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
+                                                            Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
+  if (o->version == 1) return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 1, 8);
+  return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 0, (o->hdrFlags & 0x04) ? 6 : 4);
 }
 
 void h5OhdrFree(H5Ohdr *o) {
@@ -567,22 +589,31 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
   o->addr = addr;
   if (addr == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: undefined object header address");
   uint8_t aPre[40];
-  uint64_t absHdr;
-  if (cairnAddOverflow64(addr, f->base, &absHdr)) absHdr = UINT64_MAX;
-  CAIRN_TRY(h5Reach(f, absHdr, sizeof(aPre)));
-  uint64_t avail = f->fileSize > f->base + addr ? f->fileSize - f->base - addr : 0;
-  size_t nPre = (size_t)CAIRN_MIN((uint64_t)sizeof(aPre), avail);
-  if (nPre < 16) return cairnErr(CAIRN_CORRUPT, "hdf5: object header address %llu is past the end of the file", (unsigned long long)addr);
-  /* the prefix in the cache (used only before the first chunk is read), else a copy */
-  const uint8_t *pre = h5MetaPtr(f, addr, nPre);
+  size_t nPre = sizeof(aPre);
   int rc;
+  /* the prefix in the open's first read (then within the file), else in the cache (used only
+  ** before the first chunk is read), else a copy */
+  const uint8_t *pre = h5MetaStable(f, addr, nPre);
   if (!pre) {
-    if ((rc = h5ReadMeta(f, addr, aPre, nPre))) return rc;
-    pre = aPre;
+    uint64_t absHdr;
+    if (cairnAddOverflow64(addr, f->base, &absHdr)) absHdr = UINT64_MAX;
+    CAIRN_TRY(h5Reach(f, absHdr, sizeof(aPre)));
+    uint64_t avail = f->fileSize > f->base + addr ? f->fileSize - f->base - addr : 0;
+    nPre = (size_t)CAIRN_MIN((uint64_t)sizeof(aPre), avail);
+    if (nPre < 16) return cairnErr(CAIRN_CORRUPT, "hdf5: object header address %llu is past the end of the file", (unsigned long long)addr);
+    pre = h5MetaPtr(f, addr, nPre);
+    if (!pre) {
+      if ((rc = h5ReadMeta(f, addr, aPre, nPre))) return rc;
+      pre = aPre;
+    }
   }
   uint32_t nCont = 0, capCont = 0;
   Cont *aCont = NULL;
-  uint8_t *buf = NULL;
+  const uint8_t *first = NULL; /* the first chunk */
+  uint8_t *buf = NULL;         /* a continuation chunk */
+  const uint8_t *pMsgs;        /* the first chunk's messages: nMsgs bytes at file address aMsgs */
+  size_t nMsgs;
+  uint64_t aMsgs;
   if (memcmp(pre, "OHDR", 4) == 0) {
     o->version = pre[4];
     if (o->version != 2) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu has version %u", (unsigned long long)addr, pre[4]);
@@ -601,9 +632,11 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
     i += nb;
     if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size0);
     size_t total = i + (size_t)size0 + 4;
-    if ((rc = ohdrLoadFirst(f, o, addr, total, &buf, pLent, nLent))) return rc;
-    if ((rc = h5Checksum(buf, total - 4, addr, "object header"))) goto fail;
-    if ((rc = ohdrParse(f, o, buf + i, (size_t)size0, addr + i, &aCont, &nCont, &capCont))) goto fail;
+    if ((rc = ohdrLoadFirst(f, o, addr, total, &first, pLent, nLent))) return rc;
+    if ((rc = h5Checksum(first, total - 4, addr, "object header"))) goto fail;
+    pMsgs = first + i;
+    nMsgs = (size_t)size0;
+    aMsgs = addr + i;
   } else {
     o->version = pre[0];
     if (o->version != 1) {
@@ -612,9 +645,12 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
     }
     uint32_t size0 = cairnGetLE32(pre + 8);
     if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, size0);
-    if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &buf, pLent, nLent))) return rc;
-    if ((rc = ohdrParse(f, o, buf, size0, addr + 16, &aCont, &nCont, &capCont))) goto fail;
+    if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &first, pLent, nLent))) return rc;
+    pMsgs = first;
+    nMsgs = size0;
+    aMsgs = addr + 16;
   }
+  if ((rc = ohdrParse(f, o, pMsgs, nMsgs, aMsgs, &aCont, &nCont, &capCont))) goto fail;
   for (uint32_t k = 0; k < nCont; k++) {
     Cont c = aCont[k];
     if (c.len > H5_MAX_META || c.addr == H5_UNDEF) {
@@ -630,19 +666,18 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
       }
     if ((rc = h5LoadMeta(f, c.addr, (size_t)c.len, &buf))) goto fail;
     if ((rc = ohdrAddBuf(o, buf))) goto fail;
+    size_t skip = 0; /* v2: the OCHK signature before the messages, the checksum after */
     if (o->version == 2) {
       if (c.len < 8 || memcmp(buf, "OCHK", 4) != 0) {
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing OCHK signature at offset %llu", (unsigned long long)c.addr);
         goto fail;
       }
       if ((rc = h5Checksum(buf, (size_t)c.len - 4, c.addr, "object header continuation"))) goto fail;
-      rc = ohdrParse(f, o, buf + 4, (size_t)c.len - 8, c.addr + 4, &aCont, &nCont, &capCont);
-    } else {
-      rc = ohdrParse(f, o, buf, (size_t)c.len, c.addr, &aCont, &nCont, &capCont);
+      skip = 4;
     }
-    if (rc) goto fail;
+    if ((rc = ohdrParse(f, o, buf + skip, (size_t)c.len - 2 * skip, c.addr + skip, &aCont, &nCont, &capCont))) goto fail;
   }
-  cairnFree(aCont);
+  if (aCont) cairnFree(aCont);
   return CAIRN_OK;
 fail:
   cairnFree(aCont);
@@ -650,7 +685,7 @@ fail:
   return rc;
 }
 
-const H5Msg *h5OhdrFind(const H5Ohdr *o, uint16_t type, uint32_t i) {
+const H5Msg *h5OhdrScan(const H5Ohdr *o, uint16_t type, uint32_t i) {
   for (uint32_t k = 0; k < o->nMsg; k++)
     if (o->aMsg[k].type == type && i-- == 0) return &o->aMsg[k];
   return NULL;

@@ -11,20 +11,21 @@
 #define BAD(c, what) cairnErr(CAIRN_CORRUPT, "hdf5: %s at offset %llu", what, (unsigned long long)h5Off(c))
 
 /* ---------------------------------------------------------------- datatypes */
-void h5TypeFree(H5Type *t) {
-  if (!t) return;
+void h5TypeRelease(H5Type *t) {
   if (t->nRef) {
     t->nRef--;
     return;
   }
-  for (uint32_t i = 0; i < t->nMember && t->aMember; i++) {
-    cairnFree(t->aMember[i].zName);
-    h5TypeFree(t->aMember[i].pType);
+  if (t->aMember) { /* the parts only some classes have (an atomic type has none) */
+    for (uint32_t i = 0; i < t->nMember; i++) {
+      cairnFree(t->aMember[i].zName);
+      h5TypeFree(t->aMember[i].pType);
+    }
+    cairnFree(t->aMember);
   }
-  cairnFree(t->aMember);
-  cairnFree(t->aEnumVal);
-  h5TypeFree(t->pBase);
-  cairnFree(t->zTag);
+  if (t->aEnumVal) cairnFree(t->aEnumVal);
+  if (t->pBase) h5TypeRelease(t->pBase);
+  if (t->zTag) cairnFree(t->zTag);
   if (!t->inPlace) cairnFree(t);
 }
 
@@ -125,13 +126,17 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
   *pp = NULL;
   if (depth > H5_MAX_TYPE_DEPTH) return BAD(c, "datatype nested too deeply");
   uint64_t at = h5Off(c);
-  uint8_t b0 = h5U8(c);
-  uint32_t bits = (uint32_t)h5U(c, 3);
-  uint32_t size = (uint32_t)h5U(c, 4);
-  if (c->bad) return BAD(c, "truncated datatype");
+  if ((size_t)(c->end - c->p) < 8) {
+    h5Skip(c, 8); /* the error, at the datatype's start */
+    return BAD(c, "truncated datatype");
+  }
+  uint8_t b0 = c->p[0];
+  uint32_t bits = (uint32_t)c->p[1] | (uint32_t)c->p[2] << 8 | (uint32_t)c->p[3] << 16;
+  uint32_t size = cairnGetLE32(c->p + 4);
+  c->p += 8;
   H5Type *t = pInto;
-  if (t) {
-    memset(t, 0, sizeof(*t));
+  if (t) { /* all but the array dimensions (set up to the rank, which the array class reads) */
+    memset(t, 0, offsetof(H5Type, aDim));
     t->inPlace = 1;
   } else if (!(t = cairnMallocZero(sizeof(H5Type)))) {
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
@@ -150,21 +155,39 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
     case H5T_BITFIELD:
       t->bigEndian = bits & 1;
       t->isSigned = (bits >> 3) & 1;
-      t->bitOffset = (uint16_t)h5U(c, 2);
-      t->precision = (uint16_t)h5U(c, 2);
+      if ((size_t)(c->end - c->p) >= 4) { /* the usual case: one bounds check */
+        t->bitOffset = cairnGetLE16(c->p);
+        t->precision = cairnGetLE16(c->p + 2);
+        c->p += 4;
+      } else {
+        t->bitOffset = (uint16_t)h5U(c, 2);
+        t->precision = (uint16_t)h5U(c, 2);
+      }
       if (size == 0 || size > 16) rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %u-byte integer at offset %llu", size, (unsigned long long)at);
       break;
     case H5T_FLOAT:
       t->bigEndian = (bits & 1) | ((bits >> 5) & 2); /* 2 or 3 = VAX order */
       t->signLoc = (uint8_t)(bits >> 8);
       t->isSigned = 1;
-      t->bitOffset = (uint16_t)h5U(c, 2);
-      t->precision = (uint16_t)h5U(c, 2);
-      t->expLoc = h5U8(c);
-      t->expSize = h5U8(c);
-      t->manLoc = h5U8(c);
-      t->manSize = h5U8(c);
-      t->expBias = (uint32_t)h5U(c, 4);
+      if ((size_t)(c->end - c->p) >= 12) { /* the usual case: one bounds check */
+        const uint8_t *q = c->p;
+        t->bitOffset = cairnGetLE16(q);
+        t->precision = cairnGetLE16(q + 2);
+        t->expLoc = q[4];
+        t->expSize = q[5];
+        t->manLoc = q[6];
+        t->manSize = q[7];
+        t->expBias = cairnGetLE32(q + 8);
+        c->p += 12;
+      } else { /* truncated: the fields that fit, and the cursor's error at the first that does not */
+        t->bitOffset = (uint16_t)h5U(c, 2);
+        t->precision = (uint16_t)h5U(c, 2);
+        t->expLoc = h5U8(c);
+        t->expSize = h5U8(c);
+        t->manLoc = h5U8(c);
+        t->manSize = h5U8(c);
+        t->expBias = (uint32_t)h5U(c, 4);
+      }
       if (t->bigEndian > 1) rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: VAX float byte order at offset %llu", (unsigned long long)at);
       break;
     case H5T_TIME:
@@ -341,13 +364,12 @@ int h5TypeDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type 
 }
 
 /* ---------------------------------------------------------------- dataspace */
-/* bWhole: zero the entries past the rank too (h5SpaceDecode's promise); the attribute walk
-** (h5AttrPeek) reads only the first rank and skips zeroing the ~530-byte struct each time. */
-static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s, int bWhole) {
+/* Sets kind, rank, nElem and the first rank entries of aDim and aMax (nobody reads past the
+** rank: zeroing the ~530-byte struct cost more than the rest of the decode). */
+static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) {
   H5Cur c;
   h5Cur(&c, p, n, addr);
-  if (bWhole) memset(s, 0, sizeof(*s));
-  else s->kind = 0, s->rank = 0, s->nElem = 0;
+  s->kind = 0, s->rank = 0, s->nElem = 0;
   uint8_t v = h5U8(&c), rank = h5U8(&c), flags = h5U8(&c);
   if (v == 1) {
     h5Skip(&c, 5);
@@ -362,24 +384,32 @@ static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5S
   if (rank > H5_MAX_RANK) return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace rank %u at offset %llu", rank, (unsigned long long)addr);
   if (s->kind != CAIRN_H5_SIMPLE) rank = 0;
   s->rank = rank;
-  for (uint32_t i = 0; i < rank; i++) s->aDim[i] = h5Len(f, &c);
-  for (uint32_t i = 0; i < rank; i++) s->aMax[i] = (flags & 1) ? h5Len(f, &c) : s->aDim[i];
-  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace at offset %llu", (unsigned long long)addr);
-  for (uint32_t i = 0; i < rank; i++)
-    if ((f->sl < 8 && s->aMax[i] == (((uint64_t)1 << (8 * f->sl)) - 1))) s->aMax[i] = H5_UNDEF;
-  s->nElem = s->kind == CAIRN_H5_NULL ? 0 : 1;
-  for (uint32_t i = 0; i < rank; i++)
-    if (cairnMulOverflow64(s->nElem, s->aDim[i], &s->nElem))
-      return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace at offset %llu has too many elements", (unsigned long long)addr);
+  /* the dimensions, then the maxima if flagged: one bounds check for all of them */
+  unsigned sl = f->sl;
+  size_t need = (size_t)rank * sl * ((flags & 1) ? 2 : 1);
+  if (c.bad || (size_t)(c.end - c.p) < need) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace at offset %llu", (unsigned long long)addr);
+  const uint8_t *q = c.p;
+  uint64_t allOnes = sl < 8 ? ((uint64_t)1 << (8 * sl)) - 1 : H5_UNDEF; /* unlimited */
+  uint64_t nElem = s->kind == CAIRN_H5_NULL ? 0 : 1;
+  int over = 0;
+  for (uint32_t i = 0; i < rank; i++) {
+    uint64_t d = cairnGetLEn(q + (size_t)i * sl, sl);
+    uint64_t mx = (flags & 1) ? cairnGetLEn(q + (size_t)(rank + i) * sl, sl) : d;
+    s->aDim[i] = d;
+    s->aMax[i] = mx == allOnes ? H5_UNDEF : mx;
+    over |= cairnMulOverflow64(nElem, d, &nElem);
+  }
+  if (over) return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace at offset %llu has too many elements", (unsigned long long)addr);
+  s->nElem = nElem;
   return CAIRN_OK;
 }
-int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) { return spaceDecode(p, n, addr, f, s, 1); }
+int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) { return spaceDecode(p, n, addr, f, s); }
 
 /* ---------------------------------------------------------------- layout */
 int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l) {
   H5Cur c;
   h5Cur(&c, p, n, addr);
-  memset(l, 0, sizeof(*l));
+  memset(l, 0, offsetof(H5Layout, aChunk)); /* aChunk: set up to the rank below */
   l->version = h5U8(&c);
   l->addr = H5_UNDEF;
   if (l->version == 1 || l->version == 2) {
@@ -394,6 +424,8 @@ int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H
       l->rank = rank - 1;
       for (uint32_t i = 0; i + 1 < rank; i++) l->aChunk[i] = d[i];
       l->elemSize = (uint32_t)h5U(&c, 4);
+      if (s && l->rank != s->rank)
+        return cairnErr(CAIRN_CORRUPT, "hdf5: chunk rank %u differs from dataspace rank %u at offset %llu", l->rank, s->rank, (unsigned long long)addr);
     } else if (l->cls == CAIRN_H5_COMPACT) {
       l->size = h5U(&c, 4);
       if (!h5Has(&c, (size_t)l->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: compact data overruns layout at offset %llu", (unsigned long long)addr);
@@ -623,16 +655,16 @@ void h5AttrFree(H5Attr *a) {
 }
 
 /* A datatype or dataspace embedded in an attribute, possibly shared. */
-static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, int bWhole) {
+static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS) {
   if (!shared) /* the usual case: in the message itself, nothing to resolve */
-    return ppT ? h5TypeDecode(f, p, n, addr, 0, ppT, NULL) : spaceDecode(p, n, addr, f, pS, bWhole);
+    return ppT ? h5TypeDecode(f, p, n, addr, 0, ppT, NULL) : spaceDecode(p, n, addr, f, pS);
   H5Msg m = {type, 2, (uint32_t)n, p, addr};
   const uint8_t *q;
   size_t nq;
   uint64_t qa;
   uint8_t *own;
   CAIRN_TRY(h5MsgResolve(f, &m, &q, &nq, &qa, &own));
-  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : spaceDecode(q, nq, qa, f, pS, bWhole);
+  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : spaceDecode(q, nq, qa, f, pS);
   cairnFree(own);
   return rc;
 }
@@ -645,10 +677,10 @@ static const char *attrNameZ(char *z, const uint8_t *p, size_t n) {
   return z;
 }
 
-/* Decode an attribute message: its type (a reference, *ppT; NULL on error), dataspace (all of
-** *pS when bWhole, else its kind, rank, first rank dimensions and nElem), and where its name
+/* Decode an attribute message: its type (a reference, *ppT; NULL on error), dataspace (*pS, up
+** to its rank: spaceDecode), and where its name
 ** (nName bytes, no NUL) and raw values (*pnData bytes, checked to fit) sit in p. */
-static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, int bWhole, const uint8_t **ppName,
+static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppName,
                      size_t *pnName, const uint8_t **ppData, size_t *pnData) {
   *ppT = NULL;
   H5Cur c;
@@ -669,12 +701,12 @@ static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Typ
   int rc = CAIRN_OK;
   if (!h5Has(&c, nT))
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated datatype of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
-  else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, h5Off(&c), ppT, NULL, 1);
+  else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, h5Off(&c), ppT, NULL);
   if (rc) return rc;
   c.p += nT;
   if (!h5Has(&c, nS))
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
-  else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, h5Off(&c), NULL, pS, bWhole);
+  else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, h5Off(&c), NULL, pS);
   if (rc == CAIRN_OK) {
     c.p += nS;
     uint64_t nData;
@@ -694,7 +726,7 @@ static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Typ
 int h5AttrPeek(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppData, size_t *pnData) {
   const uint8_t *pName;
   size_t nName;
-  return attrParse(f, p, n, addr, ppT, pS, 0, &pName, &nName, ppData, pnData);
+  return attrParse(f, p, n, addr, ppT, pS, &pName, &nName, ppData, pnData);
 }
 
 int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a) { return h5AttrDecodeIn(f, p, n, addr, a, NULL, 0, NULL); }
@@ -704,7 +736,7 @@ int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr 
   attrClear(a);
   const uint8_t *pName, *pData;
   size_t nName, nData;
-  int rc = attrParse(f, p, n, addr, &a->pType, &a->space, 1, &pName, &nName, &pData, &nData);
+  int rc = attrParse(f, p, n, addr, &a->pType, &a->space, &pName, &nName, &pData, &nData);
   if (rc) return rc;
   a->nData = nData;
   if (pBuf && pInBuf && nData + nName + 1 <= nBuf) {
