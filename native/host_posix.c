@@ -238,7 +238,7 @@ static void *gSpare;
 static void *spareTake(size_t n) {
   if (n < POSIX_SPARE_MIN || n > POSIX_SPARE_MAX || !__atomic_load_n(&gSpare, __ATOMIC_RELAXED)) return NULL;
   void *p = __atomic_exchange_n(&gSpare, NULL, __ATOMIC_ACQUIRE);
-  size_t u = p ? malloc_usable_size(p) : 0;
+  size_t u = p ? *(size_t *)p : 0; /* its usable size, written there by spareGive */
   if (p && (u < n || u > 2 * n)) { /* not this size: freed */
     free(p);
     p = NULL;
@@ -248,9 +248,10 @@ static void *spareTake(size_t n) {
 static int spareGive(void *p) {
   if (!p || __atomic_load_n(&gSpare, __ATOMIC_RELAXED)) return 0;
   size_t u = malloc_usable_size(p);
+  if (u < POSIX_SPARE_MIN || u > POSIX_SPARE_MAX) return 0;
+  *(size_t *)p = u; /* the block is free: its first bytes tell spareTake its size */
   void *pNull = NULL;
-  return u >= POSIX_SPARE_MIN && u <= POSIX_SPARE_MAX &&
-         __atomic_compare_exchange_n(&gSpare, &pNull, p, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+  return __atomic_compare_exchange_n(&gSpare, &pNull, p, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 static void spareDrop(void) { free(__atomic_exchange_n(&gSpare, NULL, __ATOMIC_ACQUIRE)); }
 #else

@@ -190,8 +190,7 @@ int main(int argc, char **argv) {
   cairn_h5_open_path(c.zFull, &c.h);
   cRead(&c);
   hRead(&c);
-  th = best(hRead, &c, 3, 5);
-  tc = best(cRead, &c, 3, 5);
+  bestPair(hRead, cRead, &c, 3, 7, &th, &tc);
   rowMB("large: 16M f32 contiguous", 64.0 * 1048576, th, tc);
   H5Fclose(c.fid);
   cairn_h5_close(c.h);
