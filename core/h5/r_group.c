@@ -521,6 +521,19 @@ static int denseFound(void *pArg, const uint8_t *rec, uint32_t n) {
 /* ---------------------------------------------------------------- groups */
 static int linkCmp(const void *a, const void *b) { return strcmp(((const H5Link *)a)->zName, ((const H5Link *)b)->zName); }
 
+/* A link info message's fractal heap and name-index v2 B-tree addresses (H5_UNDEF: none). */
+static int linkInfoAddrs(H5File *f, const H5Msg *li, uint64_t *pHeap, uint64_t *pName) {
+  H5Cur c;
+  h5Cur(&c, li->p, li->size, li->addr);
+  h5U8(&c); /* version */
+  uint8_t fl = h5U8(&c);
+  if (fl & 1) h5U(&c, 8); /* maximum creation index */
+  *pHeap = h5Addr(f, &c);
+  *pName = h5Addr(f, &c);
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
+  return CAIRN_OK;
+}
+
 int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
   LinkList l = {NULL, 0, 0};
   int rc = CAIRN_OK;
@@ -543,20 +556,12 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
       rc = linkDecode(f, m->p, m->size, m->addr, &k);
       if (rc == CAIRN_OK && (rc = listAdd(&l, &k))) linkClear(&k);
     }
-    if (rc == CAIRN_OK && li) {
-      H5Cur c;
-      h5Cur(&c, li->p, li->size, li->addr);
-      h5U8(&c);
-      uint8_t fl = h5U8(&c);
-      if (fl & 1) h5U(&c, 8);
-      uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
-      if (c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
-      else if (heap != H5_UNDEF && name != H5_UNDEF) {
-        DenseArg d;
-        denseInit(&d, f);
-        d.pList = &l;
-        if ((rc = h5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = h5Bt2Iterate(f, name, denseLinkVisit, &d);
-      }
+    uint64_t heap, name;
+    if (rc == CAIRN_OK && li && (rc = linkInfoAddrs(f, li, &heap, &name)) == CAIRN_OK && heap != H5_UNDEF && name != H5_UNDEF) {
+      DenseArg d;
+      denseInit(&d, f);
+      d.pList = &l;
+      if ((rc = h5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = h5Bt2Iterate(f, name, denseLinkVisit, &d);
     }
   }
   if (rc) {
@@ -597,13 +602,8 @@ static int lookupLinkMsg(H5File *f, const uint8_t *p, size_t n, uint64_t addr, c
 
 /* A lookup in a dense group (link info message: fractal heap and v2 B-tree of name hashes). */
 static int lookupDense(H5File *f, const H5Msg *li, const char *zName, size_t nName, H5Link *pOut) {
-  H5Cur c;
-  h5Cur(&c, li->p, li->size, li->addr);
-  h5U8(&c);
-  uint8_t fl = h5U8(&c);
-  if (fl & 1) h5U(&c, 8);
-  uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
-  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
+  uint64_t heap, name;
+  CAIRN_TRY(linkInfoAddrs(f, li, &heap, &name));
   if (heap == H5_UNDEF || name == H5_UNDEF) return CAIRN_NOTFOUND;
   DenseArg d;
   denseInit(&d, f);
