@@ -51,8 +51,7 @@ void *cairnRealloc(void *p, size_t n) {
   }
   return realloc(p, n);
 }
-void cairnFree(void *p) {
-  if (!p) return;
+void cairnFreeBlock(void *p) {
   if (gHost.xFree) gHost.xFree(gHost.pCtx, p);
   else free(p);
 }

@@ -47,7 +47,12 @@ void *cairnMalloc(size_t n);
 void *cairnMallocZero(size_t n);
 void *cairnMallocArray(size_t n, size_t size);
 void *cairnRealloc(void *p, size_t n);
-void cairnFree(void *p);
+/* cairnFree(NULL) does nothing, and decides so inline: callers free what may be unset
+** without a call (an object's close frees a dozen mostly-NULL pointers). */
+void cairnFreeBlock(void *p); /* p not NULL */
+static inline void cairnFree(void *p) {
+  if (p) cairnFreeBlock(p);
+}
 
 /* Code lengths of a minimum-redundancy code for freq[0..n) (n <= 288) limited to maxLen <= 15
 ** bits (core/common/huff.c); unused symbols get 0, the rarest symbols the longest codes. Fewer

@@ -199,7 +199,7 @@ static int loadDataset(cairn_h5_obj *ob) {
     uint8_t *own;
     CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
     int rc = h5TypeDecodeIn(f, q, nq, qa, &d->typeOwn, &d->pType);
-    if (own) cairnFree(own);
+    cairnFree(own);
     if (rc) return rc;
   }
   m = aFirst[0x01];
@@ -210,7 +210,7 @@ static int loadDataset(cairn_h5_obj *ob) {
   uint8_t *own;
   CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
   int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
-  if (own) cairnFree(own);
+  cairnFree(own);
   if (rc) return rc;
   d->external = aFirst[0x07] != NULL;
   m = aFirst[0x08];
@@ -323,9 +323,9 @@ static size_t pathSoFar(const char *zPath, const char *pEnd, char *z, size_t nz)
 }
 
 static void linkRelease(H5Link *k) {
-  if (k->zName) cairnFree(k->zName);
-  if (k->zTarget) cairnFree(k->zTarget);
-  if (k->zFile) cairnFree(k->zFile);
+  cairnFree(k->zName);
+  cairnFree(k->zTarget);
+  cairnFree(k->zFile);
 }
 
 /* Resolve a path to an object header address, following soft links (at most 16). */
@@ -395,22 +395,23 @@ int cairn_h5_get(cairn_h5 *h, const char *zPath, cairn_h5_obj **pp) {
   return objFromAddr(h, addr, zPath[0] ? zPath : "/", pp);
 }
 
-/* What is NULL is not passed on to be freed: most objects own little besides their block. */
+/* Most objects own little besides their block: what is NULL costs no call (cairnFree,
+** h5TypeFree), and the header and index cache are freed only when there are any. */
 int cairn_h5_obj_close(cairn_h5_obj *o) {
   if (!o) return CAIRN_OK;
   if (o->o.nBuf) h5OhdrFree(&o->o); /* attributes have no header */
   if (o->pD) {
     if (o->pD->iIdx) h5DsetFreeCache(o->pD);
     h5TypeFree(o->pD->pType);
-    if (o->pD->pFillOwn) cairnFree(o->pD->pFillOwn);
+    cairnFree(o->pD->pFillOwn);
     if (!o->dsetInline) cairnFree(o->pD);
   }
-  if (o->aFilt) cairnFree(o->aFilt);
+  cairnFree(o->aFilt);
   h5TypeFree(o->pType);
   if (o->attrOwn == 2) o->attr.pData = NULL; /* values inside this object's block */
   if (o->attrOwn) h5AttrFree(&o->attr);
   else h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
-  if (o->aLink) h5LinksFree(o->aLink, o->nLink);
+  h5LinksFree(o->aLink, o->nLink); /* returns at once when none were listed */
   if (o->aAttr) {
     for (size_t i = 0; i < o->nAttr; i++)
       if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */

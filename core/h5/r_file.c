@@ -74,11 +74,10 @@ static void cacheEvict(H5File *f, uint64_t budget) {
 }
 void h5CacheTrim(H5File *f) { cacheEvict(f, f->cacheBudget); }
 void h5CacheFree(H5File *f) {
-  for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++)
-    if (f->aTypeMemo[k].t) { /* most opens memoise no type: no call */
-      h5TypeFree(f->aTypeMemo[k].t);
-      f->aTypeMemo[k].t = NULL;
-    }
+  for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++) {
+    h5TypeFree(f->aTypeMemo[k].t); /* inline: most opens memoise no type, which costs no call */
+    f->aTypeMemo[k].t = NULL;
+  }
   /* everything goes: free the runs as their last page passes, leave the hash chains be */
   for (H5Page *pg = f->pLruHead, *nx; pg; pg = nx) {
     nx = pg->pNext;
@@ -677,7 +676,7 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
     }
     if ((rc = ohdrParse(f, o, buf + skip, (size_t)c.len - 2 * skip, c.addr + skip, &aCont, &nCont, &capCont))) goto fail;
   }
-  if (aCont) cairnFree(aCont);
+  cairnFree(aCont);
   return CAIRN_OK;
 fail:
   cairnFree(aCont);

@@ -216,7 +216,7 @@ static inline __attribute__((always_inline)) int lheapLoad(H5File *f, uint64_t a
   return CAIRN_OK;
 }
 static void lheapFree(LHeap *h) {
-  if (h->buf) cairnFree(h->buf);
+  cairnFree(h->buf);
   if (h->node && h->node != h->aNode) cairnFree(h->node);
 }
 

@@ -23,9 +23,9 @@ void h5TypeRelease(H5Type *t) {
     }
     cairnFree(t->aMember);
   }
-  if (t->aEnumVal) cairnFree(t->aEnumVal);
-  if (t->pBase) h5TypeRelease(t->pBase);
-  if (t->zTag) cairnFree(t->zTag);
+  cairnFree(t->aEnumVal);
+  h5TypeFree(t->pBase);
+  cairnFree(t->zTag);
   if (!t->inPlace) cairnFree(t);
 }
 
