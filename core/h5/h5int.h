@@ -174,7 +174,6 @@ typedef struct H5File {
   /* The first read's two pages join the page cache only when a read misses them
   ** (h5CacheFirst): a small file read wholly in place never needs them there. */
   uint8_t firstPending;
-  size_t nFirstRead; /* bytes that read brought (nFirstData may be set to 0 later) */
   uint32_t iTypeMemo; /* the next aTypeMemo slot to reuse (below) */
   /* memory for the cache's first runs after the first read (allocated on the first miss,
   ** H5_ARENA bytes, freed at close; runs in it are not freed one by one): a lookup in a large

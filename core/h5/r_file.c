@@ -193,7 +193,7 @@ int h5ReadFirst(H5File *f) {
   if (nr < want) f->sizeKnown = 1;
   if (r == f->pFirstRun) { /* never freed or reused before the handle: see h5MetaPtr */
     f->pFirstData = data;
-    f->nFirstData = f->nFirstRead = nr;
+    f->nFirstData = nr;
     f->firstPending = 1; /* into the cache on the first miss (h5CacheFirst) */
     return CAIRN_OK;
   }
@@ -201,12 +201,12 @@ int h5ReadFirst(H5File *f) {
   return CAIRN_OK;
 }
 
+/* While it is pending, nothing has changed pFirstData or nFirstData (only a cache budget below
+** two pages zeroes nFirstData, and cairn_h5_cache_budget calls this first). */
 void h5CacheFirst(H5File *f) {
   if (!f->firstPending) return;
   f->firstPending = 0;
-  uint64_t nPages = 2;
-  size_t nHead = (sizeof(H5Run) + (size_t)nPages * sizeof(H5Page) + 15) & ~(size_t)15;
-  cacheAddRun(f, f->pFirstRun, (uint8_t *)f->pFirstRun + nHead, 0, nPages, f->nFirstRead);
+  cacheAddRun(f, f->pFirstRun, (uint8_t *)f->pFirstData, 0, 2, f->nFirstData);
 }
 
 static int hostRead(H5File *f, uint64_t abs, void *p, size_t n, size_t *pnRead) {
