@@ -326,17 +326,23 @@ done:
   return CAIRN_OK;
 }
 
+/* A type decoded before from the same message bytes (n <= H5_TYPE_MEMO_KEY), or NULL. */
+static H5Type *typeMemoFind(H5File *f, const uint8_t *p, size_t n) {
+  for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++)
+    if (f->aTypeMemo[k].t && f->aTypeMemo[k].n == n && memcmp(f->aTypeMemo[k].key, p, n) == 0) return f->aTypeMemo[k].t;
+  return NULL;
+}
+
 int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn) {
   /* The same bytes decode to the same type (the file's offset size is fixed), so objects with
   ** many attributes or datasets of one type skip the decode and its allocation. pn callers need
   ** the consumed length, which the memo does not keep. */
   int memo = depth == 0 && !pn && n <= H5_TYPE_MEMO_KEY;
-  if (memo)
-    for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++)
-      if (f->aTypeMemo[k].t && f->aTypeMemo[k].n == n && memcmp(f->aTypeMemo[k].key, p, n) == 0) {
-        *pp = h5TypeRef(f->aTypeMemo[k].t);
-        return CAIRN_OK;
-      }
+  H5Type *t = memo ? typeMemoFind(f, p, n) : NULL;
+  if (t) {
+    *pp = h5TypeRef(t);
+    return CAIRN_OK;
+  }
   H5Cur c;
   h5Cur(&c, p, n, addr);
   CAIRN_TRY(typeDecode(f, &c, depth, pp, NULL));
@@ -352,12 +358,11 @@ int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth
 }
 
 int h5TypeDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type *pInto, H5Type **pp) {
-  if (n <= H5_TYPE_MEMO_KEY)
-    for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++)
-      if (f->aTypeMemo[k].t && f->aTypeMemo[k].n == n && memcmp(f->aTypeMemo[k].key, p, n) == 0) {
-        *pp = h5TypeRef(f->aTypeMemo[k].t);
-        return CAIRN_OK;
-      }
+  H5Type *t = n <= H5_TYPE_MEMO_KEY ? typeMemoFind(f, p, n) : NULL;
+  if (t) {
+    *pp = h5TypeRef(t);
+    return CAIRN_OK;
+  }
   H5Cur c;
   h5Cur(&c, p, n, addr);
   return typeDecode(f, &c, 0, pp, pInto);
@@ -366,7 +371,7 @@ int h5TypeDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type 
 /* ---------------------------------------------------------------- dataspace */
 /* Sets kind, rank, nElem and the first rank entries of aDim and aMax (nobody reads past the
 ** rank: zeroing the ~530-byte struct cost more than the rest of the decode). */
-static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) {
+int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) {
   H5Cur c;
   h5Cur(&c, p, n, addr);
   s->kind = 0, s->rank = 0, s->nElem = 0;
@@ -403,7 +408,6 @@ static int spaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5S
   s->nElem = nElem;
   return CAIRN_OK;
 }
-int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) { return spaceDecode(p, n, addr, f, s); }
 
 /* ---------------------------------------------------------------- layout */
 int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l) {
@@ -646,8 +650,8 @@ int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint
 }
 
 /* ---------------------------------------------------------------- attributes */
-/* Every field but the dataspace, which is large and which its decoder fills whole: the ones that
-** own or point, for a fresh decode and after a free. */
+/* Every field but the dataspace, which is large and which its decoder sets (up to its rank):
+** the ones that own or point, for a fresh decode and after a free. */
 static void attrClear(H5Attr *a) {
   a->zName = NULL;
   a->pType = NULL;
@@ -666,14 +670,14 @@ void h5AttrFree(H5Attr *a) {
 /* A datatype or dataspace embedded in an attribute, possibly shared. */
 static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS) {
   if (!shared) /* the usual case: in the message itself, nothing to resolve */
-    return ppT ? h5TypeDecode(f, p, n, addr, 0, ppT, NULL) : spaceDecode(p, n, addr, f, pS);
+    return ppT ? h5TypeDecode(f, p, n, addr, 0, ppT, NULL) : h5SpaceDecode(p, n, addr, f, pS);
   H5Msg m = {type, 2, (uint32_t)n, p, addr};
   const uint8_t *q;
   size_t nq;
   uint64_t qa;
   uint8_t *own;
   CAIRN_TRY(h5MsgResolve(f, &m, &q, &nq, &qa, &own));
-  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : spaceDecode(q, nq, qa, f, pS);
+  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : h5SpaceDecode(q, nq, qa, f, pS);
   cairnFree(own);
   return rc;
 }
@@ -687,7 +691,7 @@ static const char *attrNameZ(char *z, const uint8_t *p, size_t n) {
 }
 
 /* Decode an attribute message: its type (a reference, *ppT; NULL on error), dataspace (*pS, up
-** to its rank: spaceDecode), and where its name
+** to its rank: h5SpaceDecode), and where its name
 ** (nName bytes, no NUL) and raw values (*pnData bytes, checked to fit) sit in p. */
 static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppName,
                      size_t *pnName, const uint8_t **ppData, size_t *pnData) {
