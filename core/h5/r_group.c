@@ -290,18 +290,44 @@ static inline int lheapCmp(LHeap *h, uint64_t off, const char *zWant, size_t nWa
   return CAIRN_OK;
 }
 
+/* A symbol node's header at addr: its entry count (*pn), checked against the group's K. Its
+** entries follow it, entSize bytes each. */
+static inline __attribute__((always_inline)) int snodHeader(H5File *f, uint64_t addr, size_t entSize, uint32_t *pn) {
+  uint8_t aHd[8];
+  int rc;
+  const uint8_t *hd = h5MetaStable(f, addr, 8);
+  if (!hd && !(hd = h5MetaView(f, addr, 8, aHd, &rc))) return rc; /* used before the next cache read */
+  if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
+  uint32_t n = cairnGetLE16(hd + 6);
+  if (8 + (size_t)n * entSize > 8 + 2 * (size_t)f->groupLeafK * entSize && n > 2 * (uint32_t)f->groupLeafK)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
+  *pn = n;
+  return CAIRN_OK;
+}
+
+/* The link a symbol table entry e holds, into *k (zeroed by the caller; its name is the
+** caller's business): hard, or soft when the entry caches a link value (cache type 2). */
+static inline __attribute__((always_inline)) int snodEntryLink(H5File *f, LHeap *h, const uint8_t *e, H5Link *k) {
+  k->corder = -1;
+  if (cairnGetLE32(e + 2 * f->so) == 2) { /* cache type 2: the scratch pad has the link value's offset */
+    const char *zt;
+    size_t nt;
+    k->type = CAIRN_H5_LINK_SOFT;
+    CAIRN_TRY(lheapStr(h, cairnGetLE32(e + 2 * f->so + 8), &zt, &nt));
+    if (!(k->zTarget = dupN(zt, nt))) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  } else {
+    k->type = CAIRN_H5_LINK_HARD;
+    k->addr = addrAt(f, e + f->so);
+  }
+  return CAIRN_OK;
+}
+
 /* Append the entries of a SNOD to l. */
 static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l) {
   size_t entSize = 2 * (size_t)f->so + 24;
-  size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
-  uint8_t aHd[8];
-  int rc;
-  const uint8_t *hd = h5MetaView(f, addr, 8, aHd, &rc); /* used before the next cache read */
-  if (!hd) return rc;
-  if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
-  uint32_t n = cairnGetLE16(hd + 6);
-  if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
-    return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
+  uint32_t n = 0;
+  CAIRN_TRY(snodHeader(f, addr, entSize, &n));
+  int rc = CAIRN_OK;
   uint8_t *p;
   CAIRN_TRY(h5LoadMeta(f, addr + 8, (size_t)n * entSize, &p));
   for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
@@ -311,26 +337,28 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l) {
     if ((rc = lheapStr(h, cairnGetLEn(e, f->so), &z, &nz))) break;
     H5Link k;
     memset(&k, 0, sizeof(k));
-    k.corder = -1;
     if (!(k.zName = dupN(z, nz))) {
       rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
       break;
     }
-    if (cairnGetLE32(e + 2 * f->so) == 2) { /* cache type 2: the scratch pad has the link value's offset */
-      const char *zt;
-      size_t nt;
-      k.type = CAIRN_H5_LINK_SOFT;
-      if ((rc = lheapStr(h, cairnGetLE32(e + 2 * f->so + 8), &zt, &nt)) == CAIRN_OK && !(k.zTarget = dupN(zt, nt)))
-        rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    } else {
-      k.type = CAIRN_H5_LINK_HARD;
-      k.addr = addrAt(f, e + f->so);
-    }
+    rc = snodEntryLink(f, h, e, &k);
     if (rc == CAIRN_OK) rc = listAdd(l, &k);
     if (rc) linkClear(&k);
   }
   cairnFree(p);
   return rc;
+}
+
+/* A group B-tree node's header hd (at addr): its level and entry count, checked. */
+static inline __attribute__((always_inline)) int treeNodeHeader(H5File *f, uint64_t addr, const uint8_t *hd, uint32_t *pLevel, uint32_t *pn) {
+  if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
+  if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
+  uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
+  if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
+  *pLevel = level;
+  *pn = n;
+  return CAIRN_OK;
 }
 
 /* Walk a group v1 B-tree (type 0), appending every link to l. */
@@ -341,11 +369,8 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, int dept
   int rc;
   const uint8_t *hd = h5MetaView(f, addr, hdr, aHd, &rc); /* used before the next cache read */
   if (!hd) return rc;
-  if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
-  if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
-  uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
-  if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
-    return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
+  uint32_t level = 0, n = 0;
+  CAIRN_TRY(treeNodeHeader(f, addr, hd, &level, &n));
   uint8_t *p;
   CAIRN_TRY(h5LoadMeta(f, addr + hdr, (size_t)n * (f->sl + f->so) + f->sl, &p));
   for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
@@ -359,15 +384,8 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, int dept
 /* Look a name up in a symbol node: a binary search of its entries (sorted by name). */
 static int snodFind(H5File *f, uint64_t addr, LHeap *h, const char *zWant, size_t nWant, H5Link *pFound) {
   size_t entSize = 2 * (size_t)f->so + 24;
-  size_t cap = 8 + 2 * (size_t)f->groupLeafK * entSize;
-  uint8_t aHd[8];
-  int rc;
-  const uint8_t *hd = h5MetaStable(f, addr, 8);
-  if (!hd && !(hd = h5MetaView(f, addr, 8, aHd, &rc))) return rc; /* used before the next cache read */
-  if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
-  uint32_t n = cairnGetLE16(hd + 6);
-  if (8 + (size_t)n * entSize > cap && n > 2 * (uint32_t)f->groupLeafK)
-    return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
+  uint32_t n = 0;
+  CAIRN_TRY(snodHeader(f, addr, entSize, &n));
   const uint8_t *p = h5MetaStable(f, addr + 8, (size_t)n * entSize);
   if (!p) CAIRN_TRY(nodeLoad(f, h, addr + 8, (size_t)n * entSize, &p));
   uint32_t lo = 0, hi = n;
@@ -389,18 +407,7 @@ static int snodFind(H5File *f, uint64_t addr, LHeap *h, const char *zWant, size_
     CAIRN_TRY(lheapCmp(h, cairnGetLEn(e, f->so), zWant, nWant, &cmp));
     if (cmp != 0) return CAIRN_NOTFOUND;
   }
-  pFound->corder = -1; /* the rest was zeroed by the caller; no name: a lookup's caller has it */
-  if (cairnGetLE32(e + 2 * f->so) == 2) { /* cache type 2: the scratch pad has the link value's offset */
-    const char *zt;
-    size_t nt;
-    pFound->type = CAIRN_H5_LINK_SOFT;
-    CAIRN_TRY(lheapStr(h, cairnGetLE32(e + 2 * f->so + 8), &zt, &nt));
-    if (!(pFound->zTarget = dupN(zt, nt))) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  } else {
-    pFound->type = CAIRN_H5_LINK_HARD;
-    pFound->addr = addrAt(f, e + f->so);
-  }
-  return CAIRN_OK;
+  return snodEntryLink(f, h, e, pFound); /* zeroed by the caller; no name: the caller has it */
 }
 
 /* Look a name up in a group v1 B-tree (type 0) at addr: down one node a level, toward the
@@ -420,11 +427,8 @@ static int btree1Find(H5File *f, uint64_t addr, LHeap *h, const char *zWant, siz
       h5Prefetch(f, addr, nNode);
       if (!(hd = h5MetaView(f, addr, hdr, aHd, &rc))) return rc; /* used before the next cache read */
     }
-    if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
-    if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
-    uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
-    if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
-      return cairnErr(CAIRN_CORRUPT, "hdf5: group B-tree node at %llu has %u entries", (unsigned long long)addr, n);
+    uint32_t level = 0, n = 0;
+    CAIRN_TRY(treeNodeHeader(f, addr, hd, &level, &n));
     if (n == 0) return CAIRN_NOTFOUND;
     const uint8_t *p = h5MetaStable(f, addr + hdr, (size_t)n * kw + f->sl);
     if (!p) CAIRN_TRY(nodeLoad(f, h, addr + hdr, (size_t)n * kw + f->sl, &p));
@@ -521,6 +525,16 @@ static int denseFound(void *pArg, const uint8_t *rec, uint32_t n) {
 /* ---------------------------------------------------------------- groups */
 static int linkCmp(const void *a, const void *b) { return strcmp(((const H5Link *)a)->zName, ((const H5Link *)b)->zName); }
 
+/* A symbol table message's v1 B-tree and local heap addresses. */
+static inline __attribute__((always_inline)) int symtabAddrs(H5File *f, const H5Msg *st, uint64_t *pBt, uint64_t *pHp) {
+  H5Cur c;
+  h5Cur(&c, st->p, st->size, st->addr);
+  *pBt = h5Addr(f, &c);
+  *pHp = h5Addr(f, &c);
+  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
+  return CAIRN_OK;
+}
+
 /* A link info message's fractal heap and name-index v2 B-tree addresses (H5_UNDEF: none). */
 static int linkInfoAddrs(H5File *f, const H5Msg *li, uint64_t *pHeap, uint64_t *pName) {
   H5Cur c;
@@ -539,10 +553,8 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
   int rc = CAIRN_OK;
   const H5Msg *st = h5OhdrFind(o, 0x11, 0), *li = h5OhdrFind(o, 0x02, 0);
   if (st) {
-    H5Cur c;
-    h5Cur(&c, st->p, st->size, st->addr);
-    uint64_t bt = h5Addr(f, &c), hp = h5Addr(f, &c);
-    if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
+    uint64_t bt, hp;
+    CAIRN_TRY(symtabAddrs(f, st, &bt, &hp));
     LHeap h;
     CAIRN_TRY(lheapLoad(f, hp, &h));
     if (bt != H5_UNDEF) rc = btree1Group(f, bt, &h, &l, 0);
@@ -578,10 +590,8 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
 
 /* A lookup in a symbol-table group: the message holds the B-tree and local heap addresses. */
 static int lookupSymtab(H5File *f, const H5Msg *st, const char *zName, size_t nName, H5Link *pOut) {
-  H5Cur c;
-  h5Cur(&c, st->p, st->size, st->addr);
-  uint64_t bt = h5Addr(f, &c), hp = h5Addr(f, &c);
-  if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
+  uint64_t bt, hp;
+  CAIRN_TRY(symtabAddrs(f, st, &bt, &hp));
   if (bt == H5_UNDEF) return CAIRN_NOTFOUND;
   LHeap h;
   CAIRN_TRY(lheapLoad(f, hp, &h));
