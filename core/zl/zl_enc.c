@@ -215,6 +215,14 @@ static int encRepeats(const uint8_t *p, size_t n) {
 }
 
 
+/* width bytes at p, nRep times: one stored copy of them as a struct, repeated by
+** constant_fixed (the caller retypes the result). */
+static int encConstRun(Enc *e, const uint8_t *p, size_t width, size_t nRep) {
+  uint8_t h[10];
+  int r = encNode1(e, ZID_STRUCT_TO_SERIAL, h, zlVarPut(h, width), encStoredCopy(e, p, width));
+  return encNode1(e, ZID_CONST_FIXED, h, zlVarPut(h, nRep), r);
+}
+
 /* A serial stream: stored, constant, or zstd, whichever is smallest. Copies p. */
 static int encHuffman(Enc *e, const uint8_t *p, size_t n, int raw);
 static int encSerial(Enc *e, const uint8_t *p, size_t n) {
@@ -244,11 +252,9 @@ static int encSerial(Enc *e, const uint8_t *p, size_t n) {
     size_t per = 1;
     while (per <= 16 && memcmp(p, p + per, n - per)) per++;
     if (per > 16) return encHuffman(e, p, n, 1);
-    uint8_t h[10];
     int aIn[2];
     size_t nRep = n / per;
-    int r = encNode1(e, ZID_STRUCT_TO_SERIAL, h, zlVarPut(h, per), encStoredCopy(e, p, per));
-    aIn[0] = encNode1(e, ZID_SERIAL_TO_STRUCT, NULL, 0, encNode1(e, ZID_CONST_FIXED, h, zlVarPut(h, nRep), r));
+    aIn[0] = encNode1(e, ZID_SERIAL_TO_STRUCT, NULL, 0, encConstRun(e, p, per, nRep));
     if (nRep * per == n) return aIn[0];
     aIn[1] = encStoredCopy(e, p + nRep * per, n - nRep * per);
     return encNode(e, ZID_SPLITN, NULL, 0, aIn, 2, 2);
@@ -582,11 +588,9 @@ static int encCsvNum(Enc *e, const uint8_t *p, size_t n) {
   size_t i = 2;
   while (i < n && cairnGetLE64(p + 8 * i) - cairnGetLE64(p + 8 * (i - 1)) == d0) i++;
   if (n < 2 || i < n) return encNumeric(e, p, n, 8, 0);
-  uint8_t h[10], w8 = 8, v[8];
+  uint8_t v[8];
   cairnPutLE64(v, d0);
-  int r = encNode1(e, ZID_STRUCT_TO_SERIAL, &w8, 1, encStoredCopy(e, d0 ? v : p, 8));
-  r = encNode1(e, ZID_CONST_FIXED, h, zlVarPut(h, d0 ? n - 1 : n), r);
-  r = encNode1(e, ZID_NUM_TO_STRUCT, NULL, 0, r);
+  int r = encNode1(e, ZID_NUM_TO_STRUCT, NULL, 0, encConstRun(e, d0 ? v : p, 8, d0 ? n - 1 : n));
   return d0 ? encNode1(e, ZID_DELTA, p, 8, r) : r;
 }
 
@@ -675,12 +679,11 @@ static int encCsvTags(Enc *e, const uint8_t *t, size_t n) {
   }
   size_t nRep = bestP ? (n - bestM) / bestP : 0;
   if (nRep < 16 || nRep * bestP < n / 2) return encNumeric(e, t, n, 2, 1);
-  uint8_t h[10], lw = 1;
+  uint8_t lw = 1;
   int aIn[3], k = 0;
   if (bestM) aIn[k++] = encNumeric(e, t, bestM, 2, 1);
-  int r = encNode1(e, ZID_STRUCT_TO_SERIAL, h, zlVarPut(h, 2 * bestP), encStoredCopy(e, t + 2 * bestM, 2 * bestP));
-  r = encNode1(e, ZID_CONST_FIXED, h, zlVarPut(h, nRep), r);
-  aIn[k++] = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, encNode1(e, ZID_SERIAL_TO_STRUCT, NULL, 0, r));
+  int r = encNode1(e, ZID_SERIAL_TO_STRUCT, NULL, 0, encConstRun(e, t + 2 * bestM, 2 * bestP, nRep));
+  aIn[k++] = encNode1(e, ZID_NUM_TO_SERIAL, &lw, 1, r);
   size_t end = bestM + nRep * bestP;
   if (end < n) aIn[k++] = encNumeric(e, t + 2 * end, n - end, 2, 1);
   return encNode(e, ZID_SPLITN_NUM, NULL, 0, aIn, k, k);
