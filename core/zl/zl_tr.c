@@ -506,14 +506,6 @@ DEC_INLINE void decIntWrite(uint8_t *o, int64_t v, unsigned len) {
 }
 /* Fields as 32-byte blocks (exactly when longer), each from its address; the sources and the
 ** output have 32 bytes to spare. One 32-byte store per field with AVX2. */
-#define DS_COPY_BODY                                  \
-  for (size_t f = 0; f < n; f++) {                    \
-    uint32_t len = aL[f];                             \
-    if (len <= 32) memcpy(o, apF[f], 32);             \
-    else memcpy(o, apF[f], len);                      \
-    o += len;                                         \
-  }                                                   \
-  return o;
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 __attribute__((target("avx2"))) static uint8_t *dsCopyAvx2(uint8_t *o, const uint8_t *const *apF, const uint32_t *aL, size_t n) {
@@ -530,9 +522,14 @@ static uint8_t *dsCopy(uint8_t *o, const uint8_t *const *apF, const uint32_t *aL
 #if defined(__x86_64__) || defined(__i386__)
   if (cairn_cpu_features() & CAIRN_CPU_AVX2) return dsCopyAvx2(o, apF, aL, n);
 #endif
-  DS_COPY_BODY
+  for (size_t f = 0; f < n; f++) {
+    uint32_t len = aL[f];
+    if (len <= 32) memcpy(o, apF[f], 32);
+    else memcpy(o, apF[f], len);
+    o += len;
+  }
+  return o;
 }
-#undef DS_COPY_BODY
 
 /* a[0..n) == b[0..n): libc's memcmp, but in wasm (whose memcmp goes byte by byte: 14% of a
 ** csv decode there) 8 bytes at a time */
