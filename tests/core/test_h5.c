@@ -382,22 +382,26 @@ TEST(h5, corrupt) {
   cairn_free(p);
 }
 
-/* A copy of src (n bytes) with the bytes at[i] = v[i] set (k of them); with ck, the version 2
-** object header whose checksummed part is [ck, ck + nck) gets its checksum recomputed. */
+/* cairn_h5_get of zPath in the file p[0..n) (in memory): its status. */
+static int getIn(const uint8_t *p, size_t n, const char *zPath) {
+  cairn_h5 *h = openMem(p, n);
+  if (!h) return CAIRN_MISUSE;
+  cairn_h5_obj *o = NULL;
+  int rc = cairn_h5_get(h, zPath, &o);
+  cairn_h5_obj_close(o);
+  cairn_h5_close(h);
+  return rc;
+}
+
+/* The same in a copy of src (n bytes) with the bytes at[i] = v[i] set (k of them); with ck, the
+** version 2 object header whose checksummed part is [ck, ck + nck) gets its checksum recomputed. */
 static int getEdited(const unsigned char *src, size_t n, const size_t *at, const uint8_t *v, size_t k, size_t ck, size_t nck, const char *zPath) {
   uint8_t *p = cairn_malloc(n);
   if (!p) return CAIRN_NOMEM;
   memcpy(p, src, n);
   for (size_t i = 0; i < k; i++) p[at[i]] = v[i];
   if (nck) cairnPutLE32(p + ck + nck, cairnLookup3(p + ck, nck, 0));
-  cairn_h5 *h = openMem(p, n);
-  int rc = CAIRN_MISUSE;
-  if (h) {
-    cairn_h5_obj *o = NULL;
-    rc = cairn_h5_get(h, zPath, &o);
-    cairn_h5_obj_close(o);
-    cairn_h5_close(h);
-  }
+  int rc = getIn(p, n, zPath);
   cairn_free(p);
   return rc;
 }
@@ -494,15 +498,6 @@ TEST(h5, symtab_lookup_in_place) {
 
 /* Lookups through groups whose header goes on in a continuation chunk (read in place when it
 ** lies in the open's first read), and the errors of a bad continuation. */
-static int getIn(const uint8_t *p, size_t n, const char *zPath) {
-  cairn_h5 *h = openMem(p, n);
-  if (!h) return CAIRN_MISUSE;
-  cairn_h5_obj *o = NULL;
-  int rc = cairn_h5_get(h, zPath, &o);
-  cairn_h5_obj_close(o);
-  cairn_h5_close(h);
-  return rc;
-}
 TEST(h5, group_header_continued) {
   /* latest: the root header's chunk (OHDR at 48, messages 71..191, checksum at 191) has the link
   ** "z" at 118 (16 bytes) and a NIL message at 150 (41 bytes). "z" moves to an OCHK chunk at 1400
