@@ -80,9 +80,10 @@ int cairn_open(const char *zPath, int flags, cairn_file **ppFile) {
   *ppFile = NULL;
   if (!zPath) return cairnErr(CAIRN_MISUSE, "cairn_open: path is NULL");
   if (!gHost.xOpen) return cairnErr(CAIRN_UNSUPPORTED, "cannot open '%s': this host has no file system", zPath);
-  int rc = gHost.xOpen(gHost.pCtx, zPath, flags, ppFile);
-  if (rc != CAIRN_OK) *ppFile = NULL;
-  return rc;
+  /* A tail call: the open system call is made below it, and every frame still on the stack
+  ** when a system call returns costs a mispredicted return (see native/host_posix.c). A
+  ** host leaves *ppFile NULL on failure (cairn_host.xOpen). */
+  return gHost.xOpen(gHost.pCtx, zPath, flags, ppFile);
 }
 
 /* ---- file wrappers ---- */
@@ -91,13 +92,14 @@ int cairn_file_read(cairn_file *f, void *p, size_t n, uint64_t iOff, size_t *pnR
   if (!f || (!p && n)) return cairnErr(CAIRN_MISUSE, "read: NULL file or buffer");
   int rc = f->pMethods->xRead(f, p, n, iOff, &nRead);
   if (pnRead) *pnRead = nRead;
-  if (rc != CAIRN_OK) {
-    /* Keep the host's message if it set one, but make sure the offset is in it. */
-    const char *zHost = cairn_errmsg();
-    return cairnErr(rc, "read of %zu bytes at offset %llu failed%s%s", n, (unsigned long long)iOff,
-                    zHost[0] ? ": " : "", zHost);
-  }
-  return CAIRN_OK;
+  return rc == CAIRN_OK ? CAIRN_OK : cairnReadFailed(rc, n, iOff);
+}
+
+cairn_status cairnReadFailed(cairn_status rc, size_t n, uint64_t iOff) {
+  /* Keep the host's message if it set one, but make sure the offset is in it. */
+  const char *zHost = cairn_errmsg();
+  return cairnErr(rc, "read of %zu bytes at offset %llu failed%s%s", n, (unsigned long long)iOff, zHost[0] ? ": " : "",
+                  zHost);
 }
 
 int cairn_file_read_exact(cairn_file *f, void *p, size_t n, uint64_t iOff) {

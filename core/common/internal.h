@@ -28,6 +28,22 @@
 ** ~5,000 instructions between three system calls, each of which leaves the caches cold. */
 cairn_status cairn_seterr(cairn_status rc, const char *zFmt, ...) __attribute__((cold, format(printf, 2, 3)));
 #endif
+/* The message of a failed xRead (rc from the host): the host's own, with the size and offset
+** put in front. cairn_file_read uses it, and so does a caller that calls xRead itself. */
+cairn_status cairnReadFailed(cairn_status rc, size_t n, uint64_t iOff)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((cold))
+#endif
+    ;
+/*
+** System calls and the stack. On the machines cairn is measured on (a VM whose kernel refills
+** the CPU's return-stack buffer on every kernel exit), each return into a frame that was on the
+** stack when a system call was made is mispredicted: about 9 ns each, measured. A small file's
+** open + read + close makes three system calls, and the frames under them cost as much as a
+** few hundred instructions. So the paths to the host's open, first read and close keep few
+** frames: a wrapper whose last act is the host call makes it a tail call (cairn_open,
+** cairn_file_close, cairn_h5_close), and cairn_h5_open calls xRead itself.
+*/
 #define CAIRN_TRY(x)                                                                         \
   do {                                                                                       \
     int rc_ = (x);                                                                           \

@@ -198,6 +198,10 @@ typedef struct H5File {
 #define H5_ARENA (64u << 10)
 #define H5_SLOTS0 16u
 #define H5_FIRST_RUN (8192u + 256u) /* two 4 KiB pages and their run header */
+#define H5_FIRST_BYTES ((size_t)8192) /* the first read: two pages (pageBits is 12 at open) */
+/* The first read (cairn_h5_open): where its bytes go, and taking the nr that came back. */
+uint8_t *h5FirstData(H5File *f);
+void h5FirstDone(H5File *f, size_t nr);
 
 /* Read n bytes at relative address a (checked against the end of the file), through the
 ** metadata cache. */

@@ -57,10 +57,10 @@ static char *dupStr(const char *z) {
 }
 
 /* ---------------------------------------------------------------- files */
-int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
-  if (!pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL handle pointer");
-  *pp = NULL;
-  if (!pFile) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL file");
+/* The body of cairn_h5_open, inlined into cairn_h5_open_path too: there the first read's
+** system call then has one frame fewer above it (see "System calls and the stack" in
+** internal.h; a call from a function that took the address of a local is not a tail call). */
+static inline __attribute__((always_inline)) int h5Open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   /* one allocation: the handle, then the memory of the first read (not zeroed: it is read into) */
   size_t nHandle = (sizeof(cairn_h5) + 15) & ~(size_t)15;
   cairn_h5 *h = cairnMalloc(nHandle + H5_FIRST_RUN + H5_OBJ_SLOT);
@@ -85,7 +85,17 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   f->pFirstRun = (uint8_t *)h + nHandle;
   h->pSlot = (uint8_t *)h + nHandle + H5_FIRST_RUN;
   h->slotUsed = h->closed = 0;
-  int rc = h5OpenSuperblock(f);
+  /* The first read is made here, not in a helper: under the system call only this frame and
+  ** the host's stay on the stack (see "System calls and the stack" in internal.h). */
+  size_t nr = 0;
+  f->nRead = 1;
+  f->nReadBytes = H5_FIRST_BYTES;
+  int rc = pFile->pMethods->xRead(pFile, h5FirstData(f), H5_FIRST_BYTES, 0, &nr);
+  if (rc) rc = cairnReadFailed(rc, H5_FIRST_BYTES, 0);
+  else {
+    h5FirstDone(f, nr);
+    rc = h5OpenSuperblock(f);
+  }
   if (rc) {
     cairn_h5_close(h);
     return rc;
@@ -94,11 +104,19 @@ int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
   return CAIRN_OK;
 }
 
+int cairn_h5_open(cairn_file *pFile, unsigned flags, cairn_h5 **pp) {
+  if (!pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL handle pointer");
+  *pp = NULL;
+  if (!pFile) return cairnErr(CAIRN_MISUSE, "cairn_h5_open: NULL file");
+  return h5Open(pFile, flags, pp);
+}
+
 int cairn_h5_open_path(const char *zPath, cairn_h5 **pp) {
   cairn_file *f;
   if (!zPath || !pp) return cairnErr(CAIRN_MISUSE, "cairn_h5_open_path: NULL argument");
+  *pp = NULL;
   CAIRN_TRY(cairn_open(zPath, CAIRN_OPEN_READONLY, &f));
-  return cairn_h5_open(f, CAIRN_H5_OWN_FILE, pp);
+  return h5Open(f, CAIRN_H5_OWN_FILE, pp);
 }
 
 int cairn_h5_close(cairn_h5 *h) {
@@ -109,10 +127,12 @@ int cairn_h5_close(cairn_h5 *h) {
   cairnFree(f->aGcolObj);
   for (size_t i = 0; i < f->nAddrPath; i++) cairnFree(f->aAddrPath[i].zPath);
   cairnFree(f->aAddrPath);
-  int rc = h->own ? cairn_file_close(f->pFile) : CAIRN_OK;
+  /* The file is closed last, as a tail call: every frame left on the stack under a system
+  ** call costs a mispredicted return ("System calls and the stack" in internal.h). */
+  cairn_file *pFile = h->own ? f->pFile : NULL;
   if (h->slotUsed) h->closed = 1; /* freed with the object in its slot */
   else cairnFree(h);
-  return rc;
+  return cairn_file_close(pFile);
 }
 
 int cairn_h5_cache_budget(cairn_h5 *h, uint64_t n) {

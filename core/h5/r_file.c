@@ -21,6 +21,9 @@ struct H5Page {
   H5Run *pRun;
   uint8_t *a;               /* 1 << pageBits bytes inside the run's allocation */
 };
+/* The first read's run in the handle's memory: its header (two page records), then 8 KiB */
+#define H5_FIRST_HEAD ((sizeof(H5Run) + 2 * sizeof(H5Page) + 15) & ~(size_t)15)
+typedef char h5FirstRunFits[H5_FIRST_HEAD + H5_FIRST_BYTES <= H5_FIRST_RUN ? 1 : -1];
 
 int h5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat) {
   uint32_t want = cairnGetLE32(p + n), got = cairnLookup3(p, n, 0);
@@ -169,36 +172,16 @@ static H5Run *runAlloc(H5File *f, uint64_t nPages, uint8_t **ppData) {
 ** shorter than that read; otherwise f->fileSize is a lower bound (what has been read) until a
 ** structure reaches past it (h5Reach, below). */
 /* At open: one host read of the first two pages (for small files: all their metadata and often
-** their data), straight into the cache. A short read tells the file's size. */
-int h5ReadFirst(H5File *f) {
-  uint64_t nPages = 2;
-  uint8_t *data;
-  size_t nHead = (sizeof(H5Run) + (size_t)nPages * sizeof(H5Page) + 15) & ~(size_t)15;
-  H5Run *r;
-  if (f->pFirstRun && nHead + (size_t)(nPages << f->pageBits) <= H5_FIRST_RUN) {
-    r = f->pFirstRun; /* memory of the handle's own allocation */
-    data = (uint8_t *)r + nHead;
-  } else {
-    f->pFirstRun = NULL;
-    r = runAlloc(f, nPages, &data);
-  }
-  if (!r) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory in the metadata cache");
-  size_t want = (size_t)(nPages << f->pageBits), nr = 0;
-  int rc = hostRead(f, 0, data, want, &nr);
-  if (rc) {
-    runFree(f, r);
-    return rc;
-  }
+** their data) into the handle's own memory (pFirstRun, H5_FIRST_RUN bytes: a run header, then
+** the pages). cairn_h5_open makes that read itself (see there why); h5FirstData says where the
+** pages go and h5FirstDone takes what came back. A short read tells the file's size. */
+uint8_t *h5FirstData(H5File *f) { return (uint8_t *)f->pFirstRun + H5_FIRST_HEAD; }
+void h5FirstDone(H5File *f, size_t nr) {
   f->fileSize = nr;
-  if (nr < want) f->sizeKnown = 1;
-  if (r == f->pFirstRun) { /* never freed or reused before the handle: see h5MetaPtr */
-    f->pFirstData = data;
-    f->nFirstData = nr;
-    f->firstPending = 1; /* into the cache on the first miss (h5CacheFirst) */
-    return CAIRN_OK;
-  }
-  cacheAddRun(f, r, data, 0, nPages, nr);
-  return CAIRN_OK;
+  if (nr < H5_FIRST_BYTES) f->sizeKnown = 1;
+  f->pFirstData = h5FirstData(f); /* never freed or reused before the handle: see h5MetaPtr */
+  f->nFirstData = nr;
+  f->firstPending = 1; /* into the cache on the first miss (h5CacheFirst) */
 }
 
 /* While it is pending, nothing has changed pFirstData or nFirstData (only a cache budget below
@@ -741,7 +724,6 @@ int h5OpenSuperblock(H5File *f) {
   uint8_t aSb[128];
   const uint8_t *sb = aSb;
   uint64_t at = 0;
-  CAIRN_TRY(h5ReadFirst(f));
   for (;;) {
     CAIRN_TRY(h5Reach(f, at, 8));
     if (at + 8 > f->fileSize) return cairnErr(CAIRN_CORRUPT, "hdf5: no HDF5 signature found (file of %llu bytes)", (unsigned long long)f->fileSize);

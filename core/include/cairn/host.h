@@ -123,7 +123,8 @@ typedef struct cairn_host {
   int (*xParallelFor)(void *pCtx, size_t nTask, cairn_task_fn xTask, void *pArg);
   /* How many tasks xParallelFor may run at once (>= 1). */
   unsigned (*xConcurrency)(void *pCtx);
-  /* Open a file by name (CAIRN_OPEN_* flags). */
+  /* Open a file by name (CAIRN_OPEN_* flags). On success set *ppFile; on failure leave it
+  ** as it is (cairn_open has set it to NULL before the call). */
   int (*xOpen)(void *pCtx, const char *zPath, int flags, cairn_file **ppFile);
   /* CPU features the host knows and the core cannot detect itself (CAIRN_CPU_* bits), for
   ** example ARM hwcaps that only the OS reports. */
