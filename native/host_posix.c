@@ -35,6 +35,7 @@ typedef struct PosixFile {
   int fd;
   int writable;
   char *zPath; /* for messages */
+  size_t nPathCap; /* bytes for the path after the struct: POSIX_PATH_CAP, or more */
 #ifdef POSIX_HAVE_MMAP
   void *pMap;  /* whole-file read-only mapping, made on first xMap of a read-only file */
   size_t nMap;
@@ -109,6 +110,35 @@ static int posixSync(cairn_file *pF) {
   return CAIRN_OK;
 }
 
+/*
+** One spare file struct, like the spare block below: a program that opens files one after
+** another (small HDF5 files, each opened, read and closed) reuses the struct of the last one
+** instead of a malloc after the open system call and a free after the close, where the
+** allocator's code and lines are cold (see "System calls and the stack" in the core's
+** internal.h: each system call here leaves the caches cold). Structs carry room for a path of
+** POSIX_PATH_CAP bytes, so any of them fits a usual path; longer paths get a block of their
+** own, never kept. The slot is one pointer swapped atomically; cairn_posix_shutdown frees it.
+*/
+#define POSIX_PATH_CAP ((size_t)256)
+static PosixFile *gFileSpare;
+static PosixFile *fileTake(size_t nPath) {
+  PosixFile *f = NULL;
+  if (nPath <= POSIX_PATH_CAP && __atomic_load_n(&gFileSpare, __ATOMIC_RELAXED))
+    f = __atomic_exchange_n(&gFileSpare, NULL, __ATOMIC_ACQUIRE);
+  if (!f) {
+    size_t nCap = nPath > POSIX_PATH_CAP ? nPath : POSIX_PATH_CAP;
+    if ((f = malloc(sizeof(*f) + nCap)) != NULL) f->nPathCap = nCap;
+  }
+  return f;
+}
+static void fileRelease(PosixFile *f) {
+  PosixFile *pNull = NULL;
+  if (f->nPathCap != POSIX_PATH_CAP || __atomic_load_n(&gFileSpare, __ATOMIC_RELAXED) ||
+      !__atomic_compare_exchange_n(&gFileSpare, &pNull, f, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+    free(f);
+}
+static void fileSpareDrop(void) { free(__atomic_exchange_n(&gFileSpare, NULL, __ATOMIC_ACQUIRE)); }
+
 static int posixClose(cairn_file *pF) {
   PosixFile *f = (PosixFile *)pF;
   int rc = CAIRN_OK;
@@ -117,7 +147,7 @@ static int posixClose(cairn_file *pF) {
   pthread_mutex_destroy(&f->mapMutex);
 #endif
   if (close(f->fd) != 0) rc = cairn_seterr(CAIRN_IOERR, "%s: close: %s", pfName(f), strerror(errno));
-  free(f); /* zPath is in the same block */
+  fileRelease(f); /* zPath is in the same block */
   return rc;
 }
 
@@ -154,12 +184,14 @@ static const cairn_file_methods posixMethods = {1, posixRead, posixWrite, posixS
 static int wrapFd(int fd, int writable, const char *zPath, cairn_file **ppFile) {
   /* one allocation: the struct, then the path (for messages) */
   size_t nPath = zPath ? strlen(zPath) + 1 : 0;
-  PosixFile *f = malloc(sizeof(*f) + nPath);
+  PosixFile *f = fileTake(nPath);
   if (!f) {
     close(fd);
     return cairn_seterr(CAIRN_NOMEM, "out of memory opening %s", zPath ? zPath : "(fd)");
   }
+  size_t nCap = f->nPathCap;
   memset(f, 0, sizeof(*f));
+  f->nPathCap = nCap;
   f->base.pMethods = &posixMethods;
   f->fd = fd;
   f->writable = writable;
@@ -545,4 +577,5 @@ void cairn_posix_shutdown(void) {
 #endif
   cairn_host_set(NULL);
   spareDrop();
+  fileSpareDrop();
 }

@@ -71,6 +71,54 @@ TEST(common, host_file_roundtrip) {
   CHECK(strstr(cairn_errmsg(), "no/such/dir") != NULL);
 }
 
+/* Files opened one after another: the POSIX host hands the struct of a closed file to the next
+** open (native/host_posix.c keeps one spare), unless its path does not fit the spare's room. A
+** reused struct reads its own file and its messages name its own path, never the last one's;
+** two files open at once never share one. (A spare handed out too small for its path is an
+** overflow that the sanitizer run catches.) */
+static void fileMustRead(cairn_file *f, const uint8_t *aWant, size_t n) {
+  uint8_t b[64];
+  CHECK_OK(cairn_file_read_exact(f, b, n, 0));
+  CHECK_MEM(b, aWant, n);
+}
+TEST(common, host_file_reuse) {
+  char zLongName[251];
+  memset(zLongName, 'L', 250);
+  zLongName[250] = 0;
+  char zA[1024], zB[1024], zLong[1024];
+  snprintf(zA, sizeof zA, "%s", tfTmp("reuse_a.bin"));
+  snprintf(zB, sizeof zB, "%s", tfTmp("reuse_b.bin"));
+  snprintf(zLong, sizeof zLong, "%s", tfTmp(zLongName));
+  CHECK(strlen(zLong) > 256); /* more than a spare struct holds */
+  CHECK_OK(tfWriteFile(zA, "aaaaaaaa", 8));
+  CHECK_OK(tfWriteFile(zB, "bbbbbbbb", 8));
+  CHECK_OK(tfWriteFile(zLong, "llllllll", 8));
+  cairn_file *fa, *fb, *fl;
+  CHECK_OK(cairn_open(zA, CAIRN_OPEN_READONLY, &fa));
+  fileMustRead(fa, (const uint8_t *)"aaaaaaaa", 8);
+  CHECK_OK(cairn_file_close(fa));
+  CHECK_OK(cairn_open(zB, CAIRN_OPEN_READONLY, &fb)); /* a's struct, the spare */
+  fileMustRead(fb, (const uint8_t *)"bbbbbbbb", 8);
+  CHECK(cairn_file_write(fb, "x", 1, 0) != CAIRN_OK); /* read-only: the message names b */
+  CHECK(strstr(cairn_errmsg(), "reuse_b.bin") != NULL && strstr(cairn_errmsg(), "reuse_a.bin") == NULL);
+  CHECK_OK(cairn_open(zA, CAIRN_OPEN_READONLY, &fa)); /* while b is open: its own struct */
+  CHECK(fa != fb);
+  fileMustRead(fa, (const uint8_t *)"aaaaaaaa", 8);
+  fileMustRead(fb, (const uint8_t *)"bbbbbbbb", 8);
+  CHECK_OK(cairn_file_close(fb));
+  CHECK_OK(cairn_file_close(fa));
+  CHECK_OK(cairn_open(zLong, CAIRN_OPEN_READONLY, &fl)); /* too long for the spare's room */
+  fileMustRead(fl, (const uint8_t *)"llllllll", 8);
+  CHECK(cairn_file_write(fl, "x", 1, 0) != CAIRN_OK);
+  CHECK(strstr(cairn_errmsg(), zLongName) != NULL);
+  CHECK_OK(cairn_file_close(fl));
+  CHECK_OK(cairn_open(zB, CAIRN_OPEN_READONLY, &fb)); /* the spare again, after the long one */
+  fileMustRead(fb, (const uint8_t *)"bbbbbbbb", 8);
+  CHECK(cairn_file_write(fb, "x", 1, 0) != CAIRN_OK);
+  CHECK(strstr(cairn_errmsg(), "reuse_b.bin") != NULL && strstr(cairn_errmsg(), zLongName) == NULL);
+  CHECK_OK(cairn_file_close(fb));
+}
+
 /* Parallel-for: every index exactly once, iWorker within bounds, whatever the host. */
 typedef struct PfArg {
   int hits[1000];
