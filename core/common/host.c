@@ -81,8 +81,8 @@ int cairn_open(const char *zPath, int flags, cairn_file **ppFile) {
   if (!zPath) return cairnErr(CAIRN_MISUSE, "cairn_open: path is NULL");
   if (!gHost.xOpen) return cairnErr(CAIRN_UNSUPPORTED, "cannot open '%s': this host has no file system", zPath);
   /* A tail call: the open system call is made below it, and every frame still on the stack
-  ** when a system call returns costs a mispredicted return (see native/host_posix.c). A
-  ** host leaves *ppFile NULL on failure (cairn_host.xOpen). */
+  ** when a system call returns costs a mispredicted return ("System calls and the stack" in
+  ** internal.h). A host leaves *ppFile NULL on failure (cairn_host.xOpen). */
   return gHost.xOpen(gHost.pCtx, zPath, flags, ppFile);
 }
 
