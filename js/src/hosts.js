@@ -129,6 +129,8 @@ export class HttpFile {
     if (xhr.status !== 206) throw new Error(`GET ${this.url} bytes ${start}-${end - 1}: HTTP ${xhr.status} (the server must support range requests)`);
     this.requests++;
     this.bytesFetched += xhr.response.byteLength;
+    // A short body inside the file is an error: the bytes it lacks must not pass for the file's end.
+    if (xhr.response.byteLength !== end - start) throw new Error(`GET ${this.url} bytes ${start}-${end - 1}: got ${xhr.response.byteLength} bytes`);
     return new Uint8Array(xhr.response);
   }
   block(i) {
@@ -144,23 +146,32 @@ export class HttpFile {
     if (this.cache.size > this.maxCached) this.cache.delete(this.cache.keys().next().value);
     return b;
   }
-  read(offset, length) {
-    const end = Math.min(this.length, offset + length);
-    if (offset >= end) return new Uint8Array(0);
-    const out = new Uint8Array(end - offset);
-    // Large reads go straight to the network in one request; small ones through the cache.
+  // Large reads go straight to the network in one request; small ones through the block cache.
+  // readInto (which the wasm host uses) copies the response once, into the caller's array;
+  // read returns a large response itself.
+  readInto(offset, u8) {
+    const end = Math.min(this.length, offset + u8.length);
+    if (offset >= end) return 0;
     if (end - offset > 4 * this.blockSize) {
-      out.set(this.fetchRange(offset, end));
-      return out;
+      u8.set(this.fetchRange(offset, end));
+      return end - offset;
     }
     for (let pos = offset; pos < end;) {
       const i = Math.floor(pos / this.blockSize);
       const b = this.block(i);
       const from = pos - i * this.blockSize;
       const k = Math.min(b.length - from, end - pos);
-      out.set(b.subarray(from, from + k), pos - offset);
+      u8.set(b.subarray(from, from + k), pos - offset);
       pos += k;
     }
+    return end - offset;
+  }
+  read(offset, length) {
+    const end = Math.min(this.length, offset + length);
+    if (offset >= end) return new Uint8Array(0);
+    if (end - offset > 4 * this.blockSize) return this.fetchRange(offset, end);
+    const out = new Uint8Array(end - offset);
+    this.readInto(offset, out);
     return out;
   }
   size() { return this.length; }

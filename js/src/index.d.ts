@@ -92,6 +92,8 @@ export class HttpFile implements CairnFile {
   bytesFetched: number;
   requests: number;
   read(offset: number, length: number): Uint8Array;
+  /** Read into u8 (one copy of the response); returns the bytes read (fewer only at the end). */
+  readInto(offset: number, u8: Uint8Array): number;
   size(): number;
   close(): void;
 }

@@ -46,7 +46,16 @@ test('npm module in headless Chromium: main thread and worker', { timeout: 12000
     assert.equal(w.httpSize, big.length);
     assert.equal(w.httpSliceSha, sha(big.subarray(100000, 101000)));
     assert.ok(w.httpFetched <= 8192, `fetched ${w.httpFetched} bytes for a 1000-byte read`);
-    assert.ok(stats.bytes.get('/js/test/browser/range-target.bin') < big.length / 100);
+    assert.equal(w.httpBigSha, sha(big.subarray(200000, 220000)));
+    assert.equal(w.httpBigIntoN, 20000);
+    assert.equal(w.httpBigIntoSha, sha(big.subarray(300000, 320000)));
+    assert.equal(w.httpBigRequests, 2);
+    assert.equal(w.httpTailN, 100);
+    assert.equal(w.httpTailSha, sha(big.subarray(big.length - 100)));
+    // what the server sent is what HttpFile counted: two 4 KiB blocks, the two large reads
+    // alone, and the file's last block (1.3% of the file)
+    assert.equal(stats.bytes.get('/js/test/browser/range-target.bin'), w.httpFetchedTotal);
+    assert.ok(w.httpFetchedTotal <= 8192 + 40000 + 4096, `fetched ${w.httpFetchedTotal} bytes`);
     // Memory in the page: the answering turn first, and the same hits and scores as in Node.
     assert.equal(r.memory.count, 34);
     assert.match(r.memory.hits[0].text, /teacher is called Rui/);

@@ -25,6 +25,18 @@ try {
   r.httpSize = http.size();
   r.httpSliceSha = await sha256(slice);
   r.httpFetched = http.bytesFetched;
+  // Larger than 4 blocks: one request each, read() returning it, readInto() copying it once;
+  // then a read across the end of the file (fewer bytes, no request past the end).
+  const nReq = http.requests;
+  r.httpBigSha = await sha256(http.read(200000, 20000));
+  const into = new Uint8Array(20000);
+  r.httpBigIntoN = http.readInto(300000, into);
+  r.httpBigIntoSha = await sha256(into);
+  r.httpBigRequests = http.requests - nReq;
+  const tail = new Uint8Array(1000);
+  r.httpTailN = http.readInto(http.size() - 100, tail);
+  r.httpTailSha = await sha256(tail.subarray(0, r.httpTailN));
+  r.httpFetchedTotal = http.bytesFetched;
   // Chunk store in an OPFS file: put a stream, close, reopen, read a verified range.
   const payload = pseudoRandom(3 << 20, 77);
   const sf = await OpfsFile.open('cairn-test/store.cas');
