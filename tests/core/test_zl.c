@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "common/internal.h"
+#include "oom.h"
 #include "tf.h"
 #include "zl/zl_int.h"
 #include "cairn/sha256.h"
@@ -332,27 +333,29 @@ TEST(zl, profiles_and_misuse) {
   }
 }
 
-/* Allocation N fails, for N = 1, 2, ... until a run needs no failure: every run either succeeds
-** or fails with CAIRN_NOMEM (never another error, a crash or a leak under ASan), compressing and
-** decompressing through the host's allocator (zstd included). */
-static long gZlAllocLeft;
-static void *zlCapMalloc(void *c, size_t n) { (void)c; return gZlAllocLeft-- > 0 ? malloc(n) : NULL; }
-static void *zlCapRealloc(void *c, void *p, size_t n) { (void)c; return gZlAllocLeft-- > 0 ? realloc(p, n) : NULL; }
-static void zlCapFree(void *c, void *p) { (void)c; free(p); }
+/* Allocation N and every later one fail, for N = 0, 1, 2, ... until a run needs no failure:
+** every run either succeeds or fails with CAIRN_NOMEM, never another error or a crash, and
+** frees all it allocated; compressing and decompressing through the host's allocator (zstd
+** included), with the counting allocator of oom.h. */
 TEST(zl, oom_loop) {
   static uint8_t in[6000], f[8000], out[6000];
   for (size_t i = 0; i < sizeof in; i += 4) cairnPutLE32(in + i, (uint32_t)(i * 7 + (i >> 6) * 1000));
   cairn_host saved = *cairn_host_get(), h = saved;
-  h.xMalloc = zlCapMalloc, h.xRealloc = zlCapRealloc, h.xFree = zlCapFree;
+  oomHooks(&h);
   size_t nf = 0, nd = 0;
   int phase, done = 0;
   for (phase = 0; phase < 2; phase++) {
     for (long fail = 0; fail < 100000; fail++) {
       CHECK_OK(cairn_host_set(&h));
-      gZlAllocLeft = fail;
+      oomArm(OOM_FOREVER, fail);
       int rc = phase == 0 ? cairn_zl_compress_level(CAIRN_ZL_LE_U32, 3, in, sizeof in, f, sizeof f, &nf)
                           : cairn_zl_decompress(f, nf, out, sizeof out, &nd);
+      long nLive = oomLive();
       CHECK_OK(cairn_host_set(&saved));
+      if (nLive != 0) {
+        tfFail(__FILE__, __LINE__, "phase %d, allocation %ld failing: %ld blocks left allocated", phase, fail, nLive);
+        return;
+      }
       if (rc == CAIRN_OK) {
         done++;
         break;
