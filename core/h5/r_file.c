@@ -34,7 +34,6 @@ int h5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat) {
 }
 
 /* ---------------------------------------------------------------- cache */
-static int hostRead(H5File *f, uint64_t abs, void *p, size_t n, size_t *pnRead);
 static int reachSize(H5File *f, uint64_t abs, uint64_t n);
 static void lruUnlink(H5File *f, H5Page *pg) {
   if (pg->pPrev) pg->pPrev->pNext = pg->pNext;
