@@ -111,20 +111,33 @@ static int posixSync(cairn_file *pF) {
 }
 
 /*
+** A slot that keeps one freed block for the next allocation that can use it: one pointer,
+** swapped atomically, so any thread may give back what another took. The relaxed load first
+** skips the locked instruction when there is nothing to take, or something is kept already.
+*/
+static void *slotTake(void **pp) {
+  return __atomic_load_n(pp, __ATOMIC_RELAXED) ? __atomic_exchange_n(pp, NULL, __ATOMIC_ACQUIRE) : NULL;
+}
+static int slotGive(void **pp, void *p) {
+  void *pNull = NULL;
+  return !__atomic_load_n(pp, __ATOMIC_RELAXED) &&
+         __atomic_compare_exchange_n(pp, &pNull, p, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+static void slotDrop(void **pp) { free(__atomic_exchange_n(pp, NULL, __ATOMIC_ACQUIRE)); }
+
+/*
 ** One spare file struct, like the spare block below: a program that opens files one after
 ** another (small HDF5 files, each opened, read and closed) reuses the struct of the last one
 ** instead of a malloc after the open system call and a free after the close, where the
 ** allocator's code and lines are cold (see "System calls and the stack" in the core's
 ** internal.h: each system call here leaves the caches cold). Structs carry room for a path of
 ** POSIX_PATH_CAP bytes, so any of them fits a usual path; longer paths get a block of their
-** own, never kept. The slot is one pointer swapped atomically; cairn_posix_shutdown frees it.
+** own, never kept. cairn_posix_shutdown frees the one kept.
 */
 #define POSIX_PATH_CAP ((size_t)256)
-static PosixFile *gFileSpare;
+static void *gFileSpare;
 static PosixFile *fileTake(size_t nPath) {
-  PosixFile *f = NULL;
-  if (nPath <= POSIX_PATH_CAP && __atomic_load_n(&gFileSpare, __ATOMIC_RELAXED))
-    f = __atomic_exchange_n(&gFileSpare, NULL, __ATOMIC_ACQUIRE);
+  PosixFile *f = nPath <= POSIX_PATH_CAP ? slotTake(&gFileSpare) : NULL;
   if (!f) {
     size_t nCap = nPath > POSIX_PATH_CAP ? nPath : POSIX_PATH_CAP;
     if ((f = malloc(sizeof(*f) + nCap)) != NULL) f->nPathCap = nCap;
@@ -132,12 +145,8 @@ static PosixFile *fileTake(size_t nPath) {
   return f;
 }
 static void fileRelease(PosixFile *f) {
-  PosixFile *pNull = NULL;
-  if (f->nPathCap != POSIX_PATH_CAP || __atomic_load_n(&gFileSpare, __ATOMIC_RELAXED) ||
-      !__atomic_compare_exchange_n(&gFileSpare, &pNull, f, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-    free(f);
+  if (f->nPathCap != POSIX_PATH_CAP || !slotGive(&gFileSpare, f)) free(f);
 }
-static void fileSpareDrop(void) { free(__atomic_exchange_n(&gFileSpare, NULL, __ATOMIC_ACQUIRE)); }
 
 static int posixClose(cairn_file *pF) {
   PosixFile *f = (PosixFile *)pF;
@@ -259,8 +268,8 @@ static void *posixHuge(void *p, size_t n) { (void)n; return p; }
 ** it carves them from the top of the heap and merges them back on free, about 400
 ** instructions a pair. A program that opens small HDF5 files one after another allocates and
 ** frees the reader's handle (19 KiB) once per file; with the spare, that block is reused. The
-** slot is one pointer swapped atomically (any thread may free what another allocated), holds
-** at most 64 KiB, and cairn_posix_shutdown frees it. Blocks are plain malloc memory either way.
+** slot (slotTake/slotGive above) holds at most 64 KiB, and cairn_posix_shutdown frees it.
+** Blocks are plain malloc memory either way.
 */
 #if defined(POSIX_HAVE_THREADS) && defined(__GLIBC__)
 #include <malloc.h>
@@ -268,8 +277,8 @@ static void *posixHuge(void *p, size_t n) { (void)n; return p; }
 #define POSIX_SPARE_MAX ((size_t)64 << 10)
 static void *gSpare;
 static void *spareTake(size_t n) {
-  if (n < POSIX_SPARE_MIN || n > POSIX_SPARE_MAX || !__atomic_load_n(&gSpare, __ATOMIC_RELAXED)) return NULL;
-  void *p = __atomic_exchange_n(&gSpare, NULL, __ATOMIC_ACQUIRE);
+  if (n < POSIX_SPARE_MIN || n > POSIX_SPARE_MAX) return NULL;
+  void *p = slotTake(&gSpare);
   size_t u = p ? *(size_t *)p : 0; /* its usable size, written there by spareGive */
   if (p && (u < n || u > 2 * n)) { /* not this size: freed */
     free(p);
@@ -278,18 +287,17 @@ static void *spareTake(size_t n) {
   return p;
 }
 static int spareGive(void *p) {
+  /* a slot already full: no need to ask glibc the block's size */
   if (!p || __atomic_load_n(&gSpare, __ATOMIC_RELAXED)) return 0;
   size_t u = malloc_usable_size(p);
   if (u < POSIX_SPARE_MIN || u > POSIX_SPARE_MAX) return 0;
   *(size_t *)p = u; /* the block is free: its first bytes tell spareTake its size */
-  void *pNull = NULL;
-  return __atomic_compare_exchange_n(&gSpare, &pNull, p, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+  return slotGive(&gSpare, p);
 }
-static void spareDrop(void) { free(__atomic_exchange_n(&gSpare, NULL, __ATOMIC_ACQUIRE)); }
 #else
 static void *spareTake(size_t n) { (void)n; return NULL; }
 static int spareGive(void *p) { (void)p; return 0; }
-static void spareDrop(void) {}
+static void *gSpare; /* never filled */
 #endif
 static void *posixMalloc(void *c, size_t n) {
   (void)c;
@@ -576,6 +584,6 @@ void cairn_posix_shutdown(void) {
   poolStop();
 #endif
   cairn_host_set(NULL);
-  spareDrop();
-  fileSpareDrop();
+  slotDrop(&gSpare);
+  slotDrop(&gFileSpare);
 }
