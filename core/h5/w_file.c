@@ -654,17 +654,25 @@ int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp) {
 ** become those of a compact group: Link Info without heap, Group Info, one Link message per
 ** link once the header is rewritten. Until then the file keeps using the old storage. */
 static int linkMsgRaw(const cairn_h5_link *l, H5wMsg *m) {
+  /* A user-defined link type (65-255, or a reserved one) carries a value the reader does not
+  ** keep: rewriting it would lose it, so the group is left as it is. */
+  if (l->type != CAIRN_H5_LINK_SOFT && l->type != CAIRN_H5_LINK_EXTERNAL)
+    return cairnErr(CAIRN_UNSUPPORTED, "link '%s' has type %d (user-defined): its group cannot be rewritten", l->zName, l->type);
   size_t nName = strlen(l->zName), nT = strlen(l->zTarget ? l->zTarget : ""), nF = l->zFile ? strlen(l->zFile) : 0;
   size_t nInfo = l->type == CAIRN_H5_LINK_SOFT ? 2 + nT : 2 + 1 + nF + 1 + nT + 1;
-  size_t n = 2 + 1 + (nName < 256 ? 1 : 2) + nName + nInfo;
+  if (nT > 0xffff - 3 || nF > 0xffff - 3 - nT || nName > 0xffffffffu)
+    return cairnErr(CAIRN_RANGE, "link '%.64s': name or target too long for a link message", l->zName);
+  int lenCode = nName < 256 ? 0 : nName < 65536 ? 1 : 2; /* the name's length in 1, 2 or 4 bytes */
+  size_t n = 2 + 1 + ((size_t)1 << lenCode) + nName + nInfo;
   uint8_t *p = cairnMalloc(n);
   if (!p) return cairnErr(CAIRN_NOMEM, "link: out of memory");
   size_t i = 0;
   p[i++] = 1;
-  p[i++] = (uint8_t)(0x08 | (nName < 256 ? 0 : 1));
+  p[i++] = (uint8_t)(0x08 | lenCode);
   p[i++] = (uint8_t)l->type;
-  if (nName < 256) p[i++] = (uint8_t)nName;
-  else cairnPutLE16(p + i, (uint16_t)nName), i += 2;
+  if (lenCode == 0) p[i++] = (uint8_t)nName;
+  else if (lenCode == 1) cairnPutLE16(p + i, (uint16_t)nName), i += 2;
+  else cairnPutLE32(p + i, (uint32_t)nName), i += 4;
   memcpy(p + i, l->zName, nName), i += nName;
   if (l->type == CAIRN_H5_LINK_SOFT) {
     cairnPutLE16(p + i, (uint16_t)nT), i += 2;
