@@ -128,12 +128,26 @@ static int cmdVersion(int argc, char **argv) {
 
 static int cmdHelp(int argc, char **argv);
 int cliH5(int argc, char **argv);
+int cliH5Ls(int argc, char **argv);   /* native/cli_h5.c: argv[0] is "ls" */
+int cliH5Dump(int argc, char **argv); /* native/cli_h5.c: argv[0] is "dump" */
 int cliH5w(int argc, char **argv);
 int cliRepack(int argc, char **argv);
 int cliCompress(int argc, char **argv);   /* native/cli_zl.c */
 int cliDecompress(int argc, char **argv); /* native/cli_zl.c */
 int cliMem(int argc, char **argv);  /* native/cli_mem.c */
 int cliEval(int argc, char **argv); /* native/cli_mem.c */
+
+/* `cairn ls [-r] FILE [PATH]` and `cairn dump [--json] FILE PATH`: the HDF5 reader's ls and dump
+** under the names h5ls and h5dump users know (the same commands as `cairn h5 ls` and `cairn h5
+** dump`). `cairn ls --store S` stays the chunk store's listing, in cli_cas.c's table. */
+static int cmdLsAny(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--store") != 0) continue;
+    for (const CliCommand *c = cliCasCommands; c->zName; c++)
+      if (strcmp(c->zName, "ls") == 0) return c->xRun(argc, argv);
+  }
+  return cliH5Ls(argc, argv);
+}
 
 static const CliCommand aCommand[] = {
   {"hash", cmdHash, "FILE...", "SHA-256 of files (sha256sum format)"},
@@ -142,6 +156,8 @@ static const CliCommand aCommand[] = {
   {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
   {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
   {"h5", cliH5, "ls|info|dump|attrs|dumpall FILE [PATH]", "read HDF5 files (ls -r, info, dump --json)"},
+  {"ls", cmdLsAny, "[-r] FILE [PATH]", "list an HDF5 file's objects, like h5ls (= h5 ls)"},
+  {"dump", cliH5Dump, "[--json] [--sel S] FILE PATH", "print a dataset's values, like h5dump -d (= h5 dump)"},
   {"repack", cliRepack, "[--filter SPEC] [--skip] IN OUT", "rewrite an HDF5 file with cairn's writer (SPEC: zstd:3, shuffle,deflate:6...)"},
   {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, write, attr, softlink, verify, loop"},
   {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)"},

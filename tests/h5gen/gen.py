@@ -120,7 +120,8 @@ def types_file(path, libver):
         tvs.set_size(h5t.VARIABLE)
         tvs.set_cset(h5t.CSET_UTF8)
         dd = h5d.create(f.id, b'str/compact_vlen', tvs, sp, dcpl=dcs)
-        dd.write(h5s.ALL, h5s.ALL, np.array(['x', 'yy', 'zzz'], dtype=object), mtype=tvs)
+        # (numpy's string_dtype: an object array written with mtype=tvs stores pointer bytes, not text)
+        dd.write(h5s.ALL, h5s.ALL, np.array(['x', 'yy', 'zzé'], dtype=h5py.string_dtype()))
         # committed datatype with attributes, used by a dataset
         f['committed/t'] = np.dtype([('a', '<i4'), ('b', '<f8')])
         for i in range(3):

@@ -2,7 +2,8 @@
 # tests/h5gen/run.sh TMPDIR - interop test of cairn's HDF5 reader: gen_c.c (libhdf5 C API) and
 # gen.py (h5py; LZ4 plugin from hdf5-filter-plugin, zstd chunks from the zstd CLI) and
 # gen_wasm.mjs (h5wasm with the HDF Group's zstd/bitshuffle/lz4 plugins, from npm) write a
-# corpus; h5py/h5wasm read every value back, and compare.py checks `cairn h5 dumpall` against it.
+# corpus; h5py/h5wasm read every value back, and compare.py checks `cairn h5 dumpall` against it;
+# `cairn ls -r` must list what h5ls -r lists and `cairn dump` print what h5dump prints.
 # The corpus goes under the build tree and is regenerated when gen.py changes.
 set -eu
 CAIRN=${CAIRN:?set CAIRN to the cairn binary}
@@ -32,13 +33,16 @@ if [ -n "${CAIRN_WASM:-}" ]; then
   echo "WASI build:"
   "$py" "$here/compare.py" "$w" "$out"
 fi
-# h5ls -r and `cairn h5 ls -r` list the same objects
+# h5ls -r and `cairn ls -r` list the same objects (`cairn h5 ls -r` is the same command)
 for f in "$out"/*.h5; do
   a=$(h5ls -r "$f" | awk '$1 != "/" {print $1}' | sort)
-  b=$("$CAIRN" h5 ls -r "$f" | awk '{print $1}' | sort)
+  b=$("$CAIRN" ls -r "$f" | awk '{print $1}' | sort)
   if [ "$a" != "$b" ]; then echo "FAIL h5ls -r differs for $f"; diff <(echo "$a") <(echo "$b") | head; exit 1; fi
+  if [ "$("$CAIRN" h5 ls -r "$f")" != "$("$CAIRN" ls -r "$f")" ]; then echo "FAIL cairn h5 ls -r and cairn ls -r differ for $f"; exit 1; fi
 done
 echo "h5ls -r listings match"
+# `cairn dump` prints the values h5dump prints, for every dataset and attribute h5dump can read
+"$py" "$here/vs_h5dump.py" "$CAIRN" "$out"
 # random hyperslabs (start/stride/count/block) of chunked and contiguous datasets equal numpy's
 "$py" - "$out" "$CAIRN" <<'PY'
 import json, subprocess, sys, h5py, numpy as np
