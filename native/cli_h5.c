@@ -160,7 +160,7 @@ static int printTypeAndValues(cairn_h5_obj *o, int json, const cairn_h5_sel *sel
     fwrite(z, 1, n, stdout);
     cairn_free(z);
   } else if (json) printf("null");
-  printf(json ? "}\n" : "\n");
+  if (rc == CAIRN_OK || json) printf(json ? "}\n" : "\n");
   return rc ? h5Fail(rc) : 0;
 }
 

@@ -372,6 +372,8 @@ int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint
 
 /* ---------------------------------------------------------------- heaps and B-trees */
 int h5GlobalHeapGet(H5File *f, uint64_t coll, uint32_t idx, uint8_t **pp, size_t *pn);
+/* A copy (*pz, cairnFree) of the NUL-terminated string at offset off of the local heap at addr. */
+int h5LocalHeapStr(H5File *f, uint64_t addr, uint64_t off, char **pz);
 
 typedef struct H5FHeap {
   uint64_t addr;
@@ -458,7 +460,7 @@ typedef struct H5Dset {
   H5Pipeline pipeline;
   H5Fill fill;
   uint8_t *pFillOwn; /* fill value bytes owned (from a shared message) */
-  int external; /* raw data in external files (External Data Files message): not read */
+  const H5Msg *pEfl; /* External Data Files message (raw data in other files), or NULL */
   /* verified fixed/extensible array blocks, so chunk after chunk does not reload them: a ring
   ** whose first iIdx entries (all 8 once iIdx reaches 8; it then cycles through 8..15) are set */
   struct { uint64_t addr; size_t n; uint8_t *p; } aIdx[8];

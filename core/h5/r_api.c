@@ -202,7 +202,7 @@ static int loadDataset(cairn_h5_obj *ob) {
   d->pipeline.n = 0;
   memset(&d->fill, 0, sizeof(d->fill));
   d->pFillOwn = NULL;
-  d->external = 0;
+  d->pEfl = NULL;
   d->iIdx = 0;
   /* the first message of each type wanted, in one pass over the header */
   const H5Msg *aFirst[12] = {0};
@@ -232,7 +232,7 @@ static int loadDataset(cairn_h5_obj *ob) {
   int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
   cairnFree(own);
   if (rc) return rc;
-  d->external = aFirst[0x07] != NULL;
+  d->pEfl = aFirst[0x07];
   m = aFirst[0x08];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no layout", ob->zPath); /* objKind saw one */
   CAIRN_TRY(h5LayoutDecode(f, m->p, m->size, m->addr, &d->space, &d->layout));
@@ -794,7 +794,7 @@ int cairn_h5_raw_extent(cairn_h5_obj *o, cairn_h5_mtype m, uint64_t *pOff, uint6
   const H5Layout *l = &d->layout;
   const H5Type *t = d->pType, *b = t->cls == H5T_ENUM ? t->pBase : t;
   size_t ms = cairn_h5_mtype_size(m);
-  if (ms == 0 || d->external || d->space.kind != CAIRN_H5_SIMPLE || l->cls != CAIRN_H5_CONTIGUOUS || l->addr == H5_UNDEF) return CAIRN_NOTFOUND;
+  if (ms == 0 || d->pEfl || d->space.kind != CAIRN_H5_SIMPLE || l->cls != CAIRN_H5_CONTIGUOUS || l->addr == H5_UNDEF) return CAIRN_NOTFOUND;
   if (!b || b->bigEndian || b->bitOffset || b->size != ms || (b->precision && b->precision != 8 * b->size)) return CAIRN_NOTFOUND;
   int isFloatM = m == CAIRN_H5_F32 || m == CAIRN_H5_F64;
   if (b->cls == H5T_FLOAT) {

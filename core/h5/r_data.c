@@ -70,20 +70,29 @@ static int geoInit(Geo *g, const H5Space *s, const H5Sel *sel, size_t es, const 
 ** either a buffer (src, C order over dim) or, with src NULL and fileAddr set, bytes in the
 ** file read run by run; with both NULL the fill value is written.
 */
+typedef struct Ext Ext;
 typedef struct Block {
   const uint64_t *org, *dim;
   const uint8_t *src;
   uint64_t fileAddr; /* H5_UNDEF if none */
+  Ext *ext;          /* with fileAddr 0: the bytes are in external files, not in the file */
   const uint8_t *pFill;
   size_t nFill;
 } Block;
+static int extRead(Ext *x, uint64_t off, uint8_t *dst, size_t n);
+
+/* n bytes at offset s of a block kept in the file (or in external files). */
+static inline int blockRead(H5File *f, const Block *b, uint64_t s, uint8_t *dst, size_t n) {
+  if (b->ext) return extRead(b->ext, s, dst, n);
+  return h5ReadRaw(f, b->fileAddr + s, dst, n);
+}
 
 static int scatter(H5File *f, const Geo *g, const Block *b, uint8_t *out) {
   uint32_t r = g->rank;
   size_t es = g->es;
   if (r == 0) {
     if (b->src) memcpy(out, b->src, es);
-    else if (b->fileAddr != H5_UNDEF) return h5ReadRaw(f, b->fileAddr, out, es);
+    else if (b->fileAddr != H5_UNDEF) return blockRead(f, b, 0, out, es);
     else if (b->pFill) memcpy(out, b->pFill, es);
     else memset(out, 0, es);
     return CAIRN_OK;
@@ -118,7 +127,7 @@ static int scatter(H5File *f, const Geo *g, const Block *b, uint8_t *out) {
       uint8_t *dst = out + oOff + k * es;
       uint64_t s = sOff + (geoCoord(g, L, k) - b->org[L]) * es;
       if (b->src) memcpy(dst, b->src + s, n);
-      else if (b->fileAddr != H5_UNDEF) CAIRN_TRY(h5ReadRaw(f, b->fileAddr + s, dst, n));
+      else if (b->fileAddr != H5_UNDEF) CAIRN_TRY(blockRead(f, b, s, dst, n));
       else if (b->pFill && b->nFill == es) {
         for (size_t q = 0; q < n; q += es) memcpy(dst + q, b->pFill, es);
       } else memset(dst, 0, n);
@@ -525,6 +534,7 @@ static int readOneChunk(ReadCtx *x, Job *jb) {
   b.dim = d->layout.aChunk;
   b.src = NULL;
   b.fileAddr = H5_UNDEF;
+  b.ext = NULL;
   b.pFill = d->fill.defined ? d->fill.p : NULL;
   b.nFill = d->fill.defined ? d->fill.size : 0;
   if (jb->addr == H5_UNDEF) return scatter(d->f, x->g, &b, x->out);
@@ -662,13 +672,128 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
   return rc;
 }
 
+/* ---------------------------------------------------------------- external raw data
+** A contiguous dataset may keep its bytes in other files (External Data Files message): slots
+** of (name in a local heap, offset in that file, size), whose concatenation is the dataset's
+** storage; the last slot's size may be unlimited. Each file is opened through the host,
+** read-only, by the name as written: a relative name is resolved by the host, from its working
+** directory, as libhdf5 does by default. Bytes past the end of an external file read as zeros
+** (libhdf5 reads them so); bytes past the last slot are an error. One file is open at a time,
+** for the length of one read. */
+typedef struct ExtSlot {
+  uint64_t nameOff, off, size; /* size UINT64_MAX: to the end of the file and beyond */
+} ExtSlot;
+struct Ext {
+  H5Dset *d;
+  uint64_t heap;
+  ExtSlot *a;
+  uint32_t n;
+  uint32_t iOpen; /* the slot whose file is open (when pOpen) */
+  cairn_file *pOpen;
+  char *zOpen;
+};
+
+static int extLoad(H5Dset *d, Ext *x) {
+  H5File *f = d->f;
+  const uint8_t *q;
+  size_t nq;
+  uint64_t qa;
+  uint8_t *own;
+  memset(x, 0, sizeof(*x));
+  x->d = d;
+  CAIRN_TRY(h5MsgResolve(f, d->pEfl, &q, &nq, &qa, &own));
+  H5Cur c;
+  h5Cur(&c, q, nq, qa);
+  uint8_t ver = h5U8(&c);
+  h5U(&c, 3);
+  uint32_t nAlloc = (uint32_t)h5U(&c, 2), nUsed = (uint32_t)h5U(&c, 2);
+  x->heap = h5Addr(f, &c);
+  int rc = CAIRN_OK;
+  size_t slot = 3 * (size_t)f->sl;
+  if (c.bad || ver != 1 || nUsed == 0 || nUsed > nAlloc || !h5Has(&c, nUsed * slot))
+    rc = cairnErr(CAIRN_CORRUPT, "hdf5: bad external data files message (version %u, %u of %u slots) of %s at offset %llu", ver, nUsed,
+                  nAlloc, d->zPath, (unsigned long long)qa);
+  else if (!(x->a = cairnMalloc(nUsed * sizeof(ExtSlot))))
+    rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  else {
+    uint64_t unlimited = f->sl >= 8 ? UINT64_MAX : ((uint64_t)1 << (8 * f->sl)) - 1;
+    for (uint32_t i = 0; i < nUsed; i++) {
+      x->a[i].nameOff = h5U(&c, f->sl);
+      x->a[i].off = h5U(&c, f->sl);
+      x->a[i].size = h5U(&c, f->sl);
+      if (x->a[i].size == unlimited) x->a[i].size = UINT64_MAX;
+      if (x->a[i].size == UINT64_MAX && i + 1 < nUsed)
+        rc = cairnErr(CAIRN_CORRUPT, "hdf5: external file %u of %u of %s has unlimited size but is not the last", i + 1, nUsed, d->zPath);
+    }
+    x->n = nUsed;
+  }
+  cairnFree(own);
+  return rc;
+}
+
+static void extClose(Ext *x) {
+  cairn_file_close(x->pOpen);
+  cairnFree(x->zOpen);
+  cairnFree(x->a);
+}
+
+static int extRead(Ext *x, uint64_t off, uint8_t *dst, size_t n) {
+  uint64_t start = 0, want = off;
+  size_t nWant = n;
+  for (uint32_t i = 0; i < x->n && n > 0; i++) {
+    const ExtSlot *s = &x->a[i];
+    uint64_t end;
+    if (s->size == UINT64_MAX || cairnAddOverflow64(start, s->size, &end)) end = UINT64_MAX;
+    if (off < end) {
+      uint64_t skip = off - start, at;
+      size_t k = (size_t)CAIRN_MIN((uint64_t)n, end - off), got = 0;
+      if (cairnAddOverflow64(s->off, skip, &at))
+        return cairnErr(CAIRN_CORRUPT, "hdf5: external file %u of %s: offset overflows", i + 1, x->d->zPath);
+      if (!x->pOpen || x->iOpen != i) {
+        cairn_file_close(x->pOpen);
+        x->pOpen = NULL;
+        cairnFree(x->zOpen);
+        CAIRN_TRY(h5LocalHeapStr(x->d->f, x->heap, s->nameOff, &x->zOpen));
+        int rc = cairn_open(x->zOpen, CAIRN_OPEN_READONLY, &x->pOpen);
+        if (rc) return cairnErr(rc, "hdf5: %s keeps its data in external file '%s', which cannot be opened: %s", x->d->zPath, x->zOpen, cairn_errmsg());
+        x->iOpen = i;
+      }
+      int rc = cairn_file_read(x->pOpen, dst, k, at, &got);
+      if (rc) return cairnErr(rc, "hdf5: %s: reading external file '%s': %s", x->d->zPath, x->zOpen, cairn_errmsg());
+      if (got < k) memset(dst + got, 0, k - got); /* past its end: zeros */
+      dst += k;
+      off += k;
+      n -= k;
+    }
+    start = end;
+    if (end == UINT64_MAX) break;
+  }
+  if (n > 0)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: %s needs bytes %llu..%llu but its %u external files hold %llu", x->d->zPath, (unsigned long long)want,
+                    (unsigned long long)(want + nWant), x->n, (unsigned long long)start);
+  return CAIRN_OK;
+}
+
+/* The selected elements of a dataset kept in external files. */
+static int extScatter(H5Dset *d, const Geo *g, Block *b, uint8_t *out, uint64_t full) {
+  Ext x;
+  int rc = extLoad(d, &x);
+  if (rc == CAIRN_OK) {
+    b->ext = &x;
+    b->fileAddr = 0;
+    if (g->nSel == d->space.nElem && full <= SIZE_MAX) rc = extRead(&x, 0, out, (size_t)full); /* all of it, in order */
+    else rc = scatter(d->f, g, b, out);
+  }
+  extClose(&x);
+  return rc;
+}
+
 int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
   size_t es = d->pType->size;
   if (d->space.kind == CAIRN_H5_NULL) return CAIRN_OK;
-  if (d->external) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s keeps its data in external files (not read)", d->zPath);
   const H5Layout *l = &d->layout;
   uint64_t full;
-  if (!sel && l->cls == CAIRN_H5_CONTIGUOUS && l->addr != H5_UNDEF) {
+  if (!sel && l->cls == CAIRN_H5_CONTIGUOUS && l->addr != H5_UNDEF && !d->pEfl) {
     /* All of a contiguous dataset (the usual small read): one read, no selection geometry to
     ** set up (zeroing it cost more than the rest of the read). Same checks as below. */
     if (cairnMulOverflow64(d->space.nElem, es, &full) || full > nOut)
@@ -696,6 +821,7 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
   b.dim = d->space.aDim;
   b.src = NULL;
   b.fileAddr = H5_UNDEF;
+  b.ext = NULL;
   b.pFill = d->fill.defined ? d->fill.p : NULL;
   b.nFill = d->fill.defined ? d->fill.size : 0;
   switch (l->cls) {
@@ -707,7 +833,8 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
       }
       break;
     case CAIRN_H5_CONTIGUOUS:
-      if (l->addr == H5_UNDEF) rc = scatter(d->f, &g, &b, out); /* never written: fill */
+      if (d->pEfl) rc = full == UINT64_MAX ? cairnErr(CAIRN_RANGE, "hdf5: %s is too large", d->zPath) : extScatter(d, &g, &b, out, full);
+      else if (l->addr == H5_UNDEF) rc = scatter(d->f, &g, &b, out); /* never written: fill */
       else if (l->size != UINT64_MAX && l->size < full)
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
       else if (g.nSel == d->space.nElem)

@@ -919,3 +919,15 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
   *pn = d.nAttr;
   return CAIRN_OK;
 }
+
+int h5LocalHeapStr(H5File *f, uint64_t addr, uint64_t off, char **pz) {
+  LHeap h;
+  const char *z;
+  size_t n;
+  *pz = NULL;
+  CAIRN_TRY(lheapLoad(f, addr, &h));
+  int rc = lheapStr(&h, off, &z, &n);
+  if (rc == CAIRN_OK && !(*pz = dupN(z, n))) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+  lheapFree(&h);
+  return rc;
+}

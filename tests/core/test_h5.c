@@ -643,6 +643,118 @@ static void oomLoop(const unsigned char *p, size_t n) {
   cairn_host_set(&saved);
   CHECK(nRuns > 20);
 }
+/*
+** Raw data in external files (h5_ext_earliest, from mkembed.py): /x is 30 little-endian i32,
+** x[i] = i*i - 100, over three slots: 40 bytes at 16 of ext_a.raw, 48 at 0 of ext_b.raw, 32 at
+** 100 of ext_a.raw. The test's host serves the two raw files from memory through xOpen; bytes
+** outside the slots are 0xEE, so a wrong offset shows.
+*/
+static uint8_t gExtA[132], gExtB[48];
+static size_t gnExtA, gnExtB; /* served sizes (shorter: a truncated file); 0: the file is missing */
+static int gnExtOpen;
+static int extOpen(void *pCtx, const char *zPath, int flags, cairn_file **pp) {
+  (void)pCtx;
+  gnExtOpen++;
+  if (flags != CAIRN_OPEN_READONLY) return CAIRN_MISUSE;
+  if (strcmp(zPath, "ext_a.raw") == 0 && gnExtA) return cairn_memfile_open(gExtA, gnExtA, pp);
+  if (strcmp(zPath, "ext_b.raw") == 0 && gnExtB) return cairn_memfile_open(gExtB, gnExtB, pp);
+  return cairnErr(CAIRN_NOTFOUND, "cannot open %s: no such file", zPath);
+}
+static void extFiles(void) {
+  uint8_t x[120];
+  for (int i = 0; i < 30; i++) {
+    uint32_t v = (uint32_t)(i * i - 100);
+    for (int b = 0; b < 4; b++) x[4 * i + b] = (uint8_t)(v >> (8 * b));
+  }
+  memset(gExtA, 0xEE, sizeof gExtA);
+  memcpy(gExtA + 16, x, 40);
+  memcpy(gExtB, x + 40, 48);
+  memcpy(gExtA + 100, x + 88, 32);
+  gnExtA = sizeof gExtA;
+  gnExtB = sizeof gExtB;
+}
+/* Read /x of the file p (whole, as i32) with the host in force: the status, values in out. */
+static int extReadAll(const unsigned char *p, size_t n, int32_t *out) {
+  cairn_h5 *h = openMem(p, n);
+  cairn_h5_obj *d;
+  if (!h) return CAIRN_MISUSE; /* the header is intact in every case: no caller expects this */
+  int rc = cairn_h5_get(h, "/x", &d);
+  if (rc == CAIRN_OK) {
+    rc = cairn_h5_read(d, NULL, CAIRN_H5_I32, out, 30 * sizeof(int32_t));
+    cairn_h5_obj_close(d);
+  }
+  cairn_h5_close(h);
+  return rc;
+}
+/* The offset of the external data files message's first slot (name, offset 16, size 40). */
+static size_t extSlot0(const unsigned char *p, size_t n) {
+  static const uint8_t pat[16] = {16, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0, 0, 0, 0, 0, 0};
+  for (size_t i = 8; i + 16 <= n; i++)
+    if (memcmp(p + i, pat, 16) == 0) return i - 8;
+  return 0;
+}
+TEST(h5, external_raw_data) {
+  cairn_host saved = *cairn_host_get(), hst = saved;
+  hst.xOpen = extOpen;
+  CHECK_OK(cairn_host_set(&hst));
+  extFiles();
+  int32_t v[30];
+  /* whole, in order */
+  CHECK_OK(extReadAll(h5_ext_earliest, sizeof h5_ext_earliest, v));
+  for (int i = 0; i < 30; i++) CHECK_EQ(v[i], i * i - 100);
+  /* a hyperslab across all three slots, converted to double */
+  cairn_h5 *h = openMem(h5_ext_earliest, sizeof h5_ext_earliest);
+  cairn_h5_obj *d;
+  CHECK_OK(cairn_h5_get(h, "/x", &d));
+  cairn_h5_sel sel = {1, {3}, {4}, {7}, {2}}; /* 3,4, 7,8, ..., 27,28 */
+  double w[14];
+  CHECK_OK(cairn_h5_read(d, &sel, CAIRN_H5_F64, w, sizeof w));
+  for (int k = 0; k < 14; k++) {
+    int i = 3 + 4 * (k / 2) + k % 2;
+    CHECK(w[k] == (double)(i * i - 100));
+  }
+  cairn_h5_obj_close(d);
+  cairn_h5_close(h);
+  /* ext_a.raw cut short inside the last slot: the bytes past its end read as zeros */
+  gnExtA = 116;
+  CHECK_OK(extReadAll(h5_ext_earliest, sizeof h5_ext_earliest, v));
+  for (int i = 0; i < 30; i++) CHECK_EQ(v[i], i < 26 ? i * i - 100 : 0);
+  /* ext_b.raw missing: an error naming the dataset and the file */
+  extFiles();
+  gnExtB = 0;
+  CHECK_EQ(CAIRN_PRIMARY(extReadAll(h5_ext_earliest, sizeof h5_ext_earliest, v)), CAIRN_NOTFOUND);
+  CHECK(strstr(cairn_errmsg(), "/x keeps its data in external file 'ext_b.raw', which cannot be opened") != NULL);
+  /* damaged messages: slots holding less than the data, a bad version, more slots used than
+  ** allocated, an unlimited slot before the last */
+  extFiles();
+  size_t s0 = extSlot0(h5_ext_earliest, sizeof h5_ext_earliest);
+  CHECK(s0 >= 16);
+  uint8_t *c = cairn_malloc(sizeof h5_ext_earliest);
+  memcpy(c, h5_ext_earliest, sizeof h5_ext_earliest);
+  c[s0 + 2 * 24 + 16] = 16; /* third slot: 16 bytes instead of 32 */
+  CHECK_EQ(extReadAll(c, sizeof h5_ext_earliest, v), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "/x needs bytes 0..120 but its 3 external files hold 104") != NULL);
+  memcpy(c, h5_ext_earliest, sizeof h5_ext_earliest);
+  c[s0 - 16] = 2;
+  CHECK_EQ(extReadAll(c, sizeof h5_ext_earliest, v), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "bad external data files message (version 2") != NULL);
+  memcpy(c, h5_ext_earliest, sizeof h5_ext_earliest);
+  c[s0 - 16 + 6] = 9, c[s0 - 16 + 7] = 1; /* 265 slots used */
+  CHECK_EQ(extReadAll(c, sizeof h5_ext_earliest, v), CAIRN_CORRUPT);
+  memcpy(c, h5_ext_earliest, sizeof h5_ext_earliest);
+  memset(c + s0 + 16, 0xff, 8); /* the first slot unlimited */
+  CHECK_EQ(extReadAll(c, sizeof h5_ext_earliest, v), CAIRN_CORRUPT);
+  CHECK(strstr(cairn_errmsg(), "external file 1 of 3 of /x has unlimited size but is not the last") != NULL);
+  cairn_free(c);
+  /* a host that cannot open files by name */
+  hst.xOpen = NULL;
+  CHECK_OK(cairn_host_set(&hst));
+  CHECK(extReadAll(h5_ext_earliest, sizeof h5_ext_earliest, v) != CAIRN_OK);
+  CHECK(strstr(cairn_errmsg(), "external file 'ext_a.raw'") != NULL);
+  cairn_host_set(&saved);
+  CHECK(gnExtOpen >= 6);
+}
+
 TEST(h5, oom_loop) {
   oomLoop(h5_tiny_earliest, sizeof h5_tiny_earliest);
   oomLoop(h5_tiny_latest, sizeof h5_tiny_latest);

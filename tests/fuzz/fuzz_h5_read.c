@@ -4,7 +4,8 @@
 ** tests/fuzz/fuzz_h5_read.c - the whole HDF5 read path on a memory file: open, walk every
 ** group (links, info, attributes as JSON), read every dataset (JSON, a numeric conversion and
 ** a strided hyperslab). Allocations above 64 MiB fail (as an embedder's cap would), so a
-** corrupted size can only produce CAIRN_NOMEM/CAIRN_LIMIT, never a huge allocation.
+** corrupted size can only produce CAIRN_NOMEM/CAIRN_LIMIT, never a huge allocation. Every
+** external raw data file name opens one small memory file.
 ** Corpus: tests/fuzz/corpus/h5_read/ (tiny h5py files, see tests/h5gen/mkcorpus.py).
 */
 #include <stdlib.h>
@@ -73,8 +74,25 @@ static void walk(cairn_h5 *h, const char *zPath, int depth) {
   cairn_h5_obj_close(o);
 }
 
+/* External raw data files: any name opens (read-only) a 200-byte memory file, so the slot
+** arithmetic of a fuzzed External Data Files message is exercised, not just its "cannot open". */
+static int anyOpen(void *pCtx, const char *zPath, int flags, cairn_file **pp) {
+  static uint8_t a[200];
+  (void)pCtx, (void)zPath;
+  if (flags != CAIRN_OPEN_READONLY) return CAIRN_UNSUPPORTED;
+  for (size_t i = 0; i < sizeof a; i++) a[i] = (uint8_t)(i * 7);
+  return cairn_memfile_open(a, sizeof a, pp);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static int init;
   fuzzCapAllocations();
+  if (!init) {
+    cairn_host hst = *cairn_host_get();
+    hst.xOpen = anyOpen;
+    cairn_host_set(&hst);
+    init = 1;
+  }
   cairn_file *f;
   cairn_h5 *h;
   if (cairn_memfile_open(data, size, &f)) return 0;

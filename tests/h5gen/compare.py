@@ -3,15 +3,18 @@
 # corpus gen.py wrote and compares each dataset and attribute value with what h5py/libhdf5
 # read (DIR/expected.jsonl). Floats compare to the precision of their type; errors must name
 # the expected cause. Exits 1 on any mismatch.
-import json, math, subprocess, sys
+import json, math, os, subprocess, sys
 from collections import defaultdict
 
-cairn, d = sys.argv[1], sys.argv[2]
+cairn, d = sys.argv[1], os.path.abspath(sys.argv[2])
+if '/' in cairn:
+    cairn = os.path.abspath(cairn)
 expected = [json.loads(l) for l in open(f'{d}/expected.jsonl')]
 files = sorted({e['file'] for e in expected})
 ours = {}
 for name in files:
-    r = subprocess.run([cairn, 'h5', 'dumpall', f'{d}/{name}'], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # in DIR, where external raw data files are found (as libhdf5 found them, from its working directory)
+    r = subprocess.run([cairn, 'h5', 'dumpall', f'{d}/{name}'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=d)
     if r.returncode != 0:
         print(f'FAIL {name}: cairn exited {r.returncode}: {r.stderr.decode()[:300]}')
     for line in r.stdout.decode('utf-8', 'surrogateescape').splitlines():

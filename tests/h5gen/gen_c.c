@@ -197,10 +197,28 @@ int main(int argc, char **argv) {
     CK(H5Dwrite(ds, H5T_NATIVE_B8, H5S_ALL, H5S_ALL, H5P_DEFAULT, b8));
     H5Dclose(ds);
     H5Sclose(sp);
-    /* raw data in an external file: reported, not read */
+    /* raw data in an external file (names relative to the working directory: run in OUTDIR) */
     hid_t dcx = H5Pcreate(H5P_DATASET_CREATE);
     CK(H5Pset_external(dcx, "c_sb2_external.raw", 0, 40));
     writeInts(f, "external", H5T_STD_I32LE, 10, 1, dcx);
+    H5Pclose(dcx);
+    /* 6x5 i32 (120 bytes) over three segments of two files: 40 bytes at 16 of a, 48 at 0 of
+    ** b, the rest at 100 of a (unlimited size) */
+    dcx = H5Pcreate(H5P_DATASET_CREATE);
+    CK(H5Pset_external(dcx, "c_ext_a.raw", 16, 40));
+    CK(H5Pset_external(dcx, "c_ext_b.raw", 0, 48));
+    CK(H5Pset_external(dcx, "c_ext_a.raw", 100, H5F_UNLIMITED));
+    {
+      hsize_t d2[2] = {6, 5};
+      hid_t sp2 = H5Screate_simple(2, d2, NULL);
+      hid_t dx = H5Dcreate2(f, "external_multi", H5T_STD_I32BE, sp2, H5P_DEFAULT, dcx, H5P_DEFAULT);
+      CK(dx);
+      int v[30];
+      for (int i = 0; i < 30; i++) v[i] = i * i - 100;
+      CK(H5Dwrite(dx, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+      H5Dclose(dx);
+      H5Sclose(sp2);
+    }
     H5Pclose(dcx);
     H5Fclose(f);
     H5Pclose(fapl);

@@ -7,8 +7,9 @@
 # The corpus goes under the build tree and is regenerated when gen.py changes.
 set -eu
 CAIRN=${CAIRN:?set CAIRN to the cairn binary}
+[[ "$CAIRN" == */* && "$CAIRN" != /* ]] && CAIRN=$PWD/$CAIRN # the checks below run in the corpus dir
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?tmp dir}/h5gen
+out=$(realpath -m "${1:?tmp dir}/h5gen")
 py=/usr/bin/python3 # Debian's python3, which has python3-h5py
 export HDF5_PLUGIN_PATH=${HDF5_PLUGIN_PATH:-/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins}
 if [ ! -f "$out/expected.jsonl" ] || [ "$here/gen.py" -nt "$out/expected.jsonl" ] || [ "$here/gen_c.c" -nt "$out/expected.jsonl" ] || [ "$here/gen_wasm.mjs" -nt "$out/expected.jsonl" ] || [ "$here/netcdf4.cdl" -nt "$out/expected.jsonl" ]; then
@@ -45,12 +46,13 @@ echo "h5ls -r listings match"
 "$py" "$here/vs_h5dump.py" "$CAIRN" "$out"
 # random hyperslabs (start/stride/count/block) of chunked and contiguous datasets equal numpy's
 "$py" - "$out" "$CAIRN" <<'PY'
-import json, subprocess, sys, h5py, numpy as np
+import json, os, subprocess, sys, h5py, numpy as np
 out, cairn = sys.argv[1], sys.argv[2]
+os.chdir(out)  # both find external raw data files here
 rng = np.random.default_rng(5)
 n = 0
 for fn, paths in (('layouts_latest.h5', ['/contig', '/contig_big', '/chunk_fixed', '/chunk_ext1', '/chunk_bt2', '/sparse', '/cube', '/f_all', '/chunk_implicit']),
-                  ('layouts_earliest.h5', ['/cube', '/chunk_fixed', '/sparse'])):
+                  ('layouts_earliest.h5', ['/cube', '/chunk_fixed', '/sparse']), ('c_sb2.h5', ['/external_multi'])):
     with h5py.File(f'{out}/{fn}', 'r') as f:
         for p in paths:
             a = f[p][()]

@@ -6,6 +6,7 @@
 set -u
 CAIRN=${1:?cairn}; C=${2:?corpus dir}; t=${3:?tmp}/h5w-repack; PY=${PYTHON:-/usr/bin/python3}
 rm -rf "$t" && mkdir -p "$t"
+t=$(realpath "$t"); [[ "$CAIRN" == */* ]] && CAIRN=$(realpath "$CAIRN") # some steps run elsewhere
 fail=0
 "$PY" - "$t" <<'PYEOF' || exit 1
 import sys, h5py, numpy as np
@@ -60,7 +61,8 @@ for d in /c0 /c1 /c4 /ext /long; do check "$C/h5w_chunked.h5" "$t/chunked.back.h
 # layout and chunk index, every datatype): every file repacks with no h5diff difference, except
 # the known limits, which must fail with a clear message: object references (the writer moves
 # objects on every commit, so it writes no references), the n-bit filter (the reader has none),
-# the corpus's deliberately unknown filter 31999, and external raw storage (data in other files).
+# and the corpus's deliberately unknown filter 31999. Raw data in external files is read and
+# written into the new file; like libhdf5, cairn finds those files from the working directory.
 g="$t/h5gen"; mkdir -p "$g"
 here=$(cd "$(dirname "$0")/.." && pwd)
 if cc -O1 -o "$g/gen_c" "$here/h5gen/gen_c.c" $(pkg-config --cflags --libs hdf5) 2>/dev/null && (cd "$g" && ./gen_c "$g") >/dev/null &&
@@ -68,9 +70,9 @@ if cc -O1 -o "$g/gen_c" "$here/h5gen/gen_c.c" $(pkg-config --cflags --libs hdf5)
   nOk=0 nLimit=0
   for f in "$g"/*.h5; do
     b=$(basename "$f" .h5)
-    if "$CAIRN" repack "$f" "$t/g_$b.h5" 2>"$t/err"; then
-      if h5diff "$f" "$t/g_$b.h5" >"$t/diff.txt" 2>&1; then nOk=$((nOk+1)); else echo "FAIL h5diff h5gen/$b"; head -5 "$t/diff.txt"; fail=1; fi
-    elif grep -qE '"class":"reference"|unsupported filter 5 \(nbit\)|unsupported filter 31999 \(unknown\)|keeps its data in external files' "$t/err"; then
+    if (cd "$g" && "$CAIRN" repack "$f" "$t/g_$b.h5") 2>"$t/err"; then
+      if (cd "$g" && h5diff "$f" "$t/g_$b.h5") >"$t/diff.txt" 2>&1; then nOk=$((nOk+1)); else echo "FAIL h5diff h5gen/$b"; head -5 "$t/diff.txt"; fail=1; fi
+    elif grep -qE '"class":"reference"|unsupported filter 5 \(nbit\)|unsupported filter 31999 \(unknown\)' "$t/err"; then
       nLimit=$((nLimit+1))
       # --skip leaves those out and copies the rest: every dataset both files have is equal
       if "$CAIRN" repack --skip "$f" "$t/s_$b.h5" 2>"$t/err2" && grep -q "left out" "$t/err2"; then
@@ -98,7 +100,7 @@ PYEOF
       else echo "FAIL repack --skip h5gen/$b: $(cat "$t/err2")"; fail=1; fi
     else echo "FAIL repack h5gen/$b: $(cat "$t/err")"; fail=1; fi
   done
-  echo "ok   repack of the reader's corpus: $nOk files without h5diff difference, $nLimit refused clearly (object references incl. dimension scales, n-bit, unknown filter, external storage) and copied without those parts with --skip"
+  echo "ok   repack of the reader's corpus: $nOk files without h5diff difference, $nLimit refused clearly (object references incl. dimension scales, n-bit, unknown filter) and copied without those parts with --skip"
   # editing libhdf5 files with shared object header messages (SOHM tables in a superblock
   # extension) and superblock v1/v2: every original object dumps the same, the new ones read back
   for b in c_sohm_list c_sohm_btree c_sb2 c_committed; do
