@@ -162,6 +162,7 @@ typedef struct H5File {
   size_t nAddrPath;
   /* reader speed: fileSize is exact once sizeKnown, a lower bound before (see h5Reach) */
   uint8_t sizeKnown;
+  uint8_t noExternal; /* CAIRN_H5_NO_EXTERNAL: raw data in external files is refused */
   uint32_t nPage; /* pages in the metadata cache */
   /* allocated with the handle (cairn_h5_open): the memory of the first read's run
   ** (H5_FIRST_RUN bytes at pFirstRun) and the first hash slots (aSlot0, below), so an open of a

@@ -76,6 +76,7 @@ static inline __attribute__((always_inline)) int h5Open(cairn_file *pFile, unsig
   }
   h->own = (flags & CAIRN_H5_OWN_FILE) != 0;
   H5File *f = &h->f;
+  f->noExternal = (flags & CAIRN_H5_NO_EXTERNAL) != 0;
   f->pFile = pFile;
   f->gcolAddr = H5_UNDEF;
   f->pageBits = 12;

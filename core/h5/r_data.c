@@ -701,6 +701,8 @@ static int extLoad(H5Dset *d, Ext *x) {
   uint8_t *own;
   memset(x, 0, sizeof(*x));
   x->d = d;
+  if (f->noExternal)
+    return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s keeps its data in external files, which this handle does not open (CAIRN_H5_NO_EXTERNAL)", d->zPath);
   CAIRN_TRY(h5MsgResolve(f, d->pEfl, &q, &nq, &qa, &own));
   H5Cur c;
   h5Cur(&c, q, nq, qa);

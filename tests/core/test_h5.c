@@ -746,6 +746,17 @@ TEST(h5, external_raw_data) {
   CHECK_EQ(extReadAll(c, sizeof h5_ext_earliest, v), CAIRN_CORRUPT);
   CHECK(strstr(cairn_errmsg(), "external file 1 of 3 of /x has unlimited size but is not the last") != NULL);
   cairn_free(c);
+  /* CAIRN_H5_NO_EXTERNAL: refused before any file is opened */
+  int nOpen = gnExtOpen;
+  cairn_file *mf;
+  CHECK_OK(cairn_memfile_open(h5_ext_earliest, sizeof h5_ext_earliest, &mf));
+  CHECK_OK(cairn_h5_open(mf, CAIRN_H5_OWN_FILE | CAIRN_H5_NO_EXTERNAL, &h));
+  CHECK_OK(cairn_h5_get(h, "/x", &d));
+  CHECK_EQ(cairn_h5_read(d, NULL, CAIRN_H5_I32, v, sizeof v), CAIRN_UNSUPPORTED);
+  CHECK(strstr(cairn_errmsg(), "/x keeps its data in external files, which this handle does not open") != NULL);
+  CHECK_EQ(gnExtOpen, nOpen);
+  cairn_h5_obj_close(d);
+  cairn_h5_close(h);
   /* a host that cannot open files by name */
   hst.xOpen = NULL;
   CHECK_OK(cairn_host_set(&hst));

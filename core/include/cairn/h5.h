@@ -153,8 +153,14 @@ typedef struct cairn_h5_sel {
 } cairn_h5_sel;
 
 /* Open an HDF5 file on f (f stays owned by the caller unless CAIRN_H5_OWN_FILE: then
-** cairn_h5_close closes it, also when the open fails). */
+** cairn_h5_close closes it, also when the open fails).
+** Raw data in external files (a dataset whose bytes live in other files, named in the file) is
+** read, like libhdf5 reads it: each file is opened read-only through the host's xOpen by the
+** name the file holds (a relative name resolved by the host: POSIX, from the working directory).
+** A server reading untrusted files that must not open other files by name passes
+** CAIRN_H5_NO_EXTERNAL: such datasets then fail with CAIRN_UNSUPPORTED. */
 #define CAIRN_H5_OWN_FILE 0x1
+#define CAIRN_H5_NO_EXTERNAL 0x2
 int cairn_h5_open(cairn_file *f, unsigned flags, cairn_h5 **pp);
 /* Open by name through the host. */
 int cairn_h5_open_path(const char *zPath, cairn_h5 **pp);
