@@ -234,6 +234,50 @@ done:
 }
 
 /* Streaming: feeding a buffer in pieces (eof only at the end) gives the same cuts. */
+/* All the data fed without its end, then the end alone: the cuts must still be the reference's.
+** The reference never tests the last byte of an odd remainder, so a cut there is one only if
+** more data follows; the first call cannot know, and must leave that chunk for the second. */
+TEST(fastcdc, prepare_unfinished_tail) {
+  cairn_fastcdc_params p = {64, 64, 256, 1, 0};
+  uint8_t a[1600];
+  uint64_t aEnd[64];
+  int nTailWaits = 0;
+  for (uint64_t seed = 1; seed <= 3000; seed++) {
+    size_t n = 200 + (size_t)(seed * 2654435761u % 1400);
+    tfFillRandom(a, n, seed);
+    size_t nRef = refChunks(&p, a, n, 1, aEnd, 64);
+    cairn_chunk *ak;
+    size_t nk, nUsed, k = 0;
+    CHECK_OK(cairn_fastcdc_prepare(&p, a, n, 0, &ak, &nk, &nUsed));
+    for (size_t i = 0; i < nk; i++, k++) {
+      CHECK(k < nRef);
+      CHECK_EQ(ak[i].iOff + ak[i].n, aEnd[k]);
+    }
+    cairn_free(ak);
+    /* would the last byte have been a cut with more data after it? */
+    size_t c;
+    uint8_t b[1601];
+    memcpy(b, a, n);
+    b[n] = 0;
+    CHECK_OK(cairn_fastcdc_cut(&p, a + nUsed, n - nUsed, 1, &c, NULL));
+    if (c == n - nUsed) {
+      size_t c2;
+      CHECK_OK(cairn_fastcdc_cut(&p, b + nUsed, n + 1 - nUsed, 1, &c2, NULL));
+      nTailWaits += c2 == n - nUsed - 1;
+    }
+    size_t base = nUsed;
+    CHECK_OK(cairn_fastcdc_prepare(&p, a + base, n - base, 1, &ak, &nk, &nUsed));
+    for (size_t i = 0; i < nk; i++, k++) {
+      CHECK(k < nRef);
+      CHECK_EQ(base + ak[i].iOff + ak[i].n, aEnd[k]);
+    }
+    cairn_free(ak);
+    CHECK_EQ(base + nUsed, n);
+    CHECK_EQ(k, nRef);
+  }
+  CHECK(nTailWaits > 0); /* the case happened */
+}
+
 TEST(fastcdc, prepare_streaming) {
   size_t n = 2 << 20;
   uint8_t *a = cairn_malloc(n);
