@@ -109,9 +109,11 @@ int cairn_mem_add_json(cairn_mem *m, const char *zJson, uint64_t *pId) {
     else if (!strcmp(zKey, "importance")) rc = jNum(&j, v, zKey, -1e30, 1e30, &d), r.importance = (float)d;
     else if (!strcmp(zKey, "createdMs")) rc = jNum(&j, v, zKey, 0, 9e15, &d), r.createdMs = (int64_t)d;
     else if (!strcmp(zKey, "eventMs")) rc = jNum(&j, v, zKey, 0, 9e15, &d), r.eventMs = (int64_t)d;
-    else if (!strcmp(zKey, "embedding")) {
+    else if (!strcmp(zKey, "embedding")) { /* a key given twice: the last one holds */
+      cairnFree(aEmb), aEmb = NULL, r.aEmbedding = NULL, r.nEmbedding = 0;
       if (j.a[v].type != JSON_NULL) rc = jVec(&j, v, zKey, &aEmb, &r.nEmbedding), r.aEmbedding = aEmb;
     } else if (!strcmp(zKey, "meta")) {
+      cairnFree(zMeta), zMeta = NULL, r.zMeta = NULL;
       if (j.a[v].type == JSON_OBJ) {
         zMeta = jSrc(&j, v, zJson);
         if (!zMeta) rc = cairnErr(CAIRN_NOMEM, "mem_add_json: out of memory");
@@ -186,9 +188,11 @@ int cairn_mem_search_json(cairn_mem *m, const char *zQuery, const char *zOptions
       else if (!strcmp(zKey, "touch")) {
         if (j.a[v].type != JSON_TRUE && j.a[v].type != JSON_FALSE) rc = cairnErr(CAIRN_MISUSE, "'touch' must be true or false");
         q.touch = j.a[v].type == JSON_TRUE;
-      } else if (!strcmp(zKey, "embedding")) {
+      } else if (!strcmp(zKey, "embedding")) { /* a key given twice: the last one holds */
+        cairnFree(aEmb), aEmb = NULL, q.aEmbedding = NULL, q.nEmbedding = 0;
         if (j.a[v].type != JSON_NULL) rc = jVec(&j, v, zKey, &aEmb, &q.nEmbedding), q.aEmbedding = aEmb;
       } else if (!strcmp(zKey, "filter")) {
+        cairnFree(zFilter), cairnFree(zArena), zFilter = zArena = NULL, q.pFilter = NULL;
         if (j.a[v].type != JSON_NULL) {
           zFilter = jSrc(&j, v, zOptions);
           rc = zFilter ? cairn_mem_filter_parse(zFilter, &f, &zArena) : cairnErr(CAIRN_NOMEM, "search_json: out of memory");

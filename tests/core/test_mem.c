@@ -664,6 +664,17 @@ TEST(mem, json_api) {
   CHECK_OK(cairn_mem_search_json(m, "violin", NULL, &z)); /* defaults: hybrid, k 10 */
   CHECK(strstr(z, "\"id\":2") != NULL);
   cairn_free(z);
+  /* a key given twice: the last one holds, and the first one's memory is not lost (ASan) */
+  CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"twice\", \"embedding\": [1, 0, 0, 0], \"embedding\": [0, 0, 1, 0], "
+                                 "\"meta\": {\"a\": 1}, \"meta\": {\"b\": 2}}", &id));
+  CHECK_OK(cairn_mem_get(m, id, &r));
+  CHECK_STR(r.zMeta, "{\"b\": 2}");
+  CHECK(r.nEmbedding == 4 && r.aEmbedding[2] == 1.0f);
+  CHECK_OK(cairn_mem_search_json(m, "beagle paw violin", "{\"mode\": \"bm25\", \"filter\": {\"session\": \"s2\"}, "
+                                 "\"filter\": {\"session\": \"s3\"}, \"embedding\": [1, 0, 0, 0], \"embedding\": null}", &z));
+  CHECK(strstr(z, "\"id\":1") != NULL);
+  CHECK(strstr(z, "\"id\":2") == NULL);
+  cairn_free(z);
   cairn_mem_close(m);
 }
 
