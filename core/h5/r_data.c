@@ -691,6 +691,8 @@ struct Ext {
   uint32_t iOpen; /* the slot whose file is open (when pOpen) */
   cairn_file *pOpen;
   char *zOpen;
+  uint32_t iCur;     /* where the last read ended: slot iCur, which starts at byte curStart */
+  uint64_t curStart; /* (a selection reads run after run, mostly forward: no rescan) */
 };
 
 static int extLoad(H5Dset *d, Ext *x) {
@@ -742,10 +744,13 @@ static void extClose(Ext *x) {
 static int extRead(Ext *x, uint64_t off, uint8_t *dst, size_t n) {
   uint64_t start = 0, want = off;
   size_t nWant = n;
-  for (uint32_t i = 0; i < x->n && n > 0; i++) {
+  uint32_t i = 0;
+  if (off >= x->curStart) i = x->iCur, start = x->curStart;
+  for (; i < x->n && n > 0; i++) {
     const ExtSlot *s = &x->a[i];
     uint64_t end;
     if (s->size == UINT64_MAX || cairnAddOverflow64(start, s->size, &end)) end = UINT64_MAX;
+    x->iCur = i, x->curStart = start;
     if (off < end) {
       uint64_t skip = off - start, at;
       size_t k = (size_t)CAIRN_MIN((uint64_t)n, end - off), got = 0;
@@ -770,7 +775,7 @@ static int extRead(Ext *x, uint64_t off, uint8_t *dst, size_t n) {
     start = end;
     if (end == UINT64_MAX) break;
   }
-  if (n > 0)
+  if (n > 0) /* start: the sum of all the slots' sizes (curStart sums those before iCur) */
     return cairnErr(CAIRN_CORRUPT, "hdf5: %s needs bytes %llu..%llu but its %u external files hold %llu", x->d->zPath, (unsigned long long)want,
                     (unsigned long long)(want + nWant), x->n, (unsigned long long)start);
   return CAIRN_OK;
