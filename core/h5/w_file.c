@@ -661,7 +661,7 @@ static int linkMsgRaw(const cairn_h5_link *l, H5wMsg *m) {
   size_t nName = strlen(l->zName), nT = strlen(l->zTarget ? l->zTarget : ""), nF = l->zFile ? strlen(l->zFile) : 0;
   size_t nInfo = l->type == CAIRN_H5_LINK_SOFT ? 2 + nT : 2 + 1 + nF + 1 + nT + 1;
   if (nT > 0xffff - 3 || nF > 0xffff - 3 - nT || nName > 0xffffffffu)
-    return cairnErr(CAIRN_RANGE, "link '%.64s': name or target too long for a link message", l->zName);
+    return cairnErr(CAIRN_RANGE, "link '%.*s': name or target too long for a link message", 64, l->zName);
   int lenCode = nName < 256 ? 0 : nName < 65536 ? 1 : 2; /* the name's length in 1, 2 or 4 bytes */
   size_t n = 2 + 1 + ((size_t)1 << lenCode) + nName + nInfo;
   uint8_t *p = cairnMalloc(n);
