@@ -808,6 +808,7 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
     if (full == 0) return CAIRN_OK;
     if (l->size != UINT64_MAX && l->size < full)
       return cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
+    if (full >= H5_PAR_READ_MIN) return h5ReadRawPar(d->f, l->addr, out, (size_t)full);
     return h5ReadRaw(d->f, l->addr, out, (size_t)full);
   }
   Geo g;
@@ -845,7 +846,7 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
       else if (l->size != UINT64_MAX && l->size < full)
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
       else if (g.nSel == d->space.nElem)
-        rc = h5ReadRaw(d->f, l->addr, out, (size_t)full);
+        rc = full >= H5_PAR_READ_MIN ? h5ReadRawPar(d->f, l->addr, out, (size_t)full) : h5ReadRaw(d->f, l->addr, out, (size_t)full);
       else if (full <= (1u << 20)) { /* small: one read, then pick from memory */
         uint8_t *raw = cairnMalloc((size_t)full);
         if (!raw) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory reading %s", d->zPath);

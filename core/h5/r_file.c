@@ -228,16 +228,65 @@ static int cacheTryCopy(H5File *f, uint64_t abs, uint8_t *out, size_t n) {
   return 1;
 }
 
-int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n) {
+/* The absolute offset of n raw bytes at address a, checked to lie within the file. */
+static inline __attribute__((always_inline)) int rawRange(H5File *f, uint64_t a, size_t n, uint64_t *pAbs) {
   uint64_t abs;
   if (cairnAddOverflow64(a, f->base, &abs)) abs = UINT64_MAX;
+  *pAbs = abs;
   CAIRN_TRY(reachSize(f, abs, n));
   if (abs > f->fileSize || n > f->fileSize - abs)
     return cairnErr(CAIRN_CORRUPT, "hdf5: %zu bytes at address %llu go past the end of the file (%llu bytes)", n,
                     (unsigned long long)a, (unsigned long long)f->fileSize);
+  return CAIRN_OK;
+}
+
+int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n) {
+  uint64_t abs;
+  CAIRN_TRY(rawRange(f, a, n, &abs));
   if (n == 0) return CAIRN_OK;
   if (cacheTryCopy(f, abs, p, n)) return CAIRN_OK;
   return hostRead(f, abs, p, n, NULL);
+}
+
+/* A large raw read split over the host's workers: the cost of a read from a file the system
+** has cached is the kernel's copy out of it, and copies on two cores run in twice the bandwidth
+** of one (64 MiB: 6.3 GB/s with one pread, 12.6 with two halves at once on this machine kind).
+** The range is checked once here; each part is one host read. A part that fails is read again
+** on this thread, for its error message (tasks share no error state). */
+typedef struct ParRead {
+  H5File *f;
+  uint64_t abs;
+  uint8_t *p;
+  size_t n, part;
+  int aRc[16];
+} ParRead;
+static void parReadTask(void *pArg, size_t i, unsigned iWorker) {
+  (void)iWorker;
+  ParRead *r = pArg;
+  size_t off = i * r->part, k = CAIRN_MIN(r->part, r->n - off);
+  r->aRc[i] = hostRead(r->f, r->abs + off, r->p + off, k, NULL);
+}
+
+int h5ReadRawPar(H5File *f, uint64_t a, void *p, size_t n) {
+  unsigned nw = cairnConcurrency();
+  if (nw < 2) return h5ReadRaw(f, a, p, n);
+  uint64_t abs;
+  CAIRN_TRY(rawRange(f, a, n, &abs));
+  ParRead r;
+  size_t nPart = CAIRN_MIN((size_t)nw, CAIRN_ARRAY_SIZE(r.aRc));
+  r.f = f;
+  r.abs = abs;
+  r.p = p;
+  r.n = n;
+  r.part = ((n + nPart - 1) / nPart + 4095) & ~(size_t)4095; /* page-aligned parts */
+  nPart = (n + r.part - 1) / r.part;
+  cairnParallelFor(nPart, parReadTask, &r);
+  for (size_t i = 0; i < nPart; i++)
+    if (r.aRc[i]) {
+      size_t off = i * r.part;
+      return hostRead(f, abs + off, (uint8_t *)p + off, CAIRN_MIN(r.part, n - off), NULL);
+    }
+  return CAIRN_OK;
 }
 
 /* Read the missing page pno into the cache, with the run of missing pages after it up to

@@ -7,6 +7,7 @@
 #include "common/internal.h"
 #include "codec/lz4.h"
 #include "hash/lookup3.h"
+#include "cairn/h5w.h"
 #include "tf.h"
 #include "test_h5_files.h"
 #include "oom.h"
@@ -764,6 +765,88 @@ TEST(h5, external_raw_data) {
   CHECK(strstr(cairn_errmsg(), "external file 'ext_a.raw'") != NULL);
   cairn_host_set(&saved);
   CHECK(gnExtOpen >= 6);
+}
+
+/*
+** A large contiguous read (>= 2 MiB) is split over the host's workers: the values are the same
+** with one worker and with two, and a part whose read fails gives the error of that part.
+*/
+typedef struct FailFile {
+  cairn_file base;
+  cairn_file *inner;
+  uint64_t failLo, failHi; /* reads that overlap [failLo, failHi) fail */
+  int nCalls;
+} FailFile;
+static int ffRead(cairn_file *f, void *p, size_t n, uint64_t off, size_t *pn) {
+  FailFile *x = (FailFile *)f;
+  __atomic_add_fetch(&x->nCalls, 1, __ATOMIC_SEQ_CST);
+  if (off < x->failHi && off + n > x->failLo) return cairnErr(CAIRN_IOERR, "injected read error at offset %llu", (unsigned long long)off);
+  return x->inner->pMethods->xRead(x->inner, p, n, off, pn);
+}
+static int ffSize(cairn_file *f, uint64_t *pn) { return cairn_file_size(((FailFile *)f)->inner, pn); }
+static int ffClose(cairn_file *f) { return cairn_file_close(((FailFile *)f)->inner); }
+static const cairn_file_methods ffMethods = {1, ffRead, NULL, ffSize, NULL, NULL, ffClose, NULL};
+
+TEST(h5, large_contiguous_parallel) {
+  enum { N = 1500000 }; /* 6 MB of i32 */
+  cairn_file *mf;
+  cairn_h5w *w;
+  int32_t *v = cairn_malloc(N * sizeof(int32_t)), *got = cairn_malloc(N * sizeof(int32_t));
+  for (int i = 0; i < N; i++) v[i] = i * 7 - 1000;
+  CHECK_OK(cairn_memfile_open(NULL, 0, &mf));
+  CHECK_OK(cairn_h5w_create(mf, CAIRN_H5W_NOSYNC, &w));
+  cairn_h5w_type *t = cairn_h5w_type_int(4, 1);
+  uint64_t dims = N;
+  cairn_h5w_dset_opts o = {CAIRN_H5W_CONTIGUOUS, NULL, NULL, NULL};
+  CHECK_OK(cairn_h5w_dataset(w, "/big", t, 1, &dims, NULL, &o, v));
+  cairn_h5w_type_free(t);
+  CHECK_OK(cairn_h5w_close(w));
+  size_t nImg;
+  const uint8_t *img;
+  CHECK_OK(cairn_memfile_data(mf, &img, &nImg));
+  cairn_host saved = *cairn_host_get();
+  for (unsigned workers = 1; workers <= 2; workers++) {
+    cairn_host hst = saved;
+    if (workers == 1) hst.xParallelFor = NULL, hst.xConcurrency = NULL; /* one worker: one read */
+    CHECK_OK(cairn_host_set(&hst));
+    cairn_h5 *h = openMem(img, nImg);
+    cairn_h5_obj *d;
+    CHECK(h != NULL);
+    CHECK_OK(cairn_h5_get(h, "/big", &d));
+    memset(got, 0, N * sizeof(int32_t));
+    uint64_t nRead0, nRead1, nb;
+    cairn_h5_stats(h, &nRead0, &nb);
+    CHECK_OK(cairn_h5_read(d, NULL, CAIRN_H5_I32, got, N * sizeof(int32_t)));
+    cairn_h5_stats(h, &nRead1, &nb);
+    CHECK(memcmp(got, v, N * sizeof(int32_t)) == 0);
+    if (workers == 2 && cairnConcurrency() >= 2) CHECK_EQ(nRead1 - nRead0, 2); /* two halves */
+    if (workers == 1) CHECK_EQ(nRead1 - nRead0, 1);
+    cairn_h5_obj_close(d);
+    cairn_h5_close(h);
+  }
+  /* the second half's read fails: the error names it, no crash, nothing leaks */
+  FailFile *ff = cairn_malloc(sizeof *ff);
+  memset(ff, 0, sizeof *ff);
+  ff->base.pMethods = &ffMethods;
+  CHECK_OK(cairn_memfile_open(img, nImg, &ff->inner));
+  cairn_h5 *h;
+  cairn_h5_obj *d;
+  CHECK_OK(cairn_h5_open(&ff->base, 0, &h));
+  CHECK_OK(cairn_h5_get(h, "/big", &d));
+  uint64_t at, nb;
+  CHECK_OK(cairn_h5_raw_extent(d, CAIRN_H5_I32, &at, &nb));
+  CHECK_EQ(nb, (uint64_t)N * 4);
+  ff->failLo = at + nb - 4096, ff->failHi = at + nb; /* the data's last page */
+  CHECK_EQ(CAIRN_PRIMARY(cairn_h5_read(d, NULL, CAIRN_H5_I32, got, N * sizeof(int32_t))), CAIRN_IOERR);
+  CHECK(strstr(cairn_errmsg(), "injected read error at offset") != NULL);
+  cairn_h5_obj_close(d);
+  cairn_h5_close(h);
+  cairn_file_close(&ff->base);
+  cairn_free(ff);
+  cairn_host_set(&saved);
+  cairn_file_close(mf);
+  cairn_free(v);
+  cairn_free(got);
 }
 
 TEST(h5, oom_loop) {
