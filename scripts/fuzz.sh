@@ -13,11 +13,13 @@
 # failed is kept as build/fuzz/artifacts/<target>-crash-... : add it to the target's corpus
 # once fixed, so the replay in ctest (tests/fuzz/replay.c) keeps it as a regression test.
 #
-# Default (what scripts/test.sh runs in CI): h5_read for 120 s and zl_decode for 60 s.
+# Default (what scripts/test.sh runs in CI): h5_read for 120 s, zl_decode and h5w_edit for 60 s,
+# and the other parsers and chunkers for 20-30 s each (longer local runs of those found a crash
+# in h5w_edit, a chunking difference in cas_cdc and a leak in mem_text on 2026-11-30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=("$@")
-[ ${#runs[@]} -eq 0 ] && runs=(h5_read:120 zl_decode:60)
+[ ${#runs[@]} -eq 0 ] && runs=(h5_read:120 zl_decode:60 h5w_edit:60 cas_cdc:30 mem_text:30 cas_store:20 mem_log:20 deflate_enc:20)
 
 CC=${FUZZ_CC:-$(command -v clang-14 || command -v clang)}
 cmake -S . -B build/fuzz -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=Debug -DCAIRN_LIBFUZZER=ON >/dev/null
