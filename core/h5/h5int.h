@@ -480,6 +480,9 @@ typedef struct H5Sel {
 /* Read the selected elements of d in the file's datatype layout, byte order untouched,
 ** into out (nOut bytes = selected elements * type size). */
 int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut);
+/* Append ,"external":[{"name","offset","size" (null: unlimited)}...] for d's external raw data
+** files (d->pEfl set): info JSON, like h5py's Dataset.external. */
+int h5DsetExternalJson(H5Dset *d, CairnSb *s);
 /* Decode one chunk through the filter pipeline (in place when possible). */
 int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, size_t nOut, uint8_t **ppOut,
                size_t *pnOut, const char *zPath, uint64_t addr);

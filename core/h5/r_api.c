@@ -980,6 +980,10 @@ int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn) {
       cairnSbStr(&s, "]}");
     }
     cairnSbStr(&s, "]");
+    if (o->pD->pEfl) {
+      int rc = h5DsetExternalJson(o->pD, &s);
+      if (rc) return cairnSbDone(&s, rc, "info_json", pz, pn);
+    }
   }
   if (o->kind != CAIRN_H5_ATTRIBUTE) {
     cairnSbStr(&s, ",\"attrs\":[");

@@ -695,7 +695,7 @@ struct Ext {
   uint64_t curStart; /* (a selection reads run after run, mostly forward: no rescan) */
 };
 
-static int extLoad(H5Dset *d, Ext *x) {
+static int extParse(H5Dset *d, Ext *x) {
   H5File *f = d->f;
   const uint8_t *q;
   size_t nq;
@@ -703,8 +703,6 @@ static int extLoad(H5Dset *d, Ext *x) {
   uint8_t *own;
   memset(x, 0, sizeof(*x));
   x->d = d;
-  if (f->noExternal)
-    return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s keeps its data in external files, which this handle does not open (CAIRN_H5_NO_EXTERNAL)", d->zPath);
   CAIRN_TRY(h5MsgResolve(f, d->pEfl, &q, &nq, &qa, &own));
   H5Cur c;
   h5Cur(&c, q, nq, qa);
@@ -733,6 +731,14 @@ static int extLoad(H5Dset *d, Ext *x) {
   }
   cairnFree(own);
   return rc;
+}
+
+static int extLoad(H5Dset *d, Ext *x) {
+  if (d->f->noExternal) {
+    memset(x, 0, sizeof(*x));
+    return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s keeps its data in external files, which this handle does not open (CAIRN_H5_NO_EXTERNAL)", d->zPath);
+  }
+  return extParse(d, x);
 }
 
 static void extClose(Ext *x) {
@@ -779,6 +785,28 @@ static int extRead(Ext *x, uint64_t off, uint8_t *dst, size_t n) {
     return cairnErr(CAIRN_CORRUPT, "hdf5: %s needs bytes %llu..%llu but its %u external files hold %llu", x->d->zPath, (unsigned long long)want,
                     (unsigned long long)(want + nWant), x->n, (unsigned long long)start);
   return CAIRN_OK;
+}
+
+int h5DsetExternalJson(H5Dset *d, CairnSb *s) {
+  Ext x;
+  int rc = extParse(d, &x);
+  cairnSbStr(s, ",\"external\":[");
+  for (uint32_t i = 0; rc == CAIRN_OK && i < x.n; i++) {
+    char *z;
+    if ((rc = h5LocalHeapStr(d->f, x.heap, x.a[i].nameOff, &z)) != CAIRN_OK) break;
+    cairnSbStr(s, i ? ",{\"name\":" : "{\"name\":");
+    cairnSbJsonStr(s, z, strlen(z), 1);
+    cairnFree(z);
+    cairnSbStr(s, ",\"offset\":");
+    cairnSbU64(s, x.a[i].off);
+    cairnSbStr(s, ",\"size\":");
+    if (x.a[i].size == UINT64_MAX) cairnSbStr(s, "null"); /* unlimited */
+    else cairnSbU64(s, x.a[i].size);
+    cairnSbStr(s, "}");
+  }
+  cairnSbStr(s, "]");
+  extClose(&x);
+  return rc;
 }
 
 /* The selected elements of a dataset kept in external files. */

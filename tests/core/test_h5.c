@@ -714,6 +714,13 @@ TEST(h5, external_raw_data) {
     int i = 3 + 4 * (k / 2) + k % 2;
     CHECK(w[k] == (double)(i * i - 100));
   }
+  /* the info JSON lists the files, as h5py's Dataset.external does */
+  char *zj;
+  size_t nj;
+  CHECK_OK(cairn_h5_info_json(d, &zj, &nj));
+  CHECK(strstr(zj, ",\"external\":[{\"name\":\"ext_a.raw\",\"offset\":16,\"size\":40},{\"name\":\"ext_b.raw\",\"offset\":0,"
+                   "\"size\":48},{\"name\":\"ext_a.raw\",\"offset\":100,\"size\":32}]") != NULL);
+  cairn_free(zj);
   cairn_h5_obj_close(d);
   cairn_h5_close(h);
   /* ext_a.raw cut short inside the last slot: the bytes past its end read as zeros */

@@ -78,7 +78,7 @@ PY
 import json, subprocess, sys, h5py
 out, cairn = sys.argv[1], sys.argv[2]
 n = 0
-for fn in ('layouts_latest.h5', 'layouts_earliest.h5', 'netcdf4.h5', 'wasm_plugins.h5'):
+for fn in ('layouts_latest.h5', 'layouts_earliest.h5', 'netcdf4.h5', 'wasm_plugins.h5', 'c_sb2.h5'):
     with h5py.File(f'{out}/{fn}', 'r') as f:
         def visit(name, obj):
             global n
@@ -93,9 +93,11 @@ for fn in ('layouts_latest.h5', 'layouts_earliest.h5', 'netcdf4.h5', 'wasm_plugi
             want = [pl.get_filter(k)[0] for k in range(pl.get_nfilters())]
             assert [x['id'] for x in i['filters']] == want, (fn, name, i['filters'], want)
             assert sorted(i['attrs']) == sorted(obj.attrs.keys()), (fn, name)
+            ext = [(e['name'], e['offset'], h5py.h5f.UNLIMITED if e['size'] is None else e['size']) for e in i['external']] if 'external' in i else None
+            assert ext == obj.external, (fn, name, ext, obj.external)
             n += 1
         f.visititems(visit)
-print(f'ok   info --json of {n} datasets agrees with h5py (shape, maxshape, chunks, filters, attributes)')
+print(f'ok   info --json of {n} datasets agrees with h5py (shape, maxshape, chunks, filters, attributes, external files)')
 PY
 # a sparse file over 4 GiB whose datasets sit past the 4 GiB mark
 "$py" - "$out/c_big.h5big" "$CAIRN" <<'PY'
