@@ -2,8 +2,8 @@
 ** 2026-11-29
 **
 ** tests/fuzz/fuzz_h5_read.c - the whole HDF5 read path on a memory file: open, walk every
-** group (links, info, attributes as JSON), read every dataset (JSON, a numeric conversion and
-** a strided hyperslab). Allocations above 64 MiB fail (as an embedder's cap would), so a
+** group (links, info and its JSON, attributes as JSON), read every dataset (JSON, a numeric
+** conversion and a strided hyperslab). Allocations above 64 MiB fail (as an embedder's cap would), so a
 ** corrupted size can only produce CAIRN_NOMEM/CAIRN_LIMIT, never a huge allocation. Every
 ** external raw data file name opens one small memory file.
 ** Corpus: tests/fuzz/corpus/h5_read/ (tiny h5py files, see tests/h5gen/mkcorpus.py).
@@ -19,6 +19,9 @@ static int nVisited;
 static void readObj(cairn_h5_obj *o) {
   cairn_h5_info in;
   if (cairn_h5_info_get(o, &in)) return;
+  char *zi;
+  size_t ni;
+  if (cairn_h5_info_json(o, &zi, &ni) == CAIRN_OK) cairn_free(zi);
   if (in.kind == CAIRN_H5_DATASET || in.kind == CAIRN_H5_ATTRIBUTE) {
     if (in.nElem > 100000 || in.nElem * (uint64_t)in.typeSize > (8u << 20)) return;
     char *z;
