@@ -3,9 +3,9 @@
 **
 ** tests/fuzz/fuzz_h5_read.c - the whole HDF5 read path on a memory file: open, walk every
 ** group (links, info and its JSON, attributes as JSON), read every dataset (JSON, a numeric
-** conversion and a strided hyperslab). Allocations above 64 MiB fail (as an embedder's cap would), so a
-** corrupted size can only produce CAIRN_NOMEM/CAIRN_LIMIT, never a huge allocation. Every
-** external raw data file name opens one small memory file.
+** conversion and a strided hyperslab). Allocations above 64 MiB fail (as an embedder's cap
+** would), so a corrupted size can only produce CAIRN_NOMEM/CAIRN_LIMIT, never a huge
+** allocation. Every external raw data file name opens one small memory file.
 ** Corpus: tests/fuzz/corpus/h5_read/ (tiny h5py files, see tests/h5gen/mkcorpus.py).
 */
 #include <stdlib.h>
