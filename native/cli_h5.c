@@ -109,7 +109,7 @@ static int cmdLs(int argc, char **argv) {
     else if (!zFile) zFile = argv[i];
     else zPath = argv[i];
   }
-  if (!zFile) return cliUsage("h5 ls", "missing FILE");
+  if (!zFile) return cliUsage("ls", "need an HDF5 FILE (a chunk store: ls --store S)");
   cairn_h5 *h;
   if (openFile(zFile, &h)) return 1;
   int st = lsGroup(h, zPath, rec, 0);
