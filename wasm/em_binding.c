@@ -24,6 +24,7 @@ extern int cairn_js_size(int id, double *pSize);
 extern int cairn_js_truncate(int id, double n);
 extern int cairn_js_sync(int id);
 extern int cairn_js_close(int id);
+extern int cairn_js_open(const char *zPath, int flags, int *pId);
 
 typedef struct JsFile {
   cairn_file base;
@@ -67,6 +68,22 @@ EMSCRIPTEN_KEEPALIVE cairn_file *cairn_em_file_open(int id) {
   f->base.pMethods = &jsMethods;
   f->id = id;
   return &f->base;
+}
+
+/* The host's xOpen (installed by cairn_em_host_install): the JS side opens the file by name
+** (Module.cairnOpenPath, in Node) and registers it as one the package owns. */
+int cairnEmOpen(void *pCtx, const char *zPath, int flags, cairn_file **ppFile) {
+  (void)pCtx;
+  int id = 0;
+  int rc = cairn_js_open(zPath, flags, &id);
+  if (rc) return rc;
+  cairn_file *f = cairn_em_file_open(id);
+  if (!f) {
+    cairn_js_close(id);
+    return CAIRN_NOMEM;
+  }
+  *ppFile = f;
+  return CAIRN_OK;
 }
 
 EMSCRIPTEN_KEEPALIVE void cairn_em_set_error(int rc, const char *zMsg) { cairn_seterr(rc, "%s", zMsg); }

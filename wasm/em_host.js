@@ -8,7 +8,19 @@
 //   call: copy what you keep), size() -> number, truncate(n), sync(), close()
 // Exceptions never cross into C: each is turned into a status code plus a message.
 mergeInto(LibraryManager.library, {
-  $cairnJsCall__deps: ['cairn_em_set_error'],
+  // Record a status and its message as the core's last error; returns the status.
+  $cairnJsError__deps: ['cairn_em_set_error'],
+  $cairnJsError: function (code, msg) {
+    var n = lengthBytesUTF8(msg) + 1;
+    var p = _malloc(n);
+    if (p) {
+      stringToUTF8(msg, p, n);
+      _cairn_em_set_error(code, p);
+      _free(p);
+    }
+    return code;
+  },
+  $cairnJsCall__deps: ['$cairnJsError'],
   $cairnJsCall: function (id, what, fn) {
     var f = Module['cairnFiles'] && Module['cairnFiles'].get(id);
     if (!f) {
@@ -19,15 +31,7 @@ mergeInto(LibraryManager.library, {
       return r === undefined ? 0 : r;
     } catch (e) {
       var code = (e && typeof e.cairnCode === 'number') ? e.cairnCode : 3; // CAIRN_IOERR
-      var msg = (f.name ? f.name + ': ' : '') + what + ': ' + (e && e.message ? e.message : String(e));
-      var n = lengthBytesUTF8(msg) + 1;
-      var p = _malloc(n);
-      if (p) {
-        stringToUTF8(msg, p, n);
-        _cairn_em_set_error(code, p);
-        _free(p);
-      }
-      return code;
+      return cairnJsError(code, (f.name ? f.name + ': ' : '') + what + ': ' + (e && e.message ? e.message : String(e)));
     }
   },
   cairn_js_read__deps: ['$cairnJsCall'],
@@ -66,6 +70,26 @@ mergeInto(LibraryManager.library, {
   cairn_js_sync__deps: ['$cairnJsCall'],
   cairn_js_sync: function (id) {
     return cairnJsCall(id, 'sync', function (f) { if (f.sync) f.sync(); });
+  },
+  // The core opens a file by name (cairn_host.xOpen; today only for HDF5 raw data kept in
+  // external files): Module.cairnOpenPath(path, flags) gives a file object (Node: a NodeFile;
+  // unset in browsers, which have no file system). The package owns and closes it.
+  cairn_js_open__deps: ['$cairnJsError'],
+  cairn_js_open: function (zPath, flags, pId) {
+    var path = UTF8ToString(zPath);
+    var open = Module['cairnOpenPath'];
+    if (!open) return cairnJsError(8, "cannot open '" + path + "': this host has no file system"); // UNSUPPORTED
+    try {
+      var f = open(path, flags);
+      var id = Module['cairnNextFileId']();
+      Module['cairnFiles'].set(id, f);
+      Module['cairnOwned'].add(id);
+      HEAP32[pId >> 2] = id;
+      return 0;
+    } catch (e) {
+      var code = (e && typeof e.cairnCode === 'number') ? e.cairnCode : (e && e.code === 'ENOENT') ? 5 : 3; // NOTFOUND, IOERR
+      return cairnJsError(code, 'cannot open ' + path + ': ' + (e && e.message ? e.message : String(e)));
+    }
   },
   cairn_js_close__deps: ['$cairnJsCall'],
   // Files that JS code handed in stay open: their owner closes them. Only files the package

@@ -22,10 +22,13 @@ static int64_t emClock(void *pCtx, int monotonic) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int cairnEmOpen(void *pCtx, const char *zPath, int flags, cairn_file **ppFile); /* em_binding.c */
+
 EMSCRIPTEN_KEEPALIVE int cairn_em_host_install(void) {
   cairn_host h = *cairn_host_get();
   h.iVersion = 1;
   h.xClock = emClock;
+  h.xOpen = cairnEmOpen;
   return cairn_host_set(&h);
 }
 

@@ -55,6 +55,18 @@ export function makeApi(loader, { openPath } = {}) {
       modPromise = loader(options).then((m) => {
         m.cairnFiles = new Map();
         m.cairnOwned = new Set();
+        m.cairnNextFileId = () => nextFileId++;
+        // The core opening a file by name (HDF5 raw data in external files): read-only, through
+        // openPath (Node), the name resolved as Node resolves it (from the working directory, as
+        // libhdf5 does). Without openPath (browsers) such opens fail with a clear error.
+        m.cairnOpenPath = openPath ? (path, flags) => {
+          if (flags !== 1) { // CAIRN_OPEN_READONLY
+            const e = new Error('the package opens files by name only for reading');
+            e.cairnCode = 8;
+            throw e;
+          }
+          return openPath(path, 'r');
+        } : null;
         m._cairn_em_host_install(); // a clock for the core (wasm/em_services.c)
         M = m;
         return m;

@@ -585,3 +585,35 @@ with h5py.File(sys.argv[1], 'r') as f:
     f.close();
   }
 });
+
+test('raw data in external files: read in Node by the names the file holds, from the working directory as libhdf5 does', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-ext-'));
+  // 30 i32 over three segments of two files, written and read back by h5py
+  const want = JSON.parse(py(['-c', `import os, json, h5py, numpy as np
+os.chdir(${JSON.stringify(dir)})
+with h5py.File('ext.h5', 'w') as f:
+    f.create_dataset('x', data=np.arange(30, dtype='<i4') ** 2 - 100,
+                     external=[('ext_a.raw', 16, 40), ('ext_b.raw', 0, 48), ('ext_a.raw', 100, 32)])
+with h5py.File('ext.h5', 'r') as f:
+    print(json.dumps(f['x'][()].tolist()))`]));
+  assert.equal(want.length, 30);
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    const f = await h5.File.open(path.join(dir, 'ext.h5'));
+    const d = f.get('x');
+    assert.deepEqual(Array.from(d.value), want);
+    assert.deepEqual(Array.from(d.slice([[3, 29, 4]])), want.filter((_, i) => i >= 3 && i < 29 && (i - 3) % 4 === 0));
+    f.close();
+    // the same file from memory: the external files still come from the working directory
+    const g = await h5.File.open(new MemoryFile(fs.readFileSync(path.join(dir, 'ext.h5'))));
+    assert.deepEqual(Array.from(g.get('x').value), want);
+    g.close();
+    fs.unlinkSync(path.join(dir, 'ext_b.raw'));
+    const k = await h5.File.open(path.join(dir, 'ext.h5'));
+    assert.throws(() => k.get('x').value, (e) => e instanceof CairnError && /external file 'ext_b\.raw', which cannot be opened/.test(e.message));
+    k.close();
+  } finally {
+    process.chdir(cwd);
+  }
+});
