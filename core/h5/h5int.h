@@ -227,10 +227,15 @@ static inline const uint8_t *h5MetaStable(const H5File *f, uint64_t a, size_t n)
 }
 /* Read n bytes at a relative address, bypassing the cache (raw data). */
 int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n);
-/* h5ReadRaw for a large read (n >= H5_PAR_READ_MIN; callers test it, so small reads keep their
-** direct call) made by the caller's thread, not from a task: split over the host's workers. */
+/* h5ReadRaw for a large read (n >= H5_PAR_READ_MIN) made by the caller's thread, not from a
+** task: split over the host's workers. */
 #define H5_PAR_READ_MIN ((size_t)2 << 20)
 int h5ReadRawPar(H5File *f, uint64_t a, void *p, size_t n);
+/* A whole read by the caller's thread: split when large, else h5ReadRaw, called directly (inline,
+** so a small read keeps its one call). */
+static inline int h5ReadRawWhole(H5File *f, uint64_t a, void *p, size_t n) {
+  return n >= H5_PAR_READ_MIN ? h5ReadRawPar(f, a, p, n) : h5ReadRaw(f, a, p, n);
+}
 /* Allocate and read a metadata block; *pp must be freed with cairnFree. */
 int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp);
 void h5CacheFree(H5File *f); /* also drops the datatype memo */

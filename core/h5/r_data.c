@@ -733,14 +733,6 @@ static int extParse(H5Dset *d, Ext *x) {
   return rc;
 }
 
-static int extLoad(H5Dset *d, Ext *x) {
-  if (d->f->noExternal) {
-    memset(x, 0, sizeof(*x));
-    return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s keeps its data in external files, which this handle does not open (CAIRN_H5_NO_EXTERNAL)", d->zPath);
-  }
-  return extParse(d, x);
-}
-
 static void extClose(Ext *x) {
   cairn_file_close(x->pOpen);
   cairnFree(x->zOpen);
@@ -811,8 +803,10 @@ int h5DsetExternalJson(H5Dset *d, CairnSb *s) {
 
 /* The selected elements of a dataset kept in external files. */
 static int extScatter(H5Dset *d, const Geo *g, Block *b, uint8_t *out, uint64_t full) {
+  if (d->f->noExternal)
+    return cairnErr(CAIRN_UNSUPPORTED, "hdf5: %s keeps its data in external files, which this handle does not open (CAIRN_H5_NO_EXTERNAL)", d->zPath);
   Ext x;
-  int rc = extLoad(d, &x);
+  int rc = extParse(d, &x);
   if (rc == CAIRN_OK) {
     b->ext = &x;
     b->fileAddr = 0;
@@ -836,8 +830,7 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
     if (full == 0) return CAIRN_OK;
     if (l->size != UINT64_MAX && l->size < full)
       return cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
-    if (full >= H5_PAR_READ_MIN) return h5ReadRawPar(d->f, l->addr, out, (size_t)full);
-    return h5ReadRaw(d->f, l->addr, out, (size_t)full);
+    return h5ReadRawWhole(d->f, l->addr, out, (size_t)full);
   }
   Geo g;
   CAIRN_TRY(geoInit(&g, &d->space, sel, es, d->zPath));
@@ -874,7 +867,7 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
       else if (l->size != UINT64_MAX && l->size < full)
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
       else if (g.nSel == d->space.nElem)
-        rc = full >= H5_PAR_READ_MIN ? h5ReadRawPar(d->f, l->addr, out, (size_t)full) : h5ReadRaw(d->f, l->addr, out, (size_t)full);
+        rc = h5ReadRawWhole(d->f, l->addr, out, (size_t)full);
       else if (full <= (1u << 20)) { /* small: one read, then pick from memory */
         uint8_t *raw = cairnMalloc((size_t)full);
         if (!raw) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory reading %s", d->zPath);
