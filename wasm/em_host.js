@@ -72,19 +72,16 @@ mergeInto(LibraryManager.library, {
     return cairnJsCall(id, 'sync', function (f) { if (f.sync) f.sync(); });
   },
   // The core opens a file by name (cairn_host.xOpen; today only for HDF5 raw data kept in
-  // external files): Module.cairnOpenPath(path, flags) gives a file object (Node: a NodeFile;
-  // unset in browsers, which have no file system). The package owns and closes it.
+  // external files): Module.cairnOpenPath(path, flags) opens it (Node: a NodeFile; unset in
+  // browsers, which have no file system), registers it as one the package owns, and returns
+  // its id.
   cairn_js_open__deps: ['$cairnJsError'],
   cairn_js_open: function (zPath, flags, pId) {
     var path = UTF8ToString(zPath);
     var open = Module['cairnOpenPath'];
     if (!open) return cairnJsError(8, "cannot open '" + path + "': this host has no file system"); // UNSUPPORTED
     try {
-      var f = open(path, flags);
-      var id = Module['cairnNextFileId']();
-      Module['cairnFiles'].set(id, f);
-      Module['cairnOwned'].add(id);
-      HEAP32[pId >> 2] = id;
+      HEAP32[pId >> 2] = open(path, flags);
       return 0;
     } catch (e) {
       var code = (e && typeof e.cairnCode === 'number') ? e.cairnCode : (e && e.code === 'ENOENT') ? 5 : 3; // NOTFOUND, IOERR

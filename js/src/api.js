@@ -55,17 +55,17 @@ export function makeApi(loader, { openPath } = {}) {
       modPromise = loader(options).then((m) => {
         m.cairnFiles = new Map();
         m.cairnOwned = new Set();
-        m.cairnNextFileId = () => nextFileId++;
         // The core opening a file by name (HDF5 raw data in external files): read-only, through
         // openPath (Node), the name resolved as Node resolves it (from the working directory, as
-        // libhdf5 does). Without openPath (browsers) such opens fail with a clear error.
+        // libhdf5 does); the file is registered as one the package owns, and its id returned.
+        // Without openPath (browsers) such opens fail with a clear error.
         m.cairnOpenPath = openPath ? (path, flags) => {
           if (flags !== 1) { // CAIRN_OPEN_READONLY
             const e = new Error('the package opens files by name only for reading');
             e.cairnCode = 8;
             throw e;
           }
-          return openPath(path, 'r');
+          return register(m, openPath(path, 'r'), true);
         } : null;
         m._cairn_em_host_install(); // a clock for the core (wasm/em_services.c)
         M = m;
@@ -89,12 +89,18 @@ export function makeApi(loader, { openPath } = {}) {
     M.HEAPU8.set(bytes, p);
     return p;
   }
+  // Put a JS file object in module m's table under a new id; own=true: releasing it calls
+  // file.close().
+  function register(m, file, own) {
+    const id = nextFileId++;
+    m.cairnFiles.set(id, file);
+    if (own) m.cairnOwned.add(id);
+    return id;
+  }
   // Register a JS file object; returns a cairn_file pointer (released with M._cairn_file_close).
   // The caller keeps ownership of `file` unless own=true (then releasing it calls file.close()).
   function openFile(file, own = false) {
-    const id = nextFileId++;
-    M.cairnFiles.set(id, file);
-    if (own) M.cairnOwned.add(id);
+    const id = register(M, file, own);
     const f = M._cairn_em_file_open(id);
     if (!f) {
       M.cairnFiles.delete(id);
