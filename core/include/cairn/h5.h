@@ -213,7 +213,8 @@ int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char **pz, size
 ** "filters":[{"id":1,"name":"deflate","params":[4]}],"attrs":["units"]}; groups add
 ** "links":[{"name":"x","type":"hard"|"soft"|"external","target":...,"file":...}], datasets
 ** with raw data in external files "external":[{"name":"a.raw","offset":0,"size":40}] (size null:
-** unlimited). Unlimited max dimensions are null. *pz is allocated with cairn_malloc; free with cairn_free. */
+** unlimited). Unlimited max dimensions are null. *pz is allocated with cairn_malloc; free with
+** cairn_free. */
 int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn);
 /* The datatype as JSON: {"class":"integer","size":4,"signed":true,"order":"le"},
 ** {"class":"compound","size":16,"members":[{"name":"a","offset":0,"type":{...}}]}, ... */
