@@ -5,6 +5,7 @@
 #   em       build/em       js/dist/cairn-core.mjs + .wasm (npm package), cairn_tests.cjs (Node)
 #   asan     build/asan     native tests with AddressSanitizer + UBSan
 #   aarch64  build/aarch64  cross-compiled tests, run under qemu-user (NEON, ARMv8 SHA-2)
+#   minimal  build/minimal  the smallest configuration: no h5, zl, cas, mem (base only)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -40,6 +41,10 @@ for t in "${targets[@]}"; do
       need_deps
       cmake -S . -B build/aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64.cmake -DCMAKE_BUILD_TYPE=Release >/dev/null
       cmake --build build/aarch64 -j"$jobs" ;;
+    minimal)
+      cmake -S . -B build/minimal -DCMAKE_BUILD_TYPE=Release -DCAIRN_WITH_H5=OFF -DCAIRN_WITH_ZL=OFF \
+        -DCAIRN_WITH_CAS=OFF -DCAIRN_WITH_MEM=OFF -DCAIRN_TESTS=OFF >/dev/null
+      cmake --build build/minimal -j"$jobs" --target cairn_static cairn_shared ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
   esac
 done

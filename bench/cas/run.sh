@@ -57,7 +57,7 @@ else "$here/scripts/build.sh" em >/dev/null; fi
 [ -d "$here/bench/cas/node_modules/hash-wasm" ] || (cd "$here/bench/cas" && npm install --no-audit --no-fund >/dev/null)
 W=$here/build/wasi
 clang-14 --target=wasm32-wasi --sysroot="$here/build/wasi-sysroot" -O2 -msimd128 -D_WASI_EMULATED_MMAN -I"$here/core/include" \
-  "$here/bench/cas/bench_wasi.c" "$here/wasm/host_wasi.c" "$W/libcairn_core.a" "$W/libcairn_zstd.a" "$W/libcairn_zlib.a" \
+  "$here/bench/cas/bench_wasi.c" "$here/hosts/wasi.c" "$W/libcairn_core.a" "$W/libcairn_zstd.a" "$W/libcairn_zlib.a" \
   -fuse-ld=lld -Wl,-z,stack-size=1048576 -Wl,--initial-memory=268435456 -Wl,--max-memory=4294967296 -lwasi-emulated-mman \
   -o "$out/bench_wasi.wasm" 2>/dev/null
 

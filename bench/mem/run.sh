@@ -45,7 +45,7 @@ if [ -f "$wasi/libcairn_core.a" ]; then
   native_scans
   echo; echo "== WASI build under Node $(node --version) (one thread, simd128): scans, load $(cut -d" " -f1-3 /proc/loadavg)"
   clang-14 --target=wasm32-wasi --sysroot="$root/build/wasi-sysroot" -O3 -msimd128 -D_WASI_EMULATED_MMAN \
-    -I"$root/core/include" -I"$root/core" -I"$root/native" -I"$root/wasm" "$here/bench_mem.c" "$root/wasm/host_wasi.c" \
+    -I"$root/core/include" -I"$root/core" -I"$root/native" -I"$root/wasm" "$here/bench_mem.c" "$root/hosts/wasi.c" \
     "$wasi/libcairn_core.a" "$wasi/libcairn_zstd.a" "$wasi/libcairn_zlib.a" -lwasi-emulated-mman \
     -Wl,-z,stack-size=1048576 -Wl,--initial-memory=1073741824 -Wl,--max-memory=4294967296 -o "$out/bench_mem.wasm"
   NODE_NO_WARNINGS=1 node "$root/scripts/wasi-run.mjs" --dir "$out" "$out/bench_mem.wasm" "$out" --scans | tail -n +2 | tee "$out/wasi.txt"

@@ -2,7 +2,7 @@
 ** 2026-11-29
 **
 ** core/common/internal.h - what every core module shares and the public API does not show:
-** error macros, allocation through the host, little/big-endian field readers, checked
+** the error-macro family, invariant checks, allocation through the host, the growable array, little/big-endian field readers, checked
 ** arithmetic, and the ALWAYS/NEVER annotations.
 **
 ** Core code includes only this header, the public headers, and pure libc headers
@@ -19,9 +19,28 @@
 
 #include "cairn/cairn.h"
 
-/* Error helpers: set the thread's message and return the code. The message names what was
-** wrong and where; cairnErr() also remembers the source line in debug builds. */
+/*
+** Errors: one family, used by every module (the shape of zstd's error_private.h).
+**   return cairnErr(CAIRN_CORRUPT, "what at offset %llu", ...);   raise: message + code
+**   CAIRN_RETURN_ERROR_IF(cond, CAIRN_RANGE, "fmt", ...);         raise when cond holds
+**   CAIRN_TRY(call);  (= CAIRN_FORWARD_IF_ERROR)                  pass a failure up unchanged
+**   CAIRN_TRY_GOTO(rc, call, done);                               keep it in rc, go to cleanup
+**   CAIRN_ERROR_GOTO(rc, done, CAIRN_NOMEM, "fmt", ...);          raise into rc, go to cleanup
+** A function that owns resources has one cleanup label, `done:` (or `fail:` when the success
+** path returns before it), reached with rc set. The message names what was wrong and where; in
+** debug builds (CAIRN_DEBUG: Debug and sanitizer builds) cairnErr() also records the source
+** file:line that raised it, which cairn_errloc() returns.
+*/
+#ifdef CAIRN_DEBUG
+cairn_status cairnErrAt(const char *zFile, int iLine, cairn_status rc, const char *zFmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((cold, format(printf, 4, 5)))
+#endif
+    ;
+#define cairnErr(...) cairnErrAt(__FILE__, __LINE__, __VA_ARGS__)
+#else
 #define cairnErr cairn_seterr
+#endif
 #if defined(__GNUC__) || defined(__clang__)
 /* Cold: the compiler moves every error branch out of line (function.cold), so the code a
 ** successful call runs sits in fewer cache lines. A small file's open + read + close runs
@@ -49,10 +68,43 @@ cairn_status cairnReadFailed(cairn_status rc, size_t n, uint64_t iOff)
     int rc_ = (x);                                                                           \
     if (rc_ != CAIRN_OK) return rc_;                                                         \
   } while (0)
+#define CAIRN_FORWARD_IF_ERROR(x) CAIRN_TRY(x)
+#define CAIRN_RETURN_ERROR_IF(cond, ...)                                                     \
+  do {                                                                                       \
+    if (cond) return cairnErr(__VA_ARGS__);                                                  \
+  } while (0)
+#define CAIRN_TRY_GOTO(rc, x, label)                                                         \
+  do {                                                                                       \
+    if (((rc) = (x)) != CAIRN_OK) goto label;                                                \
+  } while (0)
+#define CAIRN_ERROR_GOTO(rc, label, ...)                                                     \
+  do {                                                                                       \
+    (rc) = cairnErr(__VA_ARGS__);                                                            \
+    goto label;                                                                              \
+  } while (0)
 
-/* Branches that can't happen (ALWAYS/NEVER) still behave sanely in release builds. */
+/*
+** Invariants (SQLite's assert/ALWAYS/NEVER). In debug and sanitizer builds (CAIRN_DEBUG) a
+** broken invariant stops the program at once with a trap (the core may not call abort; under
+** the sanitizers and debuggers the trap shows the stack); in release builds cairnAssert() is
+** nothing and ALWAYS(x)/NEVER(x) are plain x, so the branch they guard still handles the
+** can't-happen case sanely:
+**   cairnAssert(iKey > iPrev);           B-tree keys ascend: checked only in debug builds
+**   if (NEVER(n > cap)) return cairnErr(CAIRN_CORRUPT, ...);   can't happen; handled anyway
+**   if (ALWAYS(p != NULL)) use(p);
+** Use them at the invariants that matter: orderings, stream bounds, sequence numbers, sizes an
+** earlier check established. Never for input checks (input is checked with cairnErr).
+*/
+#ifdef CAIRN_DEBUG
+#define cairnAssert(x) ((x) ? (void)0 : cairnAssertFail(__FILE__, __LINE__, #x))
+#define ALWAYS(x) ((x) ? 1 : (cairnAssertFail(__FILE__, __LINE__, #x), 0))
+#define NEVER(x) ((x) ? (cairnAssertFail(__FILE__, __LINE__, #x), 1) : 0)
+void cairnAssertFail(const char *zFile, int iLine, const char *zExpr) __attribute__((noreturn, cold));
+#else
+#define cairnAssert(x) ((void)0)
 #define ALWAYS(x) (x)
 #define NEVER(x) (x)
+#endif
 
 #define CAIRN_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CAIRN_MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -74,6 +126,22 @@ static inline void cairnFree(void *p) {
 ** bits (core/common/huff.c); unused symbols get 0, the rarest symbols the longest codes. Fewer
 ** than two used symbols are padded with unused ones so the code is always complete. */
 void cairnHuffLengths(const uint32_t *freq, unsigned n, unsigned maxLen, uint8_t *len);
+
+/*
+** The one growable array: make room for nNeed elements of szElem bytes in the array at *ppArray
+** (ppArray is the address of the caller's typed pointer) whose capacity is *pCap elements. When
+** nNeed > *pCap the capacity at least doubles (at least nMin elements), so n appends cost
+** O(n). On CAIRN_NOMEM (or a size overflow) the array and capacity are unchanged and the message
+** names zWhat. Capacities of other integer types go through a size_t copy (CAIRN_GROW does it).
+*/
+int cairnArrayReserve(void *ppArray, size_t *pCap, size_t nNeed, size_t szElem, size_t nMin,
+                      const char *zWhat);
+/* CAIRN_GROW(a, cap, nNeed, "what"): the same for a typed pointer a and an integer cap of any
+** unsigned type (checked to fit after growing). */
+#define CAIRN_GROW(a, cap, nNeed, zWhat)                                                    \
+  cairnGrowTyped((void *)&(a), &(cap), sizeof(cap), (size_t)(nNeed), sizeof(*(a)), (zWhat))
+int cairnGrowTyped(void *ppArray, void *pCap, size_t szCap, size_t nNeed, size_t szElem,
+                   const char *zWhat);
 
 /* Checked arithmetic: return 1 on overflow. */
 static inline int cairnAddOverflow64(uint64_t a, uint64_t b, uint64_t *r) {

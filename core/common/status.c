@@ -10,8 +10,15 @@
 /* One message buffer per thread. On targets without threads this is a plain global. */
 static _Thread_local char zLastErr[512];
 
+/* Debug builds: where the current message was raised (cairnErrAt); a host's cairn_seterr clears it. */
+static _Thread_local char zLastLoc[96];
+
 const char *cairn_errmsg(void) { return zLastErr; }
-void cairn_clearerr(void) { zLastErr[0] = 0; }
+const char *cairn_errloc(void) { return zLastLoc; }
+void cairn_clearerr(void) {
+  zLastErr[0] = 0;
+  zLastLoc[0] = 0;
+}
 
 const char *cairn_version(void) { return CAIRN_VERSION_STRING; }
 
@@ -38,6 +45,7 @@ const char *cairn_errstr(cairn_status rc) {
     case CAIRN_CHECKSUM: return "CAIRN_CHECKSUM";
     case CAIRN_TYPE: return "CAIRN_TYPE";
     case CAIRN_LIMIT: return "CAIRN_LIMIT";
+    case CAIRN_BUSY: return "CAIRN_BUSY";
     default: return "CAIRN_UNKNOWN";
   }
 }
@@ -51,8 +59,37 @@ cairn_status cairn_seterr(cairn_status rc, const char *zFmt, ...) {
   cairnFormatV(zTmp, sizeof(zTmp), zFmt, ap);
   va_end(ap);
   memcpy(zLastErr, zTmp, sizeof(zTmp));
+  zLastLoc[0] = 0;
   return rc;
 }
+
+#ifdef CAIRN_DEBUG
+/* __FILE__ from the part that starts "core/" (CMake passes absolute paths). */
+static const char *errShortPath(const char *zFile) {
+  const char *z = zFile;
+  for (const char *p = zFile; *p; p++)
+    if (memcmp(p, "core/", 5) == 0) z = p;
+  return z;
+}
+
+cairn_status cairnErrAt(const char *zFile, int iLine, cairn_status rc, const char *zFmt, ...) {
+  va_list ap;
+  va_start(ap, zFmt);
+  char zTmp[sizeof(zLastErr)];
+  cairnFormatV(zTmp, sizeof(zTmp), zFmt, ap);
+  va_end(ap);
+  memcpy(zLastErr, zTmp, sizeof(zTmp));
+  cairnFormat(zLastLoc, sizeof(zLastLoc), "%s:%d", errShortPath(zFile), iLine);
+  return rc;
+}
+
+void cairnAssertFail(const char *zFile, int iLine, const char *zExpr) {
+  /* The message is left where a debugger or the test runner's crash report can show it. */
+  cairnFormat(zLastErr, sizeof(zLastErr), "assertion failed: %s", zExpr);
+  cairnFormat(zLastLoc, sizeof(zLastLoc), "%s:%d", errShortPath(zFile), iLine);
+  __builtin_trap();
+}
+#endif
 
 /* Append one unsigned number in base 10 or 16. */
 static size_t fmtUnsigned(char *z, size_t i, size_t n, unsigned long long v, int hex) {

@@ -502,7 +502,7 @@ int h5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m);
 void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
 
 /* The datatype of a dataset, attribute or committed datatype object (NULL for groups): for
-** bindings (wasm/em_h5.c) that pick a memory type the way their language would. */
+** bindings (bindings/em/em_h5.c) that pick a memory type the way their language would. */
 const H5Type *h5ObjType(cairn_h5_obj *o);
 /* One attribute as h5ObjAttrEach shows it: pointers into the object (valid during the call). */
 typedef struct H5AttrView {

@@ -67,7 +67,7 @@ export function makeApi(loader, { openPath } = {}) {
           }
           return register(m, openPath(path, 'r'), true);
         } : null;
-        m._cairn_em_host_install(); // a clock for the core (wasm/em_services.c)
+        m._cairn_em_host_install(); // a clock for the core (bindings/em/em_services.c)
         M = m;
         return m;
       });

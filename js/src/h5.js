@@ -85,7 +85,7 @@ function scalarAt(dv, off, mt) {
 }
 const NO_LIST = { names: [], index: null };
 /**
- * Every attribute of one object, as cairn_em_h5_attrs lays them out (wasm/em_h5.c), read straight
+ * Every attribute of one object, as cairn_em_h5_attrs lays them out (bindings/em/em_h5.c), read straight
  * from wasm memory (the block is freed after): names (shared lists, see nameList), type index,
  * dataspace and shape per attribute, and the values the block holds (numbers and BigInts as
  * they are, arrays as bytes each read copies). Descriptions are made only when asked for, so

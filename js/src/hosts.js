@@ -1,5 +1,5 @@
 // 2026-11-29
-// js/src/hosts.js - JavaScript file objects that back a cairn_file (see wasm/em_host.js).
+// js/src/hosts.js - JavaScript file objects that back a cairn_file (see bindings/em/em_host.js).
 // Every method is SYNCHRONOUS, because the C core calls them in the middle of its work:
 //   read(offset, length) -> Uint8Array   (shorter only at end of file)
 //   write(offset, bytes)  size() -> number  truncate(n)  sync()  close()

@@ -1,6 +1,6 @@
 // 2026-11-29
 // js/src/memory.js - agent memory in the npm package: `Memory` over cairn's C store
-// (core/include/cairn/mem.h, glue in wasm/em_mem.c). A memory is a text plus an embedding,
+// (core/include/cairn/mem.h, glue in bindings/em/em_mem.c). A memory is a text plus an embedding,
 // who (session, role) and when (time), a tier, an importance and free JSON metadata; search is
 // vector, BM25 or hybrid (reciprocal rank fusion by default) with filters applied inside it.
 //

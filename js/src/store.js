@@ -1,6 +1,6 @@
 // 2026-11-29
 // js/src/store.js - the content-addressed chunk store in the npm package: `Store` over cairn's C
-// store (core/include/cairn/cas.h, glue in wasm/em_cas.c). A payload is cut into content-defined
+// store (core/include/cairn/cas.h, glue in bindings/em/em_cas.c). A payload is cut into content-defined
 // chunks (FastCDC 2020), each chunk is named by its SHA-256 and kept once, and the payload's id
 // is the SHA-256 of its manifest (64 hex digits): the same bytes give the same id in every store
 // with the same chunking, in C, the CLI (`cairn put`) and here. Every read verifies each chunk

@@ -1,6 +1,6 @@
 // 2026-11-29
 // js/src/zl.js - the OpenZL-format codec in the npm package (core/include/cairn/zl.h, glue in
-// wasm/em_zl.c): typed data goes through transform graphs (delta, transpose, bit-pack...) into
+// bindings/em/em_zl.c): typed data goes through transform graphs (delta, transpose, bit-pack...) into
 // self-describing OpenZL frames (format 26) that OpenZL's own decoder reads, and any such frame
 // decodes back to its bytes.
 //

@@ -1,5 +1,5 @@
 // 2026-11-29 - every wasm allocation is freed: the bytes in use in the wasm heap (dlmalloc's
-// mallinfo, wasm/em_services.c) are the same before and after rounds of Memory, Store and codec
+// mallinfo, bindings/em/em_services.c) are the same before and after rounds of Memory, Store and codec
 // calls, successful and failing ones, once a first round has warmed up any lazy state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -72,7 +72,7 @@ TEST(common, host_file_roundtrip) {
 }
 
 /* Files opened one after another: the POSIX host hands the struct of a closed file to the next
-** open (native/host_posix.c keeps one spare), unless its path does not fit the spare's room. A
+** open (hosts/posix.c keeps one spare), unless its path does not fit the spare's room. A
 ** reused struct reads its own file and its messages name its own path, never the last one's;
 ** two files open at once never share one. (A spare handed out too small for its path is an
 ** overflow that the sanitizer run catches.) */
@@ -188,7 +188,7 @@ TEST(common, parallel_for_many_short_jobs) {
 }
 
 /* The installed host's allocator with blocks of 16-64 KiB, the sizes the POSIX host keeps one
-** spare of (native/host_posix.c): a freed block comes back for a request it can hold and is
+** spare of (hosts/posix.c): a freed block comes back for a request it can hold and is
 ** not far larger than, and never for one it cannot hold (ASan and the byte patterns catch a
 ** block handed out short or twice); threads allocating and freeing at once never share one. */
 static void fillCheck(uint8_t *p, size_t n, uint8_t v, int *pBad) {

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "export.h"
 #include "host.h"
 
 #ifdef __cplusplus
@@ -44,6 +45,7 @@ typedef int cairn_status;
 #define CAIRN_CHECKSUM    11 /* a checksum or hash did not match */
 #define CAIRN_TYPE        12 /* wrong data type */
 #define CAIRN_LIMIT       13 /* a configured limit (memory budget, size cap) was reached */
+#define CAIRN_BUSY        14 /* another handle or process holds the lock (see cairn_host lock methods) */
 
 /* Extended codes: primary | (detail << 8). */
 #define CAIRN_IOERR_SHORT_READ (CAIRN_IOERR | (1 << 8))
@@ -55,18 +57,21 @@ typedef int cairn_status;
 
 /* Message for the last error on the calling thread ("" if none yet). Valid until the next
 ** cairn call on this thread. */
-const char *cairn_errmsg(void);
+CAIRN_API const char *cairn_errmsg(void);
+/* Where in the core the last error was raised ("core/h5/r_file.c:212"): debug and sanitizer
+** builds only (CAIRN_DEBUG); "" in release builds and when the error came from a host. */
+CAIRN_API const char *cairn_errloc(void);
 /* Static name of a status code ("CAIRN_CORRUPT", "CAIRN_IOERR_SHORT_READ"...). */
-const char *cairn_errstr(cairn_status rc);
+CAIRN_API const char *cairn_errstr(cairn_status rc);
 /*
 ** Record an error for cairn_errmsg() and return rc. For hosts and bindings that want their
 ** own message to surface. The format understands %s %.*s %d %u %lld %llu %zu %x %llx %c and %%.
 */
-cairn_status cairn_seterr(cairn_status rc, const char *zFmt, ...);
+CAIRN_API cairn_status cairn_seterr(cairn_status rc, const char *zFmt, ...);
 /* Clear the message. */
-void cairn_clearerr(void);
+CAIRN_API void cairn_clearerr(void);
 
-const char *cairn_version(void);
+CAIRN_API const char *cairn_version(void);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,8 @@
 #ifndef CAIRN_CAS_H
 #define CAIRN_CAS_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "cairn.h" /* status codes; cairn.h includes this file at its end */
@@ -47,16 +49,16 @@ typedef struct cairn_fastcdc_params {
 } cairn_fastcdc_params;
 
 /* Defaults: 256 KiB / 1 MiB / 4 MiB, level 2, seed 0. */
-void cairn_fastcdc_default(cairn_fastcdc_params *pParams);
+CAIRN_API void cairn_fastcdc_default(cairn_fastcdc_params *pParams);
 /* CAIRN_OK if the parameters are usable, CAIRN_MISUSE naming the bad field otherwise. */
-int cairn_fastcdc_check(const cairn_fastcdc_params *pParams);
+CAIRN_API int cairn_fastcdc_check(const cairn_fastcdc_params *pParams);
 
 /*
 ** The length of the first chunk of p[0..n), which starts at a chunk boundary: the plain
 ** one-cut-at-a-time algorithm of the paper (the reference the fast path is tested against).
 ** With eof == 0 and no cut found in fewer than nMax bytes, *pnChunk is 0: more data needed.
 */
-int cairn_fastcdc_cut(const cairn_fastcdc_params *pParams, const void *p, size_t n, int eof,
+CAIRN_API int cairn_fastcdc_cut(const cairn_fastcdc_params *pParams, const void *p, size_t n, int eof,
                       size_t *pnChunk, uint64_t *pFingerprint);
 
 /* One chunk of a prepared buffer: offset into the buffer, length, SHA-256. */
@@ -74,7 +76,7 @@ typedef struct cairn_chunk {
 ** *pnChunk. With eof == 0 the bytes after the last chunk that is certain are left:
 ** *pnUsed is the end of the last chunk returned.
 */
-int cairn_fastcdc_prepare(const cairn_fastcdc_params *pParams, const void *p, size_t n, int eof,
+CAIRN_API int cairn_fastcdc_prepare(const cairn_fastcdc_params *pParams, const void *p, size_t n, int eof,
                           cairn_chunk **paChunk, size_t *pnChunk, size_t *pnUsed);
 
 /* ------------------------------------------------------------------ the store */
@@ -96,20 +98,20 @@ typedef struct cairn_cas_config {
 
 /* A store in memory: a memory buffer holding the same format (cairn_cas_memory_data gives its
 ** bytes; cairn_cas_file, a cairn_file over them). */
-int cairn_cas_open_memory(const cairn_cas_config *pCfg, cairn_cas **ppCas);
+CAIRN_API int cairn_cas_open_memory(const cairn_cas_config *pCfg, cairn_cas **ppCas);
 /* The bytes of a memory store: a store file image (valid until the next call on the store). */
-int cairn_cas_memory_data(cairn_cas *pCas, const uint8_t **pp, size_t *pn);
+CAIRN_API int cairn_cas_memory_data(cairn_cas *pCas, const uint8_t **pp, size_t *pn);
 /*
 ** A store in an open file. An empty writable file becomes a new store. The handle takes
 ** ownership of f: cairn_cas_close closes it (also when this call fails).
 */
-int cairn_cas_open_file(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **ppCas);
+CAIRN_API int cairn_cas_open_file(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **ppCas);
 /* A store at a path, through the host (created if missing unless readonly). */
-int cairn_cas_open(const char *zPath, const cairn_cas_config *pCfg, cairn_cas **ppCas);
+CAIRN_API int cairn_cas_open(const char *zPath, const cairn_cas_config *pCfg, cairn_cas **ppCas);
 /* Roll back an open transaction, close the file, free everything. NULL is a no-op. */
-int cairn_cas_close(cairn_cas *pCas);
+CAIRN_API int cairn_cas_close(cairn_cas *pCas);
 /* The file underneath (for a memory store, cairn_cas_memory_data gives its bytes). */
-cairn_file *cairn_cas_file(cairn_cas *pCas);
+CAIRN_API cairn_file *cairn_cas_file(cairn_cas *pCas);
 
 /*
 ** Transactions. Without cairn_cas_begin every put/name call commits by itself. Between begin
@@ -117,25 +119,25 @@ cairn_file *cairn_cas_file(cairn_cas *pCas);
 ** handle already see it. After any error inside a transaction the transaction is unusable:
 ** commit fails until cairn_cas_rollback.
 */
-int cairn_cas_begin(cairn_cas *pCas);
-int cairn_cas_commit(cairn_cas *pCas);
-int cairn_cas_rollback(cairn_cas *pCas);
+CAIRN_API int cairn_cas_begin(cairn_cas *pCas);
+CAIRN_API int cairn_cas_commit(cairn_cas *pCas);
+CAIRN_API int cairn_cas_rollback(cairn_cas *pCas);
 
 /* Publish p[0..n); aId receives the payload ID. */
-int cairn_cas_put(cairn_cas *pCas, const void *p, size_t n, uint8_t aId[32]);
+CAIRN_API int cairn_cas_put(cairn_cas *pCas, const void *p, size_t n, uint8_t aId[32]);
 /* Publish a whole host file, read in bounded memory. xProgress may be NULL. */
-int cairn_cas_put_file(cairn_cas *pCas, cairn_file *in, cairn_progress_fn xProgress, void *pArg,
+CAIRN_API int cairn_cas_put_file(cairn_cas *pCas, cairn_file *in, cairn_progress_fn xProgress, void *pArg,
                        uint8_t aId[32]);
 /* Publish a stream of unknown length: write any number of pieces, then finish (or abort). */
-int cairn_cas_writer_open(cairn_cas *pCas, cairn_cas_writer **ppW);
-int cairn_cas_writer_write(cairn_cas_writer *pW, const void *p, size_t n);
-int cairn_cas_writer_finish(cairn_cas_writer *pW, uint8_t aId[32]); /* frees pW */
-void cairn_cas_writer_abort(cairn_cas_writer *pW);                   /* frees pW */
+CAIRN_API int cairn_cas_writer_open(cairn_cas *pCas, cairn_cas_writer **ppW);
+CAIRN_API int cairn_cas_writer_write(cairn_cas_writer *pW, const void *p, size_t n);
+CAIRN_API int cairn_cas_writer_finish(cairn_cas_writer *pW, uint8_t aId[32]); /* frees pW */
+CAIRN_API void cairn_cas_writer_abort(cairn_cas_writer *pW);                   /* frees pW */
 
 /* The catalog: names bound to payload IDs (a name re-bound points at the new ID). */
-int cairn_cas_name_set(cairn_cas *pCas, const char *zName, const uint8_t aId[32]);
-int cairn_cas_name_get(cairn_cas *pCas, const char *zName, uint8_t aId[32]);
-int cairn_cas_name_delete(cairn_cas *pCas, const char *zName);
+CAIRN_API int cairn_cas_name_set(cairn_cas *pCas, const char *zName, const uint8_t aId[32]);
+CAIRN_API int cairn_cas_name_get(cairn_cas *pCas, const char *zName, uint8_t aId[32]);
+CAIRN_API int cairn_cas_name_delete(cairn_cas *pCas, const char *zName);
 
 /* Payloads, for listing: i in [0, cairn_cas_count). zName is the newest name bound to the
 ** payload or NULL; valid until the next call that changes the store. */
@@ -146,25 +148,25 @@ typedef struct cairn_cas_entry {
   int64_t iTime;      /* publication time, ns since 1970 (0 if the host has no clock) */
   const char *zName;
 } cairn_cas_entry;
-size_t cairn_cas_count(cairn_cas *pCas);
-int cairn_cas_entry_at(cairn_cas *pCas, size_t i, cairn_cas_entry *pEntry);
+CAIRN_API size_t cairn_cas_count(cairn_cas *pCas);
+CAIRN_API int cairn_cas_entry_at(cairn_cas *pCas, size_t i, cairn_cas_entry *pEntry);
 
 /* Is there a payload with this ID? CAIRN_OK with its size, or CAIRN_NOTFOUND. */
-int cairn_cas_stat(cairn_cas *pCas, const uint8_t aId[32], uint64_t *pnSize);
+CAIRN_API int cairn_cas_stat(cairn_cas *pCas, const uint8_t aId[32], uint64_t *pnSize);
 /*
 ** Read bytes [iOff, iOff+n) of a payload into p; *pnRead < n only at the payload's end. Every
 ** chunk that covers the range is verified first.
 */
-int cairn_cas_read(cairn_cas *pCas, const uint8_t aId[32], uint64_t iOff, void *p, size_t n,
+CAIRN_API int cairn_cas_read(cairn_cas *pCas, const uint8_t aId[32], uint64_t iOff, void *p, size_t n,
                    size_t *pnRead);
 /* The same through an open payload (keeps the manifest between reads). */
-int cairn_cas_payload_open(cairn_cas *pCas, const uint8_t aId[32], cairn_cas_payload **ppP);
-uint64_t cairn_cas_payload_size(cairn_cas_payload *pP);
-int cairn_cas_payload_read(cairn_cas_payload *pP, uint64_t iOff, void *p, size_t n, size_t *pnRead);
-void cairn_cas_payload_close(cairn_cas_payload *pP);
+CAIRN_API int cairn_cas_payload_open(cairn_cas *pCas, const uint8_t aId[32], cairn_cas_payload **ppP);
+CAIRN_API uint64_t cairn_cas_payload_size(cairn_cas_payload *pP);
+CAIRN_API int cairn_cas_payload_read(cairn_cas_payload *pP, uint64_t iOff, void *p, size_t n, size_t *pnRead);
+CAIRN_API void cairn_cas_payload_close(cairn_cas_payload *pP);
 /* Write bytes [iStart, iEnd) of a payload (iEnd = UINT64_MAX: to its end) to out at offset 0,
 ** in bounded memory, and truncate out there. */
-int cairn_cas_get_file(cairn_cas *pCas, const uint8_t aId[32], uint64_t iStart, uint64_t iEnd,
+CAIRN_API int cairn_cas_get_file(cairn_cas *pCas, const uint8_t aId[32], uint64_t iStart, uint64_t iEnd,
                        cairn_file *out, cairn_progress_fn xProgress, void *pArg);
 
 /*
@@ -174,7 +176,7 @@ int cairn_cas_get_file(cairn_cas *pCas, const uint8_t aId[32], uint64_t iStart, 
 ** receives the count.
 */
 typedef void (*cairn_cas_problem_fn)(void *pArg, const char *zMsg);
-int cairn_cas_verify(cairn_cas *pCas, cairn_progress_fn xProgress, void *pArg,
+CAIRN_API int cairn_cas_verify(cairn_cas *pCas, cairn_progress_fn xProgress, void *pArg,
                      cairn_cas_problem_fn xProblem, void *pProblemArg, uint64_t *pnBad);
 
 typedef struct cairn_cas_stats {
@@ -184,11 +186,11 @@ typedef struct cairn_cas_stats {
   uint64_t nFileBytes;   /* committed size of the store, metadata included */
   cairn_fastcdc_params chunking;
 } cairn_cas_stats;
-int cairn_cas_get_stats(cairn_cas *pCas, cairn_cas_stats *pStats);
+CAIRN_API int cairn_cas_get_stats(cairn_cas *pCas, cairn_cas_stats *pStats);
 
 /* IDs as text: 64 lowercase hex digits + NUL; parse accepts either case. */
-void cairn_cas_id_hex(const uint8_t aId[32], char zHex[65]);
-int cairn_cas_id_parse(const char *zHex, uint8_t aId[32]);
+CAIRN_API void cairn_cas_id_hex(const uint8_t aId[32], char zHex[65]);
+CAIRN_API int cairn_cas_id_parse(const char *zHex, uint8_t aId[32]);
 
 #ifdef __cplusplus
 }

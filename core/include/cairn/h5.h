@@ -40,6 +40,8 @@
 #ifndef CAIRN_H5_H
 #define CAIRN_H5_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "host.h"
@@ -97,7 +99,7 @@ typedef enum cairn_h5_mtype {
   CAIRN_H5_I64, CAIRN_H5_U64, CAIRN_H5_F32, CAIRN_H5_F64
 } cairn_h5_mtype;
 /* Bytes per element of a memory type (0 for NATIVE). */
-size_t cairn_h5_mtype_size(cairn_h5_mtype m);
+CAIRN_API size_t cairn_h5_mtype_size(cairn_h5_mtype m);
 
 typedef struct cairn_h5_filter {
   unsigned id;      /* 1 deflate, 2 shuffle, 3 fletcher32, 32015 zstd, 32004 lz4, 32008 bitshuffle... */
@@ -161,52 +163,52 @@ typedef struct cairn_h5_sel {
 ** CAIRN_H5_NO_EXTERNAL: such datasets then fail with CAIRN_UNSUPPORTED. */
 #define CAIRN_H5_OWN_FILE 0x1
 #define CAIRN_H5_NO_EXTERNAL 0x2
-int cairn_h5_open(cairn_file *f, unsigned flags, cairn_h5 **pp);
+CAIRN_API int cairn_h5_open(cairn_file *f, unsigned flags, cairn_h5 **pp);
 /* Open by name through the host. */
-int cairn_h5_open_path(const char *zPath, cairn_h5 **pp);
-int cairn_h5_close(cairn_h5 *h); /* NULL is a no-op */
+CAIRN_API int cairn_h5_open_path(const char *zPath, cairn_h5 **pp);
+CAIRN_API int cairn_h5_close(cairn_h5 *h); /* NULL is a no-op */
 /* Metadata cache budget in bytes (default 8 MiB). Evicts at once if lowered. */
-int cairn_h5_cache_budget(cairn_h5 *h, uint64_t nBytes);
+CAIRN_API int cairn_h5_cache_budget(cairn_h5 *h, uint64_t nBytes);
 /* Host reads issued and bytes read so far (metadata and raw data). */
-void cairn_h5_stats(cairn_h5 *h, uint64_t *pnRead, uint64_t *pnBytes);
+CAIRN_API void cairn_h5_stats(cairn_h5 *h, uint64_t *pnRead, uint64_t *pnBytes);
 /* Superblock version (0..3). */
-int cairn_h5_superblock_version(cairn_h5 *h);
+CAIRN_API int cairn_h5_superblock_version(cairn_h5 *h);
 
 /* Open an object by absolute path ("/" is the root group). Soft links are followed;
 ** external links fail with CAIRN_UNSUPPORTED naming the target. */
-int cairn_h5_get(cairn_h5 *h, const char *zPath, cairn_h5_obj **pp);
+CAIRN_API int cairn_h5_get(cairn_h5 *h, const char *zPath, cairn_h5_obj **pp);
 /* Open an attribute of an object by name. */
-int cairn_h5_attr(cairn_h5_obj *o, const char *zName, cairn_h5_obj **pp);
+CAIRN_API int cairn_h5_attr(cairn_h5_obj *o, const char *zName, cairn_h5_obj **pp);
 /* The i-th attribute (name order). */
-int cairn_h5_attr_at(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp);
-int cairn_h5_obj_close(cairn_h5_obj *o); /* NULL is a no-op */
+CAIRN_API int cairn_h5_attr_at(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp);
+CAIRN_API int cairn_h5_obj_close(cairn_h5_obj *o); /* NULL is a no-op */
 /* The object's path (attributes: "path@name"). */
-const char *cairn_h5_obj_path(cairn_h5_obj *o);
+CAIRN_API const char *cairn_h5_obj_path(cairn_h5_obj *o);
 
-int cairn_h5_info_get(cairn_h5_obj *o, cairn_h5_info *pInfo);
+CAIRN_API int cairn_h5_info_get(cairn_h5_obj *o, cairn_h5_info *pInfo);
 /* Attribute names, i < info.nAttr, in name order. */
-int cairn_h5_attr_name(cairn_h5_obj *o, size_t i, const char **pz);
+CAIRN_API int cairn_h5_attr_name(cairn_h5_obj *o, size_t i, const char **pz);
 /* Links of a group, i < info.nLink, in name order. */
-int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut);
+CAIRN_API int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut);
 
 /* Read a dataset or attribute (sel NULL = everything) into buf as memory type m. nBuf must be
 ** at least selected elements * element size (NATIVE: the file type's size). NATIVE copies
 ** elements as stored, byte-swapped to little-endian (compound members and array elements
 ** included); variable-length elements stay as file heap IDs: use cairn_h5_read_json for them.
 ** Chunks are decoded in parallel through the host's xParallelFor. */
-int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, void *buf, size_t nBuf);
+CAIRN_API int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, void *buf, size_t nBuf);
 /* Where a whole read of dataset o as memory type m (not NATIVE) sits verbatim in the file: when
 ** o's storage is contiguous and allocated and its bytes already are the values in type m
 ** (little-endian, same size, full precision), *pOff receives the absolute file offset and *pn
 ** the byte count (checked against the file's size) and CAIRN_OK is returned; otherwise
 ** CAIRN_NOTFOUND, and cairn_h5_read is the way. Lets a binding read a large contiguous
 ** dataset from its file straight into its own buffer, with no copy through the library. */
-int cairn_h5_raw_extent(cairn_h5_obj *o, cairn_h5_mtype m, uint64_t *pOff, uint64_t *pn);
+CAIRN_API int cairn_h5_raw_extent(cairn_h5_obj *o, cairn_h5_mtype m, uint64_t *pOff, uint64_t *pn);
 /* Values as JSON text: nested arrays following the selection's shape (a scalar is a bare
 ** value); strings as JSON strings, compounds as objects, enums as their names, vlen as
 ** arrays, object references as the referenced path, opaque as hex strings, NaN/inf as
 ** "nan"/"inf"/"-inf" strings. *pz is allocated with cairn_malloc; free with cairn_free. */
-int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char **pz, size_t *pn);
+CAIRN_API int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char **pz, size_t *pn);
 /* Everything cairn_h5_info_get reports, as one JSON object (for bindings that would rather
 ** not mirror the struct): {"kind":"dataset","path":"/d","addr":800,"shape":[3,4],
 ** "maxshape":[null,4],"type":{...},"layout":"chunked","chunks":[1,4],"chunkIndex":"earray",
@@ -215,10 +217,10 @@ int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char **pz, size
 ** with raw data in external files "external":[{"name":"a.raw","offset":0,"size":40}] (size null:
 ** unlimited). Unlimited max dimensions are null. *pz is allocated with cairn_malloc; free with
 ** cairn_free. */
-int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn);
+CAIRN_API int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn);
 /* The datatype as JSON: {"class":"integer","size":4,"signed":true,"order":"le"},
 ** {"class":"compound","size":16,"members":[{"name":"a","offset":0,"type":{...}}]}, ... */
-int cairn_h5_type_json(cairn_h5_obj *o, char **pz, size_t *pn);
+CAIRN_API int cairn_h5_type_json(cairn_h5_obj *o, char **pz, size_t *pn);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,8 @@
 #ifndef CAIRN_H5W_H
 #define CAIRN_H5W_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "host.h"
@@ -37,34 +39,34 @@ typedef struct cairn_h5w_type cairn_h5w_type;
 
 /* ---- datatypes: built, used (the writer copies them), then freed by the caller ---- */
 /* Little-endian integer of 1, 2, 4 or 8 bytes. */
-cairn_h5w_type *cairn_h5w_type_int(unsigned nByte, int bSigned);
+CAIRN_API cairn_h5w_type *cairn_h5w_type_int(unsigned nByte, int bSigned);
 /* IEEE float of 2, 4 or 8 bytes (encoded exactly as libhdf5/h5py write them). */
-cairn_h5w_type *cairn_h5w_type_float(unsigned nByte);
+CAIRN_API cairn_h5w_type *cairn_h5w_type_float(unsigned nByte);
 /* Bitfield of 1, 2, 4 or 8 bytes; opaque bytes with an optional ASCII tag. */
-cairn_h5w_type *cairn_h5w_type_bitfield(unsigned nByte);
-cairn_h5w_type *cairn_h5w_type_opaque(size_t nSize, const char *zTag);
+CAIRN_API cairn_h5w_type *cairn_h5w_type_bitfield(unsigned nByte);
+CAIRN_API cairn_h5w_type *cairn_h5w_type_opaque(size_t nSize, const char *zTag);
 /* Integers and bitfields that use only nPrecision bits starting at bit nOffset. */
-int cairn_h5w_type_set_bits(cairn_h5w_type *t, unsigned nPrecision, unsigned nOffset);
+CAIRN_API int cairn_h5w_type_set_bits(cairn_h5w_type *t, unsigned nPrecision, unsigned nOffset);
 /* Fixed-length string of n bytes; pad: 0 nul-terminated, 1 nul-padded, 2 space-padded. */
-cairn_h5w_type *cairn_h5w_type_string(size_t n, int pad, int bUtf8);
+CAIRN_API cairn_h5w_type *cairn_h5w_type_string(size_t n, int pad, int bUtf8);
 /* Variable-length string (what h5py writes for str). In memory each element is a
 ** `const char *` (NUL-terminated); in the file it lives in a global heap. */
-cairn_h5w_type *cairn_h5w_type_vstring(int bUtf8);
+CAIRN_API cairn_h5w_type *cairn_h5w_type_vstring(int bUtf8);
 /* Variable-length sequence of a fixed-size base type. In memory each element is a
 ** cairn_h5w_vl (n base elements at p); in the file the elements live in a global heap. */
 typedef struct cairn_h5w_vl { size_t n; const void *p; } cairn_h5w_vl;
-cairn_h5w_type *cairn_h5w_type_vlen(const cairn_h5w_type *base);
+CAIRN_API cairn_h5w_type *cairn_h5w_type_vlen(const cairn_h5w_type *base);
 /* Compound of nSize bytes; add members with cairn_h5w_type_insert (memory layout = file
 ** layout: each member at its byte offset). Variable-length members are not supported. */
-cairn_h5w_type *cairn_h5w_type_compound(size_t nSize);
-int cairn_h5w_type_insert(cairn_h5w_type *t, const char *zName, size_t iOff, const cairn_h5w_type *m);
+CAIRN_API cairn_h5w_type *cairn_h5w_type_compound(size_t nSize);
+CAIRN_API int cairn_h5w_type_insert(cairn_h5w_type *t, const char *zName, size_t iOff, const cairn_h5w_type *m);
 /* Enum over an integer base type; values are given in the base type's memory form. */
-cairn_h5w_type *cairn_h5w_type_enum(const cairn_h5w_type *base);
-int cairn_h5w_type_enum_insert(cairn_h5w_type *t, const char *zName, const void *pValue);
+CAIRN_API cairn_h5w_type *cairn_h5w_type_enum(const cairn_h5w_type *base);
+CAIRN_API int cairn_h5w_type_enum_insert(cairn_h5w_type *t, const char *zName, const void *pValue);
 /* Fixed-size array of a base type. */
-cairn_h5w_type *cairn_h5w_type_array(const cairn_h5w_type *base, int rank, const uint64_t *dims);
-size_t cairn_h5w_type_size(const cairn_h5w_type *t); /* bytes per element in memory */
-void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
+CAIRN_API cairn_h5w_type *cairn_h5w_type_array(const cairn_h5w_type *base, int rank, const uint64_t *dims);
+CAIRN_API size_t cairn_h5w_type_size(const cairn_h5w_type *t); /* bytes per element in memory */
+CAIRN_API void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
 
 /* ---- files ---- */
 /* Flags for create/open. NOSYNC skips the host syncs of a commit: the file is then always
@@ -87,23 +89,23 @@ void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-op */
 ** and cut off at the first commit, so a file being replaced needs no CAIRN_OPEN_TRUNCATE, which
 ** is slower). f holds an HDF5 file from the first commit on (cairn_h5w_close commits): commit
 ** at once for an empty file that survives. */
-int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW);
+CAIRN_API int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW);
 /* Open an existing HDF5 file for editing: cairn's, and libhdf5/h5py files of any libver
 ** (superblock v0-v3, object headers v1/v2, symbol-table, compact and dense groups, dense
 ** attributes, SOHM tables; what it converts on the way is in core/h5/WRITER.md). Files whose
 ** B-tree K values differ from the defaults, with a user block or a driver information block are
 ** refused (CAIRN_UNSUPPORTED). With CAIRN_H5W_READONLY every change fails with CAIRN_READONLY.
 ** Bytes past the committed end of file (left by a crash) are reused. */
-int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW);
+CAIRN_API int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW);
 /* Make every change so far durable (write, sync, flip the superblock, sync). */
-int cairn_h5w_commit(cairn_h5w *w);
+CAIRN_API int cairn_h5w_commit(cairn_h5w *w);
 /* Commit (unless the writer failed) and free the writer. The file stays open. */
-int cairn_h5w_close(cairn_h5w *w);
+CAIRN_API int cairn_h5w_close(cairn_h5w *w);
 /* Free the writer WITHOUT committing: the file keeps its last committed state. */
-void cairn_h5w_discard(cairn_h5w *w);
+CAIRN_API void cairn_h5w_discard(cairn_h5w *w);
 
 /* ---- objects ---- */
-int cairn_h5w_group(cairn_h5w *w, const char *zPath);
+CAIRN_API int cairn_h5w_group(cairn_h5w *w, const char *zPath);
 
 #define CAIRN_H5W_AUTO 0
 #define CAIRN_H5W_COMPACT 1
@@ -120,15 +122,15 @@ typedef struct cairn_h5w_dset_opts {
 ** CAIRN_H5W_UNLIMITED makes it resizable (chunked). pData (row-major, prod(dims) elements) may be
 ** NULL: the dataset then reads as its fill value.
 */
-int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, int rank,
+CAIRN_API int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, int rank,
                       const uint64_t *dims, const uint64_t *maxdims, const cairn_h5w_dset_opts *pOpt,
                       const void *pData);
 /* Append nRows along the first dimension of a resizable chunked dataset. */
-int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void *pData);
+CAIRN_API int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void *pData);
 /* Grow the first dimension of a resizable chunked dataset to nRows rows; the new rows read as
 ** the fill value (they are written as such: cost proportional to the growth). Shrinking fails
 ** with CAIRN_UNSUPPORTED (the file is unchanged), as does a variable-length dataset. */
-int cairn_h5w_resize(cairn_h5w *w, const char *zPath, uint64_t nRows);
+CAIRN_API int cairn_h5w_resize(cairn_h5w *w, const char *zPath, uint64_t nRows);
 /*
 ** Overwrite rows [row0, row0 + nRows) along the first dimension of any dataset (a scalar has one
 ** row). Committed bytes are never overwritten: chunks are rewritten copy-on-write (partial ones
@@ -136,27 +138,27 @@ int cairn_h5w_resize(cairn_h5w *w, const char *zPath, uint64_t nRows);
 ** new space (once per transaction: cost proportional to that dataset), compact data lives in
 ** the header. CAIRN_RANGE if the rows are outside the dataset.
 */
-int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRows, const void *pData);
+CAIRN_API int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRows, const void *pData);
 /* Shape of a dataset: *pRank and dims[0..rank) (dims may be NULL). */
-int cairn_h5w_shape(cairn_h5w *w, const char *zPath, int *pRank, uint64_t *dims);
+CAIRN_API int cairn_h5w_shape(cairn_h5w *w, const char *zPath, int *pRank, uint64_t *dims);
 /* Element type of a dataset: *pClass is the HDF5 class (0 integer, 1 float, 3 string, 6
 ** compound, 8 enum, 9 variable-length, 10 array), *pSize the bytes per element in the file,
 ** *pSigned for integers. */
-int cairn_h5w_dtype(cairn_h5w *w, const char *zPath, int *pClass, size_t *pSize, int *pSigned);
+CAIRN_API int cairn_h5w_dtype(cairn_h5w *w, const char *zPath, int *pClass, size_t *pSize, int *pSigned);
 /*
 ** Create or overwrite attribute zName on object zObj (rank 0 = scalar). The encoded attribute
 ** must stay under 64 KiB (inline attributes, which every reader handles).
 */
-int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cairn_h5w_type *t, int rank,
+CAIRN_API int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cairn_h5w_type *t, int rank,
                    const uint64_t *dims, const void *pData);
 /* Soft link zPath -> zTarget (a path, which need not exist); external link zPath -> zTarget
 ** inside the file zFile. */
-int cairn_h5w_softlink(cairn_h5w *w, const char *zPath, const char *zTarget);
-int cairn_h5w_extlink(cairn_h5w *w, const char *zPath, const char *zFile, const char *zTarget);
+CAIRN_API int cairn_h5w_softlink(cairn_h5w *w, const char *zPath, const char *zTarget);
+CAIRN_API int cairn_h5w_extlink(cairn_h5w *w, const char *zPath, const char *zFile, const char *zTarget);
 /* A committed (named) datatype object at zPath. */
-int cairn_h5w_named_type(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t);
+CAIRN_API int cairn_h5w_named_type(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t);
 /* Remove attribute zName of zObj (CAIRN_NOTFOUND if absent). */
-int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName);
+CAIRN_API int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName);
 
 /*
 ** Check every structure reachable from the root (checksums, B-trees, every chunk decoded through
@@ -164,7 +166,7 @@ int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName);
 ** types, shapes, attribute values and data, not where they sit in the file. Call it on a
 ** freshly opened writer (uncommitted changes are not seen).
 */
-int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]);
+CAIRN_API int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]);
 
 /*
 ** Copy every group, dataset and attribute of the HDF5 file `in` (anything cairn's reader opens:
@@ -175,7 +177,7 @@ int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]);
 ** datatypes and null dataspaces are not copied; types the writer cannot write (references,
 ** opaque...) fail with CAIRN_UNSUPPORTED naming the object.
 */
-int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsigned flags);
+CAIRN_API int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsigned flags);
 /* repack flag: leave out the datasets, attributes and types the writer cannot write instead of
 ** failing; on success cairn_errmsg() then says how many and why the first one was left out. */
 #define CAIRN_H5W_REPACK_SKIP 0x100
@@ -187,7 +189,7 @@ typedef struct cairn_h5w_stats {
   uint64_t nCommit;    /* commits that wrote a superblock */
   uint64_t nWrite;     /* host writes issued */
 } cairn_h5w_stats;
-int cairn_h5w_stats_get(cairn_h5w *w, cairn_h5w_stats *p);
+CAIRN_API int cairn_h5w_stats_get(cairn_h5w *w, cairn_h5w_stats *p);
 
 #ifdef __cplusplus
 }

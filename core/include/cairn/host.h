@@ -12,9 +12,9 @@
 **   cairn_host  - process-wide services: allocation, time, random bytes, parallel-for, and
 **                 opening a file by name.
 **
-** Hosts that ship with cairn: native/host_posix.c (pread/pwrite/fsync, mmap reads, a pthread
-** pool), wasm/host_wasi.c (WASI preview1 calls, sequential), the Emscripten binding in
-** wasm/em_binding.c whose files call back into JS (js/src/hosts/), and the memory-buffer
+** Hosts that ship with cairn: hosts/posix.c (pread/pwrite/fsync, mmap reads, a pthread
+** pool), hosts/wasi.c (WASI preview1 calls, sequential), the Emscripten binding in
+** bindings/em/em_binding.c whose files call back into JS (js/src/hosts.js), and the memory-buffer
 ** file in the core itself (cairn_memfile_open).
 **
 ** Versioning: both structs start with iVersion. New methods are only ever appended, with a
@@ -22,6 +22,8 @@
 */
 #ifndef CAIRN_HOST_H
 #define CAIRN_HOST_H
+
+#include "export.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -136,33 +138,33 @@ typedef struct cairn_host {
 ** built-in default (malloc/free, nothing else). Not thread-safe: call it before other cairn
 ** calls, as you would sqlite3_config().
 */
-int cairn_host_set(const cairn_host *pHost);
+CAIRN_API int cairn_host_set(const cairn_host *pHost);
 /* The host in force (never NULL). */
-const cairn_host *cairn_host_get(void);
+CAIRN_API const cairn_host *cairn_host_get(void);
 
 /* Convenience wrappers that route through the installed host. */
-void *cairn_malloc(size_t n);
-void *cairn_realloc(void *p, size_t n);
-void cairn_free(void *p);
-int cairn_open(const char *zPath, int flags, cairn_file **ppFile);
+CAIRN_API void *cairn_malloc(size_t n);
+CAIRN_API void *cairn_realloc(void *p, size_t n);
+CAIRN_API void cairn_free(void *p);
+CAIRN_API int cairn_open(const char *zPath, int flags, cairn_file **ppFile);
 
 /* File wrappers: these add the path-free context a message needs ("read of 4096 bytes at
 ** offset 81920 failed: ..."). cairn_file_read_exact fails on a short read. */
-int cairn_file_read(cairn_file *f, void *p, size_t n, uint64_t iOff, size_t *pnRead);
-int cairn_file_read_exact(cairn_file *f, void *p, size_t n, uint64_t iOff);
-int cairn_file_write(cairn_file *f, const void *p, size_t n, uint64_t iOff);
-int cairn_file_size(cairn_file *f, uint64_t *pnSize);
-int cairn_file_truncate(cairn_file *f, uint64_t nSize);
-int cairn_file_sync(cairn_file *f);
-int cairn_file_close(cairn_file *f); /* NULL is a no-op */
+CAIRN_API int cairn_file_read(cairn_file *f, void *p, size_t n, uint64_t iOff, size_t *pnRead);
+CAIRN_API int cairn_file_read_exact(cairn_file *f, void *p, size_t n, uint64_t iOff);
+CAIRN_API int cairn_file_write(cairn_file *f, const void *p, size_t n, uint64_t iOff);
+CAIRN_API int cairn_file_size(cairn_file *f, uint64_t *pnSize);
+CAIRN_API int cairn_file_truncate(cairn_file *f, uint64_t nSize);
+CAIRN_API int cairn_file_sync(cairn_file *f);
+CAIRN_API int cairn_file_close(cairn_file *f); /* NULL is a no-op */
 
 /*
 ** A file that lives in memory, implemented in the core. With p == NULL it starts empty and
 ** grows as written (through cairn_malloc); otherwise it starts as a copy of p[0..n).
 ** cairn_memfile_data() returns its current bytes (valid until the next write or close).
 */
-int cairn_memfile_open(const void *p, size_t n, cairn_file **ppFile);
-int cairn_memfile_data(cairn_file *f, const uint8_t **pp, size_t *pn);
+CAIRN_API int cairn_memfile_open(const void *p, size_t n, cairn_file **ppFile);
+CAIRN_API int cairn_memfile_data(cairn_file *f, const uint8_t **pp, size_t *pn);
 
 /* CPU feature bits (cairn_cpu_features and cairn_host.xCpuFeatures). */
 #define CAIRN_CPU_SSE41   (1ull << 0)
@@ -175,10 +177,10 @@ int cairn_memfile_data(cairn_file *f, const uint8_t **pp, size_t *pn);
 #define CAIRN_CPU_WASM128 (1ull << 24) /* compiled with -msimd128 */
 
 /* Features in use: what the CPU has, minus what cairn_cpu_disable() turned off. */
-uint64_t cairn_cpu_features(void);
+CAIRN_API uint64_t cairn_cpu_features(void);
 /* Kill switch for tests and benchmarks: force the portable path for the given bits. Pass 0 to
 ** re-enable everything. */
-void cairn_cpu_disable(uint64_t mask);
+CAIRN_API void cairn_cpu_disable(uint64_t mask);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,8 @@
 #ifndef CAIRN_MEM_H
 #define CAIRN_MEM_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,12 +82,12 @@ typedef struct cairn_mem_config {
 ** Reopening replays the log and rebuilds every index (see FORMAT.md for what is rebuilt and
 ** what is persisted); records after the last commit are dropped, and a torn tail is cut off.
 */
-int cairn_mem_open(const char *zPath, const cairn_mem_config *pCfg, cairn_mem **ppMem);
+CAIRN_API int cairn_mem_open(const char *zPath, const cairn_mem_config *pCfg, cairn_mem **ppMem);
 /* Same on a file the caller opened (any cairn_file: POSIX, memory, JS). The store owns f and
 ** closes it in cairn_mem_close, also when the open fails. */
-int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *pCfg, cairn_mem **ppMem);
+CAIRN_API int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *pCfg, cairn_mem **ppMem);
 /* Close; uncommitted adds are discarded (call cairn_mem_commit first). NULL is a no-op. */
-int cairn_mem_close(cairn_mem *pMem);
+CAIRN_API int cairn_mem_close(cairn_mem *pMem);
 
 /* One memory. Strings are NUL-terminated UTF-8; NULL means empty. */
 typedef struct cairn_mem_record {
@@ -110,22 +112,22 @@ typedef struct cairn_mem_record {
 ** CAIRN_TYPE (NaN/Inf in embedding or importance, metadata that is not a JSON object).
 ** A failed add changes nothing. The memory is searchable at once and durable after commit.
 */
-int cairn_mem_add(cairn_mem *pMem, const cairn_mem_record *pRec, uint64_t *pId);
+CAIRN_API int cairn_mem_add(cairn_mem *pMem, const cairn_mem_record *pRec, uint64_t *pId);
 /* Make every add so far durable (append to the log, then sync). Every checkpointEvery memories
 ** the commit also checkpoints (below). */
-int cairn_mem_commit(cairn_mem *pMem);
+CAIRN_API int cairn_mem_commit(cairn_mem *pMem);
 /*
 ** Commit, then move the log into the file's HDF5 datasets (FORMAT.md), crash-safely: after
 ** it h5py/h5dump see every memory. cairn_mem_close checkpoints too when nothing is left
 ** uncommitted. CAIRN_UNSUPPORTED on a log-only store of format 1.
 */
-int cairn_mem_checkpoint(cairn_mem *pMem);
+CAIRN_API int cairn_mem_checkpoint(cairn_mem *pMem);
 /* Read a memory by id. Pointers inside *pRec live until the next change to the store. */
-int cairn_mem_get(cairn_mem *pMem, uint64_t id, cairn_mem_record *pRec);
+CAIRN_API int cairn_mem_get(cairn_mem *pMem, uint64_t id, cairn_mem_record *pRec);
 /* The embedding of a memory as stored (normalised for cosine stores); pOut has dim floats. */
-int cairn_mem_embedding(cairn_mem *pMem, uint64_t id, float *pOut);
+CAIRN_API int cairn_mem_embedding(cairn_mem *pMem, uint64_t id, float *pOut);
 /* Count one more access of a memory (logged, durable at the next commit). */
-int cairn_mem_touch(cairn_mem *pMem, uint64_t id);
+CAIRN_API int cairn_mem_touch(cairn_mem *pMem, uint64_t id);
 
 /* ---- search ---- */
 #define CAIRN_MEM_HYBRID 0
@@ -161,7 +163,7 @@ typedef struct cairn_mem_filter {
 ** and bad JSON fail with CAIRN_MISUSE/CAIRN_CORRUPT and a message naming the field. String
 ** pointers in *pFilter point into *pzArena (free it with cairn_free after the search).
 */
-int cairn_mem_filter_parse(const char *zJson, cairn_mem_filter *pFilter, char **pzArena);
+CAIRN_API int cairn_mem_filter_parse(const char *zJson, cairn_mem_filter *pFilter, char **pzArena);
 
 typedef struct cairn_mem_query {
   const char *zText;        /* for BM25 and, without aEmbedding, the built-in embedder */
@@ -191,7 +193,7 @@ typedef struct cairn_mem_hit {
 } cairn_mem_hit;
 
 /* Search; aHit has room for q->k hits; *pnHit receives how many were found (<= k). */
-int cairn_mem_search(cairn_mem *pMem, const cairn_mem_query *pQuery, cairn_mem_hit *aHit, uint32_t *pnHit);
+CAIRN_API int cairn_mem_search(cairn_mem *pMem, const cairn_mem_query *pQuery, cairn_mem_hit *aHit, uint32_t *pnHit);
 
 /* ---- indexes ---- */
 typedef struct cairn_mem_index_config {
@@ -204,7 +206,7 @@ typedef struct cairn_mem_index_config {
 } cairn_mem_index_config;
 /* Train and build an approximate index over the vectors so far; later adds join it. Persisted
 ** in the log at the next commit, so reopening does not retrain. */
-int cairn_mem_build_index(cairn_mem *pMem, const cairn_mem_index_config *pCfg);
+CAIRN_API int cairn_mem_build_index(cairn_mem *pMem, const cairn_mem_index_config *pCfg);
 
 typedef struct cairn_mem_stats {
   uint64_t nMemory, nUncommitted;
@@ -224,7 +226,7 @@ typedef struct cairn_mem_stats {
   uint64_t nCheckpoint;          /* checkpoints written since open */
   int64_t checkpointNs;          /* time the last one took */
 } cairn_mem_stats;
-int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
+CAIRN_API int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
 
 /* ---- text tools ---- */
 /*
@@ -234,14 +236,14 @@ int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
 ** "automobile" share nothing. Use a real embedding model for semantic search; this one is for
 ** offline use, demos and tests. An empty token set gives the zero vector.
 */
-int cairn_mem_embed(const char *zText, size_t nText, float *pOut, uint32_t dim);
+CAIRN_API int cairn_mem_embed(const char *zText, size_t nText, float *pOut, uint32_t dim);
 /*
 ** Tokenize for English chat: UTF-8 decoding (invalid bytes are separators), lowercasing of
 ** ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic, split on punctuation and spaces,
 ** English stop words dropped, possessive 's dropped, Porter step-1 stemming of ASCII words.
 ** Calls xTok(pArg, token, nToken) for each token (not NUL-terminated, valid during the call).
 */
-int cairn_mem_tokenize(const char *zText, size_t nText,
+CAIRN_API int cairn_mem_tokenize(const char *zText, size_t nText,
                        void (*xTok)(void *pArg, const char *z, size_t n), void *pArg);
 
 /* ---- JSON entry points (for bindings: objects cross as JSON text) ---- */
@@ -250,7 +252,7 @@ int cairn_mem_tokenize(const char *zText, size_t nText,
 ** "role": "user", "tier": 0, "importance": 0.5, "createdMs": ms, "eventMs": ms, "meta": {..}}.
 ** Only "text" is required; unknown fields fail with CAIRN_MISUSE naming the field.
 */
-int cairn_mem_add_json(cairn_mem *pMem, const char *zJson, uint64_t *pId);
+CAIRN_API int cairn_mem_add_json(cairn_mem *pMem, const char *zJson, uint64_t *pId);
 /*
 ** Search with options as a JSON object (NULL or "" = defaults): {"k": 10, "mode": "hybrid" |
 ** "vector" | "bm25", "filter": {see cairn_mem_filter_parse}, "fusion": "rrf" | "weighted",
@@ -260,7 +262,7 @@ int cairn_mem_add_json(cairn_mem *pMem, const char *zJson, uint64_t *pId);
 ** "vscore", "bscore" (null when not computed), "text", "session", "role", "tier",
 ** "importance", "accessCount", "createdMs", "eventMs", "meta"}; free it with cairn_free.
 */
-int cairn_mem_search_json(cairn_mem *pMem, const char *zQuery, const char *zOptions, char **pzResult);
+CAIRN_API int cairn_mem_search_json(cairn_mem *pMem, const char *zQuery, const char *zOptions, char **pzResult);
 
 /* ---- the built-in demo data set (core/mem/demo_data.c) ---- */
 /* A synthetic multi-session conversation and questions about it, each naming the index of the
@@ -273,8 +275,8 @@ typedef struct cairn_mem_demo_question {
   const char *zQuestion;
   int iTurn;
 } cairn_mem_demo_question;
-const cairn_mem_demo_turn *cairn_mem_demo_turns(size_t *pnTurn);
-const cairn_mem_demo_question *cairn_mem_demo_questions(size_t *pnQuestion);
+CAIRN_API const cairn_mem_demo_turn *cairn_mem_demo_turns(size_t *pnTurn);
+CAIRN_API const cairn_mem_demo_question *cairn_mem_demo_questions(size_t *pnQuestion);
 
 #ifdef __cplusplus
 }

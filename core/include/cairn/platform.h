@@ -13,6 +13,8 @@
 #ifndef CAIRN_PLATFORM_H
 #define CAIRN_PLATFORM_H
 
+#include "export.h"
+
 #include "host.h"
 
 #ifdef __cplusplus
@@ -20,16 +22,16 @@ extern "C" {
 #endif
 
 /* Install the POSIX host with a pool of nThreads (0 = online CPUs). Call again to resize. */
-int cairn_posix_install(unsigned nThreads);
+CAIRN_API int cairn_posix_install(unsigned nThreads);
 /* Stop the pool's threads and go back to the built-in default host. */
-void cairn_posix_shutdown(void);
+CAIRN_API void cairn_posix_shutdown(void);
 /* Open a file with the POSIX host directly (CAIRN_OPEN_* flags). */
-int cairn_posix_open(const char *zPath, int flags, cairn_file **ppFile);
+CAIRN_API int cairn_posix_open(const char *zPath, int flags, cairn_file **ppFile);
 /* Like cairn_posix_open for an already-open descriptor; the handle owns and closes fd. */
-int cairn_posix_wrap_fd(int fd, int writable, cairn_file **ppFile);
+CAIRN_API int cairn_posix_wrap_fd(int fd, int writable, cairn_file **ppFile);
 
-/* WASI host (wasm/host_wasi.c): files through preopened directories, no threads. */
-int cairn_wasi_install(void);
+/* WASI host (hosts/wasi.c): files through preopened directories, no threads. */
+CAIRN_API int cairn_wasi_install(void);
 
 #ifdef __cplusplus
 }

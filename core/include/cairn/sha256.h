@@ -9,6 +9,8 @@
 #ifndef CAIRN_SHA256_H
 #define CAIRN_SHA256_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "host.h"
@@ -27,18 +29,18 @@ typedef struct cairn_sha256_ctx {
   uint32_t nBuf;
 } cairn_sha256_ctx;
 
-void cairn_sha256_init(cairn_sha256_ctx *s);
-void cairn_sha256_update(cairn_sha256_ctx *s, const void *p, size_t n);
-void cairn_sha256_final(cairn_sha256_ctx *s, uint8_t out[CAIRN_SHA256_BYTES]);
+CAIRN_API void cairn_sha256_init(cairn_sha256_ctx *s);
+CAIRN_API void cairn_sha256_update(cairn_sha256_ctx *s, const void *p, size_t n);
+CAIRN_API void cairn_sha256_final(cairn_sha256_ctx *s, uint8_t out[CAIRN_SHA256_BYTES]);
 /* One shot. */
-void cairn_sha256(const void *p, size_t n, uint8_t out[CAIRN_SHA256_BYTES]);
+CAIRN_API void cairn_sha256(const void *p, size_t n, uint8_t out[CAIRN_SHA256_BYTES]);
 /* Hash a whole file through the host, reading in bounded blocks. */
-int cairn_sha256_file(cairn_file *f, uint8_t out[CAIRN_SHA256_BYTES]);
+CAIRN_API int cairn_sha256_file(cairn_file *f, uint8_t out[CAIRN_SHA256_BYTES]);
 /* 64 lowercase hex digits + NUL. */
-void cairn_hex(const uint8_t *p, size_t n, char *zOut);
+CAIRN_API void cairn_hex(const uint8_t *p, size_t n, char *zOut);
 
 /* Which kernel is in use: "sha-ni", "armv8-sha2" or "portable". */
-const char *cairn_sha256_kernel(void);
+CAIRN_API const char *cairn_sha256_kernel(void);
 
 #ifdef __cplusplus
 }

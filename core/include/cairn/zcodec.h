@@ -8,6 +8,8 @@
 #ifndef CAIRN_ZCODEC_H
 #define CAIRN_ZCODEC_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "host.h"
@@ -23,15 +25,15 @@ typedef enum cairn_zkind {
 } cairn_zkind;
 
 /* Upper bound of the compressed size of n bytes (0 if n is too large to bound). */
-size_t cairn_zbound(cairn_zkind kind, size_t n);
+CAIRN_API size_t cairn_zbound(cairn_zkind kind, size_t n);
 /* Compress p[0..n) into out[0..nOut); *pnOut receives the size. level: zstd 1..22 (0 = 3),
 ** deflate/gzip 0..9 (-1 = 6). CAIRN_RANGE if out is too small. */
-int cairn_zcompress(cairn_zkind kind, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+CAIRN_API int cairn_zcompress(cairn_zkind kind, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 /* Decompress exactly: fails with CAIRN_RANGE if the result would not fit in nOut, and with
 ** CAIRN_CORRUPT (naming the input offset when known) on malformed input. */
-int cairn_zdecompress(cairn_zkind kind, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+CAIRN_API int cairn_zdecompress(cairn_zkind kind, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 /* zstd only: the content size recorded in a frame header, or CAIRN_NOTFOUND if absent. */
-int cairn_zstd_content_size(const void *p, size_t n, uint64_t *pnSize);
+CAIRN_API int cairn_zstd_content_size(const void *p, size_t n, uint64_t *pnSize);
 
 /*
 ** Streams between host files, in bounded memory (a few hundred KiB whatever the size). Read
@@ -40,14 +42,14 @@ int cairn_zstd_content_size(const void *p, size_t n, uint64_t *pnSize);
 ** with bytes of input consumed so far and the input's total size.
 */
 typedef void (*cairn_progress_fn)(void *pArg, uint64_t nDone, uint64_t nTotal);
-int cairn_zcompress_file(cairn_zkind kind, int level, cairn_file *in, cairn_file *out,
+CAIRN_API int cairn_zcompress_file(cairn_zkind kind, int level, cairn_file *in, cairn_file *out,
                          cairn_progress_fn xProgress, void *pArg, uint64_t *pnIn, uint64_t *pnOut);
-int cairn_zdecompress_file(cairn_zkind kind, cairn_file *in, cairn_file *out,
+CAIRN_API int cairn_zdecompress_file(cairn_zkind kind, cairn_file *in, cairn_file *out,
                            cairn_progress_fn xProgress, void *pArg, uint64_t *pnIn, uint64_t *pnOut);
 
 /* Version strings of the linked libraries. */
-const char *cairn_zstd_version(void);
-const char *cairn_zlib_version(void);
+CAIRN_API const char *cairn_zstd_version(void);
+CAIRN_API const char *cairn_zlib_version(void);
 
 #ifdef __cplusplus
 }

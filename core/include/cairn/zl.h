@@ -17,6 +17,8 @@
 #ifndef CAIRN_ZL_H
 #define CAIRN_ZL_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "host.h"
@@ -36,28 +38,28 @@ typedef enum cairn_zl_profile {
 } cairn_zl_profile;
 
 /* Profile from its name ("le-u32"...), or -1 if unknown. */
-int cairn_zl_profile_from_name(const char *zName);
-const char *cairn_zl_profile_name(int profile);
+CAIRN_API int cairn_zl_profile_from_name(const char *zName);
+CAIRN_API const char *cairn_zl_profile_name(int profile);
 
 /* Largest frame cairn_zl_compress can write for n input bytes. */
-size_t cairn_zl_compress_bound(size_t n);
+CAIRN_API size_t cairn_zl_compress_bound(size_t n);
 /* Compress p[0..n) as the given profile into out[0..nOut); *pnOut receives the frame size. */
-int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+CAIRN_API int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 /* Same with a level 1..22 (cairn_zl_compress uses 19, smallest frames). From 6 up it is the
 ** level of the zstd stages; 1..5 trade ratio for speed: their zstd stages run a notch lower
 ** (1-2 at zstd -2/-1, 3-5 at zstd 1-3) and at 1..3 the graph selector estimates candidates by
 ** entropy instead of trial zstd runs. The selector itself decides on a prefix. */
-int cairn_zl_compress_level(int profile, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+CAIRN_API int cairn_zl_compress_level(int profile, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 /* Fixed-width records: each record is nField fields of aWidth[i] bytes (1..4096 each, at most
 ** CAIRN_ZL_MAX_FIELDS fields); n must be a whole number of records. Each field is compressed as
 ** its own column (1/2/4/8-byte fields as little-endian integers). level 0 = 19. */
 #define CAIRN_ZL_MAX_FIELDS 64
-int cairn_zl_compress_records(const uint32_t *aWidth, int nField, int level, const void *p, size_t n, void *out,
+CAIRN_API int cairn_zl_compress_records(const uint32_t *aWidth, int nField, int level, const void *p, size_t n, void *out,
                               size_t nOut, size_t *pnOut);
 /* The decompressed size a frame declares (read from its header only). */
-int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
+CAIRN_API int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
 /* Decode the single frame p[0..n) (all of it) into out[0..nOut); *pnOut = bytes written. */
-int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+CAIRN_API int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 /* A reusable decompression context for decoding many frames: the same results and errors as
 ** cairn_zl_decompress, without the per-call set-up of a zstd decoder (frames with zstd stages).
 ** It keeps only that zstd context between calls (a fixed ~96 KB, whatever the frames; stream
@@ -65,9 +67,9 @@ int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t 
 ** thread at a time. create returns NULL when out of memory; a NULL ctx in
 ** cairn_zl_decompress_dctx means a temporary one (= cairn_zl_decompress); free(NULL) is a no-op. */
 typedef struct cairn_zl_dctx cairn_zl_dctx;
-cairn_zl_dctx *cairn_zl_dctx_create(void);
-void cairn_zl_dctx_free(cairn_zl_dctx *ctx);
-int cairn_zl_decompress_dctx(cairn_zl_dctx *ctx, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
+CAIRN_API cairn_zl_dctx *cairn_zl_dctx_create(void);
+CAIRN_API void cairn_zl_dctx_free(cairn_zl_dctx *ctx);
+CAIRN_API int cairn_zl_decompress_dctx(cairn_zl_dctx *ctx, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 
 /*
 ** Streams between host files in bounded memory (a few segments of 2 MiB per thread plus their
@@ -77,11 +79,11 @@ int cairn_zl_decompress_dctx(cairn_zl_dctx *ctx, const void *p, size_t n, void *
 ** (CAIRN_LIMIT beyond). pnIn/pnOut (may be NULL) receive byte counts; xProgress may be NULL.
 */
 typedef void (*cairn_zl_progress_fn)(void *pArg, uint64_t nDone, uint64_t nTotal);
-int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
+CAIRN_API int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
                            void *pArg, uint64_t *pnIn, uint64_t *pnOut); /* level 0 = 19 */
-int cairn_zl_compress_records_file(const uint32_t *aWidth, int nField, int level, cairn_file *in, cairn_file *out,
+CAIRN_API int cairn_zl_compress_records_file(const uint32_t *aWidth, int nField, int level, cairn_file *in, cairn_file *out,
                                    cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn, uint64_t *pnOut);
-int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn,
+CAIRN_API int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn,
                              uint64_t *pnOut);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* 2026-11-29 - native/cli_main.c: main() of the cairn CLI, native and WASI. Installs the
+/* 2026-11-29 - cli/main.c: main() of the cairn CLI, native and WASI. Installs the
 ** platform host, runs the command, flushes, and returns its status. */
 #include "cairn/platform.h"
 #include "cli.h"

@@ -1,7 +1,7 @@
 /*
 ** 2026-11-29
 **
-** native/cli_h5w.c - `cairn h5w ...`: write and edit HDF5 files from the shell with cairn's
+** cli/cmd_h5w.c - `cairn h5w ...`: write and edit HDF5 files from the shell with cairn's
 ** writer (core/h5/WRITER.md). Every subcommand is one transaction: it commits (with sync) and
 ** exits, so a killed process leaves the file at its previous commit.
 **

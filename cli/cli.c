@@ -1,7 +1,7 @@
 /*
 ** 2026-11-29
 **
-** native/cli.c - the cairn command dispatcher and the commands of the first slice:
+** cli/cli.c - the cairn command dispatcher and the commands of the first slice:
 ** hash, zstd/unzstd, gzip/gunzip, version. Runs natively and as cairn.wasm under any WASI
 ** preview1 runtime (files through preopened directories).
 */
@@ -128,18 +128,18 @@ static int cmdVersion(int argc, char **argv) {
 
 static int cmdHelp(int argc, char **argv);
 int cliH5(int argc, char **argv);
-int cliH5Ls(int argc, char **argv);   /* native/cli_h5.c: argv[0] is "ls" */
-int cliH5Dump(int argc, char **argv); /* native/cli_h5.c: argv[0] is "dump" */
+int cliH5Ls(int argc, char **argv);   /* cli/cmd_h5.c: argv[0] is "ls" */
+int cliH5Dump(int argc, char **argv); /* cli/cmd_h5.c: argv[0] is "dump" */
 int cliH5w(int argc, char **argv);
 int cliRepack(int argc, char **argv);
-int cliCompress(int argc, char **argv);   /* native/cli_zl.c */
-int cliDecompress(int argc, char **argv); /* native/cli_zl.c */
-int cliMem(int argc, char **argv);  /* native/cli_mem.c */
-int cliEval(int argc, char **argv); /* native/cli_mem.c */
+int cliCompress(int argc, char **argv);   /* cli/cmd_zl.c */
+int cliDecompress(int argc, char **argv); /* cli/cmd_zl.c */
+int cliMem(int argc, char **argv);  /* cli/cmd_mem.c */
+int cliEval(int argc, char **argv); /* cli/cmd_mem.c */
 
 /* `cairn ls [-r] FILE [PATH]` and `cairn dump [--json] FILE PATH`: the HDF5 reader's ls and dump
 ** under the names h5ls and h5dump users know (the same commands as `cairn h5 ls` and `cairn h5
-** dump`). `cairn ls --store S` stays the chunk store's listing, in cli_cas.c's table. */
+** dump`). `cairn ls --store S` stays the chunk store's listing, in cmd_cas.c's table. */
 static int cmdLsAny(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--store") != 0) continue;
@@ -162,7 +162,7 @@ static const CliCommand aCommand[] = {
   {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, write, attr, softlink, verify, loop"},
   {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)"},
   {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
-  {"mem", cliMem, "add|search|stats|index|checkpoint|demo FILE ...", "agent memory store (see native/cli_mem.c)"},
+  {"mem", cliMem, "add|search|stats|index|checkpoint|demo FILE ...", "agent memory store (see cli/cmd_mem.c)"},
   {"eval", cliEval, "locomo FILE.json [--mode M] [--json]", "retrieval quality on LoCoMo conversations"},
   {"version", cmdVersion, "", "print versions and the kernels in use"},
   {"help", cmdHelp, "", "this list"},

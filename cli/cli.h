@@ -1,9 +1,9 @@
 /*
 ** 2026-11-29
 **
-** native/cli.h - the cairn command line, shared by the native build and the WASI build
+** cli/cli.h - the cairn command line, shared by the native build and the WASI build
 ** (cairn.wasm). Each command is a function in a native/cli_*.c file, listed in the table in
-** native/cli.c. Commands print results on stdout and a one-line error on stderr, and return
+** cli/cli.c. Commands print results on stdout and a one-line error on stderr, and return
 ** the process exit status (0 ok, 1 failure, 2 bad usage).
 */
 #ifndef CAIRN_CLI_H
@@ -34,5 +34,5 @@ int cliOpenWrite(const char *zCmd, const char *zPath, cairn_file **pp);
 int cairnCliMain(int argc, char **argv);
 
 /* Command tables of the other cli_<module>.c files, NULL-terminated (cli.c lists and runs them). */
-extern const CliCommand cliCasCommands[]; /* cli_cas.c: put, get, ls, verify */
+extern const CliCommand cliCasCommands[]; /* cmd_cas.c: put, get, ls, verify */
 #endif

@@ -1,7 +1,7 @@
 /*
 ** 2026-11-29
 **
-** wasm/em_services.c - host services for the npm package, and a heap probe for its tests.
+** bindings/em/em_services.c - host services for the npm package, and a heap probe for its tests.
 **
 ** The core reads time only through the
 ** installed host (cairn_host.xClock), and without one every timestamp is 0 (memories created

@@ -1,7 +1,7 @@
 /*
 ** 2026-11-29
 **
-** native/cli_mem.c - the agent-memory commands of the cairn CLI (native and WASI):
+** cli/cmd_mem.c - the agent-memory commands of the cairn CLI (native and WASI):
 **   cairn mem add FILE [TEXT...] [--jsonl MEMORIES.jsonl] [--session S] [--role R] [--tier N] [--importance X] [--meta JSON]
 **                 [--time MS] [--embedding v1,v2,...] [--no-checkpoint]
 **                 new stores: [--dim N] [--metric cosine|ip|l2] [--disk f32|f16|int8] [--text-only]

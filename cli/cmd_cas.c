@@ -1,7 +1,7 @@
 /*
 ** 2026-11-29
 **
-** native/cli_cas.c - the chunk store commands of the cairn CLI (native and WASI):
+** cli/cmd_cas.c - the chunk store commands of the cairn CLI (native and WASI):
 **   cairn put    --store PATH [--name NAME] [--zstd[=L] | --zlib[=L]] [--chunk MIN,AVG,MAX] FILE...
 **   cairn get    --store PATH ID|NAME [--range START:END] -o OUT
 **   cairn ls     --store PATH

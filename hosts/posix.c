@@ -1,7 +1,7 @@
 /*
 ** 2026-11-29
 **
-** native/host_posix.c - the POSIX host: files through pread/pwrite/fstat/ftruncate/fsync, a
+** hosts/posix.c - the POSIX host: files through pread/pwrite/fstat/ftruncate/fsync, a
 ** read-only mmap path for xMap, clock_gettime, getrandom, and a pthread pool behind
 ** xParallelFor. Also compiled into the Emscripten test program (NODERAWFS), where mmap and
 ** threads are left out.

@@ -1,12 +1,12 @@
 /*
 ** 2026-11-29
 **
-** wasm/em_binding.c - the Emscripten side of the npm package. Two things live here:
+** bindings/em/em_binding.c - the Emscripten side of the npm package. Two things live here:
 **
 **  1. A cairn_file whose bytes come from JavaScript. Each JS file object (js/src/hosts.js:
 **     memory, Node fs, Blob, OPFS sync access handle, HTTP range reads) is registered in a
 **     table on the JS side under an integer id; the methods below call the synchronous JS
-**     functions in wasm/em_host.js with that id. Offsets cross the boundary as doubles (exact
+**     functions in bindings/em/em_host.js with that id. Offsets cross the boundary as doubles (exact
 **     up to 2^53 bytes), which avoids the i64 legalization of Emscripten 3.1.6.
 **  2. Small entry points for JS that need a pointer-sized result (the file handle).
 **

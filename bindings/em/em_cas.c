@@ -1,9 +1,9 @@
 /*
 ** 2026-11-29
 **
-** wasm/em_cas.c - Emscripten glue for the content-addressed chunk store (cairn/cas.h), used by
+** bindings/em/em_cas.c - Emscripten glue for the content-addressed chunk store (cairn/cas.h), used by
 ** js/src/store.js. Payload IDs cross as 32-byte buffers (JS converts to/from hex), 64-bit
-** sizes, offsets and times as doubles (see wasm/em_mem.c for why), and the verify callback is
+** sizes, offsets and times as doubles (see bindings/em/em_mem.c for why), and the verify callback is
 ** collected into one string here so that no JS function pointer is needed.
 */
 #include <emscripten.h>

@@ -1,10 +1,10 @@
 /*
 ** 2026-11-29
 **
-** wasm/em_h5.c - Emscripten entry points for the HDF5 reader and writer (js/src/h5.js).
+** bindings/em/em_h5.c - Emscripten entry points for the HDF5 reader and writer (js/src/h5.js).
 **
 ** The functions of cairn/h5.h and cairn/h5w.h that take only pointers and 32-bit integers are
-** exported as they are (wasm/exports_h5.txt). The ones here exist because JS cannot pass or
+** exported as they are (bindings/em/exports_h5.txt). The ones here exist because JS cannot pass or
 ** read their arguments directly: 64-bit integers by value (Emscripten 3.1.6 legalizes them into
 ** pairs), structs with 64-bit fields (cairn_h5_info, cairn_h5_sel) whose layout JS would have
 ** to mirror. Sizes and offsets cross as doubles (exact up to 2^53); object descriptions cross as

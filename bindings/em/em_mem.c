@@ -1,7 +1,7 @@
 /*
 ** 2026-11-29
 **
-** wasm/em_mem.c - Emscripten glue for the agent memory (cairn/mem.h), used by js/src/memory.js.
+** bindings/em/em_mem.c - Emscripten glue for the agent memory (cairn/mem.h), used by js/src/memory.js.
 **
 ** Emscripten 3.1.6 splits 64-bit integer arguments into two i32 halves, which is awkward to call
 ** from JS; so every 64-bit quantity (ids, times in ms, counters) crosses as a double (exact up

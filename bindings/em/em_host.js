@@ -1,6 +1,6 @@
 // 2026-11-29
-// wasm/em_host.js - the JavaScript half of the Emscripten host (--js-library). The C side
-// (wasm/em_binding.c) calls these synchronously with a file id; `Module.cairnFiles` maps ids to
+// bindings/em/em_host.js - the JavaScript half of the Emscripten host (--js-library). The C side
+// (bindings/em/em_binding.c) calls these synchronously with a file id; `Module.cairnFiles` maps ids to
 // JS file objects from js/src/hosts.js, which have synchronous methods:
 //   read(offset, length) -> Uint8Array (shorter only at end of file); optionally
 //   readInto(offset, Uint8Array) -> bytes read (shorter only at end of file), used when present

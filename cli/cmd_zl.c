@@ -1,7 +1,7 @@
 /*
 ** 2026-11-29
 **
-** native/cli_zl.c - `cairn compress [-p PROFILE] [-l LEVEL] IN -o OUT` and `cairn decompress IN -o OUT`:
+** cli/cmd_zl.c - `cairn compress [-p PROFILE] [-l LEVEL] IN -o OUT` and `cairn decompress IN -o OUT`:
 ** OpenZL-format frames (format 26) through the streaming API, in bounded memory whatever the
 ** file size. Profiles: serial, u8, le-u16, le-u32, le-u64, le-i64, csv, and records:W1,W2,...
 ** (fixed-width records, one column per field).

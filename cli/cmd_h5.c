@@ -1,14 +1,14 @@
 /*
 ** 2026-11-29
 **
-** native/cli_h5.c - `cairn h5 ...`: list, describe and dump HDF5 files with cairn's reader.
+** cli/cmd_h5.c - `cairn h5 ...`: list, describe and dump HDF5 files with cairn's reader.
 **   cairn h5 ls [-r] FILE [PATH]      links of a group (recursively with -r), like h5ls
 **   cairn h5 info [--json] FILE PATH  kind, shape, type, layout, chunks, filters, attributes
 **   cairn h5 dump [--json] [--sel S] FILE PATH  values (JSON: {"shape":[..],"type":{..},"data":..})
 **   cairn h5 attrs FILE PATH          attribute names and values
 **   cairn h5 dumpall FILE             every dataset and attribute as JSON lines (for checkers)
 ** `cairn ls` (without --store) and `cairn dump` are h5 ls and h5 dump under h5ls's and h5dump's
-** names (native/cli.c).
+** names (cli/cli.c).
 */
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /*
 ** 2026-11-29
 **
-** wasm/em_zl.c - Emscripten glue for the OpenZL-format codec (cairn/zl.h), used by js/src/zl.js.
+** bindings/em/em_zl.c - Emscripten glue for the OpenZL-format codec (cairn/zl.h), used by js/src/zl.js.
 ** The buffer functions take only pointers and size_t and are exported as they are; these shims
-** carry the 64-bit sizes as doubles (see wasm/em_mem.c for why). Fixed-width records are
+** carry the 64-bit sizes as doubles (see bindings/em/em_mem.c for why). Fixed-width records are
 ** compressed where zl.h has them (CAIRN_ZL_MAX_FIELDS, branch zl); elsewhere they are a clear
 ** CAIRN_UNSUPPORTED.
 */

@@ -1,7 +1,7 @@
 /*
 ** 2026-11-29
 **
-** wasm/host_wasi.c - the WASI preview1 host: files through fd_pread, fd_pwrite, fd_filestat_get/set_size,
+** hosts/wasi.c - the WASI preview1 host: files through fd_pread, fd_pwrite, fd_filestat_get/set_size,
 ** fd_datasync on descriptors that wasi-libc's open() resolves against the preopened
 ** directories; clock_time_get; random_get. No threads: parallel-for stays sequential (the
 ** core's default). Only standard preview1 imports, so wasmtime and Node's node:wasi both run it.
