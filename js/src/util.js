@@ -1,47 +1,76 @@
 // 2026-11-29
-// js/src/util.js - small helpers shared by memory.js, store.js and zl.js: a scope that owns every
-// wasm allocation of one call (freed in a `finally`), and input conversions.
+// js/src/util.js - small helpers shared by memory.js, store.js, zl.js and the HDF5 API (h5/): a
+// scope that owns every wasm allocation of one call (freed in a `finally`), and input conversions.
+
+const enc = new TextEncoder();
+const utf8 = new TextDecoder('utf-8');
 
 /**
  * Allocations in the wasm heap that are freed together: `const s = scope(M, CairnError);
- * try { ... s.str('x') ... } finally { s.free(); }`.
+ * try { ... s.str('x') ... } finally { s.free(); }` (the HDF5 API's arena is one too). A class,
+ * not an object of closures: the HDF5 API makes one per call on its hot paths.
  */
+export class Scope {
+  constructor(M, CairnError) {
+    this.M = M;
+    this.CairnError = CairnError;
+    this.ptrs = [];
+  }
+  /** n bytes (at least 1), 8-byte aligned; throws CairnError NOMEM when the heap is full. */
+  alloc(n) {
+    const p = this.M._malloc(Math.max(1, n));
+    if (!p) throw new this.CairnError(2, `out of memory allocating ${n} bytes in WebAssembly`);
+    this.ptrs.push(p);
+    return p;
+  }
+  /** A NUL-terminated UTF-8 copy of s, or 0 (C NULL) for null/undefined. */
+  str(s) {
+    if (s === null || s === undefined) return 0;
+    s = String(s);
+    const M = this.M, n = M.lengthBytesUTF8(s) + 1;
+    const p = this.alloc(n);
+    M.stringToUTF8(s, p, n);
+    return p;
+  }
+  /** A copy of bytes. */
+  bytes(u8) {
+    const p = this.alloc(u8.length);
+    this.M.HEAPU8.set(u8, p);
+    return p;
+  }
+  /** A copy of a Float32Array. */
+  f32(a) {
+    const p = this.alloc(a.length * 4);
+    this.M.HEAPF32.set(a, p >> 2);
+    return p;
+  }
+  /** A copy of numbers as doubles. */
+  f64(a) {
+    const p = this.alloc(8 * a.length);
+    this.M.HEAPF64.set(a, p >> 3);
+    return p;
+  }
+  /**
+   * The text of a string the core allocated (cairn_malloc), pointer at pp and length (double)
+   * at pn: decoded, then freed.
+   */
+  takeText(pp, pn) {
+    const M = this.M, z = M.HEAPU32[pp >> 2], n = M.HEAPF64[pn >> 3];
+    try {
+      return utf8.decode(M.HEAPU8.subarray(z, z + n));
+    } finally {
+      M._cairn_free(z);
+    }
+  }
+  free() {
+    for (const p of this.ptrs) this.M._free(p);
+    this.ptrs.length = 0;
+  }
+}
+
+/** A Scope over module M (CairnError: the class its errors are made with). */
 export function scope(M, CairnError) {
-  const ptrs = [];
-  return {
-    /** n bytes (at least 1), 8-byte aligned; throws CairnError NOMEM when the heap is full. */
-    alloc(n) {
-      const p = M._malloc(Math.max(1, n));
-      if (!p) throw new CairnError(2, `out of memory allocating ${n} bytes in WebAssembly`);
-      ptrs.push(p);
-      return p;
-    },
-    /** A NUL-terminated UTF-8 copy of s, or 0 (C NULL) for null/undefined. */
-    str(s) {
-      if (s === null || s === undefined) return 0;
-      s = String(s);
-      const n = M.lengthBytesUTF8(s) + 1;
-      const p = this.alloc(n);
-      M.stringToUTF8(s, p, n);
-      return p;
-    },
-    /** A copy of bytes. */
-    bytes(u8) {
-      const p = this.alloc(u8.length);
-      M.HEAPU8.set(u8, p);
-      return p;
-    },
-    /** A copy of a Float32Array. */
-    f32(a) {
-      const p = this.alloc(a.length * 4);
-      M.HEAPF32.set(a, p >> 2);
-      return p;
-    },
-    free() {
-      for (const p of ptrs) M._free(p);
-      ptrs.length = 0;
-    },
-  };
+  return new Scope(M, CairnError);
 }
 
 /** A C string at p (empty string for NULL) or null when p is 0 and nullable. */
@@ -49,8 +78,6 @@ export function cstr(M, p, nullable = false) {
   if (!p) return nullable ? null : '';
   return M.UTF8ToString(p);
 }
-
-const enc = new TextEncoder();
 
 /** Bytes of a string (UTF-8), ArrayBuffer or any typed array / DataView, without copying views. */
 export function asBytes(data) {
