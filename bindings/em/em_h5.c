@@ -183,7 +183,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_raw_extent(cairn_h5_obj *o, int mtype, doub
 }
 
 /*
-** Every attribute of an object in one call, for js/src/h5.js (its `attrs`): names, shapes,
+** Every attribute of an object in one call, for js/src/h5/attrtable.js (`attrs`): names, shapes,
 ** types and, for numbers, the values, as one binary block (little-endian; allocated with
 ** cairn_malloc, length into *pn). 128 attributes then cost one crossing instead of a JSON
 ** description and a read each.
@@ -193,7 +193,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_raw_extent(cairn_h5_obj *o, int mtype, doub
 **   recs    per attribute, 8-aligned: u32 type index, u8 space (0 scalar 1 simple 2 null),
 **           u8 rank, u8 memory type (255: values not here, read them one by one), u8 0,
 **           u32 data offset (from offData), u32 data bytes, then rank f64 dims
-**   data    the values as that memory type (what h5.js's read() would ask for), 8-aligned
+**   data    the values as that memory type (what read() in js/src/h5/state.js asks for), 8-aligned
 ** Values of non-numeric types, over 64 KiB, or past 64 MiB in all are left out; an attribute
 ** that does not decode has type index 0xffffffff (JS reads it alone, which reports why).
 */

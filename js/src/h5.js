@@ -17,8 +17,8 @@
 //  - Editing an existing file ('a', 'r+') needs a superblock v2/v3 file: files cairn wrote or
 //    that libhdf5/h5py wrote with libver='latest' (a limit of the C writer).
 //
-// Every wasm allocation is freed in a `finally` (see arena in h5/common.js); errors are CairnError (code,
-// codeName, message naming the object), TypeError or RangeError, never strings.
+// Every wasm allocation is freed in a `finally` (see arena in h5/common.js); errors are
+// CairnError (code, codeName, message naming the object), TypeError or RangeError, never strings.
 
 // The parts, one job each, under js/src/h5/: common.js (codes, paths, the wasm allocation scope),
 // attrtable.js (attribute blocks), types.js (reading types and values, Reference), dtype.js

@@ -13,7 +13,7 @@
 // embedding, texts and queries go through the built-in embedder: signed feature hashing of words
 // and character n-grams. It captures WORD AND SPELLING OVERLAP, NOT MEANING; pass embeddings
 // from a real model (Float32Array of the store's dimension) for semantic search.
-import { scope, cstr, storeFileArg } from './util.js';
+import { scope, cstr, storeFileArg, utf8 } from './util.js';
 
 const MODES = { hybrid: 0, vector: 1, bm25: 2 };
 const METRICS = { cosine: 0, ip: 1, l2: 2 };
@@ -339,7 +339,7 @@ export function makeMemory(ctx) {
         if (!z) return [];
         const bytes = M.HEAPU8.slice(z, z + n);
         M._cairn_free(z);
-        return new TextDecoder().decode(bytes.subarray(0, n - 1)).split('\0');
+        return utf8.decode(bytes.subarray(0, n - 1)).split('\0');
       } finally {
         s.free();
       }

@@ -2,8 +2,9 @@
 // js/src/util.js - small helpers shared by memory.js, store.js, zl.js and the HDF5 API (h5/): a
 // scope that owns every wasm allocation of one call (freed in a `finally`), and input conversions.
 
-const enc = new TextEncoder();
-const utf8 = new TextDecoder('utf-8');
+/** UTF-8 codecs, one of each for the package. */
+export const enc = new TextEncoder();
+export const utf8 = new TextDecoder('utf-8');
 
 /**
  * Allocations in the wasm heap that are freed together: `const s = scope(M, CairnError);

@@ -3,7 +3,7 @@
 // shares: status codes, the type-class and memory-type numbering of cairn/h5.h, the UTF-8
 // codecs, CairnError construction, HDF5 path helpers and the wasm allocation scope.
 import { CairnError } from '../api.js';
-import { Scope } from '../util.js';
+import { Scope, utf8, enc } from '../util.js';
 
 export const MISUSE = 7, READONLY = 10, TYPE = 12, RANGE = 9, UNSUPPORTED = 8;
 export const CORRUPT = 4;
@@ -13,11 +13,10 @@ export const MT = { NATIVE: 0, I8: 1, U8: 2, I16: 3, U16: 4, I32: 5, U32: 6, I64
 export const INT_CTOR = { '1s': [Int8Array, MT.I8], '1u': [Uint8Array, MT.U8], '2s': [Int16Array, MT.I16], '2u': [Uint16Array, MT.U16], '4s': [Int32Array, MT.I32], '4u': [Uint32Array, MT.U32], '8s': [BigInt64Array, MT.I64], '8u': [BigUint64Array, MT.U64] };
 export const INT_FMT = { 1: 'b', 2: 'h', 4: 'i', 8: 'q' };
 export const FLOAT_FMT = { 2: 'e', 4: 'f', 8: 'd' };
-export const utf8 = new TextDecoder('utf-8');
 // memory type -> typed array (cairn_h5_mtype numbering, as MT)
 export const MT_CTOR = [null, Int8Array, Uint8Array, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array, Float32Array, Float64Array];
-export const enc = new TextEncoder();
 
+export { utf8, enc };
 export const err = (code, msg) => new CairnError(code, msg);
 
 /** Join and normalise an HDF5 path ("/a//b/" -> "/a/b"; relative names are under base). */
