@@ -450,3 +450,23 @@ TEST(lock, posix_stale_lock_file) {
   unlink(zLink);
 }
 #endif
+
+#if defined(__wasi__)
+/* WASI has no locks: a writer lock is BUSY while a native or Node writer's lock file exists. */
+TEST(lock, wasi_lock_file) {
+  const char *zPath = tfTmp("lock_wasi.bin");
+  char zLock[1100];
+  snprintf(zLock, sizeof zLock, "%s.cairn-lock", zPath);
+  CHECK_OK(tfWriteFile(zPath, "data", 4));
+  CHECK_OK(tfWriteFile(zLock, "cairn-lock pid=1 host=h\n", 24));
+  cairn_file *f = NULL;
+  CHECK_OK(cairn_open(zPath, CAIRN_OPEN_READWRITE, &f));
+  CHECK(cairn_file_can_lock(f));
+  CHECK_OK(cairn_file_lock(f, CAIRN_LOCK_READ, 0));
+  CHECK_RC(cairn_file_lock(f, CAIRN_LOCK_WRITE, 0), CAIRN_BUSY);
+  CHECK(strstr(cairn_errmsg(), "cairn-lock pid=1 host=h") != NULL);
+  CHECK(remove(zLock) == 0);
+  CHECK_OK(cairn_file_lock(f, CAIRN_LOCK_WRITE, 0));
+  CHECK_OK(cairn_file_close(f));
+}
+#endif
