@@ -36,7 +36,7 @@ function holder(cmd, args) {
       if (out.includes('\n')) resolve({ child: c, line: out.split('\n')[0] });
     });
     c.on('error', reject);
-    c.on('exit', (code) => { if (!out.includes('\n')) reject(new Error(`holder exited ${code}: ${out}`)); });
+    c.on('close', (code) => { if (!out.includes('\n')) reject(new Error(`holder exited ${code}: ${out}`)); }); // close: after stdout's last data
   });
 }
 const exited = (c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.on('exit', r)));
