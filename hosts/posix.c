@@ -2,9 +2,10 @@
 ** 2026-11-29
 **
 ** hosts/posix.c - the POSIX host: files through pread/pwrite/fstat/ftruncate/fsync, a
-** read-only mmap path for xMap, clock_gettime, getrandom, and a pthread pool behind
-** xParallelFor. Also compiled into the Emscripten test program (NODERAWFS), where mmap and
-** threads are left out.
+** read-only mmap path for xMap, locks (OFD locks, libhdf5's flock, a writer's lock file: see
+** "Locking" in cairn/host.h), clock_gettime, nanosleep, getrandom, and a pthread pool behind
+** xParallelFor. Also compiled into the Emscripten test program (NODERAWFS), where mmap, locks
+** and threads are left out.
 */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +26,12 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#if defined(__linux__) && defined(F_OFD_SETLK)
+#define POSIX_HAVE_LOCKS 1
+#include <signal.h>
+#include <stdio.h>
+#include <sys/file.h>
+#endif
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
@@ -36,6 +43,10 @@ typedef struct PosixFile {
   int writable;
   char *zPath; /* for messages */
   size_t nPathCap; /* bytes for the path after the struct: POSIX_PATH_CAP, or more */
+  int eLock;       /* CAIRN_LOCK_NONE / _READ / _WRITE */
+  int nFlock;      /* the flock this handle holds: 0, LOCK_SH or LOCK_EX */
+  int bReaderByte; /* holds the OFD read lock on CAIRN_LOCK_BYTE_READER */
+  char *zLockFile; /* the writer's lock file, created by this handle (malloc'd), or NULL */
 #ifdef POSIX_HAVE_MMAP
   void *pMap;  /* whole-file read-only mapping, made on first xMap of a read-only file */
   size_t nMap;
@@ -148,9 +159,12 @@ static void fileRelease(PosixFile *f) {
   if (f->nPathCap != POSIX_PATH_CAP || !slotGive(&gFileSpare, f)) free(f);
 }
 
+static void lockFileDrop(PosixFile *f);
+
 static int posixClose(cairn_file *pF) {
   PosixFile *f = (PosixFile *)pF;
   int rc = CAIRN_OK;
+  lockFileDrop(f); /* the OFD locks and the flock go with the descriptor */
 #ifdef POSIX_HAVE_MMAP
   if (f->pMap) munmap(f->pMap, f->nMap);
   pthread_mutex_destroy(&f->mapMutex);
@@ -187,8 +201,257 @@ static int posixMap(cairn_file *pF, uint64_t iOff, size_t n, const void **pp) {
 #endif
 }
 
-static const cairn_file_methods posixMethods = {1, posixRead, posixWrite, posixSize, posixTruncate,
-                                                posixSync, posixClose, posixMap};
+/* ------------------------------------------------------------------ locks */
+#ifdef POSIX_HAVE_LOCKS
+/*
+** The protocol is described in cairn/host.h ("Locking"); js/src/nodefile.js implements the
+** lock-file half of it too (maintenance: a change to the lock file's name, content or
+** staleness rule is made in both). The order of acquisition matters to readers: a writer takes
+** the writer byte before flock(LOCK_EX) and releases it after, so whenever a cairn writer holds
+** flock(LOCK_EX) the writer byte is held, and a reader that finds both may read beside it.
+*/
+static int ofdSet(int fd, short type, int64_t iByte, int64_t n) {
+  struct flock fl;
+  memset(&fl, 0, sizeof(fl));
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = (off_t)iByte;
+  fl.l_len = (off_t)n;
+  while (fcntl(fd, F_OFD_SETLK, &fl) != 0)
+    if (errno != EINTR) return errno;
+  return 0;
+}
+/* Does another open file description hold a lock on iByte that conflicts with `type`
+** (F_RDLCK: a write lock; F_WRLCK: any lock)? Unknown (an error) reads as no. */
+static int ofdHeldByOther(int fd, short type, int64_t iByte) {
+  struct flock fl;
+  memset(&fl, 0, sizeof(fl));
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = (off_t)iByte;
+  fl.l_len = 1;
+  return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+static int flockTry(int fd, int op) {
+  while (flock(fd, op | LOCK_NB) != 0)
+    if (errno != EINTR) return errno;
+  return 0;
+}
+/* A file system without flock (some FUSE and network mounts): libhdf5 fails there unless
+** HDF5_USE_FILE_LOCKING=BEST_EFFORT; cairn goes on without the flock part (it has its OFD locks). */
+static int flockUnsupported(int e) { return e == ENOSYS || e == EOPNOTSUPP || e == ENOLCK || e == EINVAL; }
+/* libhdf5's switch: FALSE or 0 turns its flock off, and cairn's with it (read at each xLock: a
+** getenv, no system call). */
+static int flockEnabled(void) {
+  const char *z = getenv("HDF5_USE_FILE_LOCKING");
+  return !z || (strcmp(z, "FALSE") != 0 && strcmp(z, "0") != 0);
+}
+static int lockIoErr(PosixFile *f, const char *zWhat, int e) {
+  return cairn_seterr(CAIRN_IOERR, "%s: %s: %s", pfName(f), zWhat, strerror(e));
+}
+
+/* ---- the writer's lock file "<real path>.cairn-lock": "cairn-lock pid=N host=H\n" */
+#define LOCKFILE_SUFFIX ".cairn-lock"
+#define LOCKFILE_GARBLED_STALE_S 10 /* an unreadable lock file this old is a creator that died */
+
+static const char *lockHost(void) {
+  static char zHost[256];
+  if (!zHost[0] && (gethostname(zHost, sizeof(zHost) - 1) != 0 || !zHost[0])) strcpy(zHost, "?");
+  return zHost;
+}
+/* Holder of a lock file's content: 1 alive (or cannot tell), 0 dead, -1 unparseable. */
+static int lockHolderAlive(const char *z, long *pPid) {
+  long pid = 0;
+  char zHost[256];
+  if (sscanf(z, "cairn-lock pid=%ld host=%255s", &pid, zHost) != 2 || pid <= 0) return -1;
+  *pPid = pid;
+  if (strcmp(zHost, lockHost()) != 0) return 1; /* another machine: cannot tell */
+  return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+}
+/* Read a lock file (at most n-1 bytes, NUL-terminated); *pAge its age in seconds. */
+static int lockFileRead(const char *zPath, char *z, size_t n, long *pAge) {
+  int fd = open(zPath, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t k = pread(fd, z, n - 1, 0);
+  struct stat st;
+  *pAge = fstat(fd, &st) == 0 ? (long)(time(NULL) - st.st_mtime) : 0;
+  close(fd);
+  z[k > 0 ? k : 0] = 0;
+  return 0;
+}
+
+/* Create the lock file, breaking a stale one. CAIRN_BUSY names the holder. */
+static int lockFileTake(PosixFile *f) {
+  if (!f->zPath) return CAIRN_OK;
+  /* Beside the real file: a symbolic link to it must find the same lock file (Node resolves
+  ** with realpath too), and a relative path is made absolute so that a later chdir does not
+  ** lose it. One readlink (and a getcwd for a relative path) when the path is no link. */
+  char zLink[8], zCwd[4096];
+  char *zReal = readlink(f->zPath, zLink, sizeof(zLink)) >= 0 ? realpath(f->zPath, NULL) : NULL;
+  int bRel = !zReal && f->zPath[0] != '/' && getcwd(zCwd, sizeof(zCwd)) != NULL;
+  size_t nBase = zReal ? strlen(zReal) : (bRel ? strlen(zCwd) + 1 : 0) + strlen(f->zPath);
+  char *zLock = malloc(2 * (nBase + sizeof(LOCKFILE_SUFFIX)) + 32); /* + room for "<it>.stale.<pid>" */
+  if (!zLock) {
+    free(zReal);
+    return cairn_seterr(CAIRN_NOMEM, "%s: out of memory for the lock file name", pfName(f));
+  }
+  if (zReal) memcpy(zLock, zReal, nBase);
+  else snprintf(zLock, nBase + 1, "%s%s%s", bRel ? zCwd : "", bRel ? "/" : "", f->zPath);
+  memcpy(zLock + nBase, LOCKFILE_SUFFIX, sizeof(LOCKFILE_SUFFIX));
+  free(zReal);
+  char zMine[320];
+  int nMine = snprintf(zMine, sizeof(zMine), "cairn-lock pid=%ld host=%s\n", (long)getpid(), lockHost());
+  int rc = CAIRN_OK;
+  for (int iTry = 0;; iTry++) {
+    int fd = open(zLock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ssize_t w = write(fd, zMine, (size_t)nMine);
+      close(fd);
+      if (w != nMine) {
+        unlink(zLock);
+        rc = cairn_seterr(CAIRN_IOERR, "%s: cannot write the lock file %s", pfName(f), zLock);
+        break;
+      }
+      f->zLockFile = zLock;
+      return CAIRN_OK;
+    }
+    int e = errno;
+    if (e == EACCES || e == EROFS || e == EPERM) break; /* a directory we cannot write: skipped */
+    if (e != EEXIST) {
+      rc = lockIoErr(f, "lock file", e);
+      break;
+    }
+    char zHeld[320];
+    long age = 0, pid = 0;
+    if (lockFileRead(zLock, zHeld, sizeof(zHeld), &age) != 0) {
+      if (iTry < 3) continue; /* removed meanwhile: try again */
+      rc = cairn_seterr(CAIRN_BUSY, "%s is locked (lock file %s keeps changing)", pfName(f), zLock);
+      break;
+    }
+    int alive = lockHolderAlive(zHeld, &pid);
+    if (alive == -1 && age < LOCKFILE_GARBLED_STALE_S) alive = 1; /* being written right now */
+    if (alive == 1 || iTry >= 3) {
+      char *zNl = strchr(zHeld, '\n');
+      if (zNl) *zNl = 0;
+      rc = cairn_seterr(CAIRN_BUSY, "%s is open for writing by another process (%s: \"%s\")", pfName(f), zLock, zHeld);
+      break;
+    }
+    /* Stale. Break it by renaming it away first and checking that what moved is the stale one:
+    ** two breakers that both saw it stale cannot then both delete a fresh lock (at worst one
+    ** moves a fresh one away and puts it back with link(), which fails if a third made one). */
+    char *zMoved = zLock + nBase + sizeof(LOCKFILE_SUFFIX); /* the spare room after the name */
+    memcpy(zMoved, zLock, nBase + sizeof(LOCKFILE_SUFFIX) - 1);
+    snprintf(zMoved + nBase + sizeof(LOCKFILE_SUFFIX) - 1, 32, ".stale.%ld", (long)getpid());
+    if (rename(zLock, zMoved) != 0) continue;
+    char zGot[320];
+    if (lockFileRead(zMoved, zGot, sizeof(zGot), &age) == 0 && strcmp(zGot, zHeld) != 0) (void)link(zMoved, zLock);
+    unlink(zMoved);
+  }
+  free(zLock);
+  return rc;
+}
+static void lockFileDrop(PosixFile *f) {
+  if (!f->zLockFile) return;
+  unlink(f->zLockFile);
+  free(f->zLockFile);
+  f->zLockFile = NULL;
+}
+
+static int busyWriter(PosixFile *f) {
+  return cairn_seterr(CAIRN_BUSY, "%s is locked: another cairn writer has it open for writing", pfName(f));
+}
+static int busyForeign(PosixFile *f, const char *zWhat) {
+  return cairn_seterr(CAIRN_BUSY, "%s is locked by another program (%s; libhdf5/h5py lock with flock, "
+                      "HDF5_USE_FILE_LOCKING=FALSE turns that off)", pfName(f), zWhat);
+}
+
+static int lockRead(PosixFile *f) {
+  int e = ofdSet(f->fd, F_RDLCK, CAIRN_LOCK_BYTE_READER, 1);
+  if (e) return e == EAGAIN || e == EACCES ? busyWriter(f) : lockIoErr(f, "reader lock", e);
+  f->bReaderByte = 1;
+  if (!flockEnabled() || f->nFlock) return CAIRN_OK;
+  e = flockTry(f->fd, LOCK_SH);
+  if (e == 0) f->nFlock = LOCK_SH;
+  else if (e == EWOULDBLOCK) {
+    /* Someone holds flock(LOCK_EX): a cairn writer (then it holds the writer byte too) is fine. */
+    if (!ofdHeldByOther(f->fd, F_RDLCK, CAIRN_LOCK_BYTE_WRITER)) {
+      ofdSet(f->fd, F_UNLCK, CAIRN_LOCK_BYTE_READER, 1);
+      f->bReaderByte = 0;
+      return busyForeign(f, "it is open for writing");
+    }
+  } else if (!flockUnsupported(e)) {
+    ofdSet(f->fd, F_UNLCK, CAIRN_LOCK_BYTE_READER, 1);
+    f->bReaderByte = 0;
+    return lockIoErr(f, "flock", e);
+  }
+  return CAIRN_OK;
+}
+
+static int lockWrite(PosixFile *f) {
+  if (!f->writable) return cairn_seterr(CAIRN_READONLY, "%s is open read-only: no writer lock", pfName(f));
+  int e = ofdSet(f->fd, F_WRLCK, CAIRN_LOCK_BYTE_WRITER, 1);
+  if (e) return e == EAGAIN || e == EACCES ? busyWriter(f) : lockIoErr(f, "writer lock", e);
+  int nFlockWas = f->nFlock, rc = CAIRN_OK;
+  if (flockEnabled() && f->nFlock != LOCK_EX) {
+    e = flockTry(f->fd, LOCK_EX); /* from LOCK_SH a conversion, which drops the SH if it fails */
+    if (e == 0) f->nFlock = LOCK_EX;
+    else if (e == EWOULDBLOCK) {
+      f->nFlock = 0;
+      /* Held shared: by cairn readers (they hold the reader byte) we share it with them. */
+      if (ofdHeldByOther(f->fd, F_WRLCK, CAIRN_LOCK_BYTE_READER) && flockTry(f->fd, LOCK_SH) == 0) f->nFlock = LOCK_SH;
+      else rc = busyForeign(f, "it is open");
+    } else if (!flockUnsupported(e)) rc = lockIoErr(f, "flock", e);
+  }
+  if (rc == CAIRN_OK) rc = lockFileTake(f);
+  if (rc != CAIRN_OK) { /* back to the lock held before */
+    if (f->nFlock != nFlockWas) {
+      if (nFlockWas == LOCK_SH) f->nFlock = flockTry(f->fd, LOCK_SH) == 0 ? LOCK_SH : 0;
+      else if (f->nFlock) {
+        flock(f->fd, LOCK_UN);
+        f->nFlock = 0;
+      }
+    }
+    ofdSet(f->fd, F_UNLCK, CAIRN_LOCK_BYTE_WRITER, 1);
+  }
+  return rc;
+}
+
+static int posixLock(cairn_file *pF, int eLock) {
+  PosixFile *f = (PosixFile *)pF;
+  if (eLock <= f->eLock) return CAIRN_OK;
+  int rc = eLock == CAIRN_LOCK_READ ? lockRead(f) : lockWrite(f);
+  if (rc == CAIRN_OK) f->eLock = eLock;
+  return rc;
+}
+
+static int posixUnlock(cairn_file *pF, int eLock) {
+  PosixFile *f = (PosixFile *)pF;
+  if (eLock >= f->eLock) return CAIRN_OK;
+  if (f->eLock == CAIRN_LOCK_WRITE) lockFileDrop(f);
+  if (eLock == CAIRN_LOCK_READ) { /* WRITE -> READ: reader byte, flock(EX) -> flock(SH), then the writer byte */
+    if (!f->bReaderByte) f->bReaderByte = ofdSet(f->fd, F_RDLCK, CAIRN_LOCK_BYTE_READER, 1) == 0;
+    if (f->nFlock == LOCK_EX) f->nFlock = flockTry(f->fd, LOCK_SH) == 0 ? LOCK_SH : 0;
+    ofdSet(f->fd, F_UNLCK, CAIRN_LOCK_BYTE_WRITER, 1);
+  } else {
+    if (f->nFlock) flock(f->fd, LOCK_UN);
+    f->nFlock = 0;
+    f->bReaderByte = 0;
+    /* both bytes in one call: the writer byte and the reader byte after it */
+    ofdSet(f->fd, F_UNLCK, CAIRN_LOCK_BYTE_WRITER, 2);
+  }
+  f->eLock = eLock;
+  return CAIRN_OK;
+}
+#define POSIX_LOCK posixLock
+#define POSIX_UNLOCK posixUnlock
+#else
+static void lockFileDrop(PosixFile *f) { (void)f; }
+#define POSIX_LOCK NULL /* no OFD locks here (Emscripten's NODERAWFS, non-Linux): "no locks" */
+#define POSIX_UNLOCK NULL
+#endif
+
+static const cairn_file_methods posixMethods = {2, posixRead, posixWrite, posixSize, posixTruncate,
+                                                posixSync, posixClose, posixMap, POSIX_LOCK, POSIX_UNLOCK};
 
 static int wrapFd(int fd, int writable, const char *zPath, cairn_file **ppFile) {
   /* one allocation: the struct, then the path (for messages) */
@@ -327,6 +590,14 @@ static int posixRandom(void *c, void *p, size_t n) {
     n -= k;
   }
   return CAIRN_OK;
+}
+
+static void posixSleep(void *c, int64_t ns) {
+  (void)c;
+  if (ns <= 0) return;
+  struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
 }
 
 static int posixOpenHost(void *c, const char *zPath, int flags, cairn_file **pp) {
@@ -555,7 +826,7 @@ static int poolStart(unsigned n) {
 int cairn_posix_install(unsigned nThreads) {
   cairn_host h;
   memset(&h, 0, sizeof(h));
-  h.iVersion = 1;
+  h.iVersion = 2;
   h.xMalloc = posixMalloc;
   h.xRealloc = posixRealloc;
   h.xFree = posixFree;
@@ -563,6 +834,7 @@ int cairn_posix_install(unsigned nThreads) {
   h.xRandom = posixRandom;
   h.xOpen = posixOpenHost;
   h.xCpuFeatures = posixCpu;
+  h.xSleep = posixSleep;
 #ifdef POSIX_HAVE_THREADS
   poolStop();
   if (nThreads == 0) {

@@ -3,13 +3,22 @@
 **
 ** hosts/wasi.c - the WASI preview1 host: files through fd_pread, fd_pwrite, fd_filestat_get/set_size,
 ** fd_datasync on descriptors that wasi-libc's open() resolves against the preopened
-** directories; clock_time_get; random_get. No threads: parallel-for stays sequential (the
-** core's default). Only standard preview1 imports, so wasmtime and Node's node:wasi both run it.
+** directories; clock_time_get; random_get; poll_oneoff (nanosleep) for the busy timeout. No
+** threads: parallel-for stays sequential (the core's default). Only standard preview1 imports,
+** so wasmtime and Node's node:wasi both run it.
+**
+** Locks: preview1 has none (no flock, no fcntl locks, no process ids). The safest thing left is
+** to honour the lock file native and Node writers create (cairn/host.h, "Locking"): a writer
+** lock is BUSY while "<file>.cairn-lock" exists, since WASI cannot tell a live holder from a
+** dead one. Reader locks always succeed. Nothing keeps two WASI writers apart, nor a WASI
+** writer and libhdf5.
 */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <wasi/api.h>
 
@@ -99,8 +108,40 @@ static int wasiClose(cairn_file *pF) {
   return rc;
 }
 
-static const cairn_file_methods wasiMethods = {1, wasiRead, wasiWrite, wasiSize, wasiTruncate,
-                                               wasiSync, wasiClose, NULL};
+static int wasiLock(cairn_file *pF, int eLock) {
+  WasiFile *f = (WasiFile *)pF;
+  if (eLock != CAIRN_LOCK_WRITE || !f->zPath) return CAIRN_OK;
+  if (!f->writable) return cairn_seterr(CAIRN_READONLY, "%s is open read-only: no writer lock", wfName(f));
+  size_t n = strlen(f->zPath);
+  char *zLock = malloc(n + sizeof(".cairn-lock"));
+  if (!zLock) return cairn_seterr(CAIRN_NOMEM, "%s: out of memory", wfName(f));
+  memcpy(zLock, f->zPath, n);
+  memcpy(zLock + n, ".cairn-lock", sizeof(".cairn-lock"));
+  struct stat st;
+  int rc = CAIRN_OK;
+  if (stat(zLock, &st) == 0) {
+    char z[200] = {0};
+    int fd = open(zLock, O_RDONLY);
+    if (fd >= 0) {
+      ssize_t k = read(fd, z, sizeof(z) - 1);
+      close(fd);
+      z[k > 0 ? k : 0] = 0;
+      char *zNl = strchr(z, '\n');
+      if (zNl) *zNl = 0;
+    }
+    rc = cairn_seterr(CAIRN_BUSY, "%s is open for writing by another process (%s: \"%s\"; WASI cannot tell "
+                      "whether it still runs: if not, delete the lock file)", wfName(f), zLock, z);
+  }
+  free(zLock);
+  return rc;
+}
+static int wasiUnlock(cairn_file *pF, int eLock) {
+  (void)pF, (void)eLock;
+  return CAIRN_OK;
+}
+
+static const cairn_file_methods wasiMethods = {2, wasiRead, wasiWrite, wasiSize, wasiTruncate,
+                                               wasiSync, wasiClose, NULL, wasiLock, wasiUnlock};
 
 static int wasiOpen(void *c, const char *zPath, int flags, cairn_file **ppFile) {
   (void)c;
@@ -148,6 +189,13 @@ static int wasiRandom(void *c, void *p, size_t n) {
   return e ? cairn_seterr(CAIRN_IOERR, "random_get: %s", strerror((int)e)) : CAIRN_OK;
 }
 
+static void wasiSleep(void *c, int64_t ns) {
+  (void)c;
+  if (ns <= 0) return;
+  struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+  nanosleep(&ts, NULL);
+}
+
 static void *wasiMalloc(void *c, size_t n) { (void)c; return malloc(n); }
 static void *wasiRealloc(void *c, void *p, size_t n) { (void)c; return realloc(p, n); }
 static void wasiFree(void *c, void *p) { (void)c; free(p); }
@@ -155,12 +203,13 @@ static void wasiFree(void *c, void *p) { (void)c; free(p); }
 int cairn_wasi_install(void) {
   cairn_host h;
   memset(&h, 0, sizeof(h));
-  h.iVersion = 1;
+  h.iVersion = 2;
   h.xMalloc = wasiMalloc;
   h.xRealloc = wasiRealloc;
   h.xFree = wasiFree;
   h.xClock = wasiClock;
   h.xRandom = wasiRandom;
   h.xOpen = wasiOpen;
+  h.xSleep = wasiSleep;
   return cairn_host_set(&h);
 }

@@ -25,6 +25,8 @@ extern int cairn_js_truncate(int id, double n);
 extern int cairn_js_sync(int id);
 extern int cairn_js_close(int id);
 extern int cairn_js_open(const char *zPath, int flags, int *pId);
+extern int cairn_js_lock(int id, int eLock);
+extern int cairn_js_unlock(int id, int eLock);
 
 typedef struct JsFile {
   cairn_file base;
@@ -56,7 +58,13 @@ static int jsClose(cairn_file *f) {
   return rc;
 }
 
-static const cairn_file_methods jsMethods = {1, jsRead, jsWrite, jsSize, jsTruncate, jsSync, jsClose, NULL};
+/* Locks: the JS file object's lock(eLock)/unlock(eLock) when it has them (NodeFile: one writer
+** per file per process plus the lock file of cairn/host.h's "Locking"; OPFS handles are
+** exclusive already), else CAIRN_OK. */
+static int jsLock(cairn_file *f, int eLock) { return cairn_js_lock(((JsFile *)f)->id, eLock); }
+static int jsUnlock(cairn_file *f, int eLock) { return cairn_js_unlock(((JsFile *)f)->id, eLock); }
+
+static const cairn_file_methods jsMethods = {2, jsRead, jsWrite, jsSize, jsTruncate, jsSync, jsClose, NULL, jsLock, jsUnlock};
 
 /* Wrap JS file `id` in a cairn_file. Returns NULL (message set) on failure. */
 EMSCRIPTEN_KEEPALIVE cairn_file *cairn_em_file_open(int id) {

@@ -5,7 +5,8 @@
 //   read(offset, length) -> Uint8Array (shorter only at end of file); optionally
 //   readInto(offset, Uint8Array) -> bytes read (shorter only at end of file), used when present
 //   write(offset, Uint8Array) (the array is a view into the wasm heap, valid only during the
-//   call: copy what you keep), size() -> number, truncate(n), sync(), close()
+//   call: copy what you keep), size() -> number, truncate(n), sync(), close(); optionally
+//   lock(eLock) / unlock(eLock) (1 READ, 2 WRITE; throw an error with cairnCode 14 for BUSY)
 // Exceptions never cross into C: each is turned into a status code plus a message.
 mergeInto(LibraryManager.library, {
   // Record a status and its message as the core's last error; returns the status.
@@ -87,6 +88,14 @@ mergeInto(LibraryManager.library, {
       var code = (e && typeof e.cairnCode === 'number') ? e.cairnCode : (e && e.code === 'ENOENT') ? 5 : 3; // NOTFOUND, IOERR
       return cairnJsError(code, 'cannot open ' + path + ': ' + (e && e.message ? e.message : String(e)));
     }
+  },
+  cairn_js_lock__deps: ['$cairnJsCall'],
+  cairn_js_lock: function (id, eLock) {
+    return cairnJsCall(id, 'lock', function (f) { if (typeof f.lock === 'function') f.lock(eLock); });
+  },
+  cairn_js_unlock__deps: ['$cairnJsCall'],
+  cairn_js_unlock: function (id, eLock) {
+    return cairnJsCall(id, 'unlock', function (f) { if (typeof f.unlock === 'function') f.unlock(eLock); });
   },
   cairn_js_close__deps: ['$cairnJsCall'],
   // Files that JS code handed in stay open: their owner closes them. Only files the package

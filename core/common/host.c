@@ -2,25 +2,30 @@
 ** 2026-11-29
 **
 ** core/common/host.c - the installed host, the thin wrappers every core module calls to reach
-** it (so tests can inject faults in one place), and the in-memory file.
+** it (so tests can inject faults in one place), the lock wrappers with their busy timeout, and
+** the in-memory file.
 */
+#include <stddef.h> /* offsetof */
 #include <stdlib.h> /* malloc/realloc/free: the default allocator only */
 
 #include "internal.h"
 
-static cairn_host gHost = {1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+static cairn_host gHost = {2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+static int64_t gBusyTimeoutMs; /* cairn_set_busy_timeout */
 
 int cairn_host_set(const cairn_host *pHost) {
   cairnCpuReset();
   if (pHost == NULL) {
     memset(&gHost, 0, sizeof(gHost));
-    gHost.iVersion = 1;
+    gHost.iVersion = 2;
     return CAIRN_OK;
   }
   if (pHost->iVersion < 1) return cairnErr(CAIRN_MISUSE, "cairn_host_set: iVersion %d < 1", pHost->iVersion);
   if ((pHost->xMalloc == NULL) != (pHost->xFree == NULL))
     return cairnErr(CAIRN_MISUSE, "cairn_host_set: xMalloc and xFree must be set together");
-  gHost = *pHost;
+  /* Copy only the fields the caller's version has: a version 1 struct ends before xSleep. */
+  memset(&gHost, 0, sizeof(gHost));
+  memcpy(&gHost, pHost, pHost->iVersion >= 2 ? sizeof(gHost) : offsetof(cairn_host, xSleep));
   return CAIRN_OK;
 }
 
@@ -140,6 +145,53 @@ int cairn_file_close(cairn_file *f) {
   return f->pMethods->xClose(f);
 }
 
+/* ---- locks and the busy timeout ---- */
+static int fileHasLocks(cairn_file *f) { return f->pMethods->iVersion >= 2 && f->pMethods->xLock != NULL; }
+
+int cairn_file_can_lock(cairn_file *f) { return f && fileHasLocks(f); }
+
+void cairn_set_busy_timeout(int64_t ms) { gBusyTimeoutMs = ms > 0 ? ms : 0; }
+int64_t cairn_busy_timeout(void) { return gBusyTimeoutMs; }
+
+/* Waits between tries, in ms (SQLite's sqliteDefaultBusyCallback uses the same ladder): short
+** first, since most locks are held for one commit; the last one repeats. */
+static const uint8_t aBusyDelayMs[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+
+int cairn_file_lock(cairn_file *f, int eLock, int64_t timeoutMs) {
+  if (!f) return cairnErr(CAIRN_MISUSE, "lock: NULL file");
+  if (eLock != CAIRN_LOCK_READ && eLock != CAIRN_LOCK_WRITE)
+    return cairnErr(CAIRN_MISUSE, "lock: level %d is not CAIRN_LOCK_READ or CAIRN_LOCK_WRITE", eLock);
+  if (!fileHasLocks(f)) return CAIRN_OK; /* a host without locks: documented in host.h */
+  if (timeoutMs < 0) timeoutMs = gBusyTimeoutMs;
+  int rc = f->pMethods->xLock(f, eLock);
+  if (rc != CAIRN_BUSY || timeoutMs == 0 || gHost.iVersion < 2 || !gHost.xSleep) return rc;
+  /* Waited so far: from the monotonic clock when the host has one, else the sum of the sleeps
+  ** (then time spent inside xLock is not counted, which only makes the wait a little longer). */
+  const int64_t tStart = cairnClock(1);
+  const int haveClock = tStart != 0;
+  int64_t nWaitedMs = 0;
+  for (unsigned i = 0; rc == CAIRN_BUSY; i++) {
+    if (haveClock) nWaitedMs = (cairnClock(1) - tStart) / 1000000;
+    if (nWaitedMs >= timeoutMs) break;
+    int64_t d = aBusyDelayMs[i < sizeof(aBusyDelayMs) ? i : sizeof(aBusyDelayMs) - 1];
+    if (d > timeoutMs - nWaitedMs) d = timeoutMs - nWaitedMs;
+    gHost.xSleep(gHost.pCtx, d * 1000000);
+    if (!haveClock) nWaitedMs += d;
+    rc = f->pMethods->xLock(f, eLock);
+  }
+  if (rc != CAIRN_BUSY) return rc;
+  const char *zHost = cairn_errmsg();
+  return cairnErr(CAIRN_BUSY, "%s (gave up after %lld ms)", zHost[0] ? zHost : "file is locked", (long long)nWaitedMs);
+}
+
+int cairn_file_unlock(cairn_file *f, int eLock) {
+  if (!f) return cairnErr(CAIRN_MISUSE, "unlock: NULL file");
+  if (eLock != CAIRN_LOCK_NONE && eLock != CAIRN_LOCK_READ)
+    return cairnErr(CAIRN_MISUSE, "unlock: level %d is not CAIRN_LOCK_NONE or CAIRN_LOCK_READ", eLock);
+  if (!fileHasLocks(f) || !f->pMethods->xUnlock) return CAIRN_OK;
+  return f->pMethods->xUnlock(f, eLock);
+}
+
 /* ---- the memory file ---- */
 typedef struct MemFile {
   cairn_file base;
@@ -209,7 +261,7 @@ static int memMap(cairn_file *pF, uint64_t iOff, size_t n, const void **pp) {
   return CAIRN_NOTFOUND;
 }
 
-static const cairn_file_methods memMethods = {1, memRead, memWrite, memSize, memTruncate, memSync, memClose, memMap};
+static const cairn_file_methods memMethods = {1, memRead, memWrite, memSize, memTruncate, memSync, memClose, memMap, NULL, NULL};
 
 int cairn_memfile_open(const void *p, size_t n, cairn_file **ppFile) {
   if (!ppFile) return cairnErr(CAIRN_MISUSE, "cairn_memfile_open: ppFile is NULL");

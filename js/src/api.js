@@ -11,7 +11,7 @@ import { makeStore } from './store.js';
 import { makeZl } from './zl.js';
 import { makeH5 } from './h5.js';
 
-const STATUS = ['OK', 'ERROR', 'NOMEM', 'IOERR', 'CORRUPT', 'NOTFOUND', 'EXISTS', 'MISUSE', 'UNSUPPORTED', 'RANGE', 'READONLY', 'CHECKSUM', 'TYPE', 'LIMIT'];
+const STATUS = ['OK', 'ERROR', 'NOMEM', 'IOERR', 'CORRUPT', 'NOTFOUND', 'EXISTS', 'MISUSE', 'UNSUPPORTED', 'RANGE', 'READONLY', 'CHECKSUM', 'TYPE', 'LIMIT', 'BUSY'];
 
 /** An error from the core: `code` is the status number, `codeName` its name (e.g. "CORRUPT"). */
 export class CairnError extends Error {

@@ -5,7 +5,7 @@
 /** Status codes of the core (cairn.h). */
 export type CairnCodeName =
   | 'OK' | 'ERROR' | 'NOMEM' | 'IOERR' | 'CORRUPT' | 'NOTFOUND' | 'EXISTS' | 'MISUSE'
-  | 'UNSUPPORTED' | 'RANGE' | 'READONLY' | 'CHECKSUM' | 'TYPE' | 'LIMIT' | 'UNKNOWN';
+  | 'UNSUPPORTED' | 'RANGE' | 'READONLY' | 'CHECKSUM' | 'TYPE' | 'LIMIT' | 'BUSY' | 'UNKNOWN';
 
 /** Every failure of the package: `code` is the core's status number, `codeName` its name. */
 export class CairnError extends Error {
@@ -30,6 +30,10 @@ export interface CairnFile {
   truncate?(n: number): void;
   sync?(): void;
   close?(): void;
+  /** Optional locks (1 read, 2 write), called by the core; throw a CairnError BUSY (code 14) when
+   * another handle holds the file. Without them the file is unlocked. */
+  lock?(eLock: 1 | 2): void;
+  unlock?(eLock: 0 | 1): void;
   /** Used in error messages. */
   name?: string;
 }
@@ -98,12 +102,22 @@ export class HttpFile implements CairnFile {
   close(): void;
 }
 
-/** A file through Node's synchronous fs calls (Node entry only). */
+/**
+ * A file through Node's synchronous fs calls (Node entry only). Opened writable it takes the
+ * writer lock (unless lock is false): a second writable NodeFile on the same file, in this
+ * process or another (or a native cairn writer), makes the constructor throw CairnError BUSY.
+ * close() releases it.
+ */
 export class NodeFile implements CairnFile {
-  /** mode: 'r' read-only, 'r+' read-write existing, 'w+' create/truncate, 'a+' */
-  constructor(path: string, mode?: 'r' | 'r+' | 'w+' | 'a+');
+  /** mode: 'r' read-only, 'r+' read-write existing, 'w+' create/truncate, 'wx+' create new,
+   * 'c+' read-write, created if missing, never truncated */
+  constructor(path: string, mode?: 'r' | 'r+' | 'w+' | 'wx+' | 'c+', options?: { lock?: boolean });
   name: string;
   readonly writable: boolean;
+  /** 0 none, 1 read, 2 write */
+  readonly lockLevel: number;
+  lock(eLock: 1 | 2): void;
+  unlock(eLock: 0 | 1): void;
   read(offset: number, length: number): Uint8Array;
   readInto(offset: number, u8: Uint8Array): number;
   write(offset: number, bytes: Uint8Array): void;

@@ -1,6 +1,107 @@
 // 2026-11-29
-// js/src/nodefile.js - a cairn file object over Node's synchronous fs calls.
+// js/src/nodefile.js - a cairn file object over Node's synchronous fs calls, and its writer lock.
+//
+// Locks (the JS half of "Locking" in core/include/cairn/host.h): a NodeFile opened writable takes
+// the writer lock at once (unless { lock: false }), released by close():
+//   - one writable handle per file per process: a registry keyed by the resolved path (realpath)
+//     makes a second one fail with CairnError BUSY (code 14), as a second native handle does;
+//   - across processes a lock file "<real path>.cairn-lock" holding "cairn-lock pid=N host=H",
+//     created with 'wx' (O_CREAT|O_EXCL). Native writers (hosts/posix.c) create and honour the
+//     same file, so Node and native writers exclude each other in both directions. One whose
+//     holder is gone (same host, process.kill(pid, 0) says ESRCH; or unreadable and older than
+//     10 s) is stale and broken; one from another host is held until removed by hand. A
+//     directory where it cannot be created (read-only) skips it. Lock files still held when the
+//     process exits are removed by an 'exit' handler; a killed process leaves a stale one.
+// Maintenance: a change to the lock file's name, content or staleness rule is made in
+// hosts/posix.c (lockFileTake) too.
+// What holds: Node has no flock, so a Node writer does not keep libhdf5/h5py out (nor does h5py
+// keep it out), and readers take no lock at all (cairn's formats let them read beside a writer).
 import fs from 'node:fs';
+import os from 'node:os';
+import { CairnError } from './api.js';
+
+const BUSY = 14, READONLY = 10;
+const LOCK_READ = 1, LOCK_WRITE = 2;
+const GARBLED_STALE_MS = 10000;
+const writers = new Map(); // real path -> the NodeFile holding its writer lock in this process
+let exitHook = false;
+
+function lockError(code, message) {
+  const e = new CairnError(code, message);
+  e.cairnCode = code; // for bindings/em/em_host.js, when the core takes the lock
+  return e;
+}
+
+// 1 alive (or cannot tell), 0 gone, -1 unparseable
+function holderAlive(text) {
+  const m = /^cairn-lock pid=(\d+) host=(\S+)/.exec(text);
+  if (!m || Number(m[1]) <= 0) return -1;
+  if (m[2] !== os.hostname()) return 1;
+  try {
+    process.kill(Number(m[1]), 0);
+    return 1;
+  } catch (e) {
+    return e.code === 'ESRCH' ? 0 : 1;
+  }
+}
+
+// Create the lock file beside `real`, breaking a stale one; returns its path (null: skipped).
+function takeLockFile(real, name) {
+  const lockPath = real + '.cairn-lock';
+  const mine = `cairn-lock pid=${process.pid} host=${os.hostname()}\n`;
+  for (let iTry = 0; ; iTry++) {
+    try {
+      const fd = fs.openSync(lockPath, 'wx', 0o644);
+      try {
+        fs.writeSync(fd, mine);
+      } catch (e) {
+        fs.closeSync(fd);
+        fs.unlinkSync(lockPath);
+        throw e;
+      }
+      fs.closeSync(fd);
+      return lockPath;
+    } catch (e) {
+      if (e.code === 'EACCES' || e.code === 'EROFS' || e.code === 'EPERM') return null;
+      if (e.code !== 'EEXIST') throw e;
+    }
+    let held, ageMs;
+    try {
+      held = fs.readFileSync(lockPath, 'latin1');
+      ageMs = Date.now() - fs.statSync(lockPath).mtimeMs;
+    } catch {
+      if (iTry < 3) continue; // removed meanwhile
+      throw lockError(BUSY, `${name} is locked (lock file ${lockPath} keeps changing)`);
+    }
+    let alive = holderAlive(held);
+    if (alive === -1 && ageMs < GARBLED_STALE_MS) alive = 1; // its creator is writing it
+    if (alive === 1 || iTry >= 3) throw lockError(BUSY, `${name} is open for writing by another process (${lockPath}: "${held.split('\n')[0]}")`);
+    // Stale: rename it away, then check that what moved is the stale one (two breakers that both
+    // saw it stale cannot both delete a fresh lock; one that moved a fresh one puts it back).
+    const moved = `${lockPath}.stale.${process.pid}`;
+    try {
+      fs.renameSync(lockPath, moved);
+    } catch {
+      continue;
+    }
+    try {
+      if (fs.readFileSync(moved, 'latin1') !== held) fs.linkSync(moved, lockPath);
+    } catch {}
+    try {
+      fs.unlinkSync(moved);
+    } catch {}
+  }
+}
+
+function dropLockFiles() {
+  for (const f of writers.values()) {
+    if (f.lockPath) {
+      try {
+        fs.unlinkSync(f.lockPath);
+      } catch {}
+    }
+  }
+}
 
 export class NodeFile {
   /**
@@ -8,15 +109,61 @@ export class NodeFile {
    * @param {'r'|'r+'|'w+'|'wx+'|'c+'} mode  'r' read-only, 'r+' read-write existing, 'w+' create/truncate,
    *   'c+' read-write, created if missing, never truncated (h5 mode 'w': the writer discards the
    *   old content itself, which is cheaper than O_TRUNC on ext4)
+   * @param {{lock?: boolean}} options  lock (default true): a writable file takes the writer lock
+   *   (CairnError BUSY when another handle or process has it open for writing)
    */
-  constructor(path, mode = 'r') {
-    this.fd = fs.openSync(path, mode === 'c+' ? fs.constants.O_RDWR | fs.constants.O_CREAT : mode);
+  constructor(path, mode = 'r', { lock = true } = {}) {
+    const { O_RDWR, O_CREAT } = fs.constants;
+    // 'w+' truncates only once the lock is held: the bytes may be another writer's
+    this.fd = fs.openSync(path, mode === 'c+' || mode === 'w+' ? O_RDWR | O_CREAT : mode);
     this.name = path;
     this.writable = mode !== 'r';
+    this.lockLevel = 0;
+    this.lockPath = null;
+    this.realPath = null;
     if (!this.writable) {
       this.write = undefined;
       this.truncate = undefined;
     }
+    try {
+      if (this.writable && lock) this.lock(LOCK_WRITE);
+      if (mode === 'w+') fs.ftruncateSync(this.fd, 0);
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+  }
+  /** Raise this handle's lock to eLock (1 read: nothing to take; 2 write). Throws CairnError BUSY. */
+  lock(eLock) {
+    if (eLock <= this.lockLevel) return;
+    if (eLock >= LOCK_WRITE) {
+      if (!this.writable) throw lockError(READONLY, `${this.name} is open read-only: no writer lock`);
+      const real = fs.realpathSync(this.name);
+      const other = writers.get(real);
+      if (other && other !== this) throw lockError(BUSY, `${this.name} is locked: another handle in this process has it open for writing`);
+      this.lockPath = takeLockFile(real, this.name);
+      this.realPath = real;
+      writers.set(real, this);
+      if (!exitHook) {
+        exitHook = true;
+        process.on('exit', dropLockFiles);
+      }
+    }
+    this.lockLevel = eLock;
+  }
+  /** Lower this handle's lock to eLock (0 none, 1 read). */
+  unlock(eLock) {
+    if (eLock >= this.lockLevel) return;
+    if (this.lockLevel >= LOCK_WRITE) {
+      if (writers.get(this.realPath) === this) writers.delete(this.realPath);
+      if (this.lockPath) {
+        try {
+          fs.unlinkSync(this.lockPath);
+        } catch {}
+      }
+      this.lockPath = null;
+    }
+    this.lockLevel = eLock;
   }
   read(offset, length) {
     const b = Buffer.allocUnsafe(length);
@@ -51,6 +198,7 @@ export class NodeFile {
   truncate(n) { fs.ftruncateSync(this.fd, n); }
   sync() { fs.fdatasyncSync(this.fd); }
   close() {
+    this.unlock(0);
     if (this.fd !== -1) fs.closeSync(this.fd);
     this.fd = -1;
   }

@@ -116,6 +116,7 @@ export function openNodePath(ctx, path, readOnly) {
   try {
     return ctx.openPath(path, readOnly ? 'r' : 'a');
   } catch (e) {
-    throw new ctx.CairnError(3, `cannot open ${path}: ${e.message}`);
+    // a lock the file is held under (BUSY) keeps its code; other failures are IOERR
+    throw new ctx.CairnError(typeof e.cairnCode === 'number' ? e.cairnCode : 3, `cannot open ${path}: ${e.message}`);
   }
 }

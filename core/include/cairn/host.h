@@ -19,6 +19,8 @@
 **
 ** Versioning: both structs start with iVersion. New methods are only ever appended, with a
 ** version bump; the core checks iVersion before calling a method added after version 1.
+** Version 2 (2026-12-02) appends cairn_file_methods.xLock/xUnlock and cairn_host.xSleep
+** (locking, below).
 */
 #ifndef CAIRN_HOST_H
 #define CAIRN_HOST_H
@@ -69,9 +71,19 @@ struct cairn_file {
 ** xMap     (optional, may be NULL) Return a read-only pointer to bytes [iOff, iOff+n) that stays
 **          valid until xClose, or CAIRN_NOTFOUND if this range cannot be mapped. The core uses
 **          it to avoid copies on large reads and always falls back to xRead.
+** xLock    (version 2, optional) Raise this handle's lock to eLock (CAIRN_LOCK_READ or
+**          CAIRN_LOCK_WRITE) without waiting: CAIRN_OK, or CAIRN_BUSY (message naming the file
+**          and, where known, the holder) when another handle holds a lock that excludes it. A
+**          handle already at eLock or above returns CAIRN_OK. On BUSY the handle keeps the lock
+**          it had. See "Locking" below for what the levels exclude.
+** xUnlock  (version 2, optional) Lower this handle's lock to eLock (CAIRN_LOCK_READ or
+**          CAIRN_LOCK_NONE); a handle already at eLock or below returns CAIRN_OK. Never BUSY.
+**          xClose releases every lock the handle holds (an explicit xUnlock is not needed).
+** A host sets both or neither. iVersion 1, or a NULL xLock, means "this host has no locks":
+** cairn_file_lock then succeeds at once, and the handle is only as protected as the host.
 */
 struct cairn_file_methods {
-  int iVersion; /* 1 */
+  int iVersion; /* 1 or 2 */
   int (*xRead)(cairn_file *, void *p, size_t n, uint64_t iOff, size_t *pnRead);
   int (*xWrite)(cairn_file *, const void *p, size_t n, uint64_t iOff);
   int (*xSize)(cairn_file *, uint64_t *pnSize);
@@ -79,7 +91,75 @@ struct cairn_file_methods {
   int (*xSync)(cairn_file *);
   int (*xClose)(cairn_file *);
   int (*xMap)(cairn_file *, uint64_t iOff, size_t n, const void **pp);
+  /* version 2 */
+  int (*xLock)(cairn_file *, int eLock);
+  int (*xUnlock)(cairn_file *, int eLock);
 };
+
+/*
+** Locking. cairn's formats (HDF5 via the writer, chunk store, memory store) commit so that a
+** reader always sees a whole committed state, so readers need not keep writers out; what must
+** never happen is two writers on one file. Hence two levels, not SQLite's five:
+**
+**   CAIRN_LOCK_NONE   0  no lock.
+**   CAIRN_LOCK_READ   1  a cairn reader: coexists with other readers AND with one cairn writer.
+**                        It keeps programs out that do not commit that way (libhdf5 writers).
+**   CAIRN_LOCK_WRITE  2  the one writer of the file, across processes and threads (every handle
+**                        counts: two handles of one process exclude each other too); coexists
+**                        with cairn readers. Includes what READ keeps out.
+**
+** Locks are advisory (like SQLite's): they exclude cairn handles and the programs a host
+** knows about, nothing else. What each shipped host does:
+**
+**   POSIX (hosts/posix.c, Linux): open-file-description locks (F_OFD_SETLK) on two lock bytes
+**     far past any data (offsets CAIRN_LOCK_BYTE_WRITER and _READER; nothing is written there
+**     and the file does not grow): the writer holds the writer byte exclusively, readers hold
+**     the reader byte shared. They belong to the handle, so two handles of one process or
+**     thread exclude each other, and the kernel drops them when the handle closes or the
+**     process dies (kill -9 included).
+**     Plus libhdf5's lock, so that h5py/libhdf5 and cairn exclude each other: libhdf5 1.10+
+**     takes flock(LOCK_SH|LOCK_NB) for read-only opens and flock(LOCK_EX|LOCK_NB) for writers
+**     and takes none when HDF5_USE_FILE_LOCKING is FALSE (or 0). cairn takes the same flock on
+**     every file it locks (not only HDF5 files: simplest, and harmless for the others) and
+**     honours the same variable (read at each xLock). Then:
+**       - a libhdf5 writer holding a file makes a cairn writer and a cairn reader BUSY;
+**       - a cairn writer makes libhdf5's open (read or write) fail;
+**       - a libhdf5 reader makes a cairn writer BUSY (as it makes a libhdf5 writer fail).
+**     cairn readers beside a cairn writer: a reader whose flock(SH) fails asks the kernel
+**     (F_OFD_GETLK) whether the writer byte is held; if so the flock(EX) is a cairn writer's
+**     and the reader proceeds without flock. A writer whose flock(EX) fails because cairn
+**     readers hold flock(SH) (the reader byte is held) takes flock(SH) instead. The gaps this
+**     leaves, both needing libhdf5 and cairn on one file at once: (1) a libhdf5 reader that
+**     opened beside cairn readers coexists with a cairn writer that comes later (the writer
+**     cannot tell its flock(SH) from theirs); (2) a cairn reader that opened beside a cairn
+**     writer holds no flock, so once that writer is gone a libhdf5 writer is not kept out by
+**     that reader.
+**     Plus a lock file for writers, so that Node writers (js/, which has no flock or fcntl)
+**     and native writers exclude each other: the writer creates "<file>.cairn-lock"
+**     (O_CREAT|O_EXCL, beside the real path, holding "cairn-lock pid=N host=H") and removes it
+**     on unlock or close. One left by a process that died on the same host (kill(pid, 0) says
+**     ESRCH) is stale and broken by the next writer; one from another host is held until
+**     removed by hand. A directory where it cannot be created (read-only) skips it.
+**     Files opened by cairn_posix_wrap_fd have no path: OFD and flock only.
+**     A writer that opens with CAIRN_OPEN_TRUNCATE truncates before it can lock: open
+**     without it, lock, then truncate.
+**   WASI preview1 (hosts/wasi.c): no locks in the interface. xLock(READ) succeeds; xLock(WRITE)
+**     is BUSY while "<file>.cairn-lock" exists (a native or Node writer holds the file, or one
+**     died: WASI cannot tell which, so it refuses and names the lock file). Nothing keeps two
+**     WASI writers, or a WASI writer and libhdf5, apart.
+**   Emscripten (bindings/em/em_binding.c): the JS file object's lock(eLock)/unlock(eLock), if it
+**     has them (js/src/hosts.js): NodeFile takes a writer lock when opened writable (one per
+**     file per process, plus the same lock file); OPFS sync access handles are exclusive by
+**     themselves; memory files need none.
+**   Memory files (cairn_memfile_open): no locks (one process, one handle).
+*/
+#define CAIRN_LOCK_NONE  0
+#define CAIRN_LOCK_READ  1
+#define CAIRN_LOCK_WRITE 2
+
+/* The POSIX host's lock bytes (OFD locks, never read or written). */
+#define CAIRN_LOCK_BYTE_WRITER ((int64_t)0x7ffffffffffff000ll)
+#define CAIRN_LOCK_BYTE_READER ((int64_t)0x7ffffffffffff001ll)
 
 /* Flags for cairn_host.xOpen. */
 #define CAIRN_OPEN_READONLY  0x01
@@ -105,13 +185,14 @@ typedef void (*cairn_task_fn)(void *pArg, size_t i, unsigned iWorker);
 **   xConcurrency NULL           -> 1
 **   xOpen NULL                  -> opening files by name fails with CAIRN_UNSUPPORTED
 **   xCpuFeatures NULL           -> only features the core can detect itself (x86 cpuid)
+**   xSleep NULL (or iVersion 1) -> busy timeouts cannot wait: cairn_file_lock tries once
 **
 ** The allocator must return memory aligned for any C type (like malloc); xRealloc(p, 0) is
 ** never called; xFree(NULL) must be a no-op. An embedder caps cairn's memory by returning
 ** NULL from xMalloc: every core call then fails cleanly with CAIRN_NOMEM.
 */
 typedef struct cairn_host {
-  int iVersion; /* 1 */
+  int iVersion; /* 1 or 2 */
   void *pCtx;   /* passed back to every method */
   void *(*xMalloc)(void *pCtx, size_t n);
   void *(*xRealloc)(void *pCtx, void *p, size_t n);
@@ -131,6 +212,8 @@ typedef struct cairn_host {
   /* CPU features the host knows and the core cannot detect itself (CAIRN_CPU_* bits), for
   ** example ARM hwcaps that only the OS reports. */
   uint64_t (*xCpuFeatures)(void *pCtx);
+  /* version 2: sleep the calling thread for about ns nanoseconds (the busy timeout's wait). */
+  void (*xSleep)(void *pCtx, int64_t ns);
 } cairn_host;
 
 /*
@@ -157,6 +240,26 @@ CAIRN_API int cairn_file_size(cairn_file *f, uint64_t *pnSize);
 CAIRN_API int cairn_file_truncate(cairn_file *f, uint64_t nSize);
 CAIRN_API int cairn_file_sync(cairn_file *f);
 CAIRN_API int cairn_file_close(cairn_file *f); /* NULL is a no-op */
+
+/*
+** Locks with a busy timeout (levels and hosts: "Locking" above). cairn_file_lock raises f's lock
+** to eLock; while the host says CAIRN_BUSY it sleeps (cairn_host.xSleep: 1, 2, 5, 10, 15, 20,
+** 25 ms, then 50 and 100 ms, as SQLite's busy handler) and tries again until timeoutMs has
+** passed, then returns CAIRN_BUSY with the host's message and the time waited. timeoutMs 0 tries
+** once; CAIRN_LOCK_DEFAULT_TIMEOUT (-1) uses the process-wide default (cairn_set_busy_timeout,
+** initially 0). Time is measured with cairn_host.xClock (monotonic) or, without one, by adding
+** up the sleeps. A file whose host has no locks succeeds at once. cairn_file_unlock lowers the
+** lock to eLock (CAIRN_LOCK_READ or CAIRN_LOCK_NONE) and never waits.
+*/
+#define CAIRN_LOCK_DEFAULT_TIMEOUT ((int64_t)-1)
+CAIRN_API int cairn_file_lock(cairn_file *f, int eLock, int64_t timeoutMs);
+CAIRN_API int cairn_file_unlock(cairn_file *f, int eLock);
+/* Does f's host implement locks (xLock set)? 0 means cairn_file_lock only pretends. */
+CAIRN_API int cairn_file_can_lock(cairn_file *f);
+/* The process-wide default busy timeout in ms (negative is taken as 0). Like cairn_host_set, set
+** it before other threads use cairn. */
+CAIRN_API void cairn_set_busy_timeout(int64_t ms);
+CAIRN_API int64_t cairn_busy_timeout(void);
 
 /*
 ** A file that lives in memory, implemented in the core. With p == NULL it starts empty and
