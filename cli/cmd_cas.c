@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cairn/cas.h"
 #include "cli.h"
+#if CAIRN_WITH_CAS
+#include "cairn/cas.h"
 
 /* --opt VALUE or --opt=VALUE; returns the value or NULL. Advances *pi past a separate value. */
 static const char *optValue(int argc, char **argv, int *pi, const char *zOpt) {
@@ -40,7 +41,7 @@ static int resolveId(const char *zCmd, cairn_cas *cas, const char *z, uint8_t aI
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
-static int cmdPut(int argc, char **argv) {
+int cliCasPut(int argc, char **argv) {
   const char *zStore = NULL, *zName = NULL;
   const char *azFile[256];
   int nFile = 0, bNoName = 0;
@@ -97,7 +98,7 @@ done:
   return rc ? cliFail("put", rc) : 0;
 }
 
-static int cmdGet(int argc, char **argv) {
+int cliCasGet(int argc, char **argv) {
   const char *zStore = NULL, *zOut = NULL, *zRange = NULL, *zWhat = NULL;
   for (int i = 1; i < argc; i++) {
     const char *v;
@@ -167,7 +168,7 @@ static int openReadonly(const char *zCmd, int argc, char **argv, cairn_cas **pp)
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
-static int cmdLs(int argc, char **argv) {
+int cliCasLs(int argc, char **argv) {
   cairn_cas *cas;
   int r = openReadonly("ls", argc, argv, &cas);
   if (r) return r;
@@ -193,7 +194,7 @@ static void onProblem(void *pArg, const char *zMsg) {
   fprintf(stderr, "cairn: verify: %s\n", zMsg);
 }
 
-static int cmdVerify(int argc, char **argv) {
+int cliCasVerify(int argc, char **argv) {
   cairn_cas *cas;
   int r = openReadonly("verify", argc, argv, &cas);
   if (r) return r;
@@ -211,11 +212,4 @@ static int cmdVerify(int argc, char **argv) {
          (unsigned long long)s.nRawBytes);
   return 0;
 }
-
-const CliCommand cliCasCommands[] = {
-  {"put", cmdPut, "--store S [--zstd|--zlib] FILE...", "publish files in a chunk store, print IDs"},
-  {"get", cmdGet, "--store S ID [--range A:B] -o OUT", "write a payload or a byte range, verified"},
-  {"ls", cmdLs, "--store S", "list payloads: ID, size, name"},
-  {"verify", cmdVerify, "--store S", "check every chunk and manifest of a store"},
-  {NULL, NULL, NULL, NULL},
-};
+#endif

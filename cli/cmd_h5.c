@@ -8,12 +8,13 @@
 **   cairn h5 attrs FILE PATH          attribute names and values
 **   cairn h5 dumpall FILE             every dataset and attribute as JSON lines (for checkers)
 ** `cairn ls` (without --store) and `cairn dump` are h5 ls and h5 dump under h5ls's and h5dump's
-** names (cli/cli.c).
+** names (the table in cli/cli.c).
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#if CAIRN_WITH_H5
 #include "cairn/h5.h"
 
 static int h5Fail(int rc) { return cliFail("h5", rc); }
@@ -101,7 +102,7 @@ static int openFile(const char *zFile, cairn_h5 **ph) {
   return 0;
 }
 
-static int cmdLs(int argc, char **argv) {
+int cliH5Ls(int argc, char **argv) {
   int rec = 0;
   const char *zFile = NULL, *zPath = "/";
   for (int i = 1; i < argc; i++) {
@@ -164,7 +165,7 @@ static int printTypeAndValues(cairn_h5_obj *o, int json, const cairn_h5_sel *sel
   return rc ? h5Fail(rc) : 0;
 }
 
-static int cmdDump(int argc, char **argv) {
+int cliH5Dump(int argc, char **argv) {
   int json = 0;
   const char *zFile = NULL, *zPath = NULL;
   cairn_h5_sel sel, *pSel = NULL;
@@ -205,7 +206,7 @@ static int cmdDump(int argc, char **argv) {
   return st;
 }
 
-static int cmdAttrs(int argc, char **argv) {
+int cliH5Attrs(int argc, char **argv) {
   if (argc < 3) return cliUsage("h5 attrs", "need FILE and PATH");
   cairn_h5 *h;
   if (openFile(argv[1], &h)) return 1;
@@ -238,7 +239,7 @@ static const char *layoutName(int l) {
   return l == CAIRN_H5_COMPACT ? "compact" : l == CAIRN_H5_CONTIGUOUS ? "contiguous" : l == CAIRN_H5_CHUNKED ? "chunked" : "virtual";
 }
 
-static int cmdInfo(int argc, char **argv) {
+int cliH5Info(int argc, char **argv) {
   int json = argc > 1 && strcmp(argv[1], "--json") == 0;
   if (json) argc--, argv++;
   if (argc < 3) return cliUsage("h5 info", "need FILE and PATH");
@@ -393,7 +394,7 @@ static void dumpTree(cairn_h5 *h, const char *zPath, int depth) {
   cairn_h5_obj_close(o);
 }
 
-static int cmdDumpAll(int argc, char **argv) {
+int cliH5DumpAll(int argc, char **argv) {
   if (argc < 2) return cliUsage("h5 dumpall", "need FILE");
   cairn_h5 *h;
   if (openFile(argv[1], &h)) return 1;
@@ -401,17 +402,4 @@ static int cmdDumpAll(int argc, char **argv) {
   cairn_h5_close(h);
   return 0;
 }
-
-int cliH5Ls(int argc, char **argv) { return cmdLs(argc, argv); }
-int cliH5Dump(int argc, char **argv) { return cmdDump(argc, argv); }
-
-int cliH5(int argc, char **argv) {
-  if (argc < 2) return cliUsage("h5", "need a subcommand: ls, info, dump, attrs, dumpall");
-  const char *z = argv[1];
-  if (strcmp(z, "ls") == 0) return cmdLs(argc - 1, argv + 1);
-  if (strcmp(z, "info") == 0) return cmdInfo(argc - 1, argv + 1);
-  if (strcmp(z, "dump") == 0) return cmdDump(argc - 1, argv + 1);
-  if (strcmp(z, "attrs") == 0) return cmdAttrs(argc - 1, argv + 1);
-  if (strcmp(z, "dumpall") == 0) return cmdDumpAll(argc - 1, argv + 1);
-  return cliUsage("h5", "unknown subcommand '%s'", z);
-}
+#endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#if CAIRN_WITH_ZL
 
 static uint32_t aField[CAIRN_ZL_MAX_FIELDS];
 static int nField;
@@ -75,3 +76,4 @@ static int zlRun(const char *zCmd, int argc, char **argv, int compress) {
 
 int cliCompress(int argc, char **argv) { return zlRun("compress", argc, argv, 1); }
 int cliDecompress(int argc, char **argv) { return zlRun("decompress", argc, argv, 0); }
+#endif
