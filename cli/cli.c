@@ -50,15 +50,6 @@ void cliProgressEnd(void) {
   gProgressShown = 0;
 }
 
-int cliOpenRead(const char *zCmd, const char *zPath, cairn_file **pp) {
-  int rc = cairn_open(zPath, CAIRN_OPEN_READONLY, pp);
-  return rc ? cliFail(zCmd, rc) : 0;
-}
-int cliOpenWrite(const char *zCmd, const char *zPath, cairn_file **pp) {
-  int rc = cairn_open(zPath, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE, pp);
-  return rc ? cliFail(zCmd, rc) : 0;
-}
-
 int cliVersion(int argc, char **argv) {
   (void)argc, (void)argv;
   printf("cairn %s (zstd %s, zlib %s, sha256 %s)\n", cairn_version(), cairn_zstd_version(),

@@ -48,9 +48,26 @@ int cliUsage(const char *zCmd, const char *zFmt, ...);
 /* A progress bar on stderr, only when stderr is a terminal; a cairn_progress_fn. */
 void cliProgress(void *pArg, uint64_t nDone, uint64_t nTotal);
 void cliProgressEnd(void);
-/* Open for reading / for writing (create + truncate). Report failure themselves. */
+/* Open an input (cli/io.c): "-" is stdin; pipes, FIFOs and devices are read to their end.
+** cliOpenRead reports a failure itself, cliInput returns the cairn status. */
 int cliOpenRead(const char *zCmd, const char *zPath, cairn_file **pp);
-int cliOpenWrite(const char *zCmd, const char *zPath, cairn_file **pp);
+int cliInput(const char *zPath, cairn_file **pp);
+
+/* An output file (cli/io.c): "-" is stdout; a file is written as a temporary beside it and
+** renamed over it by cliOutClose only on success. cliOutOpen refuses an output that is one of
+** azIn[0..nIn) and, without CLI_OUT_FORCE or CLI_OUT_REPLACE, one that exists; it returns 0, or
+** the exit status after reporting. cliOutClose(o, rc) commits if rc is CAIRN_OK, else removes the
+** temporary; it returns rc or the failure of the commit (unreported). */
+typedef struct CliOut {
+  const char *zCmd, *zPath;
+  char *zTmp; /* NULL: written in place (stdout, a FIFO, a device) */
+  cairn_file *f;
+} CliOut;
+#define CLI_OUT_FORCE 1   /* -f: an existing output is replaced */
+#define CLI_OUT_REPLACE 2 /* this command replaces an existing output without -f */
+#define CLI_OUT_SEEK 4    /* written out of order: a regular file only, never a stream */
+int cliOutOpen(const char *zCmd, const char *zOut, const char *const *azIn, int nIn, int flags, CliOut *o);
+int cliOutClose(CliOut *o, int rc);
 /* Is argument z the --help flag? */
 int cliIsHelp(const char *z);
 

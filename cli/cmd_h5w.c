@@ -322,31 +322,34 @@ int cliH5wVerify(int argc, char **argv) {
   return 0;
 }
 
-/* cairn repack [--filter SPEC] IN OUT */
+/* cairn repack [--filter SPEC] [--skip] [-f] IN OUT (OUT is replaced, as it always was) */
 int cliRepack(int argc, char **argv) {
   const char *zCmd = "repack", *zIn = NULL, *zOut = NULL, *zFilter = NULL;
   unsigned flags = 0;
+  int outFlags = CLI_OUT_REPLACE | CLI_OUT_SEEK;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) zFilter = argv[++i];
     else if (strcmp(argv[i], "--skip") == 0) flags |= CAIRN_H5W_REPACK_SKIP;
+    else if (strcmp(argv[i], "-f") == 0) outFlags |= CLI_OUT_FORCE;
     else if (argv[i][0] == '-' && argv[i][1]) return cliUsage(zCmd, "unknown option '%s'", argv[i]);
     else if (!zIn) zIn = argv[i];
     else if (!zOut) zOut = argv[i];
     else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
   }
   if (!zIn || !zOut) return cliUsage(zCmd, "need IN OUT");
-  cairn_file *in, *out;
+  cairn_file *in;
+  CliOut out;
   if (cliOpenRead(zCmd, zIn, &in)) return 1;
-  if (cliOpenWrite(zCmd, zOut, &out)) {
+  int st = cliOutOpen(zCmd, zOut, &zIn, 1, outFlags, &out);
+  if (st) {
     cairn_file_close(in);
-    return 1;
+    return st;
   }
   cairn_clearerr();
-  int rc = cairn_h5w_repack(in, out, zFilter, flags);
+  int rc = cairn_h5w_repack(in, out.f, zFilter, flags);
   if (rc == CAIRN_OK && cairn_errmsg()[0]) fprintf(stderr, "cairn: repack: warning: %s\n", cairn_errmsg());
   cairn_file_close(in);
-  int rc2 = cairn_file_close(out);
-  if (rc || rc2) return cliFail(zCmd, rc ? rc : rc2);
-  return 0;
+  rc = cliOutClose(&out, rc);
+  return rc ? cliFail(zCmd, rc) : 0;
 }
 #endif

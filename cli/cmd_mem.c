@@ -70,7 +70,7 @@ static int memOpen(const char *zCmd, const char *zPath, const cairn_mem_config *
 ** commits every 1000 lines. Errors name the line. */
 static int addJsonl(cairn_mem *m, const char *zPath) {
   cairn_file *f;
-  int rc = cairn_open(zPath, CAIRN_OPEN_READONLY, &f);
+  int rc = cliInput(zPath, &f); /* "-", pipes and FIFOs: read to their end */
   if (rc) return rc;
   uint64_t size;
   rc = cairn_file_size(f, &size);

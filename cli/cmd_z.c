@@ -2,14 +2,15 @@
 ** 2026-12-02
 **
 ** cli/cmd_z.c - hashing and compression: `cairn hash` (SHA-256, sha256sum's format) and
-** `cairn zstd|unzstd|gzip|gunzip IN -o OUT`, streamed between files in bounded memory.
+** `cairn zstd|unzstd|gzip|gunzip IN -o OUT [-f]`, streamed between files in bounded memory ("-":
+** standard input or output).
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-/* cairn hash FILE... : SHA-256 of each file, in sha256sum's format. */
+/* cairn hash FILE... : SHA-256 of each file, in sha256sum's format ("-" is standard input). */
 int cliHash(int argc, char **argv) {
   if (argc < 2) return cliUsage("hash", "missing FILE");
   int status = 0;
@@ -33,12 +34,13 @@ int cliHash(int argc, char **argv) {
   return status;
 }
 
-/* zstd / unzstd / gzip / gunzip: IN -o OUT [-l LEVEL] */
+/* zstd / unzstd / gzip / gunzip: IN -o OUT [-l LEVEL] [-f] */
 static int zcmd(int argc, char **argv, cairn_zkind kind, int compress) {
   const char *zCmd = argv[0], *zIn = NULL, *zOut = NULL;
-  int level = compress ? (kind == CAIRN_ZSTD ? 3 : 6) : 0;
+  int level = compress ? (kind == CAIRN_ZSTD ? 3 : 6) : 0, flags = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
+    else if (strcmp(argv[i], "-f") == 0) flags |= CLI_OUT_FORCE;
     else if (compress && strcmp(argv[i], "-l") == 0 && i + 1 < argc) {
       char *e;
       level = (int)strtol(argv[++i], &e, 10);
@@ -48,20 +50,20 @@ static int zcmd(int argc, char **argv, cairn_zkind kind, int compress) {
     else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
   }
   if (!zIn || !zOut) return cliUsage(zCmd, "need IN and -o OUT");
-  cairn_file *in, *out;
+  cairn_file *in;
+  CliOut out;
   if (cliOpenRead(zCmd, zIn, &in)) return 1;
-  if (cliOpenWrite(zCmd, zOut, &out)) {
+  int st = cliOutOpen(zCmd, zOut, &zIn, 1, flags, &out);
+  if (st) {
     cairn_file_close(in);
-    return 1;
+    return st;
   }
   uint64_t nIn = 0, nOut = 0;
-  int rc = compress ? cairn_zcompress_file(kind, level, in, out, cliProgress, (void *)zCmd, &nIn, &nOut)
-                    : cairn_zdecompress_file(kind, in, out, cliProgress, (void *)zCmd, &nIn, &nOut);
+  int rc = compress ? cairn_zcompress_file(kind, level, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut)
+                    : cairn_zdecompress_file(kind, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut);
   cliProgressEnd();
-  if (rc == CAIRN_OK) rc = cairn_file_sync(out);
   cairn_file_close(in);
-  int rc2 = cairn_file_close(out);
-  if (rc == CAIRN_OK) rc = rc2;
+  rc = cliOutClose(&out, rc);
   if (rc) return cliFail(zCmd, rc);
   fprintf(stderr, "%s: %llu -> %llu bytes\n", zIn, (unsigned long long)nIn, (unsigned long long)nOut);
   return 0;
