@@ -15,9 +15,11 @@
 */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -110,6 +112,14 @@ static int spool(int fd, const char *zName, cairn_file **pp) {
   for (uint64_t n = 0; rc == CAIRN_OK;) {
     ssize_t k = read(fd, buf, nBuf);
     if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { /* a non-blocking pipe (Node's WASI stdin) */
+      struct pollfd pf = {fd, POLLIN, 0};
+      if (poll(&pf, 1, 100) < 0) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+      }
+      continue;
+    }
     if (k < 0) rc = cairn_seterr(CAIRN_IOERR, "%s: read: %s", zName, strerror(errno));
     if (k <= 0) break;
     if (t < 0) rc = cairn_file_write(f, buf, (size_t)k, n);
