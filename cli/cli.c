@@ -1,8 +1,9 @@
 /*
 ** 2026-11-29
 **
-** cli/cli.c - the cairn command dispatcher and the commands of the first slice:
-** hash, zstd/unzstd, gzip/gunzip, version. Runs natively and as cairn.wasm under any WASI
+** cli/cli.c - the cairn command table (one row per command and subcommand: name, family,
+** synopsis, options, help text, handler), its dispatcher and help, and the helpers every
+** command uses (messages, progress bar). Runs natively and as cairn.wasm under any WASI
 ** preview1 runtime (files through preopened directories).
 */
 #include "cli.h"
@@ -23,7 +24,8 @@ int cliUsage(const char *zCmd, const char *zFmt, ...) {
   va_start(ap, zFmt);
   fprintf(stderr, "cairn: %s: ", zCmd);
   vfprintf(stderr, zFmt, ap);
-  fprintf(stderr, " (see 'cairn help')\n");
+  if (strcmp(zCmd, "help") == 0) fprintf(stderr, " (see 'cairn help')\n");
+  else fprintf(stderr, " (see 'cairn help %s')\n", zCmd);
   va_end(ap);
   return 2;
 }
@@ -48,157 +50,250 @@ void cliProgressEnd(void) {
   gProgressShown = 0;
 }
 
-int cliOpenRead(const char *zCmd, const char *zPath, cairn_file **pp) {
-  int rc = cairn_open(zPath, CAIRN_OPEN_READONLY, pp);
-  return rc ? cliFail(zCmd, rc) : 0;
-}
-int cliOpenWrite(const char *zCmd, const char *zPath, cairn_file **pp) {
-  int rc = cairn_open(zPath, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE, pp);
-  return rc ? cliFail(zCmd, rc) : 0;
-}
-
-/* cairn hash FILE... : SHA-256 of each file, in sha256sum's format. */
-static int cmdHash(int argc, char **argv) {
-  if (argc < 2) return cliUsage("hash", "missing FILE");
-  int status = 0;
-  for (int i = 1; i < argc; i++) {
-    cairn_file *f;
-    uint8_t d[32];
-    char z[65];
-    if (cliOpenRead("hash", argv[i], &f)) {
-      status = 1;
-      continue;
-    }
-    int rc = cairn_sha256_file(f, d);
-    cairn_file_close(f);
-    if (rc) {
-      status = cliFail("hash", rc);
-      continue;
-    }
-    cairn_hex(d, 32, z);
-    printf("%s  %s\n", z, argv[i]);
-  }
-  return status;
-}
-
-/* zstd / unzstd / gzip / gunzip: IN -o OUT [-l LEVEL] */
-static int zcmd(int argc, char **argv, cairn_zkind kind, int compress) {
-  const char *zCmd = argv[0], *zIn = NULL, *zOut = NULL;
-  int level = compress ? (kind == CAIRN_ZSTD ? 3 : 6) : 0;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
-    else if (compress && strcmp(argv[i], "-l") == 0 && i + 1 < argc) {
-      char *e;
-      level = (int)strtol(argv[++i], &e, 10);
-      if (*e) return cliUsage(zCmd, "level '%s' is not a number", argv[i]);
-    } else if (argv[i][0] == '-' && argv[i][1]) return cliUsage(zCmd, "unknown option '%s'", argv[i]);
-    else if (!zIn) zIn = argv[i];
-    else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
-  }
-  if (!zIn || !zOut) return cliUsage(zCmd, "need IN and -o OUT");
-  cairn_file *in, *out;
-  if (cliOpenRead(zCmd, zIn, &in)) return 1;
-  if (cliOpenWrite(zCmd, zOut, &out)) {
-    cairn_file_close(in);
-    return 1;
-  }
-  uint64_t nIn = 0, nOut = 0;
-  int rc = compress ? cairn_zcompress_file(kind, level, in, out, cliProgress, (void *)zCmd, &nIn, &nOut)
-                    : cairn_zdecompress_file(kind, in, out, cliProgress, (void *)zCmd, &nIn, &nOut);
-  cliProgressEnd();
-  if (rc == CAIRN_OK) rc = cairn_file_sync(out);
-  cairn_file_close(in);
-  int rc2 = cairn_file_close(out);
-  if (rc == CAIRN_OK) rc = rc2;
-  if (rc) return cliFail(zCmd, rc);
-  fprintf(stderr, "%s: %llu -> %llu bytes\n", zIn, (unsigned long long)nIn, (unsigned long long)nOut);
-  return 0;
-}
-static int cmdZstd(int c, char **v) { return zcmd(c, v, CAIRN_ZSTD, 1); }
-static int cmdUnzstd(int c, char **v) { return zcmd(c, v, CAIRN_ZSTD, 0); }
-static int cmdGzip(int c, char **v) { return zcmd(c, v, CAIRN_GZIP, 1); }
-static int cmdGunzip(int c, char **v) { return zcmd(c, v, CAIRN_GZIP, 0); }
-
-static int cmdVersion(int argc, char **argv) {
+int cliVersion(int argc, char **argv) {
   (void)argc, (void)argv;
   printf("cairn %s (zstd %s, zlib %s, sha256 %s)\n", cairn_version(), cairn_zstd_version(),
          cairn_zlib_version(), cairn_sha256_kernel());
   return 0;
 }
 
-static int cmdHelp(int argc, char **argv);
-int cliH5(int argc, char **argv);
-int cliH5Ls(int argc, char **argv);   /* cli/cmd_h5.c: argv[0] is "ls" */
-int cliH5Dump(int argc, char **argv); /* cli/cmd_h5.c: argv[0] is "dump" */
-int cliH5w(int argc, char **argv);
-int cliRepack(int argc, char **argv);
-int cliCompress(int argc, char **argv);   /* cli/cmd_zl.c */
-int cliDecompress(int argc, char **argv); /* cli/cmd_zl.c */
-int cliMem(int argc, char **argv);  /* cli/cmd_mem.c */
-int cliEval(int argc, char **argv); /* cli/cmd_mem.c */
 
-/* `cairn ls [-r] FILE [PATH]` and `cairn dump [--json] FILE PATH`: the HDF5 reader's ls and dump
-** under the names h5ls and h5dump users know (the same commands as `cairn h5 ls` and `cairn h5
-** dump`). `cairn ls --store S` stays the chunk store's listing, in cmd_cas.c's table. */
-static int cmdLsAny(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--store") != 0) continue;
-    for (const CliCommand *c = cliCasCommands; c->zName; c++)
-      if (strcmp(c->zName, "ls") == 0) return c->xRun(argc, argv);
-  }
+int cliIsHelp(const char *z) { return strcmp(z, "--help") == 0; }
+
+#if CAIRN_WITH_H5
+/* `cairn ls [-r] FILE [PATH]` is `cairn h5 ls` under h5ls's name; `cairn ls --store S` stays the
+** chunk store's listing (two rows named "ls" below; this handler is the first). */
+int cliLsAny(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--store") == 0) {
+#if CAIRN_WITH_CAS
+      return cliCasLs(argc, argv);
+#else
+      return cliUsage("ls", "this cairn is built without the chunk store (CAIRN_WITH_CAS=OFF)");
+#endif
+    }
   return cliH5Ls(argc, argv);
 }
+#endif
 
+static const char *const azFamily[] = {"hashing & compression", "HDF5", "chunk store", "codec (OpenZL)", "memory", "general"};
+
+/* The one table. Options: "OPTION\tWHAT" lines. Rows with a zParent are the subcommands of the
+** row of that name; `cairn help` lists the rows without one, by family, in this order. */
+#define OPT_LS "-r\trecursively, with full paths\nPATH\tthe group to list (default /)\n"
+#define OPT_DUMP                                                                                   \
+  "--json\t{\"shape\":[..],\"type\":{..},\"data\":..}\n--sel S\ta hyperslab, start:stride:count:block per " \
+  "dimension, comma-separated\nPATH@NAME\tthe attribute NAME of PATH\n"
 static const CliCommand aCommand[] = {
-  {"hash", cmdHash, "FILE...", "SHA-256 of files (sha256sum format)"},
-  {"zstd", cmdZstd, "IN -o OUT [-l LEVEL]", "compress a file to a zstd frame"},
-  {"unzstd", cmdUnzstd, "IN -o OUT", "decompress a zstd file"},
-  {"gzip", cmdGzip, "IN -o OUT [-l LEVEL]", "compress a file to gzip"},
-  {"gunzip", cmdGunzip, "IN -o OUT", "decompress a gzip file"},
-  {"h5", cliH5, "ls|info|dump|attrs|dumpall FILE [PATH]", "read HDF5 files (ls -r, info, dump --json)"},
-  {"ls", cmdLsAny, "[-r] FILE [PATH]", "list an HDF5 file's objects, like h5ls (= h5 ls)"},
-  {"dump", cliH5Dump, "[--json] [--sel S] FILE PATH", "print a dataset's values, like h5dump -d (= h5 dump)"},
-  {"repack", cliRepack, "[--filter SPEC] [--skip] IN OUT", "rewrite an HDF5 file with cairn's writer (SPEC: zstd:3, shuffle,deflate:6...)"},
-  {"h5w", cliH5w, "SUB FILE ...", "write/edit HDF5: new, group, dataset, append, write, attr, softlink, verify, loop"},
-  {"compress", cliCompress, "[-p PROFILE] [-l LEVEL] IN -o OUT", "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)"},
-  {"decompress", cliDecompress, "IN -o OUT", "decompress an OpenZL frame"},
-  {"mem", cliMem, "add|search|stats|index|checkpoint|demo FILE ...", "agent memory store (see cli/cmd_mem.c)"},
-  {"eval", cliEval, "locomo FILE.json [--mode M] [--json]", "retrieval quality on LoCoMo conversations"},
-  {"version", cmdVersion, "", "print versions and the kernels in use"},
-  {"help", cmdHelp, "", "this list"},
+  {"hash", NULL, CLI_HASH, "FILE...", NULL, "SHA-256 of files (sha256sum format)", cliHash},
+  {"zstd", NULL, CLI_HASH, "IN -o OUT [-l LEVEL]", "-o OUT\tthe zstd frame to write\n-l LEVEL\tzstd level 1..22 (default 3)\n",
+   "compress a file to a zstd frame", cliZstd},
+  {"unzstd", NULL, CLI_HASH, "IN -o OUT", "-o OUT\tthe decompressed file to write\n", "decompress a zstd file", cliUnzstd},
+  {"gzip", NULL, CLI_HASH, "IN -o OUT [-l LEVEL]", "-o OUT\tthe gzip file to write\n-l LEVEL\tdeflate level 0..9 (default 6)\n",
+   "compress a file to gzip", cliGzip},
+  {"gunzip", NULL, CLI_HASH, "IN -o OUT", "-o OUT\tthe decompressed file to write\n", "decompress a gzip file", cliGunzip},
+#if CAIRN_WITH_H5
+  {"h5", NULL, CLI_HDF5, "ls|info|dump|attrs|dumpall FILE [PATH]", NULL, "read HDF5 files (ls -r, info, dump --json)", NULL},
+  {"ls", "h5", CLI_HDF5, "[-r] FILE [PATH]", OPT_LS,
+   "links of a group and what they point to, like h5ls", cliH5Ls},
+  {"info", "h5", CLI_HDF5, "[--json] FILE PATH", "--json\tone JSON object\n",
+   "kind, shape, type, layout, chunks, filters, attributes of an object", cliH5Info},
+  {"dump", "h5", CLI_HDF5, "[--json] [--sel S] FILE PATH", OPT_DUMP, "a dataset's or an attribute's values, like h5dump -d", cliH5Dump},
+  {"attrs", "h5", CLI_HDF5, "FILE PATH", NULL, "attribute names and values of an object", cliH5Attrs},
+  {"dumpall", "h5", CLI_HDF5, "FILE [PATH]", NULL,
+   "every dataset and attribute below PATH as JSON lines (exit 1 if any fails)", cliH5DumpAll},
+  {"ls", NULL, CLI_HDF5, "[-r] FILE [PATH]", OPT_LS, "list an HDF5 file's objects, like h5ls (= h5 ls)",
+   cliLsAny},
+  {"dump", NULL, CLI_HDF5, "[--json] [--sel S] FILE PATH", OPT_DUMP, "print a dataset's values, like h5dump -d (= h5 dump)", cliH5Dump},
+  {"repack", NULL, CLI_HDF5, "[--filter SPEC] [--skip] IN OUT",
+   "--filter SPEC\tfilters for every dataset: zstd:3, lz4, shuffle,deflate:6, ... (default: keep each one's)\n"
+   "--skip\tleave out what the writer cannot write (a warning names it) instead of failing\n",
+   "rewrite an HDF5 file with cairn's writer (SPEC: zstd:3, shuffle,deflate:6...)", cliRepack},
+  {"h5w", NULL, CLI_HDF5, "SUB FILE ...",
+   "\teach subcommand is one transaction: it commits (with sync) and exits,\n"
+   "\tso a killed process leaves the file at its previous commit\n"
+   "TYPE\ti8 i16 i32 i64 u8 u16 u32 u64 f32 f64 str (variable-length UTF-8)\n"
+   "DIMS\t10, 0x4, 3x4x5; in --max, u (or 0 in the first place) is unlimited\n",
+   "write/edit HDF5: new, group, dataset, append, write, attr, softlink, verify, loop", NULL},
+  {"new", "h5w", CLI_HDF5, "FILE", NULL, "create an empty HDF5 file (an existing FILE is replaced)", cliH5wNew},
+  {"group", "h5w", CLI_HDF5, "FILE PATH", NULL, "create a group", cliH5wGroup},
+  {"dataset", "h5w", CLI_HDF5, "FILE PATH TYPE DIMS [--max DIMS] [--chunk DIMS] [--filter SPEC] [--fill V] [VALUE...]",
+   "TYPE\ti8 i16 i32 i64 u8 u16 u32 u64 f32 f64 str\nDIMS\t10, 0x4, 3x4x5\n--max DIMS\tthe maximum shape; u (or 0 first) is unlimited\n"
+   "--chunk DIMS\tthe chunk shape\n--filter SPEC\tzstd:3, lz4, shuffle,deflate:6, ...\n--fill V\tthe fill value\n"
+   "VALUE...\tall the values, row-major (default: the fill value)\n",
+   "create a dataset", cliH5wDataset},
+  {"append", "h5w", CLI_HDF5, "FILE PATH VALUE...", NULL, "append whole rows along the first dimension", cliH5wAppend},
+  {"write", "h5w", CLI_HDF5, "FILE PATH ROW0 VALUE...", NULL, "overwrite whole rows from ROW0", cliH5wWrite},
+  {"attr", "h5w", CLI_HDF5, "FILE OBJECT NAME TYPE VALUE...", NULL, "set an attribute (one VALUE: a scalar)", cliH5wAttr},
+  {"softlink", "h5w", CLI_HDF5, "FILE PATH TARGET", NULL, "create a soft link", cliH5wSoftlink},
+  {"verify", "h5w", CLI_HDF5, "FILE", NULL, "check a file, print a SHA-256 of its logical content", cliH5wVerify},
+  {"loop", "h5w", CLI_HDF5, "FILE PATH N", NULL, "append N rows one commit at a time (for kill tests)", cliH5wLoop},
+#endif
+#if CAIRN_WITH_CAS
+  {"put", NULL, CLI_STORE, "--store S [--zstd|--zlib] FILE...",
+   "--store S\tthe store file (created if missing)\n--name NAME\tthe catalog name (default: FILE as given)\n"
+   "--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress the chunks\n--chunk MIN,AVG,MAX\tchunk sizes in bytes\n"
+   "--no-sync\tdo not sync the store at the commit\n\tseveral FILEs are published in one transaction\n",
+   "publish files in a chunk store, print IDs", cliCasPut},
+  {"get", NULL, CLI_STORE, "--store S ID [--range A:B] -o OUT",
+   "ID\t64 hex digits, or a catalog name\n--range A:B\tbytes A to B (B exclusive; either may be empty)\n-o OUT\tthe file to write\n",
+   "write a payload or a byte range, verified", cliCasGet},
+  {"ls", NULL, CLI_STORE, "--store S", NULL, "list payloads: ID, size, name", cliCasLs},
+  {"verify", NULL, CLI_STORE, "--store S", NULL, "check every chunk and manifest of a store", cliCasVerify},
+#endif
+#if CAIRN_WITH_ZL
+  {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT",
+   "-p PROFILE\tserial (default), u8, le-u16, le-u32, le-u64, le-i64, csv,\n"
+   "\trecords:W1,W2,... (fixed-width records, one column per field)\n-l LEVEL\t1..22\n-o OUT\tthe frame to write\n",
+   "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)", cliCompress},
+  {"decompress", NULL, CLI_CODEC, "IN -o OUT", "-o OUT\tthe file to write\n", "decompress an OpenZL frame", cliDecompress},
+#endif
+#if CAIRN_WITH_MEM
+  {"mem", NULL, CLI_MEMORY, "add|search|stats|index|checkpoint|demo FILE ...", NULL,
+   "agent memory store (cairn help mem)", NULL},
+  {"add", "mem", CLI_MEMORY, "FILE [TEXT...] [--jsonl MEMORIES.jsonl] [OPTIONS]",
+   "--jsonl F\tone memory per line: {\"text\":..,\"session\":..,\"embedding\":[..],...}\n"
+   "--session S, --role R\tsession and role of the TEXTs\n--tier N, --importance X\ttier and importance\n"
+   "--meta JSON\tmetadata object\n--time MS\tevent time, ms since 1970\n--embedding v1,v2,...\tthe TEXT's vector\n"
+   "--no-checkpoint\tleave the new memories in the log (h5py sees them after the next checkpoint)\n"
+   "--dim N\tnew stores: vector dimensions\n--metric M\tnew stores: cosine, ip or l2\n"
+   "--disk D\tnew stores: vectors on disk as f32, f16 or int8\n--text-only\tnew stores: no vectors (BM25 only)\n",
+   "add memories (prints their IDs)", cliMemAdd},
+  {"search", "mem", CLI_MEMORY, "FILE QUERY [--k N] [--mode M] [--json]",
+   "--k N\thits to return, 1..1000 (default 5)\n--mode M\thybrid (default), vector or bm25\n"
+   "--filter JSON\tsession, role, tier, time... applied inside the search\n--index I\tauto, flat, f16, int8, ivf or ivfpq\n"
+   "--nprobe N\tIVF lists to scan\n--fusion F\trrf or weighted\n--recency W\tweight of recency\n--json\tone JSON object per hit\n",
+   "search memories", cliMemSearch},
+  {"stats", "mem", CLI_MEMORY, "FILE", NULL, "counts, sizes, vectors, index and format of a store", cliMemStats},
+  {"index", "mem", CLI_MEMORY, "FILE --kind ivf|ivfpq [--nlist N] [--m M]", NULL, "build an approximate vector index", cliMemIndex},
+  {"checkpoint", "mem", CLI_MEMORY, "FILE", NULL, "move the log into the HDF5 datasets (h5py/h5dump then see all)", cliMemCheckpoint},
+  {"demo", "mem", CLI_MEMORY, "[FILE]", NULL, "ingest the built-in demo conversation and answer its questions", cliMemDemo},
+  {"eval", NULL, CLI_MEMORY, "locomo FILE.json [--mode M] [--json]", NULL, "retrieval quality on LoCoMo conversations", NULL},
+  {"locomo", "eval", CLI_MEMORY, "FILE.json [--mode bm25|vector|hybrid] [--dim N] [--fusion rrf|weighted] [--wv W] [--json]",
+   "--mode M\tbm25 (default), vector or hybrid\n--dim N\tvector dimensions\n--fusion F\trrf or weighted\n"
+   "--wv W\tweighted fusion: the vector weight (BM25 gets 1-W)\n--json\tone JSON object\n",
+   "turn- and session-level recall@1/5/10, MRR, NDCG@10 per category, build time, median latency", cliEvalLocomo},
+#endif
+  {"version", NULL, CLI_GENERAL, "", NULL, "print versions and the kernels in use", cliVersion},
+  {"help", NULL, CLI_GENERAL, "[COMMAND [SUB]]", NULL, "this list, or a command's synopsis and options", cliHelp},
 };
+#define N_COMMAND (sizeof(aCommand) / sizeof(aCommand[0]))
 
-/* The module tables, after this file's own. */
-static const CliCommand *const aModule[] = {cliCasCommands};
+static int rowIs(const CliCommand *c, const char *zParent, const char *zName) {
+  if ((c->zParent == NULL) != (zParent == NULL)) return 0;
+  return (!zParent || strcmp(c->zParent, zParent) == 0) && strcmp(c->zName, zName) == 0;
+}
+static const CliCommand *rowFind(const char *zParent, const char *zName) {
+  for (size_t i = 0; i < N_COMMAND; i++)
+    if (rowIs(&aCommand[i], zParent, zName)) return &aCommand[i];
+  return NULL;
+}
 
 static void helpLine(const CliCommand *c) {
   char z[96];
-  snprintf(z, sizeof z, "%s %s", c->zName, c->zUsage);
-  printf("  %-36s %s\n", z, c->zHelp);
+  if (c->zParent) snprintf(z, sizeof z, "%s %s %s", c->zParent, c->zName, c->zSynopsis);
+  else snprintf(z, sizeof z, "%s %s", c->zName, c->zSynopsis);
+  if (strlen(z) > 36) printf("  %s\n  %-36s %s\n", z, "", c->zHelp); /* a long synopsis: own line */
+  else printf("  %-36s %s\n", z, c->zHelp);
 }
 
-static int cmdHelp(int argc, char **argv) {
-  (void)argc, (void)argv;
-  printf("usage: cairn COMMAND [ARGS]\n\ncommands:\n");
-  for (size_t i = 0; i < sizeof(aCommand) / sizeof(aCommand[0]); i++) helpLine(&aCommand[i]);
-  for (size_t m = 0; m < sizeof(aModule) / sizeof(aModule[0]); m++)
-    for (const CliCommand *c = aModule[m]; c->zName; c++) helpLine(c);
+/* "OPTION\tWHAT" lines, aligned (a line that starts with a tab continues the one above). */
+static void helpOptions(const char *z) {
+  while (*z) {
+    size_t n = strcspn(z, "\n"), k = strcspn(z, "\t");
+    if (k > n) k = n;
+    printf("  %-22.*s %.*s\n", (int)k, z, (int)(n - k - (k < n)), z + k + (k < n));
+    z += n + (z[n] == '\n');
+  }
+}
+
+/* Every row called zParent zName: usage, help, options; a family also lists its subcommands. */
+static void helpCommand(const char *zParent, const char *zName) {
+  int n = 0;
+  for (size_t i = 0; i < N_COMMAND; i++) {
+    const CliCommand *c = &aCommand[i];
+    if (!rowIs(c, zParent, zName)) continue;
+    if (n++) printf("\n");
+    if (c->xRun) printf("usage: cairn %s%s%s %s\n%s\n", zParent ? zParent : "", zParent ? " " : "", c->zName, c->zSynopsis, c->zHelp);
+    else printf("usage: cairn %s SUBCOMMAND ...\n%s\n", c->zName, c->zHelp);
+    if (c->zOptions) {
+      printf("\n%s:\n", c->xRun ? "options" : "notes");
+      helpOptions(c->zOptions);
+    }
+    if (!c->xRun) {
+      printf("\nsubcommands (cairn help %s SUB, cairn %s SUB --help: its options):\n", c->zName, c->zName);
+      for (size_t k = 0; k < N_COMMAND; k++)
+        if (aCommand[k].zParent && strcmp(aCommand[k].zParent, c->zName) == 0) helpLine(&aCommand[k]);
+    }
+  }
+}
+
+static void helpAll(void) {
+  printf("usage: cairn COMMAND [ARGS]   (cairn help COMMAND, cairn COMMAND --help: its options)\n");
+  for (int f = CLI_HASH; f <= CLI_GENERAL; f++) {
+    int n = 0;
+    for (size_t i = 0; i < N_COMMAND; i++) {
+      const CliCommand *c = &aCommand[i];
+      if (c->iFamily != f || c->zParent) continue;
+      if (n++ == 0) printf("\n%s:\n", azFamily[f]);
+      helpLine(c);
+    }
+  }
+}
+
+int cliHelp(int argc, char **argv) {
+  if (argc < 2) {
+    helpAll();
+    return 0;
+  }
+  const CliCommand *c = rowFind(NULL, argv[1]);
+  if (!c) return cliUsage("help", "unknown command '%s'", argv[1]);
+  if (argc > 2 && !c->xRun) {
+    if (!rowFind(c->zName, argv[2])) return cliUsage("help", "unknown subcommand '%s %s'", argv[1], argv[2]);
+    helpCommand(c->zName, argv[2]);
+  } else helpCommand(NULL, argv[1]);
   return 0;
+}
+
+/* Run row c with argv[0] its name: --help (anywhere) or -h (first) prints its help; a family
+** runs its subcommand. */
+static int rowRun(const CliCommand *c, int argc, char **argv) {
+  if (!c->xRun) {
+    if (argc < 2) {
+      char z[256] = "";
+      size_t n = 0;
+      for (size_t i = 0; i < N_COMMAND; i++)
+        if (aCommand[i].zParent && strcmp(aCommand[i].zParent, c->zName) == 0 && n + 24 < sizeof z)
+          n += (size_t)snprintf(z + n, sizeof z - n, "%s%s", n ? ", " : "", aCommand[i].zName);
+      return cliUsage(c->zName, "need a subcommand: %s", z);
+    }
+    if (cliIsHelp(argv[1]) || strcmp(argv[1], "-h") == 0) {
+      helpCommand(NULL, c->zName);
+      return 0;
+    }
+    const CliCommand *s = rowFind(c->zName, argv[1]);
+    if (!s) return cliUsage(c->zName, "unknown subcommand '%s'", argv[1]);
+    return rowRun(s, argc - 1, argv + 1);
+  }
+  for (int i = 1; i < argc; i++)
+    if (cliIsHelp(argv[i]) || (i == 1 && strcmp(argv[i], "-h") == 0)) {
+      helpCommand(c->zParent, c->zName);
+      return 0;
+    }
+  return c->xRun(argc, argv);
 }
 
 int cairnCliMain(int argc, char **argv) {
   if (argc < 2) {
-    cmdHelp(0, NULL);
+    helpAll();
     return 2;
   }
-  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) return cmdHelp(0, NULL);
-  if (strcmp(argv[1], "--version") == 0) return cmdVersion(0, NULL);
-  for (size_t i = 0; i < sizeof(aCommand) / sizeof(aCommand[0]); i++) {
-    if (strcmp(argv[1], aCommand[i].zName) == 0) return aCommand[i].xRun(argc - 1, argv + 1);
+  if (cliIsHelp(argv[1]) || strcmp(argv[1], "-h") == 0) return cliHelp(argc - 1, argv + 1);
+  if (strcmp(argv[1], "--version") == 0) return cliVersion(0, NULL);
+  const CliCommand *c = rowFind(NULL, argv[1]);
+  if (!c) {
+    fprintf(stderr, "cairn: unknown command '%s' (see 'cairn help')\n", argv[1]);
+    return 2;
   }
-  for (size_t m = 0; m < sizeof(aModule) / sizeof(aModule[0]); m++)
-    for (const CliCommand *c = aModule[m]; c->zName; c++)
-      if (strcmp(argv[1], c->zName) == 0) return c->xRun(argc - 1, argv + 1);
-  fprintf(stderr, "cairn: unknown command '%s' (see 'cairn help')\n", argv[1]);
-  return 2;
+  return rowRun(c, argc - 1, argv + 1);
 }

@@ -2,9 +2,11 @@
 ** 2026-11-29
 **
 ** cli/cli.h - the cairn command line, shared by the native build and the WASI build
-** (cairn.wasm). Each command is a function in a native/cli_*.c file, listed in the table in
-** cli/cli.c. Commands print results on stdout and a one-line error on stderr, and return
-** the process exit status (0 ok, 1 failure, 2 bad usage).
+** (cairn.wasm). Every command is one row of the table in cli/cli.c (name, family, synopsis,
+** options, help text, handler); `cairn help CMD` and `cairn CMD --help` print that row. The
+** handlers live in one cli/cmd_<family>.c per family and are declared here. Commands print
+** results on stdout and a one-line error on stderr, and return the process exit status (0 ok,
+** 1 failure, 2 bad usage).
 */
 #ifndef CAIRN_CLI_H
 #define CAIRN_CLI_H
@@ -13,11 +15,30 @@
 
 #include "cairn/cairn.h"
 
+#ifndef CAIRN_WITH_H5 /* CMake defines all four; a bare compile gets the full CLI */
+#define CAIRN_WITH_H5 1
+#endif
+#ifndef CAIRN_WITH_ZL
+#define CAIRN_WITH_ZL 1
+#endif
+#ifndef CAIRN_WITH_CAS
+#define CAIRN_WITH_CAS 1
+#endif
+#ifndef CAIRN_WITH_MEM
+#define CAIRN_WITH_MEM 1
+#endif
+
+/* Where `cairn help` lists a command. */
+enum { CLI_HASH, CLI_HDF5, CLI_STORE, CLI_CODEC, CLI_MEMORY, CLI_GENERAL };
+
 typedef struct CliCommand {
-  const char *zName;
-  int (*xRun)(int argc, char **argv); /* argv[0] is the command name */
-  const char *zUsage;                 /* arguments, after the command name */
-  const char *zHelp;                  /* one line */
+  const char *zName;     /* "zstd", or a subcommand's own name ("ls" of "h5 ls") */
+  const char *zParent;   /* NULL, or the command whose subcommand this is ("h5") */
+  int iFamily;           /* CLI_HASH...: the group `cairn help` lists it in */
+  const char *zSynopsis; /* the arguments after the name */
+  const char *zOptions;  /* "OPTION\tWHAT\n" lines for `cairn help CMD`, or NULL */
+  const char *zHelp;     /* one line */
+  int (*xRun)(int argc, char **argv); /* argv[0] is the (sub)command name; NULL: has subcommands */
 } CliCommand;
 
 /* Report a cairn failure ("cairn: hash: cannot open x: No such file") and return 1. */
@@ -27,12 +48,77 @@ int cliUsage(const char *zCmd, const char *zFmt, ...);
 /* A progress bar on stderr, only when stderr is a terminal; a cairn_progress_fn. */
 void cliProgress(void *pArg, uint64_t nDone, uint64_t nTotal);
 void cliProgressEnd(void);
-/* Open for reading / for writing (create + truncate). Report failure themselves. */
+/* Open an input (cli/io.c): "-" is stdin; pipes, FIFOs and devices are read to their end.
+** cliOpenRead reports a failure itself, cliInput returns the cairn status. */
 int cliOpenRead(const char *zCmd, const char *zPath, cairn_file **pp);
-int cliOpenWrite(const char *zCmd, const char *zPath, cairn_file **pp);
+int cliInput(const char *zPath, cairn_file **pp);
+
+/* An output file (cli/io.c): "-" is stdout; a file is written as a temporary beside it and
+** renamed over it by cliOutClose only on success. cliOutOpen refuses an output that is one of
+** azIn[0..nIn) and, without CLI_OUT_FORCE or CLI_OUT_REPLACE, one that exists; it returns 0, or
+** the exit status after reporting. cliOutClose(o, rc) commits if rc is CAIRN_OK, else removes the
+** temporary; it returns rc or the failure of the commit (unreported). */
+typedef struct CliOut {
+  const char *zCmd, *zPath;
+  char *zTmp; /* NULL: written in place (stdout, a FIFO, a device) */
+  cairn_file *f;
+} CliOut;
+#define CLI_OUT_FORCE 1   /* -f: an existing output is replaced */
+#define CLI_OUT_REPLACE 2 /* this command replaces an existing output without -f */
+#define CLI_OUT_SEEK 4    /* written out of order: a regular file only, never a stream */
+int cliOutOpen(const char *zCmd, const char *zOut, const char *const *azIn, int nIn, int flags, CliOut *o);
+int cliOutClose(CliOut *o, int rc);
+/* Is argument z the --help flag? */
+int cliIsHelp(const char *z);
 
 int cairnCliMain(int argc, char **argv);
 
-/* Command tables of the other cli_<module>.c files, NULL-terminated (cli.c lists and runs them). */
-extern const CliCommand cliCasCommands[]; /* cmd_cas.c: put, get, ls, verify */
+/* ---- handlers (argv[0] is the command's own name) ---- */
+int cliVersion(int argc, char **argv); /* cli.c */
+int cliHelp(int argc, char **argv);
+/* cmd_z.c: hashing and compression */
+int cliHash(int argc, char **argv);
+int cliZstd(int argc, char **argv);
+int cliUnzstd(int argc, char **argv);
+int cliGzip(int argc, char **argv);
+int cliGunzip(int argc, char **argv);
+#if CAIRN_WITH_H5
+int cliLsAny(int argc, char **argv); /* cli.c: `ls` (HDF5, or the chunk store with --store) */
+/* cmd_h5.c: the reader */
+int cliH5Ls(int argc, char **argv);
+int cliH5Info(int argc, char **argv);
+int cliH5Dump(int argc, char **argv);
+int cliH5Attrs(int argc, char **argv);
+int cliH5DumpAll(int argc, char **argv);
+/* cmd_h5w.c: the writer */
+int cliH5wNew(int argc, char **argv);
+int cliH5wGroup(int argc, char **argv);
+int cliH5wDataset(int argc, char **argv);
+int cliH5wAppend(int argc, char **argv);
+int cliH5wWrite(int argc, char **argv);
+int cliH5wAttr(int argc, char **argv);
+int cliH5wSoftlink(int argc, char **argv);
+int cliH5wVerify(int argc, char **argv);
+int cliH5wLoop(int argc, char **argv);
+int cliRepack(int argc, char **argv);
+#endif
+#if CAIRN_WITH_CAS /* cmd_cas.c */
+int cliCasPut(int argc, char **argv);
+int cliCasGet(int argc, char **argv);
+int cliCasLs(int argc, char **argv);
+int cliCasVerify(int argc, char **argv);
+#endif
+#if CAIRN_WITH_ZL /* cmd_zl.c */
+int cliCompress(int argc, char **argv);
+int cliDecompress(int argc, char **argv);
+#endif
+#if CAIRN_WITH_MEM /* cmd_mem.c */
+int cliMemAdd(int argc, char **argv);
+int cliMemSearch(int argc, char **argv);
+int cliMemStats(int argc, char **argv);
+int cliMemIndex(int argc, char **argv);
+int cliMemCheckpoint(int argc, char **argv);
+int cliMemDemo(int argc, char **argv);
+int cliEvalLocomo(int argc, char **argv);
+#endif
 #endif

@@ -3,7 +3,7 @@
 **
 ** cli/cmd_cas.c - the chunk store commands of the cairn CLI (native and WASI):
 **   cairn put    --store PATH [--name NAME] [--zstd[=L] | --zlib[=L]] [--chunk MIN,AVG,MAX] FILE...
-**   cairn get    --store PATH ID|NAME [--range START:END] -o OUT
+**   cairn get    --store PATH ID|NAME [--range START:END] -o OUT   (OUT "-": standard output)
 **   cairn ls     --store PATH
 **   cairn verify --store PATH
 ** put prints the payload ID (64 hex digits; "ID  FILE" lines for several files, published in
@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cairn/cas.h"
 #include "cli.h"
+#if CAIRN_WITH_CAS
+#include "cairn/cas.h"
 
 /* --opt VALUE or --opt=VALUE; returns the value or NULL. Advances *pi past a separate value. */
 static const char *optValue(int argc, char **argv, int *pi, const char *zOpt) {
@@ -40,7 +41,7 @@ static int resolveId(const char *zCmd, cairn_cas *cas, const char *z, uint8_t aI
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
-static int cmdPut(int argc, char **argv) {
+int cliCasPut(int argc, char **argv) {
   const char *zStore = NULL, *zName = NULL;
   const char *azFile[256];
   int nFile = 0, bNoName = 0;
@@ -73,12 +74,13 @@ static int cmdPut(int argc, char **argv) {
   if (nFile > 1 && (rc = cairn_cas_begin(cas)) != CAIRN_OK) goto done;
   for (int i = 0; i < nFile && rc == CAIRN_OK; i++) {
     cairn_file *in;
-    rc = cairn_open(azFile[i], CAIRN_OPEN_READONLY, &in);
+    rc = cliInput(azFile[i], &in); /* "-": standard input, named only with --name */
     if (rc) break;
     rc = cairn_cas_put_file(cas, in, cliProgress, (void *)"put", aId[i]);
     cliProgressEnd();
     cairn_file_close(in);
-    if (rc == CAIRN_OK && !bNoName) rc = cairn_cas_name_set(cas, zName ? zName : azFile[i], aId[i]);
+    if (rc == CAIRN_OK && !bNoName && (zName || strcmp(azFile[i], "-") != 0))
+      rc = cairn_cas_name_set(cas, zName ? zName : azFile[i], aId[i]);
   }
   if (rc == CAIRN_OK && nFile > 1) rc = cairn_cas_commit(cas);
 done:
@@ -97,13 +99,15 @@ done:
   return rc ? cliFail("put", rc) : 0;
 }
 
-static int cmdGet(int argc, char **argv) {
+int cliCasGet(int argc, char **argv) {
   const char *zStore = NULL, *zOut = NULL, *zRange = NULL, *zWhat = NULL;
+  int flags = CLI_OUT_REPLACE; /* get always replaced its output (tests/cli/cas.sh relies on it) */
   for (int i = 1; i < argc; i++) {
     const char *v;
     if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
     else if ((v = optValue(argc, argv, &i, "--range"))) zRange = v;
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
+    else if (strcmp(argv[i], "-f") == 0) flags |= CLI_OUT_FORCE;
     else if (argv[i][0] == '-' && argv[i][1]) return cliUsage("get", "unknown option '%s'", argv[i]);
     else if (!zWhat) zWhat = argv[i];
     else return cliUsage("get", "unexpected argument '%s'", argv[i]);
@@ -136,15 +140,21 @@ static int cmdGet(int argc, char **argv) {
   rc = cairn_cas_stat(cas, aId, &nSize);
   if (rc == CAIRN_OK && zRange && iStart > nSize)
     rc = cairn_seterr(CAIRN_RANGE, "range %s starts after the end of the payload (%llu bytes)", zRange, (unsigned long long)nSize);
-  cairn_file *out = NULL;
-  if (rc == CAIRN_OK) rc = cairn_open(zOut, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_TRUNCATE, &out);
-  if (rc == CAIRN_OK) rc = cairn_cas_get_file(cas, aId, iStart, iEnd, out, cliProgress, (void *)"get");
+  CliOut out;
+  int bOut = 0;
+  if (rc == CAIRN_OK) {
+    int st = cliOutOpen("get", zOut, &zStore, 1, flags, &out); /* never over the store itself */
+    if (st) {
+      cairn_cas_close(cas);
+      return st;
+    }
+    bOut = 1;
+  }
+  if (rc == CAIRN_OK) rc = cairn_cas_get_file(cas, aId, iStart, iEnd, out.f, cliProgress, (void *)"get");
   cliProgressEnd();
-  int rc2 = cairn_file_close(out);
-  if (rc == CAIRN_OK) rc = rc2;
+  if (bOut) rc = cliOutClose(&out, rc); /* a failed get leaves no partial output behind */
   if (rc) {
     int r = cliFail("get", rc);
-    if (out) remove(zOut); /* a failed get leaves no partial output behind */
     cairn_cas_close(cas);
     return r;
   }
@@ -167,7 +177,7 @@ static int openReadonly(const char *zCmd, int argc, char **argv, cairn_cas **pp)
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
-static int cmdLs(int argc, char **argv) {
+int cliCasLs(int argc, char **argv) {
   cairn_cas *cas;
   int r = openReadonly("ls", argc, argv, &cas);
   if (r) return r;
@@ -193,7 +203,7 @@ static void onProblem(void *pArg, const char *zMsg) {
   fprintf(stderr, "cairn: verify: %s\n", zMsg);
 }
 
-static int cmdVerify(int argc, char **argv) {
+int cliCasVerify(int argc, char **argv) {
   cairn_cas *cas;
   int r = openReadonly("verify", argc, argv, &cas);
   if (r) return r;
@@ -211,11 +221,4 @@ static int cmdVerify(int argc, char **argv) {
          (unsigned long long)s.nRawBytes);
   return 0;
 }
-
-const CliCommand cliCasCommands[] = {
-  {"put", cmdPut, "--store S [--zstd|--zlib] FILE...", "publish files in a chunk store, print IDs"},
-  {"get", cmdGet, "--store S ID [--range A:B] -o OUT", "write a payload or a byte range, verified"},
-  {"ls", cmdLs, "--store S", "list payloads: ID, size, name"},
-  {"verify", cmdVerify, "--store S", "check every chunk and manifest of a store"},
-  {NULL, NULL, NULL, NULL},
-};
+#endif

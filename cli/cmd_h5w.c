@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cli.h"
+#if CAIRN_WITH_H5
 
 typedef struct CliType { const char *z; int kind; unsigned n; } CliType; /* kind 0 int 1 uint 2 float 3 str */
 static const CliType aType[] = {{"i8", 0, 1}, {"i16", 0, 2}, {"i32", 0, 4}, {"i64", 0, 8}, {"u8", 1, 1}, {"u16", 1, 2},
@@ -107,7 +108,7 @@ static int closeW(const char *zCmd, cairn_file *f, cairn_h5w *w, int rc) {
   return 0;
 }
 
-static int subDataset(int argc, char **argv) {
+int cliH5wDataset(int argc, char **argv) {
   const char *zCmd = "h5w dataset";
   if (argc < 5) return cliUsage(zCmd, "need FILE PATH TYPE DIMS");
   const CliType *t = typeFind(argv[3]);
@@ -153,7 +154,7 @@ static int subDataset(int argc, char **argv) {
   return closeW(zCmd, f, w, rc);
 }
 
-static int subAppend(int argc, char **argv) {
+int cliH5wAppend(int argc, char **argv) {
   const char *zCmd = "h5w append";
   if (argc < 4) return cliUsage(zCmd, "need FILE PATH VALUE...");
   cairn_file *f;
@@ -190,7 +191,7 @@ static int subAppend(int argc, char **argv) {
 }
 
 /* cairn h5w write FILE PATH ROW0 VALUE... : overwrite whole rows starting at ROW0 */
-static int subWrite(int argc, char **argv) {
+int cliH5wWrite(int argc, char **argv) {
   const char *zCmd = "h5w write";
   if (argc < 5) return cliUsage(zCmd, "need FILE PATH ROW0 VALUE...");
   char *e;
@@ -228,7 +229,7 @@ static int subWrite(int argc, char **argv) {
   return closeW(zCmd, f, w, rc);
 }
 
-static int subAttr(int argc, char **argv) {
+int cliH5wAttr(int argc, char **argv) {
   const char *zCmd = "h5w attr";
   if (argc < 6) return cliUsage(zCmd, "need FILE OBJECT NAME TYPE VALUE...");
   const CliType *t = typeFind(argv[4]);
@@ -248,7 +249,7 @@ static int subAttr(int argc, char **argv) {
 }
 
 /* Append rows [k, k, k, k] (f32) one at a time, setting attribute "rows" with each commit. */
-static int subLoop(int argc, char **argv) {
+int cliH5wLoop(int argc, char **argv) {
   const char *zCmd = "h5w loop";
   if (argc < 4) return cliUsage(zCmd, "need FILE PATH N");
   long n = strtol(argv[3], NULL, 10);
@@ -277,81 +278,78 @@ static int subLoop(int argc, char **argv) {
   return closeW(zCmd, f, w, rc);
 }
 
-int cliH5w(int argc, char **argv) {
-  const char *zCmd = "h5w";
-  if (argc < 3) return cliUsage(zCmd, "need SUBCOMMAND FILE ... (new, group, dataset, append, write, attr, softlink, verify, loop)");
-  const char *zSub = argv[1];
-  argc--, argv++;
-  if (strcmp(zSub, "new") == 0) {
-    cairn_file *f;
-    cairn_h5w *w;
-    if (openW("h5w new", argv[1], 1, &f, &w)) return 1;
-    return closeW("h5w new", f, w, 0);
-  }
-  if (strcmp(zSub, "group") == 0) {
-    if (argc < 3) return cliUsage("h5w group", "need FILE PATH");
-    cairn_file *f;
-    cairn_h5w *w;
-    if (openW("h5w group", argv[1], 0, &f, &w)) return 1;
-    return closeW("h5w group", f, w, cairn_h5w_group(w, argv[2]));
-  }
-  if (strcmp(zSub, "dataset") == 0) return subDataset(argc, argv);
-  if (strcmp(zSub, "append") == 0) return subAppend(argc, argv);
-  if (strcmp(zSub, "write") == 0) return subWrite(argc, argv);
-  if (strcmp(zSub, "softlink") == 0) {
-    if (argc < 4) return cliUsage("h5w softlink", "need FILE PATH TARGET");
-    cairn_file *f;
-    cairn_h5w *w;
-    if (openW("h5w softlink", argv[1], 0, &f, &w)) return 1;
-    return closeW("h5w softlink", f, w, cairn_h5w_softlink(w, argv[2], argv[3]));
-  }
-  if (strcmp(zSub, "attr") == 0) return subAttr(argc, argv);
-  if (strcmp(zSub, "loop") == 0) return subLoop(argc, argv);
-  if (strcmp(zSub, "verify") == 0) {
-    cairn_file *f;
-    cairn_h5w *w;
-    int rc = cairn_open(argv[1], CAIRN_OPEN_READONLY, &f);
-    if (rc) return cliFail("h5w verify", rc);
-    rc = cairn_h5w_open(f, CAIRN_H5W_READONLY, &w);
-    uint8_t d[32];
-    if (!rc) {
-      rc = cairn_h5w_verify(w, d);
-      cairn_h5w_discard(w);
-    }
-    cairn_file_close(f);
-    if (rc) return cliFail("h5w verify", rc);
-    char z[65];
-    cairn_hex(d, 32, z);
-    printf("%s  %s\n", z, argv[1]);
-    return 0;
-  }
-  return cliUsage(zCmd, "unknown subcommand '%s'", zSub);
+int cliH5wNew(int argc, char **argv) {
+  if (argc < 2) return cliUsage("h5w new", "need FILE");
+  cairn_file *f;
+  cairn_h5w *w;
+  if (openW("h5w new", argv[1], 1, &f, &w)) return 1;
+  return closeW("h5w new", f, w, 0);
 }
 
-/* cairn repack [--filter SPEC] IN OUT */
+int cliH5wGroup(int argc, char **argv) {
+  if (argc < 3) return cliUsage("h5w group", "need FILE PATH");
+  cairn_file *f;
+  cairn_h5w *w;
+  if (openW("h5w group", argv[1], 0, &f, &w)) return 1;
+  return closeW("h5w group", f, w, cairn_h5w_group(w, argv[2]));
+}
+
+int cliH5wSoftlink(int argc, char **argv) {
+  if (argc < 4) return cliUsage("h5w softlink", "need FILE PATH TARGET");
+  cairn_file *f;
+  cairn_h5w *w;
+  if (openW("h5w softlink", argv[1], 0, &f, &w)) return 1;
+  return closeW("h5w softlink", f, w, cairn_h5w_softlink(w, argv[2], argv[3]));
+}
+
+int cliH5wVerify(int argc, char **argv) {
+  if (argc < 2) return cliUsage("h5w verify", "need FILE");
+  cairn_file *f;
+  cairn_h5w *w;
+  int rc = cairn_open(argv[1], CAIRN_OPEN_READONLY, &f);
+  if (rc) return cliFail("h5w verify", rc);
+  rc = cairn_h5w_open(f, CAIRN_H5W_READONLY, &w);
+  uint8_t d[32];
+  if (!rc) {
+    rc = cairn_h5w_verify(w, d);
+    cairn_h5w_discard(w);
+  }
+  cairn_file_close(f);
+  if (rc) return cliFail("h5w verify", rc);
+  char z[65];
+  cairn_hex(d, 32, z);
+  printf("%s  %s\n", z, argv[1]);
+  return 0;
+}
+
+/* cairn repack [--filter SPEC] [--skip] [-f] IN OUT (OUT is replaced, as it always was) */
 int cliRepack(int argc, char **argv) {
   const char *zCmd = "repack", *zIn = NULL, *zOut = NULL, *zFilter = NULL;
   unsigned flags = 0;
+  int outFlags = CLI_OUT_REPLACE | CLI_OUT_SEEK;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) zFilter = argv[++i];
     else if (strcmp(argv[i], "--skip") == 0) flags |= CAIRN_H5W_REPACK_SKIP;
+    else if (strcmp(argv[i], "-f") == 0) outFlags |= CLI_OUT_FORCE;
     else if (argv[i][0] == '-' && argv[i][1]) return cliUsage(zCmd, "unknown option '%s'", argv[i]);
     else if (!zIn) zIn = argv[i];
     else if (!zOut) zOut = argv[i];
     else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
   }
   if (!zIn || !zOut) return cliUsage(zCmd, "need IN OUT");
-  cairn_file *in, *out;
+  cairn_file *in;
+  CliOut out;
   if (cliOpenRead(zCmd, zIn, &in)) return 1;
-  if (cliOpenWrite(zCmd, zOut, &out)) {
+  int st = cliOutOpen(zCmd, zOut, &zIn, 1, outFlags, &out);
+  if (st) {
     cairn_file_close(in);
-    return 1;
+    return st;
   }
   cairn_clearerr();
-  int rc = cairn_h5w_repack(in, out, zFilter, flags);
+  int rc = cairn_h5w_repack(in, out.f, zFilter, flags);
   if (rc == CAIRN_OK && cairn_errmsg()[0]) fprintf(stderr, "cairn: repack: warning: %s\n", cairn_errmsg());
   cairn_file_close(in);
-  int rc2 = cairn_file_close(out);
-  if (rc || rc2) return cliFail(zCmd, rc ? rc : rc2);
-  return 0;
+  rc = cliOutClose(&out, rc);
+  return rc ? cliFail(zCmd, rc) : 0;
 }
+#endif

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cli.h"
+#if CAIRN_WITH_MEM
 #include "../core/mem/mem_int.h" /* the JSON reader; the CLI has no core/ include path */
 
 static int64_t nowNs(void) {
@@ -69,7 +70,7 @@ static int memOpen(const char *zCmd, const char *zPath, const cairn_mem_config *
 ** commits every 1000 lines. Errors name the line. */
 static int addJsonl(cairn_mem *m, const char *zPath) {
   cairn_file *f;
-  int rc = cairn_open(zPath, CAIRN_OPEN_READONLY, &f);
+  int rc = cliInput(zPath, &f); /* "-", pipes and FIFOs: read to their end */
   if (rc) return rc;
   uint64_t size;
   rc = cairn_file_size(f, &size);
@@ -105,7 +106,7 @@ static int addJsonl(cairn_mem *m, const char *zPath) {
   return rc;
 }
 
-static int memAdd(int argc, char **argv) {
+int cliMemAdd(int argc, char **argv) {
   const char *zCmd = "mem add";
   if (argc < 3) return cliUsage(zCmd, "need FILE and TEXT");
   cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
@@ -191,7 +192,7 @@ static int memAdd(int argc, char **argv) {
   return 0;
 }
 
-static int memSearch(int argc, char **argv) {
+int cliMemSearch(int argc, char **argv) {
   const char *zCmd = "mem search";
   if (argc < 3) return cliUsage(zCmd, "need FILE and QUERY");
   cairn_mem_query q;
@@ -249,7 +250,7 @@ static int memSearch(int argc, char **argv) {
   return rc ? 1 : 0;
 }
 
-static int memStats(int argc, char **argv) {
+int cliMemStats(int argc, char **argv) {
   if (argc < 2) return cliUsage("mem stats", "need FILE");
   cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0};
   cairn_mem *m;
@@ -275,7 +276,7 @@ static int memStats(int argc, char **argv) {
   return 0;
 }
 
-static int memCheckpoint(int argc, char **argv) {
+int cliMemCheckpoint(int argc, char **argv) {
   const char *zCmd = "mem checkpoint";
   if (argc < 2) return cliUsage(zCmd, "need FILE");
   cairn_mem *m;
@@ -293,7 +294,7 @@ static int memCheckpoint(int argc, char **argv) {
   return rc ? 1 : 0;
 }
 
-static int memIndex(int argc, char **argv) {
+int cliMemIndex(int argc, char **argv) {
   const char *zCmd = "mem index";
   if (argc < 2) return cliUsage(zCmd, "need FILE");
   cairn_mem_index_config ic;
@@ -316,7 +317,7 @@ static int memIndex(int argc, char **argv) {
   return rc ? 1 : 0;
 }
 
-static int memDemo(int argc, char **argv) {
+int cliMemDemo(int argc, char **argv) {
   const char *zCmd = "mem demo";
   cairn_mem *m;
   if (memOpen(zCmd, argc > 1 ? argv[1] : NULL, NULL, &m)) return 1;
@@ -360,18 +361,6 @@ static int memDemo(int argc, char **argv) {
   else printf("\n%d of %zu questions have the answering turn first, %d in the top 3\n", nTop1, nQ, nTop3);
   cairn_mem_close(m);
   return rc ? 1 : 0;
-}
-
-int cliMem(int argc, char **argv) {
-  if (argc < 2) return cliUsage("mem", "need a subcommand: add, search, stats, index, checkpoint, demo");
-  const char *z = argv[1];
-  if (!strcmp(z, "add")) return memAdd(argc - 1, argv + 1);
-  if (!strcmp(z, "search")) return memSearch(argc - 1, argv + 1);
-  if (!strcmp(z, "stats")) return memStats(argc - 1, argv + 1);
-  if (!strcmp(z, "index")) return memIndex(argc - 1, argv + 1);
-  if (!strcmp(z, "checkpoint")) return memCheckpoint(argc - 1, argv + 1);
-  if (!strcmp(z, "demo")) return memDemo(argc - 1, argv + 1);
-  return cliUsage("mem", "unknown subcommand '%s'", z);
 }
 
 /* ------------------------------------------------------------------ LoCoMo evaluation */
@@ -454,7 +443,7 @@ static int parseDia(const char *z, size_t n, int *pSess) {
   return 1;
 }
 
-static int cmdEvalLocomo(int argc, char **argv) {
+int cliEvalLocomo(int argc, char **argv) {
   const char *zCmd = "eval locomo";
   if (argc < 2) return cliUsage(zCmd, "need FILE.json");
   int mode = CAIRN_MEM_BM25, json = 0, fusion = CAIRN_FUSE_RRF;
@@ -673,9 +662,4 @@ static int cmdEvalLocomo(int argc, char **argv) {
   }
   return 0;
 }
-
-int cliEval(int argc, char **argv) {
-  if (argc < 2) return cliUsage("eval", "need a benchmark name: locomo");
-  if (!strcmp(argv[1], "locomo")) return cmdEvalLocomo(argc - 1, argv + 1);
-  return cliUsage("eval", "unknown benchmark '%s' (locomo)", argv[1]);
-}
+#endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#if CAIRN_WITH_ZL
 
 static uint32_t aField[CAIRN_ZL_MAX_FIELDS];
 static int nField;
@@ -29,13 +30,14 @@ static int zlRecords(const char *z) {
 }
 
 static int zlArgs(const char *zCmd, int argc, char **argv, int withProfile, const char **pzIn, const char **pzOut, int *pProfile,
-                  int *pLevel) {
+                  int *pLevel, int *pFlags) {
   *pzIn = *pzOut = NULL;
   *pProfile = CAIRN_ZL_SERIAL;
   *pLevel = 0;
   nField = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) *pzOut = argv[++i];
+    else if (strcmp(argv[i], "-f") == 0) *pFlags |= CLI_OUT_FORCE;
     else if (withProfile && strcmp(argv[i], "-l") == 0 && i + 1 < argc) {
       *pLevel = atoi(argv[++i]);
       if (*pLevel < 1 || *pLevel > 22) return cliUsage(zCmd, "level must be 1..22");
@@ -46,32 +48,34 @@ static int zlArgs(const char *zCmd, int argc, char **argv, int withProfile, cons
       *pProfile = r ? CAIRN_ZL_SERIAL : cairn_zl_profile_from_name(argv[i]);
       if (*pProfile < 0)
         return cliUsage(zCmd, "unknown profile '%s' (serial, u8, le-u16, le-u32, le-u64, le-i64, csv, records:W1,W2,...)", argv[i]);
-    } else if (!*pzIn && argv[i][0] != '-') *pzIn = argv[i];
+    } else if (!*pzIn && (argv[i][0] != '-' || !argv[i][1])) *pzIn = argv[i];
     else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
   }
   if (!*pzIn || !*pzOut) return cliUsage(zCmd, "need IN and -o OUT");
   return 0;
 }
 
+/* The output of compress/decompress is replaced without -f, as it always was (tests rely on it). */
 static int zlRun(const char *zCmd, int argc, char **argv, int compress) {
   const char *zIn, *zOut;
-  int profile, level, rc;
-  if ((rc = zlArgs(zCmd, argc, argv, compress, &zIn, &zOut, &profile, &level))) return rc;
-  cairn_file *in, *out;
+  int profile, level, flags = CLI_OUT_REPLACE, rc;
+  if ((rc = zlArgs(zCmd, argc, argv, compress, &zIn, &zOut, &profile, &level, &flags))) return rc;
+  cairn_file *in;
+  CliOut out;
   if (cliOpenRead(zCmd, zIn, &in)) return 1;
-  if (cliOpenWrite(zCmd, zOut, &out)) return cairn_file_close(in), 1;
+  if ((rc = cliOutOpen(zCmd, zOut, &zIn, 1, flags, &out))) return cairn_file_close(in), rc;
   uint64_t nIn = 0, nOut = 0;
   if (compress && nField)
-    rc = cairn_zl_compress_records_file(aField, nField, level, in, out, cliProgress, (void *)zCmd, &nIn, &nOut);
+    rc = cairn_zl_compress_records_file(aField, nField, level, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut);
   else
-    rc = compress ? cairn_zl_compress_file(profile, level, in, out, cliProgress, (void *)zCmd, &nIn, &nOut)
-                  : cairn_zl_decompress_file(in, out, cliProgress, (void *)zCmd, &nIn, &nOut);
+    rc = compress ? cairn_zl_compress_file(profile, level, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut)
+                  : cairn_zl_decompress_file(in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut);
   cliProgressEnd();
   cairn_file_close(in);
-  int rc2 = cairn_file_close(out);
-  if (rc || rc2) return cliFail(zCmd, rc ? rc : rc2);
-  return 0;
+  rc = cliOutClose(&out, rc);
+  return rc ? cliFail(zCmd, rc) : 0;
 }
 
 int cliCompress(int argc, char **argv) { return zlRun("compress", argc, argv, 1); }
 int cliDecompress(int argc, char **argv) { return zlRun("decompress", argc, argv, 0); }
+#endif

@@ -5,7 +5,7 @@
 #   em       build/em       js/dist/cairn-core.mjs + .wasm (npm package), cairn_tests.cjs (Node)
 #   asan     build/asan     native tests with AddressSanitizer + UBSan
 #   aarch64  build/aarch64  cross-compiled tests, run under qemu-user (NEON, ARMv8 SHA-2)
-#   minimal  build/minimal  the smallest configuration: no h5, zl, cas, mem (base only)
+#   minimal  build/minimal  the smallest configuration: no h5, zl, cas, mem (base only), with its CLI
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -44,7 +44,7 @@ for t in "${targets[@]}"; do
     minimal)
       cmake -S . -B build/minimal -DCMAKE_BUILD_TYPE=Release -DCAIRN_WITH_H5=OFF -DCAIRN_WITH_ZL=OFF \
         -DCAIRN_WITH_CAS=OFF -DCAIRN_WITH_MEM=OFF -DCAIRN_TESTS=OFF >/dev/null
-      cmake --build build/minimal -j"$jobs" --target cairn_static cairn_shared ;;
+      cmake --build build/minimal -j"$jobs" --target cairn_static cairn_shared cairn_cli ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
   esac
 done

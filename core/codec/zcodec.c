@@ -227,12 +227,14 @@ static int zstdStream(ZStream *z, int compress, int level) {
       if (compress) {
         if (last ? r == 0 : ib.pos == ib.size) break;
       } else {
-        /* Keep draining while the output buffer came back full. */
-        if (ib.pos == ib.size && ob.pos < ob.size) break;
+        /* Keep draining while the output buffer came back full, unless the frame is complete
+        ** (r == 0): another call without input would report the next frame's header size. */
+        if (ib.pos == ib.size && (ob.pos < ob.size || r == 0)) break;
       }
     }
     if (last) done = 1;
   }
+  if (rc == CAIRN_OK && !compress && z->iIn == 0) rc = cairnErr(CAIRN_CORRUPT, "zstd: empty input (not a zstd frame)");
   if (rc == CAIRN_OK && !compress && lastRet != 0)
     rc = cairnErr(CAIRN_CORRUPT, "zstd: input ends inside a frame (truncated at %llu bytes)", (unsigned long long)z->iIn);
   ZSTD_freeCCtx(c);
