@@ -101,7 +101,7 @@ done:
 
 int cliCasGet(int argc, char **argv) {
   const char *zStore = NULL, *zOut = NULL, *zRange = NULL, *zWhat = NULL;
-  int flags = CLI_OUT_REPLACE; /* get always replaced its output (tests/cli/cas.sh relies on it) */
+  int flags = 0; /* an existing output is replaced only with -f */
   for (int i = 1; i < argc; i++) {
     const char *v;
     if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;

@@ -322,11 +322,11 @@ int cliH5wVerify(int argc, char **argv) {
   return 0;
 }
 
-/* cairn repack [--filter SPEC] [--skip] [-f] IN OUT (OUT is replaced, as it always was) */
+/* cairn repack [--filter SPEC] [--skip] [-f] IN OUT (an existing OUT is replaced only with -f) */
 int cliRepack(int argc, char **argv) {
   const char *zCmd = "repack", *zIn = NULL, *zOut = NULL, *zFilter = NULL;
   unsigned flags = 0;
-  int outFlags = CLI_OUT_REPLACE | CLI_OUT_SEEK;
+  int outFlags = CLI_OUT_SEEK;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) zFilter = argv[++i];
     else if (strcmp(argv[i], "--skip") == 0) flags |= CAIRN_H5W_REPACK_SKIP;

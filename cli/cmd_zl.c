@@ -55,10 +55,10 @@ static int zlArgs(const char *zCmd, int argc, char **argv, int withProfile, cons
   return 0;
 }
 
-/* The output of compress/decompress is replaced without -f, as it always was (tests rely on it). */
+/* An existing output of compress/decompress is replaced only with -f. */
 static int zlRun(const char *zCmd, int argc, char **argv, int compress) {
   const char *zIn, *zOut;
-  int profile, level, flags = CLI_OUT_REPLACE, rc;
+  int profile, level, flags = 0, rc;
   if ((rc = zlArgs(zCmd, argc, argv, compress, &zIn, &zOut, &profile, &level, &flags))) return rc;
   cairn_file *in;
   CliOut out;

@@ -80,7 +80,8 @@ static int fdClose(cairn_file *f) {
   free(x);
   return rc;
 }
-static const cairn_file_methods fdMethods = {1, fdRead, fdWrite, fdSize, fdTruncate, fdSync, fdClose, NULL};
+/* Version 1: a pipe or terminal has nothing to lock. */
+static const cairn_file_methods fdMethods = {1, fdRead, fdWrite, fdSize, fdTruncate, fdSync, fdClose, NULL, NULL, NULL};
 
 static int fdFile(int fd, int bOwn, cairn_file **pp) {
   FdFile *x = calloc(1, sizeof *x);

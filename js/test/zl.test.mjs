@@ -80,7 +80,7 @@ async function checkAgainst(name, runCli) {
       nSame += Buffer.compare(Buffer.from(frame), Buffer.from(theirs)) === 0;
       assert.deepEqual(await decompress(theirs), input, `${name} frame of ${key} decoded by JS`);
       fs.writeFileSync(tmp('js.zl'), frame);
-      runCli('decompress', tmp('js.zl'), '-o', tmp('js.out'));
+      runCli('decompress', '-f', tmp('js.zl'), '-o', tmp('js.out'));
       assert.deepEqual(new Uint8Array(fs.readFileSync(tmp('js.out'))), input, `JS frame of ${key} decoded by the ${name} CLI`);
     }
   }

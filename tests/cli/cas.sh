@@ -24,9 +24,9 @@ check "get returns the same bytes" '"$CAIRN" get --store "$S" "$id" -o "$t/out" 
 check "get by name" '"$CAIRN" get --store "$S" "$t/rand.bin" -o "$t/out2" && cmp -s "$t/out2" "$t/rand.bin"'
 for r in 0:1 0:0 5:70000 1048575:1048577 12345678: :999 19999999:20000000 0:20000000; do
   a=${r%%:*}; b=${r#*:}; a=${a:-0}; b=${b:-20000000}
-  check "range $r" '"$CAIRN" get --store "$S" "$id" --range "$r" -o "$t/r" && cmp -s "$t/r" <(tail -c +$((a+1)) "$t/rand.bin" | head -c $((b-a)))'
+  check "range $r" '"$CAIRN" get -f --store "$S" "$id" --range "$r" -o "$t/r" && cmp -s "$t/r" <(tail -c +$((a+1)) "$t/rand.bin" | head -c $((b-a)))'
 done
-check "range past the end fails" '! "$CAIRN" get --store "$S" "$id" --range 20000001:20000002 -o "$t/r" 2>/dev/null'
+check "range past the end fails" '! "$CAIRN" get -f --store "$S" "$id" --range 20000001:20000002 -o "$t/r" 2>/dev/null'
 size1=$(stat -c %s "$S")
 id2=$("$CAIRN" put --store "$S" --no-name "$t/rand.bin")
 check "same file again: same ID, store unchanged" '[ "$id2" = "$id" ] && [ "$(stat -c %s "$S")" = "$size1" ]'

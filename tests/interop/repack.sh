@@ -124,6 +124,7 @@ else
 fi
 # bad filter spec: clear error, output untouched
 echo keep > "$t/untouched"
-if "$CAIRN" repack --filter snappy "$C/h5w_types.h5" "$t/untouched" 2>"$t/err"; then fail=1; echo "FAIL bad spec accepted"; fi
+if "$CAIRN" repack -f --filter snappy "$C/h5w_types.h5" "$t/untouched" 2>"$t/err"; then fail=1; echo "FAIL bad spec accepted"; fi
 grep -q "unknown filter" "$t/err" || { echo "FAIL bad spec message"; cat "$t/err"; fail=1; }
+[ "$(cat "$t/untouched")" = keep ] || { echo "FAIL a failed repack -f changed its existing output"; fail=1; }
 exit $fail
