@@ -238,7 +238,7 @@ typedef struct AttrsArg {
   int nomem;
   /* The last type seen (a reference, so the pointer stays unique), its index, memory type and
   ** whether its values copy as they are: attributes of one type usually share one decoded type
-  ** (h5TypeDecode's memo), so these are worked out once per run of them. */
+  ** (cairnH5TypeDecode's memo), so these are worked out once per run of them. */
   H5Type *pLast;
   uint32_t kLast;
   int mtLast, copyLast;
@@ -252,11 +252,11 @@ static uint32_t attrsTypeIdx(AttrsArg *g, const H5Type *t) {
   if (t == g->pLast) return g->kLast;
   uint32_t k = attrsTypeFind(g, t);
   if (!g->nomem) {
-    h5TypeFree(g->pLast);
-    g->pLast = h5TypeRef((H5Type *)t);
+    cairnH5TypeFree(g->pLast);
+    g->pLast = cairnH5TypeRef((H5Type *)t);
     g->kLast = k;
     g->mtLast = attrMtype(t);
-    g->copyLast = g->mtLast != 255 && h5ConvertIsCopy(t, (cairn_h5_mtype)g->mtLast);
+    g->copyLast = g->mtLast != 255 && cairnH5ConvertIsCopy(t, (cairn_h5_mtype)g->mtLast);
   }
   return k;
 }
@@ -264,7 +264,7 @@ static uint32_t attrsTypeFind(AttrsArg *g, const H5Type *t) {
   for (uint32_t k = 0; k < g->nAtomic; k++)
     if (sameAtomic(g->aType[k], t)) return g->aTypeIdx[k];
   CairnSb js = {0};
-  h5TypeJsonSb(&js, t);
+  cairnH5TypeJsonSb(&js, t);
   if (js.oom) {
     g->nomem = 1;
     cairn_free(js.z);
@@ -333,7 +333,7 @@ static int attrsVisit(void *pArg, size_t i, const H5AttrView *a) {
       if (bCopy) { /* nBytes = nElem * size, checked above to be inside the message */
         memcpy(g->data.z + g->data.n, a->pData, (size_t)nBytes);
         g->data.n += (size_t)nBytes;
-      } else if (h5Convert(a->pType, a->pData, nElem, (cairn_h5_mtype)mt, g->data.z + g->data.n) == CAIRN_OK) g->data.n += (size_t)nBytes;
+      } else if (cairnH5Convert(a->pType, a->pData, nElem, (cairn_h5_mtype)mt, g->data.z + g->data.n) == CAIRN_OK) g->data.n += (size_t)nBytes;
       else mt = 255, nBytes = 0; /* read alone later, which reports the error */
     }
   }
@@ -361,12 +361,12 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_attrs(cairn_h5_obj *o, char **pz, double *p
   cairnSbReserve(&g.names, 2048);
   cairnSbReserve(&g.recs, 2048);
   cairnSbReserve(&g.data, 1024);
-  int rc = h5ObjAttrEach(o, attrsVisit, &g);
+  int rc = cairnH5ObjAttrEach(o, attrsVisit, &g);
   uint32_t nA = g.nAttr;
   for (uint32_t k = 0; k < g.nType; k++) cairn_free(g.azType[k]);
   cairn_free(g.azType);
   for (uint32_t k = 0; k < g.nAtomic; k++) cairn_free((void *)g.aType[k]);
-  h5TypeFree(g.pLast);
+  cairnH5TypeFree(g.pLast);
   CairnSb out = {0};
   if (rc == CAIRN_OK) {
     uint32_t offNames = 32, offTypes = offNames + (uint32_t)g.names.n;

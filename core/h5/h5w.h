@@ -157,7 +157,7 @@ struct cairn_h5w {
   int sbVersion;
   uint64_t sbExt;     /* superblock extension address (kept from a loaded file) */
   int bBadK;          /* the extension sets a chunk B-tree K other than 32: no chunked writes */
-  int bRefScanned, bHasRefs, bSharedSeen; /* object references found (1) in a scan of the file (see h5wCheckRefs) */
+  int bRefScanned, bHasRefs, bSharedSeen; /* object references found (1) in a scan of the file (see cairnH5wCheckRefs) */
   int bChanged;       /* anything to commit */
   int bSkipFill;      /* repack: a new contiguous dataset is written in full right after */
   uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
@@ -174,61 +174,61 @@ struct cairn_h5w {
 };
 
 /* w_file.c */
-int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr);
-void h5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
-int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
-int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
-int h5wReadRows(cairn_h5_obj *d, unsigned rank, const uint64_t *dims, uint64_t r0, uint64_t nr, void *p, size_t nb);
-int h5wFlush(cairn_h5w *w);
-void h5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n);
-int h5wTypeMayHideVlen(const uint8_t *p, size_t n);
-int h5wFail(cairn_h5w *w, int rc);
-int h5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n);
-int h5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n);
-void h5wObjDirty(H5wObj *o);
-int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj);
-int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf);
-int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
-int h5wEnsureAinfo(H5wObj *o);
-int h5wCheckChain(H5wObj *o, const char *zPath);
-int h5wCheckRefs(cairn_h5w *w, const char *zPath);
-int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
-int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
-int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
-void h5wHeapCacheClear(cairn_h5w *w);
-void h5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m);
-int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
+int cairnH5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr);
+void cairnH5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
+int cairnH5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
+int cairnH5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
+int cairnH5wReadRows(cairn_h5_obj *d, unsigned rank, const uint64_t *dims, uint64_t r0, uint64_t nr, void *p, size_t nb);
+int cairnH5wFlush(cairn_h5w *w);
+void cairnH5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n);
+int cairnH5wTypeMayHideVlen(const uint8_t *p, size_t n);
+int cairnH5wFail(cairn_h5w *w, int rc);
+int cairnH5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n);
+int cairnH5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n);
+void cairnH5wObjDirty(H5wObj *o);
+int cairnH5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj);
+int cairnH5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf);
+int cairnH5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
+int cairnH5wEnsureAinfo(H5wObj *o);
+int cairnH5wCheckChain(H5wObj *o, const char *zPath);
+int cairnH5wCheckRefs(cairn_h5w *w, const char *zPath);
+int cairnH5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
+int cairnH5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
+int cairnH5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
+void cairnH5wHeapCacheClear(cairn_h5w *w);
+void cairnH5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m);
+int cairnH5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
 
 /* w_dense.c */
 #define H5W_DENSE_MAXMAN 4096u /* largest link message a dense heap takes */
 #define H5W_DENSE_OVER 8 /* groups with more links are written dense (libhdf5's max_compact; 0 = never) */
-int h5wDenseCommit(cairn_h5w *w, H5wObj *g); /* before the group's header is encoded */
-void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease);
-void h5wDenseMoved(H5wObj *g, int iLink); /* commitObj: link iLink's target header moved */
-size_t h5wLinkMsgSize(const H5wLink *l);
-void h5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p);
-int h5wSbExtend(cairn_h5w *w, int bExtend); /* w_file.c: sync, and with bExtend a superblock write that only moves the end of file */
-int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr);
-int h5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at); /* w_file.c */ /* w_file.c: a superblock write that only moves the end of file */
+int cairnH5wDenseCommit(cairn_h5w *w, H5wObj *g); /* before the group's header is encoded */
+void cairnH5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease);
+void cairnH5wDenseMoved(H5wObj *g, int iLink); /* commitObj: link iLink's target header moved */
+size_t cairnH5wLinkMsgSize(const H5wLink *l);
+void cairnH5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p);
+int cairnH5wSbExtend(cairn_h5w *w, int bExtend); /* w_file.c: sync, and with bExtend a superblock write that only moves the end of file */
+int cairnH5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr);
+int cairnH5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at); /* w_file.c */ /* w_file.c: a superblock write that only moves the end of file */
 
 /* w_type.c */
-int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);
-int h5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVlen);
-int h5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *maxdims);
-size_t h5wSpaceSize(int rank, int bMax);
+int cairnH5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);
+int cairnH5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVlen);
+int cairnH5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *maxdims);
+size_t cairnH5wSpaceSize(int rank, int bMax);
 
 /* w_data.c */
-int h5wDsetLoad(cairn_h5w *w, H5wObj *o);
-int h5wDsetFlush(cairn_h5w *w, H5wObj *o); /* before the header is written at commit */
-void h5wDsetFree(H5wDset *d);
-int h5wHeapFlush(cairn_h5w *w);
-int h5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut);
-void h5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit);
+int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o);
+int cairnH5wDsetFlush(cairn_h5w *w, H5wObj *o); /* before the header is written at commit */
+void cairnH5wDsetFree(H5wDset *d);
+int cairnH5wHeapFlush(cairn_h5w *w);
+int cairnH5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut);
+void cairnH5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit);
 
 /* w_filter.c */
-int h5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr);
-int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut);
-int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut);
-uint32_t h5wFletcher32(const uint8_t *p, size_t n);
+int cairnH5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr);
+int cairnH5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut);
+int cairnH5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut);
+uint32_t cairnH5wFletcher32(const uint8_t *p, size_t n);
 
 #endif

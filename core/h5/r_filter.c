@@ -237,7 +237,7 @@ static int filterName(const H5Filter *fl, const char **pz) {
   return CAIRN_OK;
 }
 
-int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, size_t nOut, uint8_t **ppOut, size_t *pnOut,
+int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, size_t nOut, uint8_t **ppOut, size_t *pnOut,
                const char *zPath, uint64_t addr) {
   uint8_t *cur = pIn; /* owned */
   size_t n = nIn;
@@ -432,7 +432,7 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
 }
 
 /* Used by r_api.c for the info structure. */
-const char *h5FilterName(const H5Filter *fl) {
+const char *cairnH5FilterName(const H5Filter *fl) {
   const char *z;
   filterName(fl, &z);
   return z;

@@ -42,7 +42,7 @@ static uint64_t gridCells(const H5wDset *d) {
   return n;
 }
 
-void h5wDsetFree(H5wDset *d) {
+void cairnH5wDsetFree(H5wDset *d) {
   if (!d) return;
   cairnFree(d->pFill);
   cairnFree(d->aRec);
@@ -53,7 +53,7 @@ void h5wDsetFree(H5wDset *d) {
 }
 
 /* ---------------------------------------------------------------- global heap */
-int h5wHeapFlush(cairn_h5w *w) {
+int cairnH5wHeapFlush(cairn_h5w *w) {
   if (!w->pHeap) return CAIRN_OK;
   uint8_t *p = w->pHeap;
   size_t rest = w->nHeap - w->nHeapUsed;
@@ -62,7 +62,7 @@ int h5wHeapFlush(cairn_h5w *w) {
     memset(o, 0, 16);
     cairnPutLE64(o + 8, rest);
   }
-  int rc = h5wWrite(w, p, w->nHeap, w->heapAddr);
+  int rc = cairnH5wWrite(w, p, w->nHeap, w->heapAddr);
   cairnFree(w->pHeap);
   w->pHeap = NULL;
   return rc;
@@ -70,13 +70,13 @@ int h5wHeapFlush(cairn_h5w *w) {
 
 static int heapPut(cairn_h5w *w, const char *z, size_t n, uint64_t *pAddr, uint32_t *pIdx) {
   size_t need = 16 + ((n + 7) & ~(size_t)7);
-  if (w->pHeap && (w->nHeap - w->nHeapUsed < need || w->heapNext >= 0xffff)) CAIRN_TRY(h5wHeapFlush(w));
+  if (w->pHeap && (w->nHeap - w->nHeapUsed < need || w->heapNext >= 0xffff)) CAIRN_TRY(cairnH5wHeapFlush(w));
   if (!w->pHeap) {
     size_t size = 16 + need + 16;
     if (size < 4096) size = 4096;
     w->pHeap = cairnMallocZero(size);
     if (!w->pHeap) return cairnErr(CAIRN_NOMEM, "global heap: out of memory");
-    int rc = h5wAlloc(w, size, &w->heapAddr);
+    int rc = cairnH5wAlloc(w, size, &w->heapAddr);
     if (rc) {
       cairnFree(w->pHeap);
       w->pHeap = NULL;
@@ -111,7 +111,7 @@ static int heapPut(cairn_h5w *w, const char *z, size_t n, uint64_t *pAddr, uint3
 /* An attribute message is replaced or removed: the heap objects its variable-length values
 ** used lose a reference; a collection of this session that nothing uses any more is freed
 ** (after the next commit if an earlier commit used it). */
-void h5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m) {
+void cairnH5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m) {
   if (!w->nColl || m->type != H5W_MSG_ATTR || m->n < 8 || m->p[0] < 1 || m->p[0] > 3) return;
   const uint8_t *p = m->p;
   int v = p[0];
@@ -128,7 +128,7 @@ void h5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m) {
       struct H5wColl *c = &w->aColl[k];
       if (c->addr != addr || c->nLive == 0) continue;
       if (--c->nLive == 0 && !(w->pHeap && w->heapAddr == addr)) {
-        h5wFree(w, c->addr, c->size, c->gen != w->txn);
+        cairnH5wFree(w, c->addr, c->size, c->gen != w->txn);
         w->aColl[k] = w->aColl[--w->nColl];
       }
       break;
@@ -139,7 +139,7 @@ void h5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m) {
 /* Variable-length elements in memory (char* for strings, cairn_h5w_vl for sequences) -> 16-byte
 ** file elements (length in units, collection address, object index). An empty string is a
 ** zero-length heap object, as libhdf5 writes it; NULL and empty sequences are null references. */
-int h5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut) {
+int cairnH5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut) {
   for (uint64_t i = 0; i < n; i++) {
     uint8_t *e = pOut + 16 * i;
     const char *z;
@@ -189,12 +189,12 @@ static int recPut(cairn_h5w *w, H5wDset *d, const uint64_t *off, uint64_t addr, 
   uint64_t i = recFind(d, off, &found);
   if (found) {
     H5wChunk *c = &d->aRec[i];
-    h5wFree(w, c->addr, c->nByte, c->gen != w->txn);
+    cairnH5wFree(w, c->addr, c->nByte, c->gen != w->txn);
   } else {
     if (d->nRec == d->nRecAlloc) {
       uint64_t m = d->nRecAlloc ? d->nRecAlloc * 2 : 64;
       H5wChunk *a = cairnRealloc(d->aRec, sizeof(H5wChunk) * (size_t)m);
-      if (!a) return h5wFail(w, cairnErr(CAIRN_NOMEM, "chunk index: out of memory"));
+      if (!a) return cairnH5wFail(w, cairnErr(CAIRN_NOMEM, "chunk index: out of memory"));
       d->aRec = a;
       d->nRecAlloc = m;
     }
@@ -293,7 +293,7 @@ static void emitTask(void *pArg, size_t i, unsigned iWorker) {
       t->anOut[i] = n;
       return;
     }
-    t->aRc[i] = h5wFilterApply(d->aFilter, d->nFilter, slab, n, &t->aOut[i], &t->anOut[i]);
+    t->aRc[i] = cairnH5wFilterApply(d->aFilter, d->nFilter, slab, n, &t->aOut[i], &t->anOut[i]);
     t->aOwn[i] = 1;
     return;
   }
@@ -313,7 +313,7 @@ static void emitTask(void *pArg, size_t i, unsigned iWorker) {
     t->anOut[i] = n;
     return;
   }
-  t->aRc[i] = h5wFilterApply(d->aFilter, d->nFilter, c, n, &t->aOut[i], &t->anOut[i]);
+  t->aRc[i] = cairnH5wFilterApply(d->aFilter, d->nFilter, c, n, &t->aOut[i], &t->anOut[i]);
   cairnFree(c);
 }
 
@@ -344,8 +344,8 @@ static int emitSlabs(cairn_h5w *w, H5wDset *d, uint8_t *const *aSlab, uint64_t n
     uint64_t off[CAIRN_H5W_MAXRANK] = {0}, addr;
     cellBase(d, i % nCell, off);
     off[0] = (b0 + i / nCell) * d->aChunk[0];
-    rc = h5wAlloc(w, t.anOut[i], &addr);
-    if (!rc) rc = h5wWrite(w, t.aOut[i], t.anOut[i], addr);
+    rc = cairnH5wAlloc(w, t.anOut[i], &addr);
+    if (!rc) rc = cairnH5wWrite(w, t.aOut[i], t.anOut[i], addr);
     if (!rc) rc = recPut(w, d, off, addr, (uint32_t)t.anOut[i]);
   }
   for (uint64_t i = 0; t.aOut && t.aOwn && i < nTask; i++)
@@ -354,7 +354,7 @@ static int emitSlabs(cairn_h5w *w, H5wDset *d, uint8_t *const *aSlab, uint64_t n
   cairnFree(t.aOwn);
   cairnFree(t.anOut);
   cairnFree(t.aRc);
-  return rc ? h5wFail(w, rc) : CAIRN_OK;
+  return rc ? cairnH5wFail(w, rc) : CAIRN_OK;
 }
 
 /* ---------------------------------------------------------------- B-tree (v1, type 1) */
@@ -376,7 +376,7 @@ static void keyPut(const H5wDset *d, uint8_t *p, const H5wChunk *c, int bRight) 
 }
 
 static int btreeWrite(cairn_h5w *w, H5wDset *d) {
-  for (uint64_t i = 0; i < d->nOldNode; i++) h5wFree(w, d->aOldNode[i], nodeSize(d->rank), 1);
+  for (uint64_t i = 0; i < d->nOldNode; i++) cairnH5wFree(w, d->aOldNode[i], nodeSize(d->rank), 1);
   d->nOldNode = 0;
   if (d->nRec == 0) {
     d->bIndexDirty = 0;
@@ -422,11 +422,11 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
       }
       keyPut(d, p, &d->aRec[r1 - 1], 1);
       uint64_t addr;
-      rc = h5wAlloc(w, ns, &addr);
-      if (!rc) rc = h5wWrite(w, buf, ns, addr);
+      rc = cairnH5wAlloc(w, ns, &addr);
+      if (!rc) rc = cairnH5wWrite(w, buf, ns, addr);
       if (rc) break;
       H5wNode *nd = &d->aLevel[l][j];
-      h5wFree(w, nd->addr, ns, nd->gen != w->txn);
+      cairnH5wFree(w, nd->addr, ns, nd->gen != w->txn);
       *nd = (H5wNode){addr, w->txn};
     }
     d->nLevel[l] = aCount[l];
@@ -435,9 +435,9 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
   }
   /* Nodes of levels that no longer exist (cannot happen: the tree only grows) */
   for (int l = nl; l < d->nLevels; l++)
-    for (uint64_t j = 0; j < d->nLevel[l]; j++) h5wFree(w, d->aLevel[l][j].addr, ns, d->aLevel[l][j].gen != w->txn);
+    for (uint64_t j = 0; j < d->nLevel[l]; j++) cairnH5wFree(w, d->aLevel[l][j].addr, ns, d->aLevel[l][j].gen != w->txn);
   cairnFree(buf);
-  if (rc) return h5wFail(w, rc);
+  if (rc) return cairnH5wFail(w, rc);
   d->nLevels = nl;
   d->btreeAddr = d->aLevel[nl - 1][0].addr;
   d->bIndexDirty = 0;
@@ -453,7 +453,7 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
   if (depth > 8) return cairnErr(CAIRN_CORRUPT, "chunk B-tree deeper than 8 at %llu", (unsigned long long)addr);
   size_t ks = keySize(d->rank);
   uint8_t hdr[24];
-  CAIRN_TRY(h5wRead(w, hdr, 24, addr));
+  CAIRN_TRY(cairnH5wRead(w, hdr, 24, addr));
   if (memcmp(hdr, "TREE", 4) != 0 || hdr[4] != 1) return cairnErr(CAIRN_CORRUPT, "no chunk B-tree node at %llu", (unsigned long long)addr);
   int level = hdr[5];
   unsigned n = cairnGetLE16(hdr + 6);
@@ -470,13 +470,13 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
     if (!a || !b) return cairnErr(CAIRN_NOMEM, "B-tree: out of memory");
     bl->nAlloc[level] = m;
   }
-  h5wUsed(w, addr, nodeSize(d->rank));
+  cairnH5wUsed(w, addr, nodeSize(d->rank));
   bl->aAddr[level][bl->n[level]] = addr;
   bl->aN[level][bl->n[level]++] = (uint16_t)n;
   size_t sz = (size_t)n * (ks + 8) + ks;
   uint8_t *p = cairnMalloc(sz);
   if (!p) return cairnErr(CAIRN_NOMEM, "B-tree: out of memory");
-  int rc = h5wRead(w, p, sz, addr + 24);
+  int rc = cairnH5wRead(w, p, sz, addr + 24);
   for (unsigned i = 0; i < n && !rc; i++) {
     const uint8_t *k = p + i * (ks + 8);
     uint64_t child = cairnGetLE64(k + ks);
@@ -568,8 +568,8 @@ static size_t layoutSize(const H5wDset *d, size_t nCompact) {
 static int updateChunkedMsgs(H5wObj *o) {
   H5wDset *d = o->pDset;
   uint8_t sp[4 + 16 * CAIRN_H5W_MAXRANK];
-  size_t n = (size_t)h5wEncodeSpace(sp, d->rank, d->aDim, d->aMax);
-  CAIRN_TRY(h5wObjSetMsg(o, d->iSpaceMsg, sp, n));
+  size_t n = (size_t)cairnH5wEncodeSpace(sp, d->rank, d->aDim, d->aMax);
+  CAIRN_TRY(cairnH5wObjSetMsg(o, d->iSpaceMsg, sp, n));
   uint8_t ly[3 + 8 + 4 * (CAIRN_H5W_MAXRANK + 1)];
   ly[0] = 3;
   ly[1] = 2;
@@ -577,7 +577,7 @@ static int updateChunkedMsgs(H5wObj *o) {
   cairnPutLE64(ly + 3, d->nRec ? d->btreeAddr : H5W_UNDEF);
   for (int i = 0; i < d->rank; i++) cairnPutLE32(ly + 11 + 4 * i, (uint32_t)d->aChunk[i]);
   cairnPutLE32(ly + 11 + 4 * d->rank, (uint32_t)d->elSize);
-  return h5wObjSetMsg(o, d->iLayoutMsg, ly, layoutSize(d, 0));
+  return cairnH5wObjSetMsg(o, d->iLayoutMsg, ly, layoutSize(d, 0));
 }
 
 /* ---------------------------------------------------------------- row blocks */
@@ -610,9 +610,9 @@ static int tailLoad(cairn_h5w *w, H5wDset *d, uint64_t b) {
     if (r->nByte > nc + (nc >> 3) + 65536 + 64) { rc = cairnErr(CAIRN_CORRUPT, "chunk at %llu of %u bytes", (unsigned long long)r->addr, r->nByte); break; }
     cairnFree(raw);
     if (!(raw = cairnMalloc(r->nByte ? r->nByte : 1))) { rc = cairnErr(CAIRN_NOMEM, "append: out of memory"); break; }
-    rc = h5wRead(w, raw, r->nByte, r->addr);
+    rc = cairnH5wRead(w, raw, r->nByte, r->addr);
     if (!rc) {
-      if (d->nFilter) rc = h5wFilterUndo(d->aFilter, d->nFilter, r->mask, raw, r->nByte, c, nc);
+      if (d->nFilter) rc = cairnH5wFilterUndo(d->aFilter, d->nFilter, r->mask, raw, r->nByte, c, nc);
       else if (r->nByte != nc) rc = cairnErr(CAIRN_CORRUPT, "unfiltered chunk at %llu of %u bytes, want %zu", (unsigned long long)r->addr, r->nByte, nc);
       else memcpy(c, raw, nc);
     }
@@ -665,7 +665,7 @@ static int writeRows(cairn_h5w *w, H5wDset *d, uint64_t row0, uint64_t n, const 
 }
 
 /* At commit: write the partial tail block and the B-tree, update the layout message. */
-int h5wDsetFlush(cairn_h5w *w, H5wObj *o) {
+int cairnH5wDsetFlush(cairn_h5w *w, H5wObj *o) {
   H5wDset *d = o->pDset;
   if (d->layout != CAIRN_H5W_CHUNKED) return CAIRN_OK;
   if (d->pTail && d->tailRow0 != NO_BLOCK && d->bTailDirty) {
@@ -676,7 +676,7 @@ int h5wDsetFlush(cairn_h5w *w, H5wObj *o) {
   if (d->bIndexDirty) CAIRN_TRY(btreeWrite(w, d));
   if (d->bIndexDirty == 0 && (d->bShapeDirty || d->bIndexWritten)) {
     int rc = updateChunkedMsgs(o);
-    if (rc) return h5wFail(w, rc);
+    if (rc) return cairnH5wFail(w, rc);
     d->bShapeDirty = d->bIndexWritten = 0;
     o->bDirty = 1;
   }
@@ -728,7 +728,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   for (int i = 0; i < rank; i++) d->aDim[i] = dims[i], d->aMax[i] = maxdims ? maxdims[i] : dims[i];
   int rc = CAIRN_OK;
   const char *zErr;
-  if (opt.zFilters && opt.zFilters[0]) rc = h5wFilterParse(opt.zFilters, t->size, d->aFilter, &d->nFilter, &zErr);
+  if (opt.zFilters && opt.zFilters[0]) rc = cairnH5wFilterParse(opt.zFilters, t->size, d->aFilter, &d->nFilter, &zErr);
   d->layout = opt.layout;
   if (!rc && d->layout == CAIRN_H5W_AUTO) d->layout = (bResizable || d->nFilter || opt.chunk) ? CAIRN_H5W_CHUNKED : CAIRN_H5W_CONTIGUOUS;
   if (!rc && d->layout > CAIRN_H5W_CHUNKED) rc = cairnErr(CAIRN_MISUSE, "dataset '%s': layout %d", zPath, d->layout);
@@ -765,10 +765,10 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   }
   H5wObj *g = NULL, *o = NULL;
   const char *zLeaf = NULL;
-  if (!rc) rc = h5wCreateChild(w, zPath, &g, &zLeaf);
+  if (!rc) rc = cairnH5wCreateChild(w, zPath, &g, &zLeaf);
   if (!rc && !(o = cairnMallocZero(sizeof *o))) rc = cairnErr(CAIRN_NOMEM, "out of memory");
   if (rc) {
-    h5wDsetFree(d);
+    cairnH5wDsetFree(d);
     return rc;
   }
   o->addr = H5W_UNDEF;
@@ -778,21 +778,21 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   uint8_t *pConv = NULL;
   if (pData && t->bHasVlen) {
     if (!(pConv = cairnMalloc((size_t)(nByte ? nByte : 1)))) rc = cairnErr(CAIRN_NOMEM, "dataset '%s': out of memory", zPath);
-    else rc = h5wVlenToFile(w, t->vlenKind, t->vlenUnit, pData, nEl, pConv);
+    else rc = cairnH5wVlenToFile(w, t->vlenKind, t->vlenUnit, pData, nEl, pConv);
     pFile = pConv;
   }
   /* messages: dataspace, datatype, fill value, layout, filters */
   uint8_t sp[4 + 16 * CAIRN_H5W_MAXRANK];
   if (!rc) {
     d->iSpaceMsg = o->nMsg;
-    rc = h5wObjAddMsg(o, H5W_MSG_DATASPACE, 0, sp, (size_t)h5wEncodeSpace(sp, rank, dims, bResizable ? d->aMax : NULL));
+    rc = cairnH5wObjAddMsg(o, H5W_MSG_DATASPACE, 0, sp, (size_t)cairnH5wEncodeSpace(sp, rank, dims, bResizable ? d->aMax : NULL));
   }
   if (!rc) {
     uint8_t *te;
     size_t tn;
-    rc = h5wTypeEncode(t, &te, &tn);
+    rc = cairnH5wTypeEncode(t, &te, &tn);
     if (!rc) {
-      rc = h5wObjAddMsg(o, H5W_MSG_DATATYPE, 1, te, tn);
+      rc = cairnH5wObjAddMsg(o, H5W_MSG_DATATYPE, 1, te, tn);
       cairnFree(te);
     }
   }
@@ -811,9 +811,9 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       cairnPutLE32(q + 2, (uint32_t)t->size);
       memcpy(q + 6, d->pFill, t->size);
       nfv = 6 + t->size;
-      rc = (t->size + 6 > sizeof fv && !big) ? cairnErr(CAIRN_NOMEM, "out of memory") : h5wObjAddMsg(o, H5W_MSG_FILLVALUE, 1, q, nfv);
+      rc = (t->size + 6 > sizeof fv && !big) ? cairnErr(CAIRN_NOMEM, "out of memory") : cairnH5wObjAddMsg(o, H5W_MSG_FILLVALUE, 1, q, nfv);
       cairnFree(big);
-    } else rc = h5wObjAddMsg(o, H5W_MSG_FILLVALUE, 1, fv, nfv);
+    } else rc = cairnH5wObjAddMsg(o, H5W_MSG_FILLVALUE, 1, fv, nfv);
   }
   if (!rc && d->nFilter) {
     uint8_t fp[2 + 8 * (8 + 64 + 32)];
@@ -830,9 +830,9 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       if (f->id >= 256) memcpy(fp + i, zName, strlen(zName) + 1), i += strlen(zName) + 1;
       for (int c = 0; c < f->nCd; c++) cairnPutLE32(fp + i, f->aCd[c]), i += 4;
     }
-    rc = h5wObjAddMsg(o, H5W_MSG_FILTER, 0, fp, i);
+    rc = cairnH5wObjAddMsg(o, H5W_MSG_FILTER, 0, fp, i);
   }
-  if (!rc) rc = h5wEnsureAinfo(o);
+  if (!rc) rc = cairnH5wEnsureAinfo(o);
   /* layout + data */
   if (!rc) {
     d->iLayoutMsg = o->nMsg;
@@ -845,14 +845,14 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
         cairnPutLE16(ly + 2, (uint16_t)nb);
         if (pFile) memcpy(ly + 4, pFile, nb);
         else fillPattern(d, ly + 4, nEl);
-        rc = h5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, 4 + nb);
+        rc = cairnH5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, 4 + nb);
         cairnFree(ly);
       }
     } else if (d->layout == CAIRN_H5W_CONTIGUOUS) {
       uint64_t addr = H5W_UNDEF;
       if (nByte) {
-        rc = h5wAlloc(w, nByte, &addr);
-        if (!rc && pFile) rc = h5wWrite(w, pFile, (size_t)nByte, addr);
+        rc = cairnH5wAlloc(w, nByte, &addr);
+        if (!rc && pFile) rc = cairnH5wWrite(w, pFile, (size_t)nByte, addr);
         else if (!rc && !w->bSkipFill) { /* fill in bounded blocks */
           size_t blk = 1 << 20;
           blk -= blk % t->size;
@@ -860,7 +860,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
           if (!b) rc = cairnErr(CAIRN_NOMEM, "out of memory");
           else fillPattern(d, b, blk / t->size);
           for (uint64_t off = 0; !rc && off < nByte; off += blk)
-            rc = h5wWrite(w, b, (size_t)(nByte - off < blk ? nByte - off : blk), addr + off);
+            rc = cairnH5wWrite(w, b, (size_t)(nByte - off < blk ? nByte - off : blk), addr + off);
           cairnFree(b);
         }
       }
@@ -868,11 +868,11 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       ly[0] = 3, ly[1] = 1;
       cairnPutLE64(ly + 2, addr);
       cairnPutLE64(ly + 10, nByte);
-      if (!rc) rc = h5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, sizeof ly);
+      if (!rc) rc = cairnH5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, sizeof ly);
       d->contigAddr = addr, d->contigSize = nByte, d->contigGen = w->txn;
     } else {
       uint8_t ly[3 + 8 + 4 * (CAIRN_H5W_MAXRANK + 1)] = {0};
-      if (!rc) rc = h5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, layoutSize(d, 0));
+      if (!rc) rc = cairnH5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, layoutSize(d, 0));
       if (!rc) rc = updateChunkedMsgs(o);
       if (!rc && pFile && dims[0]) {
         rc = writeRows(w, d, 0, dims[0], pFile);
@@ -880,13 +880,13 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
     }
   }
   cairnFree(pConv);
-  if (!rc) rc = h5wLinkAdd(g, zLeaf, o);
+  if (!rc) rc = cairnH5wLinkAdd(g, zLeaf, o);
   if (rc) {
     /* Nothing links to o; space it took is leaked until commit/repack but the file is intact. */
     o->pParent = NULL;
     for (int i = 0; i < o->nMsg; i++) cairnFree(o->aMsg[i].p);
     cairnFree(o->aMsg);
-    h5wDsetFree(d);
+    cairnH5wDsetFree(d);
     cairnFree(o);
     return rc;
   }
@@ -896,7 +896,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
 
 /* Read rows [r0, r0 + nr) of dataset d (rank, dims: its shape) in native form into p (nb bytes):
 ** the row blocks in which append and repack copy a dataset. */
-int h5wReadRows(cairn_h5_obj *d, unsigned rank, const uint64_t *dims, uint64_t r0, uint64_t nr, void *p, size_t nb) {
+int cairnH5wReadRows(cairn_h5_obj *d, unsigned rank, const uint64_t *dims, uint64_t r0, uint64_t nr, void *p, size_t nb) {
   cairn_h5_sel sel;
   memset(&sel, 0, sizeof sel);
   sel.rank = rank;
@@ -922,7 +922,7 @@ static int convertV4(cairn_h5w *w, H5wObj *o, const char *zPath) {
       return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s' uses filter %u", zPath, id);
   }
   if (w->bBadK) return cairnErr(CAIRN_UNSUPPORTED, "append: dataset '%s': the file sets a chunk B-tree K other than 32", zPath);
-  CAIRN_TRY(h5wFlush(w));
+  CAIRN_TRY(cairnH5wFlush(w));
   cairn_h5 *h = NULL;
   cairn_h5_obj *src = NULL;
   cairn_h5_info in;
@@ -950,7 +950,7 @@ static int convertV4(cairn_h5w *w, H5wObj *o, const char *zPath) {
   if (!rc && rowBytes && !p) rc = cairnErr(CAIRN_NOMEM, "append: out of memory converting '%s'", zPath);
   for (uint64_t r0 = 0; !rc && rowBytes && r0 < d->aDim[0]; r0 += step) {
     uint64_t nr = d->aDim[0] - r0 < step ? d->aDim[0] - r0 : step;
-    rc = h5wReadRows(src, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
+    rc = cairnH5wReadRows(src, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
     if (!rc) rc = writeRows(w, d, r0, nr, p);
   }
   cairnFree(p);
@@ -967,11 +967,11 @@ static int convertV4(cairn_h5w *w, H5wObj *o, const char *zPath) {
   }
   /* the layout message becomes version 3 (chunked, v1 B-tree), written at commit */
   uint8_t ly[3 + 8 + 4 * (CAIRN_H5W_MAXRANK + 1)] = {0};
-  rc = h5wObjSetMsg(o, d->iLayoutMsg, ly, layoutSize(d, 0));
+  rc = cairnH5wObjSetMsg(o, d->iLayoutMsg, ly, layoutSize(d, 0));
   if (!rc) rc = updateChunkedMsgs(o);
-  if (rc) return h5wFail(w, rc);
+  if (rc) return cairnH5wFail(w, rc);
   d->bShapeDirty = 1;
-  h5wObjDirty(o);
+  cairnH5wObjDirty(o);
   w->bChanged = 1;
   return CAIRN_OK;
 }
@@ -979,7 +979,7 @@ static int convertV4(cairn_h5w *w, H5wObj *o, const char *zPath) {
 /* ---------------------------------------------------------------- append */
 static int dsetFind(cairn_h5w *w, const char *zPath, H5wObj **ppO, const char *zWhat) {
   H5wObj *o;
-  CAIRN_TRY(h5wLookup(w, zPath, &o));
+  CAIRN_TRY(cairnH5wLookup(w, zPath, &o));
   if (!o->pDset) return cairnErr(CAIRN_TYPE, "%s: '%s' is not a dataset", zWhat, zPath);
   if (o->pDset->bShared) return cairnErr(CAIRN_UNSUPPORTED, "%s: dataset '%s' uses shared (SOHM) messages", zWhat, zPath);
   *ppO = o;
@@ -992,8 +992,8 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   if (w->bReadOnly) return cairnErr(CAIRN_READONLY, "cairn_h5w_append: file opened read-only");
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "append"));
-  CAIRN_TRY(h5wCheckChain(o, zPath));
-  CAIRN_TRY(h5wCheckRefs(w, zPath));
+  CAIRN_TRY(cairnH5wCheckChain(o, zPath));
+  CAIRN_TRY(cairnH5wCheckRefs(w, zPath));
   H5wDset *d = o->pDset;
   if (d->layout == -1) CAIRN_TRY(convertV4(w, o, zPath));
   if (d->layout != CAIRN_H5W_CHUNKED || d->rank == 0)
@@ -1015,7 +1015,7 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   uint8_t *pConv = NULL;
   if (d->bVlen) {
     if (!(pConv = cairnMalloc((size_t)(nEl * 16)))) return cairnErr(CAIRN_NOMEM, "append: out of memory");
-    int rc = h5wVlenToFile(w, d->vlenKind, d->vlenUnit, pData, nEl, pConv);
+    int rc = cairnH5wVlenToFile(w, d->vlenKind, d->vlenUnit, pData, nEl, pConv);
     if (rc) {
       cairnFree(pConv);
       return rc;
@@ -1026,9 +1026,9 @@ int cairn_h5w_append(cairn_h5w *w, const char *zPath, uint64_t nRows, const void
   d->aDim[0] += nRows;
   int rc = writeRows(w, d, row0, nRows, p);
   cairnFree(pConv);
-  if (rc) return h5wFail(w, rc);
+  if (rc) return cairnH5wFail(w, rc);
   d->bShapeDirty = 1; /* dataspace and layout messages are re-encoded once, at commit */
-  if (!o->bDirty) h5wObjDirty(o);
+  if (!o->bDirty) cairnH5wObjDirty(o);
   w->bChanged = 1;
   return CAIRN_OK;
 }
@@ -1077,8 +1077,8 @@ int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRo
   if (w->bReadOnly) return cairnErr(CAIRN_READONLY, "cairn_h5w_write: file opened read-only");
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "write"));
-  CAIRN_TRY(h5wCheckChain(o, zPath));
-  CAIRN_TRY(h5wCheckRefs(w, zPath));
+  CAIRN_TRY(cairnH5wCheckChain(o, zPath));
+  CAIRN_TRY(cairnH5wCheckRefs(w, zPath));
   H5wDset *d = o->pDset;
   uint64_t nRowsAll = d->rank ? d->aDim[0] : 1, rowEl = 1;
   for (int i = 1; i < d->rank; i++) rowEl *= d->aDim[i];
@@ -1092,7 +1092,7 @@ int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRo
   uint8_t *pConv = NULL;
   if (d->bVlen) {
     if (!(pConv = cairnMalloc((size_t)(nEl * 16)))) return cairnErr(CAIRN_NOMEM, "write: out of memory");
-    int rc = h5wVlenToFile(w, d->vlenKind, d->vlenUnit, pData, nEl, pConv);
+    int rc = cairnH5wVlenToFile(w, d->vlenKind, d->vlenUnit, pData, nEl, pConv);
     if (rc) {
       cairnFree(pConv);
       return rc;
@@ -1109,34 +1109,34 @@ int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRo
     if (d->contigAddr == H5W_UNDEF || d->contigGen != w->txn) {
       /* copy the committed storage to new space first (or allocate it: late allocation) */
       uint64_t size = nRowsAll * rowBytes, addr;
-      rc = h5wAlloc(w, size ? size : 1, &addr);
+      rc = cairnH5wAlloc(w, size ? size : 1, &addr);
       uint8_t *b = rc ? NULL : cairnMalloc(1 << 20);
       if (!rc && !b) rc = cairnErr(CAIRN_NOMEM, "write: out of memory");
       for (uint64_t off = 0; !rc && off < size; off += 1 << 20) {
         size_t m = (size_t)(size - off < (1u << 20) ? size - off : (1u << 20));
-        if (d->contigAddr != H5W_UNDEF) rc = h5wRead(w, b, m, d->contigAddr + off);
+        if (d->contigAddr != H5W_UNDEF) rc = cairnH5wRead(w, b, m, d->contigAddr + off);
         else fillPattern(d, b, m / d->elSize);
-        if (!rc) rc = h5wWrite(w, b, m, addr + off);
+        if (!rc) rc = cairnH5wWrite(w, b, m, addr + off);
       }
       cairnFree(b);
       if (!rc) {
-        h5wFree(w, d->contigAddr, d->contigSize, d->contigGen != w->txn);
+        cairnH5wFree(w, d->contigAddr, d->contigSize, d->contigGen != w->txn);
         d->contigAddr = addr, d->contigSize = size, d->contigGen = w->txn;
         uint8_t ly[18];
         ly[0] = 3, ly[1] = 1;
         cairnPutLE64(ly + 2, addr);
         cairnPutLE64(ly + 10, size);
-        rc = h5wObjSetMsg(o, d->iLayoutMsg, ly, sizeof ly);
+        rc = cairnH5wObjSetMsg(o, d->iLayoutMsg, ly, sizeof ly);
       }
     }
-    if (!rc) rc = h5wWrite(w, p, (size_t)(nRows * rowBytes), d->contigAddr + row0 * rowBytes);
+    if (!rc) rc = cairnH5wWrite(w, p, (size_t)(nRows * rowBytes), d->contigAddr + row0 * rowBytes);
   } else if (!rc && d->layout == CAIRN_H5W_CHUNKED) {
     rc = indexLoad(w, d);
     if (!rc) rc = writeRows(w, d, row0, nRows, p);
   }
   cairnFree(pConv);
-  if (rc) return CAIRN_PRIMARY(rc) == CAIRN_IOERR ? h5wFail(w, rc) : rc;
-  h5wObjDirty(o);
+  if (rc) return CAIRN_PRIMARY(rc) == CAIRN_IOERR ? cairnH5wFail(w, rc) : rc;
+  cairnH5wObjDirty(o);
   w->bChanged = 1;
   return CAIRN_OK;
 }
@@ -1166,7 +1166,7 @@ int cairn_h5w_dtype(cairn_h5w *w, const char *zPath, int *pClass, size_t *pSize,
 }
 
 /* ---------------------------------------------------------------- load */
-int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
+int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o) {
   (void)w;
   H5wDset *d = cairnMallocZero(sizeof *d);
   if (!d) return cairnErr(CAIRN_NOMEM, "dataset: out of memory");
@@ -1198,8 +1198,8 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
         d->aMax[k] = (fl & 1) ? cairnGetLE64(p + off + 8 * (rank + k)) : d->aDim[k];
       }
     } else if (m->type == H5W_MSG_DATATYPE) {
-      CAIRN_TRY(h5wTypeInfo(p, n, &cls, &d->elSize, &d->bVlen));
-      if (d->bVlen) h5wVlenInfo(p, n, &d->vlenKind, &d->vlenUnit);
+      CAIRN_TRY(cairnH5wTypeInfo(p, n, &cls, &d->elSize, &d->bVlen));
+      if (d->bVlen) cairnH5wVlenInfo(p, n, &d->vlenKind, &d->vlenUnit);
     } else if (m->type == H5W_MSG_LAYOUT && n >= 2) {
       d->iLayoutMsg = i;
       if (p[0] == 3 && p[1] == 2 && n >= 3 + 8) {
@@ -1273,7 +1273,7 @@ int h5wDsetLoad(cairn_h5w *w, H5wObj *o) {
 }
 
 /* ---------------------------------------------------------------- verify (read back) */
-void h5wHeapCacheClear(cairn_h5w *w) {
+void cairnH5wHeapCacheClear(cairn_h5w *w) {
   cairnFree(w->pGc);
   w->pGc = NULL;
   w->gcAddr = H5W_UNDEF;
@@ -1281,22 +1281,22 @@ void h5wHeapCacheClear(cairn_h5w *w) {
 
 static int heapGet(cairn_h5w *w, uint64_t addr, uint32_t idx, const uint8_t **pp, uint64_t *pn) {
   if (!w->pGc || w->gcAddr != addr) {
-    h5wHeapCacheClear(w);
+    cairnH5wHeapCacheClear(w);
     uint8_t hd[16];
-    CAIRN_TRY(h5wRead(w, hd, 16, addr));
+    CAIRN_TRY(cairnH5wRead(w, hd, 16, addr));
     uint64_t size = cairnGetLE64(hd + 8);
     if (memcmp(hd, "GCOL", 4) != 0 || hd[4] != 1 || size < 16 || size > (64u << 20))
       return cairnErr(CAIRN_CORRUPT, "no global heap collection at %llu", (unsigned long long)addr);
     w->pGc = cairnMalloc((size_t)size);
     if (!w->pGc) return cairnErr(CAIRN_NOMEM, "global heap: out of memory");
-    int rc = h5wRead(w, w->pGc, (size_t)size, addr);
+    int rc = cairnH5wRead(w, w->pGc, (size_t)size, addr);
     if (rc) {
-      h5wHeapCacheClear(w);
+      cairnH5wHeapCacheClear(w);
       return rc;
     }
     w->gcAddr = addr;
     w->nGc = (size_t)size;
-    h5wUsed(w, addr, size);
+    cairnH5wUsed(w, addr, size);
   }
   size_t off = 16;
   while (off + 16 <= w->nGc) {
@@ -1351,7 +1351,7 @@ static int spaceCount(const uint8_t *p, size_t n, uint64_t *pnEl, size_t *pnUsed
   return CAIRN_OK;
 }
 
-int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h) {
+int cairnH5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h) {
   const uint8_t *p = m->p;
   size_t n = m->n;
   if (n < 8 || p[0] < 1 || p[0] > 3) return cairnErr(CAIRN_CORRUPT, "attribute message version %d", n ? p[0] : -1);
@@ -1369,8 +1369,8 @@ int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h) {
   int bVlen = 0;
   uint64_t nEl = 0, nData = 0;
   size_t used = 0;
-  CAIRN_TRY(h5wTypeInfo(t, nType, &cls, &el, &bVlen));
-  if (h5wTypeMayHideVlen(t, nType)) w->bUnsafe = 1;
+  CAIRN_TRY(cairnH5wTypeInfo(t, nType, &cls, &el, &bVlen));
+  if (cairnH5wTypeMayHideVlen(t, nType)) w->bUnsafe = 1;
   CAIRN_TRY(spaceCount(s, nSpace, &nEl, &used));
   cairn_sha256_update(h, s, used);
   size_t rest = (size_t)(p + n - data);
@@ -1378,14 +1378,14 @@ int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h) {
   if (bVlen && el == 16) {
     int kind;
     size_t unit;
-    h5wVlenInfo(t, nType, &kind, &unit);
+    cairnH5wVlenInfo(t, nType, &kind, &unit);
     return hashVlen(w, data, nEl, unit, h);
   }
   cairn_sha256_update(h, data, (size_t)nData);
   return CAIRN_OK;
 }
 
-int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
+int cairnH5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
   H5wDset *d = o->pDset;
   const H5wMsg *ly = &o->aMsg[d->iLayoutMsg];
   int bVlen = d->bVlen && d->elSize == 16;
@@ -1394,7 +1394,7 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
     uint64_t addr = cairnGetLE64(ly->p + 2), size = cairnGetLE64(ly->p + 10);
     if (addr == H5W_UNDEF) return CAIRN_OK;
     if (addr + size < addr || addr + size > w->eofCommitted) return cairnErr(CAIRN_CORRUPT, "contiguous data at %llu past end of file", (unsigned long long)addr);
-    h5wUsed(w, addr, size);
+    cairnH5wUsed(w, addr, size);
     if (w->bCollect && !bVlen) return CAIRN_OK; /* accounting only: no need to read the bytes */
     size_t blk = 65536;
     uint8_t *b = cairnMalloc(blk);
@@ -1402,7 +1402,7 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
     int rc = CAIRN_OK;
     for (uint64_t off = 0; off < size && !rc; off += blk) {
       size_t m = (size_t)(size - off < blk ? size - off : blk);
-      rc = h5wRead(w, b, m, addr + off);
+      rc = cairnH5wRead(w, b, m, addr + off);
       if (!rc && bVlen) rc = hashVlen(w, b, m / 16, d->vlenUnit, h);
       else if (!rc) cairn_sha256_update(h, b, m);
     }
@@ -1420,7 +1420,7 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
   int rc = c ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "verify: out of memory");
   for (uint64_t i = 0; i < d->nRec && !rc; i++) {
     const H5wChunk *r = &d->aRec[i];
-    h5wUsed(w, r->addr, r->nByte);
+    cairnH5wUsed(w, r->addr, r->nByte);
     if (w->bCollect && !bVlen) continue; /* accounting only */
     for (int k = 0; k < d->rank; k++) hashU64h(h, r->aOff[k]);
     if (r->nByte > nc * 2 + (1u << 20) || r->addr + r->nByte > w->eofCommitted) {
@@ -1429,9 +1429,9 @@ int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
     }
     cairnFree(raw);
     if (!(raw = cairnMalloc(r->nByte ? r->nByte : 1))) { rc = cairnErr(CAIRN_NOMEM, "verify: out of memory"); break; }
-    rc = h5wRead(w, raw, r->nByte, r->addr);
+    rc = cairnH5wRead(w, raw, r->nByte, r->addr);
     if (!rc) {
-      if (d->nFilter) rc = h5wFilterUndo(d->aFilter, d->nFilter, r->mask, raw, r->nByte, c, nc);
+      if (d->nFilter) rc = cairnH5wFilterUndo(d->aFilter, d->nFilter, r->mask, raw, r->nByte, c, nc);
       else if (r->nByte != nc) rc = cairnErr(CAIRN_CORRUPT, "chunk at %llu of %u bytes, want %zu", (unsigned long long)r->addr, r->nByte, nc);
       else memcpy(c, raw, nc);
     }

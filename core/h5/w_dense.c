@@ -89,7 +89,7 @@ static void nodeFree(cairn_h5w *w, DNode *x) {
   if (!x) return;
   if (x->lvl)
     for (int i = 0; i <= x->n; i++) nodeFree(w, x->aKid[i]); /* NULL for children not loaded */
-  if (w) h5wFree(w, x->addr, BT_NODE, x->gen != w->txn);
+  if (w) cairnH5wFree(w, x->addr, BT_NODE, x->gen != w->txn);
   cairnFree(x->aRec);
   cairnFree(x->aKid);
   cairnFree(x);
@@ -226,9 +226,9 @@ static int nodeWrite(cairn_h5w *w, H5wDense *d, const H5wObj *g, DNode *x) {
   cairnPutLE32(p + i, cairnLookup3(p, i, 0));
   i += 4;
   uint64_t a;
-  CAIRN_TRY(h5wAlloc(w, BT_NODE, &a));
-  CAIRN_TRY(h5wWrite(w, p, i, a)); /* the rest of the node is never read */
-  h5wFree(w, x->addr, BT_NODE, x->gen != w->txn);
+  CAIRN_TRY(cairnH5wAlloc(w, BT_NODE, &a));
+  CAIRN_TRY(cairnH5wWrite(w, p, i, a)); /* the rest of the node is never read */
+  cairnH5wFree(w, x->addr, BT_NODE, x->gen != w->txn);
   x->addr = a;
   x->gen = w->txn;
   x->bDirty = 0;
@@ -254,16 +254,16 @@ static int denseNew(H5wDense **pp) {
   return CAIRN_OK;
 }
 
-void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease) {
+void cairnH5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease) {
   H5wDense *d = g->pDense;
   if (!d) return;
   cairn_h5w *wf = bRelease ? w : NULL;
   nodeFree(wf, d->pRoot);
   if (wf) {
-    for (int e = 0; e < d->nBlk; e++) h5wFree(w, d->aBlk[e], rowSize(e / DN_WIDTH), d->aBlkGen[e] != w->txn);
-    h5wFree(w, d->ibAddr, d->ibSize, d->ibGen != w->txn);
-    h5wFree(w, d->hdrAddr, DN_HDR, d->hdrGen != w->txn);
-    h5wFree(w, d->btAddr, 38, d->btGen != w->txn);
+    for (int e = 0; e < d->nBlk; e++) cairnH5wFree(w, d->aBlk[e], rowSize(e / DN_WIDTH), d->aBlkGen[e] != w->txn);
+    cairnH5wFree(w, d->ibAddr, d->ibSize, d->ibGen != w->txn);
+    cairnH5wFree(w, d->hdrAddr, DN_HDR, d->hdrGen != w->txn);
+    cairnH5wFree(w, d->btAddr, 38, d->btGen != w->txn);
   }
   for (int i = 0; i < g->nLink; i++) g->aLink[i].hidLen = 0;
   cairnFree(d->aMoved);
@@ -273,7 +273,7 @@ void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease) {
 
 /* The header that link i of g points to moved (commitObj): its message must be rewritten.
 ** Only these and the links added since the last commit are looked at, not all n. */
-void h5wDenseMoved(H5wObj *g, int i) {
+void cairnH5wDenseMoved(H5wObj *g, int i) {
   H5wDense *d = g->pDense;
   if (!d || d->bScanAll || i >= d->nDone) return;
   if (d->nMoved == d->nMovedAlloc) {
@@ -314,10 +314,10 @@ static int heapPlace(cairn_h5w *w, H5wDense *d, uint64_t n, int bNoGrow, uint64_
     h[4] = 0;
     cairnPutLE64(h + 5, d->hdrAddr);
     cairnPutLEn(h + 13, entOff(e), DN_OFFB);
-    CAIRN_TRY(h5wAlloc(w, bs, &d->aBlk[e]));
+    CAIRN_TRY(cairnH5wAlloc(w, bs, &d->aBlk[e]));
     d->aBlkGen[e] = w->txn;
     if (d->aBlk[e] + bs > d->newEnd) d->newEnd = d->aBlk[e] + bs;
-    CAIRN_TRY(h5wWrite(w, h, DN_DBHDR, d->aBlk[e]));
+    CAIRN_TRY(cairnH5wWrite(w, h, DN_DBHDR, d->aBlk[e]));
     d->wp = entOff(e) + DN_DBHDR;
   }
 }
@@ -354,10 +354,10 @@ static void hdrEncode(const H5wDense *d, uint8_t *p) {
 ** are then all-or-nothing, like the superblock's. */
 static int hdrAlloc(cairn_h5w *w, uint64_t *pAddr) {
   uint64_t a;
-  CAIRN_TRY(h5wAlloc(w, DN_HDR + DN_SECTOR, &a));
+  CAIRN_TRY(cairnH5wAlloc(w, DN_HDR + DN_SECTOR, &a));
   uint64_t s = a % DN_SECTOR + DN_HDR <= DN_SECTOR ? a : (a + DN_SECTOR - 1) / DN_SECTOR * DN_SECTOR;
-  h5wFree(w, a, s - a, 0);
-  h5wFree(w, s + DN_HDR, a + DN_HDR + DN_SECTOR - (s + DN_HDR), 0);
+  cairnH5wFree(w, a, s - a, 0);
+  cairnH5wFree(w, s + DN_HDR, a + DN_HDR + DN_SECTOR - (s + DN_HDR), 0);
   *pAddr = s;
   return CAIRN_OK;
 }
@@ -374,7 +374,7 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   int bHdrCommitted = d->hdrGen != w->txn;
   d->newEnd = 0;
   /* A committed heap header is rewritten in place; if it must point at a new indirect block,
-  ** that block has to be inside the committed file first (h5wSbExtend), which a caller's tail
+  ** that block has to be inside the committed file first (cairnH5wSbExtend), which a caller's tail
   ** past the end of file (CAIRN_H5W_TAIL) forbids: such heaps are rebuilt instead. */
   int bNoGrow = bHdrCommitted && w->bTail;
   int bChanged = bFresh;
@@ -388,12 +388,12 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
     int bHard = l->addr != H5W_UNDEF || l->pObj;
     uint64_t target = l->pObj ? l->pObj->addr : l->addr;
     if (l->hidLen && (!bHard || target == l->hidTarget)) continue;
-    size_t n = h5wLinkMsgSize(l);
+    size_t n = cairnH5wLinkMsgSize(l);
     if (n > sizeof buf) return cairnErr(CAIRN_UNSUPPORTED, "link '%s': a message of %zu bytes in dense storage", l->zName, n);
-    h5wLinkMsgEncode(l, target, buf);
+    cairnH5wLinkMsgEncode(l, target, buf);
     uint64_t off, at;
     CAIRN_TRY(heapPlace(w, d, n, bNoGrow, &off, &at));
-    CAIRN_TRY(h5wWrite(w, buf, n, at));
+    CAIRN_TRY(cairnH5wWrite(w, buf, n, at));
     int bNew = l->hidLen == 0;
     if (!bNew) d->nLiveBytes -= l->hidLen;
     l->hidOff = off;
@@ -423,15 +423,15 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
     for (int e = 0; e < d->curRows * DN_WIDTH; e++, i += 8) cairnPutLE64(p + i, e < d->nBlk ? d->aBlk[e] : H5W_UNDEF);
     cairnPutLE32(p + i, cairnLookup3(p, i, 0));
     uint64_t a;
-    CAIRN_TRY(h5wAlloc(w, n, &a));
-    CAIRN_TRY(h5wWrite(w, p, n, a));
-    h5wFree(w, d->ibAddr, d->ibSize, d->ibGen != w->txn);
+    CAIRN_TRY(cairnH5wAlloc(w, n, &a));
+    CAIRN_TRY(cairnH5wWrite(w, p, n, a));
+    cairnH5wFree(w, d->ibAddr, d->ibSize, d->ibGen != w->txn);
     d->ibAddr = a, d->ibSize = n, d->ibGen = w->txn;
     d->bIbDirty = 0;
     if (a + n > d->newEnd) d->newEnd = a + n;
     /* the header will name the new blocks: before it is rewritten in place they must be
     ** durable (a sync) and inside the committed file (an end-of-file switch if they are not) */
-    if (bHdrCommitted) CAIRN_TRY(h5wSbExtend(w, d->newEnd > w->eofCommitted));
+    if (bHdrCommitted) CAIRN_TRY(cairnH5wSbExtend(w, d->newEnd > w->eofCommitted));
   }
   /* the B-tree, copy-on-write from the changed leaves up, then a new header for it */
   CAIRN_TRY(nodeWrite(w, d, g, d->pRoot));
@@ -447,40 +447,40 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   cairnPutLE64(bt + 26, d->pRoot->nTot);
   cairnPutLE32(bt + 34, cairnLookup3(bt, 34, 0));
   uint64_t a;
-  CAIRN_TRY(h5wAlloc(w, sizeof bt, &a));
-  CAIRN_TRY(h5wWrite(w, bt, sizeof bt, a));
-  h5wFree(w, d->btAddr, sizeof bt, d->btGen != w->txn);
+  CAIRN_TRY(cairnH5wAlloc(w, sizeof bt, &a));
+  CAIRN_TRY(cairnH5wWrite(w, bt, sizeof bt, a));
+  cairnH5wFree(w, d->btAddr, sizeof bt, d->btGen != w->txn);
   d->btAddr = a, d->btGen = w->txn;
   /* the heap header: new, or rewritten in place as one write inside one sector, after
   ** everything it names (kept out of write gathering so it stays a write of its own) */
   uint8_t h[DN_HDR];
   hdrEncode(d, h);
-  CAIRN_TRY(h5wFlush(w));
+  CAIRN_TRY(cairnH5wFlush(w));
   w->st.nWrite++;
   if (w->nFileSize < d->hdrAddr + DN_HDR) w->nFileSize = d->hdrAddr + DN_HDR;
   int rc = cairn_file_write(w->f, h, DN_HDR, d->hdrAddr);
-  if (rc) return h5wFail(w, rc);
+  if (rc) return cairnH5wFail(w, rc);
   /* the group's Link Info names the heap and the B-tree */
   uint8_t li[18] = {0, 0};
   cairnPutLE64(li + 2, d->hdrAddr);
   cairnPutLE64(li + 10, d->btAddr);
   for (int i = 0; i < g->nMsg; i++)
-    if (g->aMsg[i].type == H5W_MSG_LINKINFO) return h5wObjSetMsg(g, i, li, sizeof li);
-  return h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
+    if (g->aMsg[i].type == H5W_MSG_LINKINFO) return cairnH5wObjSetMsg(g, i, li, sizeof li);
+  return cairnH5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
 }
 
 /* Back to compact storage (a link too large for the heap): the header holds every link again. */
 static int denseToCompact(cairn_h5w *w, H5wObj *g) {
-  h5wDenseFree(w, g, 1);
+  cairnH5wDenseFree(w, g, 1);
   uint8_t li[18] = {0, 0};
   cairnPutLE64(li + 2, H5W_UNDEF);
   cairnPutLE64(li + 10, H5W_UNDEF);
   for (int i = 0; i < g->nMsg; i++)
-    if (g->aMsg[i].type == H5W_MSG_LINKINFO) return h5wObjSetMsg(g, i, li, sizeof li);
-  return h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
+    if (g->aMsg[i].type == H5W_MSG_LINKINFO) return cairnH5wObjSetMsg(g, i, li, sizeof li);
+  return cairnH5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
 }
 
-int h5wDenseCommit(cairn_h5w *w, H5wObj *g) {
+int cairnH5wDenseCommit(cairn_h5w *w, H5wObj *g) {
   int bWant = H5W_DENSE_OVER > 0 && g->nLink > H5W_DENSE_OVER && g->nBigLink == 0;
   if (!bWant) return g->pDense ? denseToCompact(w, g) : CAIRN_OK;
   if (!g->pDense) CAIRN_TRY(denseNew(&g->pDense));
@@ -488,12 +488,12 @@ int h5wDenseCommit(cairn_h5w *w, H5wObj *g) {
   if (rc == CAIRN_LIMIT && !w->rcFatal) {
     /* full (or not growable in place): a new heap and index with the live links only */
     cairn_clearerr();
-    h5wDenseFree(w, g, 1);
+    cairnH5wDenseFree(w, g, 1);
     CAIRN_TRY(denseNew(&g->pDense));
     rc = denseUpdate(w, g);
     if (rc == CAIRN_LIMIT) rc = cairnErr(CAIRN_LIMIT, "group with %d links: more link message bytes than a dense heap holds (8 MiB)", g->nLink);
   }
-  return rc ? h5wFail(w, rc) : CAIRN_OK;
+  return rc ? cairnH5wFail(w, rc) : CAIRN_OK;
 }
 
 /* ---------------------------------------------------------------- loading */
@@ -525,13 +525,13 @@ static int loadRec(Load *L, const uint8_t *r, int *pk) {
   uint64_t bs = rowSize(e / DN_WIDTH);
   if (!L->apBlk[e]) {
     if (!(L->apBlk[e] = cairnMalloc((size_t)bs))) return cairnErr(CAIRN_NOMEM, "dense group: out of memory");
-    CAIRN_TRY(h5wRead(L->w, L->apBlk[e], (size_t)bs, d->aBlk[e]));
+    CAIRN_TRY(cairnH5wRead(L->w, L->apBlk[e], (size_t)bs, d->aBlk[e]));
     if (memcmp(L->apBlk[e], "FHDB", 4) || cairnGetLE64(L->apBlk[e] + 5) != d->hdrAddr ||
         cairnGetLEn(L->apBlk[e] + 13, DN_OFFB) != entOff(e))
       return cairnErr(CAIRN_CORRUPT, "dense group: bad direct block at %llu", (unsigned long long)d->aBlk[e]);
   }
   int k = L->g->nLink;
-  CAIRN_TRY(h5wParseLink(L->g, L->apBlk[e] + (off - entOff(e)), (size_t)len, d->aBlk[e] + (off - entOff(e))));
+  CAIRN_TRY(cairnH5wParseLink(L->g, L->apBlk[e] + (off - entOff(e)), (size_t)len, d->aBlk[e] + (off - entOff(e))));
   H5wLink *l = &L->g->aLink[k];
   l->hash = cairnLookup3(l->zName, strlen(l->zName), 0);
   if (l->hash != cairnGetLE32(r)) return cairnErr(CAIRN_CORRUPT, "dense group: name hash of '%s' differs from its index", l->zName);
@@ -559,8 +559,8 @@ static int loadNode(Load *L, uint64_t addr, int lvl, int n, DNode **pp) {
   if (lvl) memset(x->aKid, 0, sizeof(DNode *) * (size_t)(n + 1));
   size_t ptr = lvl ? ptrSize(d, lvl) : 0, size = 6 + (size_t)n * BT_REC + (lvl ? (size_t)(n + 1) * ptr : 0) + 4;
   uint8_t p[BT_NODE];
-  CAIRN_TRY(h5wRead(L->w, p, size, addr));
-  h5wUsed(L->w, addr, BT_NODE);
+  CAIRN_TRY(cairnH5wRead(L->w, p, size, addr));
+  cairnH5wUsed(L->w, addr, BT_NODE);
   if (memcmp(p, lvl ? "BTIN" : "BTLF", 4) || p[4] != 0 || p[5] != 5 || cairnLookup3(p, size - 4, 0) != cairnGetLE32(p + size - 4))
     return cairnErr(CAIRN_CORRUPT, "dense group: bad name index node at %llu", (unsigned long long)addr);
   const uint8_t *pc = p + 6 + (size_t)n * BT_REC;
@@ -579,9 +579,9 @@ static int loadNode(Load *L, uint64_t addr, int lvl, int n, DNode **pp) {
   return CAIRN_OK;
 }
 
-int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
+int cairnH5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
   uint8_t h[DN_HDR];
-  CAIRN_TRY(h5wRead(w, h, DN_HDR, heapAddr));
+  CAIRN_TRY(cairnH5wRead(w, h, DN_HDR, heapAddr));
   if (memcmp(h, "FRHP", 4) || cairnLookup3(h, DN_HDR - 4, 0) != cairnGetLE32(h + DN_HDR - 4))
     return cairnErr(CAIRN_UNSUPPORTED, "not a fractal heap this writer wrote at %llu", (unsigned long long)heapAddr);
   uint8_t want[DN_HDR];
@@ -608,7 +608,7 @@ int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
   memset(&L, 0, sizeof L);
   L.w = w, L.g = g, L.d = d;
   uint8_t ib[5 + 8 + DN_OFFB + DN_NENT * 8 + 4], bt[38];
-  int rc = h5wRead(w, ib, (size_t)d->ibSize, d->ibAddr);
+  int rc = cairnH5wRead(w, ib, (size_t)d->ibSize, d->ibAddr);
   if (!rc && (memcmp(ib, "FHIB", 4) || ib[4] != 0 || cairnGetLE64(ib + 5) != heapAddr || cairnGetLEn(ib + 13, DN_OFFB) != 0 ||
               cairnLookup3(ib, (size_t)d->ibSize - 4, 0) != cairnGetLE32(ib + d->ibSize - 4)))
     rc = cairnErr(CAIRN_CORRUPT, "dense group: bad root indirect block at %llu", (unsigned long long)d->ibAddr);
@@ -617,18 +617,18 @@ int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
     uint64_t a = cairnGetLE64(ib + 17 + 8 * e);
     if (e >= d->nBlk && a != H5W_UNDEF) rc = cairnErr(CAIRN_CORRUPT, "dense group: heap block past the allocation iterator");
     if (e < d->nBlk) d->aBlk[e] = a, d->aBlkGen[e] = 0;
-    if (e < d->nBlk && a != H5W_UNDEF) lastBlk = e, h5wUsed(w, a, rowSize(e / DN_WIDTH));
+    if (e < d->nBlk && a != H5W_UNDEF) lastBlk = e, cairnH5wUsed(w, a, rowSize(e / DN_WIDTH));
   }
   if (!rc && lastBlk < 0) rc = cairnErr(CAIRN_CORRUPT, "dense group: heap at %llu has no blocks", (unsigned long long)heapAddr);
-  if (!rc) rc = h5wRead(w, bt, sizeof bt, btAddr);
+  if (!rc) rc = cairnH5wRead(w, bt, sizeof bt, btAddr);
   if (!rc && (memcmp(bt, "BTHD", 4) || bt[4] != 0 || bt[5] != 5 || cairnGetLE32(bt + 6) != BT_NODE || cairnGetLE16(bt + 10) != BT_REC ||
               cairnGetLE16(bt + 12) >= BT_MAXLVL - 1 || cairnLookup3(bt, 34, 0) != cairnGetLE32(bt + 34)))
     rc = cairnErr(CAIRN_UNSUPPORTED, "dense group: a name index at %llu other than this writer's", (unsigned long long)btAddr);
   if (!rc) {
     d->btAddr = btAddr, d->btGen = 0;
-    h5wUsed(w, heapAddr, DN_HDR);
-    h5wUsed(w, d->ibAddr, d->ibSize);
-    h5wUsed(w, btAddr, sizeof bt);
+    cairnH5wUsed(w, heapAddr, DN_HDR);
+    cairnH5wUsed(w, d->ibAddr, d->ibSize);
+    cairnH5wUsed(w, btAddr, sizeof bt);
     rc = loadNode(&L, cairnGetLE64(bt + 16), cairnGetLE16(bt + 12), cairnGetLE16(bt + 24), &d->pRoot);
   }
   /* The header may count more objects than the index holds: it is rewritten in place before
@@ -639,7 +639,7 @@ int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
   if (!rc) d->nLive = d->pRoot->nTot;
   for (int e = 0; e < DN_NENT; e++) cairnFree(L.apBlk[e]);
   if (rc) {
-    h5wDenseFree(NULL, g, 0);
+    cairnH5wDenseFree(NULL, g, 0);
     return rc;
   }
   /* new messages go after the last one stored, in the last allocated block */

@@ -16,7 +16,7 @@ static const uint8_t kSig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 #define OH_MAX (64u << 20) /* cap on one header chunk read from a file */
 
 /* ---------------------------------------------------------------- I/O and space */
-int h5wFail(cairn_h5w *w, int rc) {
+int cairnH5wFail(cairn_h5w *w, int rc) {
   if (w->rcFatal == CAIRN_OK) w->rcFatal = rc;
   return rc;
 }
@@ -26,13 +26,13 @@ int h5wFail(cairn_h5w *w, int rc) {
 ** bytes for space the committed state does not use, and is flushed before any read, sync,
 ** truncate and before the superblock switch. */
 #define WBUF_CAP (1u << 20)
-int h5wFlush(cairn_h5w *w) {
+int cairnH5wFlush(cairn_h5w *w) {
   if (!w->nWbuf) return CAIRN_OK;
   size_t n = w->nWbuf;
   w->nWbuf = 0;
   w->st.nWrite++;
   int rc = cairn_file_write(w->f, w->pWbuf, n, w->wbufAddr);
-  return rc ? h5wFail(w, rc) : CAIRN_OK;
+  return rc ? cairnH5wFail(w, rc) : CAIRN_OK;
 }
 
 /* Make room for n bytes in the buffer (64 KiB first, doubling up to WBUF_CAP). */
@@ -50,7 +50,7 @@ static int wbufReserve(cairn_h5w *w, size_t n) {
   return 1;
 }
 
-int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
+int cairnH5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
   if (w->rcFatal) return w->rcFatal;
   if (addr + n > w->nFileSize) w->nFileSize = addr + n;
   if (w->nWbuf && addr == w->wbufAddr + w->nWbuf && wbufReserve(w, w->nWbuf + n)) {
@@ -58,7 +58,7 @@ int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
     w->nWbuf += n;
     return CAIRN_OK;
   }
-  CAIRN_TRY(h5wFlush(w));
+  CAIRN_TRY(cairnH5wFlush(w));
   if (n < WBUF_CAP / 64 && wbufReserve(w, n)) { /* larger writes (chunks, data) go straight out */
     memcpy(w->pWbuf, p, n);
     w->nWbuf = n;
@@ -67,11 +67,11 @@ int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
   }
   w->st.nWrite++;
   int rc = cairn_file_write(w->f, p, n, addr);
-  return rc ? h5wFail(w, rc) : CAIRN_OK;
+  return rc ? cairnH5wFail(w, rc) : CAIRN_OK;
 }
 
-int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr) {
-  CAIRN_TRY(h5wFlush(w));
+int cairnH5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr) {
+  CAIRN_TRY(cairnH5wFlush(w));
   return cairn_file_read_exact(w->f, p, n, addr);
 }
 
@@ -88,14 +88,14 @@ static int extPush(H5wExt **pa, int *pn, int *pnAlloc, uint64_t addr, uint64_t n
 }
 
 /* Record an extent the committed state uses (only while collecting, see reclaimFree). */
-void h5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n) {
+void cairnH5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n) {
   if (!w->bCollect || addr == H5W_UNDEF || n == 0) return;
   if (extPush(&w->aUsed, &w->nUsed, &w->nUsedAlloc, addr, n)) w->bUnsafe = 1;
 }
 
 /* Compound and array types may hide variable-length members whose heap objects the walk does
 ** not follow: any byte that could be a vlen class/version byte makes the type suspect. */
-int h5wTypeMayHideVlen(const uint8_t *p, size_t n) {
+int cairnH5wTypeMayHideVlen(const uint8_t *p, size_t n) {
   if (n < 1) return 1;
   int cls = p[0] & 0x0f;
   if (cls != 6 && cls != 10) return 0;
@@ -141,7 +141,7 @@ static int tailTake(cairn_h5w *w) {
   if (!w->bTail || w->tailTxn == w->txn) return CAIRN_OK;
   uint64_t size;
   int rc = cairn_file_size(w->f, &size);
-  if (rc) return h5wFail(w, rc);
+  if (rc) return cairnH5wFail(w, rc);
   if (size > w->eoa) {
     if (extPush(&w->aTailPend, &w->nTailPend, &w->nTailPendAlloc, w->eoa, size - w->eoa))
       return cairnErr(CAIRN_NOMEM, "out of memory");
@@ -152,7 +152,7 @@ static int tailTake(cairn_h5w *w) {
   return CAIRN_OK;
 }
 
-int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr) {
+int cairnH5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr) {
   if (n == 0) n = 1;
   for (int i = 0; i < w->nFree; i++) {
     if (w->aFree[i].n >= n) {
@@ -176,7 +176,7 @@ int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr) {
 
 /* bCommitted: the extent is used by the committed state, so it only becomes free after the next
 ** commit; otherwise (written in this transaction) it is free at once. */
-void h5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted) {
+void cairnH5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted) {
   if (addr == H5W_UNDEF || n == 0) return;
   if (bCommitted) extPush(&w->aPend, &w->nPend, &w->nPendAlloc, addr, n);
   else freeInsert(w, addr, n);
@@ -200,20 +200,20 @@ static void objFree(H5wObj *o) {
     cairnFree(o->aLink[i].raw.p);
     objFree(o->aLink[i].pObj);
   }
-  h5wDenseFree(NULL, o, 0);
+  cairnH5wDenseFree(NULL, o, 0);
   cairnFree(o->aLink);
   cairnFree(o->aHash);
   cairnFree(o->zPath);
-  if (o->pDset) h5wDsetFree(o->pDset);
+  if (o->pDset) cairnH5wDsetFree(o->pDset);
   cairnFree(o);
 }
 
-void h5wObjDirty(H5wObj *o) {
+void cairnH5wObjDirty(H5wObj *o) {
   o->bDirty = 1;
   for (H5wObj *p = o->pParent; p && !p->bSubDirty; p = p->pParent) p->bSubDirty = 1;
 }
 
-int h5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n) {
+int cairnH5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n) {
   if (n > 0xffff) return cairnErr(CAIRN_RANGE, "header message of %zu bytes (max 65535)", n);
   if (o->nMsg == o->nMsgAlloc) {
     int m = o->nMsgAlloc ? o->nMsgAlloc * 2 : 8;
@@ -229,7 +229,7 @@ int h5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_
   return CAIRN_OK;
 }
 
-int h5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n) {
+int cairnH5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n) {
   if (n > 0xffff) return cairnErr(CAIRN_RANGE, "header message of %zu bytes (max 65535)", n);
   uint8_t *c = cairnMalloc(n ? n : 1);
   if (!c) return cairnErr(CAIRN_NOMEM, "header: out of memory");
@@ -299,7 +299,7 @@ static int linkPush(H5wObj *g, const char *z, size_t n, uint64_t addr, H5wObj *p
   l->addr = addr;
   l->pObj = pObj;
   if (pRaw) l->raw = *pRaw;
-  if (h5wLinkMsgSize(l) > H5W_DENSE_MAXMAN) g->nBigLink++;
+  if (cairnH5wLinkMsgSize(l) > H5W_DENSE_MAXMAN) g->nBigLink++;
   if (g->nLink * 2 > g->nHash) {
     if (hashRebuild(g, g->nLink)) {
       g->nLink--;
@@ -314,23 +314,23 @@ static int linkPush(H5wObj *g, const char *z, size_t n, uint64_t addr, H5wObj *p
   return CAIRN_OK;
 }
 
-int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child) {
+int cairnH5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child) {
   int rc = linkPush(g, zName, strlen(zName), H5W_UNDEF, child, NULL);
   if (rc) return rc;
   child->pParent = g;
-  h5wObjDirty(child);
+  cairnH5wObjDirty(child);
   return CAIRN_OK;
 }
 
 /* ---------------------------------------------------------------- header encoding */
-size_t h5wLinkMsgSize(const H5wLink *l) {
+size_t cairnH5wLinkMsgSize(const H5wLink *l) {
   if (l->raw.p) return l->raw.n;
   size_t n = strlen(l->zName);
   return 2 + (n < 256 ? 1 : 2) + n + 8;
 }
 /* A link message pointing at addr (hard links; kept messages of hard links get the address
 ** patched: it is their last field). */
-void h5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p) {
+void cairnH5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p) {
   if (l->raw.p) {
     memcpy(p, l->raw.p, l->raw.n);
     if ((l->addr != H5W_UNDEF || l->pObj) && l->raw.n >= 8) cairnPutLE64(p + l->raw.n - 8, addr);
@@ -345,7 +345,7 @@ void h5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p) {
   memcpy(p + i, l->zName, n);
   cairnPutLE64(p + i + n, addr);
 }
-#define linkMsgSize h5wLinkMsgSize
+#define linkMsgSize cairnH5wLinkMsgSize
 
 static uint64_t linkTarget(const H5wLink *l) { return l->pObj ? l->pObj->addr : l->addr; }
 
@@ -393,7 +393,7 @@ static int ohEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
     p[i + 3] = l->raw.p ? l->raw.flags : 0;
     if (crt) cairnPutLE16(p + i + 4, l->raw.crt);
     i += mh;
-    h5wLinkMsgEncode(l, linkTarget(l), p + i);
+    cairnH5wLinkMsgEncode(l, linkTarget(l), p + i);
     i += ln;
   }
   cairnPutLE32(p + i, cairnLookup3(p, i, 0));
@@ -445,7 +445,7 @@ bad:
 }
 
 /* One more link from a stored message (dense storage): a name seen before is corruption. */
-int h5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at) {
+int cairnH5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at) {
   CAIRN_TRY(parseLink(g, p, n, 0, 0, at));
   const char *z = g->aLink[g->nLink - 1].zName;
   if (linkFind(g, z, strlen(z)) != g->nLink - 1) return cairnErr(CAIRN_CORRUPT, "link '%s' stored twice (at %llu)", z, (unsigned long long)at);
@@ -459,7 +459,7 @@ static int readChunk(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int c
   if (len < 8 || len > OH_MAX) return cairnErr(CAIRN_CORRUPT, "continuation block of %llu bytes at %llu", (unsigned long long)len, (unsigned long long)addr);
   uint8_t *p = cairnMalloc((size_t)len);
   if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
-  int rc = h5wRead(w, p, (size_t)len, addr);
+  int rc = cairnH5wRead(w, p, (size_t)len, addr);
   if (!rc && memcmp(p, "OCHK", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "no OCHK signature at %llu", (unsigned long long)addr);
   if (!rc && cairnLookup3(p, (size_t)len - 4, 0) != cairnGetLE32(p + len - 4))
     rc = cairnErr(CAIRN_CHECKSUM, "object header continuation checksum mismatch at %llu", (unsigned long long)addr);
@@ -499,7 +499,7 @@ static int handleMsg(cairn_h5w *w, H5wObj *o, int ver, uint8_t type, uint8_t fla
     size_t k = 2 + ((m[1] & 1) ? 2 : 0);
     if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseAttrs = 1;
   }
-  int rc = h5wObjAddMsg(o, type, flags, m, len);
+  int rc = cairnH5wObjAddMsg(o, type, flags, m, len);
   if (!rc) o->aMsg[o->nMsg - 1].crt = co;
   return rc;
 }
@@ -541,7 +541,7 @@ static int readChunkV1(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int
   if (len > OH_MAX || o->nExtra >= 16) return cairnErr(CAIRN_UNSUPPORTED, "continuation block of %llu bytes at %llu", (unsigned long long)len, (unsigned long long)addr);
   uint8_t *p = cairnMalloc(len ? (size_t)len : 1);
   if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
-  int rc = h5wRead(w, p, (size_t)len, addr);
+  int rc = cairnH5wRead(w, p, (size_t)len, addr);
   if (!rc) {
     o->aExtra[2 * o->nExtra] = addr;
     o->aExtra[2 * o->nExtra + 1] = len;
@@ -558,7 +558,7 @@ static int objLoaded(cairn_h5w *w, H5wObj *o, int rc, H5wObj **ppObj) {
   if (!rc) {
     for (int k = 0; k < o->nMsg; k++)
       if (o->aMsg[k].type == H5W_MSG_LAYOUT) {
-        rc = h5wDsetLoad(w, o);
+        rc = cairnH5wDsetLoad(w, o);
         break;
       }
   }
@@ -574,7 +574,7 @@ static int objLoaded(cairn_h5w *w, H5wObj *o, int rc, H5wObj **ppObj) {
 static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) {
   uint8_t hdr[48];
   size_t got = 0;
-  int rc = h5wFlush(w);
+  int rc = cairnH5wFlush(w);
   if (!rc) rc = cairn_file_read(w->f, hdr, sizeof hdr, addr, &got);
   if (rc) return rc;
   if (got >= 16 && hdr[0] == 1 && memcmp(hdr, "OHDR", 4) != 0) {
@@ -585,7 +585,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
     if (body > OH_MAX) return cairnErr(CAIRN_CORRUPT, "object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)body);
     uint8_t *p = cairnMalloc(16 + (size_t)body);
     if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
-    rc = h5wRead(w, p, 16 + (size_t)body, addr);
+    rc = cairnH5wRead(w, p, 16 + (size_t)body, addr);
     H5wObj *o = NULL;
     if (!rc && !(o = objNew(pParent))) rc = cairnErr(CAIRN_NOMEM, "object header: out of memory");
     if (!rc) {
@@ -600,7 +600,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
       for (int k = 0; k < o->nMsg; k++) have |= o->aMsg[k].type == 0x16;
       uint8_t rcm[5] = {0};
       cairnPutLE32(rcm + 1, nRef);
-      if (!have) rc = h5wObjAddMsg(o, 0x16, 0, rcm, sizeof rcm);
+      if (!have) rc = cairnH5wObjAddMsg(o, 0x16, 0, rcm, sizeof rcm);
     }
     return objLoaded(w, o, rc, ppObj);
   }
@@ -616,7 +616,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
   size_t total = i + (size_t)body + 4;
   uint8_t *p = cairnMalloc(total);
   if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
-  rc = h5wRead(w, p, total, addr);
+  rc = cairnH5wRead(w, p, total, addr);
   if (!rc && cairnLookup3(p, total - 4, 0) != cairnGetLE32(p + total - 4))
     rc = cairnErr(CAIRN_CHECKSUM, "object header checksum mismatch at %llu", (unsigned long long)addr);
   H5wObj *o = NULL;
@@ -632,7 +632,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
 }
 
 /* ---------------------------------------------------------------- paths */
-int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp) {
+int cairnH5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp) {
   H5wLink *l = &g->aLink[iLink];
   if (!l->pObj) {
     if (l->addr == H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a soft or external link", l->zName);
@@ -700,7 +700,7 @@ static int materializeLinks(cairn_h5w *w, H5wObj *g) {
   for (int i = 0; i < g->nMsg; i++) {
     const H5wMsg *m = &g->aMsg[i];
     if (m->type != H5W_MSG_LINKINFO || m->n < 18 || m->p[0] != 0 || m->p[1] != 0 || g->nLink) continue;
-    int rc = h5wDenseLoad(w, g, cairnGetLE64(m->p + 2), cairnGetLE64(m->p + 10));
+    int rc = cairnH5wDenseLoad(w, g, cairnGetLE64(m->p + 2), cairnGetLE64(m->p + 10));
     if (rc == CAIRN_OK) {
       g->bDenseLinks = 0;
       return CAIRN_OK;
@@ -710,7 +710,7 @@ static int materializeLinks(cairn_h5w *w, H5wObj *g) {
     cairn_clearerr();
   }
   if (!g->zPath) return cairnErr(CAIRN_UNSUPPORTED, "a group with links outside its header that has no path");
-  CAIRN_TRY(h5wFlush(w));
+  CAIRN_TRY(cairnH5wFlush(w));
   cairn_h5 *h = NULL;
   cairn_h5_obj *r = NULL;
   cairn_h5_info in;
@@ -743,8 +743,8 @@ static int materializeLinks(cairn_h5w *w, H5wObj *g) {
   uint8_t li[18] = {0, 0}, gi[2] = {0, 0};
   cairnPutLE64(li + 2, H5W_UNDEF);
   cairnPutLE64(li + 10, H5W_UNDEF);
-  rc = h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
-  if (!rc && !bGi) rc = h5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi);
+  rc = cairnH5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
+  if (!rc && !bGi) rc = cairnH5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi);
   if (rc) return rc;
   g->bDenseLinks = 0;
   g->bConverted = 1;
@@ -764,14 +764,14 @@ static int walk(cairn_h5w *w, const char *zPath, size_t nPath, H5wObj **ppObj) {
     CAIRN_TRY(materializeLinks(w, o));
     int k = linkFind(o, zPath + i, j - i);
     if (k < 0) return cairnErr(CAIRN_NOTFOUND, "no object '%s'", zPath);
-    CAIRN_TRY(h5wLinkObj(w, o, k, &o));
+    CAIRN_TRY(cairnH5wLinkObj(w, o, k, &o));
     i = j;
   }
   *ppObj = o;
   return CAIRN_OK;
 }
 
-int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj) { return walk(w, zPath, strlen(zPath), ppObj); }
+int cairnH5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj) { return walk(w, zPath, strlen(zPath), ppObj); }
 
 /* An object with several hard links cannot move: the links the writer does not rewrite would
 ** keep its old address (which copy-on-write frees). Changing it, or anything below it (which
@@ -872,17 +872,17 @@ static int scanRefs(cairn_h5w *w, H5wObj *o, int depth, Seen *seen, cairn_h5 **p
     if (isNew < 0) return cairnErr(CAIRN_NOMEM, "out of memory");
     if (!isNew) continue;
     H5wObj *c;
-    CAIRN_TRY(h5wLinkObj(w, o, i, &c));
+    CAIRN_TRY(cairnH5wLinkObj(w, o, i, &c));
     CAIRN_TRY(scanRefs(w, c, depth + 1, seen, ph));
   }
   return CAIRN_OK;
 }
 
-int h5wCheckRefs(cairn_h5w *w, const char *zPath) {
+int cairnH5wCheckRefs(cairn_h5w *w, const char *zPath) {
   if (!w->bRefScanned) {
     Seen seen = {NULL, 0, 0};
     cairn_h5 *h = NULL;
-    CAIRN_TRY(h5wFlush(w));
+    CAIRN_TRY(cairnH5wFlush(w));
     int rc = seenAdd(&seen, w->pRoot->addr) < 0 ? cairnErr(CAIRN_NOMEM, "out of memory") : scanRefs(w, w->pRoot, 0, &seen, &h);
     cairn_h5_close(h);
     cairnFree(seen.a);
@@ -894,7 +894,7 @@ int h5wCheckRefs(cairn_h5w *w, const char *zPath) {
   return CAIRN_OK;
 }
 
-int h5wCheckChain(H5wObj *o, const char *zPath) {
+int cairnH5wCheckChain(H5wObj *o, const char *zPath) {
   /* a committed datatype is referred to by address from the datasets that use it */
   if (!o->pDset && !o->bGroup && o->addr != H5W_UNDEF)
     for (int i = 0; i < o->nMsg; i++)
@@ -909,7 +909,7 @@ int h5wCheckChain(H5wObj *o, const char *zPath) {
 }
 
 /* For creating zPath: its parent group and the last name, which must not exist. */
-int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf) {
+int cairnH5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf) {
   size_t n = strlen(zPath);
   while (n > 0 && zPath[n - 1] == '/') n--;
   size_t s = n;
@@ -922,8 +922,8 @@ int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const cha
   if (!g->bGroup) return cairnErr(CAIRN_TYPE, "'%.*s' is not a group", (int)s, zPath);
   CAIRN_TRY(materializeLinks(w, g));
   if (linkFind(g, zPath + s, n - s) >= 0) return cairnErr(CAIRN_EXISTS, "'%s' already exists", zPath);
-  CAIRN_TRY(h5wCheckChain(g, zPath));
-  CAIRN_TRY(h5wCheckRefs(w, zPath));
+  CAIRN_TRY(cairnH5wCheckChain(g, zPath));
+  CAIRN_TRY(cairnH5wCheckRefs(w, zPath));
   *ppParent = g;
   *pzLeaf = zPath + s;
   return CAIRN_OK;
@@ -938,13 +938,13 @@ static int checkWritable(cairn_h5w *w, const char *zWhat) {
 
 /* Attribute Info (version 0, no creation order, no dense storage). libhdf5 counts the
 ** attributes of a version-2 header through this message (H5Oget_info reports 0 without it). */
-int h5wEnsureAinfo(H5wObj *o) {
+int cairnH5wEnsureAinfo(H5wObj *o) {
   for (int i = 0; i < o->nMsg; i++)
     if (o->aMsg[i].type == H5W_MSG_AINFO) return CAIRN_OK;
   uint8_t ai[18] = {0, 0};
   cairnPutLE64(ai + 2, H5W_UNDEF);
   cairnPutLE64(ai + 10, H5W_UNDEF);
-  return h5wObjAddMsg(o, H5W_MSG_AINFO, 0, ai, sizeof ai);
+  return cairnH5wObjAddMsg(o, H5W_MSG_AINFO, 0, ai, sizeof ai);
 }
 
 /* Link Info (no creation order, no dense storage) + Group Info (defaults) + Attribute Info. */
@@ -954,9 +954,9 @@ static int groupInitMsgs(H5wObj *g) {
   cairnPutLE64(li + 10, H5W_UNDEF);
   uint8_t gi[2] = {0, 0};
   g->bGroup = 1;
-  CAIRN_TRY(h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li));
-  CAIRN_TRY(h5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi));
-  return h5wEnsureAinfo(g);
+  CAIRN_TRY(cairnH5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li));
+  CAIRN_TRY(cairnH5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi));
+  return cairnH5wEnsureAinfo(g);
 }
 
 int cairn_h5w_group(cairn_h5w *w, const char *zPath) {
@@ -964,10 +964,10 @@ int cairn_h5w_group(cairn_h5w *w, const char *zPath) {
   if (!zPath) return cairnErr(CAIRN_MISUSE, "cairn_h5w_group: NULL path");
   H5wObj *g, *c;
   const char *zLeaf;
-  CAIRN_TRY(h5wCreateChild(w, zPath, &g, &zLeaf));
+  CAIRN_TRY(cairnH5wCreateChild(w, zPath, &g, &zLeaf));
   if (!(c = objNew(g))) return cairnErr(CAIRN_NOMEM, "group '%s': out of memory", zPath);
   int rc = groupInitMsgs(c);
-  if (!rc) rc = h5wLinkAdd(g, zLeaf, c);
+  if (!rc) rc = cairnH5wLinkAdd(g, zLeaf, c);
   if (rc) {
     objFree(c);
     return rc;
@@ -984,7 +984,7 @@ static int addRawLink(cairn_h5w *w, const char *zPath, int type, const char *zFi
   if (strlen(zTarget) > 60000 || (zFile && strlen(zFile) > 4000)) return cairnErr(CAIRN_RANGE, "%s: target too long", zWhat);
   H5wObj *g;
   const char *zLeaf;
-  CAIRN_TRY(h5wCreateChild(w, zPath, &g, &zLeaf));
+  CAIRN_TRY(cairnH5wCreateChild(w, zPath, &g, &zLeaf));
   cairn_h5_link l = {zLeaf, type, 0, zTarget, zFile};
   H5wMsg m;
   CAIRN_TRY(linkMsgRaw(&l, &m));
@@ -993,7 +993,7 @@ static int addRawLink(cairn_h5w *w, const char *zPath, int type, const char *zFi
     cairnFree(m.p);
     return rc;
   }
-  h5wObjDirty(g);
+  cairnH5wObjDirty(g);
   w->bChanged = 1;
   return CAIRN_OK;
 }
@@ -1009,17 +1009,17 @@ int cairn_h5w_named_type(cairn_h5w *w, const char *zPath, const cairn_h5w_type *
   if (!zPath || !t) return cairnErr(CAIRN_MISUSE, "cairn_h5w_named_type: NULL argument");
   H5wObj *g, *c;
   const char *zLeaf;
-  CAIRN_TRY(h5wCreateChild(w, zPath, &g, &zLeaf));
+  CAIRN_TRY(cairnH5wCreateChild(w, zPath, &g, &zLeaf));
   if (!(c = objNew(g))) return cairnErr(CAIRN_NOMEM, "named type '%s': out of memory", zPath);
   uint8_t *te;
   size_t tn;
-  int rc = h5wTypeEncode(t, &te, &tn);
+  int rc = cairnH5wTypeEncode(t, &te, &tn);
   if (!rc) {
-    rc = h5wObjAddMsg(c, H5W_MSG_DATATYPE, 1, te, tn);
+    rc = cairnH5wObjAddMsg(c, H5W_MSG_DATATYPE, 1, te, tn);
     cairnFree(te);
   }
-  if (!rc) rc = h5wEnsureAinfo(c);
-  if (!rc) rc = h5wLinkAdd(g, zLeaf, c);
+  if (!rc) rc = cairnH5wEnsureAinfo(c);
+  if (!rc) rc = cairnH5wLinkAdd(g, zLeaf, c);
   if (rc) {
     objFree(c);
     return rc;
@@ -1054,10 +1054,10 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
   if (!zObj || !zName || !zName[0] || !t || rank < 0 || rank > CAIRN_H5W_MAXRANK || (rank && !dims) || !pData)
     return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr: bad arguments for '%s'", zName ? zName : "(null)");
   H5wObj *o;
-  CAIRN_TRY(h5wLookup(w, zObj, &o));
-  CAIRN_TRY(h5wCheckChain(o, zObj));
-  CAIRN_TRY(h5wCheckRefs(w, zObj));
-  CAIRN_TRY(h5wMaterializeAttrs(w, o));
+  CAIRN_TRY(cairnH5wLookup(w, zObj, &o));
+  CAIRN_TRY(cairnH5wCheckChain(o, zObj));
+  CAIRN_TRY(cairnH5wCheckRefs(w, zObj));
+  CAIRN_TRY(cairnH5wMaterializeAttrs(w, o));
   uint64_t nEl = 1, nData = 0;
   for (int i = 0; i < rank; i++)
     if (cairnMulOverflow64(nEl, dims[i], &nEl)) return cairnErr(CAIRN_RANGE, "attribute '%s' of '%s': too many elements", zName, zObj);
@@ -1066,8 +1066,8 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
   size_t nName = strlen(zName) + 1;
   uint8_t *aType;
   size_t nType;
-  CAIRN_TRY(h5wTypeEncode(t, &aType, &nType));
-  size_t nSpace = h5wSpaceSize(rank, 0);
+  CAIRN_TRY(cairnH5wTypeEncode(t, &aType, &nType));
+  size_t nSpace = cairnH5wSpaceSize(rank, 0);
   size_t n = 9 + nName + nType + nSpace + (size_t)nData;
   if (n > 65535) {
     cairnFree(aType);
@@ -1088,19 +1088,19 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
   memcpy(p + i, zName, nName), i += nName;
   memcpy(p + i, aType, nType), i += nType;
   cairnFree(aType);
-  h5wEncodeSpace(p + i, rank, dims, NULL), i += nSpace;
+  cairnH5wEncodeSpace(p + i, rank, dims, NULL), i += nSpace;
   int rc = CAIRN_OK;
-  if (t->bHasVlen) rc = h5wVlenToFile(w, t->vlenKind, t->vlenUnit, pData, nEl, p + i);
+  if (t->bHasVlen) rc = cairnH5wVlenToFile(w, t->vlenKind, t->vlenUnit, pData, nEl, p + i);
   else memcpy(p + i, pData, (size_t)nData);
-  if (!rc) rc = h5wEnsureAinfo(o);
+  if (!rc) rc = cairnH5wEnsureAinfo(o);
   if (!rc) {
     int k = attrFind(o, zName);
-    if (k >= 0) h5wAttrDropRefs(w, &o->aMsg[k]);
-    rc = k >= 0 ? h5wObjSetMsg(o, k, p, n) : h5wObjAddMsg(o, H5W_MSG_ATTR, 0, p, n);
+    if (k >= 0) cairnH5wAttrDropRefs(w, &o->aMsg[k]);
+    rc = k >= 0 ? cairnH5wObjSetMsg(o, k, p, n) : cairnH5wObjAddMsg(o, H5W_MSG_ATTR, 0, p, n);
   }
   cairnFree(p);
   if (rc) return rc;
-  h5wObjDirty(o);
+  cairnH5wObjDirty(o);
   w->bChanged = 1;
   return CAIRN_OK;
 }
@@ -1109,15 +1109,15 @@ int cairn_h5w_attr_delete(cairn_h5w *w, const char *zObj, const char *zName) {
   CAIRN_TRY(checkWritable(w, "cairn_h5w_attr_delete"));
   if (!zObj || !zName) return cairnErr(CAIRN_MISUSE, "cairn_h5w_attr_delete: NULL argument");
   H5wObj *o;
-  CAIRN_TRY(h5wLookup(w, zObj, &o));
-  CAIRN_TRY(h5wCheckChain(o, zObj));
-  CAIRN_TRY(h5wCheckRefs(w, zObj));
-  CAIRN_TRY(h5wMaterializeAttrs(w, o));
+  CAIRN_TRY(cairnH5wLookup(w, zObj, &o));
+  CAIRN_TRY(cairnH5wCheckChain(o, zObj));
+  CAIRN_TRY(cairnH5wCheckRefs(w, zObj));
+  CAIRN_TRY(cairnH5wMaterializeAttrs(w, o));
   int k = attrFind(o, zName);
   if (k < 0) return cairnErr(CAIRN_NOTFOUND, "'%s' has no attribute '%s'", zObj, zName);
-  h5wAttrDropRefs(w, &o->aMsg[k]);
+  cairnH5wAttrDropRefs(w, &o->aMsg[k]);
   objDelMsg(o, k);
-  h5wObjDirty(o);
+  cairnH5wObjDirty(o);
   w->bChanged = 1;
   return CAIRN_OK;
 }
@@ -1130,24 +1130,24 @@ static int commitObj(cairn_h5w *w, H5wObj *o) {
       if (c && (c->bDirty || c->bSubDirty)) {
         uint64_t old = c->addr;
         CAIRN_TRY(commitObj(w, c));
-        if (c->addr != old) o->bDirty = 1, h5wDenseMoved(o, i);
+        if (c->addr != old) o->bDirty = 1, cairnH5wDenseMoved(o, i);
       }
     }
     o->bSubDirty = 0;
   }
-  if (o->pDset) CAIRN_TRY(h5wDsetFlush(w, o));
+  if (o->pDset) CAIRN_TRY(cairnH5wDsetFlush(w, o));
   if (!o->bDirty) return CAIRN_OK;
-  if (o->bGroup) CAIRN_TRY(h5wDenseCommit(w, o));
+  if (o->bGroup) CAIRN_TRY(cairnH5wDenseCommit(w, o));
   uint8_t *p = NULL;
   size_t n = 0;
   CAIRN_TRY(ohEncode(o, &p, &n));
   uint64_t addr;
-  int rc = h5wAlloc(w, n, &addr);
-  if (!rc) rc = h5wWrite(w, p, n, addr);
+  int rc = cairnH5wAlloc(w, n, &addr);
+  if (!rc) rc = cairnH5wWrite(w, p, n, addr);
   cairnFree(p);
-  if (rc) return h5wFail(w, rc);
-  h5wFree(w, o->addr, o->nDisk, 1);
-  for (int k = 0; k < o->nExtra; k++) h5wFree(w, o->aExtra[2 * k], o->aExtra[2 * k + 1], 1);
+  if (rc) return cairnH5wFail(w, rc);
+  cairnH5wFree(w, o->addr, o->nDisk, 1);
+  for (int k = 0; k < o->nExtra; k++) cairnH5wFree(w, o->aExtra[2 * k], o->aExtra[2 * k + 1], 1);
   o->nExtra = 0;
   o->addr = addr;
   o->nDisk = n;
@@ -1169,10 +1169,10 @@ static void sbEncode(cairn_h5w *w, uint8_t *p, uint64_t eof, uint64_t root, uint
 }
 
 static int doSync(cairn_h5w *w) {
-  CAIRN_TRY(h5wFlush(w));
+  CAIRN_TRY(cairnH5wFlush(w));
   if (w->bNoSync) return CAIRN_OK;
   int rc = cairn_file_sync(w->f);
-  return rc ? h5wFail(w, rc) : CAIRN_OK;
+  return rc ? cairnH5wFail(w, rc) : CAIRN_OK;
 }
 
 static uint64_t gSbExt(cairn_h5w *w);
@@ -1182,12 +1182,12 @@ static uint64_t gSbExt(cairn_h5w *w);
 ** and only grows to cover what this transaction allocated so far. Used before a dense group's
 ** heap header is rewritten in place to name new heap blocks (w_dense.c): those blocks must be
 ** durable, and inside the committed file, before the header can point at them. */
-int h5wSbExtend(cairn_h5w *w, int bExtend) {
+int cairnH5wSbExtend(cairn_h5w *w, int bExtend) {
   if (bExtend && w->pRoot->addr == H5W_UNDEF) return cairnErr(CAIRN_MISUSE, "end-of-file switch before the first commit");
-  CAIRN_TRY(h5wFlush(w));
+  CAIRN_TRY(cairnH5wFlush(w));
   if (bExtend && w->nFileSize < w->eoa) {
     int rc = cairn_file_truncate(w->f, w->eoa);
-    if (rc) return h5wFail(w, rc);
+    if (rc) return cairnH5wFail(w, rc);
     w->nFileSize = w->eoa;
   }
   CAIRN_TRY(doSync(w));
@@ -1196,7 +1196,7 @@ int h5wSbExtend(cairn_h5w *w, int bExtend) {
   sbEncode(w, sb, w->eoa, w->pRoot->addr, gSbExt(w));
   w->st.nWrite++;
   int rc = cairn_file_write(w->f, sb, sizeof sb, 0);
-  if (rc) return h5wFail(w, rc);
+  if (rc) return cairnH5wFail(w, rc);
   CAIRN_TRY(doSync(w));
   w->eofCommitted = w->eoa;
   return CAIRN_OK;
@@ -1209,7 +1209,7 @@ int cairn_h5w_commit(cairn_h5w *w) {
   /* 1. everything new goes to space the committed state does not use */
   CAIRN_TRY(tailTake(w)); /* CAIRN_H5W_TAIL: the new end of file covers the caller's tail */
   CAIRN_TRY(commitObj(w, w->pRoot));
-  CAIRN_TRY(h5wHeapFlush(w));
+  CAIRN_TRY(cairnH5wHeapFlush(w));
   /* 2. the new end of file: drop free space at the tail (old versions freed by this commit
   ** count as free for the NEW state) */
   uint64_t eoa = w->eoa;
@@ -1224,9 +1224,9 @@ int cairn_h5w_commit(cairn_h5w *w) {
     if (!moved) break;
   }
   if (w->nFileSize < eoa) {
-    CAIRN_TRY(h5wFlush(w));
+    CAIRN_TRY(cairnH5wFlush(w));
     int rc = cairn_file_truncate(w->f, eoa);
-    if (rc) return h5wFail(w, rc);
+    if (rc) return cairnH5wFail(w, rc);
     w->nFileSize = eoa;
   }
   if (!w->bNoSync) CAIRN_TRY(doSync(w)); /* flush + sync: everything new is durable */
@@ -1243,10 +1243,10 @@ int cairn_h5w_commit(cairn_h5w *w) {
     w->nWbuf = 0;
     rcSb = cairn_file_write(w->f, w->pWbuf - H5W_SB_SIZE, n, 0);
   } else {
-    CAIRN_TRY(h5wFlush(w));
+    CAIRN_TRY(cairnH5wFlush(w));
     rcSb = cairn_file_write(w->f, sb, sizeof sb, 0);
   }
-  if (rcSb) return h5wFail(w, rcSb);
+  if (rcSb) return cairnH5wFail(w, rcSb);
   CAIRN_TRY(doSync(w));
   /* 4. committed: old versions are free now; give back the tail */
   for (int i = 0; i < w->nPend; i++) freeInsert(w, w->aPend[i].addr, w->aPend[i].n);
@@ -1287,7 +1287,7 @@ static void writerFree(cairn_h5w *w) {
   cairnFree(w->aTailPend);
   cairnFree(w->pHeap);
   if (w->pWbuf) cairnFree(w->pWbuf - H5W_SB_SIZE);
-  h5wHeapCacheClear(w);
+  cairnH5wHeapCacheClear(w);
   cairnFree(w);
 }
 
@@ -1322,7 +1322,7 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   if (!rc && !(w->pRoot = objNew(NULL))) rc = cairnErr(CAIRN_NOMEM, "cairn_h5w_create: out of memory");
   if (!rc) rc = groupInitMsgs(w->pRoot);
   if (!rc) {
-    h5wObjDirty(w->pRoot);
+    cairnH5wObjDirty(w->pRoot);
     w->bChanged = 1;
   }
   if (rc) {
@@ -1470,8 +1470,8 @@ static void hashU64(cairn_sha256_ctx *h, uint64_t v) {
 
 static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Seen *seen) {
   if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
-  h5wUsed(w, o->addr, o->nDisk);
-  for (int k = 0; k < o->nExtra; k++) h5wUsed(w, o->aExtra[2 * k], o->aExtra[2 * k + 1]);
+  cairnH5wUsed(w, o->addr, o->nDisk);
+  for (int k = 0; k < o->nExtra; k++) cairnH5wUsed(w, o->aExtra[2 * k], o->aExtra[2 * k + 1]);
   if (o->bGroup) CAIRN_TRY(materializeLinks(w, o)); /* dense storage of ours: its extents are recorded */
   if (o->bDenseLinks || o->bDenseAttrs || o->bConverted) w->bUnsafe = 1;
   for (int i = 0; i < o->nMsg; i++) {
@@ -1481,7 +1481,7 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
     if ((m->flags & 0x02) || m->type == 0x07 || m->type == 0x0f) w->bUnsafe = 1;
     if ((m->flags & 0x02) && (m->type == H5W_MSG_DATATYPE || m->type == H5W_MSG_ATTR)) w->bSharedSeen = 1;
     if (m->type == H5W_MSG_LAYOUT && (m->n < 1 || m->p[0] != 3)) w->bUnsafe = 1;
-    if ((m->type == H5W_MSG_DATATYPE) && h5wTypeMayHideVlen(m->p, m->n)) w->bUnsafe = 1;
+    if ((m->type == H5W_MSG_DATATYPE) && cairnH5wTypeMayHideVlen(m->p, m->n)) w->bUnsafe = 1;
     if (m->type == H5W_MSG_DATATYPE && typeMayHoldRef(m->p, m->n)) w->bHasRefs |= 1;
     if (m->type == H5W_MSG_ATTR && m->n >= 8 && m->p[0] >= 1 && m->p[0] <= 3) {
       size_t nName = cairnGetLE16(m->p + 2), nType = cairnGetLE16(m->p + 4);
@@ -1500,12 +1500,12 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
       else if (m->n >= 11 && m->p[0] == 3 && m->p[1] == 2) cairn_sha256_update(h, m->p + 11, m->n - 11);
       else cairn_sha256_update(h, m->p, m->n);
     } else if (m->type == H5W_MSG_ATTR) {
-      CAIRN_TRY(h5wAttrDigest(w, m, h));
+      CAIRN_TRY(cairnH5wAttrDigest(w, m, h));
     } else if (m->type == H5W_MSG_LINKINFO) {
       cairn_sha256_update(h, m->p, m->n < 2 ? m->n : 2); /* not the heap and B-tree addresses */
     } else cairn_sha256_update(h, m->p, m->n);
   }
-  if (o->pDset) CAIRN_TRY(h5wDsetDigest(w, o, h));
+  if (o->pDset) CAIRN_TRY(cairnH5wDsetDigest(w, o, h));
   for (int i = 0; i < o->nLink; i++) {
     H5wLink *l = &o->aLink[i];
     cairn_sha256_update(h, l->zName, strlen(l->zName) + 1);
@@ -1517,7 +1517,7 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
     if (isNew < 0) return cairnErr(CAIRN_NOMEM, "verify: out of memory");
     if (!isNew) continue; /* already walked through another link */
     H5wObj *c;
-    CAIRN_TRY(h5wLinkObj(w, o, i, &c));
+    CAIRN_TRY(cairnH5wLinkObj(w, o, i, &c));
     CAIRN_TRY(verifyObj(w, c, h, depth + 1, seen));
   }
   return CAIRN_OK;
@@ -1530,7 +1530,7 @@ int cairn_h5w_verify(cairn_h5w *w, uint8_t aDigest[32]) {
   Seen seen = {NULL, 0, 0};
   int rc = seenAdd(&seen, w->pRoot->addr) < 0 ? cairnErr(CAIRN_NOMEM, "verify: out of memory") : verifyObj(w, w->pRoot, &h, 0, &seen);
   cairnFree(seen.a);
-  h5wHeapCacheClear(w);
+  cairnH5wHeapCacheClear(w);
   cairn_sha256_final(&h, aDigest);
   return rc;
 }

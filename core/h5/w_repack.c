@@ -500,7 +500,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
       if (!rc && !p) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory for '%s'", zPath);
       for (uint64_t r0 = 0; !rc && r0 < in.dims[0]; r0 += step) {
         uint64_t nr = in.dims[0] - r0 < step ? in.dims[0] - r0 : step;
-        rc = h5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
+        rc = cairnH5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
         if (!rc) rc = cairn_h5w_write(r->w, zPath, r0, nr, p);
       }
       cairnFree(p);
@@ -530,7 +530,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
     if (!p) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory for '%s'", zPath);
     for (uint64_t r0 = 0; !rc && r0 < in.dims[0]; r0 += step) {
       uint64_t nr = in.dims[0] - r0 < step ? in.dims[0] - r0 : step;
-      rc = h5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
+      rc = cairnH5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
       /* created after the first block reads well: a dataset that cannot be read is not left
       ** behind half made (repack --skip) */
       if (!rc && r0 == 0) rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, d0, mx, &o, NULL);
@@ -591,7 +591,7 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
     H5wFilter a[8];
     int n;
     const char *zErr;
-    CAIRN_TRY(h5wFilterParse(zFilter, 4, a, &n, &zErr));
+    CAIRN_TRY(cairnH5wFilterParse(zFilter, 4, a, &n, &zErr));
   }
   Repack r;
   memset(&r, 0, sizeof r);
@@ -616,10 +616,10 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
 ** attributes with libver latest) are read through the reader and become inline attribute
 ** messages of o, so they can be added to, overwritten and deleted. Each must fit in 64 KiB.
 ** On failure o is left as it was. */
-int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o) {
+int cairnH5wMaterializeAttrs(cairn_h5w *w, H5wObj *o) {
   if (!o->bDenseAttrs) return CAIRN_OK;
   if (!o->zPath) return cairnErr(CAIRN_UNSUPPORTED, "an object with dense attributes that has no path");
-  CAIRN_TRY(h5wFlush(w));
+  CAIRN_TRY(cairnH5wFlush(w));
   Repack r;
   memset(&r, 0, sizeof r);
   r.w = w;
@@ -637,7 +637,7 @@ int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o) {
     cairnPutLE64(ai + 10, H5W_UNDEF);
     for (int i = 0; i < o->nMsg; i++)
       if (o->aMsg[i].type == H5W_MSG_AINFO) {
-        rc = h5wObjSetMsg(o, i, ai, sizeof ai);
+        rc = cairnH5wObjSetMsg(o, i, ai, sizeof ai);
         break;
       }
   }

@@ -138,7 +138,7 @@ cairn_h5w_type *cairn_h5w_type_vlen(const cairn_h5w_type *base) {
 }
 
 /* Kind (1 string, 0 sequence) and counted unit of an encoded vlen type. */
-void h5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit) {
+void cairnH5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit) {
   *pKind = n >= 2 ? (p[1] & 0x0f) == 1 : 1;
   *pUnit = 1;
   if (!*pKind && n >= 16) *pUnit = cairnGetLE32(p + 12);
@@ -256,7 +256,7 @@ void cairn_h5w_type_free(cairn_h5w_type *t) {
 
 /* The full message body of a type (enums get their names and values appended). The caller
 ** frees *pp. */
-int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn) {
+int cairnH5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn) {
   size_t n = t->nEnc + t->nNames + t->nValues;
   uint8_t *p = cairnMalloc(n);
   if (!p) return cairnErr(CAIRN_NOMEM, "datatype: out of memory");
@@ -269,7 +269,7 @@ int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn) {
 }
 
 /* Class, element size and vlen-ness of an encoded datatype (enough for editing). */
-int h5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVlen) {
+int cairnH5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVlen) {
   if (n < 8) return cairnErr(CAIRN_CORRUPT, "datatype message of %zu bytes", n);
   *pCls = p[0] & 0x0f;
   *pSize = cairnGetLE32(p + 4);
@@ -277,10 +277,10 @@ int h5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVle
   return CAIRN_OK;
 }
 
-size_t h5wSpaceSize(int rank, int bMax) { return 4 + 8 * (size_t)rank * (bMax ? 2 : 1); }
+size_t cairnH5wSpaceSize(int rank, int bMax) { return 4 + 8 * (size_t)rank * (bMax ? 2 : 1); }
 
 /* Dataspace message version 2 (rank 0 = scalar). Returns the size written. */
-int h5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *maxdims) {
+int cairnH5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *maxdims) {
   p[0] = 2;
   p[1] = (uint8_t)rank;
   p[2] = maxdims ? 1 : 0;
@@ -288,5 +288,5 @@ int h5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *m
   for (int i = 0; i < rank; i++) cairnPutLE64(p + 4 + 8 * i, dims[i]);
   if (maxdims)
     for (int i = 0; i < rank; i++) cairnPutLE64(p + 4 + 8 * (rank + i), maxdims[i]);
-  return (int)h5wSpaceSize(rank, maxdims != NULL);
+  return (int)cairnH5wSpaceSize(rank, maxdims != NULL);
 }
