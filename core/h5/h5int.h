@@ -17,8 +17,8 @@
 #ifndef CAIRN_H5INT_H
 #define CAIRN_H5INT_H
 
-#include "common/internal.h"
 #include "cairn/h5.h"
+#include "h5/format.h"
 
 /* Limits: anything beyond these in a file is reported as CAIRN_LIMIT / CAIRN_CORRUPT. */
 #define H5_MAX_RANK 32
@@ -28,15 +28,8 @@
 /* one decoded chunk: 4 GiB, or half the address space on 32-bit targets (wasm32) */
 #define H5_MAX_CHUNK ((uint64_t)(SIZE_MAX / 2 < 0xFFFFFFFFu ? SIZE_MAX / 2 : 0xFFFFFFFFu))
 #define H5_MAX_FILTERS 32
-#define H5_UNDEF ((uint64_t)-1)
 #define H5_TYPE_MEMO_KEY 44          /* datatype messages up to this size are memoised */
 #define H5_OHDR_LENT 2048            /* H5File.aOhdrLent: most headers' first block fits */
-
-/* Datatype classes (the 4-bit class field of the datatype message). */
-enum {
-  H5T_FIXED = 0, H5T_FLOAT = 1, H5T_TIME = 2, H5T_STRING = 3, H5T_BITFIELD = 4, H5T_OPAQUE = 5,
-  H5T_COMPOUND = 6, H5T_REFERENCE = 7, H5T_ENUM = 8, H5T_VLEN = 9, H5T_ARRAY = 10
-};
 
 typedef struct H5Type H5Type;
 typedef struct H5Member {
@@ -95,9 +88,6 @@ typedef struct H5Pipeline {
   uint32_t n;
   H5Filter a[H5_MAX_FILTERS];
 } H5Pipeline;
-
-/* Chunk index types (layout v4 numbering; a v3 layout uses H5IDX_BTREE1). */
-enum { H5IDX_BTREE1 = 0, H5IDX_SINGLE = 1, H5IDX_IMPLICIT = 2, H5IDX_FARRAY = 3, H5IDX_EARRAY = 4, H5IDX_BTREE2 = 5 };
 
 typedef struct H5Layout {
   uint8_t version;
@@ -257,50 +247,9 @@ int cairnH5Reach(H5File *f, uint64_t abs, uint64_t n);
 ** neighbours are not wanted. Errors are left to the read that follows. */
 void cairnH5Prefetch(H5File *f, uint64_t a, uint64_t n);
 
-/* A cursor over a bounded buffer: reads past the end set the error flag and return 0. */
-typedef struct H5Cur {
-  const uint8_t *p, *end;
-  const uint8_t *start;
-  uint64_t addr; /* file address of start, for messages */
-  int bad;
-} H5Cur;
-static inline void cairnH5Cur(H5Cur *c, const uint8_t *p, size_t n, uint64_t addr) {
-  c->p = c->start = p;
-  c->end = p + n;
-  c->addr = addr;
-  c->bad = 0;
-}
-static inline int cairnH5Has(H5Cur *c, size_t n) {
-  if ((size_t)(c->end - c->p) < n) { c->bad = 1; return 0; }
-  return 1;
-}
-static inline uint64_t cairnH5U(H5Cur *c, unsigned n) {
-  if (!cairnH5Has(c, n)) return 0;
-  uint64_t v = cairnGetLEn(c->p, n);
-  c->p += n;
-  return v;
-}
-static inline uint8_t cairnH5U8(H5Cur *c) { return (uint8_t)cairnH5U(c, 1); }
-static inline void cairnH5Skip(H5Cur *c, size_t n) { if (cairnH5Has(c, n)) c->p += n; }
-static inline uint64_t cairnH5Off(const H5Cur *c) { return c->addr + (uint64_t)(c->p - c->start); }
-/* An address field: all-ones stays H5_UNDEF. */
-static inline uint64_t cairnH5Addr(H5File *f, H5Cur *c) {
-  unsigned so = f->so;
-  if (!cairnH5Has(c, so)) return H5_UNDEF;
-  uint64_t v;
-  if (so == 8) {
-    v = cairnGetLE64(c->p); /* all ones is H5_UNDEF as it is */
-  } else {
-    v = cairnGetLEn(c->p, so);
-    if (v == ((uint64_t)1 << (8 * so)) - 1) v = H5_UNDEF;
-  }
-  c->p += so;
-  return v;
-}
+/* An address and a length field of the file's widths (the cursor is format.h's). */
+static inline uint64_t cairnH5Addr(H5File *f, H5Cur *c) { return cairnH5CurAddr(c, f->so); }
 static inline uint64_t cairnH5Len(H5File *f, H5Cur *c) { return cairnH5U(c, f->sl); }
-
-/* lookup3 check of p[0..n) against the 4 bytes that follow. */
-int cairnH5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat);
 
 /* ---------------------------------------------------------------- object headers */
 typedef struct H5Msg {

@@ -14,37 +14,12 @@
 
 #include "cairn/h5.h"
 #include "cairn/h5w.h"
-#include "common/internal.h"
+#include "h5/format.h"
 
-#define H5W_UNDEF UINT64_MAX
 #define H5W_SB_SIZE 48u
 
-/* Object header message types (spec IV.A.2). */
-#define H5W_MSG_NIL 0x00
-#define H5W_MSG_DATASPACE 0x01
-#define H5W_MSG_LINKINFO 0x02
-#define H5W_MSG_DATATYPE 0x03
-#define H5W_MSG_FILLVALUE 0x05
-#define H5W_MSG_LINK 0x06
-#define H5W_MSG_LAYOUT 0x08
-#define H5W_MSG_GROUPINFO 0x0a
-#define H5W_MSG_FILTER 0x0b
-#define H5W_MSG_ATTR 0x0c
-#define H5W_MSG_CONT 0x10
-#define H5W_MSG_AINFO 0x15
-#define H5W_MSG_SYMTAB 0x11
-
-/* Datatype kinds the writer knows (class numbers of the spec). */
-#define H5W_T_INT 0
-#define H5W_T_FLOAT 1
-#define H5W_T_STRING 3
-#define H5W_T_COMPOUND 6
-#define H5W_T_ENUM 8
-#define H5W_T_VLEN 9
-#define H5W_T_ARRAY 10
-
 struct cairn_h5w_type {
-  int cls;        /* H5W_T_* */
+  int cls;        /* H5T_* (format.h): the classes the writer makes */
   size_t size;    /* bytes per element in the file (16 for vlen) */
   size_t memSize; /* bytes per element in memory (sizeof(char*) for vlen strings) */
   uint8_t *aEnc;  /* the datatype message body */
@@ -70,7 +45,7 @@ typedef struct H5wDset H5wDset;
 
 typedef struct H5wLink {
   char *zName;
-  uint64_t addr;  /* hard link target as committed (H5W_UNDEF for other link types) */
+  uint64_t addr;  /* hard link target as committed (H5_UNDEF for other link types) */
   H5wObj *pObj;   /* loaded target, or NULL */
   H5wMsg raw;     /* soft/external links: the original message, kept as is */
   /* dense storage (w_dense.c): where its link message sits in the group's fractal heap */
@@ -84,7 +59,7 @@ typedef struct H5wDense H5wDense;
 
 struct H5wObj {
   H5wObj *pParent;
-  uint64_t addr;     /* where the committed header lives (H5W_UNDEF if never committed) */
+  uint64_t addr;     /* where the committed header lives (H5_UNDEF if never committed) */
   uint64_t nDisk;    /* its size there */
   uint64_t aExtra[2 * 16]; int nExtra; /* continuation chunks of a loaded header (addr, size) */
   int bDirty;        /* header must be rewritten */
@@ -229,6 +204,5 @@ void cairnH5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit);
 int cairnH5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr);
 int cairnH5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut);
 int cairnH5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut);
-uint32_t cairnH5wFletcher32(const uint8_t *p, size_t n);
 
 #endif

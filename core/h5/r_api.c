@@ -153,9 +153,9 @@ int cairn_h5_superblock_version(cairn_h5 *h) { return h ? h->f.sbVersion : -1; }
 ** info, link or group info message a group; a datatype without a dataspace a committed type. */
 static int objKind(const H5Ohdr *o) {
   uint32_t m = o->typeMask;
-  if (m & (1u << 0x08)) return CAIRN_H5_DATASET;
-  if (m & ((1u << 0x11) | (1u << 0x02) | (1u << 0x06) | (1u << 0x0A))) return CAIRN_H5_GROUP;
-  if ((m & (1u << 0x03)) && !(m & (1u << 0x01))) return CAIRN_H5_DATATYPE;
+  if (m & (1u << H5_MSG_LAYOUT)) return CAIRN_H5_DATASET;
+  if (m & ((1u << H5_MSG_SYMTAB) | (1u << H5_MSG_LINKINFO) | (1u << H5_MSG_LINK) | (1u << H5_MSG_GROUPINFO))) return CAIRN_H5_GROUP;
+  if ((m & (1u << H5_MSG_DATATYPE)) && !(m & (1u << H5_MSG_DATASPACE))) return CAIRN_H5_DATATYPE;
   return CAIRN_H5_GROUP;
 }
 
@@ -170,14 +170,14 @@ static int loadTypeMsg(H5File *f, const H5Msg *m, H5Type **pp) {
   return rc;
 }
 static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) {
-  const H5Msg *m = cairnH5OhdrFind(o, 0x03, 0);
+  const H5Msg *m = cairnH5OhdrFind(o, H5_MSG_DATATYPE, 0);
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", zPath);
   return loadTypeMsg(f, m, pp);
 }
 
 /* cairnH5MsgResolve without the call for the usual message, which is not shared (in the header). */
 static inline int msgBytes(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn) {
-  if (m->flags & 0x02) return cairnH5MsgResolve(f, m, pp, pn, pAddr, ppOwn);
+  if (m->flags & H5_MSGF_SHARED) return cairnH5MsgResolve(f, m, pp, pn, pAddr, ppOwn);
   *pp = m->p;
   *pn = m->size;
   *pAddr = m->addr;
@@ -205,7 +205,7 @@ static int loadDataset(cairn_h5_obj *ob) {
     const H5Msg *q = &ob->o.aMsg[i];
     if (q->type < CAIRN_ARRAY_SIZE(aFirst)) aFirst[q->type] = q;
   }
-  const H5Msg *m = aFirst[0x03];
+  const H5Msg *m = aFirst[H5_MSG_DATATYPE];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", ob->zPath);
   {
     const uint8_t *q;
@@ -217,7 +217,7 @@ static int loadDataset(cairn_h5_obj *ob) {
     cairnFree(own);
     if (rc) return rc;
   }
-  m = aFirst[0x01];
+  m = aFirst[H5_MSG_DATASPACE];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no dataspace", ob->zPath);
   const uint8_t *q;
   size_t nq;
@@ -227,18 +227,18 @@ static int loadDataset(cairn_h5_obj *ob) {
   int rc = cairnH5SpaceDecode(q, nq, qa, f, &d->space);
   cairnFree(own);
   if (rc) return rc;
-  d->pEfl = aFirst[0x07];
-  m = aFirst[0x08];
+  d->pEfl = aFirst[H5_MSG_EFL];
+  m = aFirst[H5_MSG_LAYOUT];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no layout", ob->zPath); /* objKind saw one */
   CAIRN_TRY(cairnH5LayoutDecode(f, m->p, m->size, m->addr, &d->space, &d->layout));
-  if ((m = aFirst[0x0B]) != NULL) {
+  if ((m = aFirst[H5_MSG_FILTER]) != NULL) {
     CAIRN_TRY(cairnH5MsgResolve(f, m, &q, &nq, &qa, &own));
     rc = cairnH5PipelineDecode(q, nq, qa, &d->pipeline);
     cairnFree(own);
     if (rc) return rc;
   }
-  m = aFirst[0x05];
-  if (!m) m = aFirst[0x04];
+  m = aFirst[H5_MSG_FILLVALUE];
+  if (!m) m = aFirst[H5_MSG_FILL_OLD];
   if (m) {
     CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
     d->pFillOwn = own;
@@ -828,13 +828,7 @@ static const char *refPath(H5File *f, uint64_t addr) {
 static int addPath(H5File *f, uint64_t addr, const char *z, size_t *pCap) {
   for (size_t i = 0; i < f->nAddrPath; i++)
     if (f->aAddrPath[i].addr == addr) return 1; /* seen: do not descend again */
-  if (f->nAddrPath == *pCap) {
-    size_t nc = *pCap ? *pCap * 2 : 64;
-    struct H5AddrPath *a = cairnRealloc(f->aAddrPath, nc * sizeof(*a));
-    if (!a) return -1;
-    f->aAddrPath = a;
-    *pCap = nc;
-  }
+  if (CAIRN_GROW(f->aAddrPath, *pCap, f->nAddrPath + 1, "hdf5: object reference paths")) return -1;
   f->aAddrPath[f->nAddrPath].addr = addr;
   f->aAddrPath[f->nAddrPath].zPath = dupStr(z);
   if (!f->aAddrPath[f->nAddrPath].zPath) return -1;

@@ -172,7 +172,7 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
   size_t hdr = 8 + 2 * (size_t)f->so, key = 8 + 8 * (size_t)(r + 1);
   uint8_t hd[32];
   CAIRN_TRY(cairnH5ReadMeta(f, node, hd, hdr));
-  if (memcmp(hd, "TREE", 4) || hd[4] != 1) return cairnErr(CAIRN_CORRUPT, "hdf5: bad chunk B-tree node at offset %llu in %s", (unsigned long long)node, d->zPath);
+  if (memcmp(hd, H5_SIG_TREE, 4) || hd[4] != 1) return cairnErr(CAIRN_CORRUPT, "hdf5: bad chunk B-tree node at offset %llu in %s", (unsigned long long)node, d->zPath);
   uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
   if (n > 2 * (uint32_t)f->chunkK + 2 && n > 4096) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at %llu has %u entries", (unsigned long long)node, n);
   size_t body = (size_t)n * (key + f->so) + key;
@@ -261,7 +261,7 @@ static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   uint8_t hd[64];
   size_t n = 4 + 1 + 1 + 1 + 1 + f->sl + f->so + 4;
   CAIRN_TRY(cairnH5ReadMeta(f, d->layout.addr, hd, n));
-  if (memcmp(hd, "FAHD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
+  if (memcmp(hd, H5_SIG_FAHD, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
   CAIRN_TRY(cairnH5Checksum(hd, n - 4, d->layout.addr, "fixed array header"));
   uint8_t client = hd[5], es = hd[6], pageBits = hd[7];
   H5Cur cu;
@@ -277,7 +277,7 @@ static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
     size_t bm = (size_t)((nPages + 7) / 8);
     if (bm > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: fixed array of %llu entries in %s", (unsigned long long)nEnt, d->zPath);
     const uint8_t *p;
-    CAIRN_TRY(idxLoad(d, dblk, pre + bm + 4, "FADB", "fixed array data block", &p));
+    CAIRN_TRY(idxLoad(d, dblk, pre + bm + 4, H5_SIG_FADB, "fixed array data block", &p));
     uint64_t pg = idx / pageN;
     if (!((p[pre + pg / 8] >> (7 - pg % 8)) & 1)) return CAIRN_OK;
     uint64_t pageBytes = pageN * es + 4;
@@ -289,7 +289,7 @@ static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
     return CAIRN_OK;
   }
   const uint8_t *p;
-  CAIRN_TRY(idxLoad(d, dblk, pre + (size_t)nEnt * es + 4, "FADB", "fixed array data block", &p));
+  CAIRN_TRY(idxLoad(d, dblk, pre + (size_t)nEnt * es + 4, H5_SIG_FADB, "fixed array data block", &p));
   idxEntry(f, p + pre + idx * es, es, client == 1, c);
   return CAIRN_OK;
 }
@@ -329,7 +329,7 @@ static int earrayDblk(H5Dset *d, uint64_t addr, uint64_t nElem, uint64_t k, unsi
     return CAIRN_OK;
   }
   const uint8_t *p;
-  CAIRN_TRY(idxLoad(d, addr, pre + (size_t)nElem * es + 4, "EADB", "extensible array data block", &p));
+  CAIRN_TRY(idxLoad(d, addr, pre + (size_t)nElem * es + 4, H5_SIG_EADB, "extensible array data block", &p));
   idxEntry(f, p + pre + k * es, es, filtered, c);
   return CAIRN_OK;
 }
@@ -340,7 +340,7 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   uint8_t hd[96];
   size_t n = 4 + 1 + 1 + 6 + 6 * (size_t)f->sl + f->so + 4;
   CAIRN_TRY(cairnH5ReadMeta(f, d->layout.addr, hd, n));
-  if (memcmp(hd, "EAHD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing EAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
+  if (memcmp(hd, H5_SIG_EAHD, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing EAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
   CAIRN_TRY(cairnH5Checksum(hd, n - 4, d->layout.addr, "extensible array header"));
   unsigned client = hd[5], es = hd[6], maxBits = hd[7], idxElem = hd[8], minElem = hd[9], minPtr = hd[10], pageBits = hd[11];
   H5Cur cu;
@@ -362,7 +362,7 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   size_t pre = 4 + 1 + 1 + f->so;
   size_t total = pre + (size_t)idxElem * es + nIblkDblk * f->so + nIblkSblk * f->so + 4;
   const uint8_t *p;
-  CAIRN_TRY(idxLoad(d, iblk, total, "EAIB", "extensible array index block", &p));
+  CAIRN_TRY(idxLoad(d, iblk, total, H5_SIG_EAIB, "extensible array index block", &p));
   if (idx < idxElem) {
     idxEntry(f, p + pre + idx * es, es, filtered, c);
     return CAIRN_OK;
@@ -398,7 +398,7 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
     size_t bm = (size_t)(((nPg + 7) / 8) * ndblk);
     size_t sp = 4 + 1 + 1 + f->so + aoBytes;
     const uint8_t *q;
-    CAIRN_TRY(idxLoad(d, sAddr, sp + bm + (size_t)ndblk * f->so + 4, "EASB", "extensible array super block", &q));
+    CAIRN_TRY(idxLoad(d, sAddr, sp + bm + (size_t)ndblk * f->so + 4, H5_SIG_EASB, "extensible array super block", &q));
     H5Cur b;
     cairnH5Cur(&b, q + sp + bm + di * f->so, f->so, sAddr);
     dAddr = cairnH5Addr(f, &b);

@@ -6,7 +6,6 @@
 ** and its shared-message table, and object headers v1/v2 with their continuation chunks.
 */
 #include "h5int.h"
-#include "hash/lookup3.h"
 
 /* Pages read by one host call share one allocation (an H5Run: the bytes, then the page
 ** records), so the host reads straight into the cache; the run is freed with its last page. */
@@ -24,14 +23,6 @@ struct H5Page {
 /* The first read's run in the handle's memory: its header (two page records), then 8 KiB */
 #define H5_FIRST_HEAD ((sizeof(H5Run) + 2 * sizeof(H5Page) + 15) & ~(size_t)15)
 typedef char h5FirstRunFits[H5_FIRST_HEAD + H5_FIRST_BYTES <= H5_FIRST_RUN ? 1 : -1];
-
-int cairnH5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat) {
-  uint32_t want = cairnGetLE32(p + n), got = cairnLookup3(p, n, 0);
-  if (want != got)
-    return cairnErr(CAIRN_CHECKSUM, "hdf5: %s checksum mismatch at offset %llu (stored %x, computed %x)", zWhat,
-                    (unsigned long long)addr, want, got);
-  return CAIRN_OK;
-}
 
 /* ---------------------------------------------------------------- cache */
 static int reachSize(H5File *f, uint64_t abs, uint64_t n);
@@ -452,28 +443,38 @@ int cairnH5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp) {
 /* Room for one more message (aMsg out of its inline slots into an allocation, or that grown). */
 static int ohdrGrowMsg(H5Ohdr *o) {
   if (o->nMsg >= OHDR_MAX_MSGS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many messages", (unsigned long long)o->addr);
-  uint32_t nc = o->capMsg ? o->capMsg * 2 : 16;
-  H5Msg *a = o->msgInline ? cairnMalloc(nc * sizeof(H5Msg)) : cairnRealloc(o->aMsg, nc * sizeof(H5Msg));
-  if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  if (o->msgInline) memcpy(a, o->aMsg, o->nMsg * sizeof(H5Msg));
+  if (!o->msgInline) return CAIRN_GROW(o->aMsg, o->capMsg, o->nMsg + 1, "hdf5: object header messages");
+  /* out of the inline slots: a new array, the inline messages copied into it */
+  H5Msg *a = NULL;
+  size_t cap = 0;
+  CAIRN_TRY(cairnArrayReserve(&a, &cap, (size_t)o->capMsg * 2, sizeof(H5Msg), 16, "hdf5: object header messages"));
+  memcpy(a, o->aMsg, o->nMsg * sizeof(H5Msg));
   o->aMsg = a;
   o->msgInline = 0;
-  o->capMsg = nc;
+  o->capMsg = (uint32_t)cap;
   return CAIRN_OK;
 }
 
 static int ohdrAddBuf(H5Ohdr *o, uint8_t *p) {
   if (o->nBuf == o->capBuf) {
-    uint32_t nc = o->capBuf ? o->capBuf * 2 : 4;
-    uint8_t **a = o->bufInline ? cairnMalloc(nc * sizeof(uint8_t *)) : cairnRealloc(o->aBuf, nc * sizeof(uint8_t *));
-    if (!a) {
-      cairnFree(p);
-      return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    int rc;
+    if (!o->bufInline) {
+      rc = CAIRN_GROW(o->aBuf, o->capBuf, o->nBuf + 1, "hdf5: object header chunks");
+    } else { /* out of the inline slots: a new array, the inline pointers copied into it */
+      uint8_t **a = NULL;
+      size_t cap = 0;
+      rc = cairnArrayReserve(&a, &cap, (size_t)o->capBuf * 2, sizeof(uint8_t *), 4, "hdf5: object header chunks");
+      if (rc == CAIRN_OK) {
+        memcpy(a, o->aBuf, o->nBuf * sizeof(uint8_t *));
+        o->aBuf = a;
+        o->bufInline = 0;
+        o->capBuf = (uint32_t)cap;
+      }
     }
-    if (o->bufInline) memcpy(a, o->aBuf, o->nBuf * sizeof(uint8_t *));
-    o->aBuf = a;
-    o->bufInline = 0;
-    o->capBuf = nc;
+    if (rc) {
+      cairnFree(p);
+      return rc;
+    }
   }
   o->aBuf[o->nBuf++] = p;
   return CAIRN_OK;
@@ -528,13 +529,7 @@ static int ohdrCont(H5File *f, H5Ohdr *o, const uint8_t *q, uint32_t size, uint6
   k.len = cairnH5Len(f, &c);
   if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short continuation message at offset %llu", (unsigned long long)qa);
   if (*pnCont >= OHDR_MAX_CHUNKS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many continuation chunks", (unsigned long long)o->addr);
-  if (*pnCont == *pcapCont) {
-    uint32_t nc = *pcapCont ? *pcapCont * 2 : 8;
-    Cont *a = cairnRealloc(*paCont, nc * sizeof(Cont));
-    if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    *paCont = a;
-    *pcapCont = nc;
-  }
+  CAIRN_TRY(CAIRN_GROW(*paCont, *pcapCont, *pnCont + 1, "hdf5: continuation chunks"));
   (*paCont)[(*pnCont)++] = k;
   return CAIRN_OK;
 }
@@ -547,25 +542,18 @@ static inline __attribute__((always_inline)) int ohdrParseAs(H5File *f, H5Ohdr *
                                                               Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont, int v1, size_t hdr) {
   size_t i = 0;
   while (n - i >= hdr) { /* fewer bytes left: a gap (v2) or padding */
-    uint32_t type, size;
-    uint8_t flags;
-    if (v1) {
-      type = cairnGetLE16(p + i);
-      size = cairnGetLE16(p + i + 2);
-      flags = p[i + 4];
-    } else {
-      type = p[i];
-      size = cairnGetLE16(p + i + 1);
-      flags = p[i + 3];
-    }
+    H5Frame fr;
+    cairnH5FrameGet(p + i, v1, hdr, &fr);
+    uint32_t type = fr.type, size = fr.size;
+    uint8_t flags = fr.flags;
     if (size > n - i - hdr)
       return cairnErr(CAIRN_CORRUPT, "hdf5: message of type %u at offset %llu (%u bytes) overruns its object header chunk",
                       type, (unsigned long long)(addr + i), size);
     const uint8_t *q = p + i + hdr;
     uint64_t qa = addr + i + hdr;
     i += hdr + size;
-    if (type == 0) continue; /* null message: padding */
-    if (type == 0x10) {
+    if (type == H5_MSG_NIL) continue; /* null message: padding */
+    if (type == H5_MSG_CONT) {
       CAIRN_TRY(ohdrCont(f, o, q, size, qa, paCont, pnCont, pcapCont));
       continue;
     }
@@ -583,7 +571,7 @@ static inline __attribute__((always_inline)) int ohdrParseAs(H5File *f, H5Ohdr *
 static inline __attribute__((always_inline)) int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
                                                             Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
   if (o->version == 1) return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 1, 8);
-  return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 0, (o->hdrFlags & 0x04) ? 6 : 4);
+  return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 0, (o->hdrFlags & H5_OHDR_CRT_TRACK) ? 6 : 4);
 }
 
 void cairnH5OhdrFree(H5Ohdr *o) {
@@ -644,42 +632,31 @@ int cairnH5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_
   const uint8_t *pMsgs;        /* the first chunk's messages: nMsgs bytes at file address aMsgs */
   size_t nMsgs;
   uint64_t aMsgs;
-  if (memcmp(pre, "OHDR", 4) == 0) {
-    o->version = pre[4];
-    if (o->version != 2) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu has version %u", (unsigned long long)addr, pre[4]);
-    uint8_t flags = pre[5];
-    o->hdrFlags = flags;
-    size_t i = 6;
-    if (flags & 0x20) i += 16;
-    if (flags & 0x10) {
-      o->maxCompactAttr = cairnGetLE16(pre + i);
-      o->minDenseAttr = cairnGetLE16(pre + i + 2);
-      i += 4;
-    }
-    unsigned nb = 1u << (flags & 3);
-    if (i + nb > nPre) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated object header at %llu", (unsigned long long)addr);
-    uint64_t size0 = cairnGetLEn(pre + i, nb);
-    i += nb;
-    if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size0);
-    size_t total = i + (size_t)size0 + 4;
+  H5OhdrPrefix hp;
+  int pk = cairnH5OhdrPrefix(pre, nPre, &hp);
+  if (pk == H5_PREFIX_VERSION) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu has version %u", (unsigned long long)addr, hp.version);
+  if (pk == H5_PREFIX_NONE)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: no object header at address %llu (version byte %u)", (unsigned long long)addr, hp.version);
+  if (pk != H5_PREFIX_OK) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated object header at %llu", (unsigned long long)addr);
+  o->version = hp.version;
+  if (hp.nMsgs > H5_MAX_META) {
+    if (hp.version == 1) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, (unsigned)hp.nMsgs);
+    return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)hp.nMsgs);
+  }
+  if (hp.version == 2) {
+    o->hdrFlags = hp.flags;
+    o->maxCompactAttr = hp.maxCompactAttr;
+    o->minDenseAttr = hp.minDenseAttr;
+    size_t total = hp.iMsgs + (size_t)hp.nMsgs + 4;
     if ((rc = ohdrLoadFirst(f, o, addr, total, &first, pLent, nLent))) return rc;
     if ((rc = cairnH5Checksum(first, total - 4, addr, "object header"))) goto fail;
-    pMsgs = first + i;
-    nMsgs = (size_t)size0;
-    aMsgs = addr + i;
+    pMsgs = first + hp.iMsgs;
   } else {
-    o->version = pre[0];
-    if (o->version != 1) {
-      rc = cairnErr(CAIRN_CORRUPT, "hdf5: no object header at address %llu (version byte %u)", (unsigned long long)addr, pre[0]);
-      goto fail;
-    }
-    uint32_t size0 = cairnGetLE32(pre + 8);
-    if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, size0);
-    if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &first, pLent, nLent))) return rc;
+    if ((rc = ohdrLoadFirst(f, o, addr + 16, (size_t)hp.nMsgs, &first, pLent, nLent))) return rc;
     pMsgs = first;
-    nMsgs = size0;
-    aMsgs = addr + 16;
   }
+  nMsgs = (size_t)hp.nMsgs;
+  aMsgs = addr + hp.iMsgs;
   if ((rc = ohdrParse(f, o, pMsgs, nMsgs, aMsgs, &aCont, &nCont, &capCont))) goto fail;
   for (uint32_t k = 0; k < nCont; k++) {
     Cont c = aCont[k];
@@ -698,7 +675,7 @@ int cairnH5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_
     if ((rc = ohdrAddBuf(o, buf))) goto fail;
     size_t skip = 0; /* v2: the OCHK signature before the messages, the checksum after */
     if (o->version == 2) {
-      if (c.len < 8 || memcmp(buf, "OCHK", 4) != 0) {
+      if (c.len < 8 || memcmp(buf, H5_SIG_OCHK, 4) != 0) {
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing OCHK signature at offset %llu", (unsigned long long)c.addr);
         goto fail;
       }
@@ -728,7 +705,7 @@ static int readSohmTable(H5File *f, uint64_t addr, uint32_t nIdx) {
   uint8_t *p;
   CAIRN_TRY(cairnH5LoadMeta(f, addr, n, &p));
   int rc = CAIRN_OK;
-  if (memcmp(p, "SMTB", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing SMTB signature at offset %llu", (unsigned long long)addr);
+  if (memcmp(p, H5_SIG_SMTB, 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing SMTB signature at offset %llu", (unsigned long long)addr);
   else rc = cairnH5Checksum(p, n - 4, addr, "shared message table");
   if (rc == CAIRN_OK) {
     H5Cur c;
@@ -753,7 +730,7 @@ static int readSohmTable(H5File *f, uint64_t addr, uint32_t nIdx) {
 static int readExtension(H5File *f) {
   H5Ohdr o;
   CAIRN_TRY(cairnH5OhdrLoad(f, f->extAddr, &o));
-  const H5Msg *m = cairnH5OhdrFind(&o, 0x0F, 0);
+  const H5Msg *m = cairnH5OhdrFind(&o, H5_MSG_SHMESG, 0);
   int rc = CAIRN_OK;
   if (m) {
     H5Cur c;
@@ -782,7 +759,7 @@ int cairnH5OpenSuperblock(H5File *f) {
       CAIRN_TRY(cairnH5ReadMeta(f, at, aSb, n));
       sb = aSb;
     }
-    if (memcmp(sb, "\211HDF\r\n\032\n", 8) == 0) break;
+    if (memcmp(sb, H5_SIGNATURE, H5_SIGNATURE_LEN) == 0) break;
     at = at ? at * 2 : 512;
   }
   f->sbVersion = sb[8];

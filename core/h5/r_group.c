@@ -9,7 +9,6 @@
 #include <stdlib.h> /* qsort */
 
 #include "h5int.h"
-#include "hash/lookup3.h"
 
 void cairnH5LinksFree(H5Link *a, size_t n) {
   if (!a) return; /* an object whose links were never listed: every dataset's close */
@@ -37,13 +36,7 @@ typedef struct LinkList {
 } LinkList;
 static int listAdd(LinkList *l, H5Link *k) {
   if (l->n >= 10000000) return cairnErr(CAIRN_LIMIT, "hdf5: group with more than 10 million links");
-  if (l->n == l->cap) {
-    size_t nc = l->cap ? l->cap * 2 : 16;
-    H5Link *a = cairnRealloc(l->a, nc * sizeof(H5Link));
-    if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    l->a = a;
-    l->cap = nc;
-  }
+  CAIRN_TRY(CAIRN_GROW(l->a, l->cap, l->n + 1, "hdf5: links"));
   l->a[l->n++] = *k;
   memset(k, 0, sizeof(*k));
   return CAIRN_OK;
@@ -187,7 +180,7 @@ static inline __attribute__((always_inline)) int lheapLoad(H5File *f, uint64_t a
   int rc;
   const uint8_t *hd = cairnH5MetaStable(f, addr, n);
   if (!hd && !(hd = cairnH5MetaView(f, addr, n, aHd, &rc))) return rc; /* used before the next cache read */
-  if (memcmp(hd, "HEAP", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing HEAP signature at offset %llu", (unsigned long long)addr);
+  if (memcmp(hd, H5_SIG_HEAP, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing HEAP signature at offset %llu", (unsigned long long)addr);
   uint64_t size = cairnGetLEn(hd + 8, f->sl), data = addrAt(f, hd + 8 + 2 * f->sl);
   /* all of it in the open's first read (a small file): names are compared in place, and it lies
   ** within the file (the checks below pass) */
@@ -244,13 +237,7 @@ static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   }
   for (;;) {
     size_t k = CAIRN_MIN(want, h->n - (size_t)off);
-    if (k + 1 > h->cap) {
-      size_t nc = CAIRN_MAX(k + 1, 2 * h->cap);
-      char *b = cairnRealloc(h->buf, nc);
-      if (!b) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-      h->buf = b;
-      h->cap = nc;
-    }
+    CAIRN_TRY(CAIRN_GROW(h->buf, h->cap, k + 1, "hdf5: local heap string"));
     CAIRN_TRY(cairnH5ReadMeta(h->f, h->data + off, h->buf, k));
     const char *z = memchr(h->buf, 0, k);
     if (z) {
@@ -297,7 +284,7 @@ static inline __attribute__((always_inline)) int snodHeader(H5File *f, uint64_t 
   int rc;
   const uint8_t *hd = cairnH5MetaStable(f, addr, 8);
   if (!hd && !(hd = cairnH5MetaView(f, addr, 8, aHd, &rc))) return rc; /* used before the next cache read */
-  if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
+  if (memcmp(hd, H5_SIG_SNOD, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
   uint32_t n = cairnGetLE16(hd + 6);
   if (8 + (size_t)n * entSize > 8 + 2 * (size_t)f->groupLeafK * entSize && n > 2 * (uint32_t)f->groupLeafK)
     return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
@@ -351,7 +338,7 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l) {
 
 /* A group B-tree node's header hd (at addr): its level and entry count, checked. */
 static inline __attribute__((always_inline)) int treeNodeHeader(H5File *f, uint64_t addr, const uint8_t *hd, uint32_t *pLevel, uint32_t *pn) {
-  if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
+  if (memcmp(hd, H5_SIG_TREE, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
   if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
   uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
   if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
@@ -551,7 +538,7 @@ static int linkInfoAddrs(H5File *f, const H5Msg *li, uint64_t *pHeap, uint64_t *
 int cairnH5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
   LinkList l = {NULL, 0, 0};
   int rc = CAIRN_OK;
-  const H5Msg *st = cairnH5OhdrFind(o, 0x11, 0), *li = cairnH5OhdrFind(o, 0x02, 0);
+  const H5Msg *st = cairnH5OhdrFind(o, H5_MSG_SYMTAB, 0), *li = cairnH5OhdrFind(o, H5_MSG_LINKINFO, 0);
   if (st) {
     uint64_t bt, hp;
     CAIRN_TRY(symtabAddrs(f, st, &bt, &hp));
@@ -563,7 +550,7 @@ int cairnH5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
     /* Compact links in the header. */
     const H5Msg *m;
     for (uint32_t i = 0; rc == CAIRN_OK && i < o->nMsg; i++) {
-      if ((m = &o->aMsg[i])->type != 0x06) continue;
+      if ((m = &o->aMsg[i])->type != H5_MSG_LINK) continue;
       H5Link k;
       rc = linkDecode(f, m->p, m->size, m->addr, &k);
       if (rc == CAIRN_OK && (rc = listAdd(&l, &k))) linkClear(&k);
@@ -630,11 +617,11 @@ static int lookupDense(H5File *f, const H5Msg *li, const char *zName, size_t nNa
 
 int cairnH5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut) {
   memset(pOut, 0, sizeof(*pOut));
-  const H5Msg *st = cairnH5OhdrFind(o, 0x11, 0), *li = cairnH5OhdrFind(o, 0x02, 0);
+  const H5Msg *st = cairnH5OhdrFind(o, H5_MSG_SYMTAB, 0), *li = cairnH5OhdrFind(o, H5_MSG_LINKINFO, 0);
   if (st) return lookupSymtab(f, st, zName, nName, pOut);
   const H5Msg *m;
   for (uint32_t i = 0; i < o->nMsg; i++) {
-    if ((m = &o->aMsg[i])->type != 0x06) continue;
+    if ((m = &o->aMsg[i])->type != H5_MSG_LINK) continue;
     int rc = lookupLinkMsg(f, m->p, m->size, m->addr, zName, nName, pOut);
     if (rc != CAIRN_NOTFOUND) return rc;
   }
@@ -665,15 +652,11 @@ static inline __attribute__((always_inline)) int groupHdrNext(const GroupHdr *g,
   size_t i = *pi, n = g->aChunk[k].n;
   const uint8_t *p = g->aChunk[k].p;
   if (n - i < g->hdr) return 0; /* v1: 8 bytes; v2: 4 (a gap), 6 with creation orders */
-  if (g->v1) {
-    m->type = cairnGetLE16(p + i);
-    m->size = cairnGetLE16(p + i + 2);
-    m->flags = p[i + 4];
-  } else {
-    m->type = p[i];
-    m->size = cairnGetLE16(p + i + 1);
-    m->flags = p[i + 3];
-  }
+  H5Frame fr;
+  cairnH5FrameGet(p + i, g->v1, g->hdr, &fr);
+  m->type = (uint16_t)fr.type;
+  m->size = fr.size;
+  m->flags = fr.flags;
   if (m->size > n - i - g->hdr) return -1;
   m->p = p + i + g->hdr;
   m->addr = g->aChunk[k].addr + i + g->hdr;
@@ -698,7 +681,7 @@ static int groupHdrCont(H5File *f, GroupHdr *g, const H5Msg *m) {
     g->aChunk[k].n = (size_t)len;
     g->aChunk[k].addr = addr;
   } else {
-    if (len < 8 || memcmp(q, "OCHK", 4) || cairnGetLE32(q + len - 4) != cairnLookup3(q, (size_t)len - 4, 0)) return 0;
+    if (len < 8 || memcmp(q, H5_SIG_OCHK, 4) || !cairnH5ChecksumOk(q, (size_t)len - 4)) return 0;
     g->aChunk[k].p = q + 4;
     g->aChunk[k].n = (size_t)len - 8;
     g->aChunk[k].addr = addr + 4;
@@ -714,14 +697,16 @@ static inline __attribute__((always_inline)) int groupChunkScan(H5File *f, Group
   const uint8_t *p = g->aChunk[k].p;
   size_t n = g->aChunk[k].n;
   for (size_t i = 0; n - i >= hdr;) {
-    unsigned type = v1 ? cairnGetLE16(p + i) : p[i];
-    size_t size = v1 ? cairnGetLE16(p + i + 2) : cairnGetLE16(p + i + 1);
+    H5Frame fr;
+    cairnH5FrameGet(p + i, v1, hdr, &fr);
+    unsigned type = fr.type;
+    size_t size = fr.size;
     if (size > n - i - hdr) return 0; /* overruns its chunk */
-    if (type == 0x06) g->nLink++;
-    else if (type == 0x10 || (type == 0x11 && !g->st.p) || (type == 0x02 && !g->li.p)) {
-      H5Msg m = {(uint16_t)type, p[i + (v1 ? 4 : 3)], (uint32_t)size, p + i + hdr, g->aChunk[k].addr + i + hdr};
-      if (type == 0x11) g->st = m;
-      else if (type == 0x02) g->li = m;
+    if (type == H5_MSG_LINK) g->nLink++;
+    else if (type == H5_MSG_CONT || (type == H5_MSG_SYMTAB && !g->st.p) || (type == H5_MSG_LINKINFO && !g->li.p)) {
+      H5Msg m = {(uint16_t)type, fr.flags, (uint32_t)size, p + i + hdr, g->aChunk[k].addr + i + hdr};
+      if (type == H5_MSG_SYMTAB) g->st = m;
+      else if (type == H5_MSG_LINKINFO) g->li = m;
       else if (!groupHdrCont(f, g, &m)) return 0;
     }
     i += hdr + size;
@@ -735,28 +720,18 @@ static inline __attribute__((always_inline)) int groupChunkScan(H5File *f, Group
 static int groupHdrScan(H5File *f, uint64_t addr, GroupHdr *g) {
   const uint8_t *pre = cairnH5MetaStable(f, addr, 16);
   if (!pre) return 0;
-  if (memcmp(pre, "OHDR", 4) == 0) {
-    uint8_t flags = pre[5];
-    size_t i = 6 + (flags & 0x20 ? 16 : 0) + (flags & 0x10 ? 4 : 0);
-    unsigned nb = 1u << (flags & 3);
-    if (pre[4] != 2 || !cairnH5MetaStable(f, addr, i + nb)) return 0;
-    uint64_t size0 = cairnGetLEn(pre + i, nb);
-    i += nb;
-    if (size0 > H5_MAX_META || !cairnH5MetaStable(f, addr, i + (size_t)size0 + 4)) return 0;
-    if (cairnGetLE32(pre + i + size0) != cairnLookup3(pre, i + (size_t)size0, 0)) return 0;
-    g->aChunk[0].p = pre + i;
-    g->aChunk[0].n = (size_t)size0;
-    g->aChunk[0].addr = addr + i;
-    g->v1 = 0;
-    g->hdr = (flags & 0x04) ? 6 : 4;
-  } else {
-    uint32_t size0 = cairnGetLE32(pre + 8);
-    if (pre[0] != 1 || size0 > H5_MAX_META || !(g->aChunk[0].p = cairnH5MetaStable(f, addr + 16, size0))) return 0;
-    g->aChunk[0].n = size0;
-    g->aChunk[0].addr = addr + 16;
-    g->v1 = 1;
-    g->hdr = 8;
+  H5OhdrPrefix hp; /* the prefix lies in the first read: decode it within what that read holds */
+  if (cairnH5OhdrPrefix(pre, f->nFirstData - (size_t)(pre - f->pFirstData), &hp) != H5_PREFIX_OK || hp.nMsgs > H5_MAX_META) return 0;
+  if (hp.version == 2) {
+    if (!cairnH5MetaStable(f, addr, hp.iMsgs + (size_t)hp.nMsgs + 4) || !cairnH5ChecksumOk(pre, hp.iMsgs + (size_t)hp.nMsgs)) return 0;
+    g->aChunk[0].p = pre + hp.iMsgs;
+  } else if (!(g->aChunk[0].p = cairnH5MetaStable(f, addr + 16, (size_t)hp.nMsgs))) {
+    return 0;
   }
+  g->aChunk[0].n = (size_t)hp.nMsgs;
+  g->aChunk[0].addr = addr + hp.iMsgs;
+  g->v1 = hp.version == 1;
+  g->hdr = hp.nFrame;
   g->aChunk[0].cont = addr;
   g->nChunk = 1;
   g->st.p = g->li.p = NULL;
@@ -785,7 +760,7 @@ int cairnH5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nNa
   uint32_t nSeen = 0;
   for (unsigned k = 0; k < g.nChunk && nSeen < g.nLink; k++) {
     for (i = 0; nSeen < g.nLink && groupHdrNext(&g, k, &i, &m) > 0;) {
-      if (m.type != 0x06) continue;
+      if (m.type != H5_MSG_LINK) continue;
       nSeen++;
       int rc = lookupLinkMsg(f, m.p, m.size, m.addr, zName, nName, pOut);
       if (rc != CAIRN_NOTFOUND) return rc;
@@ -797,13 +772,7 @@ int cairnH5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nNa
 /* ---------------------------------------------------------------- attributes */
 static int attrAdd(DenseArg *d, H5Attr *a) {
   if (d->nAttr >= 1000000) return cairnErr(CAIRN_LIMIT, "hdf5: more than a million attributes");
-  if (d->nAttr == d->capAttr) {
-    size_t nc = d->capAttr ? d->capAttr * 2 : 8;
-    H5Attr *b = cairnRealloc(d->aAttr, nc * sizeof(H5Attr));
-    if (!b) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    d->aAttr = b;
-    d->capAttr = nc;
-  }
+  CAIRN_TRY(CAIRN_GROW(d->aAttr, d->capAttr, d->nAttr + 1, "hdf5: attributes"));
   d->aAttr[d->nAttr++] = *a;
   return CAIRN_OK;
 }
@@ -817,7 +786,7 @@ static int denseAttrVisit(void *pArg, const uint8_t *rec, uint32_t n) {
   H5Attr a;
   int rc;
   if (rec[8] & 0x02) { /* the heap holds a shared-message reference */
-    H5Msg m = {0x0C, 0x02, (uint32_t)np, p, d->heap.addr};
+    H5Msg m = {H5_MSG_ATTR, H5_MSGF_SHARED, (uint32_t)np, p, d->heap.addr};
     const uint8_t *q;
     size_t nq;
     uint64_t qa;
@@ -843,14 +812,14 @@ int cairnH5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
   int rc = CAIRN_OK;
   const H5Msg *m;
   size_t nCompact = 0;
-  for (uint32_t i = 0; i < o->nMsg; i++) nCompact += o->aMsg[i].type == 0x0C;
+  for (uint32_t i = 0; i < o->nMsg; i++) nCompact += o->aMsg[i].type == H5_MSG_ATTR;
   if (nCompact) { /* one allocation for the usual case (H5Attr is large: no regrowth copies) */
     d.aAttr = cairnMallocArray(nCompact, sizeof(H5Attr));
     if (!d.aAttr) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
     d.capAttr = nCompact;
   }
   for (uint32_t i = 0; rc == CAIRN_OK && i < o->nMsg; i++) {
-    if ((m = &o->aMsg[i])->type != 0x0C) continue;
+    if ((m = &o->aMsg[i])->type != H5_MSG_ATTR) continue;
     const uint8_t *q;
     size_t nq;
     uint64_t qa;
@@ -894,7 +863,7 @@ int cairnH5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
       if (rc == CAIRN_OK && (rc = attrAdd(&d, &a))) cairnH5AttrFree(&a);
     }
   }
-  const H5Msg *ai = cairnH5OhdrFind(o, 0x15, 0);
+  const H5Msg *ai = cairnH5OhdrFind(o, H5_MSG_AINFO, 0);
   if (rc == CAIRN_OK && ai) {
     H5Cur c;
     cairnH5Cur(&c, ai->p, ai->size, ai->addr);

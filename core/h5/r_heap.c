@@ -6,7 +6,6 @@
 ** links and attributes, SOHM) and v2 B-trees (BTHD/BTIN/BTLF, iteration and keyed search).
 */
 #include "h5int.h"
-#include "hash/lookup3.h"
 
 /* ---------------------------------------------------------------- global heap */
 static void gcolDrop(H5File *f) {
@@ -24,7 +23,7 @@ static int gcolLoad(H5File *f, uint64_t addr) {
   uint8_t hdr[16];
   size_t nh = 8 + f->sl;
   CAIRN_TRY(cairnH5ReadMeta(f, addr, hdr, nh));
-  if (memcmp(hdr, "GCOL", 4) != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: missing GCOL signature at offset %llu", (unsigned long long)addr);
+  if (memcmp(hdr, H5_SIG_GCOL, 4) != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: missing GCOL signature at offset %llu", (unsigned long long)addr);
   uint64_t size = cairnGetLEn(hdr + 8, f->sl);
   if (size < nh || size > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: global heap collection at %llu has size %llu", (unsigned long long)addr, (unsigned long long)size);
   uint8_t *p;
@@ -48,18 +47,16 @@ static int gcolLoad(H5File *f, uint64_t addr) {
       cairnFree(a);
       return cairnErr(CAIRN_CORRUPT, "hdf5: global heap object %u at offset %llu overruns its collection", idx, (unsigned long long)(addr + i));
     }
-    if (idx >= cap) {
-      uint32_t nc = cap;
-      while (nc <= idx) nc *= 2;
-      uint64_t *b = cairnRealloc(a, nc * 2 * sizeof(uint64_t));
-      if (!b) {
+    if (idx >= cap) { /* two entries per object: the array grows in pairs, zeroed */
+      size_t nOld = 2 * (size_t)cap, nCap = nOld;
+      int rc = cairnArrayReserve(&a, &nCap, 2 * ((size_t)idx + 1), sizeof(uint64_t), 0, "hdf5: global heap objects");
+      if (rc) {
         cairnFree(p);
         cairnFree(a);
-        return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        return rc;
       }
-      memset(b + 2 * cap, 0, (size_t)(nc - cap) * 2 * sizeof(uint64_t));
-      a = b;
-      cap = nc;
+      cap = (uint32_t)(nCap / 2);
+      memset(a + nOld, 0, (2 * (size_t)cap - nOld) * sizeof(uint64_t));
     }
     a[2 * idx] = i + hs;
     a[2 * idx + 1] = n;
@@ -99,7 +96,7 @@ int cairnH5FHeapOpen(H5File *f, uint64_t addr, H5FHeap *h) {
   uint8_t hd[256];
   size_t nFixed = 4 + 1 + 2 + 2 + 1 + 4 + (size_t)f->sl * 12 + (size_t)f->so * 3 + 2 + 2 + 2 + 2;
   CAIRN_TRY(cairnH5ReadMeta(f, addr, hd, nFixed));
-  if (memcmp(hd, "FRHP", 4) != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FRHP signature at offset %llu", (unsigned long long)addr);
+  if (memcmp(hd, H5_SIG_FRHP, 4) != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FRHP signature at offset %llu", (unsigned long long)addr);
   H5Cur c;
   cairnH5Cur(&c, hd + 4, nFixed - 4, addr + 4);
   if (cairnH5U8(&c) != 0) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: fractal heap version at offset %llu", (unsigned long long)addr);
@@ -165,7 +162,7 @@ static int fheapLocate(H5File *f, H5FHeap *h, uint64_t off, uint64_t *pAddr, uin
     uint8_t *p;
     CAIRN_TRY(cairnH5LoadMeta(f, ib, total, &p));
     int rc = CAIRN_OK;
-    if (memcmp(p, "FHIB", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing FHIB signature at offset %llu", (unsigned long long)ib);
+    if (memcmp(p, H5_SIG_FHIB, 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing FHIB signature at offset %llu", (unsigned long long)ib);
     else rc = cairnH5Checksum(p, total - 4, ib, "fractal heap indirect block");
     if (rc) {
       cairnFree(p);
@@ -268,7 +265,7 @@ int cairnH5FHeapGet(H5File *f, H5FHeap *h, const uint8_t *id, uint8_t **pp, size
     if (!seen) {
       uint8_t *blk;
       CAIRN_TRY(cairnH5LoadMeta(f, ba, (size_t)bs, &blk));
-      int rc = memcmp(blk, "FHDB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FHDB signature at offset %llu", (unsigned long long)ba) : CAIRN_OK;
+      int rc = memcmp(blk, H5_SIG_FHDB, 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FHDB signature at offset %llu", (unsigned long long)ba) : CAIRN_OK;
       if (rc == CAIRN_OK) {
         /* The checksum covers the whole block with the checksum field taken as zero. */
         size_t ck = hdr - 4;
@@ -297,7 +294,7 @@ int cairnH5FHeapGet(H5File *f, H5FHeap *h, const uint8_t *id, uint8_t **pp, size
   } else {
     uint8_t sig[4];
     CAIRN_TRY(cairnH5ReadMeta(f, ba, sig, 4));
-    if (memcmp(sig, "FHDB", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FHDB signature at offset %llu", (unsigned long long)ba);
+    if (memcmp(sig, H5_SIG_FHDB, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FHDB signature at offset %llu", (unsigned long long)ba);
   }
   CAIRN_TRY(cairnH5LoadMeta(f, ba + (off - bo), (size_t)len, pp));
   *pn = (size_t)len;
@@ -325,7 +322,7 @@ static int bt2Open(H5File *f, uint64_t addr, Bt2 *t) {
   uint8_t hd[64];
   size_t n = 4 + 1 + 1 + 4 + 2 + 2 + 1 + 1 + f->so + 2 + f->sl + 4;
   CAIRN_TRY(cairnH5ReadMeta(f, addr, hd, n));
-  if (memcmp(hd, "BTHD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing BTHD signature at offset %llu", (unsigned long long)addr);
+  if (memcmp(hd, H5_SIG_BTHD, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing BTHD signature at offset %llu", (unsigned long long)addr);
   CAIRN_TRY(cairnH5Checksum(hd, n - 4, addr, "v2 B-tree header"));
   H5Cur c;
   cairnH5Cur(&c, hd + 4, n - 8, addr + 4);
@@ -369,7 +366,7 @@ static int bt2Node(Bt2 *t, uint64_t addr, unsigned d, uint32_t n, uint8_t **pp, 
   uint8_t *p;
   CAIRN_TRY(cairnH5LoadMeta(t->f, addr, (size_t)size, &p));
   int rc = CAIRN_OK;
-  if (memcmp(p, d ? "BTIN" : "BTLF", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing %s signature at offset %llu", d ? "BTIN" : "BTLF", (unsigned long long)addr);
+  if (memcmp(p, d ? H5_SIG_BTIN : H5_SIG_BTLF, 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing %s signature at offset %llu", d ? H5_SIG_BTIN : H5_SIG_BTLF, (unsigned long long)addr);
   else if (p[5] != t->type) rc = cairnErr(CAIRN_CORRUPT, "hdf5: v2 B-tree node at %llu has type %u, not %u", (unsigned long long)addr, p[5], t->type);
   else rc = cairnH5Checksum(p, (size_t)size - 4, addr, "v2 B-tree node");
   if (rc) {

@@ -595,7 +595,7 @@ static int sohmBit(uint16_t type) { return type < 16 ? (int)type : -1; }
 
 int cairnH5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn) {
   *ppOwn = NULL;
-  if (!(m->flags & 0x02)) {
+  if (!(m->flags & H5_MSGF_SHARED)) {
     *pp = m->p;
     *pn = m->size;
     if (pAddr) *pAddr = m->addr;
@@ -631,7 +631,7 @@ int cairnH5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn,
   CAIRN_TRY(cairnH5OhdrLoad(f, a, &o));
   const H5Msg *t = cairnH5OhdrFind(&o, m->type, 0);
   int rc = CAIRN_OK;
-  if (!t || (t->flags & 0x02)) {
+  if (!t || (t->flags & H5_MSGF_SHARED)) {
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: shared message at offset %llu points to object %llu without a message of type %u",
                   (unsigned long long)m->addr, (unsigned long long)a, m->type);
   } else {

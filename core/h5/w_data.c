@@ -82,14 +82,10 @@ static int heapPut(cairn_h5w *w, const char *z, size_t n, uint64_t *pAddr, uint3
       w->pHeap = NULL;
       return rc;
     }
-    memcpy(w->pHeap, "GCOL", 4);
+    memcpy(w->pHeap, H5_SIG_GCOL, 4);
     w->pHeap[4] = 1;
     cairnPutLE64(w->pHeap + 8, size);
-    if (w->nColl == w->nCollAlloc) {
-      int m = w->nCollAlloc ? 2 * w->nCollAlloc : 16;
-      struct H5wColl *a = cairnRealloc(w->aColl, sizeof(*a) * (size_t)m);
-      if (a) w->aColl = a, w->nCollAlloc = m;
-    }
+    (void)CAIRN_GROW(w->aColl, w->nCollAlloc, w->nColl + 1, "heap collections"); /* else not tracked (below) */
     if (w->nColl < w->nCollAlloc) w->aColl[w->nColl++] = (struct H5wColl){w->heapAddr, size, 0, w->txn, 1};
     w->nHeap = size;
     w->nHeapUsed = 16;
@@ -112,13 +108,13 @@ static int heapPut(cairn_h5w *w, const char *z, size_t n, uint64_t *pAddr, uint3
 ** used lose a reference; a collection of this session that nothing uses any more is freed
 ** (after the next commit if an earlier commit used it). */
 void cairnH5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m) {
-  if (!w->nColl || m->type != H5W_MSG_ATTR || m->n < 8 || m->p[0] < 1 || m->p[0] > 3) return;
+  if (!w->nColl || m->type != H5_MSG_ATTR || m->n < 8 || m->p[0] < 1 || m->p[0] > 3) return;
   const uint8_t *p = m->p;
   int v = p[0];
   size_t nName = cairnGetLE16(p + 2), nType = cairnGetLE16(p + 4), nSpace = cairnGetLE16(p + 6);
 #define PAD(x) (v == 1 ? (((x) + 7) & ~(size_t)7) : (x))
   size_t off = (v == 3 ? 9 : 8) + PAD(nName);
-  if (off + PAD(nType) + PAD(nSpace) > m->n || nType < 8 || (p[off] & 0x0f) != H5W_T_VLEN) return;
+  if (off + PAD(nType) + PAD(nSpace) > m->n || nType < 8 || (p[off] & 0x0f) != H5T_VLEN) return;
   const uint8_t *data = p + off + PAD(nType) + PAD(nSpace);
 #undef PAD
   size_t nData = (size_t)(p + m->n - data);
@@ -191,13 +187,8 @@ static int recPut(cairn_h5w *w, H5wDset *d, const uint64_t *off, uint64_t addr, 
     H5wChunk *c = &d->aRec[i];
     cairnH5wFree(w, c->addr, c->nByte, c->gen != w->txn);
   } else {
-    if (d->nRec == d->nRecAlloc) {
-      uint64_t m = d->nRecAlloc ? d->nRecAlloc * 2 : 64;
-      H5wChunk *a = cairnRealloc(d->aRec, sizeof(H5wChunk) * (size_t)m);
-      if (!a) return cairnH5wFail(w, cairnErr(CAIRN_NOMEM, "chunk index: out of memory"));
-      d->aRec = a;
-      d->nRecAlloc = m;
-    }
+    int rc = CAIRN_GROW(d->aRec, d->nRecAlloc, d->nRec + 1, "chunk index");
+    if (rc) return cairnH5wFail(w, rc);
     memmove(d->aRec + i + 1, d->aRec + i, sizeof(H5wChunk) * (size_t)(d->nRec - i));
     d->nRec++;
   }
@@ -400,18 +391,18 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
       d->aLevel[l] = a;
       d->nLevelAlloc[l] = aCount[l] + 16;
     }
-    for (uint64_t j = oldCount; j < aCount[l]; j++) d->aLevel[l][j] = (H5wNode){H5W_UNDEF, w->txn};
+    for (uint64_t j = oldCount; j < aCount[l]; j++) d->aLevel[l][j] = (H5wNode){H5_UNDEF, w->txn};
     uint64_t spanNode = span * BT_FAN; /* records under one node of this level */
     for (uint64_t j = first; j < aCount[l] && !rc; j++) {
       uint64_t r0 = j * spanNode, r1 = r0 + spanNode < d->nRec ? r0 + spanNode : d->nRec;
       uint64_t nChild = (r1 - r0 + span - 1) / span;
       memset(buf, 0, ns);
-      memcpy(buf, "TREE", 4);
+      memcpy(buf, H5_SIG_TREE, 4);
       buf[4] = 1;
       buf[5] = (uint8_t)l;
       cairnPutLE16(buf + 6, (uint16_t)nChild);
-      cairnPutLE64(buf + 8, H5W_UNDEF); /* siblings are not kept: nodes move on every rewrite */
-      cairnPutLE64(buf + 16, H5W_UNDEF);
+      cairnPutLE64(buf + 8, H5_UNDEF); /* siblings are not kept: nodes move on every rewrite */
+      cairnPutLE64(buf + 16, H5_UNDEF);
       uint8_t *p = buf + 24;
       for (uint64_t k = 0; k < nChild; k++) {
         uint64_t r = r0 + k * span;
@@ -454,21 +445,18 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
   size_t ks = keySize(d->rank);
   uint8_t hdr[24];
   CAIRN_TRY(cairnH5wRead(w, hdr, 24, addr));
-  if (memcmp(hdr, "TREE", 4) != 0 || hdr[4] != 1) return cairnErr(CAIRN_CORRUPT, "no chunk B-tree node at %llu", (unsigned long long)addr);
+  if (memcmp(hdr, H5_SIG_TREE, 4) != 0 || hdr[4] != 1) return cairnErr(CAIRN_CORRUPT, "no chunk B-tree node at %llu", (unsigned long long)addr);
   int level = hdr[5];
   unsigned n = cairnGetLE16(hdr + 6);
   if ((expectLevel >= 0 && level != expectLevel) || level >= 8 || n > 4096)
     return cairnErr(CAIRN_CORRUPT, "chunk B-tree node at %llu: level %d, %u entries", (unsigned long long)addr, level, n);
   if (bl->depth < 0) bl->depth = level;
   if (++bl->nNode > BT_MAX_NODES) return cairnErr(CAIRN_LIMIT, "chunk B-tree at %llu has more than %u nodes", (unsigned long long)addr, BT_MAX_NODES);
-  if (bl->n[level] == bl->nAlloc[level]) {
-    uint64_t m = bl->nAlloc[level] ? bl->nAlloc[level] * 2 : 16;
-    uint64_t *a = cairnRealloc(bl->aAddr[level], sizeof(uint64_t) * (size_t)m);
-    if (a) bl->aAddr[level] = a;
-    uint16_t *b = cairnRealloc(bl->aN[level], sizeof(uint16_t) * (size_t)m);
-    if (b) bl->aN[level] = b;
-    if (!a || !b) return cairnErr(CAIRN_NOMEM, "B-tree: out of memory");
-    bl->nAlloc[level] = m;
+  if (bl->n[level] == bl->nAlloc[level]) { /* two arrays of one capacity */
+    size_t capA = (size_t)bl->nAlloc[level], capN = capA, nNeed = (size_t)bl->n[level] + 1;
+    CAIRN_TRY(cairnArrayReserve(&bl->aAddr[level], &capA, nNeed, sizeof(uint64_t), 16, "B-tree"));
+    CAIRN_TRY(cairnArrayReserve(&bl->aN[level], &capN, nNeed, sizeof(uint16_t), 16, "B-tree"));
+    bl->nAlloc[level] = CAIRN_MIN(capA, capN);
   }
   cairnH5wUsed(w, addr, nodeSize(d->rank));
   bl->aAddr[level][bl->n[level]] = addr;
@@ -484,13 +472,7 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
       rc = btreeRead(w, d, child, level - 1, bl, depth + 1);
       continue;
     }
-    if (d->nRec == d->nRecAlloc) {
-      uint64_t m = d->nRecAlloc ? d->nRecAlloc * 2 : 64;
-      H5wChunk *a = cairnRealloc(d->aRec, sizeof(H5wChunk) * (size_t)m);
-      if (!a) { rc = cairnErr(CAIRN_NOMEM, "chunk index: out of memory"); break; }
-      d->aRec = a;
-      d->nRecAlloc = m;
-    }
+    if ((rc = CAIRN_GROW(d->aRec, d->nRecAlloc, d->nRec + 1, "chunk index")) != CAIRN_OK) break;
     H5wChunk *c = &d->aRec[d->nRec];
     memset(c, 0, sizeof *c);
     c->nByte = cairnGetLE32(k);
@@ -513,7 +495,7 @@ static int indexLoad(cairn_h5w *w, H5wDset *d) {
   bl.depth = -1;
   int rc = CAIRN_OK;
   uint64_t nRec0 = d->nRec;
-  if (d->btreeAddr != H5W_UNDEF) rc = btreeRead(w, d, d->btreeAddr, -1, &bl, 0);
+  if (d->btreeAddr != H5_UNDEF) rc = btreeRead(w, d, d->btreeAddr, -1, &bl, 0);
   if (!rc) {
     /* Adopt the nodes if the tree is packed the way btreeWrite packs it; else rewrite it all. */
     uint64_t aCount[8];
@@ -574,7 +556,7 @@ static int updateChunkedMsgs(H5wObj *o) {
   ly[0] = 3;
   ly[1] = 2;
   ly[2] = (uint8_t)(d->rank + 1);
-  cairnPutLE64(ly + 3, d->nRec ? d->btreeAddr : H5W_UNDEF);
+  cairnPutLE64(ly + 3, d->nRec ? d->btreeAddr : H5_UNDEF);
   for (int i = 0; i < d->rank; i++) cairnPutLE32(ly + 11 + 4 * i, (uint32_t)d->aChunk[i]);
   cairnPutLE32(ly + 11 + 4 * d->rank, (uint32_t)d->elSize);
   return cairnH5wObjSetMsg(o, d->iLayoutMsg, ly, layoutSize(d, 0));
@@ -723,7 +705,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   d->vlenKind = t->vlenKind;
   d->vlenUnit = t->vlenUnit;
   d->tailRow0 = NO_BLOCK;
-  d->btreeAddr = H5W_UNDEF;
+  d->btreeAddr = H5_UNDEF;
   d->bIndexLoaded = 1;
   for (int i = 0; i < rank; i++) d->aDim[i] = dims[i], d->aMax[i] = maxdims ? maxdims[i] : dims[i];
   int rc = CAIRN_OK;
@@ -771,7 +753,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
     cairnH5wDsetFree(d);
     return rc;
   }
-  o->addr = H5W_UNDEF;
+  o->addr = H5_UNDEF;
   o->pDset = d;
   /* file-form data for vlen strings */
   const uint8_t *pFile = pData;
@@ -785,14 +767,14 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
   uint8_t sp[4 + 16 * CAIRN_H5W_MAXRANK];
   if (!rc) {
     d->iSpaceMsg = o->nMsg;
-    rc = cairnH5wObjAddMsg(o, H5W_MSG_DATASPACE, 0, sp, (size_t)cairnH5wEncodeSpace(sp, rank, dims, bResizable ? d->aMax : NULL));
+    rc = cairnH5wObjAddMsg(o, H5_MSG_DATASPACE, 0, sp, (size_t)cairnH5wEncodeSpace(sp, rank, dims, bResizable ? d->aMax : NULL));
   }
   if (!rc) {
     uint8_t *te;
     size_t tn;
     rc = cairnH5wTypeEncode(t, &te, &tn);
     if (!rc) {
-      rc = cairnH5wObjAddMsg(o, H5W_MSG_DATATYPE, 1, te, tn);
+      rc = cairnH5wObjAddMsg(o, H5_MSG_DATATYPE, 1, te, tn);
       cairnFree(te);
     }
   }
@@ -811,9 +793,9 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       cairnPutLE32(q + 2, (uint32_t)t->size);
       memcpy(q + 6, d->pFill, t->size);
       nfv = 6 + t->size;
-      rc = (t->size + 6 > sizeof fv && !big) ? cairnErr(CAIRN_NOMEM, "out of memory") : cairnH5wObjAddMsg(o, H5W_MSG_FILLVALUE, 1, q, nfv);
+      rc = (t->size + 6 > sizeof fv && !big) ? cairnErr(CAIRN_NOMEM, "out of memory") : cairnH5wObjAddMsg(o, H5_MSG_FILLVALUE, 1, q, nfv);
       cairnFree(big);
-    } else rc = cairnH5wObjAddMsg(o, H5W_MSG_FILLVALUE, 1, fv, nfv);
+    } else rc = cairnH5wObjAddMsg(o, H5_MSG_FILLVALUE, 1, fv, nfv);
   }
   if (!rc && d->nFilter) {
     uint8_t fp[2 + 8 * (8 + 64 + 32)];
@@ -830,7 +812,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       if (f->id >= 256) memcpy(fp + i, zName, strlen(zName) + 1), i += strlen(zName) + 1;
       for (int c = 0; c < f->nCd; c++) cairnPutLE32(fp + i, f->aCd[c]), i += 4;
     }
-    rc = cairnH5wObjAddMsg(o, H5W_MSG_FILTER, 0, fp, i);
+    rc = cairnH5wObjAddMsg(o, H5_MSG_FILTER, 0, fp, i);
   }
   if (!rc) rc = cairnH5wEnsureAinfo(o);
   /* layout + data */
@@ -845,11 +827,11 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
         cairnPutLE16(ly + 2, (uint16_t)nb);
         if (pFile) memcpy(ly + 4, pFile, nb);
         else fillPattern(d, ly + 4, nEl);
-        rc = cairnH5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, 4 + nb);
+        rc = cairnH5wObjAddMsg(o, H5_MSG_LAYOUT, 0, ly, 4 + nb);
         cairnFree(ly);
       }
     } else if (d->layout == CAIRN_H5W_CONTIGUOUS) {
-      uint64_t addr = H5W_UNDEF;
+      uint64_t addr = H5_UNDEF;
       if (nByte) {
         rc = cairnH5wAlloc(w, nByte, &addr);
         if (!rc && pFile) rc = cairnH5wWrite(w, pFile, (size_t)nByte, addr);
@@ -868,11 +850,11 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       ly[0] = 3, ly[1] = 1;
       cairnPutLE64(ly + 2, addr);
       cairnPutLE64(ly + 10, nByte);
-      if (!rc) rc = cairnH5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, sizeof ly);
+      if (!rc) rc = cairnH5wObjAddMsg(o, H5_MSG_LAYOUT, 0, ly, sizeof ly);
       d->contigAddr = addr, d->contigSize = nByte, d->contigGen = w->txn;
     } else {
       uint8_t ly[3 + 8 + 4 * (CAIRN_H5W_MAXRANK + 1)] = {0};
-      if (!rc) rc = cairnH5wObjAddMsg(o, H5W_MSG_LAYOUT, 0, ly, layoutSize(d, 0));
+      if (!rc) rc = cairnH5wObjAddMsg(o, H5_MSG_LAYOUT, 0, ly, layoutSize(d, 0));
       if (!rc) rc = updateChunkedMsgs(o);
       if (!rc && pFile && dims[0]) {
         rc = writeRows(w, d, 0, dims[0], pFile);
@@ -937,7 +919,7 @@ static int convertV4(cairn_h5w *w, H5wObj *o, const char *zPath) {
     for (int i = 0; i < d->rank; i++) d->aChunk[i] = in.chunk[i];
     d->nRec = 0;
     d->bIndexLoaded = 1;
-    d->btreeAddr = H5W_UNDEF;
+    d->btreeAddr = H5_UNDEF;
     d->nLevels = 0;
     d->tailRow0 = NO_BLOCK;
     d->bTailDirty = 0;
@@ -1106,7 +1088,7 @@ int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRo
     if (m->n < 4 + (row0 + nRows) * rowBytes) rc = cairnErr(CAIRN_CORRUPT, "compact layout of '%s' is short", zPath);
     else memcpy(m->p + 4 + row0 * rowBytes, p, (size_t)(nRows * rowBytes));
   } else if (!rc && d->layout == CAIRN_H5W_CONTIGUOUS) {
-    if (d->contigAddr == H5W_UNDEF || d->contigGen != w->txn) {
+    if (d->contigAddr == H5_UNDEF || d->contigGen != w->txn) {
       /* copy the committed storage to new space first (or allocate it: late allocation) */
       uint64_t size = nRowsAll * rowBytes, addr;
       rc = cairnH5wAlloc(w, size ? size : 1, &addr);
@@ -1114,7 +1096,7 @@ int cairn_h5w_write(cairn_h5w *w, const char *zPath, uint64_t row0, uint64_t nRo
       if (!rc && !b) rc = cairnErr(CAIRN_NOMEM, "write: out of memory");
       for (uint64_t off = 0; !rc && off < size; off += 1 << 20) {
         size_t m = (size_t)(size - off < (1u << 20) ? size - off : (1u << 20));
-        if (d->contigAddr != H5W_UNDEF) rc = cairnH5wRead(w, b, m, d->contigAddr + off);
+        if (d->contigAddr != H5_UNDEF) rc = cairnH5wRead(w, b, m, d->contigAddr + off);
         else fillPattern(d, b, m / d->elSize);
         if (!rc) rc = cairnH5wWrite(w, b, m, addr + off);
       }
@@ -1155,7 +1137,7 @@ int cairn_h5w_dtype(cairn_h5w *w, const char *zPath, int *pClass, size_t *pSize,
   H5wObj *o = NULL;
   CAIRN_TRY(dsetFind(w, zPath, &o, "dtype"));
   for (int i = 0; i < o->nMsg; i++)
-    if (o->aMsg[i].type == H5W_MSG_DATATYPE && o->aMsg[i].n >= 8) {
+    if (o->aMsg[i].type == H5_MSG_DATATYPE && o->aMsg[i].n >= 8) {
       const uint8_t *p = o->aMsg[i].p;
       *pClass = p[0] & 0x0f;
       *pSize = cairnGetLE32(p + 4);
@@ -1171,7 +1153,7 @@ int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o) {
   H5wDset *d = cairnMallocZero(sizeof *d);
   if (!d) return cairnErr(CAIRN_NOMEM, "dataset: out of memory");
   d->tailRow0 = NO_BLOCK;
-  d->btreeAddr = H5W_UNDEF;
+  d->btreeAddr = H5_UNDEF;
   d->iSpaceMsg = d->iLayoutMsg = -1;
   o->pDset = d;
   int cls = 0;
@@ -1179,14 +1161,14 @@ int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o) {
     const H5wMsg *m = &o->aMsg[i];
     const uint8_t *p = m->p;
     size_t n = m->n;
-    if ((m->flags & 0x02) && (m->type == H5W_MSG_DATASPACE || m->type == H5W_MSG_DATATYPE || m->type == H5W_MSG_FILLVALUE ||
-                              m->type == H5W_MSG_FILTER || m->type == H5W_MSG_LAYOUT)) {
+    if ((m->flags & H5_MSGF_SHARED) && (m->type == H5_MSG_DATASPACE || m->type == H5_MSG_DATATYPE || m->type == H5_MSG_FILLVALUE ||
+                              m->type == H5_MSG_FILTER || m->type == H5_MSG_LAYOUT)) {
       d->bShared = 1; /* a shared (SOHM or committed) message: this dataset is kept as it is */
-      if (m->type == H5W_MSG_DATASPACE) d->iSpaceMsg = i;
-      if (m->type == H5W_MSG_LAYOUT) d->iLayoutMsg = i;
+      if (m->type == H5_MSG_DATASPACE) d->iSpaceMsg = i;
+      if (m->type == H5_MSG_LAYOUT) d->iLayoutMsg = i;
       continue;
     }
-    if (m->type == H5W_MSG_DATASPACE && n >= 4) {
+    if (m->type == H5_MSG_DATASPACE && n >= 4) {
       d->iSpaceMsg = i;
       int ver = p[0], rank = p[1], fl = p[2];
       size_t off = ver == 1 ? 8 : 4;
@@ -1197,10 +1179,10 @@ int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o) {
         d->aDim[k] = cairnGetLE64(p + off + 8 * k);
         d->aMax[k] = (fl & 1) ? cairnGetLE64(p + off + 8 * (rank + k)) : d->aDim[k];
       }
-    } else if (m->type == H5W_MSG_DATATYPE) {
+    } else if (m->type == H5_MSG_DATATYPE) {
       CAIRN_TRY(cairnH5wTypeInfo(p, n, &cls, &d->elSize, &d->bVlen));
       if (d->bVlen) cairnH5wVlenInfo(p, n, &d->vlenKind, &d->vlenUnit);
-    } else if (m->type == H5W_MSG_LAYOUT && n >= 2) {
+    } else if (m->type == H5_MSG_LAYOUT && n >= 2) {
       d->iLayoutMsg = i;
       if (p[0] == 3 && p[1] == 2 && n >= 3 + 8) {
         d->layout = CAIRN_H5W_CHUNKED;
@@ -1216,7 +1198,7 @@ int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o) {
       }
       else if (p[0] == 3 && p[1] == 0) d->layout = CAIRN_H5W_COMPACT;
       else d->layout = (p[0] == 4 && p[1] == 2) ? -1 : 0; /* v4 chunk indexes and others: not editable (yet) */
-    } else if (m->type == H5W_MSG_FILTER && n >= 2) {
+    } else if (m->type == H5_MSG_FILTER && n >= 2) {
       int ver = p[0], nf = p[1];
       size_t i2 = ver == 1 ? 8 : 2;
       if (nf > 8) return cairnErr(CAIRN_UNSUPPORTED, "%d filters", nf);
@@ -1246,7 +1228,7 @@ int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o) {
         if (ver == 1 && (nCd & 1)) i2 += 4;
       }
       d->nFilter = nf;
-    } else if (m->type == H5W_MSG_FILLVALUE && n >= 2 && p[0] == 3 && (p[1] & 0x20) && n >= 6) {
+    } else if (m->type == H5_MSG_FILLVALUE && n >= 2 && p[0] == 3 && (p[1] & 0x20) && n >= 6) {
       size_t fs = cairnGetLE32(p + 2);
       if (fs && fs <= n - 6 && (d->elSize == 0 || fs == d->elSize)) {
         d->pFill = cairnMalloc(fs);
@@ -1276,7 +1258,7 @@ int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o) {
 void cairnH5wHeapCacheClear(cairn_h5w *w) {
   cairnFree(w->pGc);
   w->pGc = NULL;
-  w->gcAddr = H5W_UNDEF;
+  w->gcAddr = H5_UNDEF;
 }
 
 static int heapGet(cairn_h5w *w, uint64_t addr, uint32_t idx, const uint8_t **pp, uint64_t *pn) {
@@ -1285,7 +1267,7 @@ static int heapGet(cairn_h5w *w, uint64_t addr, uint32_t idx, const uint8_t **pp
     uint8_t hd[16];
     CAIRN_TRY(cairnH5wRead(w, hd, 16, addr));
     uint64_t size = cairnGetLE64(hd + 8);
-    if (memcmp(hd, "GCOL", 4) != 0 || hd[4] != 1 || size < 16 || size > (64u << 20))
+    if (memcmp(hd, H5_SIG_GCOL, 4) != 0 || hd[4] != 1 || size < 16 || size > (64u << 20))
       return cairnErr(CAIRN_CORRUPT, "no global heap collection at %llu", (unsigned long long)addr);
     w->pGc = cairnMalloc((size_t)size);
     if (!w->pGc) return cairnErr(CAIRN_NOMEM, "global heap: out of memory");
@@ -1322,7 +1304,7 @@ static int hashVlen(cairn_h5w *w, const uint8_t *p, uint64_t nEl, size_t unit, c
     uint64_t addr = cairnGetLE64(e + 4);
     uint8_t b[4];
     cairnPutLE32(b, len);
-    if (addr == 0 || addr == H5W_UNDEF) {
+    if (addr == 0 || addr == H5_UNDEF) {
       cairn_sha256_update(h, "\xff\xff\xff\xff", 4);
       continue;
     }
@@ -1392,7 +1374,7 @@ int cairnH5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
   if (d->layout == CAIRN_H5W_CONTIGUOUS) {
     if (ly->n < 18) return cairnErr(CAIRN_CORRUPT, "contiguous layout message");
     uint64_t addr = cairnGetLE64(ly->p + 2), size = cairnGetLE64(ly->p + 10);
-    if (addr == H5W_UNDEF) return CAIRN_OK;
+    if (addr == H5_UNDEF) return CAIRN_OK;
     if (addr + size < addr || addr + size > w->eofCommitted) return cairnErr(CAIRN_CORRUPT, "contiguous data at %llu past end of file", (unsigned long long)addr);
     cairnH5wUsed(w, addr, size);
     if (w->bCollect && !bVlen) return CAIRN_OK; /* accounting only: no need to read the bytes */

@@ -11,7 +11,6 @@
 ** keeps the commit crash-safe is in core/h5/WRITER.md ("Dense groups").
 */
 #include "h5/h5w.h"
-#include "hash/lookup3.h"
 
 /* Fractal heap parameters (libhdf5's for link heaps, but 1 MiB direct blocks: 13 rows of
 ** direct blocks in the root indirect block hold 8 MiB of link messages, no nested blocks). */
@@ -38,14 +37,14 @@ typedef struct DNode {
   int *aRec;             /* link indices, sorted by (hash, name) */
   struct DNode **aKid;   /* n + 1 children (internal nodes) */
   uint64_t nTot;         /* records in this subtree */
-  uint64_t addr;         /* where it is written (H5W_UNDEF: not yet) */
+  uint64_t addr;         /* where it is written (H5_UNDEF: not yet) */
   uint32_t gen;          /* transaction that wrote it */
   int bDirty;
 } DNode;
 
 struct H5wDense {
   uint64_t hdrAddr; uint32_t hdrGen; /* heap header (never moves) */
-  uint64_t aBlk[DN_NENT]; uint32_t aBlkGen[DN_NENT]; int nBlk; /* direct blocks (H5W_UNDEF: skipped) */
+  uint64_t aBlk[DN_NENT]; uint32_t aBlkGen[DN_NENT]; int nBlk; /* direct blocks (H5_UNDEF: skipped) */
   uint64_t wp;           /* next free heap offset in the last block */
   uint64_t ibAddr, ibSize; uint32_t ibGen; int curRows, bIbDirty;
   uint64_t newEnd;       /* end of the blocks (direct and indirect) written since the last commit */
@@ -72,7 +71,7 @@ static DNode *nodeNew(H5wDense *d, int lvl) {
   DNode *x = cairnMallocZero(sizeof *x);
   if (!x) return NULL;
   x->lvl = lvl;
-  x->addr = H5W_UNDEF;
+  x->addr = H5_UNDEF;
   x->bDirty = 1;
   x->aRec = cairnMalloc(sizeof(int) * (d->maxRec[lvl] + 1));
   if (lvl) x->aKid = cairnMalloc(sizeof(DNode *) * (d->maxRec[lvl] + 2));
@@ -205,7 +204,7 @@ static int nodeWrite(cairn_h5w *w, H5wDense *d, const H5wObj *g, DNode *x) {
   if (x->lvl)
     for (int i = 0; i <= x->n; i++) CAIRN_TRY(nodeWrite(w, d, g, x->aKid[i]));
   uint8_t p[BT_NODE];
-  memcpy(p, x->lvl ? "BTIN" : "BTLF", 4);
+  memcpy(p, x->lvl ? H5_SIG_BTIN : H5_SIG_BTLF, 4);
   p[4] = 0;
   p[5] = 5; /* link name index */
   size_t i = 6;
@@ -223,7 +222,7 @@ static int nodeWrite(cairn_h5w *w, H5wDense *d, const H5wObj *g, DNode *x) {
       if (x->lvl > 1) cairnPutLEn(p + i, c->nTot, d->totB[x->lvl - 1]), i += d->totB[x->lvl - 1];
     }
   }
-  cairnPutLE32(p + i, cairnLookup3(p, i, 0));
+  cairnH5ChecksumPut(p, i);
   i += 4;
   uint64_t a;
   CAIRN_TRY(cairnH5wAlloc(w, BT_NODE, &a));
@@ -239,7 +238,7 @@ static int nodeWrite(cairn_h5w *w, H5wDense *d, const H5wObj *g, DNode *x) {
 static int denseNew(H5wDense **pp) {
   H5wDense *d = cairnMallocZero(sizeof *d);
   if (!d) return cairnErr(CAIRN_NOMEM, "dense group: out of memory");
-  d->hdrAddr = d->ibAddr = d->btAddr = H5W_UNDEF;
+  d->hdrAddr = d->ibAddr = d->btAddr = H5_UNDEF;
   uint64_t cum = d->maxRec[0] = (BT_NODE - 10) / BT_REC;
   d->nrecB[0] = d->totB[0] = (uint8_t)cairnLEnSize(cum);
   for (int l = 1; l <= BT_MAXLVL; l++) {
@@ -276,14 +275,9 @@ void cairnH5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease) {
 void cairnH5wDenseMoved(H5wObj *g, int i) {
   H5wDense *d = g->pDense;
   if (!d || d->bScanAll || i >= d->nDone) return;
-  if (d->nMoved == d->nMovedAlloc) {
-    int m = d->nMovedAlloc ? 2 * d->nMovedAlloc : 16;
-    int *a = cairnRealloc(d->aMoved, sizeof(int) * (size_t)m);
-    if (!a) {
-      d->bScanAll = 1; /* out of memory: the next commit looks at every link */
-      return;
-    }
-    d->aMoved = a, d->nMovedAlloc = m;
+  if (CAIRN_GROW(d->aMoved, d->nMovedAlloc, d->nMoved + 1, "dense links")) {
+    d->bScanAll = 1; /* out of memory: the next commit looks at every link */
+    return;
   }
   d->aMoved[d->nMoved++] = i;
 }
@@ -292,7 +286,7 @@ void cairnH5wDenseMoved(H5wObj *g, int i) {
 ** CAIRN_LIMIT: the heap is full, or (bNoGrow) a new block would be needed. */
 static int heapPlace(cairn_h5w *w, H5wDense *d, uint64_t n, int bNoGrow, uint64_t *pOff, uint64_t *pAddr) {
   for (;;) {
-    if (d->nBlk > 0 && d->aBlk[d->nBlk - 1] != H5W_UNDEF) {
+    if (d->nBlk > 0 && d->aBlk[d->nBlk - 1] != H5_UNDEF) {
       int e = d->nBlk - 1;
       uint64_t bo = entOff(e), bs = rowSize(e / DN_WIDTH);
       if (d->wp + n <= bo + bs) {
@@ -307,10 +301,10 @@ static int heapPlace(cairn_h5w *w, H5wDense *d, uint64_t n, int bNoGrow, uint64_
     uint64_t bs = rowSize(e / DN_WIDTH);
     if (e / DN_WIDTH + 1 > d->curRows) d->curRows = e / DN_WIDTH + 1;
     d->bIbDirty = 1;
-    d->aBlk[e] = H5W_UNDEF;
+    d->aBlk[e] = H5_UNDEF;
     if (DN_DBHDR + n > bs) continue; /* too small for this message: left unallocated */
     uint8_t h[DN_DBHDR];
-    memcpy(h, "FHDB", 4);
+    memcpy(h, H5_SIG_FHDB, 4);
     h[4] = 0;
     cairnPutLE64(h + 5, d->hdrAddr);
     cairnPutLEn(h + 13, entOff(e), DN_OFFB);
@@ -328,17 +322,17 @@ static void hdrEncode(const H5wDense *d, uint8_t *p) {
   ** adds to this heap later relying on both) */
   uint64_t alloc = 0, iter = entOff(d->nBlk), span = entOff(d->curRows * DN_WIDTH), room = 0;
   for (int e = 0; e < d->nBlk; e++)
-    if (d->aBlk[e] != H5W_UNDEF) alloc += rowSize(e / DN_WIDTH);
+    if (d->aBlk[e] != H5_UNDEF) alloc += rowSize(e / DN_WIDTH);
   for (int e = 0; e < d->curRows * DN_WIDTH; e++) room += rowSize(e / DN_WIDTH) - DN_DBHDR;
   uint64_t freeSpace = room > d->nLiveBytes ? room - d->nLiveBytes : 0;
   size_t i = 0;
-  memcpy(p, "FRHP", 4), i = 4;
+  memcpy(p, H5_SIG_FRHP, 4), i = 4;
   p[i++] = 0;
   cairnPutLE16(p + i, DN_IDLEN), i += 2;
   cairnPutLE16(p + i, 0), i += 2; /* no I/O filters */
   p[i++] = 0;                      /* flags: huge IDs not wrapped, direct blocks not checksummed */
   cairnPutLE32(p + i, H5W_DENSE_MAXMAN), i += 4;
-  uint64_t v[12] = {0, H5W_UNDEF, freeSpace, H5W_UNDEF, span, alloc, iter, d->nLive, 0, 0, 0, 0};
+  uint64_t v[12] = {0, H5_UNDEF, freeSpace, H5_UNDEF, span, alloc, iter, d->nLive, 0, 0, 0, 0};
   for (int k = 0; k < 12; k++) cairnPutLE64(p + i, v[k]), i += 8;
   cairnPutLE16(p + i, DN_WIDTH), i += 2;
   cairnPutLE64(p + i, DN_START), i += 8;
@@ -347,7 +341,7 @@ static void hdrEncode(const H5wDense *d, uint8_t *p) {
   cairnPutLE16(p + i, 1), i += 2; /* starting rows of the root indirect block */
   cairnPutLE64(p + i, d->ibAddr), i += 8;
   cairnPutLE16(p + i, (uint16_t)d->curRows), i += 2;
-  cairnPutLE32(p + i, cairnLookup3(p, i, 0));
+  cairnH5ChecksumPut(p, i);
 }
 
 /* Space for the heap header that does not cross a sector boundary: its in-place rewrites
@@ -366,7 +360,7 @@ static int hdrAlloc(cairn_h5w *w, uint64_t *pAddr) {
 ** new block would be needed where that is not possible in place): the caller starts afresh. */
 static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   H5wDense *d = g->pDense;
-  int bFresh = d->hdrAddr == H5W_UNDEF;
+  int bFresh = d->hdrAddr == H5_UNDEF;
   if (bFresh) {
     CAIRN_TRY(hdrAlloc(w, &d->hdrAddr));
     d->hdrGen = w->txn;
@@ -385,7 +379,7 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   for (int s = 0; s < nScan; s++) {
     int k = bAll ? s : s < d->nMoved ? d->aMoved[s] : d->nDone + (s - d->nMoved);
     H5wLink *l = &g->aLink[k];
-    int bHard = l->addr != H5W_UNDEF || l->pObj;
+    int bHard = l->addr != H5_UNDEF || l->pObj;
     uint64_t target = l->pObj ? l->pObj->addr : l->addr;
     if (l->hidLen && (!bHard || target == l->hidTarget)) continue;
     size_t n = cairnH5wLinkMsgSize(l);
@@ -415,13 +409,13 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   if (d->bIbDirty) {
     size_t n = 5 + 8 + DN_OFFB + (size_t)d->curRows * DN_WIDTH * 8 + 4;
     uint8_t p[5 + 8 + DN_OFFB + DN_NENT * 8 + 4];
-    memcpy(p, "FHIB", 4);
+    memcpy(p, H5_SIG_FHIB, 4);
     p[4] = 0;
     cairnPutLE64(p + 5, d->hdrAddr);
     cairnPutLEn(p + 13, 0, DN_OFFB);
     size_t i = 5 + 8 + DN_OFFB;
-    for (int e = 0; e < d->curRows * DN_WIDTH; e++, i += 8) cairnPutLE64(p + i, e < d->nBlk ? d->aBlk[e] : H5W_UNDEF);
-    cairnPutLE32(p + i, cairnLookup3(p, i, 0));
+    for (int e = 0; e < d->curRows * DN_WIDTH; e++, i += 8) cairnPutLE64(p + i, e < d->nBlk ? d->aBlk[e] : H5_UNDEF);
+    cairnH5ChecksumPut(p, i);
     uint64_t a;
     CAIRN_TRY(cairnH5wAlloc(w, n, &a));
     CAIRN_TRY(cairnH5wWrite(w, p, n, a));
@@ -436,7 +430,7 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   /* the B-tree, copy-on-write from the changed leaves up, then a new header for it */
   CAIRN_TRY(nodeWrite(w, d, g, d->pRoot));
   uint8_t bt[38];
-  memcpy(bt, "BTHD", 4);
+  memcpy(bt, H5_SIG_BTHD, 4);
   bt[4] = 0, bt[5] = 5;
   cairnPutLE32(bt + 6, BT_NODE);
   cairnPutLE16(bt + 10, BT_REC);
@@ -445,7 +439,7 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   cairnPutLE64(bt + 16, d->pRoot->addr);
   cairnPutLE16(bt + 24, (uint16_t)d->pRoot->n);
   cairnPutLE64(bt + 26, d->pRoot->nTot);
-  cairnPutLE32(bt + 34, cairnLookup3(bt, 34, 0));
+  cairnH5ChecksumPut(bt, 34);
   uint64_t a;
   CAIRN_TRY(cairnH5wAlloc(w, sizeof bt, &a));
   CAIRN_TRY(cairnH5wWrite(w, bt, sizeof bt, a));
@@ -465,19 +459,19 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   cairnPutLE64(li + 2, d->hdrAddr);
   cairnPutLE64(li + 10, d->btAddr);
   for (int i = 0; i < g->nMsg; i++)
-    if (g->aMsg[i].type == H5W_MSG_LINKINFO) return cairnH5wObjSetMsg(g, i, li, sizeof li);
-  return cairnH5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
+    if (g->aMsg[i].type == H5_MSG_LINKINFO) return cairnH5wObjSetMsg(g, i, li, sizeof li);
+  return cairnH5wObjAddMsg(g, H5_MSG_LINKINFO, 0, li, sizeof li);
 }
 
 /* Back to compact storage (a link too large for the heap): the header holds every link again. */
 static int denseToCompact(cairn_h5w *w, H5wObj *g) {
   cairnH5wDenseFree(w, g, 1);
   uint8_t li[18] = {0, 0};
-  cairnPutLE64(li + 2, H5W_UNDEF);
-  cairnPutLE64(li + 10, H5W_UNDEF);
+  cairnPutLE64(li + 2, H5_UNDEF);
+  cairnPutLE64(li + 10, H5_UNDEF);
   for (int i = 0; i < g->nMsg; i++)
-    if (g->aMsg[i].type == H5W_MSG_LINKINFO) return cairnH5wObjSetMsg(g, i, li, sizeof li);
-  return cairnH5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
+    if (g->aMsg[i].type == H5_MSG_LINKINFO) return cairnH5wObjSetMsg(g, i, li, sizeof li);
+  return cairnH5wObjAddMsg(g, H5_MSG_LINKINFO, 0, li, sizeof li);
 }
 
 int cairnH5wDenseCommit(cairn_h5w *w, H5wObj *g) {
@@ -518,7 +512,7 @@ static int loadRec(Load *L, const uint8_t *r, int *pk) {
   uint64_t off = cairnGetLEn(id + 1, DN_OFFB), len = cairnGetLEn(id + 1 + DN_OFFB, DN_LENB);
   int e = 0;
   while (e < d->nBlk && off >= entOff(e) + rowSize(e / DN_WIDTH)) e++;
-  if (e == d->nBlk || d->aBlk[e] == H5W_UNDEF || off < entOff(e) + DN_DBHDR || len < 2 ||
+  if (e == d->nBlk || d->aBlk[e] == H5_UNDEF || off < entOff(e) + DN_DBHDR || len < 2 ||
       off + len > entOff(e) + rowSize(e / DN_WIDTH))
     return cairnErr(CAIRN_CORRUPT, "dense group: heap object at offset %llu (%llu bytes) outside the heap's blocks",
                     (unsigned long long)off, (unsigned long long)len);
@@ -526,7 +520,7 @@ static int loadRec(Load *L, const uint8_t *r, int *pk) {
   if (!L->apBlk[e]) {
     if (!(L->apBlk[e] = cairnMalloc((size_t)bs))) return cairnErr(CAIRN_NOMEM, "dense group: out of memory");
     CAIRN_TRY(cairnH5wRead(L->w, L->apBlk[e], (size_t)bs, d->aBlk[e]));
-    if (memcmp(L->apBlk[e], "FHDB", 4) || cairnGetLE64(L->apBlk[e] + 5) != d->hdrAddr ||
+    if (memcmp(L->apBlk[e], H5_SIG_FHDB, 4) || cairnGetLE64(L->apBlk[e] + 5) != d->hdrAddr ||
         cairnGetLEn(L->apBlk[e] + 13, DN_OFFB) != entOff(e))
       return cairnErr(CAIRN_CORRUPT, "dense group: bad direct block at %llu", (unsigned long long)d->aBlk[e]);
   }
@@ -547,7 +541,7 @@ static int loadRec(Load *L, const uint8_t *r, int *pk) {
 
 static int loadNode(Load *L, uint64_t addr, int lvl, int n, DNode **pp) {
   H5wDense *d = L->d;
-  if (n < 0 || (uint32_t)n > d->maxRec[lvl] || addr == H5W_UNDEF)
+  if (n < 0 || (uint32_t)n > d->maxRec[lvl] || addr == H5_UNDEF)
     return cairnErr(CAIRN_CORRUPT, "dense group: name index node at %llu with %d records", (unsigned long long)addr, n);
   DNode *x = nodeNew(d, lvl);
   if (!x) return cairnErr(CAIRN_NOMEM, "dense group: out of memory");
@@ -561,7 +555,7 @@ static int loadNode(Load *L, uint64_t addr, int lvl, int n, DNode **pp) {
   uint8_t p[BT_NODE];
   CAIRN_TRY(cairnH5wRead(L->w, p, size, addr));
   cairnH5wUsed(L->w, addr, BT_NODE);
-  if (memcmp(p, lvl ? "BTIN" : "BTLF", 4) || p[4] != 0 || p[5] != 5 || cairnLookup3(p, size - 4, 0) != cairnGetLE32(p + size - 4))
+  if (memcmp(p, lvl ? H5_SIG_BTIN : H5_SIG_BTLF, 4) || p[4] != 0 || p[5] != 5 || !cairnH5ChecksumOk(p, size - 4))
     return cairnErr(CAIRN_CORRUPT, "dense group: bad name index node at %llu", (unsigned long long)addr);
   const uint8_t *pc = p + 6 + (size_t)n * BT_REC;
   for (int i = 0; i <= n; i++) {
@@ -582,7 +576,7 @@ static int loadNode(Load *L, uint64_t addr, int lvl, int n, DNode **pp) {
 int cairnH5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
   uint8_t h[DN_HDR];
   CAIRN_TRY(cairnH5wRead(w, h, DN_HDR, heapAddr));
-  if (memcmp(h, "FRHP", 4) || cairnLookup3(h, DN_HDR - 4, 0) != cairnGetLE32(h + DN_HDR - 4))
+  if (memcmp(h, H5_SIG_FRHP, 4) || !cairnH5ChecksumOk(h, DN_HDR - 4))
     return cairnErr(CAIRN_UNSUPPORTED, "not a fractal heap this writer wrote at %llu", (unsigned long long)heapAddr);
   uint8_t want[DN_HDR];
   /* the parameters must be exactly ours: compare with a header we would write */
@@ -594,7 +588,7 @@ int cairnH5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAdd
   d->nBlk = 0;
   while (d->nBlk < DN_NENT && entOff(d->nBlk) < iter) d->nBlk++;
   hdrEncode(d, want);
-  if (memcmp(h + 4, want + 4, 30 - 4) || memcmp(h + 78, want + 78, 132 - 78) || cairnGetLE64(h + 38) != H5W_UNDEF ||
+  if (memcmp(h + 4, want + 4, 30 - 4) || memcmp(h + 78, want + 78, 132 - 78) || cairnGetLE64(h + 38) != H5_UNDEF ||
       d->curRows < 1 || d->curRows > DN_ROWS || entOff(d->nBlk) != iter || d->nBlk > d->curRows * DN_WIDTH) {
     cairnFree(d);
     return cairnErr(CAIRN_UNSUPPORTED, "fractal heap at %llu has other parameters than this writer's", (unsigned long long)heapAddr);
@@ -609,20 +603,20 @@ int cairnH5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAdd
   L.w = w, L.g = g, L.d = d;
   uint8_t ib[5 + 8 + DN_OFFB + DN_NENT * 8 + 4], bt[38];
   int rc = cairnH5wRead(w, ib, (size_t)d->ibSize, d->ibAddr);
-  if (!rc && (memcmp(ib, "FHIB", 4) || ib[4] != 0 || cairnGetLE64(ib + 5) != heapAddr || cairnGetLEn(ib + 13, DN_OFFB) != 0 ||
-              cairnLookup3(ib, (size_t)d->ibSize - 4, 0) != cairnGetLE32(ib + d->ibSize - 4)))
+  if (!rc && (memcmp(ib, H5_SIG_FHIB, 4) || ib[4] != 0 || cairnGetLE64(ib + 5) != heapAddr || cairnGetLEn(ib + 13, DN_OFFB) != 0 ||
+              !cairnH5ChecksumOk(ib, (size_t)d->ibSize - 4)))
     rc = cairnErr(CAIRN_CORRUPT, "dense group: bad root indirect block at %llu", (unsigned long long)d->ibAddr);
   int lastBlk = -1;
   for (int e = 0; !rc && e < d->curRows * DN_WIDTH; e++) {
     uint64_t a = cairnGetLE64(ib + 17 + 8 * e);
-    if (e >= d->nBlk && a != H5W_UNDEF) rc = cairnErr(CAIRN_CORRUPT, "dense group: heap block past the allocation iterator");
+    if (e >= d->nBlk && a != H5_UNDEF) rc = cairnErr(CAIRN_CORRUPT, "dense group: heap block past the allocation iterator");
     if (e < d->nBlk) d->aBlk[e] = a, d->aBlkGen[e] = 0;
-    if (e < d->nBlk && a != H5W_UNDEF) lastBlk = e, cairnH5wUsed(w, a, rowSize(e / DN_WIDTH));
+    if (e < d->nBlk && a != H5_UNDEF) lastBlk = e, cairnH5wUsed(w, a, rowSize(e / DN_WIDTH));
   }
   if (!rc && lastBlk < 0) rc = cairnErr(CAIRN_CORRUPT, "dense group: heap at %llu has no blocks", (unsigned long long)heapAddr);
   if (!rc) rc = cairnH5wRead(w, bt, sizeof bt, btAddr);
-  if (!rc && (memcmp(bt, "BTHD", 4) || bt[4] != 0 || bt[5] != 5 || cairnGetLE32(bt + 6) != BT_NODE || cairnGetLE16(bt + 10) != BT_REC ||
-              cairnGetLE16(bt + 12) >= BT_MAXLVL - 1 || cairnLookup3(bt, 34, 0) != cairnGetLE32(bt + 34)))
+  if (!rc && (memcmp(bt, H5_SIG_BTHD, 4) || bt[4] != 0 || bt[5] != 5 || cairnGetLE32(bt + 6) != BT_NODE || cairnGetLE16(bt + 10) != BT_REC ||
+              cairnGetLE16(bt + 12) >= BT_MAXLVL - 1 || !cairnH5ChecksumOk(bt, 34)))
     rc = cairnErr(CAIRN_UNSUPPORTED, "dense group: a name index at %llu other than this writer's", (unsigned long long)btAddr);
   if (!rc) {
     d->btAddr = btAddr, d->btGen = 0;

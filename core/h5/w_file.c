@@ -8,11 +8,9 @@
 ** write at offset 0 switches root and end of file, then sync.
 */
 #include "h5/h5w.h"
-#include "hash/lookup3.h"
 
 #include <stdlib.h> /* qsort */
 
-static const uint8_t kSig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 #define OH_MAX (64u << 20) /* cap on one header chunk read from a file */
 
 /* ---------------------------------------------------------------- I/O and space */
@@ -76,20 +74,14 @@ int cairnH5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr) {
 }
 
 static int extPush(H5wExt **pa, int *pn, int *pnAlloc, uint64_t addr, uint64_t n) {
-  if (*pn == *pnAlloc) {
-    int m = *pnAlloc ? *pnAlloc * 2 : 16;
-    H5wExt *a = cairnRealloc(*pa, sizeof(H5wExt) * (size_t)m);
-    if (!a) return CAIRN_NOMEM;
-    *pa = a;
-    *pnAlloc = m;
-  }
+  CAIRN_TRY(CAIRN_GROW(*pa, *pnAlloc, *pn + 1, "free space"));
   (*pa)[(*pn)++] = (H5wExt){addr, n};
   return CAIRN_OK;
 }
 
 /* Record an extent the committed state uses (only while collecting, see reclaimFree). */
 void cairnH5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n) {
-  if (!w->bCollect || addr == H5W_UNDEF || n == 0) return;
+  if (!w->bCollect || addr == H5_UNDEF || n == 0) return;
   if (extPush(&w->aUsed, &w->nUsed, &w->nUsedAlloc, addr, n)) w->bUnsafe = 1;
 }
 
@@ -177,7 +169,7 @@ int cairnH5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr) {
 /* bCommitted: the extent is used by the committed state, so it only becomes free after the next
 ** commit; otherwise (written in this transaction) it is free at once. */
 void cairnH5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted) {
-  if (addr == H5W_UNDEF || n == 0) return;
+  if (addr == H5_UNDEF || n == 0) return;
   if (bCommitted) extPush(&w->aPend, &w->nPend, &w->nPendAlloc, addr, n);
   else freeInsert(w, addr, n);
 }
@@ -187,7 +179,7 @@ static H5wObj *objNew(H5wObj *pParent) {
   H5wObj *o = cairnMallocZero(sizeof *o);
   if (!o) return NULL;
   o->pParent = pParent;
-  o->addr = H5W_UNDEF;
+  o->addr = H5_UNDEF;
   return o;
 }
 
@@ -215,13 +207,7 @@ void cairnH5wObjDirty(H5wObj *o) {
 
 int cairnH5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n) {
   if (n > 0xffff) return cairnErr(CAIRN_RANGE, "header message of %zu bytes (max 65535)", n);
-  if (o->nMsg == o->nMsgAlloc) {
-    int m = o->nMsgAlloc ? o->nMsgAlloc * 2 : 8;
-    H5wMsg *a = cairnRealloc(o->aMsg, sizeof(H5wMsg) * (size_t)m);
-    if (!a) return cairnErr(CAIRN_NOMEM, "header: out of memory");
-    o->aMsg = a;
-    o->nMsgAlloc = m;
-  }
+  CAIRN_TRY(CAIRN_GROW(o->aMsg, o->nMsgAlloc, o->nMsg + 1, "header"));
   uint8_t *c = cairnMalloc(n ? n : 1);
   if (!c) return cairnErr(CAIRN_NOMEM, "header: out of memory");
   if (n) memcpy(c, p, n);
@@ -282,13 +268,7 @@ static int linkFind(H5wObj *g, const char *z, size_t n) {
   return -1;
 }
 static int linkPush(H5wObj *g, const char *z, size_t n, uint64_t addr, H5wObj *pObj, const H5wMsg *pRaw) {
-  if (g->nLink == g->nLinkAlloc) {
-    int m = g->nLinkAlloc ? g->nLinkAlloc * 2 : 8;
-    H5wLink *a = cairnRealloc(g->aLink, sizeof(H5wLink) * (size_t)m);
-    if (!a) return cairnErr(CAIRN_NOMEM, "group: out of memory");
-    g->aLink = a;
-    g->nLinkAlloc = m;
-  }
+  CAIRN_TRY(CAIRN_GROW(g->aLink, g->nLinkAlloc, g->nLink + 1, "group"));
   char *zc = cairnMalloc(n + 1);
   if (!zc) return cairnErr(CAIRN_NOMEM, "group: out of memory");
   memcpy(zc, z, n);
@@ -315,7 +295,7 @@ static int linkPush(H5wObj *g, const char *z, size_t n, uint64_t addr, H5wObj *p
 }
 
 int cairnH5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child) {
-  int rc = linkPush(g, zName, strlen(zName), H5W_UNDEF, child, NULL);
+  int rc = linkPush(g, zName, strlen(zName), H5_UNDEF, child, NULL);
   if (rc) return rc;
   child->pParent = g;
   cairnH5wObjDirty(child);
@@ -333,7 +313,7 @@ size_t cairnH5wLinkMsgSize(const H5wLink *l) {
 void cairnH5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p) {
   if (l->raw.p) {
     memcpy(p, l->raw.p, l->raw.n);
-    if ((l->addr != H5W_UNDEF || l->pObj) && l->raw.n >= 8) cairnPutLE64(p + l->raw.n - 8, addr);
+    if ((l->addr != H5_UNDEF || l->pObj) && l->raw.n >= 8) cairnPutLE64(p + l->raw.n - 8, addr);
     return;
   }
   size_t n = strlen(l->zName);
@@ -351,7 +331,7 @@ static uint64_t linkTarget(const H5wLink *l) { return l->pObj ? l->pObj->addr : 
 
 /* Serialize object header o (version 2, one chunk) into a new buffer. */
 static int ohEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
-  int crt = (o->ohFlags & 0x04) != 0;
+  int crt = (o->ohFlags & H5_OHDR_CRT_TRACK) != 0;
   size_t mh = crt ? 6 : 4;
   uint64_t body = 0;
   for (int i = 0; i < o->nMsg; i++) body += mh + o->aMsg[i].n;
@@ -359,16 +339,16 @@ static int ohEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
   for (int i = 0; i < nLinkMsg; i++) body += mh + linkMsgSize(&o->aLink[i]);
   unsigned wcode = body <= 0xff ? 0 : body <= 0xffff ? 1 : body <= 0xffffffffu ? 2 : 3;
   unsigned wbytes = 1u << wcode;
-  size_t pre = 4 + 1 + 1 + (o->ohFlags & 0x10 ? 4 : 0) + wbytes;
+  size_t pre = 4 + 1 + 1 + (o->ohFlags & H5_OHDR_ATTR_PHASE ? 4 : 0) + wbytes;
   if (body > (1u << 30)) return cairnErr(CAIRN_RANGE, "object header of %llu bytes", (unsigned long long)body);
   size_t n = pre + (size_t)body + 4;
   uint8_t *p = cairnMalloc(n);
   if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory for %zu bytes", n);
-  memcpy(p, "OHDR", 4);
+  memcpy(p, H5_SIG_OHDR, 4);
   p[4] = 2;
   p[5] = (uint8_t)((o->ohFlags & 0x1c) | wcode); /* times are not kept */
   size_t i = 6;
-  if (o->ohFlags & 0x10) {
+  if (o->ohFlags & H5_OHDR_ATTR_PHASE) {
     /* phase change values are not kept: write the defaults (8 compact, 6 dense) */
     cairnPutLE16(p + i, 8), cairnPutLE16(p + i + 2, 6);
     i += 4;
@@ -377,10 +357,7 @@ static int ohEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
   i += wbytes;
   for (int k = 0; k < o->nMsg; k++) {
     const H5wMsg *m = &o->aMsg[k];
-    p[i] = m->type;
-    cairnPutLE16(p + i + 1, (uint16_t)m->n);
-    p[i + 3] = m->flags;
-    if (crt) cairnPutLE16(p + i + 4, m->crt);
+    cairnH5FramePut(p + i, mh, m->type, (uint16_t)m->n, m->flags, m->crt);
     i += mh;
     memcpy(p + i, m->p, m->n);
     i += m->n;
@@ -388,15 +365,12 @@ static int ohEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
   for (int k = 0; k < nLinkMsg; k++) {
     const H5wLink *l = &o->aLink[k];
     size_t ln = linkMsgSize(l);
-    p[i] = H5W_MSG_LINK;
-    cairnPutLE16(p + i + 1, (uint16_t)ln);
-    p[i + 3] = l->raw.p ? l->raw.flags : 0;
-    if (crt) cairnPutLE16(p + i + 4, l->raw.crt);
+    cairnH5FramePut(p + i, mh, H5_MSG_LINK, (uint16_t)ln, l->raw.p ? l->raw.flags : 0, l->raw.crt);
     i += mh;
     cairnH5wLinkMsgEncode(l, linkTarget(l), p + i);
     i += ln;
   }
-  cairnPutLE32(p + i, cairnLookup3(p, i, 0));
+  cairnH5ChecksumPut(p, i);
   *pp = p;
   *pn = i + 4;
   return CAIRN_OK;
@@ -418,7 +392,7 @@ static int parseLink(H5wObj *g, const uint8_t *p, size_t n, uint8_t flags, uint1
   if (nl == 0 || nl > n - i) goto bad;
   const char *z = (const char *)p + i;
   i += (size_t)nl;
-  uint64_t addr = H5W_UNDEF;
+  uint64_t addr = H5_UNDEF;
   H5wMsg raw = {0};
   if (ltype == 0) {
     if (i + 8 > n) goto bad;
@@ -428,14 +402,14 @@ static int parseLink(H5wObj *g, const uint8_t *p, size_t n, uint8_t flags, uint1
       if (!raw.p) return cairnErr(CAIRN_NOMEM, "link: out of memory");
       memcpy(raw.p, p, n);
       raw.n = (uint32_t)n;
-      raw.type = H5W_MSG_LINK, raw.flags = flags, raw.crt = crt;
+      raw.type = H5_MSG_LINK, raw.flags = flags, raw.crt = crt;
     }
   } else {
     raw.p = cairnMalloc(n);
     if (!raw.p) return cairnErr(CAIRN_NOMEM, "link: out of memory");
     memcpy(raw.p, p, n);
     raw.n = (uint32_t)n;
-    raw.type = H5W_MSG_LINK, raw.flags = flags, raw.crt = crt;
+    raw.type = H5_MSG_LINK, raw.flags = flags, raw.crt = crt;
   }
   int rc = linkPush(g, z, (size_t)nl, addr, NULL, raw.p ? &raw : NULL);
   if (rc) cairnFree(raw.p);
@@ -460,8 +434,8 @@ static int readChunk(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int c
   uint8_t *p = cairnMalloc((size_t)len);
   if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
   int rc = cairnH5wRead(w, p, (size_t)len, addr);
-  if (!rc && memcmp(p, "OCHK", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "no OCHK signature at %llu", (unsigned long long)addr);
-  if (!rc && cairnLookup3(p, (size_t)len - 4, 0) != cairnGetLE32(p + len - 4))
+  if (!rc && memcmp(p, H5_SIG_OCHK, 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "no OCHK signature at %llu", (unsigned long long)addr);
+  if (!rc && !cairnH5ChecksumOk(p, (size_t)len - 4))
     rc = cairnErr(CAIRN_CHECKSUM, "object header continuation checksum mismatch at %llu", (unsigned long long)addr);
   if (!rc && o->nExtra < 16) {
     o->aExtra[2 * o->nExtra] = addr;
@@ -477,27 +451,27 @@ static int readChunkV1(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int
 
 static int handleMsg(cairn_h5w *w, H5wObj *o, int ver, uint8_t type, uint8_t flags, uint16_t co, const uint8_t *m, size_t len,
                      uint64_t at, int crt, int depth) {
-  if (type == H5W_MSG_NIL) return CAIRN_OK;
-  if (type == H5W_MSG_CONT) {
+  if (type == H5_MSG_NIL) return CAIRN_OK;
+  if (type == H5_MSG_CONT) {
     if (len < 16) return cairnErr(CAIRN_CORRUPT, "continuation message at %llu", (unsigned long long)at);
     return ver == 1 ? readChunkV1(w, o, cairnGetLE64(m), cairnGetLE64(m + 8), depth)
                     : readChunk(w, o, cairnGetLE64(m), cairnGetLE64(m + 8), crt, depth);
   }
-  if (type == H5W_MSG_LINK) {
+  if (type == H5_MSG_LINK) {
     o->bGroup = 1;
     return parseLink(o, m, len, flags, co, at);
   }
-  if (type == H5W_MSG_LINKINFO) {
+  if (type == H5_MSG_LINKINFO) {
     o->bGroup = 1;
     if (len >= 10) {
       size_t k = 2 + ((m[1] & 1) ? 8 : 0);
-      if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseLinks = 1;
+      if (k + 8 <= len && cairnGetLE64(m + k) != H5_UNDEF) o->bDenseLinks = 1;
     }
   }
-  if (type == H5W_MSG_SYMTAB) o->bGroup = 1, o->bDenseLinks = 1; /* links in a B-tree + local heap */
-  if (type == H5W_MSG_AINFO && len >= 2) { /* dense attribute storage if the heap is defined */
+  if (type == H5_MSG_SYMTAB) o->bGroup = 1, o->bDenseLinks = 1; /* links in a B-tree + local heap */
+  if (type == H5_MSG_AINFO && len >= 2) { /* dense attribute storage if the heap is defined */
     size_t k = 2 + ((m[1] & 1) ? 2 : 0);
-    if (k + 8 <= len && cairnGetLE64(m + k) != H5W_UNDEF) o->bDenseAttrs = 1;
+    if (k + 8 <= len && cairnGetLE64(m + k) != H5_UNDEF) o->bDenseAttrs = 1;
   }
   int rc = cairnH5wObjAddMsg(o, type, flags, m, len);
   if (!rc) o->aMsg[o->nMsg - 1].crt = co;
@@ -507,10 +481,11 @@ static int handleMsg(cairn_h5w *w, H5wObj *o, int ver, uint8_t type, uint8_t fla
 static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int crt, int depth) {
   size_t mh = crt ? 6 : 4, i = 0;
   while (n - i >= mh) {
-    uint8_t type = p[i];
-    size_t len = cairnGetLE16(p + i + 1);
-    uint8_t flags = p[i + 3];
-    uint16_t co = crt ? cairnGetLE16(p + i + 4) : 0;
+    H5Frame fr;
+    cairnH5FrameGet(p + i, 0, mh, &fr);
+    uint8_t type = (uint8_t)fr.type, flags = fr.flags;
+    size_t len = fr.size;
+    uint16_t co = fr.crt;
     i += mh;
     if (len > n - i) return cairnErr(CAIRN_CORRUPT, "header message of %zu bytes overruns its chunk at %llu", len, (unsigned long long)(base + i));
     CAIRN_TRY(handleMsg(w, o, 2, type, flags, co, p + i, len, base + i, crt, depth));
@@ -524,9 +499,11 @@ static int parseMsgs(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64
 static int parseMsgsV1(cairn_h5w *w, H5wObj *o, const uint8_t *p, size_t n, uint64_t base, int depth) {
   size_t i = 0;
   while (n - i >= 8) {
-    uint16_t type = cairnGetLE16(p + i);
-    size_t len = cairnGetLE16(p + i + 2);
-    uint8_t flags = p[i + 4];
+    H5Frame fr;
+    cairnH5FrameGet(p + i, 1, 8, &fr);
+    uint32_t type = fr.type;
+    size_t len = fr.size;
+    uint8_t flags = fr.flags;
     i += 8;
     if (len > n - i) return cairnErr(CAIRN_CORRUPT, "header message of %zu bytes overruns its chunk at %llu", len, (unsigned long long)(base + i));
     if (type > 0xff) return cairnErr(CAIRN_UNSUPPORTED, "header message type %u at %llu", type, (unsigned long long)(base + i));
@@ -557,7 +534,7 @@ static int readChunkV1(cairn_h5w *w, H5wObj *o, uint64_t addr, uint64_t len, int
 static int objLoaded(cairn_h5w *w, H5wObj *o, int rc, H5wObj **ppObj) {
   if (!rc) {
     for (int k = 0; k < o->nMsg; k++)
-      if (o->aMsg[k].type == H5W_MSG_LAYOUT) {
+      if (o->aMsg[k].type == H5_MSG_LAYOUT) {
         rc = cairnH5wDsetLoad(w, o);
         break;
       }
@@ -577,11 +554,13 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
   int rc = cairnH5wFlush(w);
   if (!rc) rc = cairn_file_read(w->f, hdr, sizeof hdr, addr, &got);
   if (rc) return rc;
-  if (got >= 16 && hdr[0] == 1 && memcmp(hdr, "OHDR", 4) != 0) {
+  H5OhdrPrefix hp;
+  int pk = cairnH5OhdrPrefix(hdr, got, &hp);
+  if (pk == H5_PREFIX_OK && hp.version == 1) {
     /* version 1: version, reserved, message count (2), reference count (4), header size (4),
     ** padding to 16; the messages follow */
-    uint32_t nRef = cairnGetLE32(hdr + 4);
-    uint64_t body = cairnGetLE32(hdr + 8);
+    uint32_t nRef = hp.nRef;
+    uint64_t body = hp.nMsgs;
     if (body > OH_MAX) return cairnErr(CAIRN_CORRUPT, "object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)body);
     uint8_t *p = cairnMalloc(16 + (size_t)body);
     if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
@@ -597,27 +576,25 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
     /* Rewritten as version 2, where more than one hard link is a reference count message */
     if (!rc && nRef > 1) {
       int have = 0;
-      for (int k = 0; k < o->nMsg; k++) have |= o->aMsg[k].type == 0x16;
+      for (int k = 0; k < o->nMsg; k++) have |= o->aMsg[k].type == H5_MSG_REFCOUNT;
       uint8_t rcm[5] = {0};
       cairnPutLE32(rcm + 1, nRef);
-      if (!have) rc = cairnH5wObjAddMsg(o, 0x16, 0, rcm, sizeof rcm);
+      if (!have) rc = cairnH5wObjAddMsg(o, H5_MSG_REFCOUNT, 0, rcm, sizeof rcm);
     }
     return objLoaded(w, o, rc, ppObj);
   }
-  if (got < 12 || memcmp(hdr, "OHDR", 4) != 0) return cairnErr(CAIRN_CORRUPT, "no object header at %llu", (unsigned long long)addr);
-  if (hdr[4] != 2) return cairnErr(CAIRN_UNSUPPORTED, "object header version %d at %llu", hdr[4], (unsigned long long)addr);
-  uint8_t fl = hdr[5];
-  size_t i = 6 + (fl & 0x20 ? 16 : 0) + (fl & 0x10 ? 4 : 0);
-  unsigned wb = 1u << (fl & 3);
-  if (i + wb > got) return cairnErr(CAIRN_CORRUPT, "object header at %llu is truncated", (unsigned long long)addr);
-  uint64_t body = cairnGetLEn(hdr + i, wb);
-  i += wb;
+  if (got < 12 || memcmp(hdr, H5_SIG_OHDR, 4) != 0) return cairnErr(CAIRN_CORRUPT, "no object header at %llu", (unsigned long long)addr);
+  if (pk == H5_PREFIX_VERSION) return cairnErr(CAIRN_UNSUPPORTED, "object header version %d at %llu", hdr[4], (unsigned long long)addr);
+  if (pk != H5_PREFIX_OK) return cairnErr(CAIRN_CORRUPT, "object header at %llu is truncated", (unsigned long long)addr);
+  uint8_t fl = hp.flags;
+  size_t i = hp.iMsgs;
+  uint64_t body = hp.nMsgs;
   if (body > OH_MAX) return cairnErr(CAIRN_CORRUPT, "object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)body);
   size_t total = i + (size_t)body + 4;
   uint8_t *p = cairnMalloc(total);
   if (!p) return cairnErr(CAIRN_NOMEM, "object header: out of memory");
   rc = cairnH5wRead(w, p, total, addr);
-  if (!rc && cairnLookup3(p, total - 4, 0) != cairnGetLE32(p + total - 4))
+  if (!rc && !cairnH5ChecksumOk(p, total - 4))
     rc = cairnErr(CAIRN_CHECKSUM, "object header checksum mismatch at %llu", (unsigned long long)addr);
   H5wObj *o = NULL;
   if (!rc && !(o = objNew(pParent))) rc = cairnErr(CAIRN_NOMEM, "object header: out of memory");
@@ -625,7 +602,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
     o->addr = addr;
     o->nDisk = total;
     o->ohFlags = fl & 0x1c;
-    rc = parseMsgs(w, o, p + i, (size_t)body, addr + i, (fl & 0x04) != 0, 0);
+    rc = parseMsgs(w, o, p + i, (size_t)body, addr + i, (fl & H5_OHDR_CRT_TRACK) != 0, 0);
   }
   cairnFree(p);
   return objLoaded(w, o, rc, ppObj);
@@ -635,7 +612,7 @@ static int ohLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj) 
 int cairnH5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp) {
   H5wLink *l = &g->aLink[iLink];
   if (!l->pObj) {
-    if (l->addr == H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a soft or external link", l->zName);
+    if (l->addr == H5_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a soft or external link", l->zName);
     int rc = ohLoad(w, l->addr, g, &l->pObj);
     if (rc) return rc;
     if (g->zPath) { /* its path in the committed file, should the reader be needed for it */
@@ -683,7 +660,7 @@ static int linkMsgRaw(const cairn_h5_link *l, H5wMsg *m) {
     memcpy(p + i, l->zFile, nF + 1), i += nF + 1;
     memcpy(p + i, l->zTarget ? l->zTarget : "", nT + 1), i += nT + 1;
   }
-  *m = (H5wMsg){H5W_MSG_LINK, 0, 0, (uint32_t)n, p};
+  *m = (H5wMsg){H5_MSG_LINK, 0, 0, (uint32_t)n, p};
   return CAIRN_OK;
 }
 
@@ -699,7 +676,7 @@ static int materializeLinks(cairn_h5w *w, H5wObj *g) {
   /* dense storage this writer wrote is loaded as it is and edited in place (w_dense.c) */
   for (int i = 0; i < g->nMsg; i++) {
     const H5wMsg *m = &g->aMsg[i];
-    if (m->type != H5W_MSG_LINKINFO || m->n < 18 || m->p[0] != 0 || m->p[1] != 0 || g->nLink) continue;
+    if (m->type != H5_MSG_LINKINFO || m->n < 18 || m->p[0] != 0 || m->p[1] != 0 || g->nLink) continue;
     int rc = cairnH5wDenseLoad(w, g, cairnGetLE64(m->p + 2), cairnGetLE64(m->p + 10));
     if (rc == CAIRN_OK) {
       g->bDenseLinks = 0;
@@ -725,7 +702,7 @@ static int materializeLinks(cairn_h5w *w, H5wObj *g) {
     else {
       H5wMsg m;
       rc = linkMsgRaw(&l, &m);
-      if (!rc && (rc = linkPush(g, l.zName, strlen(l.zName), H5W_UNDEF, NULL, &m)) != CAIRN_OK) cairnFree(m.p);
+      if (!rc && (rc = linkPush(g, l.zName, strlen(l.zName), H5_UNDEF, NULL, &m)) != CAIRN_OK) cairnFree(m.p);
     }
   }
   cairn_h5_obj_close(r);
@@ -737,14 +714,14 @@ static int materializeLinks(cairn_h5w *w, H5wObj *g) {
   int bGi = 0;
   for (int i = g->nMsg - 1; i >= 0; i--) {
     uint8_t t = g->aMsg[i].type;
-    if (t == H5W_MSG_SYMTAB || t == H5W_MSG_LINKINFO) objDelMsg(g, i);
-    else if (t == H5W_MSG_GROUPINFO) bGi = 1;
+    if (t == H5_MSG_SYMTAB || t == H5_MSG_LINKINFO) objDelMsg(g, i);
+    else if (t == H5_MSG_GROUPINFO) bGi = 1;
   }
   uint8_t li[18] = {0, 0}, gi[2] = {0, 0};
-  cairnPutLE64(li + 2, H5W_UNDEF);
-  cairnPutLE64(li + 10, H5W_UNDEF);
-  rc = cairnH5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
-  if (!rc && !bGi) rc = cairnH5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi);
+  cairnPutLE64(li + 2, H5_UNDEF);
+  cairnPutLE64(li + 10, H5_UNDEF);
+  rc = cairnH5wObjAddMsg(g, H5_MSG_LINKINFO, 0, li, sizeof li);
+  if (!rc && !bGi) rc = cairnH5wObjAddMsg(g, H5_MSG_GROUPINFO, 0, gi, sizeof gi);
   if (rc) return rc;
   g->bDenseLinks = 0;
   g->bConverted = 1;
@@ -780,16 +757,16 @@ int cairnH5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj) { return wal
 ** cycle in a damaged file) is walked once. */
 typedef struct Seen { uint64_t *a; size_t n, cap; } Seen;
 static int seenAdd(Seen *s, uint64_t addr) { /* 1 if new, 0 if seen, -1 out of memory */
-  if (addr == H5W_UNDEF) return 1;
+  if (addr == H5_UNDEF) return 1;
   if (2 * (s->n + 1) > s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 64;
     uint64_t *a = cairnMalloc(sizeof(uint64_t) * cap);
     if (!a) return -1;
     memset(a, 0xff, sizeof(uint64_t) * cap);
     for (size_t i = 0; i < s->cap; i++)
-      if (s->a[i] != H5W_UNDEF) {
+      if (s->a[i] != H5_UNDEF) {
         size_t k = (size_t)(s->a[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
-        while (a[k] != H5W_UNDEF) k = (k + 1) & (cap - 1);
+        while (a[k] != H5_UNDEF) k = (k + 1) & (cap - 1);
         a[k] = s->a[i];
       }
     cairnFree(s->a);
@@ -797,7 +774,7 @@ static int seenAdd(Seen *s, uint64_t addr) { /* 1 if new, 0 if seen, -1 out of m
     s->cap = cap;
   }
   size_t k = (size_t)(addr * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
-  while (s->a[k] != H5W_UNDEF) {
+  while (s->a[k] != H5_UNDEF) {
     if (s->a[k] == addr) return 0;
     k = (k + 1) & (s->cap - 1);
   }
@@ -846,7 +823,7 @@ static int scanRefs(cairn_h5w *w, H5wObj *o, int depth, Seen *seen, cairn_h5 **p
   if (depth > 100) return cairnErr(CAIRN_CORRUPT, "groups nested deeper than 100 (a cycle?)");
   int bAsk = 0;
   for (int i = 0; i < o->nMsg; i++)
-    if ((o->aMsg[i].flags & 0x02) && (o->aMsg[i].type == H5W_MSG_DATATYPE || o->aMsg[i].type == H5W_MSG_ATTR)) bAsk = 1;
+    if ((o->aMsg[i].flags & H5_MSGF_SHARED) && (o->aMsg[i].type == H5_MSG_DATATYPE || o->aMsg[i].type == H5_MSG_ATTR)) bAsk = 1;
   if (bAsk) {
     int b = 0;
     if (!o->zPath) return cairnErr(CAIRN_UNSUPPORTED, "shared messages in an object without a path");
@@ -855,9 +832,9 @@ static int scanRefs(cairn_h5w *w, H5wObj *o, int depth, Seen *seen, cairn_h5 **p
   }
   for (int i = 0; i < o->nMsg && !w->bHasRefs; i++) {
     const H5wMsg *m = &o->aMsg[i];
-    if (m->flags & 0x02) continue;
-    if (m->type == H5W_MSG_DATATYPE && typeMayHoldRef(m->p, m->n)) w->bHasRefs = 1;
-    if (m->type == H5W_MSG_ATTR && m->n >= 8 && m->p[0] >= 1 && m->p[0] <= 3) {
+    if (m->flags & H5_MSGF_SHARED) continue;
+    if (m->type == H5_MSG_DATATYPE && typeMayHoldRef(m->p, m->n)) w->bHasRefs = 1;
+    if (m->type == H5_MSG_ATTR && m->n >= 8 && m->p[0] >= 1 && m->p[0] <= 3) {
       size_t nName = cairnGetLE16(m->p + 2), nType = cairnGetLE16(m->p + 4);
       size_t off = (m->p[0] == 3 ? 9 : 8) + (m->p[0] == 1 ? (nName + 7) & ~(size_t)7 : nName);
       if (off + nType <= m->n && typeMayHoldRef(m->p + off, nType)) w->bHasRefs = 1;
@@ -867,7 +844,7 @@ static int scanRefs(cairn_h5w *w, H5wObj *o, int depth, Seen *seen, cairn_h5 **p
   if (o->bGroup) CAIRN_TRY(materializeLinks(w, o));
   for (int i = 0; i < o->nLink && !w->bHasRefs; i++) {
     H5wLink *l = &o->aLink[i];
-    if (l->addr == H5W_UNDEF && !l->pObj) continue;
+    if (l->addr == H5_UNDEF && !l->pObj) continue;
     int isNew = seenAdd(seen, l->pObj ? l->pObj->addr : l->addr);
     if (isNew < 0) return cairnErr(CAIRN_NOMEM, "out of memory");
     if (!isNew) continue;
@@ -896,13 +873,13 @@ int cairnH5wCheckRefs(cairn_h5w *w, const char *zPath) {
 
 int cairnH5wCheckChain(H5wObj *o, const char *zPath) {
   /* a committed datatype is referred to by address from the datasets that use it */
-  if (!o->pDset && !o->bGroup && o->addr != H5W_UNDEF)
+  if (!o->pDset && !o->bGroup && o->addr != H5_UNDEF)
     for (int i = 0; i < o->nMsg; i++)
-      if (o->aMsg[i].type == H5W_MSG_DATATYPE)
+      if (o->aMsg[i].type == H5_MSG_DATATYPE)
         return cairnErr(CAIRN_UNSUPPORTED, "'%s' is a committed datatype: datasets refer to it by address, so it cannot move", zPath);
   for (H5wObj *p = o; p; p = p->pParent)
     for (int i = 0; i < p->nMsg; i++)
-      if (p->aMsg[i].type == 0x16 && p->aMsg[i].n >= 5 && cairnGetLE32(p->aMsg[i].p + 1) > 1)
+      if (p->aMsg[i].type == H5_MSG_REFCOUNT && p->aMsg[i].n >= 5 && cairnGetLE32(p->aMsg[i].p + 1) > 1)
         return cairnErr(CAIRN_UNSUPPORTED, "'%s': an object on its path has %u hard links (editing it would leave the others stale)",
                         zPath, cairnGetLE32(p->aMsg[i].p + 1));
   return CAIRN_OK;
@@ -940,22 +917,22 @@ static int checkWritable(cairn_h5w *w, const char *zWhat) {
 ** attributes of a version-2 header through this message (H5Oget_info reports 0 without it). */
 int cairnH5wEnsureAinfo(H5wObj *o) {
   for (int i = 0; i < o->nMsg; i++)
-    if (o->aMsg[i].type == H5W_MSG_AINFO) return CAIRN_OK;
+    if (o->aMsg[i].type == H5_MSG_AINFO) return CAIRN_OK;
   uint8_t ai[18] = {0, 0};
-  cairnPutLE64(ai + 2, H5W_UNDEF);
-  cairnPutLE64(ai + 10, H5W_UNDEF);
-  return cairnH5wObjAddMsg(o, H5W_MSG_AINFO, 0, ai, sizeof ai);
+  cairnPutLE64(ai + 2, H5_UNDEF);
+  cairnPutLE64(ai + 10, H5_UNDEF);
+  return cairnH5wObjAddMsg(o, H5_MSG_AINFO, 0, ai, sizeof ai);
 }
 
 /* Link Info (no creation order, no dense storage) + Group Info (defaults) + Attribute Info. */
 static int groupInitMsgs(H5wObj *g) {
   uint8_t li[18] = {0, 0};
-  cairnPutLE64(li + 2, H5W_UNDEF);
-  cairnPutLE64(li + 10, H5W_UNDEF);
+  cairnPutLE64(li + 2, H5_UNDEF);
+  cairnPutLE64(li + 10, H5_UNDEF);
   uint8_t gi[2] = {0, 0};
   g->bGroup = 1;
-  CAIRN_TRY(cairnH5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li));
-  CAIRN_TRY(cairnH5wObjAddMsg(g, H5W_MSG_GROUPINFO, 0, gi, sizeof gi));
+  CAIRN_TRY(cairnH5wObjAddMsg(g, H5_MSG_LINKINFO, 0, li, sizeof li));
+  CAIRN_TRY(cairnH5wObjAddMsg(g, H5_MSG_GROUPINFO, 0, gi, sizeof gi));
   return cairnH5wEnsureAinfo(g);
 }
 
@@ -988,7 +965,7 @@ static int addRawLink(cairn_h5w *w, const char *zPath, int type, const char *zFi
   cairn_h5_link l = {zLeaf, type, 0, zTarget, zFile};
   H5wMsg m;
   CAIRN_TRY(linkMsgRaw(&l, &m));
-  int rc = linkPush(g, zLeaf, strlen(zLeaf), H5W_UNDEF, NULL, &m);
+  int rc = linkPush(g, zLeaf, strlen(zLeaf), H5_UNDEF, NULL, &m);
   if (rc) {
     cairnFree(m.p);
     return rc;
@@ -1015,7 +992,7 @@ int cairn_h5w_named_type(cairn_h5w *w, const char *zPath, const cairn_h5w_type *
   size_t tn;
   int rc = cairnH5wTypeEncode(t, &te, &tn);
   if (!rc) {
-    rc = cairnH5wObjAddMsg(c, H5W_MSG_DATATYPE, 1, te, tn);
+    rc = cairnH5wObjAddMsg(c, H5_MSG_DATATYPE, 1, te, tn);
     cairnFree(te);
   }
   if (!rc) rc = cairnH5wEnsureAinfo(c);
@@ -1043,7 +1020,7 @@ static int attrFind(H5wObj *o, const char *zName) {
   for (int i = 0; i < o->nMsg; i++) {
     const char *z;
     size_t nz;
-    if (o->aMsg[i].type == H5W_MSG_ATTR && attrName(&o->aMsg[i], &z, &nz) && nz == n && memcmp(z, zName, n) == 0) return i;
+    if (o->aMsg[i].type == H5_MSG_ATTR && attrName(&o->aMsg[i], &z, &nz) && nz == n && memcmp(z, zName, n) == 0) return i;
   }
   return -1;
 }
@@ -1096,7 +1073,7 @@ int cairn_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cair
   if (!rc) {
     int k = attrFind(o, zName);
     if (k >= 0) cairnH5wAttrDropRefs(w, &o->aMsg[k]);
-    rc = k >= 0 ? cairnH5wObjSetMsg(o, k, p, n) : cairnH5wObjAddMsg(o, H5W_MSG_ATTR, 0, p, n);
+    rc = k >= 0 ? cairnH5wObjSetMsg(o, k, p, n) : cairnH5wObjAddMsg(o, H5_MSG_ATTR, 0, p, n);
   }
   cairnFree(p);
   if (rc) return rc;
@@ -1156,7 +1133,7 @@ static int commitObj(cairn_h5w *w, H5wObj *o) {
 }
 
 static void sbEncode(cairn_h5w *w, uint8_t *p, uint64_t eof, uint64_t root, uint64_t ext) {
-  memcpy(p, kSig, 8);
+  memcpy(p, H5_SIGNATURE, H5_SIGNATURE_LEN);
   p[8] = (uint8_t)w->sbVersion;
   p[9] = 8;
   p[10] = 8;
@@ -1165,7 +1142,7 @@ static void sbEncode(cairn_h5w *w, uint8_t *p, uint64_t eof, uint64_t root, uint
   cairnPutLE64(p + 20, ext);
   cairnPutLE64(p + 28, eof);
   cairnPutLE64(p + 36, root);
-  cairnPutLE32(p + 44, cairnLookup3(p, 44, 0));
+  cairnH5ChecksumPut(p, 44);
 }
 
 static int doSync(cairn_h5w *w) {
@@ -1183,7 +1160,7 @@ static uint64_t gSbExt(cairn_h5w *w);
 ** heap header is rewritten in place to name new heap blocks (w_dense.c): those blocks must be
 ** durable, and inside the committed file, before the header can point at them. */
 int cairnH5wSbExtend(cairn_h5w *w, int bExtend) {
-  if (bExtend && w->pRoot->addr == H5W_UNDEF) return cairnErr(CAIRN_MISUSE, "end-of-file switch before the first commit");
+  if (bExtend && w->pRoot->addr == H5_UNDEF) return cairnErr(CAIRN_MISUSE, "end-of-file switch before the first commit");
   CAIRN_TRY(cairnH5wFlush(w));
   if (bExtend && w->nFileSize < w->eoa) {
     int rc = cairn_file_truncate(w->f, w->eoa);
@@ -1300,11 +1277,11 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->f = f;
   w->bNoSync = (flags & CAIRN_H5W_NOSYNC) != 0;
   w->sbVersion = 2;
-  w->sbExt = H5W_UNDEF;
+  w->sbExt = H5_UNDEF;
   w->eoa = H5W_SB_SIZE;
   w->txn = 1;
   w->bRefScanned = 1; /* a new file holds no references (the writer writes none) */
-  w->gcAddr = H5W_UNDEF;
+  w->gcAddr = H5_UNDEF;
   uint64_t size = 0;
   int rc = cairn_file_size(f, &size);
   /* The old content is not truncated away here but overwritten, and whatever lies past the
@@ -1344,7 +1321,7 @@ static int cmpExt(const void *a, const void *b) {
 static void reclaimFree(cairn_h5w *w) {
   uint8_t d[32];
   w->bCollect = 1;
-  w->bUnsafe = w->sbExt != H5W_UNDEF;
+  w->bUnsafe = w->sbExt != H5_UNDEF;
   w->bHasRefs = 0;
   int rc = cairn_h5w_verify(w, d);
   w->bCollect = 0;
@@ -1377,9 +1354,9 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   CAIRN_TRY(cairn_file_size(f, &size));
   if (size < H5W_SB_SIZE) return cairnErr(CAIRN_CORRUPT, "not an HDF5 file: %llu bytes", (unsigned long long)size);
   CAIRN_TRY(cairn_file_read_exact(f, sb, sizeof sb, 0));
-  if (memcmp(sb, kSig, 8) != 0) return cairnErr(CAIRN_CORRUPT, "no HDF5 signature at offset 0 (user blocks are not supported)");
+  if (memcmp(sb, H5_SIGNATURE, H5_SIGNATURE_LEN) != 0) return cairnErr(CAIRN_CORRUPT, "no HDF5 signature at offset 0 (user blocks are not supported)");
   if (sb[8] > 3) return cairnErr(CAIRN_UNSUPPORTED, "superblock version %d", sb[8]);
-  uint64_t eof, root, ext = H5W_UNDEF;
+  uint64_t eof, root, ext = H5_UNDEF;
   if (sb[8] < 2) {
     /* versions 0/1 (libver earliest): the first commit replaces them by version 2, which can
     ** only say the default B-tree K values, so files with others are refused */
@@ -1391,12 +1368,12 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
     if (leafK != 4 || nodeK != 16 || istoreK != 32)
       return cairnErr(CAIRN_UNSUPPORTED, "B-tree K values %u/%u/%u (only the defaults 4/16/32 can be kept)", leafK, nodeK, istoreK);
     if (cairnGetLE64(v + o) != 0) return cairnErr(CAIRN_UNSUPPORTED, "base address %llu", (unsigned long long)cairnGetLE64(v + o));
-    if (cairnGetLE64(v + o + 24) != H5W_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "a driver information block (multi/family files)");
+    if (cairnGetLE64(v + o + 24) != H5_UNDEF) return cairnErr(CAIRN_UNSUPPORTED, "a driver information block (multi/family files)");
     eof = cairnGetLE64(v + o + 16);
     root = cairnGetLE64(v + o + 40);
   } else {
     if (sb[9] != 8 || sb[10] != 8) return cairnErr(CAIRN_UNSUPPORTED, "offsets of %d bytes, lengths of %d", sb[9], sb[10]);
-    if (cairnLookup3(sb, 44, 0) != cairnGetLE32(sb + 44)) return cairnErr(CAIRN_CHECKSUM, "superblock checksum mismatch");
+    if (!cairnH5ChecksumOk(sb, 44)) return cairnErr(CAIRN_CHECKSUM, "superblock checksum mismatch");
     if (cairnGetLE64(sb + 12) != 0) return cairnErr(CAIRN_UNSUPPORTED, "base address %llu", (unsigned long long)cairnGetLE64(sb + 12));
     eof = cairnGetLE64(sb + 28);
     root = cairnGetLE64(sb + 36);
@@ -1413,17 +1390,17 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   w->sbVersion = sb[8] < 2 ? 2 : sb[8];
   w->sbExt = ext;
   w->eoa = w->eofCommitted = eof;
-  w->gcAddr = H5W_UNDEF;
+  w->gcAddr = H5_UNDEF;
   w->txn = 1;
   w->nFileSize = size;
   int rc = CAIRN_OK;
-  if (ext != H5W_UNDEF) {
+  if (ext != H5_UNDEF) {
     /* The superblock extension may hold non-default B-tree K values (message 0x13): chunk
     ** B-tree nodes written with K = 32 would then be misread, so chunked writes are refused. */
     H5wObj *x = NULL;
     rc = ohLoad(w, ext, NULL, &x);
     for (int i = 0; !rc && i < x->nMsg; i++)
-      if (x->aMsg[i].type == 0x13 && x->aMsg[i].n >= 3 && cairnGetLE16(x->aMsg[i].p + 1) != 32) w->bBadK = 1;
+      if (x->aMsg[i].type == H5_MSG_BTREEK && x->aMsg[i].n >= 3 && cairnGetLE16(x->aMsg[i].p + 1) != 32) w->bBadK = 1;
     objFree(x);
     if (rc) rc = cairnErr(CAIRN_UNSUPPORTED, "superblock extension at %llu: %s", (unsigned long long)ext, cairn_errmsg());
   }
@@ -1478,12 +1455,12 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
     const H5wMsg *m = &o->aMsg[i];
     /* shared messages, external data files, and layouts other than v3 point at space the
     ** walk does not account for */
-    if ((m->flags & 0x02) || m->type == 0x07 || m->type == 0x0f) w->bUnsafe = 1;
-    if ((m->flags & 0x02) && (m->type == H5W_MSG_DATATYPE || m->type == H5W_MSG_ATTR)) w->bSharedSeen = 1;
-    if (m->type == H5W_MSG_LAYOUT && (m->n < 1 || m->p[0] != 3)) w->bUnsafe = 1;
-    if ((m->type == H5W_MSG_DATATYPE) && cairnH5wTypeMayHideVlen(m->p, m->n)) w->bUnsafe = 1;
-    if (m->type == H5W_MSG_DATATYPE && typeMayHoldRef(m->p, m->n)) w->bHasRefs |= 1;
-    if (m->type == H5W_MSG_ATTR && m->n >= 8 && m->p[0] >= 1 && m->p[0] <= 3) {
+    if ((m->flags & H5_MSGF_SHARED) || m->type == H5_MSG_EFL || m->type == H5_MSG_SHMESG) w->bUnsafe = 1;
+    if ((m->flags & H5_MSGF_SHARED) && (m->type == H5_MSG_DATATYPE || m->type == H5_MSG_ATTR)) w->bSharedSeen = 1;
+    if (m->type == H5_MSG_LAYOUT && (m->n < 1 || m->p[0] != 3)) w->bUnsafe = 1;
+    if ((m->type == H5_MSG_DATATYPE) && cairnH5wTypeMayHideVlen(m->p, m->n)) w->bUnsafe = 1;
+    if (m->type == H5_MSG_DATATYPE && typeMayHoldRef(m->p, m->n)) w->bHasRefs |= 1;
+    if (m->type == H5_MSG_ATTR && m->n >= 8 && m->p[0] >= 1 && m->p[0] <= 3) {
       size_t nName = cairnGetLE16(m->p + 2), nType = cairnGetLE16(m->p + 4);
       size_t off = (m->p[0] == 3 ? 9 : 8) + (m->p[0] == 1 ? (nName + 7) & ~(size_t)7 : nName);
       if (off + nType <= m->n && typeMayHoldRef(m->p + off, nType)) w->bHasRefs |= 1;
@@ -1493,15 +1470,15 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
     const H5wMsg *m = &o->aMsg[i];
     uint8_t t[2] = {m->type, m->flags};
     cairn_sha256_update(h, t, 2);
-    if (m->type == H5W_MSG_LAYOUT && o->pDset && o->pDset->layout <= 0) {
+    if (m->type == H5_MSG_LAYOUT && o->pDset && o->pDset->layout <= 0) {
       cairn_sha256_update(h, m->p, m->n);
-    } else if (m->type == H5W_MSG_LAYOUT) {
+    } else if (m->type == H5_MSG_LAYOUT) {
       if (m->n >= 2 && m->p[0] == 3 && m->p[1] == 1 && m->n >= 18) hashU64(h, cairnGetLE64(m->p + 10));
       else if (m->n >= 11 && m->p[0] == 3 && m->p[1] == 2) cairn_sha256_update(h, m->p + 11, m->n - 11);
       else cairn_sha256_update(h, m->p, m->n);
-    } else if (m->type == H5W_MSG_ATTR) {
+    } else if (m->type == H5_MSG_ATTR) {
       CAIRN_TRY(cairnH5wAttrDigest(w, m, h));
-    } else if (m->type == H5W_MSG_LINKINFO) {
+    } else if (m->type == H5_MSG_LINKINFO) {
       cairn_sha256_update(h, m->p, m->n < 2 ? m->n : 2); /* not the heap and B-tree addresses */
     } else cairn_sha256_update(h, m->p, m->n);
   }
@@ -1509,7 +1486,7 @@ static int verifyObj(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h, int depth, Se
   for (int i = 0; i < o->nLink; i++) {
     H5wLink *l = &o->aLink[i];
     cairn_sha256_update(h, l->zName, strlen(l->zName) + 1);
-    if (l->addr == H5W_UNDEF && !l->pObj) {
+    if (l->addr == H5_UNDEF && !l->pObj) {
       cairn_sha256_update(h, l->raw.p, l->raw.n);
       continue;
     }

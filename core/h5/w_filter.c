@@ -20,34 +20,6 @@
 #define F_LZ4 32004
 #define F_ZSTD 32015
 
-/* ---------------------------------------------------------------- fletcher32 */
-/* Fletcher's checksum over 16-bit words taken most significant byte first (an odd last byte is
-** the high byte of a final word), both sums modulo 65535, result sum2 << 16 | sum1. */
-uint32_t cairnH5wFletcher32(const uint8_t *p, size_t n) {
-  uint32_t s1 = 0xffff, s2 = 0xffff;
-  size_t nw = n / 2;
-  while (nw) {
-    size_t k = nw > 360 ? 360 : nw; /* no overflow of 32-bit sums within a block */
-    nw -= k;
-    while (k--) {
-      s1 += ((uint32_t)p[0] << 8) | p[1];
-      s2 += s1;
-      p += 2;
-    }
-    s1 = (s1 & 0xffff) + (s1 >> 16);
-    s2 = (s2 & 0xffff) + (s2 >> 16);
-  }
-  if (n & 1) {
-    s1 += (uint32_t)p[0] << 8;
-    s2 += s1;
-    s1 = (s1 & 0xffff) + (s1 >> 16);
-    s2 = (s2 & 0xffff) + (s2 >> 16);
-  }
-  s1 = (s1 & 0xffff) + (s1 >> 16);
-  s2 = (s2 & 0xffff) + (s2 >> 16);
-  return (s2 << 16) | s1;
-}
-
 /* ---------------------------------------------------------------- pipeline */
 static int parseNum(const char **pz, long *pv) {
   const char *z = *pz;
@@ -188,7 +160,7 @@ int cairnH5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn,
       if (!o) rc = CAIRN_NOMEM;
       else {
         memcpy(o, cur, nCur);
-        cairnPutLE32(o + nCur, cairnH5wFletcher32(cur, nCur));
+        cairnPutLE32(o + nCur, cairnH5Fletcher32(cur, nCur));
         nO = nCur + 4;
       }
     } else rc = cairnErr(CAIRN_UNSUPPORTED, "filter %u cannot be written", f->id);
