@@ -452,9 +452,6 @@ int cairnH5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m);
 /* Byte-swap big-endian atomic parts in place so the buffer has the native (little-endian) order. */
 void cairnH5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
 
-/* The datatype of a dataset, attribute or committed datatype object (NULL for groups): for
-** bindings (bindings/em/em_h5.c) that pick a memory type the way their language would. */
-const H5Type *cairnH5ObjType(cairn_h5_obj *o);
 /* One attribute as cairnH5ObjAttrEach shows it: pointers into the object (valid during the call). */
 typedef struct H5AttrView {
   const char *zName;    /* NUL-terminated */
@@ -465,7 +462,7 @@ typedef struct H5AttrView {
 } H5AttrView;
 /* Visit every attribute of o (none for an attribute) in name order, decoded without copying
 ** (cairnH5AttrPeek): x gets its index and the view. A nonzero return of x stops the walk and is
-** returned; so is running out of memory. */
+** returned; so is running out of memory. For the bulk attribute block (r_bulk.c). */
 int cairnH5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5AttrView *), void *pArg);
 
 /* The JSON description of t appended to s, or as a new text (*pz, cairnFree) (r_conv.c). */

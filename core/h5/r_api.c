@@ -581,7 +581,6 @@ int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut) {
 static const H5Type *objType(cairn_h5_obj *o) {
   return o->kind == CAIRN_H5_DATASET ? o->pD->pType : o->kind == CAIRN_H5_ATTRIBUTE ? o->attr.pType : o->pType;
 }
-const H5Type *cairnH5ObjType(cairn_h5_obj *o) { return o ? objType(o) : NULL; }
 
 int cairnH5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5AttrView *), void *pArg) {
   CAIRN_TRY(loadAttrs(o));
