@@ -148,7 +148,7 @@ struct cairn_h5w {
   cairn_h5w_stats st;
 };
 
-/* w_file.c */
+/* w_file.c, w_path.c, w_commit.c and w_dset.c (the files are named in core/h5/WRITER.md) */
 int cairnH5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr);
 void cairnH5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
 int cairnH5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
@@ -173,6 +173,24 @@ int cairnH5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
 void cairnH5wHeapCacheClear(cairn_h5w *w);
 void cairnH5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m);
 int cairnH5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
+/* w_file.c, used by w_path.c and w_commit.c */
+void cairnH5wFreeInsert(cairn_h5w *w, uint64_t addr, uint64_t n); /* free in the committed state */
+int cairnH5wTailTake(cairn_h5w *w); /* CAIRN_H5W_TAIL: the caller's bytes past the end become used */
+H5wObj *cairnH5wObjNew(H5wObj *pParent);
+void cairnH5wObjFree(H5wObj *o);
+void cairnH5wObjDelMsg(H5wObj *o, int i);
+int cairnH5wLinkFind(H5wObj *g, const char *z, size_t n); /* index in g->aLink, -1 if none */
+int cairnH5wLinkPush(H5wObj *g, const char *z, size_t n, uint64_t addr, H5wObj *pObj, const H5wMsg *pRaw);
+int cairnH5wOhEncode(H5wObj *o, uint8_t **pp, size_t *pn); /* version 2, one chunk, new buffer */
+int cairnH5wOhLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj); /* version 1 or 2 */
+/* w_path.c, used by w_commit.c */
+int cairnH5wMaterializeLinks(cairn_h5w *w, H5wObj *g); /* links in other storage into aLink */
+typedef struct H5wSeen { uint64_t *a; size_t n, cap; } H5wSeen; /* addresses visited by a walk */
+int cairnH5wSeenAdd(H5wSeen *s, uint64_t addr); /* 1 if new, 0 if seen, -1 out of memory */
+int cairnH5wTypeMayHoldRef(const uint8_t *p, size_t n); /* a datatype message that may hold references */
+int cairnH5wGroupInitMsgs(H5wObj *g); /* a new group's Link Info and Group Info messages */
+/* w_commit.c, used by w_file.c */
+void cairnH5wReclaimFree(cairn_h5w *w); /* CAIRN_H5W_RECLAIM: gaps of the committed state become free */
 
 /* w_dense.c */
 #define H5W_DENSE_MAXMAN 4096u /* largest link message a dense heap takes */
@@ -193,11 +211,35 @@ int cairnH5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64
 size_t cairnH5wSpaceSize(int rank, int bMax);
 
 /* w_data.c */
-int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o);
+static inline void cairnH5wHashU64(cairn_sha256_ctx *h, uint64_t v) {
+  uint8_t b[8];
+  cairnPutLE64(b, v);
+  cairn_sha256_update(h, b, 8);
+}
+static inline uint64_t cairnH5wChunkElems(const H5wDset *d) { /* elements per chunk */
+  uint64_t n = 1;
+  for (int i = 0; i < d->rank; i++) n *= d->aChunk[i];
+  return n;
+}
+static inline uint64_t cairnH5wRowElems(const H5wDset *d) { /* elements per row (dims 1..) */
+  uint64_t n = 1;
+  for (int i = 1; i < d->rank; i++) n *= d->aDim[i];
+  return n;
+}
+#define H5W_NO_BLOCK UINT64_MAX /* no row block is the tail */
+void cairnH5wFillPattern(const H5wDset *d, uint8_t *p, uint64_t nEl); /* nEl elements of the fill value */
+int cairnH5wIndexLoad(cairn_h5w *w, H5wDset *d); /* the chunk B-tree into aRec/aLevel */
+size_t cairnH5wLayoutSize(const H5wDset *d, size_t nCompact); /* bytes of the layout message */
+int cairnH5wUpdateChunkedMsgs(H5wObj *o); /* dataspace and layout messages after a shape change */
+/* Rows [row0, row0 + n) of p into the dataset (row blocks, chunks, contiguous or compact) */
+int cairnH5wWriteRows(cairn_h5w *w, H5wDset *d, uint64_t row0, uint64_t n, const uint8_t *p);
 int cairnH5wDsetFlush(cairn_h5w *w, H5wObj *o); /* before the header is written at commit */
 void cairnH5wDsetFree(H5wDset *d);
 int cairnH5wHeapFlush(cairn_h5w *w);
 int cairnH5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut);
+/* w_dset.c */
+int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o);
+/* w_type.c */
 void cairnH5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit);
 
 /* w_filter.c */
