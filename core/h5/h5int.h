@@ -452,6 +452,69 @@ int cairnH5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m);
 /* Byte-swap big-endian atomic parts in place so the buffer has the native (little-endian) order. */
 void cairnH5ToNative(const H5Type *t, uint8_t *p, uint64_t n);
 
+/* ---------------------------------------------------------------- the API's handles
+** (r_api.c: files and objects; r_read.c: reads and JSON; r_bulk.c: bindings' bulk calls) */
+struct cairn_h5 {
+  H5File f;
+  int own;
+  /* memory for one object in the handle's own allocation (H5_OBJ_SLOT bytes at pSlot): the
+  ** usual open, get one dataset, read, close costs no allocation for the object. A handle
+  ** closed while that object is open is freed when the object closes. */
+  void *pSlot;
+  uint8_t slotUsed, closed;
+};
+#define H5_OBJ_SLOT 8192u
+
+struct cairn_h5_obj {
+  cairn_h5 *h;
+  int kind;
+  char *zPath;
+  H5Ohdr o;
+  H5Dset *pD;        /* datasets (allocated only for them: the pipeline is large) */
+  H5Type *pType;     /* committed datatypes (datasets use d.pType) */
+  H5Attr attr;       /* attributes (own copy) */
+  H5Link *aLink;
+  size_t nLink;
+  int linksLoaded;
+  H5Attr *aAttr;
+  size_t nAttr;
+  int attrsLoaded;
+  cairn_h5_filter *aFilt;
+  uint8_t attrOwn;    /* attributes: attr.pType owned; 1: attr.pData too, 2: it is in this block */
+  uint8_t pathInline; /* zPath lives in this object's allocation */
+  uint8_t dsetInline; /* so does pD */
+  uint8_t inSlot;     /* the allocation is the handle's object slot */
+};
+
+struct H5AddrPath {
+  uint64_t addr;
+  char *zPath;
+};
+
+static inline char *cairnH5DupStr(const char *z) {
+  size_t n = strlen(z);
+  char *r = cairnMalloc(n + 1);
+  if (r) memcpy(r, z, n + 1);
+  return r;
+}
+/* From the message types present (o->typeMask): a layout makes a dataset; a symbol table, link
+** info, link or group info message a group; a datatype without a dataspace a committed type. */
+static inline int cairnH5ObjKind(const H5Ohdr *o) {
+  uint32_t m = o->typeMask;
+  if (m & (1u << H5_MSG_LAYOUT)) return CAIRN_H5_DATASET;
+  if (m & ((1u << H5_MSG_SYMTAB) | (1u << H5_MSG_LINKINFO) | (1u << H5_MSG_LINK) | (1u << H5_MSG_GROUPINFO))) return CAIRN_H5_GROUP;
+  if ((m & (1u << H5_MSG_DATATYPE)) && !(m & (1u << H5_MSG_DATASPACE))) return CAIRN_H5_DATATYPE;
+  return CAIRN_H5_GROUP;
+}
+/* The datatype of a dataset, attribute or committed datatype (NULL for groups), and the
+** dataspace of a dataset or attribute (NULL otherwise). */
+static inline const H5Type *cairnH5ObjTypeOf(cairn_h5_obj *o) {
+  return o->kind == CAIRN_H5_DATASET ? o->pD->pType : o->kind == CAIRN_H5_ATTRIBUTE ? o->attr.pType : o->pType;
+}
+static inline const H5Space *cairnH5ObjSpace(cairn_h5_obj *o) {
+  return o->kind == CAIRN_H5_DATASET ? &o->pD->space : o->kind == CAIRN_H5_ATTRIBUTE ? &o->attr.space : NULL;
+}
+
 /* One attribute as cairnH5ObjAttrEach shows it: pointers into the object (valid during the call). */
 typedef struct H5AttrView {
   const char *zName;    /* NUL-terminated */
