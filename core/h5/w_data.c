@@ -177,6 +177,9 @@ static int recPut(cairn_h5w *w, H5wDset *d, const uint64_t *off, uint64_t addr, 
     memmove(d->aRec + i + 1, d->aRec + i, sizeof(H5wChunk) * (size_t)(d->nRec - i));
     d->nRec++;
   }
+  /* records ascend by chunk offset (the B-tree's key order, and recFind's) */
+  cairnAssert(i == 0 || offCmp(d->aRec[i - 1].aOff, off, d->rank) < 0);
+  cairnAssert(i + 1 >= d->nRec || offCmp(off, d->aRec[i + 1].aOff, d->rank) < 0);
   H5wChunk *c = &d->aRec[i];
   memset(c, 0, sizeof *c);
   memcpy(c->aOff, off, sizeof(uint64_t) * (size_t)d->rank);
@@ -391,6 +394,7 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
       uint8_t *p = buf + 24;
       for (uint64_t k = 0; k < nChild; k++) {
         uint64_t r = r0 + k * span;
+        cairnAssert(r < d->nRec && (r == 0 || offCmp(d->aRec[r - 1].aOff, d->aRec[r].aOff, d->rank) < 0)); /* keys ascend */
         keyPut(d, p, &d->aRec[r], 0);
         p += ks;
         cairnPutLE64(p, l == 0 ? d->aRec[r].addr : d->aLevel[l - 1][j * BT_FAN + k].addr);

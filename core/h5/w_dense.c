@@ -145,6 +145,9 @@ static int btInsert(H5wDense *d, const H5wObj *g, int k) {
   memmove(leaf->aRec + i + 1, leaf->aRec + i, sizeof(int) * (size_t)(leaf->n - i));
   leaf->aRec[i] = k;
   leaf->n++;
+  /* the name index stays in (hash, name) order: what readers binary-search */
+  cairnAssert(i == 0 || keyCmp(g, leaf->aRec[i - 1], k) < 0);
+  cairnAssert(i + 1 >= leaf->n || keyCmp(g, k, leaf->aRec[i + 1]) < 0);
   for (int j = 0; j < np; j++) path[j]->nTot++, path[j]->bDirty = 1;
   int iNew = 0;
   for (int j = np - 1; j >= 0; j--) {

@@ -49,6 +49,7 @@ int cairnH5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr) {
   if (w->rcFatal) return w->rcFatal;
   if (addr + n > w->nFileSize) w->nFileSize = addr + n;
   if (w->nWbuf && addr == w->wbufAddr + w->nWbuf && wbufReserve(w, w->nWbuf + n)) {
+    cairnAssert(w->nWbuf + n <= w->wbufCap); /* wbufReserve made the room */
     memcpy(w->pWbuf + w->nWbuf, p, n);
     w->nWbuf += n;
     return CAIRN_OK;
@@ -367,6 +368,7 @@ int cairnH5wOhEncode(H5wObj *o, uint8_t **pp, size_t *pn) {
     cairnH5wLinkMsgEncode(l, linkTarget(l), p + i);
     i += ln;
   }
+  cairnAssert(i + 4 == n); /* the messages filled exactly the size the prefix states */
   cairnH5ChecksumPut(p, i);
   *pp = p;
   *pn = i + 4;

@@ -1,7 +1,10 @@
 /* 2026-11-29 - the HDF5 reader on two tiny h5py-written files (libver earliest and latest):
 ** paths, links, info, whole and hyperslab reads with conversion, JSON, lazy reading (bytes
 ** counted through a wrapping cairn_file), and clean errors on truncated and corrupted files.
-** The broad interop proof against libhdf5 is tests/h5gen (ctest h5.interop). */
+** The broad interop proof against libhdf5 is tests/h5gen (ctest h5.interop).
+** One file (about 1,050 lines) on purpose: every test reads the same two embedded files
+** (test_h5_files.h) through the same helpers, and the suite is one ctest entry (core.h5) on
+** every target; the writer's tests are test_h5w.c. */
 #include <stdlib.h>
 
 #include "common/internal.h"
