@@ -1,147 +1,35 @@
 /*
 ** 2026-11-29
 **
-** bindings/em/em_h5.c - Emscripten entry points for the HDF5 reader and writer (js/src/h5.js).
+** bindings/em/em_h5.c - Emscripten entry points for the HDF5 reader and writer (js/src/h5.js and js/src/h5/).
 **
 ** The functions of cairn/h5.h and cairn/h5w.h that take only pointers and 32-bit integers are
 ** exported as they are (bindings/em/exports_h5.txt). The ones here exist because JS cannot pass or
 ** read their arguments directly: 64-bit integers by value (Emscripten 3.1.6 legalizes them into
 ** pairs), structs with 64-bit fields (cairn_h5_info, cairn_h5_sel) whose layout JS would have
 ** to mirror. Sizes and offsets cross as doubles (exact up to 2^53); object descriptions cross as
-** one JSON text, so the JS side does not depend on struct layouts.
+** one JSON text (cairn_h5_describe_json), attributes in bulk as one block (cairn_h5_attrs_block),
+** so the JS side does not depend on struct layouts. Only the public headers are used here.
 */
 #include <emscripten.h>
 
+#include <string.h>
+
 #include "cairn/cairn.h"
-#include "common/internal.h"
-#include "h5/h5int.h"
+#include "cairn/h5.h"
+#include "cairn/h5w.h"
 
-/* ---------------------------------------------------------------- JSON
-** The core's growable string (core/common/sbuf.c: sticky oom, NUL-terminated) and its JSON
-** string quoting, in the reader's style. */
-static void jsQuote(CairnSb *s, const char *z) {
-  z = z ? z : "";
-  cairnSbJsonStr(s, z, strlen(z), 1);
-}
-static void jsDims(CairnSb *s, unsigned n, const uint64_t *a, int bMax) {
-  cairnSbPut(s, "[", 1);
-  for (unsigned i = 0; i < n; i++) {
-    if (i) cairnSbPut(s, ",", 1);
-    if (bMax && a[i] == UINT64_MAX) cairnSbStr(s, "null");
-    else cairnSbU64(s, a[i]);
-  }
-  cairnSbPut(s, "]", 1);
-}
-
-/*
-** Describe an object as JSON (allocated with cairn_malloc; free with cairn_free):
-**   {"kind":2,"addr":N,"space":1,"shape":[..],"maxshape":[..,null=unlimited],"type":{..},
-**    "layout":2,"chunks":[..]|null,"chunkIndex":N,"filters":[{"id","name","flags","cd_values"}],
-**    "attrs":["name",..],"links":[{"name","type","target","file"}]}
-** "type" only for datasets, attributes and committed datatypes. "attrs" only when flags has
-** bit 1 (listing them parses every attribute message), "links" only for groups and when flags
-** has bit 0 (a group with many links costs nothing until its names are asked for).
-*/
+/* The compact description (cairn_h5_describe_json: flags bit 0 links, bit 1 attributes). */
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5_describe(cairn_h5_obj *o, int flags, char **pz, double *pn) {
-  int bLinks = flags & 1, bAttrs = flags & 2;
-  cairn_h5_info in;
-  int rc = cairn_h5_info_get(o, &in);
-  if (rc) return rc;
-  CairnSb s = {0};
-  cairnSbStr(&s, "{\"kind\":");
-  cairnSbU64(&s, (uint64_t)in.kind);
-  cairnSbStr(&s, ",\"addr\":");
-  cairnSbU64(&s, in.addr);
-  if (in.kind == CAIRN_H5_DATASET || in.kind == CAIRN_H5_ATTRIBUTE) {
-    cairnSbStr(&s, ",\"space\":");
-    cairnSbU64(&s, (uint64_t)in.space);
-    cairnSbStr(&s, ",\"shape\":");
-    jsDims(&s, in.rank, in.dims, 0);
-    cairnSbStr(&s, ",\"maxshape\":");
-    jsDims(&s, in.rank, in.maxdims, 1);
-  }
-  if (in.kind != CAIRN_H5_GROUP) {
-    char *zt;
-    size_t nt;
-    if ((rc = cairn_h5_type_json(o, &zt, &nt)) != CAIRN_OK) {
-      cairn_free(s.z);
-      return rc;
-    }
-    cairnSbStr(&s, ",\"type\":");
-    cairnSbPut(&s, zt, nt);
-    cairn_free(zt);
-  }
-  if (in.kind == CAIRN_H5_DATASET) {
-    cairnSbStr(&s, ",\"layout\":");
-    cairnSbU64(&s, (uint64_t)in.layout);
-    cairnSbStr(&s, ",\"chunks\":");
-    if (in.layout == CAIRN_H5_CHUNKED) jsDims(&s, in.rank, in.chunk, 0);
-    else cairnSbStr(&s, "null");
-    cairnSbStr(&s, ",\"chunkIndex\":");
-    cairnSbU64(&s, in.layout == CAIRN_H5_CHUNKED ? (uint64_t)in.chunkIndex : 0);
-    cairnSbStr(&s, ",\"filters\":[");
-    for (unsigned i = 0; i < in.nFilter; i++) {
-      const cairn_h5_filter *f = &in.aFilter[i];
-      cairnSbStr(&s, i ? ",{\"id\":" : "{\"id\":");
-      cairnSbU64(&s, f->id);
-      cairnSbStr(&s, ",\"name\":");
-      jsQuote(&s, f->zName);
-      cairnSbStr(&s, ",\"flags\":");
-      cairnSbU64(&s, f->flags);
-      cairnSbStr(&s, ",\"cd_values\":[");
-      for (unsigned k = 0; k < f->nParam; k++) {
-        if (k) cairnSbPut(&s, ",", 1);
-        cairnSbU64(&s, f->aParam[k]);
-      }
-      cairnSbStr(&s, "]}");
-    }
-    cairnSbStr(&s, "]");
-  }
-  if (in.kind != CAIRN_H5_ATTRIBUTE && bAttrs) {
-    cairnSbStr(&s, ",\"attrs\":[");
-    for (size_t i = 0; i < in.nAttr; i++) {
-      const char *zName;
-      if ((rc = cairn_h5_attr_name(o, i, &zName)) != CAIRN_OK) break;
-      if (i) cairnSbPut(&s, ",", 1);
-      jsQuote(&s, zName);
-    }
-    cairnSbStr(&s, "]");
-  }
-  if (in.kind == CAIRN_H5_GROUP && bLinks && rc == CAIRN_OK) {
-    cairnSbStr(&s, ",\"links\":[");
-    for (size_t i = 0; i < in.nLink; i++) {
-      cairn_h5_link k;
-      if ((rc = cairn_h5_link_get(o, i, &k)) != CAIRN_OK) break;
-      cairnSbStr(&s, i ? ",{\"name\":" : "{\"name\":");
-      jsQuote(&s, k.zName);
-      cairnSbStr(&s, ",\"type\":");
-      cairnSbU64(&s, (uint64_t)k.type);
-      if (k.zTarget) {
-        cairnSbStr(&s, ",\"target\":");
-        jsQuote(&s, k.zTarget);
-      }
-      if (k.zFile) {
-        cairnSbStr(&s, ",\"file\":");
-        jsQuote(&s, k.zFile);
-      }
-      cairnSbStr(&s, "}");
-    }
-    cairnSbStr(&s, "]");
-  }
-  cairnSbStr(&s, "}");
-  if (rc == CAIRN_OK && s.oom) rc = cairnErr(CAIRN_NOMEM, "out of memory describing %s", cairn_h5_obj_path(o));
-  if (rc) {
-    cairn_free(s.z);
-    return rc;
-  }
-  *pz = s.z;
-  *pn = (double)s.n;
-  return CAIRN_OK;
+  size_t n = 0;
+  int rc = cairn_h5_describe_json(o, (unsigned)flags, pz, &n);
+  if (rc == CAIRN_OK) *pn = (double)n;
+  return rc;
 }
 
 /* A hyperslab from JS: aSel holds rank triples (start, step, count) as doubles; NULL = all. */
 static int selFrom(int rank, const double *aSel, cairn_h5_sel *p) {
-  if (rank < 0 || rank > CAIRN_H5_MAX_RANK) return cairnErr(CAIRN_RANGE, "selection of rank %d", rank);
+  if (rank < 0 || rank > CAIRN_H5_MAX_RANK) return cairn_seterr(CAIRN_RANGE, "selection of rank %d", rank);
   memset(p, 0, sizeof(*p));
   p->rank = (unsigned)rank;
   for (int i = 0; i < rank; i++) {
@@ -156,7 +44,8 @@ static int selFrom(int rank, const double *aSel, cairn_h5_sel *p) {
 /* cairn_h5_read with the selection as doubles (aSel NULL: everything). */
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5_read(cairn_h5_obj *o, int rank, const double *aSel, int mtype, void *buf, double nBuf) {
   cairn_h5_sel sel;
-  if (aSel) CAIRN_TRY(selFrom(rank, aSel, &sel));
+  int rc;
+  if (aSel && (rc = selFrom(rank, aSel, &sel)) != CAIRN_OK) return rc;
   return cairn_h5_read(o, aSel ? &sel : NULL, (cairn_h5_mtype)mtype, buf, (size_t)nBuf);
 }
 
@@ -164,8 +53,9 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_read(cairn_h5_obj *o, int rank, const doubl
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5_read_json(cairn_h5_obj *o, int rank, const double *aSel, char **pz, double *pn) {
   cairn_h5_sel sel;
   size_t n = 0;
-  if (aSel) CAIRN_TRY(selFrom(rank, aSel, &sel));
-  int rc = cairn_h5_read_json(o, aSel ? &sel : NULL, pz, &n);
+  int rc;
+  if (aSel && (rc = selFrom(rank, aSel, &sel)) != CAIRN_OK) return rc;
+  rc = cairn_h5_read_json(o, aSel ? &sel : NULL, pz, &n);
   *pn = (double)n;
   return rc;
 }
@@ -182,218 +72,12 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_raw_extent(cairn_h5_obj *o, int mtype, doub
   return 1;
 }
 
-/*
-** Every attribute of an object in one call, for js/src/h5/attrtable.js (`attrs`): names, shapes,
-** types and, for numbers, the values, as one binary block (little-endian; allocated with
-** cairn_malloc, length into *pn). 128 attributes then cost one crossing instead of a JSON
-** description and a read each.
-**   header  u32 nAttr, nType, offNames, offTypes, offRecs, offData, total, 0
-**   names   each UTF-8, NUL-terminated, in name order
-**   types   nType times: u32 length, the type's JSON (as in describe); shared by equal types
-**   recs    per attribute, 8-aligned: u32 type index, u8 space (0 scalar 1 simple 2 null),
-**           u8 rank, u8 memory type (255: values not here, read them one by one), u8 0,
-**           u32 data offset (from offData), u32 data bytes, then rank f64 dims
-**   data    the values as that memory type (what read() in js/src/h5/state.js asks for), 8-aligned
-** Values of non-numeric types, over 64 KiB, or past 64 MiB in all are left out; an attribute
-** that does not decode has type index 0xffffffff (JS reads it alone, which reports why).
-*/
-static int attrMtype(const H5Type *t) {
-  if (!t) return 255;
-  const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
-  if (!b) return 255;
-  if ((b->cls == H5T_FIXED || b->cls == H5T_BITFIELD) && b->size <= 8) {
-    int w = b->size <= 1 ? 0 : b->size <= 2 ? 1 : b->size <= 4 ? 2 : 3;
-    int sg = b->cls == H5T_FIXED && b->isSigned;
-    return CAIRN_H5_I8 + 2 * w + (sg ? 0 : 1);
-  }
-  if (b->cls == H5T_FLOAT) return b->size == 4 || b->size == 2 ? CAIRN_H5_F32 : CAIRN_H5_F64;
-  return 255;
-}
-static void sbU32(CairnSb *s, uint32_t v) {
-  uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-  cairnSbPut(s, (const char *)b, 4);
-}
-static void sbAlign8(CairnSb *s) {
-  static const char z[8] = {0};
-  if (s->n & 7) cairnSbPut(s, z, 8 - (s->n & 7));
-}
-#define ATTRS_MAX_VALUE (64u << 10)
-
-/* Two atomic types whose JSON descriptions are the same text (every field it prints). */
-static int sameAtomic(const H5Type *a, const H5Type *b) {
-  if (a->cls != b->cls || (a->cls != H5T_FIXED && a->cls != H5T_FLOAT && a->cls != H5T_BITFIELD && a->cls != H5T_STRING)) return 0;
-  return a->size == b->size && a->bits == b->bits && a->version == b->version && a->bigEndian == b->bigEndian && a->isSigned == b->isSigned &&
-         a->bitOffset == b->bitOffset && a->precision == b->precision && a->expLoc == b->expLoc && a->expSize == b->expSize &&
-         a->manLoc == b->manLoc && a->manSize == b->manSize && a->signLoc == b->signLoc && a->expBias == b->expBias &&
-         a->strPad == b->strPad && a->cset == b->cset;
-}
-
-typedef struct AttrsArg {
-  CairnSb names, types, recs, data;
-  const H5Type *aType[64]; /* distinct atomic types seen (valid during the walk: see below) */
-  uint32_t aTypeIdx[64], nAtomic;
-  char **azType;           /* distinct JSON texts */
-  uint32_t nType, capType;
-  uint32_t nAttr; /* attributes listed (counted here, not by a strlen walk of names after) */
-  int nomem;
-  /* The last type seen (a reference, so the pointer stays unique), its index, memory type and
-  ** whether its values copy as they are: attributes of one type usually share one decoded type
-  ** (h5TypeDecode's memo), so these are worked out once per run of them. */
-  H5Type *pLast;
-  uint32_t kLast;
-  int mtLast, copyLast;
-} AttrsArg;
-
-static uint32_t attrsTypeFind(AttrsArg *g, const H5Type *t);
-/* The type index of t: equal atomic types by their fields, others by their JSON text. The
-** remembered H5Type pointers are compared only against types of the same walk; they may be
-** freed after their attribute, so each entry keeps a private copy instead. */
-static uint32_t attrsTypeIdx(AttrsArg *g, const H5Type *t) {
-  if (t == g->pLast) return g->kLast;
-  uint32_t k = attrsTypeFind(g, t);
-  if (!g->nomem) {
-    h5TypeFree(g->pLast);
-    g->pLast = h5TypeRef((H5Type *)t);
-    g->kLast = k;
-    g->mtLast = attrMtype(t);
-    g->copyLast = g->mtLast != 255 && h5ConvertIsCopy(t, (cairn_h5_mtype)g->mtLast);
-  }
-  return k;
-}
-static uint32_t attrsTypeFind(AttrsArg *g, const H5Type *t) {
-  for (uint32_t k = 0; k < g->nAtomic; k++)
-    if (sameAtomic(g->aType[k], t)) return g->aTypeIdx[k];
-  CairnSb js = {0};
-  h5TypeJsonSb(&js, t);
-  if (js.oom) {
-    g->nomem = 1;
-    cairn_free(js.z);
-    return 0;
-  }
-  uint32_t k = 0;
-  while (k < g->nType && strcmp(g->azType[k], js.z) != 0) k++;
-  if (k == g->nType) {
-    if (g->nType == g->capType) {
-      uint32_t nc = g->capType ? g->capType * 2 : 8;
-      char **a = cairn_realloc(g->azType, nc * sizeof(char *));
-      if (!a) {
-        g->nomem = 1;
-        cairn_free(js.z);
-        return 0;
-      }
-      g->azType = a, g->capType = nc;
-    }
-    g->azType[g->nType++] = js.z;
-    sbU32(&g->types, (uint32_t)js.n);
-    cairnSbPut(&g->types, js.z, js.n);
-    js.z = NULL;
-  }
-  cairn_free(js.z);
-  if (g->nAtomic < 64 && sameAtomic(t, t)) {
-    H5Type *c = cairn_malloc(sizeof(H5Type));
-    if (c) {
-      memcpy(c, t, sizeof(H5Type));
-      c->nRef = 0, c->aMember = NULL, c->aEnumVal = NULL, c->pBase = NULL, c->zTag = NULL, c->nMember = 0;
-      g->aType[g->nAtomic] = c;
-      g->aTypeIdx[g->nAtomic++] = k;
-    }
-  }
-  return k;
-}
-
-static int attrsVisit(void *pArg, size_t i, const H5AttrView *a) {
-  AttrsArg *g = pArg;
-  (void)i;
-  size_t nName = strlen(a->zName) + 1;
-  cairnSbReserve(&g->names, nName);
-  if (g->names.oom) return cairnErr(CAIRN_NOMEM, "out of memory listing attributes");
-  memcpy(g->names.z + g->names.n, a->zName, nName);
-  g->names.n += nName;
-  /* An attribute that does not decode gets type index ~0: JS reads it alone when asked, and
-  ** reports its error then, as before this bulk path existed. */
-  uint32_t k = 0xffffffffu, off = 0;
-  uint64_t nBytes = 0;
-  int mt = 255;
-  const H5Space *sp = a->pSpace;
-  unsigned rank = a->pType && sp->kind == CAIRN_H5_SIMPLE ? sp->rank : 0;
-  if (a->pType) {
-    k = attrsTypeIdx(g, a->pType);
-    uint64_t nElem = sp->kind == CAIRN_H5_NULL ? 0 : sp->nElem;
-    int bCopy = 0;
-    if (a->pType == g->pLast) mt = g->mtLast, bCopy = g->copyLast;
-    else mt = attrMtype(a->pType);
-    if (mt != 255 && (nElem > ATTRS_MAX_VALUE || (nBytes = nElem * cairn_h5_mtype_size((cairn_h5_mtype)mt)) > ATTRS_MAX_VALUE ||
-                      nElem * a->pType->size > a->nData || g->data.n + nBytes > (64u << 20)))
-      mt = 255, nBytes = 0;
-    sbAlign8(&g->data);
-    off = (uint32_t)g->data.n;
-    if (mt != 255 && nBytes) {
-      cairnSbReserve(&g->data, (size_t)nBytes + 8);
-      if (g->data.oom) return cairnErr(CAIRN_NOMEM, "out of memory reading attributes");
-      if (bCopy) { /* nBytes = nElem * size, checked above to be inside the message */
-        memcpy(g->data.z + g->data.n, a->pData, (size_t)nBytes);
-        g->data.n += (size_t)nBytes;
-      } else if (h5Convert(a->pType, a->pData, nElem, (cairn_h5_mtype)mt, g->data.z + g->data.n) == CAIRN_OK) g->data.n += (size_t)nBytes;
-      else mt = 255, nBytes = 0; /* read alone later, which reports the error */
-    }
-  }
-  /* the record (16 bytes + 8 per dimension), written in place */
-  cairnSbReserve(&g->recs, 16 + 8 * (size_t)rank);
-  if (g->recs.oom) return cairnErr(CAIRN_NOMEM, "out of memory listing attributes");
-  uint8_t *rec = (uint8_t *)g->recs.z + g->recs.n;
-  cairnPutLE32(rec, k);
-  rec[4] = (uint8_t)(a->pType ? sp->kind : 0), rec[5] = (uint8_t)rank, rec[6] = (uint8_t)mt, rec[7] = 0;
-  cairnPutLE32(rec + 8, off);
-  cairnPutLE32(rec + 12, (uint32_t)nBytes);
-  for (unsigned r = 0; r < rank; r++) {
-    double v = (double)sp->aDim[r];
-    memcpy(rec + 16 + 8 * r, &v, 8);
-  }
-  g->recs.n += 16 + 8 * (size_t)rank;
-  g->nAttr++;
-  return g->nomem ? cairnErr(CAIRN_NOMEM, "out of memory listing attributes") : CAIRN_OK;
-}
-
+/* Every attribute of an object as one binary block (cairn_h5_attrs_block), for js/src/h5/attrtable.js. */
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5_attrs(cairn_h5_obj *o, char **pz, double *pn) {
-  AttrsArg g;
-  memset(&g, 0, sizeof(g));
-  /* room for 128 short-named scalar attributes, so the usual object grows none of them */
-  cairnSbReserve(&g.names, 2048);
-  cairnSbReserve(&g.recs, 2048);
-  cairnSbReserve(&g.data, 1024);
-  int rc = h5ObjAttrEach(o, attrsVisit, &g);
-  uint32_t nA = g.nAttr;
-  for (uint32_t k = 0; k < g.nType; k++) cairn_free(g.azType[k]);
-  cairn_free(g.azType);
-  for (uint32_t k = 0; k < g.nAtomic; k++) cairn_free((void *)g.aType[k]);
-  h5TypeFree(g.pLast);
-  CairnSb out = {0};
-  if (rc == CAIRN_OK) {
-    uint32_t offNames = 32, offTypes = offNames + (uint32_t)g.names.n;
-    uint32_t offRecs = (offTypes + (uint32_t)g.types.n + 7) & ~7u, offData = (offRecs + (uint32_t)g.recs.n + 7) & ~7u;
-    uint32_t total = offData + (uint32_t)g.data.n;
-    uint32_t hd[8] = {nA, g.nType, offNames, offTypes, offRecs, offData, total, 0};
-    cairnSbReserve(&out, total);
-    for (int k = 0; k < 8; k++) sbU32(&out, hd[k]);
-    cairnSbPut(&out, g.names.z, g.names.n);
-    cairnSbPut(&out, g.types.z, g.types.n);
-    sbAlign8(&out);
-    cairnSbPut(&out, g.recs.z, g.recs.n);
-    sbAlign8(&out);
-    cairnSbPut(&out, g.data.z, g.data.n);
-    if (out.oom || g.names.oom || g.types.oom || g.recs.oom || g.data.oom) rc = cairnErr(CAIRN_NOMEM, "out of memory listing attributes of %s", cairn_h5_obj_path(o));
-  }
-  cairn_free(g.names.z);
-  cairn_free(g.types.z);
-  cairn_free(g.recs.z);
-  cairn_free(g.data.z);
-  if (rc) {
-    cairn_free(out.z);
-    return rc;
-  }
-  *pz = out.z;
-  *pn = (double)out.n;
-  return CAIRN_OK;
+  size_t n = 0;
+  int rc = cairn_h5_attrs_block(o, (void **)pz, &n);
+  if (rc == CAIRN_OK) *pn = (double)n;
+  return rc;
 }
 
 /* Host reads and bytes read so far, into two doubles. */
@@ -409,7 +93,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5_cache_budget(cairn_h5 *h, double nBytes) { 
 /* ---------------------------------------------------------------- writer */
 /* Dimensions from doubles; a negative entry is unlimited. */
 static int dimsFrom(int rank, const double *a, uint64_t *out) {
-  if (rank < 0 || rank > CAIRN_H5W_MAXRANK) return cairnErr(CAIRN_RANGE, "rank %d (at most %d)", rank, CAIRN_H5W_MAXRANK);
+  if (rank < 0 || rank > CAIRN_H5W_MAXRANK) return cairn_seterr(CAIRN_RANGE, "rank %d (at most %d)", rank, CAIRN_H5W_MAXRANK);
   for (int i = 0; i < rank; i++) out[i] = a[i] < 0 ? CAIRN_H5W_UNLIMITED : (uint64_t)a[i];
   return CAIRN_OK;
 }
@@ -425,9 +109,10 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_dataset(cairn_h5w *w, const char *zPath, c
                                               const double *aMax, int layout, const double *aChunk, const char *zFilters,
                                               const void *pFill, const void *pData) {
   uint64_t d[CAIRN_H5W_MAXRANK], m[CAIRN_H5W_MAXRANK], c[CAIRN_H5W_MAXRANK];
-  CAIRN_TRY(dimsFrom(rank, aDim, d));
-  if (aMax) CAIRN_TRY(dimsFrom(rank, aMax, m));
-  if (aChunk) CAIRN_TRY(dimsFrom(rank, aChunk, c));
+  int rc;
+  if ((rc = dimsFrom(rank, aDim, d)) != CAIRN_OK || (aMax && (rc = dimsFrom(rank, aMax, m)) != CAIRN_OK) ||
+      (aChunk && (rc = dimsFrom(rank, aChunk, c)) != CAIRN_OK))
+    return rc;
   cairn_h5w_dset_opts o = {layout, aChunk ? c : NULL, zFilters, pFill};
   return cairn_h5w_dataset(w, zPath, t, rank, d, aMax ? m : NULL, &o, pData);
 }
@@ -438,18 +123,19 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_append(cairn_h5w *w, const char *zPath, do
 
 /* cairn_h5w_write (rows [row0, row0 + nRows) along the first dimension) and cairn_h5w_resize. */
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_write(cairn_h5w *w, const char *zPath, double row0, double nRows, const void *pData) {
-  if (!(row0 >= 0) || !(nRows >= 0)) return cairnErr(CAIRN_RANGE, "write: negative rows");
+  if (!(row0 >= 0) || !(nRows >= 0)) return cairn_seterr(CAIRN_RANGE, "write: negative rows");
   return cairn_h5w_write(w, zPath, (uint64_t)row0, (uint64_t)nRows, pData);
 }
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_resize(cairn_h5w *w, const char *zPath, double nRows) {
-  if (!(nRows >= 0)) return cairnErr(CAIRN_RANGE, "resize: negative size");
+  if (!(nRows >= 0)) return cairn_seterr(CAIRN_RANGE, "resize: negative size");
   return cairn_h5w_resize(w, zPath, (uint64_t)nRows);
 }
 
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cairn_h5w_type *t, int rank,
                                            const double *aDim, const void *pData) {
   uint64_t d[CAIRN_H5W_MAXRANK];
-  CAIRN_TRY(dimsFrom(rank, aDim, d));
+  int rc = dimsFrom(rank, aDim, d);
+  if (rc != CAIRN_OK) return rc;
   return cairn_h5w_attr(w, zObj, zName, t, rank, d, pData);
 }
 
@@ -459,7 +145,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_h5w_shape(cairn_h5w *w, const char *zPath, int
   int rank = 0;
   int rc = cairn_h5w_shape(w, zPath, &rank, d);
   if (rc) return rc;
-  if (rank > CAIRN_H5W_MAXRANK) return cairnErr(CAIRN_RANGE, "rank %d", rank);
+  if (rank > CAIRN_H5W_MAXRANK) return cairn_seterr(CAIRN_RANGE, "rank %d", rank);
   for (int i = 0; i < rank; i++) aOut[i] = (double)d[i];
   *pRank = rank;
   return CAIRN_OK;

@@ -14,37 +14,12 @@
 
 #include "cairn/h5.h"
 #include "cairn/h5w.h"
-#include "common/internal.h"
+#include "h5/format.h"
 
-#define H5W_UNDEF UINT64_MAX
 #define H5W_SB_SIZE 48u
 
-/* Object header message types (spec IV.A.2). */
-#define H5W_MSG_NIL 0x00
-#define H5W_MSG_DATASPACE 0x01
-#define H5W_MSG_LINKINFO 0x02
-#define H5W_MSG_DATATYPE 0x03
-#define H5W_MSG_FILLVALUE 0x05
-#define H5W_MSG_LINK 0x06
-#define H5W_MSG_LAYOUT 0x08
-#define H5W_MSG_GROUPINFO 0x0a
-#define H5W_MSG_FILTER 0x0b
-#define H5W_MSG_ATTR 0x0c
-#define H5W_MSG_CONT 0x10
-#define H5W_MSG_AINFO 0x15
-#define H5W_MSG_SYMTAB 0x11
-
-/* Datatype kinds the writer knows (class numbers of the spec). */
-#define H5W_T_INT 0
-#define H5W_T_FLOAT 1
-#define H5W_T_STRING 3
-#define H5W_T_COMPOUND 6
-#define H5W_T_ENUM 8
-#define H5W_T_VLEN 9
-#define H5W_T_ARRAY 10
-
 struct cairn_h5w_type {
-  int cls;        /* H5W_T_* */
+  int cls;        /* H5T_* (format.h): the classes the writer makes */
   size_t size;    /* bytes per element in the file (16 for vlen) */
   size_t memSize; /* bytes per element in memory (sizeof(char*) for vlen strings) */
   uint8_t *aEnc;  /* the datatype message body */
@@ -70,7 +45,7 @@ typedef struct H5wDset H5wDset;
 
 typedef struct H5wLink {
   char *zName;
-  uint64_t addr;  /* hard link target as committed (H5W_UNDEF for other link types) */
+  uint64_t addr;  /* hard link target as committed (H5_UNDEF for other link types) */
   H5wObj *pObj;   /* loaded target, or NULL */
   H5wMsg raw;     /* soft/external links: the original message, kept as is */
   /* dense storage (w_dense.c): where its link message sits in the group's fractal heap */
@@ -84,7 +59,7 @@ typedef struct H5wDense H5wDense;
 
 struct H5wObj {
   H5wObj *pParent;
-  uint64_t addr;     /* where the committed header lives (H5W_UNDEF if never committed) */
+  uint64_t addr;     /* where the committed header lives (H5_UNDEF if never committed) */
   uint64_t nDisk;    /* its size there */
   uint64_t aExtra[2 * 16]; int nExtra; /* continuation chunks of a loaded header (addr, size) */
   int bDirty;        /* header must be rewritten */
@@ -157,7 +132,7 @@ struct cairn_h5w {
   int sbVersion;
   uint64_t sbExt;     /* superblock extension address (kept from a loaded file) */
   int bBadK;          /* the extension sets a chunk B-tree K other than 32: no chunked writes */
-  int bRefScanned, bHasRefs, bSharedSeen; /* object references found (1) in a scan of the file (see h5wCheckRefs) */
+  int bRefScanned, bHasRefs, bSharedSeen; /* object references found (1) in a scan of the file (see cairnH5wCheckRefs) */
   int bChanged;       /* anything to commit */
   int bSkipFill;      /* repack: a new contiguous dataset is written in full right after */
   uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
@@ -173,62 +148,103 @@ struct cairn_h5w {
   cairn_h5w_stats st;
 };
 
-/* w_file.c */
-int h5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr);
-void h5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
-int h5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
-int h5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
-int h5wReadRows(cairn_h5_obj *d, unsigned rank, const uint64_t *dims, uint64_t r0, uint64_t nr, void *p, size_t nb);
-int h5wFlush(cairn_h5w *w);
-void h5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n);
-int h5wTypeMayHideVlen(const uint8_t *p, size_t n);
-int h5wFail(cairn_h5w *w, int rc);
-int h5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n);
-int h5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n);
-void h5wObjDirty(H5wObj *o);
-int h5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj);
-int h5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf);
-int h5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
-int h5wEnsureAinfo(H5wObj *o);
-int h5wCheckChain(H5wObj *o, const char *zPath);
-int h5wCheckRefs(cairn_h5w *w, const char *zPath);
-int h5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
-int h5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
-int h5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
-void h5wHeapCacheClear(cairn_h5w *w);
-void h5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m);
-int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
+/* w_file.c, w_path.c, w_commit.c and w_dset.c (the files are named in core/h5/WRITER.md) */
+int cairnH5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr);
+void cairnH5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
+int cairnH5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
+int cairnH5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
+int cairnH5wReadRows(cairn_h5_obj *d, unsigned rank, const uint64_t *dims, uint64_t r0, uint64_t nr, void *p, size_t nb);
+int cairnH5wFlush(cairn_h5w *w);
+void cairnH5wUsed(cairn_h5w *w, uint64_t addr, uint64_t n);
+int cairnH5wTypeMayHideVlen(const uint8_t *p, size_t n);
+int cairnH5wFail(cairn_h5w *w, int rc);
+int cairnH5wObjAddMsg(H5wObj *o, uint8_t type, uint8_t flags, const uint8_t *p, size_t n);
+int cairnH5wObjSetMsg(H5wObj *o, int i, const uint8_t *p, size_t n);
+void cairnH5wObjDirty(H5wObj *o);
+int cairnH5wLookup(cairn_h5w *w, const char *zPath, H5wObj **ppObj);
+int cairnH5wCreateChild(cairn_h5w *w, const char *zPath, H5wObj **ppParent, const char **pzLeaf);
+int cairnH5wLinkAdd(H5wObj *g, const char *zName, H5wObj *child);
+int cairnH5wEnsureAinfo(H5wObj *o);
+int cairnH5wCheckChain(H5wObj *o, const char *zPath);
+int cairnH5wCheckRefs(cairn_h5w *w, const char *zPath);
+int cairnH5wLinkObj(cairn_h5w *w, H5wObj *g, int iLink, H5wObj **pp);
+int cairnH5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h);
+int cairnH5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h);
+void cairnH5wHeapCacheClear(cairn_h5w *w);
+void cairnH5wAttrDropRefs(cairn_h5w *w, const H5wMsg *m);
+int cairnH5wMaterializeAttrs(cairn_h5w *w, H5wObj *o); /* w_repack.c */
+/* w_file.c, used by w_path.c and w_commit.c */
+void cairnH5wFreeInsert(cairn_h5w *w, uint64_t addr, uint64_t n); /* free in the committed state */
+int cairnH5wTailTake(cairn_h5w *w); /* CAIRN_H5W_TAIL: the caller's bytes past the end become used */
+H5wObj *cairnH5wObjNew(H5wObj *pParent);
+void cairnH5wObjFree(H5wObj *o);
+void cairnH5wObjDelMsg(H5wObj *o, int i);
+int cairnH5wLinkFind(H5wObj *g, const char *z, size_t n); /* index in g->aLink, -1 if none */
+int cairnH5wLinkPush(H5wObj *g, const char *z, size_t n, uint64_t addr, H5wObj *pObj, const H5wMsg *pRaw);
+int cairnH5wOhEncode(H5wObj *o, uint8_t **pp, size_t *pn); /* version 2, one chunk, new buffer */
+int cairnH5wOhLoad(cairn_h5w *w, uint64_t addr, H5wObj *pParent, H5wObj **ppObj); /* version 1 or 2 */
+/* w_path.c, used by w_commit.c */
+int cairnH5wMaterializeLinks(cairn_h5w *w, H5wObj *g); /* links in other storage into aLink */
+typedef struct H5wSeen { uint64_t *a; size_t n, cap; } H5wSeen; /* addresses visited by a walk */
+int cairnH5wSeenAdd(H5wSeen *s, uint64_t addr); /* 1 if new, 0 if seen, -1 out of memory */
+int cairnH5wTypeMayHoldRef(const uint8_t *p, size_t n); /* a datatype message that may hold references */
+int cairnH5wGroupInitMsgs(H5wObj *g); /* a new group's Link Info and Group Info messages */
+/* w_commit.c, used by w_file.c */
+void cairnH5wReclaimFree(cairn_h5w *w); /* CAIRN_H5W_RECLAIM: gaps of the committed state become free */
 
 /* w_dense.c */
 #define H5W_DENSE_MAXMAN 4096u /* largest link message a dense heap takes */
 #define H5W_DENSE_OVER 8 /* groups with more links are written dense (libhdf5's max_compact; 0 = never) */
-int h5wDenseCommit(cairn_h5w *w, H5wObj *g); /* before the group's header is encoded */
-void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease);
-void h5wDenseMoved(H5wObj *g, int iLink); /* commitObj: link iLink's target header moved */
-size_t h5wLinkMsgSize(const H5wLink *l);
-void h5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p);
-int h5wSbExtend(cairn_h5w *w, int bExtend); /* w_file.c: sync, and with bExtend a superblock write that only moves the end of file */
-int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr);
-int h5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at); /* w_file.c */ /* w_file.c: a superblock write that only moves the end of file */
+int cairnH5wDenseCommit(cairn_h5w *w, H5wObj *g); /* before the group's header is encoded */
+void cairnH5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease);
+void cairnH5wDenseMoved(H5wObj *g, int iLink); /* commitObj: link iLink's target header moved */
+size_t cairnH5wLinkMsgSize(const H5wLink *l);
+void cairnH5wLinkMsgEncode(const H5wLink *l, uint64_t addr, uint8_t *p);
+int cairnH5wSbExtend(cairn_h5w *w, int bExtend); /* w_file.c: sync, and with bExtend a superblock write that only moves the end of file */
+int cairnH5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr);
+int cairnH5wParseLink(H5wObj *g, const uint8_t *p, size_t n, uint64_t at); /* w_file.c */ /* w_file.c: a superblock write that only moves the end of file */
 
 /* w_type.c */
-int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);
-int h5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVlen);
-int h5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *maxdims);
-size_t h5wSpaceSize(int rank, int bMax);
+int cairnH5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn);
+int cairnH5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVlen);
+int cairnH5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *maxdims);
+size_t cairnH5wSpaceSize(int rank, int bMax);
 
 /* w_data.c */
-int h5wDsetLoad(cairn_h5w *w, H5wObj *o);
-int h5wDsetFlush(cairn_h5w *w, H5wObj *o); /* before the header is written at commit */
-void h5wDsetFree(H5wDset *d);
-int h5wHeapFlush(cairn_h5w *w);
-int h5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut);
-void h5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit);
+static inline void cairnH5wHashU64(cairn_sha256_ctx *h, uint64_t v) {
+  uint8_t b[8];
+  cairnPutLE64(b, v);
+  cairn_sha256_update(h, b, 8);
+}
+static inline uint64_t cairnH5wChunkElems(const H5wDset *d) { /* elements per chunk */
+  uint64_t n = 1;
+  for (int i = 0; i < d->rank; i++) n *= d->aChunk[i];
+  return n;
+}
+static inline uint64_t cairnH5wRowElems(const H5wDset *d) { /* elements per row (dims 1..) */
+  uint64_t n = 1;
+  for (int i = 1; i < d->rank; i++) n *= d->aDim[i];
+  return n;
+}
+#define H5W_NO_BLOCK UINT64_MAX /* no row block is the tail */
+void cairnH5wFillPattern(const H5wDset *d, uint8_t *p, uint64_t nEl); /* nEl elements of the fill value */
+int cairnH5wIndexLoad(cairn_h5w *w, H5wDset *d); /* the chunk B-tree into aRec/aLevel */
+size_t cairnH5wLayoutSize(const H5wDset *d, size_t nCompact); /* bytes of the layout message */
+int cairnH5wUpdateChunkedMsgs(H5wObj *o); /* dataspace and layout messages after a shape change */
+/* Rows [row0, row0 + n) of p into the dataset (row blocks, chunks, contiguous or compact) */
+int cairnH5wWriteRows(cairn_h5w *w, H5wDset *d, uint64_t row0, uint64_t n, const uint8_t *p);
+int cairnH5wDsetFlush(cairn_h5w *w, H5wObj *o); /* before the header is written at commit */
+void cairnH5wDsetFree(H5wDset *d);
+int cairnH5wHeapFlush(cairn_h5w *w);
+int cairnH5wVlenToFile(cairn_h5w *w, int kind, size_t unit, const void *pMem, uint64_t n, uint8_t *pOut);
+/* w_dset.c */
+int cairnH5wDsetLoad(cairn_h5w *w, H5wObj *o);
+/* w_type.c */
+void cairnH5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit);
 
 /* w_filter.c */
-int h5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr);
-int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut);
-int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut);
-uint32_t h5wFletcher32(const uint8_t *p, size_t n);
+int cairnH5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr);
+int cairnH5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut);
+int cairnH5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut);
 
 #endif

@@ -2,59 +2,10 @@
 ** 2026-11-29
 **
 ** core/h5/r_api.c - the public reader API of cairn/h5.h: files, objects by path (soft links
-** followed, external links reported), info, links, attributes, reads with conversion, JSON.
+** followed, external links reported), info, links, attributes. Reads and JSON are r_read.c's.
 */
 #include "h5int.h"
 
-int h5OpenSuperblock(H5File *f);
-int h5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const uint64_t *aShape, const char *(*xRefPath)(H5File *, uint64_t),
-           char **pz, size_t *pn);
-int h5TypeJson(const H5Type *t, char **pz, size_t *pn);
-const char *h5FilterName(const H5Filter *fl);
-
-struct cairn_h5 {
-  H5File f;
-  int own;
-  /* memory for one object in the handle's own allocation (H5_OBJ_SLOT bytes at pSlot): the
-  ** usual open, get one dataset, read, close costs no allocation for the object. A handle
-  ** closed while that object is open is freed when the object closes. */
-  void *pSlot;
-  uint8_t slotUsed, closed;
-};
-#define H5_OBJ_SLOT 8192u
-
-struct cairn_h5_obj {
-  cairn_h5 *h;
-  int kind;
-  char *zPath;
-  H5Ohdr o;
-  H5Dset *pD;        /* datasets (allocated only for them: the pipeline is large) */
-  H5Type *pType;     /* committed datatypes (datasets use d.pType) */
-  H5Attr attr;       /* attributes (own copy) */
-  H5Link *aLink;
-  size_t nLink;
-  int linksLoaded;
-  H5Attr *aAttr;
-  size_t nAttr;
-  int attrsLoaded;
-  cairn_h5_filter *aFilt;
-  uint8_t attrOwn;    /* attributes: attr.pType owned; 1: attr.pData too, 2: it is in this block */
-  uint8_t pathInline; /* zPath lives in this object's allocation */
-  uint8_t dsetInline; /* so does pD */
-  uint8_t inSlot;     /* the allocation is the handle's object slot */
-};
-
-struct H5AddrPath {
-  uint64_t addr;
-  char *zPath;
-};
-
-static char *dupStr(const char *z) {
-  size_t n = strlen(z);
-  char *r = cairnMalloc(n + 1);
-  if (r) memcpy(r, z, n + 1);
-  return r;
-}
 
 /* ---------------------------------------------------------------- files */
 /* The body of cairn_h5_open, inlined into cairn_h5_open_path too: there the first read's
@@ -91,11 +42,11 @@ static inline __attribute__((always_inline)) int h5Open(cairn_file *pFile, unsig
   size_t nr = 0;
   f->nRead = 1;
   f->nReadBytes = H5_FIRST_BYTES;
-  int rc = pFile->pMethods->xRead(pFile, h5FirstData(f), H5_FIRST_BYTES, 0, &nr);
+  int rc = pFile->pMethods->xRead(pFile, cairnH5FirstData(f), H5_FIRST_BYTES, 0, &nr);
   if (rc) rc = cairnReadFailed(rc, H5_FIRST_BYTES, 0);
   else {
-    h5FirstDone(f, nr);
-    rc = h5OpenSuperblock(f);
+    cairnH5FirstDone(f, nr);
+    rc = cairnH5OpenSuperblock(f);
   }
   if (rc) {
     cairn_h5_close(h);
@@ -123,7 +74,7 @@ int cairn_h5_open_path(const char *zPath, cairn_h5 **pp) {
 int cairn_h5_close(cairn_h5 *h) {
   if (!h) return CAIRN_OK;
   H5File *f = &h->f;
-  h5CacheFree(f);
+  cairnH5CacheFree(f);
   cairnFree(f->pGcol);
   cairnFree(f->aGcolObj);
   for (size_t i = 0; i < f->nAddrPath; i++) cairnFree(f->aAddrPath[i].zPath);
@@ -138,12 +89,12 @@ int cairn_h5_close(cairn_h5 *h) {
 
 int cairn_h5_cache_budget(cairn_h5 *h, uint64_t n) {
   if (!h) return cairnErr(CAIRN_MISUSE, "cairn_h5_cache_budget: NULL handle");
-  h5CacheFirst(&h->f); /* the first read's pages count against the budget */
+  cairnH5CacheFirst(&h->f); /* the first read's pages count against the budget */
   h->f.cacheBudget = n;
   /* a budget below the first read's two pages: those are not used in place either (every
   ** structure read then goes to the host, which tests rely on) */
   if (n < ((uint64_t)2 << h->f.pageBits)) h->f.nFirstData = 0;
-  h5CacheTrim(&h->f);
+  cairnH5CacheTrim(&h->f);
   return CAIRN_OK;
 }
 
@@ -155,35 +106,25 @@ void cairn_h5_stats(cairn_h5 *h, uint64_t *pnRead, uint64_t *pnBytes) {
 int cairn_h5_superblock_version(cairn_h5 *h) { return h ? h->f.sbVersion : -1; }
 
 /* ---------------------------------------------------------------- objects */
-/* From the message types present (o->typeMask): a layout makes a dataset; a symbol table, link
-** info, link or group info message a group; a datatype without a dataspace a committed type. */
-static int objKind(const H5Ohdr *o) {
-  uint32_t m = o->typeMask;
-  if (m & (1u << 0x08)) return CAIRN_H5_DATASET;
-  if (m & ((1u << 0x11) | (1u << 0x02) | (1u << 0x06) | (1u << 0x0A))) return CAIRN_H5_GROUP;
-  if ((m & (1u << 0x03)) && !(m & (1u << 0x01))) return CAIRN_H5_DATATYPE;
-  return CAIRN_H5_GROUP;
-}
-
 static int loadTypeMsg(H5File *f, const H5Msg *m, H5Type **pp) {
   const uint8_t *q;
   size_t nq;
   uint64_t qa;
   uint8_t *own;
-  CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
-  int rc = h5TypeDecode(f, q, nq, qa, 0, pp, NULL);
+  CAIRN_TRY(cairnH5MsgResolve(f, m, &q, &nq, &qa, &own));
+  int rc = cairnH5TypeDecode(f, q, nq, qa, 0, pp, NULL);
   cairnFree(own);
   return rc;
 }
 static int loadType(H5File *f, const H5Ohdr *o, H5Type **pp, const char *zPath) {
-  const H5Msg *m = h5OhdrFind(o, 0x03, 0);
+  const H5Msg *m = cairnH5OhdrFind(o, H5_MSG_DATATYPE, 0);
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", zPath);
   return loadTypeMsg(f, m, pp);
 }
 
-/* h5MsgResolve without the call for the usual message, which is not shared (in the header). */
+/* cairnH5MsgResolve without the call for the usual message, which is not shared (in the header). */
 static inline int msgBytes(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn) {
-  if (m->flags & 0x02) return h5MsgResolve(f, m, pp, pn, pAddr, ppOwn);
+  if (m->flags & H5_MSGF_SHARED) return cairnH5MsgResolve(f, m, pp, pn, pAddr, ppOwn);
   *pp = m->p;
   *pn = m->size;
   *pAddr = m->addr;
@@ -193,9 +134,9 @@ static inline int msgBytes(H5File *f, const H5Msg *m, const uint8_t **pp, size_t
 
 static int loadDataset(cairn_h5_obj *ob) {
   H5File *f = &ob->h->f;
-  /* Not zeroed whole: the filter slots (4 KiB; h5PipelineDecode fills them when there is a
+  /* Not zeroed whole: the filter slots (4 KiB; cairnH5PipelineDecode fills them when there is a
   ** pipeline), the dataspace, layout and type (their decoders set what is read), nor the index
-  ** block ring (only its first iIdx entries are ever read: h5DsetFreeCache). */
+  ** block ring (only its first iIdx entries are ever read: cairnH5DsetFreeCache). */
   H5Dset *d = ob->pD;
   d->f = f;
   d->zPath = ob->zPath;
@@ -211,7 +152,7 @@ static int loadDataset(cairn_h5_obj *ob) {
     const H5Msg *q = &ob->o.aMsg[i];
     if (q->type < CAIRN_ARRAY_SIZE(aFirst)) aFirst[q->type] = q;
   }
-  const H5Msg *m = aFirst[0x03];
+  const H5Msg *m = aFirst[H5_MSG_DATATYPE];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: %s has no datatype message", ob->zPath);
   {
     const uint8_t *q;
@@ -219,36 +160,36 @@ static int loadDataset(cairn_h5_obj *ob) {
     uint64_t qa;
     uint8_t *own;
     CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
-    int rc = h5TypeDecodeIn(f, q, nq, qa, &d->typeOwn, &d->pType);
+    int rc = cairnH5TypeDecodeIn(f, q, nq, qa, &d->typeOwn, &d->pType);
     cairnFree(own);
     if (rc) return rc;
   }
-  m = aFirst[0x01];
+  m = aFirst[H5_MSG_DATASPACE];
   if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no dataspace", ob->zPath);
   const uint8_t *q;
   size_t nq;
   uint64_t qa;
   uint8_t *own;
   CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
-  int rc = h5SpaceDecode(q, nq, qa, f, &d->space);
+  int rc = cairnH5SpaceDecode(q, nq, qa, f, &d->space);
   cairnFree(own);
   if (rc) return rc;
-  d->pEfl = aFirst[0x07];
-  m = aFirst[0x08];
-  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no layout", ob->zPath); /* objKind saw one */
-  CAIRN_TRY(h5LayoutDecode(f, m->p, m->size, m->addr, &d->space, &d->layout));
-  if ((m = aFirst[0x0B]) != NULL) {
-    CAIRN_TRY(h5MsgResolve(f, m, &q, &nq, &qa, &own));
-    rc = h5PipelineDecode(q, nq, qa, &d->pipeline);
+  d->pEfl = aFirst[H5_MSG_EFL];
+  m = aFirst[H5_MSG_LAYOUT];
+  if (!m) return cairnErr(CAIRN_CORRUPT, "hdf5: dataset %s has no layout", ob->zPath); /* cairnH5ObjKind saw one */
+  CAIRN_TRY(cairnH5LayoutDecode(f, m->p, m->size, m->addr, &d->space, &d->layout));
+  if ((m = aFirst[H5_MSG_FILTER]) != NULL) {
+    CAIRN_TRY(cairnH5MsgResolve(f, m, &q, &nq, &qa, &own));
+    rc = cairnH5PipelineDecode(q, nq, qa, &d->pipeline);
     cairnFree(own);
     if (rc) return rc;
   }
-  m = aFirst[0x05];
-  if (!m) m = aFirst[0x04];
+  m = aFirst[H5_MSG_FILLVALUE];
+  if (!m) m = aFirst[H5_MSG_FILL_OLD];
   if (m) {
     CAIRN_TRY(msgBytes(f, m, &q, &nq, &qa, &own));
     d->pFillOwn = own;
-    CAIRN_TRY(h5FillDecode(m->type, q, nq, qa, &d->fill));
+    CAIRN_TRY(cairnH5FillDecode(m->type, q, nq, qa, &d->fill));
     if (d->fill.defined && d->fill.size != d->pType->size) d->fill.defined = 0; /* unusable: zeros */
   }
   return CAIRN_OK;
@@ -267,13 +208,13 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
   size_t nLent = inSlot ? (H5_OBJ_SLOT - nOb - nDset - nPath) & ~(size_t)15 : sizeof(h->f.aOhdrLent);
   /* in the slot, the header goes to its place in the object at once */
   H5Ohdr oh, *po = inSlot ? &((cairn_h5_obj *)h->pSlot)->o : &oh;
-  int rc = h5OhdrLoadIn(&h->f, addr, po, pLent, nLent);
+  int rc = cairnH5OhdrLoadIn(&h->f, addr, po, pLent, nLent);
   if (rc) {
     const char *z = cairn_errmsg();
     if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT && !strstr(z, zPath)) cairnErr(rc, "%s (object %s)", z, zPath);
     return rc;
   }
-  int kind = objKind(po);
+  int kind = cairnH5ObjKind(po);
   size_t nD = kind == CAIRN_H5_DATASET ? nDset : 0;
   size_t nHdr = po->firstLent ? (po->nFirst + 15) & ~(size_t)15 : 0; /* a multiple of 16 up to nLent */
   cairn_h5_obj *ob;
@@ -284,10 +225,10 @@ static int objFromAddr(cairn_h5 *h, uint64_t addr, const char *zPath, cairn_h5_o
   } else {
     ob = cairnMalloc(nOb + nD + nHdr + nPath);
     if (!ob) {
-      h5OhdrFree(&oh);
+      cairnH5OhdrFree(&oh);
       return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
     }
-    if (nHdr) h5OhdrMove(&oh, (uint8_t *)ob + nOb + nD);
+    if (nHdr) cairnH5OhdrMove(&oh, (uint8_t *)ob + nOb + nD);
     zPathAt = (char *)ob + nOb + nD + nHdr;
   }
   /* every field but the attribute state (its dataspace is large; only attribute objects use
@@ -366,7 +307,7 @@ static int resolve(cairn_h5 *h, const char *zPath, int depth, uint64_t *pAddr) {
       continue;
     }
     H5Link k;
-    int rc = h5GroupLookupAt(f, cur, p, n, &k);
+    int rc = cairnH5GroupLookupAt(f, cur, p, n, &k);
     if (rc == CAIRN_NOTFOUND) {
       char zIn[1024];
       return cairnErr(CAIRN_NOTFOUND, "hdf5: no object '%s' in %s", zPath, pathSoFar(zPath, p, zIn, sizeof(zIn)) ? zIn : "/");
@@ -417,25 +358,25 @@ int cairn_h5_get(cairn_h5 *h, const char *zPath, cairn_h5_obj **pp) {
 }
 
 /* Most objects own little besides their block: what is NULL costs no call (cairnFree,
-** h5TypeFree), and the header and index cache are freed only when there are any. */
+** cairnH5TypeFree), and the header and index cache are freed only when there are any. */
 int cairn_h5_obj_close(cairn_h5_obj *o) {
   if (!o) return CAIRN_OK;
-  if (o->o.nBuf) h5OhdrFree(&o->o); /* attributes have no header */
+  if (o->o.nBuf) cairnH5OhdrFree(&o->o); /* attributes have no header */
   if (o->pD) {
-    if (o->pD->iIdx) h5DsetFreeCache(o->pD);
-    h5TypeFree(o->pD->pType);
+    if (o->pD->iIdx) cairnH5DsetFreeCache(o->pD);
+    cairnH5TypeFree(o->pD->pType);
     cairnFree(o->pD->pFillOwn);
     if (!o->dsetInline) cairnFree(o->pD);
   }
   cairnFree(o->aFilt);
-  h5TypeFree(o->pType);
+  cairnH5TypeFree(o->pType);
   if (o->attrOwn == 2) o->attr.pData = NULL; /* values inside this object's block */
-  if (o->attrOwn) h5AttrFree(&o->attr);
-  else h5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
-  h5LinksFree(o->aLink, o->nLink); /* returns at once when none were listed */
+  if (o->attrOwn) cairnH5AttrFree(&o->attr);
+  else cairnH5TypeFree(o->attr.pType); /* attr.pData and zName live in the zPath block */
+  cairnH5LinksFree(o->aLink, o->nLink); /* returns at once when none were listed */
   if (o->aAttr) {
     for (size_t i = 0; i < o->nAttr; i++)
-      if (o->aAttr[i].pType || o->aAttr[i].pData) h5AttrFree(&o->aAttr[i]); /* else only listed */
+      if (o->aAttr[i].pType || o->aAttr[i].pData) cairnH5AttrFree(&o->aAttr[i]); /* else only listed */
     cairnFree(o->aAttr);
   }
   if (!o->pathInline) cairnFree(o->zPath);
@@ -457,14 +398,14 @@ static int loadAttrs(cairn_h5_obj *o) {
     o->attrsLoaded = 1;
     return CAIRN_OK;
   }
-  CAIRN_TRY(h5Attrs(&o->h->f, &o->o, &o->aAttr, &o->nAttr));
+  CAIRN_TRY(cairnH5Attrs(&o->h->f, &o->o, &o->aAttr, &o->nAttr));
   o->attrsLoaded = 1;
   return CAIRN_OK;
 }
 
 static int loadLinks(cairn_h5_obj *o) {
   if (o->linksLoaded || o->kind != CAIRN_H5_GROUP) return CAIRN_OK;
-  CAIRN_TRY(h5GroupLinks(&o->h->f, &o->o, &o->aLink, &o->nLink));
+  CAIRN_TRY(cairnH5GroupLinks(&o->h->f, &o->o, &o->aLink, &o->nLink));
   o->linksLoaded = 1;
   return CAIRN_OK;
 }
@@ -505,7 +446,7 @@ static int attrTake(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
   H5Attr *a = &o->aAttr[i];
   if (a->pType) {
     CAIRN_TRY(attrObj(o, a, pp));
-    (*pp)->attr.pType = h5TypeRef(a->pType);
+    (*pp)->attr.pType = cairnH5TypeRef(a->pType);
     return CAIRN_OK;
   }
   /* one block: the object, its path "obj@name", then room for the values and name (they fit
@@ -521,14 +462,14 @@ static int attrTake(cairn_h5_obj *o, size_t i, cairn_h5_obj **pp) {
   ob->zPath[n1] = '@';
   memcpy(ob->zPath + n1 + 1, a->zName, n2 + 1);
   int inBuf = 0;
-  int rc = h5AttrDecodeIn(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &ob->attr, (uint8_t *)ob->zPath + nPath, a->nMsg + 1, &inBuf);
+  int rc = cairnH5AttrDecodeIn(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &ob->attr, (uint8_t *)ob->zPath + nPath, a->nMsg + 1, &inBuf);
   if (rc == CAIRN_OK && strcmp(ob->attr.zName, a->zName) != 0) /* cannot happen: same bytes */
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: attribute name changed while decoding on %s", o->zPath);
   if (rc) {
     const char *z = cairn_errmsg();
     if (!strstr(z, o->zPath)) cairnErr(rc, "%s (attribute '%s' of %s)", z, a->zName, o->zPath);
     if (inBuf) ob->attr.pData = NULL;
-    h5AttrFree(&ob->attr);
+    cairnH5AttrFree(&ob->attr);
     cairnFree(ob);
     return rc;
   }
@@ -584,12 +525,8 @@ int cairn_h5_link_get(cairn_h5_obj *g, size_t i, cairn_h5_link *pOut) {
   return CAIRN_OK;
 }
 
-static const H5Type *objType(cairn_h5_obj *o) {
-  return o->kind == CAIRN_H5_DATASET ? o->pD->pType : o->kind == CAIRN_H5_ATTRIBUTE ? o->attr.pType : o->pType;
-}
-const H5Type *h5ObjType(cairn_h5_obj *o) { return o ? objType(o) : NULL; }
 
-int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5AttrView *), void *pArg) {
+int cairnH5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5AttrView *), void *pArg) {
   CAIRN_TRY(loadAttrs(o));
   H5Space sp; /* only kind, rank, the first rank dims and nElem are set (not zeroed whole) */
   for (size_t i = 0; i < o->nAttr; i++) {
@@ -599,11 +536,11 @@ int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5AttrView *),
     if (a->pType) rc = x(pArg, i, &v);
     else {
       H5Type *t = NULL;
-      rc = h5AttrPeek(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &t, &sp, &v.pData, &v.nData);
+      rc = cairnH5AttrPeek(&o->h->f, a->pMsg, a->nMsg, a->msgAddr, &t, &sp, &v.pData, &v.nData);
       if (rc == CAIRN_OK) {
         v.pType = t, v.pSpace = &sp;
         rc = x(pArg, i, &v);
-        h5TypeFree(t);
+        cairnH5TypeFree(t);
       } else if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) {
         return rc;
       } else { /* not decodable: name only */
@@ -615,16 +552,13 @@ int h5ObjAttrEach(cairn_h5_obj *o, int (*x)(void *, size_t, const H5AttrView *),
   }
   return CAIRN_OK;
 }
-static const H5Space *objSpace(cairn_h5_obj *o) {
-  return o->kind == CAIRN_H5_DATASET ? &o->pD->space : o->kind == CAIRN_H5_ATTRIBUTE ? &o->attr.space : NULL;
-}
 
 int cairn_h5_info_get(cairn_h5_obj *o, cairn_h5_info *p) {
   if (!o || !p) return cairnErr(CAIRN_MISUSE, "cairn_h5_info_get: NULL argument");
   memset(p, 0, sizeof(*p));
   p->kind = o->kind;
   p->addr = o->o.addr;
-  const H5Space *s = objSpace(o);
+  const H5Space *s = cairnH5ObjSpace(o);
   if (s) {
     p->space = s->kind;
     p->rank = s->rank;
@@ -634,7 +568,7 @@ int cairn_h5_info_get(cairn_h5_obj *o, cairn_h5_info *p) {
     }
     p->nElem = s->nElem;
   }
-  const H5Type *t = objType(o);
+  const H5Type *t = cairnH5ObjTypeOf(o);
   if (t) {
     p->typeClass = t->cls;
     p->typeSize = t->size;
@@ -656,7 +590,7 @@ int cairn_h5_info_get(cairn_h5_obj *o, cairn_h5_info *p) {
       const H5Filter *fl = &o->pD->pipeline.a[i];
       o->aFilt[i].id = fl->id;
       o->aFilt[i].flags = fl->flags;
-      o->aFilt[i].zName = h5FilterName(fl);
+      o->aFilt[i].zName = cairnH5FilterName(fl);
       o->aFilt[i].nParam = CAIRN_MIN(fl->nParam, (uint32_t)CAIRN_ARRAY_SIZE(fl->aParam));
       o->aFilt[i].aParam = fl->aParam;
     }
@@ -671,348 +605,4 @@ int cairn_h5_info_get(cairn_h5_obj *o, cairn_h5_info *p) {
     p->nLink = o->nLink;
   }
   return CAIRN_OK;
-}
-
-/* ---------------------------------------------------------------- reading */
-static int toSel(const H5Space *s, const cairn_h5_sel *sel, H5Sel *out, uint64_t *pn, uint64_t *aShape, const char *zPath) {
-  uint64_t n = s->kind == CAIRN_H5_NULL ? 0 : 1;
-  if (sel && sel->rank != s->rank) return cairnErr(CAIRN_RANGE, "hdf5: selection of rank %u for %s of rank %u", sel->rank, zPath, s->rank);
-  for (uint32_t i = 0; i < s->rank; i++) {
-    if (sel) {
-      out->start[i] = sel->start[i];
-      out->stride[i] = sel->stride[i] ? sel->stride[i] : 1;
-      out->count[i] = sel->count[i];
-      out->block[i] = sel->block[i] ? sel->block[i] : 1;
-    } else {
-      out->start[i] = 0;
-      out->stride[i] = 1;
-      out->count[i] = s->aDim[i];
-      out->block[i] = 1;
-    }
-    uint64_t e;
-    if (cairnMulOverflow64(out->count[i], out->block[i], &e) || cairnMulOverflow64(n, e, &n))
-      return cairnErr(CAIRN_RANGE, "hdf5: selection too large for %s", zPath);
-    if (aShape) aShape[i] = e;
-  }
-  *pn = n;
-  return CAIRN_OK;
-}
-
-/* Read the selection raw (file layout) into a new buffer. */
-static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint64_t *pn, uint64_t *aShape, uint32_t *pRank) {
-  const H5Space *s = objSpace(o);
-  const H5Type *t = objType(o);
-  if (!s) return cairnErr(CAIRN_TYPE, "hdf5: %s is not a dataset or attribute", o->zPath);
-  H5Sel hs;
-  uint64_t n = 0, bytes;
-  CAIRN_TRY(toSel(s, sel, &hs, &n, aShape, o->zPath));
-  *pRank = s->rank;
-  if (cairnMulOverflow64(n, t->size, &bytes) || bytes > ((uint64_t)1 << 40) || bytes > SIZE_MAX)
-    return cairnErr(CAIRN_LIMIT, "hdf5: selection of %llu elements of %s is too large", (unsigned long long)n, o->zPath);
-  uint8_t *p = cairnMalloc(bytes ? (size_t)bytes : 1);
-  if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for %llu bytes of %s", (unsigned long long)bytes, o->zPath);
-  int rc;
-  if (o->kind == CAIRN_H5_DATASET) rc = h5DsetReadRaw(o->pD, sel ? &hs : NULL, p, (size_t)bytes);
-  else {
-    H5Dset d;
-    memset(&d, 0, sizeof(d));
-    d.f = &o->h->f;
-    d.zPath = o->zPath;
-    d.pType = o->attr.pType;
-    d.space = o->attr.space;
-    d.layout.cls = CAIRN_H5_COMPACT;
-    d.layout.pCompact = o->attr.pData;
-    d.layout.size = o->attr.nData;
-    rc = h5DsetReadRaw(&d, sel ? &hs : NULL, p, (size_t)bytes);
-  }
-  if (rc) {
-    cairnFree(p);
-    return rc;
-  }
-  *pp = p;
-  *pn = n;
-  return CAIRN_OK;
-}
-
-int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, void *buf, size_t nBuf) {
-  if (!o || (!buf && nBuf)) return cairnErr(CAIRN_MISUSE, "cairn_h5_read: NULL argument");
-  if (!sel && o->kind == CAIRN_H5_DATASET && h5ConvertIsCopy(o->pD->pType, m))
-    return h5DsetReadRaw(o->pD, NULL, buf, nBuf); /* all of it, as stored: no conversion (it checks nBuf) */
-  const H5Space *s = objSpace(o);
-  const H5Type *t = objType(o);
-  if (!s) return cairnErr(CAIRN_TYPE, "hdf5: %s is not a dataset or attribute", o->zPath);
-  H5Sel hs;
-  uint64_t n = 0;
-  CAIRN_TRY(toSel(s, sel, &hs, &n, NULL, o->zPath));
-  size_t ms = m == CAIRN_H5_NATIVE ? t->size : cairn_h5_mtype_size(m);
-  if (ms == 0) return cairnErr(CAIRN_MISUSE, "cairn_h5_read: memory type %d", (int)m);
-  uint64_t need;
-  if (cairnMulOverflow64(n, ms, &need) || need > nBuf)
-    return cairnErr(CAIRN_RANGE, "hdf5: buffer of %zu bytes too small for %llu elements of %s", nBuf, (unsigned long long)n, o->zPath);
-  if (m != CAIRN_H5_NATIVE) {
-    const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
-    if (b->cls != H5T_FIXED && b->cls != H5T_FLOAT && b->cls != H5T_BITFIELD)
-      return cairnErr(CAIRN_TYPE, "hdf5: %s has a non-numeric datatype (class %u): read it as NATIVE or JSON", o->zPath, t->cls);
-  }
-  /* Read straight into the caller's buffer when the element fits, convert in place. */
-  if (ms >= t->size || m == CAIRN_H5_NATIVE) {
-    uint64_t raw = n * t->size;
-    int rc;
-    if (o->kind == CAIRN_H5_DATASET) rc = h5DsetReadRaw(o->pD, sel ? &hs : NULL, buf, (size_t)raw);
-    else if (!sel && raw <= o->attr.nData) {
-      memcpy(buf, o->attr.pData, (size_t)raw);
-      rc = CAIRN_OK;
-    } else {
-      uint8_t *p;
-      uint64_t nn, shape[H5_MAX_RANK];
-      uint32_t r;
-      rc = readRaw(o, sel, &p, &nn, shape, &r);
-      if (rc == CAIRN_OK) {
-        memcpy(buf, p, (size_t)raw);
-        cairnFree(p);
-      }
-    }
-    if (rc) return rc;
-    if (m == CAIRN_H5_NATIVE) {
-      h5ToNative(t, buf, n);
-      return CAIRN_OK;
-    }
-    return h5Convert(t, buf, n, m, buf);
-  }
-  uint8_t *p;
-  uint64_t nn, shape[H5_MAX_RANK];
-  uint32_t r;
-  CAIRN_TRY(readRaw(o, sel, &p, &nn, shape, &r));
-  int rc = h5Convert(t, p, n, m, buf);
-  cairnFree(p);
-  return rc;
-}
-
-int cairn_h5_raw_extent(cairn_h5_obj *o, cairn_h5_mtype m, uint64_t *pOff, uint64_t *pn) {
-  if (!o || !pOff || !pn) return cairnErr(CAIRN_MISUSE, "cairn_h5_raw_extent: NULL argument");
-  if (o->kind != CAIRN_H5_DATASET || m == CAIRN_H5_NATIVE) return CAIRN_NOTFOUND;
-  H5Dset *d = o->pD;
-  const H5Layout *l = &d->layout;
-  const H5Type *t = d->pType, *b = t->cls == H5T_ENUM ? t->pBase : t;
-  size_t ms = cairn_h5_mtype_size(m);
-  if (ms == 0 || d->pEfl || d->space.kind != CAIRN_H5_SIMPLE || l->cls != CAIRN_H5_CONTIGUOUS || l->addr == H5_UNDEF) return CAIRN_NOTFOUND;
-  if (!b || b->bigEndian || b->bitOffset || b->size != ms || (b->precision && b->precision != 8 * b->size)) return CAIRN_NOTFOUND;
-  int isFloatM = m == CAIRN_H5_F32 || m == CAIRN_H5_F64;
-  if (b->cls == H5T_FLOAT) {
-    /* the IEEE layouts of 4 and 8 bytes (h5Convert's own test decides the same) */
-    if (!isFloatM || !(b->size == 4 ? b->expLoc == 23 && b->expSize == 8 && b->manSize == 23 && b->expBias == 127
-                                    : b->expLoc == 52 && b->expSize == 11 && b->manSize == 52 && b->expBias == 1023) || b->manLoc)
-      return CAIRN_NOTFOUND;
-  } else if (b->cls == H5T_FIXED || b->cls == H5T_BITFIELD) {
-    if (isFloatM) return CAIRN_NOTFOUND;
-  } else {
-    return CAIRN_NOTFOUND;
-  }
-  uint64_t n, abs;
-  if (cairnMulOverflow64(d->space.nElem, ms, &n) || (l->size != UINT64_MAX && l->size < n)) return CAIRN_NOTFOUND;
-  H5File *f = &o->h->f;
-  if (cairnAddOverflow64(l->addr, f->base, &abs)) return CAIRN_NOTFOUND;
-  CAIRN_TRY(h5Reach(f, abs, n));
-  if (abs > f->fileSize || n > f->fileSize - abs)
-    return cairnErr(CAIRN_CORRUPT, "hdf5: data of %s (%llu bytes at address %llu) goes past the end of the file (%llu bytes)", o->zPath,
-                    (unsigned long long)n, (unsigned long long)l->addr, (unsigned long long)f->fileSize);
-  *pOff = abs;
-  *pn = n;
-  return CAIRN_OK;
-}
-
-/* ---------------------------------------------------------------- object reference paths */
-static int buildAddrMap(cairn_h5 *h);
-static const char *refPath(H5File *f, uint64_t addr) {
-  cairn_h5 *h = (cairn_h5 *)((char *)f - offsetof(cairn_h5, f));
-  if (!f->aAddrPath && buildAddrMap(h)) return NULL;
-  for (size_t i = 0; i < f->nAddrPath; i++)
-    if (f->aAddrPath[i].addr == addr) return f->aAddrPath[i].zPath;
-  return NULL;
-}
-
-static int addPath(H5File *f, uint64_t addr, const char *z, size_t *pCap) {
-  for (size_t i = 0; i < f->nAddrPath; i++)
-    if (f->aAddrPath[i].addr == addr) return 1; /* seen: do not descend again */
-  if (f->nAddrPath == *pCap) {
-    size_t nc = *pCap ? *pCap * 2 : 64;
-    struct H5AddrPath *a = cairnRealloc(f->aAddrPath, nc * sizeof(*a));
-    if (!a) return -1;
-    f->aAddrPath = a;
-    *pCap = nc;
-  }
-  f->aAddrPath[f->nAddrPath].addr = addr;
-  f->aAddrPath[f->nAddrPath].zPath = dupStr(z);
-  if (!f->aAddrPath[f->nAddrPath].zPath) return -1;
-  f->nAddrPath++;
-  return 0;
-}
-
-static int walkMap(cairn_h5 *h, uint64_t addr, const char *zPath, size_t *pCap, int depth) {
-  H5File *f = &h->f;
-  if (depth > 64 || f->nAddrPath > 1000000) return CAIRN_OK;
-  H5Ohdr o;
-  CAIRN_TRY(h5OhdrLoad(f, addr, &o));
-  int kind = objKind(&o);
-  H5Link *a = NULL;
-  size_t n = 0;
-  int rc = kind == CAIRN_H5_GROUP ? h5GroupLinks(f, &o, &a, &n) : CAIRN_OK;
-  h5OhdrFree(&o);
-  for (size_t i = 0; rc == CAIRN_OK && i < n; i++) {
-    if (a[i].type != CAIRN_H5_LINK_HARD) continue;
-    size_t nz = strlen(zPath) + strlen(a[i].zName) + 2;
-    char *z = cairnMalloc(nz);
-    if (!z) {
-      rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-      break;
-    }
-    cairnFormat(z, nz, "%s/%s", strcmp(zPath, "/") == 0 ? "" : zPath, a[i].zName);
-    int seen = addPath(f, a[i].addr, z, pCap);
-    if (seen < 0) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    else if (seen == 0) rc = walkMap(h, a[i].addr, z, pCap, depth + 1);
-    cairnFree(z);
-  }
-  h5LinksFree(a, n);
-  return rc;
-}
-
-static int buildAddrMap(cairn_h5 *h) {
-  size_t cap = 0;
-  H5File *f = &h->f;
-  if (addPath(f, f->rootAddr, "/", &cap) < 0) return CAIRN_NOMEM;
-  return walkMap(h, f->rootAddr, "/", &cap, 0);
-}
-
-int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char **pz, size_t *pn) {
-  if (!o || !pz) return cairnErr(CAIRN_MISUSE, "cairn_h5_read_json: NULL argument");
-  *pz = NULL;
-  uint8_t *p;
-  uint64_t n, shape[H5_MAX_RANK];
-  uint32_t r;
-  CAIRN_TRY(readRaw(o, sel, &p, &n, shape, &r));
-  const H5Space *s = objSpace(o);
-  int rc;
-  if (s->kind == CAIRN_H5_NULL) {
-    rc = CAIRN_OK;
-    *pz = dupStr("null");
-    if (!*pz) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    else if (pn) *pn = 4;
-  } else {
-    rc = h5Json(&o->h->f, objType(o), p, r, shape, refPath, pz, pn);
-  }
-  cairnFree(p);
-  return rc;
-}
-
-int cairn_h5_type_json(cairn_h5_obj *o, char **pz, size_t *pn) {
-  if (!o || !pz) return cairnErr(CAIRN_MISUSE, "cairn_h5_type_json: NULL argument");
-  const H5Type *t = objType(o);
-  if (!t) return cairnErr(CAIRN_TYPE, "hdf5: %s has no datatype", o->zPath);
-  return h5TypeJson(t, pz, pn);
-}
-
-/* ---------------------------------------------------------------- info as JSON */
-int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn) {
-  if (!o || !pz) return cairnErr(CAIRN_MISUSE, "cairn_h5_info_json: NULL argument");
-  *pz = NULL;
-  cairn_h5_info in;
-  CAIRN_TRY(cairn_h5_info_get(o, &in));
-  static const char *azKind[] = {"", "group", "dataset", "datatype", "attribute"};
-  static const char *azLayout[] = {"compact", "contiguous", "chunked", "virtual"};
-  static const char *azIdx[] = {"btree1", "single", "implicit", "farray", "earray", "btree2"};
-  CairnSb s = {0};
-  cairnSbStr(&s, "{\"kind\":\"");
-  cairnSbStr(&s, in.kind >= 1 && in.kind <= 4 ? azKind[in.kind] : "");
-  cairnSbStr(&s, "\",\"path\":");
-  cairnSbJsonStr(&s, o->zPath, strlen(o->zPath), 1);
-  if (o->kind != CAIRN_H5_ATTRIBUTE) {
-    cairnSbStr(&s, ",\"addr\":");
-    cairnSbU64(&s, in.addr);
-  }
-  const H5Space *sp = objSpace(o);
-  if (sp) {
-    cairnSbStr(&s, in.space == CAIRN_H5_NULL ? ",\"shape\":null,\"maxshape\":null" : ",\"shape\":[");
-    if (in.space != CAIRN_H5_NULL) {
-      for (unsigned i = 0; i < in.rank; i++) {
-        if (i) cairnSbStr(&s, ",");
-        cairnSbU64(&s, in.dims[i]);
-      }
-      cairnSbStr(&s, "],\"maxshape\":[");
-      for (unsigned i = 0; i < in.rank; i++) {
-        if (i) cairnSbStr(&s, ",");
-        if (in.maxdims[i] == UINT64_MAX) cairnSbStr(&s, "null");
-        else cairnSbU64(&s, in.maxdims[i]);
-      }
-      cairnSbStr(&s, "]");
-    }
-  }
-  const H5Type *t = objType(o);
-  if (t) {
-    cairnSbStr(&s, ",\"type\":");
-    h5TypeJsonSb(&s, t);
-  }
-  if (o->kind == CAIRN_H5_DATASET) {
-    cairnSbStr(&s, ",\"layout\":\"");
-    cairnSbStr(&s, in.layout >= 0 && in.layout <= 3 ? azLayout[in.layout] : "");
-    cairnSbStr(&s, "\"");
-    if (in.layout == CAIRN_H5_CHUNKED) {
-      cairnSbStr(&s, ",\"chunks\":[");
-      for (unsigned i = 0; i < in.rank; i++) {
-        if (i) cairnSbStr(&s, ",");
-        cairnSbU64(&s, in.chunk[i]);
-      }
-      cairnSbStr(&s, "],\"chunkIndex\":\"");
-      cairnSbStr(&s, in.chunkIndex >= 0 && in.chunkIndex <= 5 ? azIdx[in.chunkIndex] : "");
-      cairnSbStr(&s, "\"");
-    }
-    cairnSbStr(&s, ",\"filters\":[");
-    for (unsigned i = 0; i < in.nFilter; i++) {
-      if (i) cairnSbStr(&s, ",");
-      cairnSbStr(&s, "{\"id\":");
-      cairnSbU64(&s, in.aFilter[i].id);
-      cairnSbStr(&s, ",\"name\":");
-      cairnSbJsonStr(&s, in.aFilter[i].zName, strlen(in.aFilter[i].zName), 1);
-      cairnSbStr(&s, ",\"params\":[");
-      for (unsigned k = 0; k < in.aFilter[i].nParam; k++) {
-        if (k) cairnSbStr(&s, ",");
-        cairnSbU64(&s, in.aFilter[i].aParam[k]);
-      }
-      cairnSbStr(&s, "]}");
-    }
-    cairnSbStr(&s, "]");
-    if (o->pD->pEfl) {
-      int rc = h5DsetExternalJson(o->pD, &s);
-      if (rc) return cairnSbDone(&s, rc, "info_json", pz, pn);
-    }
-  }
-  if (o->kind != CAIRN_H5_ATTRIBUTE) {
-    cairnSbStr(&s, ",\"attrs\":[");
-    for (size_t i = 0; i < o->nAttr; i++) {
-      if (i) cairnSbStr(&s, ",");
-      cairnSbJsonStr(&s, o->aAttr[i].zName, strlen(o->aAttr[i].zName), 1);
-    }
-    cairnSbStr(&s, "]");
-  }
-  if (o->kind == CAIRN_H5_GROUP) {
-    cairnSbStr(&s, ",\"links\":[");
-    for (size_t i = 0; i < o->nLink; i++) {
-      const H5Link *k = &o->aLink[i];
-      if (i) cairnSbStr(&s, ",");
-      cairnSbStr(&s, "{\"name\":");
-      cairnSbJsonStr(&s, k->zName, strlen(k->zName), 1);
-      cairnSbStr(&s, k->type == CAIRN_H5_LINK_HARD ? ",\"type\":\"hard\"" : k->type == CAIRN_H5_LINK_SOFT ? ",\"type\":\"soft\"" : ",\"type\":\"external\"");
-      if (k->zTarget) {
-        cairnSbStr(&s, ",\"target\":");
-        cairnSbJsonStr(&s, k->zTarget, strlen(k->zTarget), 1);
-      }
-      if (k->zFile) {
-        cairnSbStr(&s, ",\"file\":");
-        cairnSbJsonStr(&s, k->zFile, strlen(k->zFile), 1);
-      }
-      cairnSbStr(&s, "}");
-    }
-    cairnSbStr(&s, "]");
-  }
-  cairnSbStr(&s, "}");
-  return cairnSbDone(&s, CAIRN_OK, "hdf5: info JSON", pz, pn);
 }

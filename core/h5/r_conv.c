@@ -48,7 +48,7 @@ static void toNative1(const H5Type *t, uint8_t *p) {
   }
 }
 
-void h5ToNative(const H5Type *t, uint8_t *p, uint64_t n) {
+void cairnH5ToNative(const H5Type *t, uint8_t *p, uint64_t n) {
   if (!hasBigEndian(t)) return;
   if ((t->cls == H5T_FIXED || t->cls == H5T_FLOAT) && t->size == 4) {
     for (uint64_t i = 0; i < n; i++) {
@@ -148,7 +148,7 @@ static void storeNum(cairn_h5_mtype m, void *out, int isFloat, double d, uint64_
   }
 }
 
-int h5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m) {
+int cairnH5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m) {
   const H5Type *b = t && t->cls == H5T_ENUM ? t->pBase : t;
   if (!b || b->bigEndian != 0) return 0;
   if (b->cls == H5T_FLOAT) return ieeeFloat(b) && ((b->size == 4 && m == CAIRN_H5_F32) || (b->size == 8 && m == CAIRN_H5_F64));
@@ -158,12 +158,12 @@ int h5ConvertIsCopy(const H5Type *t, cairn_h5_mtype m) {
   return 0;
 }
 
-int h5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *pOut) {
+int cairnH5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *pOut) {
   const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
   uint8_t *out = pOut;
   /* the same representation (an IEEE float or an integer of the memory type's size and
   ** sign in little-endian order): a copy, decided before anything else */
-  if (h5ConvertIsCopy(t, m)) {
+  if (cairnH5ConvertIsCopy(t, m)) {
     if (out != in) memmove(out, in, (size_t)(n * b->size));
     return CAIRN_OK;
   }
@@ -389,7 +389,7 @@ static void jsonVlen(JsonCtx *x, const H5Type *t, const uint8_t *p) {
   }
   uint8_t *q;
   size_t nq;
-  int rc = h5GlobalHeapGet(f, coll, idx, &q, &nq);
+  int rc = cairnH5GlobalHeapGet(f, coll, idx, &q, &nq);
   if (rc) {
     x->rc = rc;
     return;
@@ -513,7 +513,7 @@ static void jsonValue(JsonCtx *x, const H5Type *t, const uint8_t *p) {
 }
 
 /* Format n elements (raw file layout) shaped by aShape[0..rank) as nested JSON arrays. */
-int h5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const uint64_t *aShape, const char *(*xRefPath)(H5File *, uint64_t),
+int cairnH5Json(H5File *f, const H5Type *t, const uint8_t *p, uint32_t rank, const uint64_t *aShape, const char *(*xRefPath)(H5File *, uint64_t),
            char **pz, size_t *pn) {
   JsonCtx x;
   memset(&x, 0, sizeof(x));
@@ -630,9 +630,9 @@ static void typeJson(CairnSb *s, const H5Type *t, int depth) {
   cairnSbStr(s, "}");
 }
 
-void h5TypeJsonSb(CairnSb *s, const H5Type *t) { typeJson(s, t, 0); }
+void cairnH5TypeJsonSb(CairnSb *s, const H5Type *t) { typeJson(s, t, 0); }
 
-int h5TypeJson(const H5Type *t, char **pz, size_t *pn) {
+int cairnH5TypeJson(const H5Type *t, char **pz, size_t *pn) {
   CairnSb s = {0};
   typeJson(&s, t, 0);
   return cairnSbDone(&s, CAIRN_OK, "hdf5: type JSON", pz, pn);

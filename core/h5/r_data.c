@@ -84,7 +84,7 @@ static int extRead(Ext *x, uint64_t off, uint8_t *dst, size_t n);
 /* n bytes at offset s of a block kept in the file (or in external files). */
 static inline int blockRead(H5File *f, const Block *b, uint64_t s, uint8_t *dst, size_t n) {
   if (b->ext) return extRead(b->ext, s, dst, n);
-  return h5ReadRaw(f, b->fileAddr + s, dst, n);
+  return cairnH5ReadRaw(f, b->fileAddr + s, dst, n);
 }
 
 static int scatter(H5File *f, const Geo *g, const Block *b, uint8_t *out) {
@@ -171,13 +171,13 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree of %s too deep", d->zPath);
   size_t hdr = 8 + 2 * (size_t)f->so, key = 8 + 8 * (size_t)(r + 1);
   uint8_t hd[32];
-  CAIRN_TRY(h5ReadMeta(f, node, hd, hdr));
-  if (memcmp(hd, "TREE", 4) || hd[4] != 1) return cairnErr(CAIRN_CORRUPT, "hdf5: bad chunk B-tree node at offset %llu in %s", (unsigned long long)node, d->zPath);
+  CAIRN_TRY(cairnH5ReadMeta(f, node, hd, hdr));
+  if (memcmp(hd, H5_SIG_TREE, 4) || hd[4] != 1) return cairnErr(CAIRN_CORRUPT, "hdf5: bad chunk B-tree node at offset %llu in %s", (unsigned long long)node, d->zPath);
   uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
   if (n > 2 * (uint32_t)f->chunkK + 2 && n > 4096) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at %llu has %u entries", (unsigned long long)node, n);
   size_t body = (size_t)n * (key + f->so) + key;
   uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, node + hdr, body, &p));
+  CAIRN_TRY(cairnH5LoadMeta(f, node + hdr, body, &p));
   uint64_t want[H5_MAX_RANK];
   for (uint32_t i = 0; i < r; i++) want[i] = c->scaled[i] * d->layout.aChunk[i];
   /* last child whose left key <= want */
@@ -225,12 +225,12 @@ static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const c
       return CAIRN_OK;
     }
   uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(d->f, addr, n, &p));
+  CAIRN_TRY(cairnH5LoadMeta(d->f, addr, n, &p));
   int rc = CAIRN_OK;
   if (n < 8) rc = cairnErr(CAIRN_CORRUPT, "hdf5: %s at %llu too small in %s", zWhat, (unsigned long long)addr, d->zPath);
   else if (zSig && memcmp(p, zSig, 4) != 0)
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing %s signature at offset %llu in %s", zSig, (unsigned long long)addr, d->zPath);
-  else rc = h5Checksum(p, n - 4, addr, zWhat);
+  else rc = cairnH5Checksum(p, n - 4, addr, zWhat);
   if (rc) {
     cairnFree(p);
     return rc;
@@ -245,7 +245,7 @@ static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const c
   return CAIRN_OK;
 }
 
-void h5DsetFreeCache(H5Dset *d) {
+void cairnH5DsetFreeCache(H5Dset *d) {
   for (unsigned i = 0, nSet = idxCount(d); i < nSet; i++) {
     cairnFree(d->aIdx[i].p);
     d->aIdx[i].p = NULL;
@@ -260,13 +260,13 @@ static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   H5File *f = d->f;
   uint8_t hd[64];
   size_t n = 4 + 1 + 1 + 1 + 1 + f->sl + f->so + 4;
-  CAIRN_TRY(h5ReadMeta(f, d->layout.addr, hd, n));
-  if (memcmp(hd, "FAHD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
-  CAIRN_TRY(h5Checksum(hd, n - 4, d->layout.addr, "fixed array header"));
+  CAIRN_TRY(cairnH5ReadMeta(f, d->layout.addr, hd, n));
+  if (memcmp(hd, H5_SIG_FAHD, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
+  CAIRN_TRY(cairnH5Checksum(hd, n - 4, d->layout.addr, "fixed array header"));
   uint8_t client = hd[5], es = hd[6], pageBits = hd[7];
   H5Cur cu;
-  h5Cur(&cu, hd + 8, n - 12, d->layout.addr + 8);
-  uint64_t nEnt = h5Len(f, &cu), dblk = h5Addr(f, &cu);
+  cairnH5Cur(&cu, hd + 8, n - 12, d->layout.addr + 8);
+  uint64_t nEnt = cairnH5Len(f, &cu), dblk = cairnH5Addr(f, &cu);
   if (es < f->so || pageBits > 40) return cairnErr(CAIRN_CORRUPT, "hdf5: fixed array header at %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
   c->addr = H5_UNDEF;
   if (idx >= nEnt || dblk == H5_UNDEF) return CAIRN_OK;
@@ -277,7 +277,7 @@ static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
     size_t bm = (size_t)((nPages + 7) / 8);
     if (bm > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: fixed array of %llu entries in %s", (unsigned long long)nEnt, d->zPath);
     const uint8_t *p;
-    CAIRN_TRY(idxLoad(d, dblk, pre + bm + 4, "FADB", "fixed array data block", &p));
+    CAIRN_TRY(idxLoad(d, dblk, pre + bm + 4, H5_SIG_FADB, "fixed array data block", &p));
     uint64_t pg = idx / pageN;
     if (!((p[pre + pg / 8] >> (7 - pg % 8)) & 1)) return CAIRN_OK;
     uint64_t pageBytes = pageN * es + 4;
@@ -289,7 +289,7 @@ static int farrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
     return CAIRN_OK;
   }
   const uint8_t *p;
-  CAIRN_TRY(idxLoad(d, dblk, pre + (size_t)nEnt * es + 4, "FADB", "fixed array data block", &p));
+  CAIRN_TRY(idxLoad(d, dblk, pre + (size_t)nEnt * es + 4, H5_SIG_FADB, "fixed array data block", &p));
   idxEntry(f, p + pre + idx * es, es, client == 1, c);
   return CAIRN_OK;
 }
@@ -306,11 +306,11 @@ static unsigned lg2(uint64_t v) {
 /* Decode one element of an array index (fixed/extensible). */
 static void idxEntry(H5File *f, const uint8_t *p, unsigned es, int filtered, ChunkRef *c) {
   H5Cur e;
-  h5Cur(&e, p, es, 0);
-  c->addr = h5Addr(f, &e);
+  cairnH5Cur(&e, p, es, 0);
+  c->addr = cairnH5Addr(f, &e);
   if (filtered) {
-    c->size = h5U(&e, es - f->so - 4);
-    c->mask = (uint32_t)h5U(&e, 4);
+    c->size = cairnH5U(&e, es - f->so - 4);
+    c->mask = (uint32_t)cairnH5U(&e, 4);
   }
 }
 
@@ -329,7 +329,7 @@ static int earrayDblk(H5Dset *d, uint64_t addr, uint64_t nElem, uint64_t k, unsi
     return CAIRN_OK;
   }
   const uint8_t *p;
-  CAIRN_TRY(idxLoad(d, addr, pre + (size_t)nElem * es + 4, "EADB", "extensible array data block", &p));
+  CAIRN_TRY(idxLoad(d, addr, pre + (size_t)nElem * es + 4, H5_SIG_EADB, "extensible array data block", &p));
   idxEntry(f, p + pre + k * es, es, filtered, c);
   return CAIRN_OK;
 }
@@ -339,15 +339,15 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   c->addr = H5_UNDEF;
   uint8_t hd[96];
   size_t n = 4 + 1 + 1 + 6 + 6 * (size_t)f->sl + f->so + 4;
-  CAIRN_TRY(h5ReadMeta(f, d->layout.addr, hd, n));
-  if (memcmp(hd, "EAHD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing EAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
-  CAIRN_TRY(h5Checksum(hd, n - 4, d->layout.addr, "extensible array header"));
+  CAIRN_TRY(cairnH5ReadMeta(f, d->layout.addr, hd, n));
+  if (memcmp(hd, H5_SIG_EAHD, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing EAHD signature at offset %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
+  CAIRN_TRY(cairnH5Checksum(hd, n - 4, d->layout.addr, "extensible array header"));
   unsigned client = hd[5], es = hd[6], maxBits = hd[7], idxElem = hd[8], minElem = hd[9], minPtr = hd[10], pageBits = hd[11];
   H5Cur cu;
-  h5Cur(&cu, hd + 12, n - 16, d->layout.addr + 12);
-  for (int i = 0; i < 5; i++) h5Len(f, &cu);
-  uint64_t maxIdx = h5Len(f, &cu); /* number of elements realized */
-  uint64_t iblk = h5Addr(f, &cu);
+  cairnH5Cur(&cu, hd + 12, n - 16, d->layout.addr + 12);
+  for (int i = 0; i < 5; i++) cairnH5Len(f, &cu);
+  uint64_t maxIdx = cairnH5Len(f, &cu); /* number of elements realized */
+  uint64_t iblk = cairnH5Addr(f, &cu);
   if (es < f->so || maxBits == 0 || maxBits > 64 || minElem == 0 || (minElem & (minElem - 1)) || minPtr == 0 || (minPtr & (minPtr - 1)) || pageBits > 40)
     return cairnErr(CAIRN_CORRUPT, "hdf5: extensible array header at %llu in %s", (unsigned long long)d->layout.addr, d->zPath);
   if (iblk == H5_UNDEF || idx >= maxIdx) return CAIRN_OK;
@@ -362,7 +362,7 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
   size_t pre = 4 + 1 + 1 + f->so;
   size_t total = pre + (size_t)idxElem * es + nIblkDblk * f->so + nIblkSblk * f->so + 4;
   const uint8_t *p;
-  CAIRN_TRY(idxLoad(d, iblk, total, "EAIB", "extensible array index block", &p));
+  CAIRN_TRY(idxLoad(d, iblk, total, H5_SIG_EAIB, "extensible array index block", &p));
   if (idx < idxElem) {
     idxEntry(f, p + pre + idx * es, es, filtered, c);
     return CAIRN_OK;
@@ -384,12 +384,12 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
     uint64_t e = dblkStart + di;
     if (e >= nIblkDblk) return cairnErr(CAIRN_CORRUPT, "hdf5: extensible array index out of range in %s", d->zPath);
     H5Cur a;
-    h5Cur(&a, p + pre + (size_t)idxElem * es + e * f->so, f->so, iblk);
-    dAddr = h5Addr(f, &a);
+    cairnH5Cur(&a, p + pre + (size_t)idxElem * es + e * f->so, f->so, iblk);
+    dAddr = cairnH5Addr(f, &a);
   } else {
     H5Cur a;
-    h5Cur(&a, p + pre + (size_t)idxElem * es + nIblkDblk * f->so + (size_t)(s - iblkSblk) * f->so, f->so, iblk);
-    uint64_t sAddr = h5Addr(f, &a);
+    cairnH5Cur(&a, p + pre + (size_t)idxElem * es + nIblkDblk * f->so + (size_t)(s - iblkSblk) * f->so, f->so, iblk);
+    uint64_t sAddr = cairnH5Addr(f, &a);
     if (sAddr == H5_UNDEF) return CAIRN_OK;
     uint64_t pageN = (uint64_t)1 << pageBits;
     /* page-init bits: the field holds ceil(pages/8) bytes per data block, but the bits run
@@ -398,10 +398,10 @@ static int earrayGet(H5Dset *d, uint64_t idx, ChunkRef *c) {
     size_t bm = (size_t)(((nPg + 7) / 8) * ndblk);
     size_t sp = 4 + 1 + 1 + f->so + aoBytes;
     const uint8_t *q;
-    CAIRN_TRY(idxLoad(d, sAddr, sp + bm + (size_t)ndblk * f->so + 4, "EASB", "extensible array super block", &q));
+    CAIRN_TRY(idxLoad(d, sAddr, sp + bm + (size_t)ndblk * f->so + 4, H5_SIG_EASB, "extensible array super block", &q));
     H5Cur b;
-    h5Cur(&b, q + sp + bm + di * f->so, f->so, sAddr);
-    dAddr = h5Addr(f, &b);
+    cairnH5Cur(&b, q + sp + bm + di * f->so, f->so, sAddr);
+    dAddr = cairnH5Addr(f, &b);
     if (bm && dAddr != H5_UNDEF) {
       uint64_t bit = di * nPg + k / pageN;
       if (!((q[sp + bit / 8] >> (7 - bit % 8)) & 1)) dAddr = H5_UNDEF;
@@ -484,10 +484,10 @@ static int chunkLookup(H5Dset *d, ChunkRef *c) {
     }
     case H5IDX_BTREE2: {
       uint8_t hd[16];
-      CAIRN_TRY(h5ReadMeta(d->f, l->addr, hd, 12));
+      CAIRN_TRY(cairnH5ReadMeta(d->f, l->addr, hd, 12));
       Bt2C a = {d, c, cairnGetLE16(hd + 10)};
       if (a.recSize < d->f->so + 8 * r) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk v2 B-tree record size %u in %s", a.recSize, d->zPath);
-      int rc = h5Bt2Find(d->f, l->addr, bt2CCmp, bt2CFound, &a);
+      int rc = cairnH5Bt2Find(d->f, l->addr, bt2CCmp, bt2CFound, &a);
       if (rc == CAIRN_NOTFOUND) {
         c->addr = H5_UNDEF;
         return CAIRN_OK;
@@ -550,7 +550,7 @@ static int readOneChunk(ReadCtx *x, Job *jb) {
     if (x->cb <= (64u << 10) || (nIn * x->g->es * 4 >= x->cb && x->cb <= (256u << 20))) {
       uint8_t *raw = cairnMalloc((size_t)x->cb);
       if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)x->cb);
-      int rc = h5ReadRaw(d->f, jb->addr, raw, (size_t)x->cb);
+      int rc = cairnH5ReadRaw(d->f, jb->addr, raw, (size_t)x->cb);
       if (rc == CAIRN_OK) {
         b.src = raw;
         rc = scatter(d->f, x->g, &b, x->out);
@@ -566,14 +566,14 @@ static int readOneChunk(ReadCtx *x, Job *jb) {
                     (unsigned long long)jb->size);
   uint8_t *raw = cairnMalloc((size_t)jb->size);
   if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)jb->size);
-  int rc = h5ReadRaw(d->f, jb->addr, raw, (size_t)jb->size);
+  int rc = cairnH5ReadRaw(d->f, jb->addr, raw, (size_t)jb->size);
   if (rc) {
     cairnFree(raw);
     return rc;
   }
   uint8_t *dec;
   size_t nDec;
-  CAIRN_TRY(h5Unfilter(&d->pipeline, jb->mask, raw, (size_t)jb->size, (size_t)x->cb, &dec, &nDec, d->zPath, jb->addr));
+  CAIRN_TRY(cairnH5Unfilter(&d->pipeline, jb->mask, raw, (size_t)jb->size, (size_t)x->cb, &dec, &nDec, d->zPath, jb->addr));
   if (nDec < x->cb) {
     cairnFree(dec);
     return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s decodes to %zu bytes, not %llu", (unsigned long long)jb->addr, d->zPath, nDec,
@@ -703,16 +703,16 @@ static int extParse(H5Dset *d, Ext *x) {
   uint8_t *own;
   memset(x, 0, sizeof(*x));
   x->d = d;
-  CAIRN_TRY(h5MsgResolve(f, d->pEfl, &q, &nq, &qa, &own));
+  CAIRN_TRY(cairnH5MsgResolve(f, d->pEfl, &q, &nq, &qa, &own));
   H5Cur c;
-  h5Cur(&c, q, nq, qa);
-  uint8_t ver = h5U8(&c);
-  h5U(&c, 3);
-  uint32_t nAlloc = (uint32_t)h5U(&c, 2), nUsed = (uint32_t)h5U(&c, 2);
-  x->heap = h5Addr(f, &c);
+  cairnH5Cur(&c, q, nq, qa);
+  uint8_t ver = cairnH5U8(&c);
+  cairnH5U(&c, 3);
+  uint32_t nAlloc = (uint32_t)cairnH5U(&c, 2), nUsed = (uint32_t)cairnH5U(&c, 2);
+  x->heap = cairnH5Addr(f, &c);
   int rc = CAIRN_OK;
   size_t slot = 3 * (size_t)f->sl;
-  if (c.bad || ver != 1 || nUsed == 0 || nUsed > nAlloc || !h5Has(&c, nUsed * slot))
+  if (c.bad || ver != 1 || nUsed == 0 || nUsed > nAlloc || !cairnH5Has(&c, nUsed * slot))
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: bad external data files message (version %u, %u of %u slots) of %s at offset %llu", ver, nUsed,
                   nAlloc, d->zPath, (unsigned long long)qa);
   else if (!(x->a = cairnMalloc(nUsed * sizeof(ExtSlot))))
@@ -720,9 +720,9 @@ static int extParse(H5Dset *d, Ext *x) {
   else {
     uint64_t unlimited = f->sl >= 8 ? UINT64_MAX : ((uint64_t)1 << (8 * f->sl)) - 1;
     for (uint32_t i = 0; i < nUsed; i++) {
-      x->a[i].nameOff = h5U(&c, f->sl);
-      x->a[i].off = h5U(&c, f->sl);
-      x->a[i].size = h5U(&c, f->sl);
+      x->a[i].nameOff = cairnH5U(&c, f->sl);
+      x->a[i].off = cairnH5U(&c, f->sl);
+      x->a[i].size = cairnH5U(&c, f->sl);
       if (x->a[i].size == unlimited) x->a[i].size = UINT64_MAX;
       if (x->a[i].size == UINT64_MAX && i + 1 < nUsed)
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: external file %u of %u of %s has unlimited size but is not the last", i + 1, nUsed, d->zPath);
@@ -758,7 +758,7 @@ static int extRead(Ext *x, uint64_t off, uint8_t *dst, size_t n) {
         cairn_file_close(x->pOpen);
         x->pOpen = NULL;
         cairnFree(x->zOpen);
-        CAIRN_TRY(h5LocalHeapStr(x->d->f, x->heap, s->nameOff, &x->zOpen));
+        CAIRN_TRY(cairnH5LocalHeapStr(x->d->f, x->heap, s->nameOff, &x->zOpen));
         int rc = cairn_open(x->zOpen, CAIRN_OPEN_READONLY, &x->pOpen);
         if (rc) return cairnErr(rc, "hdf5: %s keeps its data in external file '%s', which cannot be opened: %s", x->d->zPath, x->zOpen, cairn_errmsg());
         x->iOpen = i;
@@ -779,13 +779,13 @@ static int extRead(Ext *x, uint64_t off, uint8_t *dst, size_t n) {
   return CAIRN_OK;
 }
 
-int h5DsetExternalJson(H5Dset *d, CairnSb *s) {
+int cairnH5DsetExternalJson(H5Dset *d, CairnSb *s) {
   Ext x;
   int rc = extParse(d, &x);
   cairnSbStr(s, ",\"external\":[");
   for (uint32_t i = 0; rc == CAIRN_OK && i < x.n; i++) {
     char *z;
-    if ((rc = h5LocalHeapStr(d->f, x.heap, x.a[i].nameOff, &z)) != CAIRN_OK) break;
+    if ((rc = cairnH5LocalHeapStr(d->f, x.heap, x.a[i].nameOff, &z)) != CAIRN_OK) break;
     cairnSbStr(s, i ? ",{\"name\":" : "{\"name\":");
     cairnSbJsonStr(s, z, strlen(z), 1);
     cairnFree(z);
@@ -817,7 +817,7 @@ static int extScatter(H5Dset *d, const Geo *g, Block *b, uint8_t *out, uint64_t 
   return rc;
 }
 
-int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
+int cairnH5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
   size_t es = d->pType->size;
   if (d->space.kind == CAIRN_H5_NULL) return CAIRN_OK;
   const H5Layout *l = &d->layout;
@@ -830,7 +830,7 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
     if (full == 0) return CAIRN_OK;
     if (l->size != UINT64_MAX && l->size < full)
       return cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
-    return h5ReadRawWhole(d->f, l->addr, out, (size_t)full);
+    return cairnH5ReadRawWhole(d->f, l->addr, out, (size_t)full);
   }
   Geo g;
   CAIRN_TRY(geoInit(&g, &d->space, sel, es, d->zPath));
@@ -867,12 +867,12 @@ int h5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
       else if (l->size != UINT64_MAX && l->size < full)
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
       else if (g.nSel == d->space.nElem)
-        rc = h5ReadRawWhole(d->f, l->addr, out, (size_t)full);
+        rc = cairnH5ReadRawWhole(d->f, l->addr, out, (size_t)full);
       else if (full <= (1u << 20)) { /* small: one read, then pick from memory */
         uint8_t *raw = cairnMalloc((size_t)full);
         if (!raw) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory reading %s", d->zPath);
         else {
-          rc = h5ReadRaw(d->f, l->addr, raw, (size_t)full);
+          rc = cairnH5ReadRaw(d->f, l->addr, raw, (size_t)full);
           b.src = raw;
           if (rc == CAIRN_OK) rc = scatter(d->f, &g, &b, out);
           cairnFree(raw);

@@ -6,7 +6,6 @@
 ** and its shared-message table, and object headers v1/v2 with their continuation chunks.
 */
 #include "h5int.h"
-#include "hash/lookup3.h"
 
 /* Pages read by one host call share one allocation (an H5Run: the bytes, then the page
 ** records), so the host reads straight into the cache; the run is freed with its last page. */
@@ -24,14 +23,6 @@ struct H5Page {
 /* The first read's run in the handle's memory: its header (two page records), then 8 KiB */
 #define H5_FIRST_HEAD ((sizeof(H5Run) + 2 * sizeof(H5Page) + 15) & ~(size_t)15)
 typedef char h5FirstRunFits[H5_FIRST_HEAD + H5_FIRST_BYTES <= H5_FIRST_RUN ? 1 : -1];
-
-int h5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat) {
-  uint32_t want = cairnGetLE32(p + n), got = cairnLookup3(p, n, 0);
-  if (want != got)
-    return cairnErr(CAIRN_CHECKSUM, "hdf5: %s checksum mismatch at offset %llu (stored %x, computed %x)", zWhat,
-                    (unsigned long long)addr, want, got);
-  return CAIRN_OK;
-}
 
 /* ---------------------------------------------------------------- cache */
 static int reachSize(H5File *f, uint64_t abs, uint64_t n);
@@ -74,10 +65,10 @@ static void cacheRemove(H5File *f, H5Page *pg) {
 static void cacheEvict(H5File *f, uint64_t budget) {
   while (f->cacheBytes > budget && f->pLruTail) cacheRemove(f, f->pLruTail);
 }
-void h5CacheTrim(H5File *f) { cacheEvict(f, f->cacheBudget); }
-void h5CacheFree(H5File *f) {
+void cairnH5CacheTrim(H5File *f) { cacheEvict(f, f->cacheBudget); }
+void cairnH5CacheFree(H5File *f) {
   for (unsigned k = 0; k < CAIRN_ARRAY_SIZE(f->aTypeMemo); k++) {
-    h5TypeFree(f->aTypeMemo[k].t); /* inline: most opens memoise no type, which costs no call */
+    cairnH5TypeFree(f->aTypeMemo[k].t); /* inline: most opens memoise no type, which costs no call */
     f->aTypeMemo[k].t = NULL;
   }
   /* everything goes: free the runs as their last page passes, leave the hash chains be */
@@ -169,23 +160,23 @@ static H5Run *runAlloc(H5File *f, uint64_t nPages, uint8_t **ppData) {
 
 /* The size of the file is learnt lazily: the first read at open gives it when the file is
 ** shorter than that read; otherwise f->fileSize is a lower bound (what has been read) until a
-** structure reaches past it (h5Reach, below). */
+** structure reaches past it (cairnH5Reach, below). */
 /* At open: one host read of the first two pages (for small files: all their metadata and often
 ** their data) into the handle's own memory (pFirstRun, H5_FIRST_RUN bytes: a run header, then
-** the pages). cairn_h5_open makes that read itself (see there why); h5FirstData says where the
-** pages go and h5FirstDone takes what came back. A short read tells the file's size. */
-uint8_t *h5FirstData(H5File *f) { return (uint8_t *)f->pFirstRun + H5_FIRST_HEAD; }
-void h5FirstDone(H5File *f, size_t nr) {
+** the pages). cairn_h5_open makes that read itself (see there why); cairnH5FirstData says where the
+** pages go and cairnH5FirstDone takes what came back. A short read tells the file's size. */
+uint8_t *cairnH5FirstData(H5File *f) { return (uint8_t *)f->pFirstRun + H5_FIRST_HEAD; }
+void cairnH5FirstDone(H5File *f, size_t nr) {
   f->fileSize = nr;
   if (nr < H5_FIRST_BYTES) f->sizeKnown = 1;
-  f->pFirstData = h5FirstData(f); /* never freed or reused before the handle: see h5MetaPtr */
+  f->pFirstData = cairnH5FirstData(f); /* never freed or reused before the handle: see cairnH5MetaPtr */
   f->nFirstData = nr;
-  f->firstPending = 1; /* into the cache on the first miss (h5CacheFirst) */
+  f->firstPending = 1; /* into the cache on the first miss (cairnH5CacheFirst) */
 }
 
 /* While it is pending, nothing has changed pFirstData or nFirstData (only a cache budget below
 ** two pages zeroes nFirstData, and cairn_h5_cache_budget calls this first). */
-void h5CacheFirst(H5File *f) {
+void cairnH5CacheFirst(H5File *f) {
   if (!f->firstPending) return;
   f->firstPending = 0;
   cacheAddRun(f, f->pFirstRun, (uint8_t *)f->pFirstData, 0, 2, f->nFirstData);
@@ -208,7 +199,7 @@ static int hostRead(H5File *f, uint64_t abs, void *p, size_t n, size_t *pnRead) 
 /* Copy [abs, abs+n) from cached pages if all are there (no LRU update: raw reads run on
 ** several threads at once while nothing inserts into the cache). */
 static int cacheTryCopy(H5File *f, uint64_t abs, uint8_t *out, size_t n) {
-  if (abs < f->nFirstData && n <= f->nFirstData - abs) { /* the first read's bytes (h5MetaPtr) */
+  if (abs < f->nFirstData && n <= f->nFirstData - abs) { /* the first read's bytes (cairnH5MetaPtr) */
     memcpy(out, f->pFirstData + abs, n);
     return 1;
   }
@@ -240,7 +231,7 @@ static inline __attribute__((always_inline)) int rawRange(H5File *f, uint64_t a,
   return CAIRN_OK;
 }
 
-int h5ReadRaw(H5File *f, uint64_t a, void *p, size_t n) {
+int cairnH5ReadRaw(H5File *f, uint64_t a, void *p, size_t n) {
   uint64_t abs;
   CAIRN_TRY(rawRange(f, a, n, &abs));
   if (n == 0) return CAIRN_OK;
@@ -267,9 +258,9 @@ static void parReadTask(void *pArg, size_t i, unsigned iWorker) {
   r->aRc[i] = hostRead(r->f, r->abs + off, r->p + off, k, NULL);
 }
 
-int h5ReadRawPar(H5File *f, uint64_t a, void *p, size_t n) {
+int cairnH5ReadRawPar(H5File *f, uint64_t a, void *p, size_t n) {
   unsigned nw = cairnConcurrency();
-  if (nw < 2) return h5ReadRaw(f, a, p, n);
+  if (nw < 2) return cairnH5ReadRaw(f, a, p, n);
   uint64_t abs;
   CAIRN_TRY(rawRange(f, a, n, &abs));
   ParRead r;
@@ -296,7 +287,7 @@ int h5ReadRawPar(H5File *f, uint64_t a, void *p, size_t n) {
 ** 7% less time, 8 pages 5 reads but slower again (copies). While the file's size is only a lower
 ** bound the run is not cut to it: a short read tells the size instead of asking the host. */
 static int cacheLoadRun(H5File *f, uint64_t pno, uint64_t last, int exact) {
-  h5CacheFirst(f); /* (its callers have, before their own lookups: kept for any new one) */
+  cairnH5CacheFirst(f); /* (its callers have, before their own lookups: kept for any new one) */
   uint64_t pageSize = (uint64_t)1 << f->pageBits;
   uint64_t end = pno + 1;
   while (end <= last && end - pno < 16 && !cacheFind(f, end)) end++;
@@ -333,12 +324,12 @@ static int cacheLoad(H5File *f, uint64_t pno, uint64_t last) { return cacheLoadR
 /* See h5int.h. Only pages the structure covers: a B-tree node's neighbours in the file are other
 ** nodes and headers of the same group, not the ones a lookup goes to next (measured on a lookup
 ** among 10,000 objects: the same 6 reads, 20 KiB fewer bytes). */
-void h5Prefetch(H5File *f, uint64_t a, uint64_t n) {
+void cairnH5Prefetch(H5File *f, uint64_t a, uint64_t n) {
   uint64_t abs;
   if (n == 0 || !f->aSlot || n > ((uint64_t)8 << f->pageBits) || f->cacheBudget < ((uint64_t)32 << f->pageBits) ||
       cairnAddOverflow64(a, f->base, &abs) || abs > UINT64_MAX - n)
     return;
-  h5CacheFirst(f);
+  cairnH5CacheFirst(f);
   if (f->sizeKnown) {
     if (abs >= f->fileSize) return;
     n = CAIRN_MIN(n, f->fileSize - abs);
@@ -360,9 +351,9 @@ static int reachSize(H5File *f, uint64_t abs, uint64_t n) {
 }
 
 /* Metadata only (one thread): see h5int.h. */
-int h5Reach(H5File *f, uint64_t abs, uint64_t n) {
+int cairnH5Reach(H5File *f, uint64_t abs, uint64_t n) {
   if (f->sizeKnown || (abs <= f->fileSize && n <= f->fileSize - abs)) return CAIRN_OK;
-  h5CacheFirst(f);
+  cairnH5CacheFirst(f);
   /* A structure about to be read: read its pages now (they would be read next anyway), which
   ** either covers it or, coming back short, tells the size. Only a large one asks the host. */
   if (f->aSlot && n <= ((uint64_t)4 << f->pageBits) && abs <= UINT64_MAX - n && f->cacheBudget >= ((uint64_t)32 << f->pageBits)) {
@@ -373,8 +364,8 @@ int h5Reach(H5File *f, uint64_t abs, uint64_t n) {
   return reachSize(f, abs, n);
 }
 
-/* See h5int.h: the common case of h5ReadMeta (one page, cached) without the copy. */
-const uint8_t *h5MetaPtr(H5File *f, uint64_t a, size_t n) {
+/* See h5int.h: the common case of cairnH5ReadMeta (one page, cached) without the copy. */
+const uint8_t *cairnH5MetaPtr(H5File *f, uint64_t a, size_t n) {
   uint64_t abs = a + f->base;
   /* within the first read (a small file's metadata, all of it): no page to look up */
   if (abs >= a && abs < f->nFirstData && n <= f->nFirstData - abs && n) return f->pFirstData + abs;
@@ -390,16 +381,16 @@ const uint8_t *h5MetaPtr(H5File *f, uint64_t a, size_t n) {
   return pg->a + off;
 }
 
-int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
-  const uint8_t *q = h5MetaPtr(f, a, n);
+int cairnH5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
+  const uint8_t *q = cairnH5MetaPtr(f, a, n);
   if (q) {
     memcpy(pOut, q, n);
     return CAIRN_OK;
   }
   uint64_t abs;
-  h5CacheFirst(f);
+  cairnH5CacheFirst(f);
   if (cairnAddOverflow64(a, f->base, &abs)) abs = UINT64_MAX;
-  CAIRN_TRY(h5Reach(f, abs, n));
+  CAIRN_TRY(cairnH5Reach(f, abs, n));
   if (abs > f->fileSize || n > f->fileSize - abs)
     return cairnErr(CAIRN_CORRUPT, "hdf5: %zu bytes at address %llu go past the end of the file (%llu bytes)", n,
                     (unsigned long long)a, (unsigned long long)f->fileSize);
@@ -430,12 +421,12 @@ int h5ReadMeta(H5File *f, uint64_t a, void *pOut, size_t n) {
   return CAIRN_OK;
 }
 
-int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp) {
+int cairnH5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp) {
   *pp = NULL;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)a);
   uint8_t *p = cairnMalloc(n + 8);
   if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  int rc = h5ReadMeta(f, a, p, n);
+  int rc = cairnH5ReadMeta(f, a, p, n);
   if (rc) {
     cairnFree(p);
     return rc;
@@ -452,42 +443,52 @@ int h5LoadMeta(H5File *f, uint64_t a, size_t n, uint8_t **pp) {
 /* Room for one more message (aMsg out of its inline slots into an allocation, or that grown). */
 static int ohdrGrowMsg(H5Ohdr *o) {
   if (o->nMsg >= OHDR_MAX_MSGS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many messages", (unsigned long long)o->addr);
-  uint32_t nc = o->capMsg ? o->capMsg * 2 : 16;
-  H5Msg *a = o->msgInline ? cairnMalloc(nc * sizeof(H5Msg)) : cairnRealloc(o->aMsg, nc * sizeof(H5Msg));
-  if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-  if (o->msgInline) memcpy(a, o->aMsg, o->nMsg * sizeof(H5Msg));
+  if (!o->msgInline) return CAIRN_GROW(o->aMsg, o->capMsg, o->nMsg + 1, "hdf5: object header messages");
+  /* out of the inline slots: a new array, the inline messages copied into it */
+  H5Msg *a = NULL;
+  size_t cap = 0;
+  CAIRN_TRY(cairnArrayReserve(&a, &cap, (size_t)o->capMsg * 2, sizeof(H5Msg), 16, "hdf5: object header messages"));
+  memcpy(a, o->aMsg, o->nMsg * sizeof(H5Msg));
   o->aMsg = a;
   o->msgInline = 0;
-  o->capMsg = nc;
+  o->capMsg = (uint32_t)cap;
   return CAIRN_OK;
 }
 
 static int ohdrAddBuf(H5Ohdr *o, uint8_t *p) {
   if (o->nBuf == o->capBuf) {
-    uint32_t nc = o->capBuf ? o->capBuf * 2 : 4;
-    uint8_t **a = o->bufInline ? cairnMalloc(nc * sizeof(uint8_t *)) : cairnRealloc(o->aBuf, nc * sizeof(uint8_t *));
-    if (!a) {
-      cairnFree(p);
-      return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+    int rc;
+    if (!o->bufInline) {
+      rc = CAIRN_GROW(o->aBuf, o->capBuf, o->nBuf + 1, "hdf5: object header chunks");
+    } else { /* out of the inline slots: a new array, the inline pointers copied into it */
+      uint8_t **a = NULL;
+      size_t cap = 0;
+      rc = cairnArrayReserve(&a, &cap, (size_t)o->capBuf * 2, sizeof(uint8_t *), 4, "hdf5: object header chunks");
+      if (rc == CAIRN_OK) {
+        memcpy(a, o->aBuf, o->nBuf * sizeof(uint8_t *));
+        o->aBuf = a;
+        o->bufInline = 0;
+        o->capBuf = (uint32_t)cap;
+      }
     }
-    if (o->bufInline) memcpy(a, o->aBuf, o->nBuf * sizeof(uint8_t *));
-    o->aBuf = a;
-    o->bufInline = 0;
-    o->capBuf = nc;
+    if (rc) {
+      cairnFree(p);
+      return rc;
+    }
   }
   o->aBuf[o->nBuf++] = p;
   return CAIRN_OK;
 }
 
 /* The first chunk, n bytes at a, and its block, which also has room for the first messages and
-** chunk pointers. A chunk in the open's first read (h5MetaStable: a small file's headers) is
+** chunk pointers. A chunk in the open's first read (cairnH5MetaStable: a small file's headers) is
 ** parsed where it lies, valid while the handle's memory lives (see cairn_h5_close: an object in
 ** the handle's slot keeps it), and the block holds only the arrays (o->nFirstData 0); else the
-** chunk is read into the block's start (h5LoadMeta's layout: 8 zero bytes after the data). */
+** chunk is read into the block's start (cairnH5LoadMeta's layout: 8 zero bytes after the data). */
 static inline __attribute__((always_inline)) int ohdrLoadFirst(H5File *f, H5Ohdr *o, uint64_t a, size_t n, const uint8_t **pp, uint8_t *pLent, size_t nLent) {
   *pp = NULL;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)a);
-  const uint8_t *q = h5MetaStable(f, a, n);
+  const uint8_t *q = cairnH5MetaStable(f, a, n);
   size_t nData = q ? 0 : (n + 8 + 7) & ~(size_t)7;
   size_t nBlock = nData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *) + H5_OHDR_INLINE_MSGS * sizeof(H5Msg);
   /* the caller's memory when the block fits (pLent is 8-aligned), else an allocation */
@@ -497,7 +498,7 @@ static inline __attribute__((always_inline)) int ohdrLoadFirst(H5File *f, H5Ohdr
   o->nFirst = (uint32_t)nBlock;
   o->nFirstData = (uint32_t)nData;
   if (!q) {
-    int rc = h5ReadMeta(f, a, p, n);
+    int rc = cairnH5ReadMeta(f, a, p, n);
     if (rc) {
       if (!o->firstLent) cairnFree(p);
       o->firstLent = 0;
@@ -522,50 +523,37 @@ typedef struct Cont { uint64_t addr, len; } Cont;
 /* A continuation message (q[0..size), at file address qa): its chunk joins the list to read. */
 static int ohdrCont(H5File *f, H5Ohdr *o, const uint8_t *q, uint32_t size, uint64_t qa, Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
   H5Cur c;
-  h5Cur(&c, q, size, qa);
+  cairnH5Cur(&c, q, size, qa);
   Cont k;
-  k.addr = h5Addr(f, &c);
-  k.len = h5Len(f, &c);
+  k.addr = cairnH5Addr(f, &c);
+  k.len = cairnH5Len(f, &c);
   if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short continuation message at offset %llu", (unsigned long long)qa);
   if (*pnCont >= OHDR_MAX_CHUNKS) return cairnErr(CAIRN_LIMIT, "hdf5: object header at %llu has too many continuation chunks", (unsigned long long)o->addr);
-  if (*pnCont == *pcapCont) {
-    uint32_t nc = *pcapCont ? *pcapCont * 2 : 8;
-    Cont *a = cairnRealloc(*paCont, nc * sizeof(Cont));
-    if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    *paCont = a;
-    *pcapCont = nc;
-  }
+  CAIRN_TRY(CAIRN_GROW(*paCont, *pcapCont, *pnCont + 1, "hdf5: continuation chunks"));
   (*paCont)[(*pnCont)++] = k;
   return CAIRN_OK;
 }
 
 /* Parse messages in [p, p+n) (a chunk's message area) of an object header whose message
 ** headers are hdr bytes (v1: 8; v2: 4, or 6 with creation order). Messages go straight into
-** aMsg; o->typeMask records the types below 32 present (h5OhdrFind, objKind). Inlined per
+** aMsg; o->typeMask records the types below 32 present (cairnH5OhdrFind, objKind). Inlined per
 ** version (v1 and hdr constant), so the loop is the fields' loads and stores. */
 static inline __attribute__((always_inline)) int ohdrParseAs(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
                                                               Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont, int v1, size_t hdr) {
   size_t i = 0;
   while (n - i >= hdr) { /* fewer bytes left: a gap (v2) or padding */
-    uint32_t type, size;
-    uint8_t flags;
-    if (v1) {
-      type = cairnGetLE16(p + i);
-      size = cairnGetLE16(p + i + 2);
-      flags = p[i + 4];
-    } else {
-      type = p[i];
-      size = cairnGetLE16(p + i + 1);
-      flags = p[i + 3];
-    }
+    H5Frame fr;
+    cairnH5FrameGet(p + i, v1, hdr, &fr);
+    uint32_t type = fr.type, size = fr.size;
+    uint8_t flags = fr.flags;
     if (size > n - i - hdr)
       return cairnErr(CAIRN_CORRUPT, "hdf5: message of type %u at offset %llu (%u bytes) overruns its object header chunk",
                       type, (unsigned long long)(addr + i), size);
     const uint8_t *q = p + i + hdr;
     uint64_t qa = addr + i + hdr;
     i += hdr + size;
-    if (type == 0) continue; /* null message: padding */
-    if (type == 0x10) {
+    if (type == H5_MSG_NIL) continue; /* null message: padding */
+    if (type == H5_MSG_CONT) {
       CAIRN_TRY(ohdrCont(f, o, q, size, qa, paCont, pnCont, pcapCont));
       continue;
     }
@@ -583,10 +571,10 @@ static inline __attribute__((always_inline)) int ohdrParseAs(H5File *f, H5Ohdr *
 static inline __attribute__((always_inline)) int ohdrParse(H5File *f, H5Ohdr *o, const uint8_t *p, size_t n, uint64_t addr,
                                                             Cont **paCont, uint32_t *pnCont, uint32_t *pcapCont) {
   if (o->version == 1) return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 1, 8);
-  return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 0, (o->hdrFlags & 0x04) ? 6 : 4);
+  return ohdrParseAs(f, o, p, n, addr, paCont, pnCont, pcapCont, 0, (o->hdrFlags & H5_OHDR_CRT_TRACK) ? 6 : 4);
 }
 
-void h5OhdrFree(H5Ohdr *o) {
+void cairnH5OhdrFree(H5Ohdr *o) {
   /* the first chunk's block last: aBuf and aMsg may live in it */
   for (uint32_t i = o->nBuf; i-- > 1;) cairnFree(o->aBuf[i]);
   uint8_t *first = o->nBuf ? o->aBuf[0] : NULL;
@@ -596,7 +584,7 @@ void h5OhdrFree(H5Ohdr *o) {
   memset(o, 0, sizeof(*o));
 }
 
-void h5OhdrMove(H5Ohdr *o, uint8_t *pDst) {
+void cairnH5OhdrMove(H5Ohdr *o, uint8_t *pDst) {
   uint8_t *old = o->aBuf[0];
   /* the chunk, the inline chunk pointers and the inline messages in use */
   size_t nInline = o->nFirstData + H5_OHDR_INLINE_BUFS * sizeof(uint8_t *);
@@ -612,9 +600,9 @@ void h5OhdrMove(H5Ohdr *o, uint8_t *pDst) {
   o->firstLent = 1;
 }
 
-int h5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) { return h5OhdrLoadIn(f, addr, o, NULL, 0); }
+int cairnH5OhdrLoad(H5File *f, uint64_t addr, H5Ohdr *o) { return cairnH5OhdrLoadIn(f, addr, o, NULL, 0); }
 
-int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLent) {
+int cairnH5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLent) {
   memset(o, 0, sizeof(*o));
   o->addr = addr;
   if (addr == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: undefined object header address");
@@ -623,17 +611,17 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
   int rc;
   /* the prefix in the open's first read (then within the file), else in the cache (used only
   ** before the first chunk is read), else a copy */
-  const uint8_t *pre = h5MetaStable(f, addr, nPre);
+  const uint8_t *pre = cairnH5MetaStable(f, addr, nPre);
   if (!pre) {
     uint64_t absHdr;
     if (cairnAddOverflow64(addr, f->base, &absHdr)) absHdr = UINT64_MAX;
-    CAIRN_TRY(h5Reach(f, absHdr, sizeof(aPre)));
+    CAIRN_TRY(cairnH5Reach(f, absHdr, sizeof(aPre)));
     uint64_t avail = f->fileSize > f->base + addr ? f->fileSize - f->base - addr : 0;
     nPre = (size_t)CAIRN_MIN((uint64_t)sizeof(aPre), avail);
     if (nPre < 16) return cairnErr(CAIRN_CORRUPT, "hdf5: object header address %llu is past the end of the file", (unsigned long long)addr);
-    pre = h5MetaPtr(f, addr, nPre);
+    pre = cairnH5MetaPtr(f, addr, nPre);
     if (!pre) {
-      if ((rc = h5ReadMeta(f, addr, aPre, nPre))) return rc;
+      if ((rc = cairnH5ReadMeta(f, addr, aPre, nPre))) return rc;
       pre = aPre;
     }
   }
@@ -644,42 +632,31 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
   const uint8_t *pMsgs;        /* the first chunk's messages: nMsgs bytes at file address aMsgs */
   size_t nMsgs;
   uint64_t aMsgs;
-  if (memcmp(pre, "OHDR", 4) == 0) {
-    o->version = pre[4];
-    if (o->version != 2) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu has version %u", (unsigned long long)addr, pre[4]);
-    uint8_t flags = pre[5];
-    o->hdrFlags = flags;
-    size_t i = 6;
-    if (flags & 0x20) i += 16;
-    if (flags & 0x10) {
-      o->maxCompactAttr = cairnGetLE16(pre + i);
-      o->minDenseAttr = cairnGetLE16(pre + i + 2);
-      i += 4;
-    }
-    unsigned nb = 1u << (flags & 3);
-    if (i + nb > nPre) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated object header at %llu", (unsigned long long)addr);
-    uint64_t size0 = cairnGetLEn(pre + i, nb);
-    i += nb;
-    if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)size0);
-    size_t total = i + (size_t)size0 + 4;
-    if ((rc = ohdrLoadFirst(f, o, addr, total, &first, pLent, nLent))) return rc;
-    if ((rc = h5Checksum(first, total - 4, addr, "object header"))) goto fail;
-    pMsgs = first + i;
-    nMsgs = (size_t)size0;
-    aMsgs = addr + i;
-  } else {
-    o->version = pre[0];
-    if (o->version != 1) {
-      rc = cairnErr(CAIRN_CORRUPT, "hdf5: no object header at address %llu (version byte %u)", (unsigned long long)addr, pre[0]);
-      goto fail;
-    }
-    uint32_t size0 = cairnGetLE32(pre + 8);
-    if (size0 > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, size0);
-    if ((rc = ohdrLoadFirst(f, o, addr + 16, size0, &first, pLent, nLent))) return rc;
-    pMsgs = first;
-    nMsgs = size0;
-    aMsgs = addr + 16;
+  H5OhdrPrefix hp;
+  int pk = cairnH5OhdrPrefix(pre, nPre, &hp);
+  if (pk == H5_PREFIX_VERSION) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu has version %u", (unsigned long long)addr, hp.version);
+  if (pk == H5_PREFIX_NONE)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: no object header at address %llu (version byte %u)", (unsigned long long)addr, hp.version);
+  if (pk != H5_PREFIX_OK) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated object header at %llu", (unsigned long long)addr);
+  o->version = hp.version;
+  if (hp.nMsgs > H5_MAX_META) {
+    if (hp.version == 1) return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %u bytes", (unsigned long long)addr, (unsigned)hp.nMsgs);
+    return cairnErr(CAIRN_CORRUPT, "hdf5: object header at %llu claims %llu bytes", (unsigned long long)addr, (unsigned long long)hp.nMsgs);
   }
+  if (hp.version == 2) {
+    o->hdrFlags = hp.flags;
+    o->maxCompactAttr = hp.maxCompactAttr;
+    o->minDenseAttr = hp.minDenseAttr;
+    size_t total = hp.iMsgs + (size_t)hp.nMsgs + 4;
+    if ((rc = ohdrLoadFirst(f, o, addr, total, &first, pLent, nLent))) return rc;
+    if ((rc = cairnH5Checksum(first, total - 4, addr, "object header"))) goto fail;
+    pMsgs = first + hp.iMsgs;
+  } else {
+    if ((rc = ohdrLoadFirst(f, o, addr + 16, (size_t)hp.nMsgs, &first, pLent, nLent))) return rc;
+    pMsgs = first;
+  }
+  nMsgs = (size_t)hp.nMsgs;
+  aMsgs = addr + hp.iMsgs;
   if ((rc = ohdrParse(f, o, pMsgs, nMsgs, aMsgs, &aCont, &nCont, &capCont))) goto fail;
   for (uint32_t k = 0; k < nCont; k++) {
     Cont c = aCont[k];
@@ -694,15 +671,15 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
                       (unsigned long long)c.addr, (unsigned long long)addr);
         goto fail;
       }
-    if ((rc = h5LoadMeta(f, c.addr, (size_t)c.len, &buf))) goto fail;
+    if ((rc = cairnH5LoadMeta(f, c.addr, (size_t)c.len, &buf))) goto fail;
     if ((rc = ohdrAddBuf(o, buf))) goto fail;
     size_t skip = 0; /* v2: the OCHK signature before the messages, the checksum after */
     if (o->version == 2) {
-      if (c.len < 8 || memcmp(buf, "OCHK", 4) != 0) {
+      if (c.len < 8 || memcmp(buf, H5_SIG_OCHK, 4) != 0) {
         rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing OCHK signature at offset %llu", (unsigned long long)c.addr);
         goto fail;
       }
-      if ((rc = h5Checksum(buf, (size_t)c.len - 4, c.addr, "object header continuation"))) goto fail;
+      if ((rc = cairnH5Checksum(buf, (size_t)c.len - 4, c.addr, "object header continuation"))) goto fail;
       skip = 4;
     }
     if ((rc = ohdrParse(f, o, buf + skip, (size_t)c.len - 2 * skip, c.addr + skip, &aCont, &nCont, &capCont))) goto fail;
@@ -711,11 +688,11 @@ int h5OhdrLoadIn(H5File *f, uint64_t addr, H5Ohdr *o, uint8_t *pLent, size_t nLe
   return CAIRN_OK;
 fail:
   cairnFree(aCont);
-  h5OhdrFree(o);
+  cairnH5OhdrFree(o);
   return rc;
 }
 
-const H5Msg *h5OhdrScan(const H5Ohdr *o, uint16_t type, uint32_t i) {
+const H5Msg *cairnH5OhdrScan(const H5Ohdr *o, uint16_t type, uint32_t i) {
   for (uint32_t k = 0; k < o->nMsg; k++)
     if (o->aMsg[k].type == type && i-- == 0) return &o->aMsg[k];
   return NULL;
@@ -726,23 +703,23 @@ static int readSohmTable(H5File *f, uint64_t addr, uint32_t nIdx) {
   if (nIdx > CAIRN_ARRAY_SIZE(f->aSohm)) return cairnErr(CAIRN_LIMIT, "hdf5: %u shared-message indexes", nIdx);
   size_t n = 4 + nIdx * (size_t)(14 + 2 * f->so) + 4;
   uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, addr, n, &p));
+  CAIRN_TRY(cairnH5LoadMeta(f, addr, n, &p));
   int rc = CAIRN_OK;
-  if (memcmp(p, "SMTB", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing SMTB signature at offset %llu", (unsigned long long)addr);
-  else rc = h5Checksum(p, n - 4, addr, "shared message table");
+  if (memcmp(p, H5_SIG_SMTB, 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing SMTB signature at offset %llu", (unsigned long long)addr);
+  else rc = cairnH5Checksum(p, n - 4, addr, "shared message table");
   if (rc == CAIRN_OK) {
     H5Cur c;
-    h5Cur(&c, p + 4, n - 8, addr + 4);
+    cairnH5Cur(&c, p + 4, n - 8, addr + 4);
     for (uint32_t i = 0; i < nIdx; i++) {
-      h5U8(&c); /* version */
-      f->aSohm[i].indexType = h5U8(&c);
-      f->aSohm[i].typeFlags = (uint16_t)h5U(&c, 2);
-      h5U(&c, 4); /* min size */
-      h5U(&c, 2); /* list cutoff */
-      h5U(&c, 2); /* btree cutoff */
-      h5U(&c, 2); /* nmsgs */
-      f->aSohm[i].indexAddr = h5Addr(f, &c);
-      f->aSohm[i].heapAddr = h5Addr(f, &c);
+      cairnH5U8(&c); /* version */
+      f->aSohm[i].indexType = cairnH5U8(&c);
+      f->aSohm[i].typeFlags = (uint16_t)cairnH5U(&c, 2);
+      cairnH5U(&c, 4); /* min size */
+      cairnH5U(&c, 2); /* list cutoff */
+      cairnH5U(&c, 2); /* btree cutoff */
+      cairnH5U(&c, 2); /* nmsgs */
+      f->aSohm[i].indexAddr = cairnH5Addr(f, &c);
+      f->aSohm[i].heapAddr = cairnH5Addr(f, &c);
     }
     f->nSohm = nIdx;
   }
@@ -752,37 +729,37 @@ static int readSohmTable(H5File *f, uint64_t addr, uint32_t nIdx) {
 
 static int readExtension(H5File *f) {
   H5Ohdr o;
-  CAIRN_TRY(h5OhdrLoad(f, f->extAddr, &o));
-  const H5Msg *m = h5OhdrFind(&o, 0x0F, 0);
+  CAIRN_TRY(cairnH5OhdrLoad(f, f->extAddr, &o));
+  const H5Msg *m = cairnH5OhdrFind(&o, H5_MSG_SHMESG, 0);
   int rc = CAIRN_OK;
   if (m) {
     H5Cur c;
-    h5Cur(&c, m->p, m->size, m->addr);
-    h5U8(&c);
-    uint64_t tab = h5Addr(f, &c);
-    uint32_t nIdx = h5U8(&c);
+    cairnH5Cur(&c, m->p, m->size, m->addr);
+    cairnH5U8(&c);
+    uint64_t tab = cairnH5Addr(f, &c);
+    uint32_t nIdx = cairnH5U8(&c);
     if (c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: short shared message table message at %llu", (unsigned long long)m->addr);
     else if (tab != H5_UNDEF && nIdx) rc = readSohmTable(f, tab, nIdx);
   }
-  h5OhdrFree(&o);
+  cairnH5OhdrFree(&o);
   return rc;
 }
 
-int h5OpenSuperblock(H5File *f) {
+int cairnH5OpenSuperblock(H5File *f) {
   uint8_t aSb[128];
   const uint8_t *sb = aSb;
   uint64_t at = 0;
   for (;;) {
-    CAIRN_TRY(h5Reach(f, at, 8));
+    CAIRN_TRY(cairnH5Reach(f, at, 8));
     if (at + 8 > f->fileSize) return cairnErr(CAIRN_CORRUPT, "hdf5: no HDF5 signature found (file of %llu bytes)", (unsigned long long)f->fileSize);
     size_t n = (size_t)CAIRN_MIN((uint64_t)sizeof(aSb), f->fileSize - at);
     /* in place in the first read when all 128 bytes are there, else copied and zero-padded */
-    if (n < sizeof(aSb) || (sb = h5MetaStable(f, at, n)) == NULL) {
+    if (n < sizeof(aSb) || (sb = cairnH5MetaStable(f, at, n)) == NULL) {
       memset(aSb, 0, sizeof(aSb));
-      CAIRN_TRY(h5ReadMeta(f, at, aSb, n));
+      CAIRN_TRY(cairnH5ReadMeta(f, at, aSb, n));
       sb = aSb;
     }
-    if (memcmp(sb, "\211HDF\r\n\032\n", 8) == 0) break;
+    if (memcmp(sb, H5_SIGNATURE, H5_SIGNATURE_LEN) == 0) break;
     at = at ? at * 2 : 512;
   }
   f->sbVersion = sb[8];
@@ -814,19 +791,19 @@ int h5OpenSuperblock(H5File *f) {
         f->rootHeap = cairnGetLE64(q + 64);
       }
     } else {
-      h5Cur(&c, sb + i, sizeof(aSb) - i, at + i);
-      f->base = h5Addr(f, &c);
-      h5Addr(f, &c); /* free space */
-      f->eofAddr = h5Addr(f, &c);
-      h5Addr(f, &c); /* driver info */
+      cairnH5Cur(&c, sb + i, sizeof(aSb) - i, at + i);
+      f->base = cairnH5Addr(f, &c);
+      cairnH5Addr(f, &c); /* free space */
+      f->eofAddr = cairnH5Addr(f, &c);
+      cairnH5Addr(f, &c); /* driver info */
       /* root symbol table entry */
-      h5Addr(f, &c); /* link name offset */
-      f->rootAddr = h5Addr(f, &c);
-      uint32_t cacheType = (uint32_t)h5U(&c, 4);
-      h5U(&c, 4);
+      cairnH5Addr(f, &c); /* link name offset */
+      f->rootAddr = cairnH5Addr(f, &c);
+      uint32_t cacheType = (uint32_t)cairnH5U(&c, 4);
+      cairnH5U(&c, 4);
       if (cacheType == 1) {
-        f->rootBtree = h5Addr(f, &c);
-        f->rootHeap = h5Addr(f, &c);
+        f->rootBtree = cairnH5Addr(f, &c);
+        f->rootHeap = cairnH5Addr(f, &c);
       }
       if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated superblock at %llu", (unsigned long long)at);
     }
@@ -836,12 +813,12 @@ int h5OpenSuperblock(H5File *f) {
     if ((f->so != 2 && f->so != 4 && f->so != 8) || (f->sl != 2 && f->sl != 4 && f->sl != 8))
       return cairnErr(CAIRN_CORRUPT, "hdf5: superblock at %llu has offset size %u, length size %u", (unsigned long long)at, f->so, f->sl);
     size_t n = 12 + 4 * (size_t)f->so;
-    CAIRN_TRY(h5Checksum(sb, n, at, "superblock"));
-    h5Cur(&c, sb + 12, n - 12, at + 12);
-    f->base = h5Addr(f, &c);
-    f->extAddr = h5Addr(f, &c);
-    f->eofAddr = h5Addr(f, &c);
-    f->rootAddr = h5Addr(f, &c);
+    CAIRN_TRY(cairnH5Checksum(sb, n, at, "superblock"));
+    cairnH5Cur(&c, sb + 12, n - 12, at + 12);
+    f->base = cairnH5Addr(f, &c);
+    f->extAddr = cairnH5Addr(f, &c);
+    f->eofAddr = cairnH5Addr(f, &c);
+    f->rootAddr = cairnH5Addr(f, &c);
     f->rootBtree = f->rootHeap = H5_UNDEF;
     f->groupLeafK = 4;
     f->groupInternalK = 16;
@@ -851,7 +828,7 @@ int h5OpenSuperblock(H5File *f) {
   }
   if (f->base == H5_UNDEF) f->base = at;
   /* The base address is where the superblock is unless the file says otherwise. */
-  CAIRN_TRY(h5Reach(f, f->base, 0));
+  CAIRN_TRY(cairnH5Reach(f, f->base, 0));
   if (f->base > f->fileSize) return cairnErr(CAIRN_CORRUPT, "hdf5: base address %llu past end of file", (unsigned long long)f->base);
   if (f->rootAddr == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: superblock has no root group");
   if (f->extAddr != H5_UNDEF) CAIRN_TRY(readExtension(f));

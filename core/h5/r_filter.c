@@ -31,33 +31,6 @@ static void unshuffle(const uint8_t *in, uint8_t *out, size_t n, size_t es) {
   memcpy(out + ne * es, in + ne * es, n - ne * es);
 }
 
-/* Fletcher-32 as HDF5 computes it: 16-bit big-endian words, an odd last byte as the high
-** half of a word, sums reduced mod 65535 (the sums start at 0). */
-static uint32_t fletcher32(const uint8_t *p, size_t n) {
-  uint32_t s1 = 0, s2 = 0;
-  size_t words = n / 2;
-  while (words) {
-    size_t t = words > 360 ? 360 : words;
-    words -= t;
-    do {
-      s1 += ((uint32_t)p[0] << 8) | p[1];
-      s2 += s1;
-      p += 2;
-    } while (--t);
-    s1 = (s1 & 0xffff) + (s1 >> 16);
-    s2 = (s2 & 0xffff) + (s2 >> 16);
-  }
-  if (n & 1) {
-    s1 += (uint32_t)p[0] << 8;
-    s2 += s1;
-    s1 = (s1 & 0xffff) + (s1 >> 16);
-    s2 = (s2 & 0xffff) + (s2 >> 16);
-  }
-  s1 = (s1 & 0xffff) + (s1 >> 16);
-  s2 = (s2 & 0xffff) + (s2 >> 16);
-  return (s2 << 16) | s1;
-}
-
 /* Inverse bitshuffle of one block of n elements (n a multiple of 8) of es bytes. */
 static void bitunshuffleBlock(const uint8_t *in, uint8_t *out, size_t n, size_t es) {
   size_t rowBytes = n / 8;
@@ -237,7 +210,7 @@ static int filterName(const H5Filter *fl, const char **pz) {
   return CAIRN_OK;
 }
 
-int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, size_t nOut, uint8_t **ppOut, size_t *pnOut,
+int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, size_t nOut, uint8_t **ppOut, size_t *pnOut,
                const char *zPath, uint64_t addr) {
   uint8_t *cur = pIn; /* owned */
   size_t n = nIn;
@@ -277,7 +250,7 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
           rc = cairnErr(CAIRN_CORRUPT, "hdf5: fletcher32 chunk of %zu bytes at offset %llu in %s", n, (unsigned long long)addr, zPath);
           break;
         }
-        uint32_t want = cairnGetLE32(cur + n - 4), got = fletcher32(cur, n - 4);
+        uint32_t want = cairnGetLE32(cur + n - 4), got = cairnH5Fletcher32(cur, n - 4);
         if (want != got) {
           /* Files written on big-endian machines by old libraries stored it byte-swapped. */
           uint32_t sw = (want >> 24) | ((want >> 8) & 0xff00) | ((want << 8) & 0xff0000) | (want << 24);
@@ -432,7 +405,7 @@ int h5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, si
 }
 
 /* Used by r_api.c for the info structure. */
-const char *h5FilterName(const H5Filter *fl) {
+const char *cairnH5FilterName(const H5Filter *fl) {
   const char *z;
   filterName(fl, &z);
   return z;

@@ -9,9 +9,8 @@
 #include <stdlib.h> /* qsort */
 
 #include "h5int.h"
-#include "hash/lookup3.h"
 
-void h5LinksFree(H5Link *a, size_t n) {
+void cairnH5LinksFree(H5Link *a, size_t n) {
   if (!a) return; /* an object whose links were never listed: every dataset's close */
   for (size_t i = 0; i < n; i++) {
     cairnFree(a[i].zName);
@@ -37,13 +36,7 @@ typedef struct LinkList {
 } LinkList;
 static int listAdd(LinkList *l, H5Link *k) {
   if (l->n >= 10000000) return cairnErr(CAIRN_LIMIT, "hdf5: group with more than 10 million links");
-  if (l->n == l->cap) {
-    size_t nc = l->cap ? l->cap * 2 : 16;
-    H5Link *a = cairnRealloc(l->a, nc * sizeof(H5Link));
-    if (!a) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    l->a = a;
-    l->cap = nc;
-  }
+  CAIRN_TRY(CAIRN_GROW(l->a, l->cap, l->n + 1, "hdf5: links"));
   l->a[l->n++] = *k;
   memset(k, 0, sizeof(*k));
   return CAIRN_OK;
@@ -71,27 +64,27 @@ typedef struct LinkView {
 ** every link before the one it wants). */
 static int linkParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, LinkView *v) {
   H5Cur c;
-  h5Cur(&c, p, n, addr);
-  uint8_t ver = h5U8(&c), flags = h5U8(&c);
+  cairnH5Cur(&c, p, n, addr);
+  uint8_t ver = cairnH5U8(&c), flags = cairnH5U8(&c);
   if (ver != 1) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: link message version %u at offset %llu", ver, (unsigned long long)addr);
   v->type = CAIRN_H5_LINK_HARD;
   v->corder = -1;
   v->addr = 0;
   v->pVal = NULL;
   v->nVal = 0;
-  if (flags & 0x08) v->type = h5U8(&c);
-  if (flags & 0x04) v->corder = (int64_t)h5U(&c, 8);
-  if (flags & 0x10) h5U8(&c);
-  uint64_t nName = h5U(&c, 1u << (flags & 3));
-  if (c.bad || nName == 0 || !h5Has(&c, (size_t)nName)) return cairnErr(CAIRN_CORRUPT, "hdf5: bad link name at offset %llu", (unsigned long long)addr);
+  if (flags & 0x08) v->type = cairnH5U8(&c);
+  if (flags & 0x04) v->corder = (int64_t)cairnH5U(&c, 8);
+  if (flags & 0x10) cairnH5U8(&c);
+  uint64_t nName = cairnH5U(&c, 1u << (flags & 3));
+  if (c.bad || nName == 0 || !cairnH5Has(&c, (size_t)nName)) return cairnErr(CAIRN_CORRUPT, "hdf5: bad link name at offset %llu", (unsigned long long)addr);
   v->zName = (const char *)c.p;
   v->nName = (size_t)nName;
   c.p += nName;
   if (v->type == CAIRN_H5_LINK_HARD) {
-    v->addr = h5Addr(f, &c);
+    v->addr = cairnH5Addr(f, &c);
   } else {
-    size_t m = (size_t)h5U(&c, 2);
-    if (c.bad || !h5Has(&c, m))
+    size_t m = (size_t)cairnH5U(&c, 2);
+    if (c.bad || !cairnH5Has(&c, m))
       return cairnErr(CAIRN_CORRUPT, "hdf5: truncated link '%.*s' at offset %llu", (int)v->nName, v->zName, (unsigned long long)addr);
     if (v->type == CAIRN_H5_LINK_EXTERNAL && m < 1)
       return cairnErr(CAIRN_CORRUPT, "hdf5: empty external link '%.*s' at offset %llu", (int)v->nName, v->zName, (unsigned long long)addr);
@@ -156,7 +149,7 @@ typedef struct LHeap {
 ** back to a node), unless they lie in the open's first read: used in place there (the readers
 ** stay inside [addr, addr+n)). */
 static int nodeLoad(H5File *f, LHeap *h, uint64_t addr, size_t n, const uint8_t **pp) {
-  if ((*pp = h5MetaStable(f, addr, n)) != NULL) return CAIRN_OK;
+  if ((*pp = cairnH5MetaStable(f, addr, n)) != NULL) return CAIRN_OK;
   if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: metadata block of %zu bytes at address %llu is too large", n, (unsigned long long)addr);
   if (!h->node) {
     h->node = h->aNode;
@@ -168,13 +161,13 @@ static int nodeLoad(H5File *f, LHeap *h, uint64_t addr, size_t n, const uint8_t 
     h->node = b;
     h->capNode = n + 8;
   }
-  CAIRN_TRY(h5ReadMeta(f, addr, h->node, n));
+  CAIRN_TRY(cairnH5ReadMeta(f, addr, h->node, n));
   memset(h->node + n, 0, 8);
   *pp = h->node;
   return CAIRN_OK;
 }
 
-/* An address field of f->so bytes at p (all ones: H5_UNDEF), as h5Addr reads it. */
+/* An address field of f->so bytes at p (all ones: H5_UNDEF), as cairnH5Addr reads it. */
 static inline uint64_t addrAt(const H5File *f, const uint8_t *p) {
   uint64_t v = cairnGetLEn(p, f->so);
   return f->so < 8 && v == ((uint64_t)1 << (8 * f->so)) - 1 ? H5_UNDEF : v;
@@ -185,13 +178,13 @@ static inline __attribute__((always_inline)) int lheapLoad(H5File *f, uint64_t a
   uint8_t aHd[40];
   size_t n = 8 + 2 * (size_t)f->sl + f->so;
   int rc;
-  const uint8_t *hd = h5MetaStable(f, addr, n);
-  if (!hd && !(hd = h5MetaView(f, addr, n, aHd, &rc))) return rc; /* used before the next cache read */
-  if (memcmp(hd, "HEAP", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing HEAP signature at offset %llu", (unsigned long long)addr);
+  const uint8_t *hd = cairnH5MetaStable(f, addr, n);
+  if (!hd && !(hd = cairnH5MetaView(f, addr, n, aHd, &rc))) return rc; /* used before the next cache read */
+  if (memcmp(hd, H5_SIG_HEAP, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing HEAP signature at offset %llu", (unsigned long long)addr);
   uint64_t size = cairnGetLEn(hd + 8, f->sl), data = addrAt(f, hd + 8 + 2 * f->sl);
   /* all of it in the open's first read (a small file): names are compared in place, and it lies
   ** within the file (the checks below pass) */
-  if (size <= H5_MAX_META && (h->pData = h5MetaStable(f, data, (size_t)size)) != NULL) {
+  if (size <= H5_MAX_META && (h->pData = cairnH5MetaStable(f, data, (size_t)size)) != NULL) {
     h->f = f;
     h->addr = addr;
     h->data = data;
@@ -203,9 +196,9 @@ static inline __attribute__((always_inline)) int lheapLoad(H5File *f, uint64_t a
   ** and each read checks its own range, so asking the host (or reading its start) would be a
   ** wasted call. */
   int whole = f->sizeKnown || size <= ((uint64_t)4 << f->pageBits);
-  uint64_t abs; /* h5Reach and fileSize count from the file's start, data from the base address */
+  uint64_t abs; /* cairnH5Reach and fileSize count from the file's start, data from the base address */
   if (data == H5_UNDEF || cairnAddOverflow64(data, f->base, &abs)) abs = UINT64_MAX;
-  if (data != H5_UNDEF && whole) CAIRN_TRY(h5Reach(f, abs, size));
+  if (data != H5_UNDEF && whole) CAIRN_TRY(cairnH5Reach(f, abs, size));
   if (size > H5_MAX_META || data == H5_UNDEF || (whole && (abs > f->fileSize || size > f->fileSize - abs)))
     return cairnErr(CAIRN_CORRUPT, "hdf5: local heap at %llu claims %llu bytes at %llu", (unsigned long long)addr, (unsigned long long)size,
                     (unsigned long long)data);
@@ -233,7 +226,7 @@ static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   }
   size_t want = 64;
   /* the usual short name, in a cached page: compared or copied in place */
-  const uint8_t *q = h5MetaPtr(h->f, h->data + off, CAIRN_MIN(want, h->n - (size_t)off));
+  const uint8_t *q = cairnH5MetaPtr(h->f, h->data + off, CAIRN_MIN(want, h->n - (size_t)off));
   if (q) {
     const uint8_t *z = memchr(q, 0, CAIRN_MIN(want, h->n - (size_t)off));
     if (z) {
@@ -244,14 +237,8 @@ static int lheapStr(LHeap *h, uint64_t off, const char **pz, size_t *pn) {
   }
   for (;;) {
     size_t k = CAIRN_MIN(want, h->n - (size_t)off);
-    if (k + 1 > h->cap) {
-      size_t nc = CAIRN_MAX(k + 1, 2 * h->cap);
-      char *b = cairnRealloc(h->buf, nc);
-      if (!b) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-      h->buf = b;
-      h->cap = nc;
-    }
-    CAIRN_TRY(h5ReadMeta(h->f, h->data + off, h->buf, k));
+    CAIRN_TRY(CAIRN_GROW(h->buf, h->cap, k + 1, "hdf5: local heap string"));
+    CAIRN_TRY(cairnH5ReadMeta(h->f, h->data + off, h->buf, k));
     const char *z = memchr(h->buf, 0, k);
     if (z) {
       *pz = h->buf;
@@ -295,9 +282,9 @@ static inline int lheapCmp(LHeap *h, uint64_t off, const char *zWant, size_t nWa
 static inline __attribute__((always_inline)) int snodHeader(H5File *f, uint64_t addr, size_t entSize, uint32_t *pn) {
   uint8_t aHd[8];
   int rc;
-  const uint8_t *hd = h5MetaStable(f, addr, 8);
-  if (!hd && !(hd = h5MetaView(f, addr, 8, aHd, &rc))) return rc; /* used before the next cache read */
-  if (memcmp(hd, "SNOD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
+  const uint8_t *hd = cairnH5MetaStable(f, addr, 8);
+  if (!hd && !(hd = cairnH5MetaView(f, addr, 8, aHd, &rc))) return rc; /* used before the next cache read */
+  if (memcmp(hd, H5_SIG_SNOD, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing SNOD signature at offset %llu", (unsigned long long)addr);
   uint32_t n = cairnGetLE16(hd + 6);
   if (8 + (size_t)n * entSize > 8 + 2 * (size_t)f->groupLeafK * entSize && n > 2 * (uint32_t)f->groupLeafK)
     return cairnErr(CAIRN_CORRUPT, "hdf5: symbol node at %llu has %u entries", (unsigned long long)addr, n);
@@ -329,7 +316,7 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l) {
   CAIRN_TRY(snodHeader(f, addr, entSize, &n));
   int rc = CAIRN_OK;
   uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, addr + 8, (size_t)n * entSize, &p));
+  CAIRN_TRY(cairnH5LoadMeta(f, addr + 8, (size_t)n * entSize, &p));
   for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
     const uint8_t *e = p + (size_t)i * entSize;
     const char *z;
@@ -351,7 +338,7 @@ static int snodRead(H5File *f, uint64_t addr, LHeap *h, LinkList *l) {
 
 /* A group B-tree node's header hd (at addr): its level and entry count, checked. */
 static inline __attribute__((always_inline)) int treeNodeHeader(H5File *f, uint64_t addr, const uint8_t *hd, uint32_t *pLevel, uint32_t *pn) {
-  if (memcmp(hd, "TREE", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
+  if (memcmp(hd, H5_SIG_TREE, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing TREE signature at offset %llu", (unsigned long long)addr);
   if (hd[4] != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: B-tree at %llu has type %u, not a group node", (unsigned long long)addr, hd[4]);
   uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
   if (n > 2 * (uint32_t)CAIRN_MAX(f->groupInternalK, f->groupLeafK) + 2 && n > 1024)
@@ -367,12 +354,12 @@ static int btree1Group(H5File *f, uint64_t addr, LHeap *h, LinkList *l, int dept
   size_t hdr = 8 + 2 * (size_t)f->so;
   uint8_t aHd[32];
   int rc;
-  const uint8_t *hd = h5MetaView(f, addr, hdr, aHd, &rc); /* used before the next cache read */
+  const uint8_t *hd = cairnH5MetaView(f, addr, hdr, aHd, &rc); /* used before the next cache read */
   if (!hd) return rc;
   uint32_t level = 0, n = 0;
   CAIRN_TRY(treeNodeHeader(f, addr, hd, &level, &n));
   uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, addr + hdr, (size_t)n * (f->sl + f->so) + f->sl, &p));
+  CAIRN_TRY(cairnH5LoadMeta(f, addr + hdr, (size_t)n * (f->sl + f->so) + f->sl, &p));
   for (uint32_t i = 0; i < n && rc == CAIRN_OK; i++) {
     uint64_t child = cairnGetLEn(p + (size_t)i * (f->sl + f->so) + f->sl, f->so);
     rc = level ? btree1Group(f, child, h, l, depth + 1) : snodRead(f, child, h, l);
@@ -386,7 +373,7 @@ static int snodFind(H5File *f, uint64_t addr, LHeap *h, const char *zWant, size_
   size_t entSize = 2 * (size_t)f->so + 24;
   uint32_t n = 0;
   CAIRN_TRY(snodHeader(f, addr, entSize, &n));
-  const uint8_t *p = h5MetaStable(f, addr + 8, (size_t)n * entSize);
+  const uint8_t *p = cairnH5MetaStable(f, addr + 8, (size_t)n * entSize);
   if (!p) CAIRN_TRY(nodeLoad(f, h, addr + 8, (size_t)n * entSize, &p));
   uint32_t lo = 0, hi = n;
   int cmp = 1;
@@ -422,15 +409,15 @@ static int btree1Find(H5File *f, uint64_t addr, LHeap *h, const char *zWant, siz
     uint64_t nNode = hdr + 2 * (uint64_t)f->groupInternalK * kw + f->sl;
     uint8_t aHd[32];
     int rc;
-    const uint8_t *hd = h5MetaStable(f, addr, (size_t)nNode);
+    const uint8_t *hd = cairnH5MetaStable(f, addr, (size_t)nNode);
     if (!hd) {
-      h5Prefetch(f, addr, nNode);
-      if (!(hd = h5MetaView(f, addr, hdr, aHd, &rc))) return rc; /* used before the next cache read */
+      cairnH5Prefetch(f, addr, nNode);
+      if (!(hd = cairnH5MetaView(f, addr, hdr, aHd, &rc))) return rc; /* used before the next cache read */
     }
     uint32_t level = 0, n = 0;
     CAIRN_TRY(treeNodeHeader(f, addr, hd, &level, &n));
     if (n == 0) return CAIRN_NOTFOUND;
-    const uint8_t *p = h5MetaStable(f, addr + hdr, (size_t)n * kw + f->sl);
+    const uint8_t *p = cairnH5MetaStable(f, addr + hdr, (size_t)n * kw + f->sl);
     if (!p) CAIRN_TRY(nodeLoad(f, h, addr + hdr, (size_t)n * kw + f->sl, &p));
     /* Child i holds names in (key i, key i+1]: binary search for the first child whose right
     ** key is >= the wanted name, reading log2(n) names instead of all of them. */
@@ -467,7 +454,7 @@ typedef struct DenseArg {
   H5Attr *pFoundAttr;
   int err;
   int found; /* the search found the name (in *pFound) */
-  /* last: h5FHeapOpen fills it (it is large: its filter pipeline), so denseInit leaves it */
+  /* last: cairnH5FHeapOpen fills it (it is large: its filter pipeline), so denseInit leaves it */
   H5FHeap heap;
 } DenseArg;
 static void denseInit(DenseArg *d, H5File *f) {
@@ -480,7 +467,7 @@ static int denseLinkVisit(void *pArg, const uint8_t *rec, uint32_t n) {
   if (n < 4u + d->heap.idLen) return cairnErr(CAIRN_CORRUPT, "hdf5: link name record too short in heap %llu", (unsigned long long)d->heap.addr);
   uint8_t *p;
   size_t np;
-  CAIRN_TRY(h5FHeapGet(d->f, &d->heap, rec + 4, &p, &np));
+  CAIRN_TRY(cairnH5FHeapGet(d->f, &d->heap, rec + 4, &p, &np));
   H5Link k;
   int rc = linkDecode(d->f, p, np, d->heap.addr, &k);
   cairnFree(p);
@@ -497,7 +484,7 @@ static int denseLinkCmp(void *pArg, const uint8_t *rec) {
   /* Same hash: compare names. */
   uint8_t *p;
   size_t np;
-  int rc = h5FHeapGet(d->f, &d->heap, rec + 4, &p, &np);
+  int rc = cairnH5FHeapGet(d->f, &d->heap, rec + 4, &p, &np);
   if (rc) {
     d->err = rc; /* out of memory stays out of memory */
     return 0;
@@ -528,9 +515,9 @@ static int linkCmp(const void *a, const void *b) { return strcmp(((const H5Link 
 /* A symbol table message's v1 B-tree and local heap addresses. */
 static inline __attribute__((always_inline)) int symtabAddrs(H5File *f, const H5Msg *st, uint64_t *pBt, uint64_t *pHp) {
   H5Cur c;
-  h5Cur(&c, st->p, st->size, st->addr);
-  *pBt = h5Addr(f, &c);
-  *pHp = h5Addr(f, &c);
+  cairnH5Cur(&c, st->p, st->size, st->addr);
+  *pBt = cairnH5Addr(f, &c);
+  *pHp = cairnH5Addr(f, &c);
   if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short symbol table message at offset %llu", (unsigned long long)st->addr);
   return CAIRN_OK;
 }
@@ -538,20 +525,20 @@ static inline __attribute__((always_inline)) int symtabAddrs(H5File *f, const H5
 /* A link info message's fractal heap and name-index v2 B-tree addresses (H5_UNDEF: none). */
 static int linkInfoAddrs(H5File *f, const H5Msg *li, uint64_t *pHeap, uint64_t *pName) {
   H5Cur c;
-  h5Cur(&c, li->p, li->size, li->addr);
-  h5U8(&c); /* version */
-  uint8_t fl = h5U8(&c);
-  if (fl & 1) h5U(&c, 8); /* maximum creation index */
-  *pHeap = h5Addr(f, &c);
-  *pName = h5Addr(f, &c);
+  cairnH5Cur(&c, li->p, li->size, li->addr);
+  cairnH5U8(&c); /* version */
+  uint8_t fl = cairnH5U8(&c);
+  if (fl & 1) cairnH5U(&c, 8); /* maximum creation index */
+  *pHeap = cairnH5Addr(f, &c);
+  *pName = cairnH5Addr(f, &c);
   if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: short link info message at offset %llu", (unsigned long long)li->addr);
   return CAIRN_OK;
 }
 
-int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
+int cairnH5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
   LinkList l = {NULL, 0, 0};
   int rc = CAIRN_OK;
-  const H5Msg *st = h5OhdrFind(o, 0x11, 0), *li = h5OhdrFind(o, 0x02, 0);
+  const H5Msg *st = cairnH5OhdrFind(o, H5_MSG_SYMTAB, 0), *li = cairnH5OhdrFind(o, H5_MSG_LINKINFO, 0);
   if (st) {
     uint64_t bt, hp;
     CAIRN_TRY(symtabAddrs(f, st, &bt, &hp));
@@ -563,7 +550,7 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
     /* Compact links in the header. */
     const H5Msg *m;
     for (uint32_t i = 0; rc == CAIRN_OK && i < o->nMsg; i++) {
-      if ((m = &o->aMsg[i])->type != 0x06) continue;
+      if ((m = &o->aMsg[i])->type != H5_MSG_LINK) continue;
       H5Link k;
       rc = linkDecode(f, m->p, m->size, m->addr, &k);
       if (rc == CAIRN_OK && (rc = listAdd(&l, &k))) linkClear(&k);
@@ -573,11 +560,11 @@ int h5GroupLinks(H5File *f, const H5Ohdr *o, H5Link **pa, size_t *pn) {
       DenseArg d;
       denseInit(&d, f);
       d.pList = &l;
-      if ((rc = h5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = h5Bt2Iterate(f, name, denseLinkVisit, &d);
+      if ((rc = cairnH5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = cairnH5Bt2Iterate(f, name, denseLinkVisit, &d);
     }
   }
   if (rc) {
-    h5LinksFree(l.a, l.n);
+    cairnH5LinksFree(l.a, l.n);
     return rc;
   }
   size_t k = 1;
@@ -621,20 +608,20 @@ static int lookupDense(H5File *f, const H5Msg *li, const char *zName, size_t nNa
   d.nWant = nName;
   d.hash = cairnLookup3(zName, nName, 0);
   d.pFound = pOut;
-  CAIRN_TRY(h5FHeapOpen(f, heap, &d.heap));
-  int rc = h5Bt2Find(f, name, denseLinkCmp, denseFound, &d);
+  CAIRN_TRY(cairnH5FHeapOpen(f, heap, &d.heap));
+  int rc = cairnH5Bt2Find(f, name, denseLinkCmp, denseFound, &d);
   if (rc == CAIRN_OK && !d.found) rc = CAIRN_NOTFOUND;
   if (rc && rc != CAIRN_NOTFOUND) linkClear(pOut);
   return rc;
 }
 
-int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut) {
+int cairnH5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H5Link *pOut) {
   memset(pOut, 0, sizeof(*pOut));
-  const H5Msg *st = h5OhdrFind(o, 0x11, 0), *li = h5OhdrFind(o, 0x02, 0);
+  const H5Msg *st = cairnH5OhdrFind(o, H5_MSG_SYMTAB, 0), *li = cairnH5OhdrFind(o, H5_MSG_LINKINFO, 0);
   if (st) return lookupSymtab(f, st, zName, nName, pOut);
   const H5Msg *m;
   for (uint32_t i = 0; i < o->nMsg; i++) {
-    if ((m = &o->aMsg[i])->type != 0x06) continue;
+    if ((m = &o->aMsg[i])->type != H5_MSG_LINK) continue;
     int rc = lookupLinkMsg(f, m->p, m->size, m->addr, zName, nName, pOut);
     if (rc != CAIRN_NOTFOUND) return rc;
   }
@@ -645,7 +632,7 @@ int h5GroupLookup(H5File *f, const H5Ohdr *o, const char *zName, size_t nName, H
 /* A group header read in place: all its chunks lie in the open's first read (f->pFirstData,
 ** stable until close), at most H5_GROUP_CHUNKS of them. Chunk k's messages are [p, p+n) of
 ** aChunk[k], each with a header of hdr bytes (v1: 8; v2: 4, or 6 with creation orders), read in
-** the order h5OhdrLoadIn reads them: the first chunk, then continuations as they are found. */
+** the order cairnH5OhdrLoadIn reads them: the first chunk, then continuations as they are found. */
 #define H5_GROUP_CHUNKS 4
 typedef struct GroupHdr {
   struct {
@@ -665,15 +652,11 @@ static inline __attribute__((always_inline)) int groupHdrNext(const GroupHdr *g,
   size_t i = *pi, n = g->aChunk[k].n;
   const uint8_t *p = g->aChunk[k].p;
   if (n - i < g->hdr) return 0; /* v1: 8 bytes; v2: 4 (a gap), 6 with creation orders */
-  if (g->v1) {
-    m->type = cairnGetLE16(p + i);
-    m->size = cairnGetLE16(p + i + 2);
-    m->flags = p[i + 4];
-  } else {
-    m->type = p[i];
-    m->size = cairnGetLE16(p + i + 1);
-    m->flags = p[i + 3];
-  }
+  H5Frame fr;
+  cairnH5FrameGet(p + i, g->v1, g->hdr, &fr);
+  m->type = (uint16_t)fr.type;
+  m->size = fr.size;
+  m->flags = fr.flags;
   if (m->size > n - i - g->hdr) return -1;
   m->p = p + i + g->hdr;
   m->addr = g->aChunk[k].addr + i + g->hdr;
@@ -689,7 +672,7 @@ static int groupHdrCont(H5File *f, GroupHdr *g, const H5Msg *m) {
   if (addr == H5_UNDEF || len == 0 || len > H5_MAX_META) return 0;
   for (unsigned k = 1; k < g->nChunk; k++)
     if (g->aChunk[k].cont == addr) return 0; /* referenced twice */
-  const uint8_t *q = h5MetaStable(f, addr, (size_t)len);
+  const uint8_t *q = cairnH5MetaStable(f, addr, (size_t)len);
   if (!q) return 0;
   unsigned k = g->nChunk;
   g->aChunk[k].cont = addr;
@@ -698,7 +681,7 @@ static int groupHdrCont(H5File *f, GroupHdr *g, const H5Msg *m) {
     g->aChunk[k].n = (size_t)len;
     g->aChunk[k].addr = addr;
   } else {
-    if (len < 8 || memcmp(q, "OCHK", 4) || cairnGetLE32(q + len - 4) != cairnLookup3(q, (size_t)len - 4, 0)) return 0;
+    if (len < 8 || memcmp(q, H5_SIG_OCHK, 4) || !cairnH5ChecksumOk(q, (size_t)len - 4)) return 0;
     g->aChunk[k].p = q + 4;
     g->aChunk[k].n = (size_t)len - 8;
     g->aChunk[k].addr = addr + 4;
@@ -714,14 +697,16 @@ static inline __attribute__((always_inline)) int groupChunkScan(H5File *f, Group
   const uint8_t *p = g->aChunk[k].p;
   size_t n = g->aChunk[k].n;
   for (size_t i = 0; n - i >= hdr;) {
-    unsigned type = v1 ? cairnGetLE16(p + i) : p[i];
-    size_t size = v1 ? cairnGetLE16(p + i + 2) : cairnGetLE16(p + i + 1);
+    H5Frame fr;
+    cairnH5FrameGet(p + i, v1, hdr, &fr);
+    unsigned type = fr.type;
+    size_t size = fr.size;
     if (size > n - i - hdr) return 0; /* overruns its chunk */
-    if (type == 0x06) g->nLink++;
-    else if (type == 0x10 || (type == 0x11 && !g->st.p) || (type == 0x02 && !g->li.p)) {
-      H5Msg m = {(uint16_t)type, p[i + (v1 ? 4 : 3)], (uint32_t)size, p + i + hdr, g->aChunk[k].addr + i + hdr};
-      if (type == 0x11) g->st = m;
-      else if (type == 0x02) g->li = m;
+    if (type == H5_MSG_LINK) g->nLink++;
+    else if (type == H5_MSG_CONT || (type == H5_MSG_SYMTAB && !g->st.p) || (type == H5_MSG_LINKINFO && !g->li.p)) {
+      H5Msg m = {(uint16_t)type, fr.flags, (uint32_t)size, p + i + hdr, g->aChunk[k].addr + i + hdr};
+      if (type == H5_MSG_SYMTAB) g->st = m;
+      else if (type == H5_MSG_LINKINFO) g->li = m;
       else if (!groupHdrCont(f, g, &m)) return 0;
     }
     i += hdr + size;
@@ -733,30 +718,20 @@ static inline __attribute__((always_inline)) int groupChunkScan(H5File *f, Group
 ** (not in the first read, too many chunks, or anything wrong with it): then the general path
 ** reads it and reports what is wrong, as it always has. */
 static int groupHdrScan(H5File *f, uint64_t addr, GroupHdr *g) {
-  const uint8_t *pre = h5MetaStable(f, addr, 16);
+  const uint8_t *pre = cairnH5MetaStable(f, addr, 16);
   if (!pre) return 0;
-  if (memcmp(pre, "OHDR", 4) == 0) {
-    uint8_t flags = pre[5];
-    size_t i = 6 + (flags & 0x20 ? 16 : 0) + (flags & 0x10 ? 4 : 0);
-    unsigned nb = 1u << (flags & 3);
-    if (pre[4] != 2 || !h5MetaStable(f, addr, i + nb)) return 0;
-    uint64_t size0 = cairnGetLEn(pre + i, nb);
-    i += nb;
-    if (size0 > H5_MAX_META || !h5MetaStable(f, addr, i + (size_t)size0 + 4)) return 0;
-    if (cairnGetLE32(pre + i + size0) != cairnLookup3(pre, i + (size_t)size0, 0)) return 0;
-    g->aChunk[0].p = pre + i;
-    g->aChunk[0].n = (size_t)size0;
-    g->aChunk[0].addr = addr + i;
-    g->v1 = 0;
-    g->hdr = (flags & 0x04) ? 6 : 4;
-  } else {
-    uint32_t size0 = cairnGetLE32(pre + 8);
-    if (pre[0] != 1 || size0 > H5_MAX_META || !(g->aChunk[0].p = h5MetaStable(f, addr + 16, size0))) return 0;
-    g->aChunk[0].n = size0;
-    g->aChunk[0].addr = addr + 16;
-    g->v1 = 1;
-    g->hdr = 8;
+  H5OhdrPrefix hp; /* the prefix lies in the first read: decode it within what that read holds */
+  if (cairnH5OhdrPrefix(pre, f->nFirstData - (size_t)(pre - f->pFirstData), &hp) != H5_PREFIX_OK || hp.nMsgs > H5_MAX_META) return 0;
+  if (hp.version == 2) {
+    if (!cairnH5MetaStable(f, addr, hp.iMsgs + (size_t)hp.nMsgs + 4) || !cairnH5ChecksumOk(pre, hp.iMsgs + (size_t)hp.nMsgs)) return 0;
+    g->aChunk[0].p = pre + hp.iMsgs;
+  } else if (!(g->aChunk[0].p = cairnH5MetaStable(f, addr + 16, (size_t)hp.nMsgs))) {
+    return 0;
   }
+  g->aChunk[0].n = (size_t)hp.nMsgs;
+  g->aChunk[0].addr = addr + hp.iMsgs;
+  g->v1 = hp.version == 1;
+  g->hdr = hp.nFrame;
   g->aChunk[0].cont = addr;
   g->nChunk = 1;
   g->st.p = g->li.p = NULL;
@@ -768,14 +743,14 @@ static int groupHdrScan(H5File *f, uint64_t addr, GroupHdr *g) {
   return 1;
 }
 
-int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H5Link *pOut) {
+int cairnH5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H5Link *pOut) {
   GroupHdr g;
   if (!groupHdrScan(f, addr, &g)) {
     H5Ohdr o;
     /* the header is dropped after the lookup, before any nested resolve */
-    CAIRN_TRY(h5OhdrLoadIn(f, addr, &o, (uint8_t *)f->aOhdrLent, sizeof(f->aOhdrLent)));
-    int rc = h5GroupLookup(f, &o, zName, nName, pOut);
-    h5OhdrFree(&o);
+    CAIRN_TRY(cairnH5OhdrLoadIn(f, addr, &o, (uint8_t *)f->aOhdrLent, sizeof(f->aOhdrLent)));
+    int rc = cairnH5GroupLookup(f, &o, zName, nName, pOut);
+    cairnH5OhdrFree(&o);
     return rc;
   }
   memset(pOut, 0, sizeof(*pOut));
@@ -785,7 +760,7 @@ int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H
   uint32_t nSeen = 0;
   for (unsigned k = 0; k < g.nChunk && nSeen < g.nLink; k++) {
     for (i = 0; nSeen < g.nLink && groupHdrNext(&g, k, &i, &m) > 0;) {
-      if (m.type != 0x06) continue;
+      if (m.type != H5_MSG_LINK) continue;
       nSeen++;
       int rc = lookupLinkMsg(f, m.p, m.size, m.addr, zName, nName, pOut);
       if (rc != CAIRN_NOTFOUND) return rc;
@@ -797,13 +772,7 @@ int h5GroupLookupAt(H5File *f, uint64_t addr, const char *zName, size_t nName, H
 /* ---------------------------------------------------------------- attributes */
 static int attrAdd(DenseArg *d, H5Attr *a) {
   if (d->nAttr >= 1000000) return cairnErr(CAIRN_LIMIT, "hdf5: more than a million attributes");
-  if (d->nAttr == d->capAttr) {
-    size_t nc = d->capAttr ? d->capAttr * 2 : 8;
-    H5Attr *b = cairnRealloc(d->aAttr, nc * sizeof(H5Attr));
-    if (!b) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-    d->aAttr = b;
-    d->capAttr = nc;
-  }
+  CAIRN_TRY(CAIRN_GROW(d->aAttr, d->capAttr, d->nAttr + 1, "hdf5: attributes"));
   d->aAttr[d->nAttr++] = *a;
   return CAIRN_OK;
 }
@@ -813,44 +782,44 @@ static int denseAttrVisit(void *pArg, const uint8_t *rec, uint32_t n) {
   if (n < 17) return cairnErr(CAIRN_CORRUPT, "hdf5: attribute record too short in heap %llu", (unsigned long long)d->heap.addr);
   uint8_t *p;
   size_t np;
-  CAIRN_TRY(h5FHeapGet(d->f, &d->heap, rec, &p, &np));
+  CAIRN_TRY(cairnH5FHeapGet(d->f, &d->heap, rec, &p, &np));
   H5Attr a;
   int rc;
   if (rec[8] & 0x02) { /* the heap holds a shared-message reference */
-    H5Msg m = {0x0C, 0x02, (uint32_t)np, p, d->heap.addr};
+    H5Msg m = {H5_MSG_ATTR, H5_MSGF_SHARED, (uint32_t)np, p, d->heap.addr};
     const uint8_t *q;
     size_t nq;
     uint64_t qa;
     uint8_t *own;
-    rc = h5MsgResolve(d->f, &m, &q, &nq, &qa, &own);
-    if (rc == CAIRN_OK) rc = h5AttrDecode(d->f, q, nq, qa, &a);
+    rc = cairnH5MsgResolve(d->f, &m, &q, &nq, &qa, &own);
+    if (rc == CAIRN_OK) rc = cairnH5AttrDecode(d->f, q, nq, qa, &a);
     cairnFree(own);
   } else {
-    rc = h5AttrDecode(d->f, p, np, d->heap.addr, &a);
+    rc = cairnH5AttrDecode(d->f, p, np, d->heap.addr, &a);
   }
   cairnFree(p);
   if (rc) return rc;
   rc = attrAdd(d, &a);
-  if (rc) h5AttrFree(&a);
+  if (rc) cairnH5AttrFree(&a);
   return rc;
 }
 
 static int attrCmp(const void *a, const void *b) { return strcmp(((const H5Attr *)a)->zName, ((const H5Attr *)b)->zName); }
 
-int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
+int cairnH5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
   DenseArg d;
   denseInit(&d, f);
   int rc = CAIRN_OK;
   const H5Msg *m;
   size_t nCompact = 0;
-  for (uint32_t i = 0; i < o->nMsg; i++) nCompact += o->aMsg[i].type == 0x0C;
+  for (uint32_t i = 0; i < o->nMsg; i++) nCompact += o->aMsg[i].type == H5_MSG_ATTR;
   if (nCompact) { /* one allocation for the usual case (H5Attr is large: no regrowth copies) */
     d.aAttr = cairnMallocArray(nCompact, sizeof(H5Attr));
     if (!d.aAttr) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
     d.capAttr = nCompact;
   }
   for (uint32_t i = 0; rc == CAIRN_OK && i < o->nMsg; i++) {
-    if ((m = &o->aMsg[i])->type != 0x0C) continue;
+    if ((m = &o->aMsg[i])->type != H5_MSG_ATTR) continue;
     const uint8_t *q;
     size_t nq;
     uint64_t qa;
@@ -887,28 +856,28 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
         continue;
       }
     }
-    rc = h5MsgResolve(f, m, &q, &nq, &qa, &own);
+    rc = cairnH5MsgResolve(f, m, &q, &nq, &qa, &own);
     if (rc == CAIRN_OK) {
-      rc = h5AttrDecode(f, q, nq, qa, &a);
+      rc = cairnH5AttrDecode(f, q, nq, qa, &a);
       cairnFree(own);
-      if (rc == CAIRN_OK && (rc = attrAdd(&d, &a))) h5AttrFree(&a);
+      if (rc == CAIRN_OK && (rc = attrAdd(&d, &a))) cairnH5AttrFree(&a);
     }
   }
-  const H5Msg *ai = h5OhdrFind(o, 0x15, 0);
+  const H5Msg *ai = cairnH5OhdrFind(o, H5_MSG_AINFO, 0);
   if (rc == CAIRN_OK && ai) {
     H5Cur c;
-    h5Cur(&c, ai->p, ai->size, ai->addr);
-    h5U8(&c);
-    uint8_t fl = h5U8(&c);
-    if (fl & 1) h5U(&c, 2);
-    uint64_t heap = h5Addr(f, &c), name = h5Addr(f, &c);
+    cairnH5Cur(&c, ai->p, ai->size, ai->addr);
+    cairnH5U8(&c);
+    uint8_t fl = cairnH5U8(&c);
+    if (fl & 1) cairnH5U(&c, 2);
+    uint64_t heap = cairnH5Addr(f, &c), name = cairnH5Addr(f, &c);
     if (c.bad) rc = cairnErr(CAIRN_CORRUPT, "hdf5: short attribute info message at offset %llu", (unsigned long long)ai->addr);
     else if (heap != H5_UNDEF && name != H5_UNDEF) {
-      if ((rc = h5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = h5Bt2Iterate(f, name, denseAttrVisit, &d);
+      if ((rc = cairnH5FHeapOpen(f, heap, &d.heap)) == CAIRN_OK) rc = cairnH5Bt2Iterate(f, name, denseAttrVisit, &d);
     }
   }
   if (rc) {
-    for (size_t i = 0; i < d.nAttr; i++) h5AttrFree(&d.aAttr[i]);
+    for (size_t i = 0; i < d.nAttr; i++) cairnH5AttrFree(&d.aAttr[i]);
     cairnFree(d.aAttr);
     return rc;
   }
@@ -920,7 +889,7 @@ int h5Attrs(H5File *f, const H5Ohdr *o, H5Attr **pa, size_t *pn) {
   return CAIRN_OK;
 }
 
-int h5LocalHeapStr(H5File *f, uint64_t addr, uint64_t off, char **pz) {
+int cairnH5LocalHeapStr(H5File *f, uint64_t addr, uint64_t off, char **pz) {
   LHeap h;
   const char *z;
   size_t n;

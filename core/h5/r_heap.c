@@ -6,7 +6,6 @@
 ** links and attributes, SOHM) and v2 B-trees (BTHD/BTIN/BTLF, iteration and keyed search).
 */
 #include "h5int.h"
-#include "hash/lookup3.h"
 
 /* ---------------------------------------------------------------- global heap */
 static void gcolDrop(H5File *f) {
@@ -23,12 +22,12 @@ static int gcolLoad(H5File *f, uint64_t addr) {
   gcolDrop(f);
   uint8_t hdr[16];
   size_t nh = 8 + f->sl;
-  CAIRN_TRY(h5ReadMeta(f, addr, hdr, nh));
-  if (memcmp(hdr, "GCOL", 4) != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: missing GCOL signature at offset %llu", (unsigned long long)addr);
+  CAIRN_TRY(cairnH5ReadMeta(f, addr, hdr, nh));
+  if (memcmp(hdr, H5_SIG_GCOL, 4) != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: missing GCOL signature at offset %llu", (unsigned long long)addr);
   uint64_t size = cairnGetLEn(hdr + 8, f->sl);
   if (size < nh || size > H5_MAX_META) return cairnErr(CAIRN_CORRUPT, "hdf5: global heap collection at %llu has size %llu", (unsigned long long)addr, (unsigned long long)size);
   uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(f, addr, (size_t)size, &p));
+  CAIRN_TRY(cairnH5LoadMeta(f, addr, (size_t)size, &p));
   /* Index the objects: [2*i] = data offset, [2*i+1] = size. */
   uint32_t cap = 64;
   uint64_t *a = cairnMallocZero(cap * 2 * sizeof(uint64_t));
@@ -48,18 +47,16 @@ static int gcolLoad(H5File *f, uint64_t addr) {
       cairnFree(a);
       return cairnErr(CAIRN_CORRUPT, "hdf5: global heap object %u at offset %llu overruns its collection", idx, (unsigned long long)(addr + i));
     }
-    if (idx >= cap) {
-      uint32_t nc = cap;
-      while (nc <= idx) nc *= 2;
-      uint64_t *b = cairnRealloc(a, nc * 2 * sizeof(uint64_t));
-      if (!b) {
+    if (idx >= cap) { /* two entries per object: the array grows in pairs, zeroed */
+      size_t nOld = 2 * (size_t)cap, nCap = nOld;
+      int rc = cairnArrayReserve(&a, &nCap, 2 * ((size_t)idx + 1), sizeof(uint64_t), 0, "hdf5: global heap objects");
+      if (rc) {
         cairnFree(p);
         cairnFree(a);
-        return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        return rc;
       }
-      memset(b + 2 * cap, 0, (size_t)(nc - cap) * 2 * sizeof(uint64_t));
-      a = b;
-      cap = nc;
+      cap = (uint32_t)(nCap / 2);
+      memset(a + nOld, 0, (2 * (size_t)cap - nOld) * sizeof(uint64_t));
     }
     a[2 * idx] = i + hs;
     a[2 * idx + 1] = n;
@@ -73,7 +70,7 @@ static int gcolLoad(H5File *f, uint64_t addr) {
   return CAIRN_OK;
 }
 
-int h5GlobalHeapGet(H5File *f, uint64_t coll, uint32_t idx, uint8_t **pp, size_t *pn) {
+int cairnH5GlobalHeapGet(H5File *f, uint64_t coll, uint32_t idx, uint8_t **pp, size_t *pn) {
   if (coll != f->gcolAddr || !f->pGcol) CAIRN_TRY(gcolLoad(f, coll));
   if (idx == 0 || idx >= f->nGcolObj || f->aGcolObj[2 * idx] == 0)
     return cairnErr(CAIRN_CORRUPT, "hdf5: no object %u in the global heap collection at %llu", idx, (unsigned long long)coll);
@@ -92,46 +89,46 @@ static unsigned log2u(uint64_t v) {
   return r;
 }
 
-int h5FHeapOpen(H5File *f, uint64_t addr, H5FHeap *h) {
+int cairnH5FHeapOpen(H5File *f, uint64_t addr, H5FHeap *h) {
   memset(h, 0, sizeof(*h));
   h->addr = addr;
   if (addr == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: undefined fractal heap address");
   uint8_t hd[256];
   size_t nFixed = 4 + 1 + 2 + 2 + 1 + 4 + (size_t)f->sl * 12 + (size_t)f->so * 3 + 2 + 2 + 2 + 2;
-  CAIRN_TRY(h5ReadMeta(f, addr, hd, nFixed));
-  if (memcmp(hd, "FRHP", 4) != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FRHP signature at offset %llu", (unsigned long long)addr);
+  CAIRN_TRY(cairnH5ReadMeta(f, addr, hd, nFixed));
+  if (memcmp(hd, H5_SIG_FRHP, 4) != 0) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FRHP signature at offset %llu", (unsigned long long)addr);
   H5Cur c;
-  h5Cur(&c, hd + 4, nFixed - 4, addr + 4);
-  if (h5U8(&c) != 0) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: fractal heap version at offset %llu", (unsigned long long)addr);
-  h->idLen = (uint16_t)h5U(&c, 2);
-  h->filterLen = (uint16_t)h5U(&c, 2);
-  h->flags = h5U8(&c);
-  h->maxManaged = (uint32_t)h5U(&c, 4);
-  h5Len(f, &c); /* next huge id */
-  h->hugeBtree = h5Addr(f, &c);
-  h5Len(f, &c);  /* free space */
-  h5Addr(f, &c); /* free space manager */
-  h5Len(f, &c);  /* managed space */
-  h5Len(f, &c);  /* allocated managed */
-  h5Len(f, &c);  /* iterator */
-  h5Len(f, &c);  /* n managed */
-  h5Len(f, &c);  /* huge size */
-  h5Len(f, &c);  /* n huge */
-  h5Len(f, &c);  /* tiny size */
-  h5Len(f, &c);  /* n tiny */
-  h->width = (uint16_t)h5U(&c, 2);
-  h->startBlock = h5Len(f, &c);
-  h->maxDirect = h5Len(f, &c);
-  h->maxHeapBits = (uint16_t)h5U(&c, 2);
-  h->startRows = (uint16_t)h5U(&c, 2);
-  h->root = h5Addr(f, &c);
-  h->curRows = (uint16_t)h5U(&c, 2);
+  cairnH5Cur(&c, hd + 4, nFixed - 4, addr + 4);
+  if (cairnH5U8(&c) != 0) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: fractal heap version at offset %llu", (unsigned long long)addr);
+  h->idLen = (uint16_t)cairnH5U(&c, 2);
+  h->filterLen = (uint16_t)cairnH5U(&c, 2);
+  h->flags = cairnH5U8(&c);
+  h->maxManaged = (uint32_t)cairnH5U(&c, 4);
+  cairnH5Len(f, &c); /* next huge id */
+  h->hugeBtree = cairnH5Addr(f, &c);
+  cairnH5Len(f, &c);  /* free space */
+  cairnH5Addr(f, &c); /* free space manager */
+  cairnH5Len(f, &c);  /* managed space */
+  cairnH5Len(f, &c);  /* allocated managed */
+  cairnH5Len(f, &c);  /* iterator */
+  cairnH5Len(f, &c);  /* n managed */
+  cairnH5Len(f, &c);  /* huge size */
+  cairnH5Len(f, &c);  /* n huge */
+  cairnH5Len(f, &c);  /* tiny size */
+  cairnH5Len(f, &c);  /* n tiny */
+  h->width = (uint16_t)cairnH5U(&c, 2);
+  h->startBlock = cairnH5Len(f, &c);
+  h->maxDirect = cairnH5Len(f, &c);
+  h->maxHeapBits = (uint16_t)cairnH5U(&c, 2);
+  h->startRows = (uint16_t)cairnH5U(&c, 2);
+  h->root = cairnH5Addr(f, &c);
+  h->curRows = (uint16_t)cairnH5U(&c, 2);
   if (c.bad) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated fractal heap header at offset %llu", (unsigned long long)addr);
   size_t nAll = nFixed + (h->filterLen ? (size_t)f->sl + 4 + h->filterLen : 0) + 4;
   if (nAll > sizeof(hd)) return cairnErr(CAIRN_CORRUPT, "hdf5: fractal heap header at %llu too large", (unsigned long long)addr);
-  CAIRN_TRY(h5ReadMeta(f, addr, hd, nAll));
-  CAIRN_TRY(h5Checksum(hd, nAll - 4, addr, "fractal heap header"));
-  if (h->filterLen) CAIRN_TRY(h5PipelineDecode(hd + nFixed + f->sl + 4, h->filterLen, addr + nFixed + f->sl + 4, &h->filters));
+  CAIRN_TRY(cairnH5ReadMeta(f, addr, hd, nAll));
+  CAIRN_TRY(cairnH5Checksum(hd, nAll - 4, addr, "fractal heap header"));
+  if (h->filterLen) CAIRN_TRY(cairnH5PipelineDecode(hd + nFixed + f->sl + 4, h->filterLen, addr + nFixed + f->sl + 4, &h->filters));
   if (h->width == 0 || (h->width & (h->width - 1)) || h->startBlock == 0 || (h->startBlock & (h->startBlock - 1)) ||
       h->maxDirect < h->startBlock || (h->maxDirect & (h->maxDirect - 1)) || h->maxHeapBits == 0 || h->maxHeapBits > 64 ||
       h->idLen < 2 || h->maxDirect > H5_MAX_META)
@@ -163,10 +160,10 @@ static int fheapLocate(H5File *f, H5FHeap *h, uint64_t off, uint64_t *pAddr, uin
     size_t hdr = 5 + f->so + h->offBytes;
     size_t total = hdr + nK * entDirect + nN * f->so + 4;
     uint8_t *p;
-    CAIRN_TRY(h5LoadMeta(f, ib, total, &p));
+    CAIRN_TRY(cairnH5LoadMeta(f, ib, total, &p));
     int rc = CAIRN_OK;
-    if (memcmp(p, "FHIB", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing FHIB signature at offset %llu", (unsigned long long)ib);
-    else rc = h5Checksum(p, total - 4, ib, "fractal heap indirect block");
+    if (memcmp(p, H5_SIG_FHIB, 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing FHIB signature at offset %llu", (unsigned long long)ib);
+    else rc = cairnH5Checksum(p, total - 4, ib, "fractal heap indirect block");
     if (rc) {
       cairnFree(p);
       return rc;
@@ -183,8 +180,8 @@ static int fheapLocate(H5File *f, H5FHeap *h, uint64_t off, uint64_t *pAddr, uin
       H5Cur c;
       if (r < h->maxDirectRows) {
         size_t e = (size_t)r * h->width + col;
-        h5Cur(&c, p + hdr + e * entDirect, entDirect, ib);
-        *pAddr = h5Addr(f, &c);
+        cairnH5Cur(&c, p + hdr + e * entDirect, entDirect, ib);
+        *pAddr = cairnH5Addr(f, &c);
         *pBlockOff = rowStart + (uint64_t)col * bs;
         *pSize = bs;
         cairnFree(p);
@@ -192,8 +189,8 @@ static int fheapLocate(H5File *f, H5FHeap *h, uint64_t off, uint64_t *pAddr, uin
         return CAIRN_OK;
       }
       size_t e = (size_t)(r - h->maxDirectRows) * h->width + col;
-      h5Cur(&c, p + hdr + nK * entDirect + e * f->so, f->so, ib);
-      ib = h5Addr(f, &c);
+      cairnH5Cur(&c, p + hdr + nK * entDirect + e * f->so, f->so, ib);
+      ib = cairnH5Addr(f, &c);
       ibOff = rowStart + (uint64_t)col * bs;
       nrows = log2u(bs) - log2u(h->startBlock * h->width) + 1;
       next = 1;
@@ -210,7 +207,7 @@ static int bt2HugeCmp(void *pArg, const uint8_t *rec);
 static int bt2HugeFound(void *pArg, const uint8_t *rec, uint32_t n);
 typedef struct HugeKey { H5File *f; uint64_t key; uint64_t addr, len; } HugeKey;
 
-int h5FHeapGet(H5File *f, H5FHeap *h, const uint8_t *id, uint8_t **pp, size_t *pn) {
+int cairnH5FHeapGet(H5File *f, H5FHeap *h, const uint8_t *id, uint8_t **pp, size_t *pn) {
   *pp = NULL;
   *pn = 0;
   unsigned type = (id[0] >> 4) & 3;
@@ -237,17 +234,17 @@ int h5FHeapGet(H5File *f, H5FHeap *h, const uint8_t *id, uint8_t **pp, size_t *p
     uint64_t a, n;
     if (h->idLen >= 1 + f->so + f->sl) {
       H5Cur c;
-      h5Cur(&c, id + 1, h->idLen - 1, h->addr);
-      a = h5Addr(f, &c);
-      n = h5Len(f, &c);
+      cairnH5Cur(&c, id + 1, h->idLen - 1, h->addr);
+      a = cairnH5Addr(f, &c);
+      n = cairnH5Len(f, &c);
     } else {
       HugeKey k = {f, cairnGetLEn(id + 1, CAIRN_MIN((unsigned)h->idLen - 1, f->sl)), 0, 0};
-      CAIRN_TRY(h5Bt2Find(f, h->hugeBtree, bt2HugeCmp, bt2HugeFound, &k));
+      CAIRN_TRY(cairnH5Bt2Find(f, h->hugeBtree, bt2HugeCmp, bt2HugeFound, &k));
       a = k.addr;
       n = k.len;
     }
     if (n > H5_MAX_META) return cairnErr(CAIRN_LIMIT, "hdf5: huge heap object of %llu bytes", (unsigned long long)n);
-    CAIRN_TRY(h5LoadMeta(f, a, (size_t)n, pp));
+    CAIRN_TRY(cairnH5LoadMeta(f, a, (size_t)n, pp));
     *pn = (size_t)n;
     return CAIRN_OK;
   }
@@ -267,8 +264,8 @@ int h5FHeapGet(H5File *f, H5FHeap *h, const uint8_t *id, uint8_t **pp, size_t *p
     for (unsigned i = 0; i < CAIRN_MIN(f->iVerified, (uint32_t)CAIRN_ARRAY_SIZE(f->aVerified)); i++) seen |= f->aVerified[i] == ba + 1;
     if (!seen) {
       uint8_t *blk;
-      CAIRN_TRY(h5LoadMeta(f, ba, (size_t)bs, &blk));
-      int rc = memcmp(blk, "FHDB", 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FHDB signature at offset %llu", (unsigned long long)ba) : CAIRN_OK;
+      CAIRN_TRY(cairnH5LoadMeta(f, ba, (size_t)bs, &blk));
+      int rc = memcmp(blk, H5_SIG_FHDB, 4) ? cairnErr(CAIRN_CORRUPT, "hdf5: missing FHDB signature at offset %llu", (unsigned long long)ba) : CAIRN_OK;
       if (rc == CAIRN_OK) {
         /* The checksum covers the whole block with the checksum field taken as zero. */
         size_t ck = hdr - 4;
@@ -296,10 +293,10 @@ int h5FHeapGet(H5File *f, H5FHeap *h, const uint8_t *id, uint8_t **pp, size_t *p
     }
   } else {
     uint8_t sig[4];
-    CAIRN_TRY(h5ReadMeta(f, ba, sig, 4));
-    if (memcmp(sig, "FHDB", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FHDB signature at offset %llu", (unsigned long long)ba);
+    CAIRN_TRY(cairnH5ReadMeta(f, ba, sig, 4));
+    if (memcmp(sig, H5_SIG_FHDB, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing FHDB signature at offset %llu", (unsigned long long)ba);
   }
-  CAIRN_TRY(h5LoadMeta(f, ba + (off - bo), (size_t)len, pp));
+  CAIRN_TRY(cairnH5LoadMeta(f, ba + (off - bo), (size_t)len, pp));
   *pn = (size_t)len;
   return CAIRN_OK;
 }
@@ -324,20 +321,20 @@ static int bt2Open(H5File *f, uint64_t addr, Bt2 *t) {
   t->addr = addr;
   uint8_t hd[64];
   size_t n = 4 + 1 + 1 + 4 + 2 + 2 + 1 + 1 + f->so + 2 + f->sl + 4;
-  CAIRN_TRY(h5ReadMeta(f, addr, hd, n));
-  if (memcmp(hd, "BTHD", 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing BTHD signature at offset %llu", (unsigned long long)addr);
-  CAIRN_TRY(h5Checksum(hd, n - 4, addr, "v2 B-tree header"));
+  CAIRN_TRY(cairnH5ReadMeta(f, addr, hd, n));
+  if (memcmp(hd, H5_SIG_BTHD, 4)) return cairnErr(CAIRN_CORRUPT, "hdf5: missing BTHD signature at offset %llu", (unsigned long long)addr);
+  CAIRN_TRY(cairnH5Checksum(hd, n - 4, addr, "v2 B-tree header"));
   H5Cur c;
-  h5Cur(&c, hd + 4, n - 8, addr + 4);
-  if (h5U8(&c) != 0) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: v2 B-tree version at offset %llu", (unsigned long long)addr);
-  t->type = h5U8(&c);
-  t->nodeSize = (uint32_t)h5U(&c, 4);
-  t->recSize = (uint16_t)h5U(&c, 2);
-  t->depth = (uint16_t)h5U(&c, 2);
-  h5U(&c, 2);
-  t->root = h5Addr(f, &c);
-  t->nRoot = (uint32_t)h5U(&c, 2);
-  t->total = h5Len(f, &c);
+  cairnH5Cur(&c, hd + 4, n - 8, addr + 4);
+  if (cairnH5U8(&c) != 0) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: v2 B-tree version at offset %llu", (unsigned long long)addr);
+  t->type = cairnH5U8(&c);
+  t->nodeSize = (uint32_t)cairnH5U(&c, 4);
+  t->recSize = (uint16_t)cairnH5U(&c, 2);
+  t->depth = (uint16_t)cairnH5U(&c, 2);
+  cairnH5U(&c, 2);
+  t->root = cairnH5Addr(f, &c);
+  t->nRoot = (uint32_t)cairnH5U(&c, 2);
+  t->total = cairnH5Len(f, &c);
   if (t->nodeSize < 32 || t->nodeSize > H5_MAX_META || t->recSize == 0 || t->recSize > t->nodeSize || t->depth > 16)
     return cairnErr(CAIRN_CORRUPT, "hdf5: v2 B-tree at %llu: node size %u, record size %u, depth %u", (unsigned long long)addr, t->nodeSize,
                     t->recSize, t->depth);
@@ -367,11 +364,11 @@ static int bt2Node(Bt2 *t, uint64_t addr, unsigned d, uint32_t n, uint8_t **pp, 
   uint64_t size = 6 + (uint64_t)n * t->recSize + (d ? (uint64_t)(n + 1) * ptr : 0) + 4;
   if (size > t->nodeSize) return cairnErr(CAIRN_CORRUPT, "hdf5: v2 B-tree node at %llu: %u records overflow the node", (unsigned long long)addr, n);
   uint8_t *p;
-  CAIRN_TRY(h5LoadMeta(t->f, addr, (size_t)size, &p));
+  CAIRN_TRY(cairnH5LoadMeta(t->f, addr, (size_t)size, &p));
   int rc = CAIRN_OK;
-  if (memcmp(p, d ? "BTIN" : "BTLF", 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing %s signature at offset %llu", d ? "BTIN" : "BTLF", (unsigned long long)addr);
+  if (memcmp(p, d ? H5_SIG_BTIN : H5_SIG_BTLF, 4) != 0) rc = cairnErr(CAIRN_CORRUPT, "hdf5: missing %s signature at offset %llu", d ? H5_SIG_BTIN : H5_SIG_BTLF, (unsigned long long)addr);
   else if (p[5] != t->type) rc = cairnErr(CAIRN_CORRUPT, "hdf5: v2 B-tree node at %llu has type %u, not %u", (unsigned long long)addr, p[5], t->type);
-  else rc = h5Checksum(p, (size_t)size - 4, addr, "v2 B-tree node");
+  else rc = cairnH5Checksum(p, (size_t)size - 4, addr, "v2 B-tree node");
   if (rc) {
     cairnFree(p);
     return rc;
@@ -383,12 +380,12 @@ static int bt2Node(Bt2 *t, uint64_t addr, unsigned d, uint32_t n, uint8_t **pp, 
 
 static void bt2Child(Bt2 *t, const uint8_t *p, uint32_t n, unsigned d, uint32_t ptr, uint32_t i, uint64_t *pAddr, uint32_t *pN) {
   H5Cur c;
-  h5Cur(&c, p + 6 + (size_t)n * t->recSize + (size_t)i * ptr, ptr, 0);
-  *pAddr = h5Addr(t->f, &c);
-  *pN = (uint32_t)h5U(&c, t->nrecBytes[d - 1]);
+  cairnH5Cur(&c, p + 6 + (size_t)n * t->recSize + (size_t)i * ptr, ptr, 0);
+  *pAddr = cairnH5Addr(t->f, &c);
+  *pN = (uint32_t)cairnH5U(&c, t->nrecBytes[d - 1]);
 }
 
-static int bt2Walk(Bt2 *t, uint64_t addr, unsigned d, uint32_t n, h5Bt2Visit x, void *pArg) {
+static int bt2Walk(Bt2 *t, uint64_t addr, unsigned d, uint32_t n, H5Bt2Visit x, void *pArg) {
   uint8_t *p;
   uint32_t ptr;
   CAIRN_TRY(bt2Node(t, addr, d, n, &p, &ptr));
@@ -406,7 +403,7 @@ static int bt2Walk(Bt2 *t, uint64_t addr, unsigned d, uint32_t n, h5Bt2Visit x, 
   return rc;
 }
 
-int h5Bt2Iterate(H5File *f, uint64_t addr, h5Bt2Visit x, void *pArg) {
+int cairnH5Bt2Iterate(H5File *f, uint64_t addr, H5Bt2Visit x, void *pArg) {
   if (addr == H5_UNDEF) return CAIRN_OK;
   Bt2 t;
   CAIRN_TRY(bt2Open(f, addr, &t));
@@ -414,7 +411,7 @@ int h5Bt2Iterate(H5File *f, uint64_t addr, h5Bt2Visit x, void *pArg) {
   return bt2Walk(&t, t.root, t.depth, t.nRoot, x, pArg);
 }
 
-int h5Bt2Find(H5File *f, uint64_t addr, h5Bt2Cmp xCmp, h5Bt2Visit xFound, void *pArg) {
+int cairnH5Bt2Find(H5File *f, uint64_t addr, H5Bt2Cmp xCmp, H5Bt2Visit xFound, void *pArg) {
   if (addr == H5_UNDEF) return CAIRN_NOTFOUND;
   Bt2 t;
   CAIRN_TRY(bt2Open(f, addr, &t));

@@ -8,10 +8,10 @@
 */
 #include "h5int.h"
 
-#define BAD(c, what) cairnErr(CAIRN_CORRUPT, "hdf5: %s at offset %llu", what, (unsigned long long)h5Off(c))
+#define BAD(c, what) cairnErr(CAIRN_CORRUPT, "hdf5: %s at offset %llu", what, (unsigned long long)cairnH5Off(c))
 
 /* ---------------------------------------------------------------- datatypes */
-void h5TypeRelease(H5Type *t) {
+void cairnH5TypeRelease(H5Type *t) {
   if (t->nRef) {
     t->nRef--;
     return;
@@ -19,19 +19,19 @@ void h5TypeRelease(H5Type *t) {
   if (t->aMember) { /* the parts only some classes have (an atomic type has none) */
     for (uint32_t i = 0; i < t->nMember; i++) {
       cairnFree(t->aMember[i].zName);
-      h5TypeFree(t->aMember[i].pType);
+      cairnH5TypeFree(t->aMember[i].pType);
     }
     cairnFree(t->aMember);
   }
   cairnFree(t->aEnumVal);
-  h5TypeFree(t->pBase);
+  cairnH5TypeFree(t->pBase);
   cairnFree(t->zTag);
   if (!t->inPlace) cairnFree(t);
 }
 
 static char *dupStr(const uint8_t *p, size_t n);
 
-H5Type *h5TypeDup(const H5Type *t) {
+H5Type *cairnH5TypeDup(const H5Type *t) {
   if (!t) return NULL;
   H5Type *r = cairnMalloc(sizeof(H5Type));
   if (!r) return NULL;
@@ -53,7 +53,7 @@ H5Type *h5TypeDup(const H5Type *t) {
       r->aMember[i].offset = t->aMember[i].offset;
       r->aMember[i].zName = dupStr((const uint8_t *)t->aMember[i].zName, strlen(t->aMember[i].zName));
       ok = r->aMember[i].zName != NULL;
-      if (ok && t->aMember[i].pType) ok = (r->aMember[i].pType = h5TypeDup(t->aMember[i].pType)) != NULL;
+      if (ok && t->aMember[i].pType) ok = (r->aMember[i].pType = cairnH5TypeDup(t->aMember[i].pType)) != NULL;
     }
     r->nMember = n;
   }
@@ -62,10 +62,10 @@ H5Type *h5TypeDup(const H5Type *t) {
     r->aEnumVal = cairnMalloc(nv ? nv : 1);
     if ((ok = r->aEnumVal != NULL)) memcpy(r->aEnumVal, t->aEnumVal, nv);
   }
-  if (ok && t->pBase) ok = (r->pBase = h5TypeDup(t->pBase)) != NULL;
+  if (ok && t->pBase) ok = (r->pBase = cairnH5TypeDup(t->pBase)) != NULL;
   if (ok && t->zTag) ok = (r->zTag = dupStr((const uint8_t *)t->zTag, strlen(t->zTag))) != NULL;
   if (!ok) {
-    h5TypeFree(r);
+    cairnH5TypeFree(r);
     return NULL;
   }
   return r;
@@ -100,7 +100,7 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
 static int typeArrayOf(H5Type *base, uint32_t rank, const uint32_t *aDim, H5Type **pp) {
   H5Type *t = cairnMallocZero(sizeof(H5Type));
   if (!t) {
-    h5TypeFree(base);
+    cairnH5TypeFree(base);
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
   }
   t->cls = H5T_ARRAY;
@@ -113,7 +113,7 @@ static int typeArrayOf(H5Type *base, uint32_t rank, const uint32_t *aDim, H5Type
   }
   t->pBase = base;
   if (n > 0xffffffffu) {
-    h5TypeFree(t);
+    cairnH5TypeFree(t);
     return cairnErr(CAIRN_CORRUPT, "hdf5: array datatype of %llu bytes", (unsigned long long)n);
   }
   t->size = (uint32_t)n;
@@ -125,9 +125,9 @@ static int typeArrayOf(H5Type *base, uint32_t rank, const uint32_t *aDim, H5Type
 static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto) {
   *pp = NULL;
   if (depth > H5_MAX_TYPE_DEPTH) return BAD(c, "datatype nested too deeply");
-  uint64_t at = h5Off(c);
+  uint64_t at = cairnH5Off(c);
   if ((size_t)(c->end - c->p) < 8) {
-    h5Skip(c, 8); /* the error, at the datatype's start */
+    cairnH5Skip(c, 8); /* the error, at the datatype's start */
     return BAD(c, "truncated datatype");
   }
   uint8_t b0 = c->p[0];
@@ -160,8 +160,8 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
         t->precision = cairnGetLE16(c->p + 2);
         c->p += 4;
       } else {
-        t->bitOffset = (uint16_t)h5U(c, 2);
-        t->precision = (uint16_t)h5U(c, 2);
+        t->bitOffset = (uint16_t)cairnH5U(c, 2);
+        t->precision = (uint16_t)cairnH5U(c, 2);
       }
       if (size == 0 || size > 16) rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: %u-byte integer at offset %llu", size, (unsigned long long)at);
       break;
@@ -180,18 +180,18 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
         t->expBias = cairnGetLE32(q + 8);
         c->p += 12;
       } else { /* truncated: the fields that fit, and the cursor's error at the first that does not */
-        t->bitOffset = (uint16_t)h5U(c, 2);
-        t->precision = (uint16_t)h5U(c, 2);
-        t->expLoc = h5U8(c);
-        t->expSize = h5U8(c);
-        t->manLoc = h5U8(c);
-        t->manSize = h5U8(c);
-        t->expBias = (uint32_t)h5U(c, 4);
+        t->bitOffset = (uint16_t)cairnH5U(c, 2);
+        t->precision = (uint16_t)cairnH5U(c, 2);
+        t->expLoc = cairnH5U8(c);
+        t->expSize = cairnH5U8(c);
+        t->manLoc = cairnH5U8(c);
+        t->manSize = cairnH5U8(c);
+        t->expBias = (uint32_t)cairnH5U(c, 4);
       }
       if (t->bigEndian > 1) rc = cairnErr(CAIRN_UNSUPPORTED, "hdf5: VAX float byte order at offset %llu", (unsigned long long)at);
       break;
     case H5T_TIME:
-      h5U(c, 2);
+      cairnH5U(c, 2);
       break;
     case H5T_STRING:
       t->strPad = bits & 15;
@@ -199,7 +199,7 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
       break;
     case H5T_OPAQUE: {
       size_t n = bits & 0xff;
-      if (!h5Has(c, n)) break;
+      if (!cairnH5Has(c, n)) break;
       const uint8_t *q = c->p;
       size_t k = 0;
       while (k < n && q[k]) k++;
@@ -224,12 +224,12 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
         H5Member *m = &t->aMember[i];
         t->nMember = i + 1;
         if ((rc = readName(c, t->version < 3, &m->zName))) break;
-        m->offset = (uint32_t)h5U(c, offBytes);
+        m->offset = (uint32_t)cairnH5U(c, offBytes);
         uint32_t arank = 0, adim[4] = {0, 0, 0, 0};
         if (t->version == 1) {
-          arank = h5U8(c);
-          h5Skip(c, 3 + 4 + 4);
-          for (int k = 0; k < 4; k++) adim[k] = (uint32_t)h5U(c, 4);
+          arank = cairnH5U8(c);
+          cairnH5Skip(c, 3 + 4 + 4);
+          for (int k = 0; k < 4; k++) adim[k] = (uint32_t)cairnH5U(c, 4);
           if (arank > 4) {
             rc = BAD(c, "compound member with more than 4 dimensions");
             break;
@@ -266,7 +266,7 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
       }
       if (rc) break;
       size_t nv = (size_t)n * size;
-      if (!h5Has(c, nv)) break;
+      if (!cairnH5Has(c, nv)) break;
       t->aEnumVal = cairnMalloc(nv ? nv : 1);
       if (!t->aEnumVal) {
         rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
@@ -283,14 +283,14 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
       rc = typeDecode(f, c, depth + 1, &t->pBase, NULL);
       break;
     case H5T_ARRAY: {
-      t->rank = h5U8(c);
+      t->rank = cairnH5U8(c);
       if (t->rank == 0 || t->rank > H5_MAX_RANK) {
         rc = BAD(c, "array datatype rank");
         break;
       }
-      if (t->version < 3) h5Skip(c, 3);
-      for (uint32_t i = 0; i < t->rank; i++) t->aDim[i] = (uint32_t)h5U(c, 4);
-      if (t->version < 3) h5Skip(c, 4 * (size_t)t->rank);
+      if (t->version < 3) cairnH5Skip(c, 3);
+      for (uint32_t i = 0; i < t->rank; i++) t->aDim[i] = (uint32_t)cairnH5U(c, 4);
+      if (t->version < 3) cairnH5Skip(c, 4 * (size_t)t->rank);
       if (c->bad) break;
       rc = typeDecode(f, c, depth + 1, &t->pBase, NULL);
       break;
@@ -319,7 +319,7 @@ static int typeDecode(H5File *f, H5Cur *c, int depth, H5Type **pp, H5Type *pInto
   }
 done:
   if (rc) {
-    h5TypeFree(t);
+    cairnH5TypeFree(t);
     return rc;
   }
   *pp = t;
@@ -333,54 +333,54 @@ static H5Type *typeMemoFind(H5File *f, const uint8_t *p, size_t n) {
   return NULL;
 }
 
-int h5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn) {
+int cairnH5TypeDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, int depth, H5Type **pp, size_t *pn) {
   /* The same bytes decode to the same type (the file's offset size is fixed), so objects with
   ** many attributes or datasets of one type skip the decode and its allocation. pn callers need
   ** the consumed length, which the memo does not keep. */
   int memo = depth == 0 && !pn && n <= H5_TYPE_MEMO_KEY;
   H5Type *t = memo ? typeMemoFind(f, p, n) : NULL;
   if (t) {
-    *pp = h5TypeRef(t);
+    *pp = cairnH5TypeRef(t);
     return CAIRN_OK;
   }
   H5Cur c;
-  h5Cur(&c, p, n, addr);
+  cairnH5Cur(&c, p, n, addr);
   CAIRN_TRY(typeDecode(f, &c, depth, pp, NULL));
   if (pn) *pn = (size_t)(c.p - c.start);
   if (memo) {
     unsigned k = f->iTypeMemo++ % CAIRN_ARRAY_SIZE(f->aTypeMemo);
-    h5TypeFree(f->aTypeMemo[k].t);
-    f->aTypeMemo[k].t = h5TypeRef(*pp);
+    cairnH5TypeFree(f->aTypeMemo[k].t);
+    f->aTypeMemo[k].t = cairnH5TypeRef(*pp);
     f->aTypeMemo[k].n = (uint32_t)n;
     memcpy(f->aTypeMemo[k].key, p, n);
   }
   return CAIRN_OK;
 }
 
-int h5TypeDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type *pInto, H5Type **pp) {
+int cairnH5TypeDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type *pInto, H5Type **pp) {
   H5Type *t = n <= H5_TYPE_MEMO_KEY ? typeMemoFind(f, p, n) : NULL;
   if (t) {
-    *pp = h5TypeRef(t);
+    *pp = cairnH5TypeRef(t);
     return CAIRN_OK;
   }
   H5Cur c;
-  h5Cur(&c, p, n, addr);
+  cairnH5Cur(&c, p, n, addr);
   return typeDecode(f, &c, 0, pp, pInto);
 }
 
 /* ---------------------------------------------------------------- dataspace */
 /* Sets kind, rank, nElem and the first rank entries of aDim and aMax (nobody reads past the
 ** rank: zeroing the ~530-byte struct cost more than the rest of the decode). */
-int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) {
+int cairnH5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space *s) {
   H5Cur c;
-  h5Cur(&c, p, n, addr);
+  cairnH5Cur(&c, p, n, addr);
   s->kind = 0, s->rank = 0, s->nElem = 0;
-  uint8_t v = h5U8(&c), rank = h5U8(&c), flags = h5U8(&c);
+  uint8_t v = cairnH5U8(&c), rank = cairnH5U8(&c), flags = cairnH5U8(&c);
   if (v == 1) {
-    h5Skip(&c, 5);
+    cairnH5Skip(&c, 5);
     s->kind = rank ? CAIRN_H5_SIMPLE : CAIRN_H5_SCALAR;
   } else if (v == 2) {
-    uint8_t type = h5U8(&c);
+    uint8_t type = cairnH5U8(&c);
     if (type > 2) return cairnErr(CAIRN_CORRUPT, "hdf5: dataspace type %u at offset %llu", type, (unsigned long long)addr);
     s->kind = type == 0 ? CAIRN_H5_SCALAR : type == 1 ? CAIRN_H5_SIMPLE : CAIRN_H5_NULL;
   } else {
@@ -410,7 +410,7 @@ int h5SpaceDecode(const uint8_t *p, size_t n, uint64_t addr, H5File *f, H5Space 
 }
 
 /* ---------------------------------------------------------------- layout */
-int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l) {
+int cairnH5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H5Space *s, H5Layout *l) {
   memset(l, 0, offsetof(H5Layout, aChunk)); /* aChunk: set up to the rank below */
   if (n >= 18 && (p[0] == 3 || p[0] == 4) && p[1] == CAIRN_H5_CONTIGUOUS && f->so == 8 && f->sl == 8) {
     /* the usual small dataset: version 3/4 contiguous with 8-byte address and size, read as
@@ -422,83 +422,83 @@ int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H
     return CAIRN_OK;
   }
   H5Cur c;
-  h5Cur(&c, p, n, addr);
-  l->version = h5U8(&c);
+  cairnH5Cur(&c, p, n, addr);
+  l->version = cairnH5U8(&c);
   l->addr = H5_UNDEF;
   if (l->version == 1 || l->version == 2) {
-    uint32_t rank = h5U8(&c);
-    l->cls = h5U8(&c);
-    h5Skip(&c, 5);
-    if (l->cls != 0) l->addr = h5Addr(f, &c);
+    uint32_t rank = cairnH5U8(&c);
+    l->cls = cairnH5U8(&c);
+    cairnH5Skip(&c, 5);
+    if (l->cls != 0) l->addr = cairnH5Addr(f, &c);
     if (rank == 0 || rank > H5_MAX_RANK + 1) return cairnErr(CAIRN_CORRUPT, "hdf5: layout rank %u at offset %llu", rank, (unsigned long long)addr);
     uint64_t d[H5_MAX_RANK + 1];
-    for (uint32_t i = 0; i < rank; i++) d[i] = h5U(&c, 4);
+    for (uint32_t i = 0; i < rank; i++) d[i] = cairnH5U(&c, 4);
     if (l->cls == CAIRN_H5_CHUNKED) {
       l->rank = rank - 1;
       for (uint32_t i = 0; i + 1 < rank; i++) l->aChunk[i] = d[i];
-      l->elemSize = (uint32_t)h5U(&c, 4);
+      l->elemSize = (uint32_t)cairnH5U(&c, 4);
       if (s && l->rank != s->rank)
         return cairnErr(CAIRN_CORRUPT, "hdf5: chunk rank %u differs from dataspace rank %u at offset %llu", l->rank, s->rank, (unsigned long long)addr);
     } else if (l->cls == CAIRN_H5_COMPACT) {
-      l->size = h5U(&c, 4);
-      if (!h5Has(&c, (size_t)l->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: compact data overruns layout at offset %llu", (unsigned long long)addr);
+      l->size = cairnH5U(&c, 4);
+      if (!cairnH5Has(&c, (size_t)l->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: compact data overruns layout at offset %llu", (unsigned long long)addr);
       l->pCompact = c.p;
     } else {
       l->size = UINT64_MAX; /* computed from the dataspace by the caller */
     }
   } else if (l->version == 3 || l->version == 4) {
-    l->cls = h5U8(&c);
+    l->cls = cairnH5U8(&c);
     if (l->cls == CAIRN_H5_COMPACT) {
-      l->size = h5U(&c, 2);
-      if (!h5Has(&c, (size_t)l->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: compact data overruns layout at offset %llu", (unsigned long long)addr);
+      l->size = cairnH5U(&c, 2);
+      if (!cairnH5Has(&c, (size_t)l->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: compact data overruns layout at offset %llu", (unsigned long long)addr);
       l->pCompact = c.p;
     } else if (l->cls == CAIRN_H5_CONTIGUOUS) {
-      l->addr = h5Addr(f, &c);
-      l->size = h5Len(f, &c);
+      l->addr = cairnH5Addr(f, &c);
+      l->size = cairnH5Len(f, &c);
     } else if (l->cls == CAIRN_H5_CHUNKED) {
       if (l->version == 3) {
-        uint32_t rank = h5U8(&c);
+        uint32_t rank = cairnH5U8(&c);
         if (rank < 2 || rank > H5_MAX_RANK + 1) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk rank %u at offset %llu", rank, (unsigned long long)addr);
-        l->addr = h5Addr(f, &c);
+        l->addr = cairnH5Addr(f, &c);
         l->rank = rank - 1;
-        for (uint32_t i = 0; i < l->rank; i++) l->aChunk[i] = h5U(&c, 4);
-        l->elemSize = (uint32_t)h5U(&c, 4);
+        for (uint32_t i = 0; i < l->rank; i++) l->aChunk[i] = cairnH5U(&c, 4);
+        l->elemSize = (uint32_t)cairnH5U(&c, 4);
         l->idx = H5IDX_BTREE1;
       } else {
-        l->flags = h5U8(&c);
-        uint32_t rank = h5U8(&c);
-        uint32_t enc = h5U8(&c);
+        l->flags = cairnH5U8(&c);
+        uint32_t rank = cairnH5U8(&c);
+        uint32_t enc = cairnH5U8(&c);
         if (rank < 2 || rank > H5_MAX_RANK + 1 || enc < 1 || enc > 8)
           return cairnErr(CAIRN_CORRUPT, "hdf5: chunk rank %u / size %u at offset %llu", rank, enc, (unsigned long long)addr);
         l->rank = rank - 1;
-        for (uint32_t i = 0; i < l->rank; i++) l->aChunk[i] = h5U(&c, enc);
-        l->elemSize = (uint32_t)h5U(&c, enc);
-        l->idx = h5U8(&c);
+        for (uint32_t i = 0; i < l->rank; i++) l->aChunk[i] = cairnH5U(&c, enc);
+        l->elemSize = (uint32_t)cairnH5U(&c, enc);
+        l->idx = cairnH5U8(&c);
         switch (l->idx) {
           case H5IDX_SINGLE:
             if (l->flags & 2) {
-              l->singleSize = h5Len(f, &c);
-              l->singleMask = (uint32_t)h5U(&c, 4);
+              l->singleSize = cairnH5Len(f, &c);
+              l->singleMask = (uint32_t)cairnH5U(&c, 4);
             }
             break;
           case H5IDX_IMPLICIT: break;
-          case H5IDX_FARRAY: l->faPageBits = h5U8(&c); break;
+          case H5IDX_FARRAY: l->faPageBits = cairnH5U8(&c); break;
           case H5IDX_EARRAY:
-            l->eaMaxBits = h5U8(&c);
-            l->eaIdxElem = h5U8(&c);
-            l->eaMinPtr = h5U8(&c);
-            l->eaMinElem = h5U8(&c);
-            l->eaPageBits = h5U8(&c);
+            l->eaMaxBits = cairnH5U8(&c);
+            l->eaIdxElem = cairnH5U8(&c);
+            l->eaMinPtr = cairnH5U8(&c);
+            l->eaMinElem = cairnH5U8(&c);
+            l->eaPageBits = cairnH5U8(&c);
             break;
           case H5IDX_BTREE2:
-            l->bt2NodeSize = (uint32_t)h5U(&c, 4);
-            l->bt2Split = h5U8(&c);
-            l->bt2Merge = h5U8(&c);
+            l->bt2NodeSize = (uint32_t)cairnH5U(&c, 4);
+            l->bt2Split = cairnH5U8(&c);
+            l->bt2Merge = cairnH5U8(&c);
             break;
           default:
             return cairnErr(CAIRN_UNSUPPORTED, "hdf5: chunk index type %u at offset %llu", l->idx, (unsigned long long)addr);
         }
-        l->addr = h5Addr(f, &c);
+        l->addr = cairnH5Addr(f, &c);
       }
       if (s && l->rank != s->rank)
         return cairnErr(CAIRN_CORRUPT, "hdf5: chunk rank %u differs from dataspace rank %u at offset %llu", l->rank, s->rank, (unsigned long long)addr);
@@ -517,22 +517,22 @@ int h5LayoutDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, const H
 }
 
 /* ---------------------------------------------------------------- filter pipeline */
-int h5PipelineDecode(const uint8_t *p, size_t n, uint64_t addr, H5Pipeline *pl) {
+int cairnH5PipelineDecode(const uint8_t *p, size_t n, uint64_t addr, H5Pipeline *pl) {
   H5Cur c;
-  h5Cur(&c, p, n, addr);
+  cairnH5Cur(&c, p, n, addr);
   memset(pl, 0, sizeof(*pl));
-  uint8_t v = h5U8(&c), nf = h5U8(&c);
+  uint8_t v = cairnH5U8(&c), nf = cairnH5U8(&c);
   if (v != 1 && v != 2) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: filter pipeline version %u at offset %llu", v, (unsigned long long)addr);
   if (nf > H5_MAX_FILTERS) return cairnErr(CAIRN_CORRUPT, "hdf5: %u filters at offset %llu", nf, (unsigned long long)addr);
-  if (v == 1) h5Skip(&c, 6);
+  if (v == 1) cairnH5Skip(&c, 6);
   for (uint32_t i = 0; i < nf; i++) {
     H5Filter *fl = &pl->a[i];
-    fl->id = (uint16_t)h5U(&c, 2);
-    uint32_t nameLen = (v == 1 || fl->id >= 256) ? (uint32_t)h5U(&c, 2) : 0;
-    fl->flags = (uint16_t)h5U(&c, 2);
-    fl->nParam = (uint32_t)h5U(&c, 2);
+    fl->id = (uint16_t)cairnH5U(&c, 2);
+    uint32_t nameLen = (v == 1 || fl->id >= 256) ? (uint32_t)cairnH5U(&c, 2) : 0;
+    fl->flags = (uint16_t)cairnH5U(&c, 2);
+    fl->nParam = (uint32_t)cairnH5U(&c, 2);
     if (nameLen) {
-      if (!h5Has(&c, nameLen)) break;
+      if (!cairnH5Has(&c, nameLen)) break;
       size_t k = 0;
       while (k < nameLen && k + 1 < sizeof(fl->zName) && c.p[k]) {
         fl->zName[k] = (char)c.p[k];
@@ -542,10 +542,10 @@ int h5PipelineDecode(const uint8_t *p, size_t n, uint64_t addr, H5Pipeline *pl) 
       c.p += (v == 1) ? ((nameLen + 7) & ~7u) : nameLen;
     }
     for (uint32_t k = 0; k < fl->nParam; k++) {
-      uint32_t x = (uint32_t)h5U(&c, 4);
+      uint32_t x = (uint32_t)cairnH5U(&c, 4);
       if (k < CAIRN_ARRAY_SIZE(fl->aParam)) fl->aParam[k] = x;
     }
-    if (v == 1 && (fl->nParam & 1)) h5Skip(&c, 4);
+    if (v == 1 && (fl->nParam & 1)) cairnH5Skip(&c, 4);
     if (c.bad) break;
     pl->n = i + 1;
   }
@@ -555,36 +555,36 @@ int h5PipelineDecode(const uint8_t *p, size_t n, uint64_t addr, H5Pipeline *pl) 
 }
 
 /* ---------------------------------------------------------------- fill value */
-int h5FillDecode(uint16_t type, const uint8_t *p, size_t n, uint64_t addr, H5Fill *fv) {
+int cairnH5FillDecode(uint16_t type, const uint8_t *p, size_t n, uint64_t addr, H5Fill *fv) {
   H5Cur c;
-  h5Cur(&c, p, n, addr);
+  cairnH5Cur(&c, p, n, addr);
   memset(fv, 0, sizeof(*fv));
   if (type == 4) {
-    fv->size = (uint32_t)h5U(&c, 4);
+    fv->size = (uint32_t)cairnH5U(&c, 4);
     fv->defined = fv->size > 0;
   } else {
-    uint8_t v = h5U8(&c);
+    uint8_t v = cairnH5U8(&c);
     if (v == 1 || v == 2) {
-      fv->allocTime = h5U8(&c);
-      fv->writeTime = h5U8(&c);
-      uint8_t def = h5U8(&c);
+      fv->allocTime = cairnH5U8(&c);
+      fv->writeTime = cairnH5U8(&c);
+      uint8_t def = cairnH5U8(&c);
       if (v == 1 || def) {
-        fv->size = (uint32_t)h5U(&c, 4);
+        fv->size = (uint32_t)cairnH5U(&c, 4);
         fv->defined = fv->size > 0;
       }
     } else if (v == 3) {
-      uint8_t fl = h5U8(&c);
+      uint8_t fl = cairnH5U8(&c);
       fv->allocTime = fl & 3;
       fv->writeTime = (fl >> 2) & 3;
       if (fl & 0x20) {
-        fv->size = (uint32_t)h5U(&c, 4);
+        fv->size = (uint32_t)cairnH5U(&c, 4);
         fv->defined = fv->size > 0;
       }
     } else {
       return cairnErr(CAIRN_UNSUPPORTED, "hdf5: fill value message version %u at offset %llu", v, (unsigned long long)addr);
     }
   }
-  if (c.bad || !h5Has(&c, fv->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated fill value at offset %llu", (unsigned long long)addr);
+  if (c.bad || !cairnH5Has(&c, fv->size)) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated fill value at offset %llu", (unsigned long long)addr);
   fv->p = c.p;
   return CAIRN_OK;
 }
@@ -593,29 +593,29 @@ int h5FillDecode(uint16_t type, const uint8_t *p, size_t n, uint64_t addr, H5Fil
 /* The SOHM index's message type flags have bit N set for message type N. */
 static int sohmBit(uint16_t type) { return type < 16 ? (int)type : -1; }
 
-int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn) {
+int cairnH5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint64_t *pAddr, uint8_t **ppOwn) {
   *ppOwn = NULL;
-  if (!(m->flags & 0x02)) {
+  if (!(m->flags & H5_MSGF_SHARED)) {
     *pp = m->p;
     *pn = m->size;
     if (pAddr) *pAddr = m->addr;
     return CAIRN_OK;
   }
   H5Cur c;
-  h5Cur(&c, m->p, m->size, m->addr);
-  uint8_t v = h5U8(&c), kind = h5U8(&c);
-  if (v == 1) h5Skip(&c, 6);
+  cairnH5Cur(&c, m->p, m->size, m->addr);
+  uint8_t v = cairnH5U8(&c), kind = cairnH5U8(&c);
+  if (v == 1) cairnH5Skip(&c, 6);
   else if (v != 2 && v != 3) return cairnErr(CAIRN_CORRUPT, "hdf5: shared message version %u at offset %llu", v, (unsigned long long)m->addr);
   if (v == 3 && kind == 1) { /* in the SOHM heap */
-    if (!h5Has(&c, 8)) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated shared message at offset %llu", (unsigned long long)m->addr);
+    if (!cairnH5Has(&c, 8)) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated shared message at offset %llu", (unsigned long long)m->addr);
     int bit = sohmBit(m->type);
     for (uint32_t i = 0; bit >= 0 && i < f->nSohm; i++) {
       if (!(f->aSohm[i].typeFlags & (1u << bit))) continue;
       H5FHeap h;
-      CAIRN_TRY(h5FHeapOpen(f, f->aSohm[i].heapAddr, &h));
+      CAIRN_TRY(cairnH5FHeapOpen(f, f->aSohm[i].heapAddr, &h));
       uint8_t *p;
       size_t n;
-      CAIRN_TRY(h5FHeapGet(f, &h, c.p, &p, &n));
+      CAIRN_TRY(cairnH5FHeapGet(f, &h, c.p, &p, &n));
       *pp = p;
       *pn = n;
       *ppOwn = p;
@@ -625,13 +625,13 @@ int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint
     return cairnErr(CAIRN_CORRUPT, "hdf5: shared message of type %u at offset %llu has no SOHM index", m->type, (unsigned long long)m->addr);
   }
   /* In another object header (committed datatypes and version 1/2 sharing). */
-  uint64_t a = h5Addr(f, &c);
+  uint64_t a = cairnH5Addr(f, &c);
   if (c.bad || a == H5_UNDEF) return cairnErr(CAIRN_CORRUPT, "hdf5: bad shared message at offset %llu", (unsigned long long)m->addr);
   H5Ohdr o;
-  CAIRN_TRY(h5OhdrLoad(f, a, &o));
-  const H5Msg *t = h5OhdrFind(&o, m->type, 0);
+  CAIRN_TRY(cairnH5OhdrLoad(f, a, &o));
+  const H5Msg *t = cairnH5OhdrFind(&o, m->type, 0);
   int rc = CAIRN_OK;
-  if (!t || (t->flags & 0x02)) {
+  if (!t || (t->flags & H5_MSGF_SHARED)) {
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: shared message at offset %llu points to object %llu without a message of type %u",
                   (unsigned long long)m->addr, (unsigned long long)a, m->type);
   } else {
@@ -645,7 +645,7 @@ int h5MsgResolve(H5File *f, const H5Msg *m, const uint8_t **pp, size_t *pn, uint
       if (pAddr) *pAddr = t->addr;
     }
   }
-  h5OhdrFree(&o);
+  cairnH5OhdrFree(&o);
   return rc;
 }
 
@@ -661,8 +661,8 @@ static void attrClear(H5Attr *a) {
   a->nMsg = 0;
   a->msgAddr = 0;
 }
-void h5AttrFree(H5Attr *a) {
-  h5TypeFree(a->pType);
+void cairnH5AttrFree(H5Attr *a) {
+  cairnH5TypeFree(a->pType);
   cairnFree(a->pData);
   attrClear(a);
 }
@@ -670,14 +670,14 @@ void h5AttrFree(H5Attr *a) {
 /* A datatype or dataspace embedded in an attribute, possibly shared. */
 static int attrPart(H5File *f, uint16_t type, int shared, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS) {
   if (!shared) /* the usual case: in the message itself, nothing to resolve */
-    return ppT ? h5TypeDecode(f, p, n, addr, 0, ppT, NULL) : h5SpaceDecode(p, n, addr, f, pS);
+    return ppT ? cairnH5TypeDecode(f, p, n, addr, 0, ppT, NULL) : cairnH5SpaceDecode(p, n, addr, f, pS);
   H5Msg m = {type, 2, (uint32_t)n, p, addr};
   const uint8_t *q;
   size_t nq;
   uint64_t qa;
   uint8_t *own;
-  CAIRN_TRY(h5MsgResolve(f, &m, &q, &nq, &qa, &own));
-  int rc = ppT ? h5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : h5SpaceDecode(q, nq, qa, f, pS);
+  CAIRN_TRY(cairnH5MsgResolve(f, &m, &q, &nq, &qa, &own));
+  int rc = ppT ? cairnH5TypeDecode(f, q, nq, qa, 0, ppT, NULL) : cairnH5SpaceDecode(q, nq, qa, f, pS);
   cairnFree(own);
   return rc;
 }
@@ -691,20 +691,20 @@ static const char *attrNameZ(char *z, const uint8_t *p, size_t n) {
 }
 
 /* Decode an attribute message: its type (a reference, *ppT; NULL on error), dataspace (*pS, up
-** to its rank: h5SpaceDecode), and where its name
+** to its rank: cairnH5SpaceDecode), and where its name
 ** (nName bytes, no NUL) and raw values (*pnData bytes, checked to fit) sit in p. */
 static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppName,
                      size_t *pnName, const uint8_t **ppData, size_t *pnData) {
   *ppT = NULL;
   H5Cur c;
-  h5Cur(&c, p, n, addr);
-  uint8_t v = h5U8(&c), flags = h5U8(&c);
-  uint32_t nName = (uint32_t)h5U(&c, 2), nType = (uint32_t)h5U(&c, 2), nSpace = (uint32_t)h5U(&c, 2);
-  if (v == 3) h5U8(&c); /* charset of the name */
+  cairnH5Cur(&c, p, n, addr);
+  uint8_t v = cairnH5U8(&c), flags = cairnH5U8(&c);
+  uint32_t nName = (uint32_t)cairnH5U(&c, 2), nType = (uint32_t)cairnH5U(&c, 2), nSpace = (uint32_t)cairnH5U(&c, 2);
+  if (v == 3) cairnH5U8(&c); /* charset of the name */
   if (v < 1 || v > 3) return cairnErr(CAIRN_UNSUPPORTED, "hdf5: attribute message version %u at offset %llu", v, (unsigned long long)addr);
   size_t pad = v == 1 ? 7 : 0;
   size_t nN = (nName + pad) & ~pad, nT = (nType + pad) & ~pad, nS = (nSpace + pad) & ~pad;
-  if (c.bad || !h5Has(&c, nN) || nName == 0) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated attribute name at offset %llu", (unsigned long long)addr);
+  if (c.bad || !cairnH5Has(&c, nN) || nName == 0) return cairnErr(CAIRN_CORRUPT, "hdf5: truncated attribute name at offset %llu", (unsigned long long)addr);
   const uint8_t *z = memchr(c.p, 0, nName); /* the name ends at its NUL or its size */
   size_t k = z ? (size_t)(z - c.p) : nName;
   *ppName = c.p;
@@ -712,14 +712,14 @@ static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Typ
   char zName[64]; /* for messages, made only when one is */
   c.p += nN;
   int rc = CAIRN_OK;
-  if (!h5Has(&c, nT))
+  if (!cairnH5Has(&c, nT))
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated datatype of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
-  else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, h5Off(&c), ppT, NULL);
+  else rc = attrPart(f, 3, (v >= 2) && (flags & 1), c.p, nType, cairnH5Off(&c), ppT, NULL);
   if (rc) return rc;
   c.p += nT;
-  if (!h5Has(&c, nS))
+  if (!cairnH5Has(&c, nS))
     rc = cairnErr(CAIRN_CORRUPT, "hdf5: truncated dataspace of attribute '%s' at offset %llu", attrNameZ(zName, *ppName, k), (unsigned long long)addr);
-  else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, h5Off(&c), NULL, pS);
+  else rc = attrPart(f, 1, (v >= 2) && (flags & 2), c.p, nSpace, cairnH5Off(&c), NULL, pS);
   if (rc == CAIRN_OK) {
     c.p += nS;
     uint64_t nData;
@@ -730,21 +730,21 @@ static int attrParse(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Typ
     *pnData = (size_t)nData;
   }
   if (rc) {
-    h5TypeFree(*ppT);
+    cairnH5TypeFree(*ppT);
     *ppT = NULL;
   }
   return rc;
 }
 
-int h5AttrPeek(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppData, size_t *pnData) {
+int cairnH5AttrPeek(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Type **ppT, H5Space *pS, const uint8_t **ppData, size_t *pnData) {
   const uint8_t *pName;
   size_t nName;
   return attrParse(f, p, n, addr, ppT, pS, &pName, &nName, ppData, pnData);
 }
 
-int h5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a) { return h5AttrDecodeIn(f, p, n, addr, a, NULL, 0, NULL); }
+int cairnH5AttrDecode(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a) { return cairnH5AttrDecodeIn(f, p, n, addr, a, NULL, 0, NULL); }
 
-int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf) {
+int cairnH5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr *a, uint8_t *pBuf, size_t nBuf, int *pInBuf) {
   if (pInBuf) *pInBuf = 0;
   attrClear(a);
   const uint8_t *pName, *pData;
@@ -753,13 +753,13 @@ int h5AttrDecodeIn(H5File *f, const uint8_t *p, size_t n, uint64_t addr, H5Attr 
   if (rc) return rc;
   a->nData = nData;
   if (pBuf && pInBuf && nData + nName + 1 <= nBuf) {
-    a->pData = pBuf; /* the caller's: h5AttrFree must not free it (the caller clears pData) */
+    a->pData = pBuf; /* the caller's: cairnH5AttrFree must not free it (the caller clears pData) */
     *pInBuf = 1;
   } else {
     a->pData = cairnMalloc(nData + nName + 1);
   }
   if (!a->pData) {
-    h5AttrFree(a);
+    cairnH5AttrFree(a);
     return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
   }
   memcpy(a->pData, pData, nData);

@@ -11,7 +11,6 @@
 ** keeps the commit crash-safe is in core/h5/WRITER.md ("Dense groups").
 */
 #include "h5/h5w.h"
-#include "hash/lookup3.h"
 
 /* Fractal heap parameters (libhdf5's for link heaps, but 1 MiB direct blocks: 13 rows of
 ** direct blocks in the root indirect block hold 8 MiB of link messages, no nested blocks). */
@@ -38,14 +37,14 @@ typedef struct DNode {
   int *aRec;             /* link indices, sorted by (hash, name) */
   struct DNode **aKid;   /* n + 1 children (internal nodes) */
   uint64_t nTot;         /* records in this subtree */
-  uint64_t addr;         /* where it is written (H5W_UNDEF: not yet) */
+  uint64_t addr;         /* where it is written (H5_UNDEF: not yet) */
   uint32_t gen;          /* transaction that wrote it */
   int bDirty;
 } DNode;
 
 struct H5wDense {
   uint64_t hdrAddr; uint32_t hdrGen; /* heap header (never moves) */
-  uint64_t aBlk[DN_NENT]; uint32_t aBlkGen[DN_NENT]; int nBlk; /* direct blocks (H5W_UNDEF: skipped) */
+  uint64_t aBlk[DN_NENT]; uint32_t aBlkGen[DN_NENT]; int nBlk; /* direct blocks (H5_UNDEF: skipped) */
   uint64_t wp;           /* next free heap offset in the last block */
   uint64_t ibAddr, ibSize; uint32_t ibGen; int curRows, bIbDirty;
   uint64_t newEnd;       /* end of the blocks (direct and indirect) written since the last commit */
@@ -72,7 +71,7 @@ static DNode *nodeNew(H5wDense *d, int lvl) {
   DNode *x = cairnMallocZero(sizeof *x);
   if (!x) return NULL;
   x->lvl = lvl;
-  x->addr = H5W_UNDEF;
+  x->addr = H5_UNDEF;
   x->bDirty = 1;
   x->aRec = cairnMalloc(sizeof(int) * (d->maxRec[lvl] + 1));
   if (lvl) x->aKid = cairnMalloc(sizeof(DNode *) * (d->maxRec[lvl] + 2));
@@ -89,7 +88,7 @@ static void nodeFree(cairn_h5w *w, DNode *x) {
   if (!x) return;
   if (x->lvl)
     for (int i = 0; i <= x->n; i++) nodeFree(w, x->aKid[i]); /* NULL for children not loaded */
-  if (w) h5wFree(w, x->addr, BT_NODE, x->gen != w->txn);
+  if (w) cairnH5wFree(w, x->addr, BT_NODE, x->gen != w->txn);
   cairnFree(x->aRec);
   cairnFree(x->aKid);
   cairnFree(x);
@@ -146,6 +145,9 @@ static int btInsert(H5wDense *d, const H5wObj *g, int k) {
   memmove(leaf->aRec + i + 1, leaf->aRec + i, sizeof(int) * (size_t)(leaf->n - i));
   leaf->aRec[i] = k;
   leaf->n++;
+  /* the name index stays in (hash, name) order: what readers binary-search */
+  cairnAssert(i == 0 || keyCmp(g, leaf->aRec[i - 1], k) < 0);
+  cairnAssert(i + 1 >= leaf->n || keyCmp(g, k, leaf->aRec[i + 1]) < 0);
   for (int j = 0; j < np; j++) path[j]->nTot++, path[j]->bDirty = 1;
   int iNew = 0;
   for (int j = np - 1; j >= 0; j--) {
@@ -205,7 +207,7 @@ static int nodeWrite(cairn_h5w *w, H5wDense *d, const H5wObj *g, DNode *x) {
   if (x->lvl)
     for (int i = 0; i <= x->n; i++) CAIRN_TRY(nodeWrite(w, d, g, x->aKid[i]));
   uint8_t p[BT_NODE];
-  memcpy(p, x->lvl ? "BTIN" : "BTLF", 4);
+  memcpy(p, x->lvl ? H5_SIG_BTIN : H5_SIG_BTLF, 4);
   p[4] = 0;
   p[5] = 5; /* link name index */
   size_t i = 6;
@@ -223,12 +225,12 @@ static int nodeWrite(cairn_h5w *w, H5wDense *d, const H5wObj *g, DNode *x) {
       if (x->lvl > 1) cairnPutLEn(p + i, c->nTot, d->totB[x->lvl - 1]), i += d->totB[x->lvl - 1];
     }
   }
-  cairnPutLE32(p + i, cairnLookup3(p, i, 0));
+  cairnH5ChecksumPut(p, i);
   i += 4;
   uint64_t a;
-  CAIRN_TRY(h5wAlloc(w, BT_NODE, &a));
-  CAIRN_TRY(h5wWrite(w, p, i, a)); /* the rest of the node is never read */
-  h5wFree(w, x->addr, BT_NODE, x->gen != w->txn);
+  CAIRN_TRY(cairnH5wAlloc(w, BT_NODE, &a));
+  CAIRN_TRY(cairnH5wWrite(w, p, i, a)); /* the rest of the node is never read */
+  cairnH5wFree(w, x->addr, BT_NODE, x->gen != w->txn);
   x->addr = a;
   x->gen = w->txn;
   x->bDirty = 0;
@@ -239,7 +241,7 @@ static int nodeWrite(cairn_h5w *w, H5wDense *d, const H5wObj *g, DNode *x) {
 static int denseNew(H5wDense **pp) {
   H5wDense *d = cairnMallocZero(sizeof *d);
   if (!d) return cairnErr(CAIRN_NOMEM, "dense group: out of memory");
-  d->hdrAddr = d->ibAddr = d->btAddr = H5W_UNDEF;
+  d->hdrAddr = d->ibAddr = d->btAddr = H5_UNDEF;
   uint64_t cum = d->maxRec[0] = (BT_NODE - 10) / BT_REC;
   d->nrecB[0] = d->totB[0] = (uint8_t)cairnLEnSize(cum);
   for (int l = 1; l <= BT_MAXLVL; l++) {
@@ -254,16 +256,16 @@ static int denseNew(H5wDense **pp) {
   return CAIRN_OK;
 }
 
-void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease) {
+void cairnH5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease) {
   H5wDense *d = g->pDense;
   if (!d) return;
   cairn_h5w *wf = bRelease ? w : NULL;
   nodeFree(wf, d->pRoot);
   if (wf) {
-    for (int e = 0; e < d->nBlk; e++) h5wFree(w, d->aBlk[e], rowSize(e / DN_WIDTH), d->aBlkGen[e] != w->txn);
-    h5wFree(w, d->ibAddr, d->ibSize, d->ibGen != w->txn);
-    h5wFree(w, d->hdrAddr, DN_HDR, d->hdrGen != w->txn);
-    h5wFree(w, d->btAddr, 38, d->btGen != w->txn);
+    for (int e = 0; e < d->nBlk; e++) cairnH5wFree(w, d->aBlk[e], rowSize(e / DN_WIDTH), d->aBlkGen[e] != w->txn);
+    cairnH5wFree(w, d->ibAddr, d->ibSize, d->ibGen != w->txn);
+    cairnH5wFree(w, d->hdrAddr, DN_HDR, d->hdrGen != w->txn);
+    cairnH5wFree(w, d->btAddr, 38, d->btGen != w->txn);
   }
   for (int i = 0; i < g->nLink; i++) g->aLink[i].hidLen = 0;
   cairnFree(d->aMoved);
@@ -273,17 +275,12 @@ void h5wDenseFree(cairn_h5w *w, H5wObj *g, int bRelease) {
 
 /* The header that link i of g points to moved (commitObj): its message must be rewritten.
 ** Only these and the links added since the last commit are looked at, not all n. */
-void h5wDenseMoved(H5wObj *g, int i) {
+void cairnH5wDenseMoved(H5wObj *g, int i) {
   H5wDense *d = g->pDense;
   if (!d || d->bScanAll || i >= d->nDone) return;
-  if (d->nMoved == d->nMovedAlloc) {
-    int m = d->nMovedAlloc ? 2 * d->nMovedAlloc : 16;
-    int *a = cairnRealloc(d->aMoved, sizeof(int) * (size_t)m);
-    if (!a) {
-      d->bScanAll = 1; /* out of memory: the next commit looks at every link */
-      return;
-    }
-    d->aMoved = a, d->nMovedAlloc = m;
+  if (CAIRN_GROW(d->aMoved, d->nMovedAlloc, d->nMoved + 1, "dense links")) {
+    d->bScanAll = 1; /* out of memory: the next commit looks at every link */
+    return;
   }
   d->aMoved[d->nMoved++] = i;
 }
@@ -292,7 +289,7 @@ void h5wDenseMoved(H5wObj *g, int i) {
 ** CAIRN_LIMIT: the heap is full, or (bNoGrow) a new block would be needed. */
 static int heapPlace(cairn_h5w *w, H5wDense *d, uint64_t n, int bNoGrow, uint64_t *pOff, uint64_t *pAddr) {
   for (;;) {
-    if (d->nBlk > 0 && d->aBlk[d->nBlk - 1] != H5W_UNDEF) {
+    if (d->nBlk > 0 && d->aBlk[d->nBlk - 1] != H5_UNDEF) {
       int e = d->nBlk - 1;
       uint64_t bo = entOff(e), bs = rowSize(e / DN_WIDTH);
       if (d->wp + n <= bo + bs) {
@@ -307,17 +304,17 @@ static int heapPlace(cairn_h5w *w, H5wDense *d, uint64_t n, int bNoGrow, uint64_
     uint64_t bs = rowSize(e / DN_WIDTH);
     if (e / DN_WIDTH + 1 > d->curRows) d->curRows = e / DN_WIDTH + 1;
     d->bIbDirty = 1;
-    d->aBlk[e] = H5W_UNDEF;
+    d->aBlk[e] = H5_UNDEF;
     if (DN_DBHDR + n > bs) continue; /* too small for this message: left unallocated */
     uint8_t h[DN_DBHDR];
-    memcpy(h, "FHDB", 4);
+    memcpy(h, H5_SIG_FHDB, 4);
     h[4] = 0;
     cairnPutLE64(h + 5, d->hdrAddr);
     cairnPutLEn(h + 13, entOff(e), DN_OFFB);
-    CAIRN_TRY(h5wAlloc(w, bs, &d->aBlk[e]));
+    CAIRN_TRY(cairnH5wAlloc(w, bs, &d->aBlk[e]));
     d->aBlkGen[e] = w->txn;
     if (d->aBlk[e] + bs > d->newEnd) d->newEnd = d->aBlk[e] + bs;
-    CAIRN_TRY(h5wWrite(w, h, DN_DBHDR, d->aBlk[e]));
+    CAIRN_TRY(cairnH5wWrite(w, h, DN_DBHDR, d->aBlk[e]));
     d->wp = entOff(e) + DN_DBHDR;
   }
 }
@@ -328,17 +325,17 @@ static void hdrEncode(const H5wDense *d, uint8_t *p) {
   ** adds to this heap later relying on both) */
   uint64_t alloc = 0, iter = entOff(d->nBlk), span = entOff(d->curRows * DN_WIDTH), room = 0;
   for (int e = 0; e < d->nBlk; e++)
-    if (d->aBlk[e] != H5W_UNDEF) alloc += rowSize(e / DN_WIDTH);
+    if (d->aBlk[e] != H5_UNDEF) alloc += rowSize(e / DN_WIDTH);
   for (int e = 0; e < d->curRows * DN_WIDTH; e++) room += rowSize(e / DN_WIDTH) - DN_DBHDR;
   uint64_t freeSpace = room > d->nLiveBytes ? room - d->nLiveBytes : 0;
   size_t i = 0;
-  memcpy(p, "FRHP", 4), i = 4;
+  memcpy(p, H5_SIG_FRHP, 4), i = 4;
   p[i++] = 0;
   cairnPutLE16(p + i, DN_IDLEN), i += 2;
   cairnPutLE16(p + i, 0), i += 2; /* no I/O filters */
   p[i++] = 0;                      /* flags: huge IDs not wrapped, direct blocks not checksummed */
   cairnPutLE32(p + i, H5W_DENSE_MAXMAN), i += 4;
-  uint64_t v[12] = {0, H5W_UNDEF, freeSpace, H5W_UNDEF, span, alloc, iter, d->nLive, 0, 0, 0, 0};
+  uint64_t v[12] = {0, H5_UNDEF, freeSpace, H5_UNDEF, span, alloc, iter, d->nLive, 0, 0, 0, 0};
   for (int k = 0; k < 12; k++) cairnPutLE64(p + i, v[k]), i += 8;
   cairnPutLE16(p + i, DN_WIDTH), i += 2;
   cairnPutLE64(p + i, DN_START), i += 8;
@@ -347,17 +344,17 @@ static void hdrEncode(const H5wDense *d, uint8_t *p) {
   cairnPutLE16(p + i, 1), i += 2; /* starting rows of the root indirect block */
   cairnPutLE64(p + i, d->ibAddr), i += 8;
   cairnPutLE16(p + i, (uint16_t)d->curRows), i += 2;
-  cairnPutLE32(p + i, cairnLookup3(p, i, 0));
+  cairnH5ChecksumPut(p, i);
 }
 
 /* Space for the heap header that does not cross a sector boundary: its in-place rewrites
 ** are then all-or-nothing, like the superblock's. */
 static int hdrAlloc(cairn_h5w *w, uint64_t *pAddr) {
   uint64_t a;
-  CAIRN_TRY(h5wAlloc(w, DN_HDR + DN_SECTOR, &a));
+  CAIRN_TRY(cairnH5wAlloc(w, DN_HDR + DN_SECTOR, &a));
   uint64_t s = a % DN_SECTOR + DN_HDR <= DN_SECTOR ? a : (a + DN_SECTOR - 1) / DN_SECTOR * DN_SECTOR;
-  h5wFree(w, a, s - a, 0);
-  h5wFree(w, s + DN_HDR, a + DN_HDR + DN_SECTOR - (s + DN_HDR), 0);
+  cairnH5wFree(w, a, s - a, 0);
+  cairnH5wFree(w, s + DN_HDR, a + DN_HDR + DN_SECTOR - (s + DN_HDR), 0);
   *pAddr = s;
   return CAIRN_OK;
 }
@@ -366,7 +363,7 @@ static int hdrAlloc(cairn_h5w *w, uint64_t *pAddr) {
 ** new block would be needed where that is not possible in place): the caller starts afresh. */
 static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   H5wDense *d = g->pDense;
-  int bFresh = d->hdrAddr == H5W_UNDEF;
+  int bFresh = d->hdrAddr == H5_UNDEF;
   if (bFresh) {
     CAIRN_TRY(hdrAlloc(w, &d->hdrAddr));
     d->hdrGen = w->txn;
@@ -374,7 +371,7 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   int bHdrCommitted = d->hdrGen != w->txn;
   d->newEnd = 0;
   /* A committed heap header is rewritten in place; if it must point at a new indirect block,
-  ** that block has to be inside the committed file first (h5wSbExtend), which a caller's tail
+  ** that block has to be inside the committed file first (cairnH5wSbExtend), which a caller's tail
   ** past the end of file (CAIRN_H5W_TAIL) forbids: such heaps are rebuilt instead. */
   int bNoGrow = bHdrCommitted && w->bTail;
   int bChanged = bFresh;
@@ -385,15 +382,15 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   for (int s = 0; s < nScan; s++) {
     int k = bAll ? s : s < d->nMoved ? d->aMoved[s] : d->nDone + (s - d->nMoved);
     H5wLink *l = &g->aLink[k];
-    int bHard = l->addr != H5W_UNDEF || l->pObj;
+    int bHard = l->addr != H5_UNDEF || l->pObj;
     uint64_t target = l->pObj ? l->pObj->addr : l->addr;
     if (l->hidLen && (!bHard || target == l->hidTarget)) continue;
-    size_t n = h5wLinkMsgSize(l);
+    size_t n = cairnH5wLinkMsgSize(l);
     if (n > sizeof buf) return cairnErr(CAIRN_UNSUPPORTED, "link '%s': a message of %zu bytes in dense storage", l->zName, n);
-    h5wLinkMsgEncode(l, target, buf);
+    cairnH5wLinkMsgEncode(l, target, buf);
     uint64_t off, at;
     CAIRN_TRY(heapPlace(w, d, n, bNoGrow, &off, &at));
-    CAIRN_TRY(h5wWrite(w, buf, n, at));
+    CAIRN_TRY(cairnH5wWrite(w, buf, n, at));
     int bNew = l->hidLen == 0;
     if (!bNew) d->nLiveBytes -= l->hidLen;
     l->hidOff = off;
@@ -415,28 +412,28 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   if (d->bIbDirty) {
     size_t n = 5 + 8 + DN_OFFB + (size_t)d->curRows * DN_WIDTH * 8 + 4;
     uint8_t p[5 + 8 + DN_OFFB + DN_NENT * 8 + 4];
-    memcpy(p, "FHIB", 4);
+    memcpy(p, H5_SIG_FHIB, 4);
     p[4] = 0;
     cairnPutLE64(p + 5, d->hdrAddr);
     cairnPutLEn(p + 13, 0, DN_OFFB);
     size_t i = 5 + 8 + DN_OFFB;
-    for (int e = 0; e < d->curRows * DN_WIDTH; e++, i += 8) cairnPutLE64(p + i, e < d->nBlk ? d->aBlk[e] : H5W_UNDEF);
-    cairnPutLE32(p + i, cairnLookup3(p, i, 0));
+    for (int e = 0; e < d->curRows * DN_WIDTH; e++, i += 8) cairnPutLE64(p + i, e < d->nBlk ? d->aBlk[e] : H5_UNDEF);
+    cairnH5ChecksumPut(p, i);
     uint64_t a;
-    CAIRN_TRY(h5wAlloc(w, n, &a));
-    CAIRN_TRY(h5wWrite(w, p, n, a));
-    h5wFree(w, d->ibAddr, d->ibSize, d->ibGen != w->txn);
+    CAIRN_TRY(cairnH5wAlloc(w, n, &a));
+    CAIRN_TRY(cairnH5wWrite(w, p, n, a));
+    cairnH5wFree(w, d->ibAddr, d->ibSize, d->ibGen != w->txn);
     d->ibAddr = a, d->ibSize = n, d->ibGen = w->txn;
     d->bIbDirty = 0;
     if (a + n > d->newEnd) d->newEnd = a + n;
     /* the header will name the new blocks: before it is rewritten in place they must be
     ** durable (a sync) and inside the committed file (an end-of-file switch if they are not) */
-    if (bHdrCommitted) CAIRN_TRY(h5wSbExtend(w, d->newEnd > w->eofCommitted));
+    if (bHdrCommitted) CAIRN_TRY(cairnH5wSbExtend(w, d->newEnd > w->eofCommitted));
   }
   /* the B-tree, copy-on-write from the changed leaves up, then a new header for it */
   CAIRN_TRY(nodeWrite(w, d, g, d->pRoot));
   uint8_t bt[38];
-  memcpy(bt, "BTHD", 4);
+  memcpy(bt, H5_SIG_BTHD, 4);
   bt[4] = 0, bt[5] = 5;
   cairnPutLE32(bt + 6, BT_NODE);
   cairnPutLE16(bt + 10, BT_REC);
@@ -445,42 +442,42 @@ static int denseUpdate(cairn_h5w *w, H5wObj *g) {
   cairnPutLE64(bt + 16, d->pRoot->addr);
   cairnPutLE16(bt + 24, (uint16_t)d->pRoot->n);
   cairnPutLE64(bt + 26, d->pRoot->nTot);
-  cairnPutLE32(bt + 34, cairnLookup3(bt, 34, 0));
+  cairnH5ChecksumPut(bt, 34);
   uint64_t a;
-  CAIRN_TRY(h5wAlloc(w, sizeof bt, &a));
-  CAIRN_TRY(h5wWrite(w, bt, sizeof bt, a));
-  h5wFree(w, d->btAddr, sizeof bt, d->btGen != w->txn);
+  CAIRN_TRY(cairnH5wAlloc(w, sizeof bt, &a));
+  CAIRN_TRY(cairnH5wWrite(w, bt, sizeof bt, a));
+  cairnH5wFree(w, d->btAddr, sizeof bt, d->btGen != w->txn);
   d->btAddr = a, d->btGen = w->txn;
   /* the heap header: new, or rewritten in place as one write inside one sector, after
   ** everything it names (kept out of write gathering so it stays a write of its own) */
   uint8_t h[DN_HDR];
   hdrEncode(d, h);
-  CAIRN_TRY(h5wFlush(w));
+  CAIRN_TRY(cairnH5wFlush(w));
   w->st.nWrite++;
   if (w->nFileSize < d->hdrAddr + DN_HDR) w->nFileSize = d->hdrAddr + DN_HDR;
   int rc = cairn_file_write(w->f, h, DN_HDR, d->hdrAddr);
-  if (rc) return h5wFail(w, rc);
+  if (rc) return cairnH5wFail(w, rc);
   /* the group's Link Info names the heap and the B-tree */
   uint8_t li[18] = {0, 0};
   cairnPutLE64(li + 2, d->hdrAddr);
   cairnPutLE64(li + 10, d->btAddr);
   for (int i = 0; i < g->nMsg; i++)
-    if (g->aMsg[i].type == H5W_MSG_LINKINFO) return h5wObjSetMsg(g, i, li, sizeof li);
-  return h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
+    if (g->aMsg[i].type == H5_MSG_LINKINFO) return cairnH5wObjSetMsg(g, i, li, sizeof li);
+  return cairnH5wObjAddMsg(g, H5_MSG_LINKINFO, 0, li, sizeof li);
 }
 
 /* Back to compact storage (a link too large for the heap): the header holds every link again. */
 static int denseToCompact(cairn_h5w *w, H5wObj *g) {
-  h5wDenseFree(w, g, 1);
+  cairnH5wDenseFree(w, g, 1);
   uint8_t li[18] = {0, 0};
-  cairnPutLE64(li + 2, H5W_UNDEF);
-  cairnPutLE64(li + 10, H5W_UNDEF);
+  cairnPutLE64(li + 2, H5_UNDEF);
+  cairnPutLE64(li + 10, H5_UNDEF);
   for (int i = 0; i < g->nMsg; i++)
-    if (g->aMsg[i].type == H5W_MSG_LINKINFO) return h5wObjSetMsg(g, i, li, sizeof li);
-  return h5wObjAddMsg(g, H5W_MSG_LINKINFO, 0, li, sizeof li);
+    if (g->aMsg[i].type == H5_MSG_LINKINFO) return cairnH5wObjSetMsg(g, i, li, sizeof li);
+  return cairnH5wObjAddMsg(g, H5_MSG_LINKINFO, 0, li, sizeof li);
 }
 
-int h5wDenseCommit(cairn_h5w *w, H5wObj *g) {
+int cairnH5wDenseCommit(cairn_h5w *w, H5wObj *g) {
   int bWant = H5W_DENSE_OVER > 0 && g->nLink > H5W_DENSE_OVER && g->nBigLink == 0;
   if (!bWant) return g->pDense ? denseToCompact(w, g) : CAIRN_OK;
   if (!g->pDense) CAIRN_TRY(denseNew(&g->pDense));
@@ -488,12 +485,12 @@ int h5wDenseCommit(cairn_h5w *w, H5wObj *g) {
   if (rc == CAIRN_LIMIT && !w->rcFatal) {
     /* full (or not growable in place): a new heap and index with the live links only */
     cairn_clearerr();
-    h5wDenseFree(w, g, 1);
+    cairnH5wDenseFree(w, g, 1);
     CAIRN_TRY(denseNew(&g->pDense));
     rc = denseUpdate(w, g);
     if (rc == CAIRN_LIMIT) rc = cairnErr(CAIRN_LIMIT, "group with %d links: more link message bytes than a dense heap holds (8 MiB)", g->nLink);
   }
-  return rc ? h5wFail(w, rc) : CAIRN_OK;
+  return rc ? cairnH5wFail(w, rc) : CAIRN_OK;
 }
 
 /* ---------------------------------------------------------------- loading */
@@ -518,20 +515,20 @@ static int loadRec(Load *L, const uint8_t *r, int *pk) {
   uint64_t off = cairnGetLEn(id + 1, DN_OFFB), len = cairnGetLEn(id + 1 + DN_OFFB, DN_LENB);
   int e = 0;
   while (e < d->nBlk && off >= entOff(e) + rowSize(e / DN_WIDTH)) e++;
-  if (e == d->nBlk || d->aBlk[e] == H5W_UNDEF || off < entOff(e) + DN_DBHDR || len < 2 ||
+  if (e == d->nBlk || d->aBlk[e] == H5_UNDEF || off < entOff(e) + DN_DBHDR || len < 2 ||
       off + len > entOff(e) + rowSize(e / DN_WIDTH))
     return cairnErr(CAIRN_CORRUPT, "dense group: heap object at offset %llu (%llu bytes) outside the heap's blocks",
                     (unsigned long long)off, (unsigned long long)len);
   uint64_t bs = rowSize(e / DN_WIDTH);
   if (!L->apBlk[e]) {
     if (!(L->apBlk[e] = cairnMalloc((size_t)bs))) return cairnErr(CAIRN_NOMEM, "dense group: out of memory");
-    CAIRN_TRY(h5wRead(L->w, L->apBlk[e], (size_t)bs, d->aBlk[e]));
-    if (memcmp(L->apBlk[e], "FHDB", 4) || cairnGetLE64(L->apBlk[e] + 5) != d->hdrAddr ||
+    CAIRN_TRY(cairnH5wRead(L->w, L->apBlk[e], (size_t)bs, d->aBlk[e]));
+    if (memcmp(L->apBlk[e], H5_SIG_FHDB, 4) || cairnGetLE64(L->apBlk[e] + 5) != d->hdrAddr ||
         cairnGetLEn(L->apBlk[e] + 13, DN_OFFB) != entOff(e))
       return cairnErr(CAIRN_CORRUPT, "dense group: bad direct block at %llu", (unsigned long long)d->aBlk[e]);
   }
   int k = L->g->nLink;
-  CAIRN_TRY(h5wParseLink(L->g, L->apBlk[e] + (off - entOff(e)), (size_t)len, d->aBlk[e] + (off - entOff(e))));
+  CAIRN_TRY(cairnH5wParseLink(L->g, L->apBlk[e] + (off - entOff(e)), (size_t)len, d->aBlk[e] + (off - entOff(e))));
   H5wLink *l = &L->g->aLink[k];
   l->hash = cairnLookup3(l->zName, strlen(l->zName), 0);
   if (l->hash != cairnGetLE32(r)) return cairnErr(CAIRN_CORRUPT, "dense group: name hash of '%s' differs from its index", l->zName);
@@ -547,7 +544,7 @@ static int loadRec(Load *L, const uint8_t *r, int *pk) {
 
 static int loadNode(Load *L, uint64_t addr, int lvl, int n, DNode **pp) {
   H5wDense *d = L->d;
-  if (n < 0 || (uint32_t)n > d->maxRec[lvl] || addr == H5W_UNDEF)
+  if (n < 0 || (uint32_t)n > d->maxRec[lvl] || addr == H5_UNDEF)
     return cairnErr(CAIRN_CORRUPT, "dense group: name index node at %llu with %d records", (unsigned long long)addr, n);
   DNode *x = nodeNew(d, lvl);
   if (!x) return cairnErr(CAIRN_NOMEM, "dense group: out of memory");
@@ -559,9 +556,9 @@ static int loadNode(Load *L, uint64_t addr, int lvl, int n, DNode **pp) {
   if (lvl) memset(x->aKid, 0, sizeof(DNode *) * (size_t)(n + 1));
   size_t ptr = lvl ? ptrSize(d, lvl) : 0, size = 6 + (size_t)n * BT_REC + (lvl ? (size_t)(n + 1) * ptr : 0) + 4;
   uint8_t p[BT_NODE];
-  CAIRN_TRY(h5wRead(L->w, p, size, addr));
-  h5wUsed(L->w, addr, BT_NODE);
-  if (memcmp(p, lvl ? "BTIN" : "BTLF", 4) || p[4] != 0 || p[5] != 5 || cairnLookup3(p, size - 4, 0) != cairnGetLE32(p + size - 4))
+  CAIRN_TRY(cairnH5wRead(L->w, p, size, addr));
+  cairnH5wUsed(L->w, addr, BT_NODE);
+  if (memcmp(p, lvl ? H5_SIG_BTIN : H5_SIG_BTLF, 4) || p[4] != 0 || p[5] != 5 || !cairnH5ChecksumOk(p, size - 4))
     return cairnErr(CAIRN_CORRUPT, "dense group: bad name index node at %llu", (unsigned long long)addr);
   const uint8_t *pc = p + 6 + (size_t)n * BT_REC;
   for (int i = 0; i <= n; i++) {
@@ -579,10 +576,10 @@ static int loadNode(Load *L, uint64_t addr, int lvl, int n, DNode **pp) {
   return CAIRN_OK;
 }
 
-int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
+int cairnH5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
   uint8_t h[DN_HDR];
-  CAIRN_TRY(h5wRead(w, h, DN_HDR, heapAddr));
-  if (memcmp(h, "FRHP", 4) || cairnLookup3(h, DN_HDR - 4, 0) != cairnGetLE32(h + DN_HDR - 4))
+  CAIRN_TRY(cairnH5wRead(w, h, DN_HDR, heapAddr));
+  if (memcmp(h, H5_SIG_FRHP, 4) || !cairnH5ChecksumOk(h, DN_HDR - 4))
     return cairnErr(CAIRN_UNSUPPORTED, "not a fractal heap this writer wrote at %llu", (unsigned long long)heapAddr);
   uint8_t want[DN_HDR];
   /* the parameters must be exactly ours: compare with a header we would write */
@@ -594,7 +591,7 @@ int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
   d->nBlk = 0;
   while (d->nBlk < DN_NENT && entOff(d->nBlk) < iter) d->nBlk++;
   hdrEncode(d, want);
-  if (memcmp(h + 4, want + 4, 30 - 4) || memcmp(h + 78, want + 78, 132 - 78) || cairnGetLE64(h + 38) != H5W_UNDEF ||
+  if (memcmp(h + 4, want + 4, 30 - 4) || memcmp(h + 78, want + 78, 132 - 78) || cairnGetLE64(h + 38) != H5_UNDEF ||
       d->curRows < 1 || d->curRows > DN_ROWS || entOff(d->nBlk) != iter || d->nBlk > d->curRows * DN_WIDTH) {
     cairnFree(d);
     return cairnErr(CAIRN_UNSUPPORTED, "fractal heap at %llu has other parameters than this writer's", (unsigned long long)heapAddr);
@@ -608,27 +605,27 @@ int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
   memset(&L, 0, sizeof L);
   L.w = w, L.g = g, L.d = d;
   uint8_t ib[5 + 8 + DN_OFFB + DN_NENT * 8 + 4], bt[38];
-  int rc = h5wRead(w, ib, (size_t)d->ibSize, d->ibAddr);
-  if (!rc && (memcmp(ib, "FHIB", 4) || ib[4] != 0 || cairnGetLE64(ib + 5) != heapAddr || cairnGetLEn(ib + 13, DN_OFFB) != 0 ||
-              cairnLookup3(ib, (size_t)d->ibSize - 4, 0) != cairnGetLE32(ib + d->ibSize - 4)))
+  int rc = cairnH5wRead(w, ib, (size_t)d->ibSize, d->ibAddr);
+  if (!rc && (memcmp(ib, H5_SIG_FHIB, 4) || ib[4] != 0 || cairnGetLE64(ib + 5) != heapAddr || cairnGetLEn(ib + 13, DN_OFFB) != 0 ||
+              !cairnH5ChecksumOk(ib, (size_t)d->ibSize - 4)))
     rc = cairnErr(CAIRN_CORRUPT, "dense group: bad root indirect block at %llu", (unsigned long long)d->ibAddr);
   int lastBlk = -1;
   for (int e = 0; !rc && e < d->curRows * DN_WIDTH; e++) {
     uint64_t a = cairnGetLE64(ib + 17 + 8 * e);
-    if (e >= d->nBlk && a != H5W_UNDEF) rc = cairnErr(CAIRN_CORRUPT, "dense group: heap block past the allocation iterator");
+    if (e >= d->nBlk && a != H5_UNDEF) rc = cairnErr(CAIRN_CORRUPT, "dense group: heap block past the allocation iterator");
     if (e < d->nBlk) d->aBlk[e] = a, d->aBlkGen[e] = 0;
-    if (e < d->nBlk && a != H5W_UNDEF) lastBlk = e, h5wUsed(w, a, rowSize(e / DN_WIDTH));
+    if (e < d->nBlk && a != H5_UNDEF) lastBlk = e, cairnH5wUsed(w, a, rowSize(e / DN_WIDTH));
   }
   if (!rc && lastBlk < 0) rc = cairnErr(CAIRN_CORRUPT, "dense group: heap at %llu has no blocks", (unsigned long long)heapAddr);
-  if (!rc) rc = h5wRead(w, bt, sizeof bt, btAddr);
-  if (!rc && (memcmp(bt, "BTHD", 4) || bt[4] != 0 || bt[5] != 5 || cairnGetLE32(bt + 6) != BT_NODE || cairnGetLE16(bt + 10) != BT_REC ||
-              cairnGetLE16(bt + 12) >= BT_MAXLVL - 1 || cairnLookup3(bt, 34, 0) != cairnGetLE32(bt + 34)))
+  if (!rc) rc = cairnH5wRead(w, bt, sizeof bt, btAddr);
+  if (!rc && (memcmp(bt, H5_SIG_BTHD, 4) || bt[4] != 0 || bt[5] != 5 || cairnGetLE32(bt + 6) != BT_NODE || cairnGetLE16(bt + 10) != BT_REC ||
+              cairnGetLE16(bt + 12) >= BT_MAXLVL - 1 || !cairnH5ChecksumOk(bt, 34)))
     rc = cairnErr(CAIRN_UNSUPPORTED, "dense group: a name index at %llu other than this writer's", (unsigned long long)btAddr);
   if (!rc) {
     d->btAddr = btAddr, d->btGen = 0;
-    h5wUsed(w, heapAddr, DN_HDR);
-    h5wUsed(w, d->ibAddr, d->ibSize);
-    h5wUsed(w, btAddr, sizeof bt);
+    cairnH5wUsed(w, heapAddr, DN_HDR);
+    cairnH5wUsed(w, d->ibAddr, d->ibSize);
+    cairnH5wUsed(w, btAddr, sizeof bt);
     rc = loadNode(&L, cairnGetLE64(bt + 16), cairnGetLE16(bt + 12), cairnGetLE16(bt + 24), &d->pRoot);
   }
   /* The header may count more objects than the index holds: it is rewritten in place before
@@ -639,7 +636,7 @@ int h5wDenseLoad(cairn_h5w *w, H5wObj *g, uint64_t heapAddr, uint64_t btAddr) {
   if (!rc) d->nLive = d->pRoot->nTot;
   for (int e = 0; e < DN_NENT; e++) cairnFree(L.apBlk[e]);
   if (rc) {
-    h5wDenseFree(NULL, g, 0);
+    cairnH5wDenseFree(NULL, g, 0);
     return rc;
   }
   /* new messages go after the last one stored, in the last allocated block */

@@ -7,7 +7,7 @@
 ** (32004, the registered framing: 8-byte big-endian original size, 4-byte big-endian block
 ** size, then per block a 4-byte big-endian compressed size and the block, raw when it did not
 ** shrink). LZ4 blocks go through core/codec/lz4.c.
-** Decoding (read-modify-write of partial chunks) is the reader's h5Unfilter.
+** Decoding (read-modify-write of partial chunks) is the reader's cairnH5Unfilter.
 */
 #include "h5/h5int.h"
 #include "h5/h5w.h"
@@ -19,34 +19,6 @@
 #define F_FLETCHER 3
 #define F_LZ4 32004
 #define F_ZSTD 32015
-
-/* ---------------------------------------------------------------- fletcher32 */
-/* Fletcher's checksum over 16-bit words taken most significant byte first (an odd last byte is
-** the high byte of a final word), both sums modulo 65535, result sum2 << 16 | sum1. */
-uint32_t h5wFletcher32(const uint8_t *p, size_t n) {
-  uint32_t s1 = 0xffff, s2 = 0xffff;
-  size_t nw = n / 2;
-  while (nw) {
-    size_t k = nw > 360 ? 360 : nw; /* no overflow of 32-bit sums within a block */
-    nw -= k;
-    while (k--) {
-      s1 += ((uint32_t)p[0] << 8) | p[1];
-      s2 += s1;
-      p += 2;
-    }
-    s1 = (s1 & 0xffff) + (s1 >> 16);
-    s2 = (s2 & 0xffff) + (s2 >> 16);
-  }
-  if (n & 1) {
-    s1 += (uint32_t)p[0] << 8;
-    s2 += s1;
-    s1 = (s1 & 0xffff) + (s1 >> 16);
-    s2 = (s2 & 0xffff) + (s2 >> 16);
-  }
-  s1 = (s1 & 0xffff) + (s1 >> 16);
-  s2 = (s2 & 0xffff) + (s2 >> 16);
-  return (s2 << 16) | s1;
-}
 
 /* ---------------------------------------------------------------- pipeline */
 static int parseNum(const char **pz, long *pv) {
@@ -61,7 +33,7 @@ static int parseNum(const char **pz, long *pv) {
 }
 
 /* "shuffle,deflate:6,zstd:3,lz4[:block],fletcher32" -> filters in pipeline order. */
-int h5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr) {
+int cairnH5wFilterParse(const char *zSpec, size_t elSize, H5wFilter *a, int *pn, const char **pzErr) {
   int n = 0;
   const char *z = zSpec;
   *pzErr = NULL;
@@ -128,7 +100,7 @@ static void shuffle(const uint8_t *p, size_t n, size_t el, uint8_t *o) {
   memcpy(o + ne * el, p + ne * el, n - ne * el);
 }
 /* Run the pipeline forward on one chunk. *ppOut is a new buffer (caller frees). */
-int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut) {
+int cairnH5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint8_t **ppOut, size_t *pnOut) {
   /* the first stage reads the caller's bytes; later stages own their input */
   uint8_t *cur = (uint8_t *)p, *own = NULL;
   size_t nCur = nIn;
@@ -188,7 +160,7 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
       if (!o) rc = CAIRN_NOMEM;
       else {
         memcpy(o, cur, nCur);
-        cairnPutLE32(o + nCur, h5wFletcher32(cur, nCur));
+        cairnPutLE32(o + nCur, cairnH5Fletcher32(cur, nCur));
         nO = nCur + 4;
       }
     } else rc = cairnErr(CAIRN_UNSUPPORTED, "filter %u cannot be written", f->id);
@@ -207,9 +179,9 @@ int h5wFilterApply(const H5wFilter *a, int n, const uint8_t *p, size_t nIn, uint
 
 /* Undo the pipeline on one stored chunk into pOut[0..nOut) (the chunk's full size). Filters
 ** whose bit is set in mask were skipped when the chunk was written. The reader's decoder
-** (h5Unfilter, core/h5/r_filter.c) does the work: one implementation of every filter's decode
+** (cairnH5Unfilter, core/h5/r_filter.c) does the work: one implementation of every filter's decode
 ** side, with the reader's checks on corrupt input. */
-int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut) {
+int cairnH5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, size_t nIn, uint8_t *pOut, size_t nOut) {
   H5Pipeline pl;
   if (n < 0 || n > H5_MAX_FILTERS) return cairnErr(CAIRN_CORRUPT, "filter pipeline of %d filters", n);
   memset(&pl, 0, sizeof pl);
@@ -224,7 +196,7 @@ int h5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *p, si
   if (!in) return cairnErr(CAIRN_NOMEM, "filter: out of memory");
   memcpy(in, p, nIn);
   size_t nGot = 0;
-  CAIRN_TRY(h5Unfilter(&pl, mask, in, nIn, nOut, &out, &nGot, "a chunk the writer rewrites", 0)); /* takes in */
+  CAIRN_TRY(cairnH5Unfilter(&pl, mask, in, nIn, nOut, &out, &nGot, "a chunk the writer rewrites", 0)); /* takes in */
   if (nGot != nOut) {
     cairnFree(out);
     return cairnErr(CAIRN_CORRUPT, "chunk decoded to %zu bytes, want %zu", nGot, nOut);

@@ -41,11 +41,7 @@ static char *jsString(Js *j) {
   char *o = cairnMalloc(cap);
   if (!o) return j->err = 1, (char *)NULL;
   while (j->z < j->end && *j->z != '"') {
-    if (n + 8 > cap) {
-      char *p = cairnRealloc(o, cap *= 2);
-      if (!p) break;
-      o = p;
-    }
+    if (CAIRN_GROW(o, cap, n + 8, "repack: JSON string")) break;
     char c = *j->z++;
     if (c != '\\') {
       o[n++] = c;
@@ -181,7 +177,7 @@ static cairn_h5w_type *jsType(Js *j, const char *zWhere, int depth, int bKeepOrd
     else if (!strcmp(zClass, "opaque")) t = cairn_h5w_type_opaque((size_t)size, zTag);
     else if (!strcmp(zClass, "string")) t = cairn_h5w_type_string((size_t)size, zPad && !strcmp(zPad, "nullpad") ? 1 : zPad && !strcmp(zPad, "spacepad") ? 2 : 0, utf8);
     else if (!strcmp(zClass, "vlen") && bString) t = cairn_h5w_type_vstring(utf8);
-    else if (!strcmp(zClass, "vlen") && base && (base->cls == H5W_T_INT || base->cls == H5W_T_FLOAT)) t = cairn_h5w_type_vlen(base);
+    else if (!strcmp(zClass, "vlen") && base && (base->cls == H5T_FIXED || base->cls == H5T_FLOAT)) t = cairn_h5w_type_vlen(base);
     else if (!strcmp(zClass, "array") && base && nDim) t = cairn_h5w_type_array(base, nDim, aDim);
     else if (!strcmp(zClass, "compound") && zMembers) {
       t = cairn_h5w_type_compound((size_t)size);
@@ -229,7 +225,7 @@ static cairn_h5w_type *jsType(Js *j, const char *zWhere, int depth, int bKeepOrd
   }
   /* Values are read little-endian, so types of data are written little-endian; a committed
   ** datatype has no data and keeps its byte order. */
-  if (t && bBe && bKeepOrder && (t->cls == H5W_T_INT || t->cls == H5W_T_FLOAT || t->cls == 4)) t->aEnc[1] |= 0x01;
+  if (t && bBe && bKeepOrder && (t->cls == H5T_FIXED || t->cls == H5T_FLOAT || t->cls == 4)) t->aEnc[1] |= 0x01;
   cairnFree(zClass), cairnFree(zCset), cairnFree(zPad), cairnFree(zTag);
   cairn_h5w_type_free(base);
   if (!t) j->err = 1;
@@ -296,20 +292,13 @@ static void seqsFree(Seqs *q) {
 static int seqPut(Seqs *q, const cairn_h5w_type *t, const char *z, size_t n) {
   int cls = t->aEnc[8] & 0x0f, bSigned = (t->aEnc[9] & 0x08) != 0;
   size_t sz = t->vlenUnit;
-  if (q->nData + sz > q->nAlloc) {
-    size_t c = q->nAlloc ? 2 * q->nAlloc : 256;
-    while (c < q->nData + sz) c *= 2;
-    uint8_t *p = cairnRealloc(q->pData, c);
-    if (!p) return cairnErr(CAIRN_NOMEM, "repack: out of memory");
-    q->pData = p;
-    q->nAlloc = c;
-  }
+  CAIRN_TRY(CAIRN_GROW(q->pData, q->nAlloc, q->nData + sz, "repack"));
   char buf[64];
   if (n >= sizeof buf) return cairnErr(CAIRN_CORRUPT, "repack: number too long");
   memcpy(buf, z, n);
   buf[n] = 0;
   uint8_t *o = q->pData + q->nData;
-  if (cls == H5W_T_FLOAT) {
+  if (cls == H5T_FLOAT) {
     double v = strtod(buf, NULL);
     if (sz == 4) {
       float f = (float)v;
@@ -500,7 +489,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
       if (!rc && !p) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory for '%s'", zPath);
       for (uint64_t r0 = 0; !rc && r0 < in.dims[0]; r0 += step) {
         uint64_t nr = in.dims[0] - r0 < step ? in.dims[0] - r0 : step;
-        rc = h5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
+        rc = cairnH5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
         if (!rc) rc = cairn_h5w_write(r->w, zPath, r0, nr, p);
       }
       cairnFree(p);
@@ -530,7 +519,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
     if (!p) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory for '%s'", zPath);
     for (uint64_t r0 = 0; !rc && r0 < in.dims[0]; r0 += step) {
       uint64_t nr = in.dims[0] - r0 < step ? in.dims[0] - r0 : step;
-      rc = h5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
+      rc = cairnH5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
       /* created after the first block reads well: a dataset that cannot be read is not left
       ** behind half made (repack --skip) */
       if (!rc && r0 == 0) rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, d0, mx, &o, NULL);
@@ -591,7 +580,7 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
     H5wFilter a[8];
     int n;
     const char *zErr;
-    CAIRN_TRY(h5wFilterParse(zFilter, 4, a, &n, &zErr));
+    CAIRN_TRY(cairnH5wFilterParse(zFilter, 4, a, &n, &zErr));
   }
   Repack r;
   memset(&r, 0, sizeof r);
@@ -616,10 +605,10 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
 ** attributes with libver latest) are read through the reader and become inline attribute
 ** messages of o, so they can be added to, overwritten and deleted. Each must fit in 64 KiB.
 ** On failure o is left as it was. */
-int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o) {
+int cairnH5wMaterializeAttrs(cairn_h5w *w, H5wObj *o) {
   if (!o->bDenseAttrs) return CAIRN_OK;
   if (!o->zPath) return cairnErr(CAIRN_UNSUPPORTED, "an object with dense attributes that has no path");
-  CAIRN_TRY(h5wFlush(w));
+  CAIRN_TRY(cairnH5wFlush(w));
   Repack r;
   memset(&r, 0, sizeof r);
   r.w = w;
@@ -633,11 +622,11 @@ int h5wMaterializeAttrs(cairn_h5w *w, H5wObj *o) {
   cairn_h5_close(r.h);
   if (!rc) {
     uint8_t ai[18] = {0, 0};
-    cairnPutLE64(ai + 2, H5W_UNDEF);
-    cairnPutLE64(ai + 10, H5W_UNDEF);
+    cairnPutLE64(ai + 2, H5_UNDEF);
+    cairnPutLE64(ai + 10, H5_UNDEF);
     for (int i = 0; i < o->nMsg; i++)
-      if (o->aMsg[i].type == H5W_MSG_AINFO) {
-        rc = h5wObjSetMsg(o, i, ai, sizeof ai);
+      if (o->aMsg[i].type == H5_MSG_AINFO) {
+        rc = cairnH5wObjSetMsg(o, i, ai, sizeof ai);
         break;
       }
   }

@@ -29,7 +29,7 @@ cairn_h5w_type *cairn_h5w_type_int(unsigned nByte, int bSigned) {
     cairnErr(CAIRN_MISUSE, "cairn_h5w_type_int: %u bytes (want 1, 2, 4 or 8)", nByte);
     return NULL;
   }
-  cairn_h5w_type *t = typeNew(H5W_T_INT, nByte, 12);
+  cairn_h5w_type *t = typeNew(H5T_FIXED, nByte, 12);
   if (!t) return NULL;
   t->aEnc[1] = bSigned ? 0x08 : 0x00; /* little-endian, zero padding, signed bit 3 */
   cairnPutLE16(t->aEnc + 8, 0);
@@ -44,7 +44,7 @@ cairn_h5w_type *cairn_h5w_type_float(unsigned nByte) {
   }
   /* IEEE binary16/32/64: exponent bits, mantissa bits, bias */
   unsigned e = nByte == 2 ? 5 : nByte == 4 ? 8 : 11, m = 8 * nByte - 1 - e;
-  cairn_h5w_type *t = typeNew(H5W_T_FLOAT, nByte, 20);
+  cairn_h5w_type *t = typeNew(H5T_FLOAT, nByte, 20);
   if (!t) return NULL;
   uint8_t *p = t->aEnc;
   p[1] = 0x20;                           /* mantissa normalization 2 (msb implied) */
@@ -85,7 +85,7 @@ cairn_h5w_type *cairn_h5w_type_opaque(size_t nSize, const char *zTag) {
 }
 
 int cairn_h5w_type_set_bits(cairn_h5w_type *t, unsigned nPrecision, unsigned nOffset) {
-  if (!t || (t->cls != H5W_T_INT && t->cls != 4) || nPrecision == 0 || nOffset + nPrecision > 8 * t->size)
+  if (!t || (t->cls != H5T_FIXED && t->cls != 4) || nPrecision == 0 || nOffset + nPrecision > 8 * t->size)
     return cairnErr(CAIRN_MISUSE, "cairn_h5w_type_set_bits: %u bits at %u", nPrecision, nOffset);
   cairnPutLE16(t->aEnc + 8, (uint16_t)nOffset);
   cairnPutLE16(t->aEnc + 10, (uint16_t)nPrecision);
@@ -97,7 +97,7 @@ cairn_h5w_type *cairn_h5w_type_string(size_t n, int pad, int bUtf8) {
     cairnErr(CAIRN_MISUSE, "cairn_h5w_type_string: size %zu / pad %d", n, pad);
     return NULL;
   }
-  cairn_h5w_type *t = typeNew(H5W_T_STRING, n, 8);
+  cairn_h5w_type *t = typeNew(H5T_STRING, n, 8);
   if (t) t->aEnc[1] = (uint8_t)(pad | (bUtf8 ? 0x10 : 0));
   return t;
 }
@@ -105,7 +105,7 @@ cairn_h5w_type *cairn_h5w_type_string(size_t n, int pad, int bUtf8) {
 cairn_h5w_type *cairn_h5w_type_vstring(int bUtf8) {
   /* Variable-length, type 1 (string), padding 0 (nul-terminated), character set in bits 8-11;
   ** the base type is an unsigned byte, as libhdf5 writes it. */
-  cairn_h5w_type *t = typeNew(H5W_T_VLEN, 16, 8 + 12);
+  cairn_h5w_type *t = typeNew(H5T_VLEN, 16, 8 + 12);
   if (!t) return NULL;
   t->aEnc[1] = 0x01;
   t->aEnc[2] = bUtf8 ? 0x01 : 0x00;
@@ -126,7 +126,7 @@ cairn_h5w_type *cairn_h5w_type_vlen(const cairn_h5w_type *base) {
     cairnErr(CAIRN_MISUSE, "cairn_h5w_type_vlen: the base must be a fixed-size, non-enum type");
     return NULL;
   }
-  cairn_h5w_type *t = typeNew(H5W_T_VLEN, 16, 8 + base->nEnc);
+  cairn_h5w_type *t = typeNew(H5T_VLEN, 16, 8 + base->nEnc);
   if (!t) return NULL;
   t->aEnc[1] = 0x00; /* type 0: sequence */
   memcpy(t->aEnc + 8, base->aEnc, base->nEnc);
@@ -138,7 +138,7 @@ cairn_h5w_type *cairn_h5w_type_vlen(const cairn_h5w_type *base) {
 }
 
 /* Kind (1 string, 0 sequence) and counted unit of an encoded vlen type. */
-void h5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit) {
+void cairnH5wVlenInfo(const uint8_t *p, size_t n, int *pKind, size_t *pUnit) {
   *pKind = n >= 2 ? (p[1] & 0x0f) == 1 : 1;
   *pUnit = 1;
   if (!*pKind && n >= 16) *pUnit = cairnGetLE32(p + 12);
@@ -149,7 +149,7 @@ cairn_h5w_type *cairn_h5w_type_compound(size_t nSize) {
     cairnErr(CAIRN_MISUSE, "cairn_h5w_type_compound: size %zu", nSize);
     return NULL;
   }
-  cairn_h5w_type *t = typeNew(H5W_T_COMPOUND, nSize, 8);
+  cairn_h5w_type *t = typeNew(H5T_COMPOUND, nSize, 8);
   if (t) t->aEnc[0] = 0x36; /* version 3: packed names, offsets in the fewest bytes */
   return t;
 }
@@ -164,7 +164,7 @@ static int typeAppend(cairn_h5w_type *t, const void *p, size_t n) {
 }
 
 int cairn_h5w_type_insert(cairn_h5w_type *t, const char *zName, size_t iOff, const cairn_h5w_type *m) {
-  if (!t || !zName || !m || t->cls != H5W_T_COMPOUND) return cairnErr(CAIRN_MISUSE, "cairn_h5w_type_insert: not a compound");
+  if (!t || !zName || !m || t->cls != H5T_COMPOUND) return cairnErr(CAIRN_MISUSE, "cairn_h5w_type_insert: not a compound");
   if (!zName[0]) return cairnErr(CAIRN_MISUSE, "cairn_h5w_type_insert: empty member name");
   if (m->bHasVlen) return cairnErr(CAIRN_UNSUPPORTED, "compound member '%s': variable-length members are not supported", zName);
   if (iOff + m->size > t->size || iOff + m->size < iOff)
@@ -187,11 +187,11 @@ int cairn_h5w_type_insert(cairn_h5w_type *t, const char *zName, size_t iOff, con
 }
 
 cairn_h5w_type *cairn_h5w_type_enum(const cairn_h5w_type *base) {
-  if (!base || base->cls != H5W_T_INT) {
+  if (!base || base->cls != H5T_FIXED) {
     cairnErr(CAIRN_MISUSE, "cairn_h5w_type_enum: the base must be an integer type");
     return NULL;
   }
-  cairn_h5w_type *t = typeNew(H5W_T_ENUM, base->size, 8);
+  cairn_h5w_type *t = typeNew(H5T_ENUM, base->size, 8);
   if (!t) return NULL;
   t->aEnc[0] = 0x38; /* version 3: names not padded */
   t->nBaseSize = base->size;
@@ -203,7 +203,7 @@ cairn_h5w_type *cairn_h5w_type_enum(const cairn_h5w_type *base) {
 }
 
 int cairn_h5w_type_enum_insert(cairn_h5w_type *t, const char *zName, const void *pValue) {
-  if (!t || !zName || !zName[0] || !pValue || t->cls != H5W_T_ENUM)
+  if (!t || !zName || !zName[0] || !pValue || t->cls != H5T_ENUM)
     return cairnErr(CAIRN_MISUSE, "cairn_h5w_type_enum_insert: bad arguments");
   size_t nName = strlen(zName) + 1;
   uint8_t *a = cairnRealloc(t->aNames, t->nNames + nName);
@@ -232,7 +232,7 @@ cairn_h5w_type *cairn_h5w_type_array(const cairn_h5w_type *base, int rank, const
       cairnErr(CAIRN_RANGE, "cairn_h5w_type_array: dimension %d is %llu", i, (unsigned long long)dims[i]);
       return NULL;
     }
-  cairn_h5w_type *t = typeNew(H5W_T_ARRAY, (size_t)n, 8 + 1 + 4 * (size_t)rank);
+  cairn_h5w_type *t = typeNew(H5T_ARRAY, (size_t)n, 8 + 1 + 4 * (size_t)rank);
   if (!t) return NULL;
   t->aEnc[0] = 0x3a; /* version 3: no permutation indices */
   t->aEnc[8] = (uint8_t)rank;
@@ -256,7 +256,7 @@ void cairn_h5w_type_free(cairn_h5w_type *t) {
 
 /* The full message body of a type (enums get their names and values appended). The caller
 ** frees *pp. */
-int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn) {
+int cairnH5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn) {
   size_t n = t->nEnc + t->nNames + t->nValues;
   uint8_t *p = cairnMalloc(n);
   if (!p) return cairnErr(CAIRN_NOMEM, "datatype: out of memory");
@@ -269,18 +269,18 @@ int h5wTypeEncode(const cairn_h5w_type *t, uint8_t **pp, size_t *pn) {
 }
 
 /* Class, element size and vlen-ness of an encoded datatype (enough for editing). */
-int h5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVlen) {
+int cairnH5wTypeInfo(const uint8_t *p, size_t n, int *pCls, size_t *pSize, int *pbVlen) {
   if (n < 8) return cairnErr(CAIRN_CORRUPT, "datatype message of %zu bytes", n);
   *pCls = p[0] & 0x0f;
   *pSize = cairnGetLE32(p + 4);
-  *pbVlen = *pCls == H5W_T_VLEN;
+  *pbVlen = *pCls == H5T_VLEN;
   return CAIRN_OK;
 }
 
-size_t h5wSpaceSize(int rank, int bMax) { return 4 + 8 * (size_t)rank * (bMax ? 2 : 1); }
+size_t cairnH5wSpaceSize(int rank, int bMax) { return 4 + 8 * (size_t)rank * (bMax ? 2 : 1); }
 
 /* Dataspace message version 2 (rank 0 = scalar). Returns the size written. */
-int h5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *maxdims) {
+int cairnH5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *maxdims) {
   p[0] = 2;
   p[1] = (uint8_t)rank;
   p[2] = maxdims ? 1 : 0;
@@ -288,5 +288,5 @@ int h5wEncodeSpace(uint8_t *p, int rank, const uint64_t *dims, const uint64_t *m
   for (int i = 0; i < rank; i++) cairnPutLE64(p + 4 + 8 * i, dims[i]);
   if (maxdims)
     for (int i = 0; i < rank; i++) cairnPutLE64(p + 4 + 8 * (rank + i), maxdims[i]);
-  return (int)h5wSpaceSize(rank, maxdims != NULL);
+  return (int)cairnH5wSpaceSize(rank, maxdims != NULL);
 }

@@ -1,7 +1,10 @@
 /* 2026-11-29 - the HDF5 reader on two tiny h5py-written files (libver earliest and latest):
 ** paths, links, info, whole and hyperslab reads with conversion, JSON, lazy reading (bytes
 ** counted through a wrapping cairn_file), and clean errors on truncated and corrupted files.
-** The broad interop proof against libhdf5 is tests/h5gen (ctest h5.interop). */
+** The broad interop proof against libhdf5 is tests/h5gen (ctest h5.interop).
+** One file (about 1,050 lines) on purpose: every test reads the same two embedded files
+** (test_h5_files.h) through the same helpers, and the suite is one ctest entry (core.h5) on
+** every target; the writer's tests are test_h5w.c. */
 #include <stdlib.h>
 
 #include "common/internal.h"
@@ -900,8 +903,8 @@ static H5Type *mkType(uint8_t cls, uint32_t size, int bigEndian, int isSigned) {
   return t;
 }
 
-/* h5ObjAttrEach (the npm package's bulk attribute walk) decodes each attribute without copying
-** it (h5AttrPeek): it must give what opening the attribute alone gives, and on damaged files
+/* cairnH5ObjAttrEach (the npm package's bulk attribute walk) decodes each attribute without copying
+** it (cairnH5AttrPeek): it must give what opening the attribute alone gives, and on damaged files
 ** fail or skip cleanly like the rest of the reader. */
 typedef struct EachArg {
   cairn_h5_obj *o;
@@ -931,7 +934,7 @@ static void eachCheck1(EachArg *g, size_t i, const H5AttrView *v) {
   uint8_t want[256], got[256];
   if (v->nData <= sizeof want && cairn_h5_read(a, NULL, CAIRN_H5_NATIVE, want, sizeof want) == CAIRN_OK) {
     memcpy(got, v->pData, v->nData);
-    h5ToNative(v->pType, got, v->pSpace->nElem);
+    cairnH5ToNative(v->pType, got, v->pSpace->nElem);
     CHECK(memcmp(got, want, v->nData) == 0);
   }
   cairn_h5_obj_close(a);
@@ -947,7 +950,7 @@ static void eachWalk(cairn_h5 *h, int bStrict) {
     if (cairn_h5_get(h, az[k], &o) != CAIRN_OK) continue;
     EachArg g = {o, 0};
     cairn_h5_info in;
-    int rc = h5ObjAttrEach(o, eachCheck, &g);
+    int rc = cairnH5ObjAttrEach(o, eachCheck, &g);
     if (bStrict) {
       CHECK_OK(rc);
       CHECK_OK(cairn_h5_info_get(o, &in));
@@ -987,10 +990,10 @@ TEST(h5, convert) {
   H5Type *ti = mkType(H5T_FIXED, 4, 1, 1);
   uint8_t be[8] = {0xff, 0xff, 0xff, 0xfe, 0x00, 0x01, 0x00, 0x02}; /* -2, 65538 */
   double dv[2];
-  CHECK_OK(h5Convert(ti, be, 2, CAIRN_H5_F64, dv));
+  CHECK_OK(cairnH5Convert(ti, be, 2, CAIRN_H5_F64, dv));
   CHECK(dv[0] == -2.0 && dv[1] == 65538.0);
   int8_t i8[2];
-  CHECK_OK(h5Convert(ti, be, 2, CAIRN_H5_I8, i8));
+  CHECK_OK(cairnH5Convert(ti, be, 2, CAIRN_H5_I8, i8));
   CHECK_EQ(i8[0], -2);
   CHECK_EQ(i8[1], 2);
   /* 12-bit signed field at bit offset 3 of a 16-bit little-endian word */
@@ -1000,13 +1003,13 @@ TEST(h5, convert) {
   uint16_t w = (uint16_t)((0xFFF & (uint16_t)-100) << 3) | 5; /* -100, junk in the low bits */
   uint8_t wb[2] = {(uint8_t)w, (uint8_t)(w >> 8)};
   int32_t iv;
-  CHECK_OK(h5Convert(tb, wb, 1, CAIRN_H5_I32, &iv));
+  CHECK_OK(cairnH5Convert(tb, wb, 1, CAIRN_H5_I32, &iv));
   CHECK_EQ(iv, -100);
   /* half floats: 1.0, -2.5, 65504, a subnormal */
   H5Type *th = mkType(H5T_FLOAT, 2, 0, 1);
   uint8_t hb[8] = {0x00, 0x3c, 0x00, 0xc1, 0xff, 0x7b, 0x01, 0x00};
   float fv[4];
-  CHECK_OK(h5Convert(th, hb, 4, CAIRN_H5_F32, fv));
+  CHECK_OK(cairnH5Convert(th, hb, 4, CAIRN_H5_F32, fv));
   CHECK(fv[0] == 1.0f && fv[1] == -2.5f && fv[2] == 65504.0f && fv[3] == 5.9604645e-08f);
   /* NATIVE: a compound {int32 BE at 0, double BE at 8, int16 LE at 16} swapped in place */
   H5Type *tc = mkType(H5T_COMPOUND, 24, 0, 0);
@@ -1019,7 +1022,7 @@ TEST(h5, convert) {
   rec[3] = 7;                                  /* 7 as BE int32 */
   rec[8] = 0x40, rec[9] = 0x09, rec[10] = 0x20; /* 3.140625 as BE double: 0x4009200000000000 */
   rec[16] = 0x34, rec[17] = 0x12;               /* 0x1234 LE stays */
-  h5ToNative(tc, rec, 1);
+  cairnH5ToNative(tc, rec, 1);
   int32_t a;
   double b;
   int16_t c;
@@ -1030,11 +1033,11 @@ TEST(h5, convert) {
   CHECK(b == 3.140625);
   CHECK_EQ(c, 0x1234);
   /* compounds do not convert to numbers */
-  CHECK_RC(h5Convert(tc, rec, 1, CAIRN_H5_F64, dv), CAIRN_TYPE);
-  h5TypeFree(ti);
-  h5TypeFree(tb);
-  h5TypeFree(th);
-  h5TypeFree(tc);
+  CHECK_RC(cairnH5Convert(tc, rec, 1, CAIRN_H5_F64, dv), CAIRN_TYPE);
+  cairnH5TypeFree(ti);
+  cairnH5TypeFree(tb);
+  cairnH5TypeFree(th);
+  cairnH5TypeFree(tc);
 }
 
 /* The LZ4 block decoder on hand-made blocks: literals only, an overlapping match (run-length),

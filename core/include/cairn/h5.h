@@ -218,6 +218,39 @@ CAIRN_API int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char 
 ** unlimited). Unlimited max dimensions are null. *pz is allocated with cairn_malloc; free with
 ** cairn_free. */
 CAIRN_API int cairn_h5_info_json(cairn_h5_obj *o, char **pz, size_t *pn);
+/*
+** A compact description for bindings (the npm package's): numeric kinds, layouts and chunk
+** index types (the cairn_h5_* enum values), one JSON text:
+**   {"kind":2,"addr":N,"space":1,"shape":[..],"maxshape":[..,null=unlimited],"type":{..},
+**    "layout":2,"chunks":[..]|null,"chunkIndex":N,"filters":[{"id","name","flags","cd_values"}],
+**    "attrs":["name",..],"links":[{"name","type","target","file"}]}
+** "space", "shape" and "maxshape" for datasets and attributes; "type" for all but groups
+** (cairn_h5_type_json's text); "layout".."filters" for datasets. "attrs" only with
+** CAIRN_H5_DESCRIBE_ATTRS (listing them parses every attribute message), "links" only for
+** groups and with CAIRN_H5_DESCRIBE_LINKS (a group with many links costs nothing until its
+** names are asked for). *pz is allocated with cairn_malloc; free with cairn_free.
+*/
+#define CAIRN_H5_DESCRIBE_LINKS 1u
+#define CAIRN_H5_DESCRIBE_ATTRS 2u
+CAIRN_API int cairn_h5_describe_json(cairn_h5_obj *o, unsigned flags, char **pz, size_t *pn);
+/*
+** Every attribute of o in one call (a binding's bulk read: 128 attributes cost one call instead
+** of a description and a read each): names, shapes, types and, for numbers, the values, as one
+** binary block, little-endian, *pn bytes at *pp (allocated with cairn_malloc; free with
+** cairn_free):
+**   header  u32 nAttr, nType, offNames, offTypes, offRecs, offData, total, 0
+**   names   each UTF-8, NUL-terminated, in name order
+**   types   nType times: u32 length, the type's JSON (as cairn_h5_type_json); shared by equal types
+**   recs    per attribute, 8-aligned: u32 type index, u8 space (0 scalar 1 simple 2 null),
+**           u8 rank, u8 memory type (cairn_h5_mtype; 255: values not here, read them one by
+**           one), u8 0, u32 data offset (from offData), u32 data bytes, then rank f64 dims
+**   data    the values as that memory type (integers of their width and sign, floats as
+**           f32 up to 4 bytes, else f64), 8-aligned
+** Values of non-numeric types, over 64 KiB, or past 64 MiB in all are left out; an attribute
+** that does not decode has type index 0xffffffff (read it alone: that reports why). An
+** attribute object has none.
+*/
+CAIRN_API int cairn_h5_attrs_block(cairn_h5_obj *o, void **pp, size_t *pn);
 /* The datatype as JSON: {"class":"integer","size":4,"signed":true,"order":"le"},
 ** {"class":"compound","size":16,"members":[{"name":"a","offset":0,"type":{...}}]}, ... */
 CAIRN_API int cairn_h5_type_json(cairn_h5_obj *o, char **pz, size_t *pn);
