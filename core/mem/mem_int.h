@@ -3,7 +3,7 @@
 **
 ** core/mem/mem_int.h - what the files of the memory module share: vector kernels and their
 ** dispatch, top-k heaps, quantisation, the IVF / IVF-PQ index, the BM25 index, the tokenizer
-** internals, the small JSON reader, and the store itself. Tests and benchmarks include it to
+** internals, and the store itself (the JSON reader it uses is core/common/json_int.h). Tests and benchmarks include it to
 ** reach the kernels directly; nothing here is public API.
 */
 #ifndef CAIRN_MEM_INT_H
@@ -14,6 +14,7 @@
 
 #include "cairn/mem.h"
 #include "../common/internal.h"
+#include "../common/json_int.h"
 #include "hash/crc32c.h"
 
 /* ------------------------------------------------------------------ vector kernels */
@@ -150,39 +151,6 @@ void cairnBm25Free(MemBm25 *b);
 int cairnBm25Search(const MemBm25 *b, const char *zQuery, size_t nQuery, float k1, float bb,
                     const MemBits *pBits, int pruned, MemTopK *t);
 /* Score of one row (for hybrid re-scoring); terms of the query are looked up each call. */
-
-/* ------------------------------------------------------------------ JSON (small reader) */
-#define JSON_NULL 0
-#define JSON_FALSE 1
-#define JSON_TRUE 2
-#define JSON_NUM 3
-#define JSON_STR 4
-#define JSON_ARR 5
-#define JSON_OBJ 6
-typedef struct JsonNode {
-  uint8_t type;
-  uint32_t n;        /* children (ARR, OBJ: keys and values alternate, n counts pairs * 2) */
-  uint32_t next;     /* index of the next sibling (0 = none) */
-  double num;
-  const char *z;     /* STR: decoded UTF-8 in the arena (NUL-terminated); key too */
-  uint32_t nz;
-  size_t iz;         /* offset of z in the arena */
-  size_t iSrc, nSrc; /* the value's bytes in the source text */
-} JsonNode;
-typedef struct Json {
-  JsonNode *a;
-  uint32_t n, nAlloc;
-  char *zArena;
-  size_t nArena, nArenaAlloc;
-} Json;
-/* Parse z[0..n) completely (depth <= 64, nodes <= 1<<26); on error a message with the offset. */
-int cairnJsonParse(Json *j, const char *z, size_t n);
-void cairnJsonFree(Json *j);
-/* First child of node i (0 if none), and the value of key zKey in object i (0 if absent). */
-static inline uint32_t cairnJsonChild(const Json *j, uint32_t i) { return j->a[i].n ? i + 1 : 0; }
-uint32_t cairnJsonGet(const Json *j, uint32_t iObj, const char *zKey);
-/* Do two values in two documents compare equal (numbers by value, objects key-ordered)? */
-int cairnJsonEqual(const Json *ja, uint32_t ia, const Json *jb, uint32_t ib);
 
 /* ------------------------------------------------------------------ store */
 /* The store is one struct shared by its files (FORMAT.md describes the file):
