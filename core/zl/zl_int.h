@@ -128,6 +128,17 @@ typedef struct ZlTransform {
 } ZlTransform;
 const ZlTransform *cairnZlTransform(unsigned id);
 
+/* Defining a transform decoder (zl_tr.c, zl_tr_str.c): the zl_dec_fn signature; BAD raises a
+** corrupt-frame error. Small helpers for integers of w = 1, 2, 4 or 8 bytes. */
+#define ZL_TRDEC(name) int name(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut)
+#define BAD(...) cairnErr(CAIRN_CORRUPT, __VA_ARGS__)
+static inline int isIntWidth(uint32_t w) { return w == 1 || w == 2 || w == 4 || w == 8; }
+static inline uint64_t rdN(const uint8_t *p, uint32_t w) { return cairnGetLEn(p, w); }
+static inline void wrN(uint8_t *p, uint64_t v, uint32_t w) { cairnPutLEn(p, v, w); }
+/* zl_tr_str.c: dispatch_string and parse_int. */
+ZL_TRDEC(cairnZlDecDispatchString);
+ZL_TRDEC(cairnZlDecParseInt);
+
 /* ------------------------------------------------------------------ the encoder
 ** zl_enc.c (graph building, leaves, integer selection, records, the root), zl_enc_csv.c (CSV
 ** graphs), zl_enc_frame.c (the writer, segments, the entry points). A graph is a list of nodes
