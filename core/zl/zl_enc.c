@@ -36,12 +36,13 @@ void cairnZlEncFail(Enc *e, int rc) {
 static int encStored(Enc *e, uint8_t *p, size_t n) { /* takes ownership of p */
   if (e->rc) return cairnFree(p), -1;
   if (e->nSt == e->nStAlloc) {
-    int k = e->nStAlloc ? 2 * e->nStAlloc : 16;
-    uint8_t **a = cairnRealloc(e->aSt, sizeof(*a) * k);
-    size_t *an = a ? cairnRealloc(e->anSt, sizeof(*an) * k) : NULL;
-    if (a) e->aSt = a;
-    if (!a || !an) return cairnFree(p), cairnZlEncFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-    e->anSt = an, e->nStAlloc = k;
+    /* two arrays of one capacity */
+    size_t k = (size_t)e->nStAlloc, k2 = k;
+    int rc = cairnArrayReserve(&e->aSt, &k, (size_t)e->nSt + 1, sizeof(*e->aSt), 16, "zl: streams");
+    if (!rc) rc = cairnArrayReserve(&e->anSt, &k2, k, sizeof(*e->anSt), 16, "zl: streams");
+    if (!rc && NEVER(k > INT_MAX)) rc = cairnErr(CAIRN_RANGE, "zl: streams");
+    if (rc) return cairnFree(p), cairnZlEncFail(e, rc), -1;
+    e->nStAlloc = (int)k;
   }
   e->aSt[e->nSt] = p, e->anSt[e->nSt] = n;
   e->nSt++;
@@ -59,10 +60,11 @@ int cairnZlEncNode(Enc *e, int id, const uint8_t *hdr, size_t nh, const int *aIn
   for (int i = 0; i < nIn; i++) /* a failed or skipped child makes the node invalid */
     if (aIn[i] == -1 || aIn[i] == ENC_SKIP) return cairnZlEncFail(e, cairnErr(CAIRN_ERROR, "zl: encoder input missing")), -1;
   if (e->nNode == e->nNodeAlloc) {
-    int k = e->nNodeAlloc ? 2 * e->nNodeAlloc : 16;
-    ENode *a = cairnRealloc(e->aNode, sizeof(*a) * k);
-    if (!a) return cairnZlEncFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
-    e->aNode = a, e->nNodeAlloc = k;
+    size_t k = (size_t)e->nNodeAlloc;
+    int rc = cairnArrayReserve(&e->aNode, &k, (size_t)e->nNode + 1, sizeof(*e->aNode), 16, "zl: graph nodes");
+    if (!rc && NEVER(k > INT_MAX)) rc = cairnErr(CAIRN_RANGE, "zl: graph nodes");
+    if (rc) return cairnZlEncFail(e, rc), -1;
+    e->nNodeAlloc = (int)k;
   }
   ENode *n = &e->aNode[e->nNode];
   memset(n, 0, sizeof *n);

@@ -21,13 +21,11 @@ typedef struct {
 static void outPut(Out *o, const void *p, size_t n) {
   if (o->rc) return;
   if (o->n + n > o->cap) {
-    size_t cap = CAIRN_MAX(o->cap * 2, o->n + n + 256);
-    uint8_t *q = cairnRealloc(o->p, cap);
-    if (!q) {
-      o->rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+    int rc = cairnArrayReserve(&o->p, &o->cap, o->n + n + 256, 1, 256, "zl: output");
+    if (rc) {
+      o->rc = rc;
       return;
     }
-    o->p = q, o->cap = cap;
   }
   memcpy(o->p + o->n, p, n);
   o->n += n;
