@@ -176,6 +176,7 @@ static int casCommit(cairn_cas *c) {
   }
   CAIRN_TRY(cairnCasFlush(c));
   if (!c->noSync) CAIRN_TRY(cairn_file_sync(c->f));
+  cairnAssert(c->iCommitted <= c->txnStart && c->txnStart < c->iEnd); /* the transaction follows the last commit */
   uint8_t b[COMMIT_BODY];
   cairnPutLE64(b, c->seq + 1);
   cairnPutLE64(b + 8, c->txnStart);
@@ -185,7 +186,7 @@ static int casCommit(cairn_cas *c) {
   CAIRN_TRY(cairnCasRecord(c, REC_COMMIT, b, sizeof b, NULL, 0, cairnCrc32c(0, b, sizeof b)));
   CAIRN_TRY(cairnCasFlush(c));
   if (!c->noSync) CAIRN_TRY(cairn_file_sync(c->f));
-  c->seq++;
+  c->seq++; /* the COMMIT just written carries seq + 1: sequence numbers go up by one */
   c->iCommitted = c->iSynced = c->iEnd;
   c->txnStart = c->iEnd;
   c->nTxnRec = 0;
