@@ -132,9 +132,12 @@ const ZlTransform *cairnZlTransform(unsigned id);
 ** corrupt-frame error. Small helpers for integers of w = 1, 2, 4 or 8 bytes. */
 #define ZL_TRDEC(name) int name(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut)
 #define BAD(...) cairnErr(CAIRN_CORRUPT, __VA_ARGS__)
-static inline int isIntWidth(uint32_t w) { return w == 1 || w == 2 || w == 4 || w == 8; }
-static inline uint64_t rdN(const uint8_t *p, uint32_t w) { return cairnGetLEn(p, w); }
-static inline void wrN(uint8_t *p, uint64_t v, uint32_t w) { cairnPutLEn(p, v, w); }
+/* Plain static, not inline (as they were in each file): the compiler keeps rdN/wrN calls out of
+** line where inlining cairnGetLEn's switch would grow the wasm decoder (bench/zl/wasm-size.sh). */
+#define ZL_UNUSED __attribute__((unused))
+static ZL_UNUSED int isIntWidth(uint32_t w) { return w == 1 || w == 2 || w == 4 || w == 8; }
+static ZL_UNUSED uint64_t rdN(const uint8_t *p, uint32_t w) { return cairnGetLEn(p, w); }
+static ZL_UNUSED void wrN(uint8_t *p, uint64_t v, uint32_t w) { cairnPutLEn(p, v, w); }
 /* zl_tr_str.c: dispatch_string and parse_int. */
 ZL_TRDEC(cairnZlDecDispatchString);
 ZL_TRDEC(cairnZlDecParseInt);
