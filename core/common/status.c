@@ -68,7 +68,7 @@ cairn_status cairn_seterr(cairn_status rc, const char *zFmt, ...) {
 static const char *errShortPath(const char *zFile) {
   const char *z = zFile;
   for (const char *p = zFile; *p; p++)
-    if (memcmp(p, "core/", 5) == 0) z = p;
+    if (strncmp(p, "core/", 5) == 0) z = p; /* strncmp: stops at the NUL (memcmp read past it) */
   return z;
 }
 
