@@ -2,7 +2,9 @@
 ** 2026-11-29
 **
 ** core/zl/zl_enc.c - the encoder: builds, per input, a graph of OpenZL transforms and writes
-** it as a format-26 frame (the decoding map of the decoders, then the stored streams).
+** it as a format-26 frame (the decoding map of the decoders, then the stored streams). This file
+** builds and selects graphs; zl_enc_csv.c has the CSV graphs, zl_enc_frame.c the writer and
+** the entry points (zl_int.h declares what crosses them).
 **
 ** A graph is a tree whose root regenerates the frame's serial output. Each node is a wire
 ** decoder (an ID, a codec header, its inputs: stored streams or other nodes). Writing it:
