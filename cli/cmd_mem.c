@@ -26,7 +26,7 @@
 
 #include "cli.h"
 #if CAIRN_WITH_MEM
-#include "../core/mem/mem_int.h" /* the JSON reader; the CLI has no core/ include path */
+#include "cairn/json.h"
 
 static int64_t nowNs(void) {
   const cairn_host *h = cairn_host_get();
@@ -469,12 +469,12 @@ int cliEvalLocomo(int argc, char **argv) {
     free(z);
     return cliFail(zCmd, rc ? rc : CAIRN_NOMEM);
   }
-  Json j;
-  rc = cairnJsonParse(&j, z, (size_t)size);
+  cairn_json *j = NULL;
+  rc = cairn_json_parse(z, (size_t)size, &j);
   free(z);
   if (rc) return cliFail(zCmd, rc);
-  if (j.a[0].type != JSON_ARR) {
-    cairnJsonFree(&j);
+  if (cairn_json_type(j, 0) != CAIRN_JSON_ARRAY) {
+    cairn_json_free(j);
     fprintf(stderr, "cairn: %s: %s: expected a JSON list of conversations\n", zCmd, argv[1]);
     return 1;
   }
@@ -484,9 +484,9 @@ int cliEvalLocomo(int argc, char **argv) {
   int64_t *aLat = NULL, buildNs = 0;
   size_t nLat = 0, nLatAlloc = 0, nTurnTotal = 0;
   int nConv = 0;
-  for (uint32_t conv = cairnJsonChild(&j, 0); conv && rc == CAIRN_OK; conv = j.a[conv].next) {
-    uint32_t c = cairnJsonGet(&j, conv, "conversation"), qa = cairnJsonGet(&j, conv, "qa");
-    if (!c || !qa || j.a[qa].type != JSON_ARR) continue;
+  for (uint32_t conv = cairn_json_child(j, 0); conv && rc == CAIRN_OK; conv = cairn_json_next(j, conv)) {
+    uint32_t c = cairn_json_get(j, conv, "conversation"), qa = cairn_json_get(j, conv, "qa");
+    if (!c || !qa || cairn_json_type(j, qa) != CAIRN_JSON_ARRAY) continue;
     nConv++;
     /* BM25 alone needs no vectors: a text-only store, so its build time is BM25's */
     cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0, 0};
@@ -501,28 +501,28 @@ int cliEvalLocomo(int argc, char **argv) {
     int64_t t0 = nowNs();
     for (int s = 1; rc == CAIRN_OK; s++) {
       char zKey[48];
-      cairnFormat(zKey, sizeof zKey, "session_%d", s);
-      uint32_t sess = cairnJsonGet(&j, c, zKey);
+      snprintf(zKey, sizeof zKey, "session_%d", s);
+      uint32_t sess = cairn_json_get(j, c, zKey);
       if (!sess) {
         if (s > 60) break;
         continue; /* sessions may be numbered with gaps */
       }
-      if (j.a[sess].type != JSON_ARR) continue;
-      cairnFormat(zKey, sizeof zKey, "session_%d_date_time", s);
-      uint32_t dt = cairnJsonGet(&j, c, zKey);
-      int64_t when = dt && j.a[dt].type == JSON_STR ? parseLocomoDate(j.a[dt].z) : 0;
+      if (cairn_json_type(j, sess) != CAIRN_JSON_ARRAY) continue;
+      snprintf(zKey, sizeof zKey, "session_%d_date_time", s);
+      uint32_t dt = cairn_json_get(j, c, zKey);
+      int64_t when = dt && cairn_json_type(j, dt) == CAIRN_JSON_STRING ? parseLocomoDate(cairn_json_str(j, dt, NULL)) : 0;
       char zSess[32];
-      cairnFormat(zSess, sizeof zSess, "session_%d", s);
+      snprintf(zSess, sizeof zSess, "session_%d", s);
       int iTurn = 0;
-      for (uint32_t t = cairnJsonChild(&j, sess); t && rc == CAIRN_OK; t = j.a[t].next, iTurn++) {
-        uint32_t sp = cairnJsonGet(&j, t, "speaker"), tx = cairnJsonGet(&j, t, "text"), di = cairnJsonGet(&j, t, "dia_id");
-        uint32_t cap = cairnJsonGet(&j, t, "blip_caption");
-        if (!tx || j.a[tx].type != JSON_STR || !di || j.a[di].type != JSON_STR) continue;
-        const char *zSp = sp && j.a[sp].type == JSON_STR ? j.a[sp].z : "";
-        size_t nb = strlen(zSp) + j.a[tx].nz + (cap && j.a[cap].type == JSON_STR ? j.a[cap].nz + 32 : 0) + 8;
+      for (uint32_t t = cairn_json_child(j, sess); t && rc == CAIRN_OK; t = cairn_json_next(j, t), iTurn++) {
+        uint32_t sp = cairn_json_get(j, t, "speaker"), tx = cairn_json_get(j, t, "text"), di = cairn_json_get(j, t, "dia_id");
+        uint32_t cap = cairn_json_get(j, t, "blip_caption");
+        if (!tx || cairn_json_type(j, tx) != CAIRN_JSON_STRING || !di || cairn_json_type(j, di) != CAIRN_JSON_STRING) continue;
+        const char *zSp = sp && cairn_json_type(j, sp) == CAIRN_JSON_STRING ? cairn_json_str(j, sp, NULL) : "";
+        size_t nb = strlen(zSp) + strlen(cairn_json_str(j, tx, NULL)) + (cap && cairn_json_type(j, cap) == CAIRN_JSON_STRING ? strlen(cairn_json_str(j, cap, NULL)) + 32 : 0) + 8;
         char *zT = malloc(nb);
-        size_t k = (size_t)snprintf(zT, nb, "%s: %s", zSp, j.a[tx].z);
-        if (cap && j.a[cap].type == JSON_STR) snprintf(zT + k, nb - k, " [shares %s]", j.a[cap].z);
+        size_t k = (size_t)snprintf(zT, nb, "%s: %s", zSp, cairn_json_str(j, tx, NULL));
+        if (cap && cairn_json_type(j, cap) == CAIRN_JSON_STRING) snprintf(zT + k, nb - k, " [shares %s]", cairn_json_str(j, cap, NULL));
         cairn_mem_record r;
         memset(&r, 0, sizeof r);
         r.zText = zT, r.zSession = zSess, r.zRole = zSp;
@@ -535,28 +535,28 @@ int cliEvalLocomo(int argc, char **argv) {
           azDia = realloc(azDia, nDiaAlloc * sizeof(char *));
           aSessOf = realloc(aSessOf, nDiaAlloc * sizeof(int));
         }
-        azDia[nDia] = (char *)j.a[di].z;
+        azDia[nDia] = (char *)cairn_json_str(j, di, NULL);
         aSessOf[nDia++] = s;
       }
     }
     buildNs += nowNs() - t0;
     nTurnTotal += nDia;
-    uint32_t k = (uint32_t)CAIRN_MIN(nDia, (size_t)1000);
+    uint32_t k = (uint32_t)(nDia < 1000 ? nDia : 1000);
     cairn_mem_hit *aHit = malloc((k + 1) * sizeof(cairn_mem_hit));
     uint8_t *aRel = malloc(k + 1), *aSRel = malloc(k + 1);
     int *aSeenSess = calloc(200, sizeof(int));
-    for (uint32_t q = cairnJsonChild(&j, qa); q && rc == CAIRN_OK && k; q = j.a[q].next) {
-      uint32_t qt = cairnJsonGet(&j, q, "question"), ev = cairnJsonGet(&j, q, "evidence"), ca = cairnJsonGet(&j, q, "category");
-      if (!qt || j.a[qt].type != JSON_STR || !ev || j.a[ev].type != JSON_ARR || !ca || j.a[ca].type != JSON_NUM) continue;
-      int cat = (int)j.a[ca].num;
+    for (uint32_t q = cairn_json_child(j, qa); q && rc == CAIRN_OK && k; q = cairn_json_next(j, q)) {
+      uint32_t qt = cairn_json_get(j, q, "question"), ev = cairn_json_get(j, q, "evidence"), ca = cairn_json_get(j, q, "category");
+      if (!qt || cairn_json_type(j, qt) != CAIRN_JSON_STRING || !ev || cairn_json_type(j, ev) != CAIRN_JSON_ARRAY || !ca || cairn_json_type(j, ca) != CAIRN_JSON_NUMBER) continue;
+      int cat = (int)cairn_json_num(j, ca);
       if (cat < 1 || cat > 4) continue;
       /* relevant turns (evidence entries may hold several ids separated by ';' or spaces) */
       size_t aRelTurn[64];
       int aRelSess[64];
       uint32_t nRelT = 0, nRelS = 0;
-      for (uint32_t e = cairnJsonChild(&j, ev); e; e = j.a[e].next) {
-        if (j.a[e].type != JSON_STR) continue;
-        const char *p = j.a[e].z;
+      for (uint32_t e = cairn_json_child(j, ev); e; e = cairn_json_next(j, e)) {
+        if (cairn_json_type(j, e) != CAIRN_JSON_STRING) continue;
+        const char *p = cairn_json_str(j, e, NULL);
         while (*p) {
           while (*p == ' ' || *p == ';' || *p == ',') p++;
           const char *w = p;
@@ -578,10 +578,10 @@ int cliEvalLocomo(int argc, char **argv) {
       if (nRelT == 0) continue;
       cairn_mem_query qq;
       memset(&qq, 0, sizeof qq);
-      qq.zText = j.a[qt].z, qq.k = k, qq.mode = mode, qq.fusion = fusion, qq.wVector = wv, qq.wBm25 = wb;
+      qq.zText = cairn_json_str(j, qt, NULL), qq.k = k, qq.mode = mode, qq.fusion = fusion, qq.wVector = wv, qq.wBm25 = wb;
       uint32_t nHit;
       /* latency: the top 10, as an agent asks and as the peers are timed */
-      qq.k = CAIRN_MIN(10u, k);
+      qq.k = (k < 10u ? k : 10u);
       int64_t q0 = nowNs();
       rc = cairn_mem_search(m, &qq, aHit, &nHit);
       int64_t dq = nowNs() - q0;
@@ -616,7 +616,7 @@ int cliEvalLocomo(int argc, char **argv) {
     free(aHit), free(aRel), free(aSRel), free(aSeenSess), free(azDia), free(aSessOf);
     cairn_mem_close(m);
   }
-  cairnJsonFree(&j);
+  cairn_json_free(j);
   if (rc) {
     free(aLat);
     return cliFail(zCmd, rc);

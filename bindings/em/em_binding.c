@@ -14,9 +14,10 @@
 ** through cairn_em_set_error, and returns a status code.
 */
 #include <emscripten.h>
+#include <string.h>
 
 #include "cairn/cairn.h"
-#include "common/internal.h"
+#include "em_int.h"
 
 extern int cairn_js_read(int id, uint8_t *p, size_t n, double off, size_t *pnRead);
 extern int cairn_js_write(int id, const uint8_t *p, size_t n, double off);
@@ -38,7 +39,7 @@ static int jsRead(cairn_file *f, void *p, size_t n, uint64_t off, size_t *pnRead
   int rc = cairn_js_read(((JsFile *)f)->id, p, n, (double)off, &nGot);
   if (rc == CAIRN_OK && nGot < n) memset((uint8_t *)p + nGot, 0, n - nGot);
   if (pnRead) *pnRead = nGot;
-  else if (rc == CAIRN_OK && nGot < n) rc = cairnErr(CAIRN_IOERR_SHORT_READ, "short read");
+  else if (rc == CAIRN_OK && nGot < n) rc = cairn_seterr(CAIRN_IOERR_SHORT_READ, "short read");
   return rc;
 }
 static int jsWrite(cairn_file *f, const void *p, size_t n, uint64_t off) {
@@ -54,7 +55,7 @@ static int jsTruncate(cairn_file *f, uint64_t n) { return cairn_js_truncate(((Js
 static int jsSync(cairn_file *f) { return cairn_js_sync(((JsFile *)f)->id); }
 static int jsClose(cairn_file *f) {
   int rc = cairn_js_close(((JsFile *)f)->id);
-  cairnFree(f);
+  cairn_free(f);
   return rc;
 }
 
@@ -68,9 +69,10 @@ static const cairn_file_methods jsMethods = {2, jsRead, jsWrite, jsSize, jsTrunc
 
 /* Wrap JS file `id` in a cairn_file. Returns NULL (message set) on failure. */
 EMSCRIPTEN_KEEPALIVE cairn_file *cairn_em_file_open(int id) {
-  JsFile *f = cairnMallocZero(sizeof(*f));
+  JsFile *f = cairn_malloc(sizeof(*f));
+  if (f) memset(f, 0, sizeof(*f));
   if (!f) {
-    cairnErr(CAIRN_NOMEM, "out of memory wrapping a JS file");
+    cairn_seterr(CAIRN_NOMEM, "out of memory wrapping a JS file");
     return NULL;
   }
   f->base.pMethods = &jsMethods;

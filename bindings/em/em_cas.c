@@ -7,10 +7,10 @@
 ** collected into one string here so that no JS function pointer is needed.
 */
 #include <emscripten.h>
+#include <string.h>
 
 #include "cairn/cairn.h"
 #include "cairn/cas.h"
-#include "common/internal.h"
 
 /* Open a store on JS file f (owned by the store from here on, also on failure), or in memory
 ** when f is NULL. Zero chunking sizes mean the defaults (256 KiB / 1 MiB / 4 MiB, level 2). */
@@ -86,7 +86,7 @@ static void addLine(void *pArg, const char *zMsg) {
   size_t k = strlen(zMsg);
   if (l->n + k + 2 > l->cap) {
     size_t cap = (l->cap ? l->cap * 2 : 256) + k + 2;
-    char *p = cairnRealloc(l->z, cap);
+    char *p = cairn_realloc(l->z, cap);
     if (!p) return; /* the count and the status still say what happened */
     l->z = p, l->cap = cap;
   }

@@ -10,10 +10,10 @@
 ** error message.
 */
 #include <emscripten.h>
+#include <string.h>
 
 #include "cairn/cairn.h"
 #include "cairn/mem.h"
-#include "common/internal.h"
 
 /* Open a store on JS file f (owned by the store from here on, also on failure), or in memory
 ** when f is NULL. *ppMem receives the handle. */
@@ -29,7 +29,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_mem_open(cairn_file *f, uint32_t dim, int metr
 #else
   if (diskVectors) {
     if (f) cairn_file_close(f); /* the store would have owned it */
-    return cairnErr(CAIRN_UNSUPPORTED, "mem_open: this build keeps vectors on disk as f32 only");
+    return cairn_seterr(CAIRN_UNSUPPORTED, "mem_open: this build keeps vectors on disk as f32 only");
   }
 #endif
   return f ? cairn_mem_open_file(f, &cfg, ppMem) : cairn_mem_open(NULL, &cfg, ppMem);
@@ -96,8 +96,8 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_mem_search(cairn_mem *m, const char *zText, co
     q.pFilter = &flt;
   }
   uint32_t nCap = k ? k : 10;
-  cairn_mem_hit *aHit = cairnMallocArray(nCap, sizeof(cairn_mem_hit));
-  int rc = aHit ? cairn_mem_search(m, &q, aHit, pn) : cairnErr(CAIRN_NOMEM, "mem search: out of memory for %u hits", nCap);
+  cairn_mem_hit *aHit = nCap > SIZE_MAX / sizeof(cairn_mem_hit) ? NULL : cairn_malloc((size_t)nCap * sizeof(cairn_mem_hit));
+  int rc = aHit ? cairn_mem_search(m, &q, aHit, pn) : cairn_seterr(CAIRN_NOMEM, "mem search: out of memory for %u hits", nCap);
   if (rc == CAIRN_OK) {
     for (uint32_t i = 0; i < *pn; i++) {
       aOut[4 * i] = (double)aHit[i].id, aOut[4 * i + 1] = aHit[i].score;
@@ -106,7 +106,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_mem_search(cairn_mem *m, const char *zText, co
   } else {
     *pn = 0;
   }
-  cairnFree(aHit);
+  cairn_free(aHit);
   cairn_free(zArena);
   return rc;
 }
@@ -151,9 +151,9 @@ static void tokAppend(void *pArg, const char *z, size_t n) {
   if (b->rc) return;
   if (b->n + n + 1 > b->cap) {
     size_t cap = (b->cap ? b->cap * 2 : 256) + n + 1;
-    char *p = cairnRealloc(b->z, cap);
+    char *p = cairn_realloc(b->z, cap);
     if (!p) {
-      b->rc = cairnErr(CAIRN_NOMEM, "tokenize: out of memory");
+      b->rc = cairn_seterr(CAIRN_NOMEM, "tokenize: out of memory");
       return;
     }
     b->z = p, b->cap = cap;
@@ -167,7 +167,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_mem_tokenize(const char *zText, size_t nText, 
   int rc = cairn_mem_tokenize(zText, nText, tokAppend, &b);
   if (rc == CAIRN_OK) rc = b.rc;
   if (rc) {
-    cairnFree(b.z);
+    cairn_free(b.z);
     b.z = NULL, b.n = 0;
   }
   *pz = b.z, *pn = b.n;

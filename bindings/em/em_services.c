@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cairn/cairn.h"
+#include "em_int.h"
 
 static int64_t emClock(void *pCtx, int monotonic) {
   (void)pCtx;
@@ -21,8 +22,6 @@ static int64_t emClock(void *pCtx, int monotonic) {
   if (clock_gettime(monotonic ? CLOCK_MONOTONIC : CLOCK_REALTIME, &ts)) return 0;
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
-
-int cairnEmOpen(void *pCtx, const char *zPath, int flags, cairn_file **ppFile); /* em_binding.c */
 
 EMSCRIPTEN_KEEPALIVE int cairn_em_host_install(void) {
   cairn_host h = *cairn_host_get();

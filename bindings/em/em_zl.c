@@ -8,10 +8,10 @@
 ** CAIRN_UNSUPPORTED.
 */
 #include <emscripten.h>
+#include <string.h>
 
 #include "cairn/cairn.h"
 #include "cairn/zl.h"
-#include "common/internal.h"
 
 /* The decompressed size a frame declares, in *pSize. */
 EMSCRIPTEN_KEEPALIVE int cairn_em_zl_size(const void *p, size_t n, double *pSize) {
@@ -38,7 +38,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_zl_compress_records(const uint32_t *aWidth, in
   return cairn_zl_compress_records(aWidth, nField, level, p, n, out, nOut, pnOut);
 #else
   (void)aWidth, (void)nField, (void)level, (void)p, (void)n, (void)out, (void)nOut, (void)pnOut;
-  return cairnErr(CAIRN_UNSUPPORTED, "compress: fixed-width records are not in this build of the codec");
+  return cairn_seterr(CAIRN_UNSUPPORTED, "compress: fixed-width records are not in this build of the codec");
 #endif
 }
 
@@ -49,7 +49,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_zl_records_file(const uint32_t *aWidth, int nF
   int rc = cairn_zl_compress_records_file(aWidth, nField, level, in, out, NULL, NULL, &nIn, &nOut);
 #else
   (void)aWidth, (void)nField, (void)level, (void)in, (void)out;
-  int rc = cairnErr(CAIRN_UNSUPPORTED, "compressFile: fixed-width records are not in this build of the codec");
+  int rc = cairn_seterr(CAIRN_UNSUPPORTED, "compressFile: fixed-width records are not in this build of the codec");
 #endif
   pSizes[0] = (double)nIn;
   pSizes[1] = (double)nOut;

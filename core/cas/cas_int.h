@@ -103,4 +103,138 @@ extern uint64_t cairnCasSyncAhead;
 /* ---- CRC32C (Castagnoli), for record headers and metadata ---- */
 #include "hash/crc32c.h"
 
+/* ---- the store: store.c (open, recovery), store_log.c (index, records, transactions),
+** store_put.c (publishing), store_name.c (catalog), store_read.c (reads, verify) ---- */
+/* Maintenance reminder: a layout change here changes core/cas/FORMAT.md. */
+/* ------------------------------------------------------------------ layout (FORMAT.md) */
+#define CAS_MAGIC "cairnCAS"
+#define CAS_VERSION 1
+#define CAS_HDR 64
+#define REC_HDR 16
+#define REC_TAG 0xCA5E0000u
+enum { REC_CHUNK = 1, REC_MANIFEST = 2, REC_NAME = 3, REC_COMMIT = 4 };
+#define CHUNK_FIXED 40          /* hash 32, raw length 4, codec 1, reserved 3 */
+#define MANI_FIXED 64           /* id 32, time 8, tag 8, size 8, count 4, reserved 4 */
+#define MANI_ENTRY 36           /* hash 32, length 4 */
+#define MANI_TAG "cairnMF1"
+#define NAME_FIXED 48           /* id 32, time 8, flags 4, name length 4 */
+#define COMMIT_BODY 32          /* seq 8, txStart 8, nRec 4, crc 4, time 8 */
+#define NAME_MAX_LEN 4096
+#define MANI_MAX_BODY (64u << 20)
+#define WBUF_SIZE (1u << 20)
+#define BATCH_RAW ((size_t)16 << 20) /* streamed input handled per prepare call */
+
+typedef struct CasChunk {
+  uint8_t aHash[32];
+  uint64_t iOff;   /* record offset */
+  uint32_t nStored, nRaw;
+  uint8_t codec;
+} CasChunk;
+
+typedef struct CasPay {
+  uint8_t aId[32];
+  uint64_t iOff;   /* manifest record offset */
+  uint64_t nSize;
+  uint32_t nChunk, nBody;
+  int64_t iTime;
+  int64_t iName;   /* newest live name bound to it, -1 if none (see casNames) */
+} CasPay;
+
+typedef struct CasName {
+  char *zName;
+  uint8_t aId[32];
+  int64_t iTime;
+  int bDelete;
+} CasName;
+
+/* Open addressing over indexes into an entry array (slot value = index + 1). */
+typedef struct CasTab {
+  uint32_t *a;
+  size_t nSlot; /* power of two */
+  size_t nUsed;
+} CasTab;
+
+struct cairn_cas {
+  cairn_file *f;
+  int readonly, noSync, codec, level;
+  int bMemory;           /* the file is a memory file: syncing it does nothing */
+  int bOwnMem;           /* ... one the store created (cairn_cas_open_memory): chunks go in place */
+  uint64_t iSynced;      /* bytes before this offset were synced by an early sync */
+  CdcCfg *cdc;
+  uint64_t iCommitted;   /* end of the committed log */
+  uint64_t iEnd;         /* append position (== iCommitted outside a transaction) */
+  uint64_t seq;          /* sequence number of the last commit */
+  CasChunk *aChunk;
+  size_t nChunk, nChunkAlloc, nChunkC;
+  CasPay *aPay;
+  size_t nPay, nPayAlloc, nPayC;
+  CasName *aName;
+  size_t nName, nNameAlloc, nNameC;
+  CasTab tChunk, tPay, tName;
+  int bNamesDirty;       /* aPay[].iName needs recomputing */
+  /* transaction */
+  int bExplicit;         /* inside cairn_cas_begin .. commit/rollback */
+  int txnErr;            /* sticky error of the open transaction */
+  uint32_t nTxnRec, txnCrc;
+  uint64_t txnStart;
+  /* write buffer: bytes [iWBuf, iWBuf+nWBuf) not yet handed to the file */
+  uint8_t *aWBuf;
+  size_t nWBuf;
+  uint64_t iWBuf;
+  /* read scratch */
+  uint8_t *aScratch;
+  size_t nScratch;
+};
+
+
+static inline uint64_t casKeyOfHash(const uint8_t *h) { return cairnGetLE64(h); }
+static inline uint64_t casKeyOfName(const char *z) {
+  uint64_t x = 0xcbf29ce484222325ull;
+  while (*z) x = (x ^ (uint8_t)*z++) * 0x100000001b3ull;
+  return x;
+}
+
+/* Chunk and payload tables, keyed by 32-byte hashes; the name table by string. */
+typedef const uint8_t *(*CasTabKeyFn)(cairn_cas *, size_t);
+static inline const uint8_t *casChunkKey(cairn_cas *c, size_t i) { return c->aChunk[i].aHash; }
+static inline const uint8_t *casPayKey(cairn_cas *c, size_t i) { return c->aPay[i].aId; }
+
+static inline size_t casTabFindHash(cairn_cas *c, const CasTab *t, CasTabKeyFn xKey, const uint8_t *h) {
+  if (!t->nSlot) return SIZE_MAX;
+  size_t m = t->nSlot - 1, i = (size_t)casKeyOfHash(h) & m;
+  for (; t->a[i]; i = (i + 1) & m)
+    if (memcmp(xKey(c, t->a[i] - 1), h, 32) == 0) return t->a[i] - 1;
+  return SIZE_MAX;
+}
+static inline size_t casTabFindName(cairn_cas *c, const char *z) {
+  const CasTab *t = &c->tName;
+  if (!t->nSlot) return SIZE_MAX;
+  size_t m = t->nSlot - 1, i = (size_t)casKeyOfName(z) & m;
+  for (; t->a[i]; i = (i + 1) & m)
+    if (strcmp(c->aName[t->a[i] - 1].zName, z) == 0) return t->a[i] - 1;
+  return SIZE_MAX;
+}
+
+/* Room for entry n of an entry array of *pnAlloc entries: its address, or NULL on NOMEM (the
+** caller names what could not grow). */
+static inline void *casGrowOne(void *ppArray, size_t *pnAlloc, size_t n, size_t sz) {
+  if (n == *pnAlloc && cairnArrayReserve(ppArray, pnAlloc, n + 1, sz, 64, "store index") != CAIRN_OK) return NULL;
+  uint8_t *p;
+  memcpy(&p, ppArray, sizeof p);
+  return p + n * sz;
+}
+
+void cairnCasTabFree(CasTab *t); /* store_log.c */
+int cairnCasTabPut(cairn_cas *c, CasTab *t, int kind, size_t v); /* store_log.c */
+int cairnCasReindex(cairn_cas *c); /* store_log.c */
+int cairnCasFlush(cairn_cas *c); /* store_log.c */
+void cairnCasRecHeader(uint8_t h[REC_HDR], unsigned type, uint32_t nBody, uint32_t crcBody); /* store_log.c */
+int cairnCasRecord(cairn_cas *c, unsigned type, const void *pA, size_t nA, const void *pB, size_t nB, uint32_t crcBody); /* store_log.c */
+void cairnCasDropNames(cairn_cas *c, size_t nKeep); /* store_log.c */
+int cairnCasRollback(cairn_cas *c); /* store_log.c */
+int cairnCasTxnCheck(cairn_cas *c); /* store_log.c */
+int cairnCasEndOp(cairn_cas *c, int rc); /* store_log.c */
+int cairnCasPlace(cairn_cas *c, const uint8_t *base, const cairn_chunk *aK, size_t nK, uint8_t *const *aOut,
+                    const size_t *anOut); /* store_put.c */
+
 #endif

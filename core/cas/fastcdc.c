@@ -149,11 +149,7 @@ typedef struct CdcLane {
 
 static int laneEmit(CdcLane *L, size_t iOff, size_t n, const uint8_t h[32]) {
   if (L->nChunk == L->nAlloc) {
-    size_t nNew = L->nAlloc ? L->nAlloc * 2 : 64;
-    cairn_chunk *a = cairnRealloc(L->aChunk, nNew * sizeof(*a));
-    if (!a) return cairnErr(CAIRN_NOMEM, "fastcdc: cannot grow the chunk list to %zu", nNew);
-    L->aChunk = a;
-    L->nAlloc = nNew;
+    CAIRN_TRY(cairnArrayReserve(&L->aChunk, &L->nAlloc, L->nChunk + 1, sizeof(cairn_chunk), 64, "fastcdc: chunk list"));
   }
   cairn_chunk *k = &L->aChunk[L->nChunk++];
   k->iOff = iOff;

@@ -67,25 +67,19 @@ static int vocabIntern(MemBm25 *b, const char *z, size_t n, uint32_t *pId) {
     return CAIRN_OK;
   }
   if (b->nTerm + 1 >= b->nTermCap) {
-    uint32_t nCap = b->nTermCap ? b->nTermCap * 2 : 1024;
-    uint64_t *o = cairnRealloc(b->aTermOff, (size_t)(nCap + 1) * 8);
-    if (!o) return cairnErr(CAIRN_NOMEM, "bm25: vocabulary of %u terms", nCap);
-    b->aTermOff = o;
-    if (b->nTermCap == 0) o[0] = 0;
-    uint64_t *hh = cairnRealloc(b->aTermHash, (size_t)nCap * 8);
-    if (!hh) return cairnErr(CAIRN_NOMEM, "bm25: vocabulary of %u terms", nCap);
-    b->aTermHash = hh;
-    MemPost *p = cairnRealloc(b->aPost, (size_t)nCap * sizeof(MemPost));
-    if (!p) return cairnErr(CAIRN_NOMEM, "bm25: vocabulary of %u terms", nCap);
-    b->aPost = p;
-    b->nTermCap = nCap;
+    /* three arrays of one capacity (aTermOff has one entry more: the end of the last term) */
+    size_t nOld = b->nTermCap, nCap = nOld, c;
+    CAIRN_TRY(cairnArrayReserve(&b->aTermHash, &nCap, (size_t)b->nTerm + 2, 8, 1024, "bm25: vocabulary"));
+    c = nOld;
+    CAIRN_TRY(cairnArrayReserve(&b->aPost, &c, nCap, sizeof(MemPost), 1024, "bm25: vocabulary"));
+    c = nOld ? nOld + 1 : 0;
+    CAIRN_TRY(cairnArrayReserve(&b->aTermOff, &c, nCap + 1, 8, nCap + 1, "bm25: vocabulary"));
+    if (nOld == 0) b->aTermOff[0] = 0;
+    if (NEVER(nCap > UINT32_MAX)) return cairnErr(CAIRN_RANGE, "bm25: vocabulary of %zu terms", nCap);
+    b->nTermCap = (uint32_t)nCap;
   }
   if (b->nTermBytes + n > b->nTermAlloc) {
-    uint64_t nA = b->nTermAlloc ? b->nTermAlloc * 2 : 16384;
-    while (nA < b->nTermBytes + n) nA *= 2;
-    char *zz = cairnRealloc(b->zTerm, (size_t)nA);
-    if (!zz) return cairnErr(CAIRN_NOMEM, "bm25: term bytes %llu", (unsigned long long)nA);
-    b->zTerm = zz, b->nTermAlloc = nA;
+    CAIRN_TRY(CAIRN_GROW(b->zTerm, b->nTermAlloc, b->nTermBytes + n, "bm25: term bytes"));
   }
   uint32_t id = b->nTerm++;
   memcpy(b->zTerm + b->nTermBytes, z, n);
@@ -122,13 +116,11 @@ static void tokCollect(void *pArg, const char *z, size_t n) {
     id = (uint32_t)f;
   }
   if (t->n == t->nAlloc) {
-    uint32_t nA = t->nAlloc ? t->nAlloc * 2 : 64;
-    uint32_t *a = cairnRealloc(t->a, (size_t)nA * 4);
-    if (!a) {
-      t->rc = cairnErr(CAIRN_NOMEM, "bm25: token buffer");
+    int rc = CAIRN_GROW(t->a, t->nAlloc, (size_t)t->n + 1, "bm25: token buffer");
+    if (rc) {
+      t->rc = rc;
       return;
     }
-    t->a = a, t->nAlloc = nA;
   }
   t->a[t->n++] = id;
 }
@@ -145,10 +137,7 @@ int cairnBm25Add(MemBm25 *b, const char *zText, size_t nText) {
   int rc = cairn_mem_tokenize(zText, nText, tokCollect, &t);
   if (rc == CAIRN_OK) rc = t.rc;
   if (rc == CAIRN_OK && b->nDoc == b->nDocAlloc) {
-    size_t nA = b->nDocAlloc ? b->nDocAlloc * 2 : 1024;
-    uint32_t *a = cairnRealloc(b->aDocLen, nA * 4);
-    if (!a) rc = cairnErr(CAIRN_NOMEM, "bm25: %zu documents", nA);
-    else b->aDocLen = a, b->nDocAlloc = nA;
+    rc = cairnArrayReserve(&b->aDocLen, &b->nDocAlloc, b->nDoc + 1, 4, 1024, "bm25: documents");
   }
   if (rc == CAIRN_OK && b->nDoc >= UINT32_MAX) rc = cairnErr(CAIRN_RANGE, "bm25: too many documents");
   if (rc) {
@@ -161,20 +150,16 @@ int cairnBm25Add(MemBm25 *b, const char *zText, size_t nText) {
     if (i && t.a[i] == t.a[i - 1]) continue;
     MemPost *p = &b->aPost[t.a[i]];
     if (p->n == p->nAlloc) {
-      uint32_t nA = p->nAlloc ? p->nAlloc * 2 : 4;
-      uint32_t *d = cairnRealloc(p->aDoc, (size_t)nA * 4);
-      if (!d) {
+      /* two arrays of one capacity; most terms keep a short list: start at 4 */
+      size_t nA = p->nAlloc, c = p->nAlloc;
+      rc = cairnArrayReserve(&p->aDoc, &nA, (size_t)p->n + 1, 4, 4, "bm25: postings");
+      if (rc == CAIRN_OK) rc = cairnArrayReserve(&p->aTf, &c, nA, 2, 4, "bm25: postings");
+      if (rc == CAIRN_OK && NEVER(nA > UINT32_MAX)) rc = cairnErr(CAIRN_RANGE, "bm25: postings");
+      if (rc) {
         cairnFree(t.a);
-        return cairnErr(CAIRN_NOMEM, "bm25: postings");
+        return rc;
       }
-      p->aDoc = d;
-      uint16_t *f = cairnRealloc(p->aTf, (size_t)nA * 2);
-      if (!f) {
-        cairnFree(t.a);
-        return cairnErr(CAIRN_NOMEM, "bm25: postings");
-      }
-      p->aTf = f;
-      p->nAlloc = nA;
+      p->nAlloc = (uint32_t)nA;
     }
   }
   uint32_t row = (uint32_t)b->nDoc, len = t.nTok;

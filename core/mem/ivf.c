@@ -177,15 +177,10 @@ int cairnIvfAddRows(MemIvf *ix, const MemVecs *v) {
   if (!ix->kind || v->n <= ix->nAssigned) return CAIRN_OK;
   size_t n0 = ix->nAssigned, n = v->n - n0;
   if (v->n > ix->nAlloc) {
-    size_t nA = CAIRN_MAX(v->n, ix->nAlloc * 2);
-    uint32_t *a = cairnRealloc(ix->aAssign, nA * 4);
-    if (!a) return cairnErr(CAIRN_NOMEM, "ivf: %zu rows", nA);
-    ix->aAssign = a;
-    if (ix->kind == CAIRN_VINDEX_IVFPQ) {
-      uint8_t *c = cairnRealloc(ix->aCode, nA * ix->m);
-      if (!c) return cairnErr(CAIRN_NOMEM, "ivf: %zu rows", nA);
-      ix->aCode = c;
-    }
+    /* aAssign and (IVFPQ) aCode share the capacity nAlloc rows */
+    size_t nA = ix->nAlloc, c = ix->nAlloc;
+    CAIRN_TRY(cairnArrayReserve(&ix->aAssign, &nA, v->n, 4, 1, "ivf: rows"));
+    if (ix->kind == CAIRN_VINDEX_IVFPQ) CAIRN_TRY(cairnArrayReserve(&ix->aCode, &c, nA, ix->m, 1, "ivf: rows"));
     ix->nAlloc = nA;
   }
   CAIRN_TRY(assignRows(v->aF32 + n0 * v->dim, NULL, n, v->dim, ix->aCent, ix->aCentSq, ix->nlist, ix->metric,

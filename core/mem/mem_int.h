@@ -3,7 +3,7 @@
 **
 ** core/mem/mem_int.h - what the files of the memory module share: vector kernels and their
 ** dispatch, top-k heaps, quantisation, the IVF / IVF-PQ index, the BM25 index, the tokenizer
-** internals, the small JSON reader, and the store itself. Tests and benchmarks include it to
+** internals, and the store itself (the JSON reader it uses is core/common/json_int.h). Tests and benchmarks include it to
 ** reach the kernels directly; nothing here is public API.
 */
 #ifndef CAIRN_MEM_INT_H
@@ -13,7 +13,9 @@
 #include <stdlib.h> /* qsort */
 
 #include "cairn/mem.h"
-#include "../common/internal.h" /* relative: the CLI includes this header too */
+#include "../common/internal.h"
+#include "../common/json_int.h"
+#include "hash/crc32c.h"
 
 /* ------------------------------------------------------------------ vector kernels */
 /* A kernel table. Every variant computes the same thing as the scalar one; float results may
@@ -150,45 +152,208 @@ int cairnBm25Search(const MemBm25 *b, const char *zQuery, size_t nQuery, float k
                     const MemBits *pBits, int pruned, MemTopK *t);
 /* Score of one row (for hybrid re-scoring); terms of the query are looked up each call. */
 
-/* ------------------------------------------------------------------ JSON (small reader) */
-#define JSON_NULL 0
-#define JSON_FALSE 1
-#define JSON_TRUE 2
-#define JSON_NUM 3
-#define JSON_STR 4
-#define JSON_ARR 5
-#define JSON_OBJ 6
-typedef struct JsonNode {
-  uint8_t type;
-  uint32_t n;        /* children (ARR, OBJ: keys and values alternate, n counts pairs * 2) */
-  uint32_t next;     /* index of the next sibling (0 = none) */
-  double num;
-  const char *z;     /* STR: decoded UTF-8 in the arena (NUL-terminated); key too */
-  uint32_t nz;
-  size_t iz;         /* offset of z in the arena */
-  size_t iSrc, nSrc; /* the value's bytes in the source text */
-} JsonNode;
-typedef struct Json {
-  JsonNode *a;
-  uint32_t n, nAlloc;
-  char *zArena;
-  size_t nArena, nArenaAlloc;
-} Json;
-/* Parse z[0..n) completely (depth <= 64, nodes <= 1<<26); on error a message with the offset. */
-int cairnJsonParse(Json *j, const char *z, size_t n);
-void cairnJsonFree(Json *j);
-/* First child of node i (0 if none), and the value of key zKey in object i (0 if absent). */
-static inline uint32_t cairnJsonChild(const Json *j, uint32_t i) { return j->a[i].n ? i + 1 : 0; }
-uint32_t cairnJsonGet(const Json *j, uint32_t iObj, const char *zKey);
-/* Do two values in two documents compare equal (numbers by value, objects key-ordered)? */
-int cairnJsonEqual(const Json *ja, uint32_t ia, const Json *jb, uint32_t ib);
-
 /* ------------------------------------------------------------------ store */
+/* The store is one struct shared by its files (FORMAT.md describes the file):
+**   store.c         open, close, stats, the log-only header of format 1
+**   store_rec.c     the name table, records in memory, add / touch / get
+**   store_log.c     the write-ahead log: pending records, IVF records, commit, replay
+**   store_ck.c      the HDF5 checkpoint: writing it and loading it on open
+**   store_filter.c  JSON filters and the row bitmap they select
+**   store_search.c  the one query: vector, BM25, fusion, recency
+** Maintenance reminder: a field added to cairn_mem that must survive a reopen is logged in
+** store_rec.c/store_log.c and checkpointed in store_ck.c. */
+
 /* Tests: create new files as log-only stores of format 1 (FORMAT.md part 1), to check that
 ** such files still open. */
 extern int cairnMemLegacyCreate;
 
-/* ------------------------------------------------------------------ checksums */
-#include "hash/crc32c.h"
+#define MEM_LOG_MAGIC "CAIRNMEM"
+#define MEM_LOG_VERSION 1
+#define MEM_LOG_HDR 32
+#define MEM_REC_ADD 1
+#define MEM_REC_TOUCH 2
+#define MEM_REC_COMMIT 3
+#define MEM_REC_IVF 4
+#define MEM_REC_MAX ((uint64_t)1 << 31) /* bytes in one record */
+#define MEM_H5_SIG "\x89HDF\r\n\x1a\n"   /* the 8-byte HDF5 signature at offset 0 */
+#define MEM_CK_EVERY_DEFAULT 4096
+
+typedef struct MemNames {
+  char *z;
+  size_t nz, nzAlloc;
+  size_t *aOff;
+  uint32_t *aLen;
+  uint32_t n, nAlloc;
+  uint32_t *aSlot;
+  uint32_t nSlot;
+} MemNames;
+
+struct cairn_h5;
+struct cairn_mem {
+  cairn_file *f;
+  uint32_t dim;
+  int metric, readOnly, noSync, textOnly;
+  int diskVec;      /* CAIRN_MEM_DISK_* */
+  int8_t *aScratchI8; /* dim bytes */
+  /* records: row r is id r + 1 */
+  size_t n, nAlloc;
+  char *zText;
+  size_t nText, nTextAlloc;
+  size_t *aTextOff;
+  uint32_t *aTextLen;
+  size_t *aMetaOff; /* in zText too */
+  uint32_t *aMetaLen;
+  int64_t *aCreated, *aEvent;
+  uint32_t *aSession, *aRole; /* name id + 1, 0 = none */
+  uint8_t *aTier;
+  float *aImp;
+  uint32_t *aAccess;
+  MemNames names;
+  MemVecs vecs;
+  MemBm25 bm25;
+  MemIvf ivf;
+  int ivfUnlogged;
+  int64_t maxEvent;
+  /* file: format 2 is an HDF5 checkpoint with the log after its end of allocation, format 1 a
+  ** log-only file of before 2026-11-29 (read and appended to, never checkpointed) */
+  int fmt;
+  uint64_t logStart;     /* where the log records start: HDF5 end of allocation, or 32 */
+  size_t nCk;            /* rows in the HDF5 checkpoint */
+  uint32_t nCkNames;     /* names in the checkpoint */
+  uint64_t nCkText, nCkMeta, nCkNameBytes; /* bytes of the CSR arrays in the checkpoint */
+  size_t touchMin;       /* lowest checkpointed row touched since (SIZE_MAX: none) */
+  uint32_t ivfGen;       /* generation of the IVF index in memory (a build makes a new one) */
+  uint32_t ivfCkGen;     /* generation in the checkpoint (0: none) */
+  size_t ivfCkRows;      /* IVF rows assigned in the checkpoint */
+  uint32_t ckEvery;      /* automatic checkpoint when the log holds this many memories */
+  size_t ckRetryAt;      /* after a failed automatic checkpoint: next try at this many rows */
+  uint64_t nCheckpoint;  /* checkpoints written by this handle */
+  int64_t ckNs;          /* time the last checkpoint took */
+  struct cairn_h5 *pH5;  /* open only while the checkpoint is loaded */
+  int bReady;            /* the open succeeded (close may checkpoint) */
+  int rcFatal;           /* a checkpoint failed after its superblock switch was written: the
+                         ** file holds the old or the new state, unknown which; every later
+                         ** write fails until the store is reopened */
+  /* log */
+  uint64_t nFile; /* end of the last commit */
+  uint8_t *pPend;
+  size_t nPend, nPendAlloc;
+  size_t nCommitted;
+  int64_t openNs;
+  float *aScratch; /* dim floats */
+};
+
+/* A validated record, ready to be applied (in memory) and logged. */
+typedef struct MemAddArgs {
+  const char *zText;
+  size_t nText;
+  const float *aVec; /* dim floats, normalised already for cosine */
+  int64_t created, event;
+  const char *zSession, *zRole, *zMeta;
+  size_t nSession, nRole, nMeta;
+  int32_t tier;
+  float imp;
+  uint32_t access;
+} MemAddArgs;
+
+static inline int memIsFinite(float f) { return f == f && f - f == 0; }
+/* The vector encoding byte of an ADD record: 0 f32, 1 none, 2 f16, 3 int8. */
+static inline int memVecEncByte(const cairn_mem *m) {
+  return m->textOnly ? 1 : m->diskVec == CAIRN_MEM_DISK_F16 ? 2 : m->diskVec == CAIRN_MEM_DISK_INT8 ? 3 : 0;
+}
+
+/* store_rec.c: the name table (sessions and roles share it; ids from 0) and the records. */
+int cairnMemNamesFind(MemNames *t, const char *z, size_t n, uint32_t *pId, int add);
+void cairnMemNamesFree(MemNames *t);
+int cairnMemApplyAdd(cairn_mem *m, const MemAddArgs *a);
+
+/* store_log.c: pending log records. memRecBegin starts a record of payload size n and returns
+** the payload pointer (valid until the next begin), NULL on NOMEM; memRecEnd writes its
+** checksum. Inline: every add and touch logs a record. */
+int cairnMemPendGrow(cairn_mem *m, size_t nMore);
+static inline uint8_t *memRecBegin(cairn_mem *m, uint8_t type, size_t n) {
+  if (m->nPend + n + 9 > m->nPendAlloc && cairnMemPendGrow(m, n + 9) != CAIRN_OK) return NULL;
+  uint8_t *p = m->pPend + m->nPend;
+  cairnPutLE32(p, (uint32_t)n);
+  p[4] = type;
+  return p + 5;
+}
+static inline void memRecEnd(cairn_mem *m, size_t n) {
+  uint8_t *p = m->pPend + m->nPend;
+  cairnAssert(m->nPend + n + 9 <= m->nPendAlloc);
+  cairnPutLE32(p + 5 + n, cairnCrc32c(0, p, n + 5));
+  m->nPend += n + 9;
+}
+/* Apply the log in [logStart, size): up to the end of its last COMMIT; cut what follows. */
+int cairnMemReplay(cairn_mem *m, uint64_t size);
+
+/* store_ck.c: the HDF5 checkpoint. */
+int cairnMemCheckpointRun(cairn_mem *m);
+int cairnMemCkCreate(cairn_mem *m);                   /* a new file holding the empty store */
+int cairnMemCkOpen(cairn_mem *m, const cairn_mem_config *cfg, uint64_t size, int64_t *pCount);
+int cairnMemCkLoad(cairn_mem *m, uint64_t nRow);      /* rows and IVF index from m->pH5 */
+
+/* store_filter.c: the row bitmap of a filter; *pAll set when it admits every row. */
+int cairnMemFilterBits(cairn_mem *m, const cairn_mem_filter *pf, MemBits *pb, int *pAll);
+
+/* Record payloads: little-endian writer (room was reserved) and bounds-checked reader (a short
+** read sets bad and returns 0). */
+typedef struct MemWr {
+  uint8_t *p;
+  size_t i;
+} MemWr;
+static inline void memWU8(MemWr *w, uint8_t v) { w->p[w->i++] = v; }
+static inline void memWU16(MemWr *w, uint16_t v) { cairnPutLE16(w->p + w->i, v), w->i += 2; }
+static inline void memWU32(MemWr *w, uint32_t v) { cairnPutLE32(w->p + w->i, v), w->i += 4; }
+static inline void memWU64(MemWr *w, uint64_t v) { cairnPutLE64(w->p + w->i, v), w->i += 8; }
+static inline void memWF32(MemWr *w, float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  memWU32(w, u);
+}
+static inline void memWBytes(MemWr *w, const void *p, size_t n) {
+  if (n) memcpy(w->p + w->i, p, n);
+  w->i += n;
+}
+
+typedef struct MemRd {
+  const uint8_t *p;
+  size_t i, n;
+  int bad;
+} MemRd;
+static inline int memRdHave(MemRd *r, size_t k) {
+  if (r->bad || r->n - r->i < k) {
+    r->bad = 1;
+    return 0;
+  }
+  return 1;
+}
+static inline uint8_t memRU8(MemRd *r) { return memRdHave(r, 1) ? r->p[r->i++] : 0; }
+static inline uint16_t memRU16(MemRd *r) {
+  if (!memRdHave(r, 2)) return 0;
+  r->i += 2;
+  return cairnGetLE16(r->p + r->i - 2);
+}
+static inline uint32_t memRU32(MemRd *r) {
+  if (!memRdHave(r, 4)) return 0;
+  r->i += 4;
+  return cairnGetLE32(r->p + r->i - 4);
+}
+static inline uint64_t memRU64(MemRd *r) {
+  if (!memRdHave(r, 8)) return 0;
+  r->i += 8;
+  return cairnGetLE64(r->p + r->i - 8);
+}
+static inline float memRF32(MemRd *r) {
+  uint32_t u = memRU32(r);
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline const uint8_t *memRBytes(MemRd *r, size_t k) {
+  if (!memRdHave(r, k)) return NULL;
+  r->i += k;
+  return r->p + r->i - k;
+}
 
 #endif /* CAIRN_MEM_INT_H */

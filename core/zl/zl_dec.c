@@ -85,6 +85,7 @@ int cairnZlNewLens(ZlDec *d, ZlStream *s, size_t n) {
 }
 
 void cairnZlShrinkStream(ZlDec *d, ZlStream *s, size_t nb) {
+  cairnAssert(nb <= s->nb); /* a decoder writes at most what it allocated */
   if (s->own && nb < s->nb) d->live -= s->nb - nb; /* the slack past nb stays allocated */
   s->nb = nb;
 }
@@ -93,6 +94,7 @@ void cairnZlFreeStream(ZlDec *d, ZlStream *s) {
   if (!s) return;
   if (s->own) {
     cairnFree(s->p);
+    cairnAssert(d->live >= s->nb); /* the budget counts every owned byte once */
     d->live -= s->nb;
   }
   if (s->aLen) {

@@ -16,8 +16,6 @@
 */
 #include "zl/zl_int.h"
 
-#define BAD(...) cairnErr(CAIRN_CORRUPT, __VA_ARGS__)
-
 /* Backward bit reader: p = number of unread bits (they are bits [0, p) of the LE integer). */
 typedef struct {
   const uint8_t *b;

@@ -128,4 +128,80 @@ typedef struct ZlTransform {
 } ZlTransform;
 const ZlTransform *cairnZlTransform(unsigned id);
 
+/* Defining a transform decoder (zl_tr.c, zl_tr_str.c): the zl_dec_fn signature; BAD raises a
+** corrupt-frame error. Small helpers for integers of w = 1, 2, 4 or 8 bytes. */
+#define ZL_TRDEC(name) int name(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut)
+#define BAD(...) cairnErr(CAIRN_CORRUPT, __VA_ARGS__)
+/* Plain static, not inline (as they were in each file): the compiler keeps rdN/wrN calls out of
+** line where inlining cairnGetLEn's switch would grow the wasm decoder (bench/zl/wasm-size.sh). */
+#define ZL_UNUSED __attribute__((unused))
+static ZL_UNUSED int isIntWidth(uint32_t w) { return w == 1 || w == 2 || w == 4 || w == 8; }
+static ZL_UNUSED uint64_t rdN(const uint8_t *p, uint32_t w) { return cairnGetLEn(p, w); }
+static ZL_UNUSED void wrN(uint8_t *p, uint64_t v, uint32_t w) { cairnPutLEn(p, v, w); }
+/* zl_tr_str.c: dispatch_string and parse_int. */
+ZL_TRDEC(cairnZlDecDispatchString);
+ZL_TRDEC(cairnZlDecParseInt);
+
+/* ------------------------------------------------------------------ the encoder
+** zl_enc.c (graph building, leaves, integer selection, records, the root), zl_enc_csv.c (CSV
+** graphs), zl_enc_frame.c (the writer, segments, the entry points). A graph is a list of nodes
+** (wire decoders) and stored streams; refs >= 0 are nodes, refs <= -2 stored stream -(ref+2),
+** -1 an error (e->rc set). */
+#define ENC_SEGMENT (2u << 20) /* 2 MiB: enough for LZ windows, and 8 MiB = 4 tasks balance on 2 threads */
+#define ENC_TRIAL (64u << 10) /* bytes the selector tries candidates on */
+#define ENC_SKIP INT_MIN /* a candidate that does not apply */
+
+/* Bytes per integer of each profile (CAIRN_ZL_SERIAL .. CAIRN_ZL_CSV; 1 for bytes and CSV). */
+static const unsigned kZlWidth[] = {1, 1, 2, 4, 8, 8, 1};
+
+typedef struct ENode {
+  uint8_t id, nh;
+  uint8_t hdr[24];
+  int nIn, nVO; /* inputs; the last nVO are variable */
+  int *aIn;     /* ref >= 0 node, ref <= -2 stored stream -(ref+2) */
+} ENode;
+
+typedef struct Enc {
+  ENode *aNode;
+  int nNode, nNodeAlloc;
+  uint8_t **aSt;
+  size_t *anSt;
+  int nSt, nStAlloc;
+  int level, fast; /* cairn level; fast = selection pass */
+  int stageLevel;   /* zstd level of the final zstd stages (cairn levels <= 5 map below themselves) */
+  int denseLevel;   /* zstd level of dense byte planes at levels <= 3 (see encSegment) */
+  int dense;        /* the stream being coded is such a plane */
+  int trialLevel;   /* zstd level of the selection pass */
+  size_t trial;     /* bytes the selector tries candidates on */
+  size_t noLz;      /* streams of at most this many bytes: Huffman or stored, no zstd stage */
+  struct ZSTD_CCtx_s *zc; /* reused by every zstd stage of the segment */
+  uint8_t *zbuf;    /* zstd output scratch, reused */
+  size_t nZbuf;
+  int rc;
+} Enc;
+
+/* Checkpoint / rollback for trying candidates. */
+typedef struct {
+  int nNode, nSt;
+} Mark;
+/* What to compress: a profile, or fixed-width records (nField > 0). */
+typedef struct ZlOpts {
+  int profile, level;
+  unsigned nField;
+  uint32_t aField[CAIRN_ZL_MAX_FIELDS];
+  size_t unit; /* input size must be a multiple of it: integer width or record size */
+} ZlOpts;
+
+
+void cairnZlEncFail(Enc *e, int rc); /* zl_enc.c */
+int cairnZlEncNode(Enc *e, int id, const uint8_t *hdr, size_t nh, const int *aIn, int nIn, int nVO); /* zl_enc.c */
+int cairnZlEncNode1(Enc *e, int id, const uint8_t *hdr, size_t nh, int in); /* zl_enc.c */
+void cairnZlEncRollback(Enc *e, Mark m); /* zl_enc.c */
+int cairnZlEncConstRun(Enc *e, const uint8_t *p, size_t width, size_t nRep); /* zl_enc.c */
+int cairnZlEncSerial(Enc *e, const uint8_t *p, size_t n); /* zl_enc.c */
+int cairnZlEncNumBytes(Enc *e, const uint8_t *p, size_t n, unsigned w, int planes); /* zl_enc.c */
+int cairnZlEncNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth); /* zl_enc.c */
+int cairnZlEncRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n); /* zl_enc.c */
+int cairnZlEncCsv(Enc *e, const uint8_t *p, size_t n); /* zl_enc_csv.c */
+
 #endif

@@ -13,10 +13,7 @@
 */
 #include "zl/zl_int.h"
 
-#define BAD(...) cairnErr(CAIRN_CORRUPT, __VA_ARGS__)
-#define TRDEC(name) static int name(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut)
-
-static uint64_t rdN(const uint8_t *p, uint32_t w) { return cairnGetLEn(p, w); }
+#define TRDEC(name) static ZL_TRDEC(name)
 
 /* Overlapping-safe match copy (offset may be smaller than length). */
 static void lzCopy(uint8_t *o, size_t off, size_t len) {

@@ -84,5 +84,6 @@ CAIRN_API const char *cairn_version(void);
 #include "zl.h"
 #include "mem.h"
 #include "cas.h"
+#include "json.h"
 
 #endif /* CAIRN_H */

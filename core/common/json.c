@@ -1,8 +1,8 @@
 /*
 ** 2026-11-29
 **
-** core/mem/json.c - a small strict JSON reader (RFC 8259) for the memory module: record
-** metadata, JSON filters, and the LoCoMo evaluator in the CLI. It builds a flat node array in
+** core/common/json.c - a small strict JSON reader (RFC 8259): the memory module's record
+** metadata and JSON filters, and the public cairn/json.h (the CLI's LoCoMo evaluator). It builds a flat node array in
 ** pre-order (children follow their parent; next links siblings) with strings decoded into one
 ** arena. Depth is capped at 64 and nodes at 1<<26, so hostile input cannot exhaust the stack
 ** or memory beyond a bound proportional to its size. Errors name the byte offset.
@@ -10,7 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "mem_int.h"
+#include "json_int.h"
+#include "cairn/json.h"
 
 #define JSON_MAX_DEPTH 64
 #define JSON_MAX_NODES (1u << 26)
@@ -28,12 +29,7 @@ static void jsWs(JP *p) {
 static int jsNode(JP *p, uint8_t type, uint32_t *pIdx) {
   Json *j = p->j;
   if (j->n >= JSON_MAX_NODES) return cairnErr(CAIRN_RANGE, "json: more than %u values at offset %zu", JSON_MAX_NODES, p->i);
-  if (j->n == j->nAlloc) {
-    uint32_t nA = j->nAlloc ? j->nAlloc * 2 : 64;
-    JsonNode *a = cairnRealloc(j->a, (size_t)nA * sizeof(JsonNode));
-    if (!a) return cairnErr(CAIRN_NOMEM, "json: %u nodes", nA);
-    j->a = a, j->nAlloc = nA;
-  }
+  if (j->n == j->nAlloc) CAIRN_TRY(CAIRN_GROW(j->a, j->nAlloc, (size_t)j->n + 1, "json: nodes"));
   memset(&j->a[j->n], 0, sizeof(JsonNode));
   j->a[j->n].type = type;
   *pIdx = j->n++;
@@ -43,12 +39,7 @@ static int jsNode(JP *p, uint8_t type, uint32_t *pIdx) {
 static int jsArena(JP *p, size_t nMore) {
   Json *j = p->j;
   if (j->nArena + nMore <= j->nArenaAlloc) return CAIRN_OK;
-  size_t nA = j->nArenaAlloc ? j->nArenaAlloc * 2 : 256;
-  while (nA < j->nArena + nMore) nA *= 2;
-  char *a = cairnRealloc(j->zArena, nA);
-  if (!a) return cairnErr(CAIRN_NOMEM, "json: %zu bytes of strings", nA);
-  j->zArena = a, j->nArenaAlloc = nA;
-  return CAIRN_OK;
+  return cairnArrayReserve(&j->zArena, &j->nArenaAlloc, j->nArena + nMore, 1, 256, "json: strings");
 }
 
 static int hex4(const char *z, uint32_t *pv) {
@@ -147,6 +138,7 @@ static int jsContainer(JP *p, int depth, uint32_t *pIdx, int isObj) {
     if (isObj) {
       if (p->i >= p->n || p->z[p->i] != '"') return cairnErr(CAIRN_CORRUPT, "json: expected a key at offset %zu", p->i);
       CAIRN_TRY(jsString(p, &kid));
+      p->j->a[kid].member = 1;
       if (prev) p->j->a[prev].next = kid;
       prev = kid, nKid++;
       jsWs(p);
@@ -154,6 +146,10 @@ static int jsContainer(JP *p, int depth, uint32_t *pIdx, int isObj) {
       p->i++;
     }
     CAIRN_TRY(jsValue(p, depth + 1, &kid));
+    if (isObj) {
+      cairnAssert(p->j->a[kid - 1].member == 1); /* the key is the node just before its value */
+      p->j->a[kid].member = 2;
+    }
     if (prev) p->j->a[prev].next = kid;
     prev = kid, nKid++;
     jsWs(p);
@@ -282,4 +278,83 @@ int cairnJsonEqual(const Json *ja, uint32_t ia, const Json *jb, uint32_t ib) {
     }
     default: return 1;
   }
+}
+
+/* ------------------------------------------------------------------ public API (cairn/json.h) */
+struct cairn_json {
+  Json j;
+};
+
+int cairn_json_parse(const char *z, size_t n, cairn_json **ppJson) {
+  if (!ppJson) return cairnErr(CAIRN_MISUSE, "json_parse: ppJson is NULL");
+  *ppJson = NULL;
+  cairn_json *p = cairnMalloc(sizeof(*p));
+  if (!p) return cairnErr(CAIRN_NOMEM, "json_parse: out of memory");
+  int rc = cairnJsonParse(&p->j, z, n);
+  if (rc) {
+    cairnFree(p);
+    return rc;
+  }
+  *ppJson = p;
+  return CAIRN_OK;
+}
+
+void cairn_json_free(cairn_json *pJson) {
+  if (!pJson) return;
+  cairnJsonFree(&pJson->j);
+  cairnFree(pJson);
+}
+
+/* Node i of the document, or NULL. */
+static const JsonNode *jsAt(const cairn_json *pJson, uint32_t i) {
+  return pJson && i < pJson->j.n ? &pJson->j.a[i] : NULL;
+}
+
+int cairn_json_type(const cairn_json *pJson, uint32_t i) {
+  const JsonNode *x = jsAt(pJson, i);
+  return x ? x->type : -1;
+}
+
+uint32_t cairn_json_count(const cairn_json *pJson, uint32_t i) {
+  const JsonNode *x = jsAt(pJson, i);
+  if (!x || (x->type != JSON_ARR && x->type != JSON_OBJ)) return 0;
+  return x->type == JSON_OBJ ? x->n / 2 : x->n;
+}
+
+uint32_t cairn_json_get(const cairn_json *pJson, uint32_t iObj, const char *zKey) {
+  if (!jsAt(pJson, iObj) || !zKey) return 0;
+  return cairnJsonGet(&pJson->j, iObj, zKey);
+}
+
+uint32_t cairn_json_child(const cairn_json *pJson, uint32_t i) {
+  const JsonNode *x = jsAt(pJson, i);
+  if (!x || (x->type != JSON_ARR && x->type != JSON_OBJ) || !x->n) return 0;
+  return x->type == JSON_OBJ ? i + 2 : i + 1; /* an object: the value after the first key */
+}
+
+uint32_t cairn_json_next(const cairn_json *pJson, uint32_t i) {
+  const JsonNode *x = jsAt(pJson, i);
+  if (!x || x->member == 1) return 0;
+  if (x->member == 0) return x->next;
+  return x->next ? pJson->j.a[x->next].next : 0; /* a member value: skip the next key */
+}
+
+const char *cairn_json_key(const cairn_json *pJson, uint32_t i, size_t *pn) {
+  const JsonNode *x = jsAt(pJson, i);
+  if (!x || x->member != 2) return NULL;
+  const JsonNode *k = &pJson->j.a[i - 1];
+  if (pn) *pn = k->nz;
+  return k->z;
+}
+
+const char *cairn_json_str(const cairn_json *pJson, uint32_t i, size_t *pn) {
+  const JsonNode *x = jsAt(pJson, i);
+  if (!x || x->type != JSON_STR || x->member == 1) return NULL;
+  if (pn) *pn = x->nz;
+  return x->z;
+}
+
+double cairn_json_num(const cairn_json *pJson, uint32_t i) {
+  const JsonNode *x = jsAt(pJson, i);
+  return x && x->type == JSON_NUM ? x->num : NAN;
 }

@@ -1,0 +1,654 @@
+/*
+** 2026-12-02
+**
+** core/mem/store_ck.c - the HDF5 checkpoint of the memory store (FORMAT.md part 2): writing
+** it with cairn/h5w.h (create, append the committed rows, switch the superblock last) and
+** loading it on open with cairn/h5.h.
+*/
+#include "mem_int.h"
+#include "cairn/h5.h"
+#include "cairn/h5w.h"
+#include "hash/lookup3.h"
+
+/* ------------------------------------------------------------------ HDF5 checkpoint */
+/* The layout is in FORMAT.md part 2: one group /memory, one row per memory in every per-row
+** dataset, CSR byte arrays for text, metadata and names, the vectors as [N, dim]. */
+#define CK_ROW_CHUNK 1024  /* rows per chunk of the per-row datasets (8 KiB at most) */
+#define CK_BYTE_CHUNK 16384 /* bytes per chunk of the CSR byte arrays */
+#define CK_NONE 0xFFFFFFFFu
+static const char *const azMetric[] = {"cosine", "ip", "l2"};
+static const char *const azEnc[] = {"f32", "f16", "int8", "none"};
+
+typedef struct CkTypes {
+  cairn_h5w_type *u8, *i8, *u16f, *u32, *u64, *i64, *f32, *f16;
+} CkTypes;
+static void ckTypesFree(CkTypes *t) {
+  cairn_h5w_type_free(t->u8), cairn_h5w_type_free(t->i8), cairn_h5w_type_free(t->u32), cairn_h5w_type_free(t->u64);
+  cairn_h5w_type_free(t->i64), cairn_h5w_type_free(t->f32), cairn_h5w_type_free(t->f16);
+}
+static int ckTypesInit(CkTypes *t) {
+  memset(t, 0, sizeof *t);
+  t->u8 = cairn_h5w_type_int(1, 0), t->i8 = cairn_h5w_type_int(1, 1), t->u32 = cairn_h5w_type_int(4, 0);
+  t->u64 = cairn_h5w_type_int(8, 0), t->i64 = cairn_h5w_type_int(8, 1), t->f32 = cairn_h5w_type_float(4);
+  t->f16 = cairn_h5w_type_float(2);
+  if (!t->u8 || !t->i8 || !t->u32 || !t->u64 || !t->i64 || !t->f32 || !t->f16) {
+    ckTypesFree(t);
+    return cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
+  }
+  return CAIRN_OK;
+}
+
+static int ckAttrStr(cairn_h5w *w, const char *zObj, const char *zName, const char *zVal) {
+  cairn_h5w_type *t = cairn_h5w_type_string(strlen(zVal), 1, 0);
+  if (!t) return CAIRN_NOMEM;
+  int rc = cairn_h5w_attr(w, zObj, zName, t, 0, NULL, zVal);
+  cairn_h5w_type_free(t);
+  return rc;
+}
+static int ckAttrI64(cairn_h5w *w, const char *zObj, const char *zName, int64_t v) {
+  cairn_h5w_type *t = cairn_h5w_type_int(8, 1);
+  if (!t) return CAIRN_NOMEM;
+  int rc = cairn_h5w_attr(w, zObj, zName, t, 0, NULL, &v);
+  cairn_h5w_type_free(t);
+  return rc;
+}
+
+/* A resizable dataset of rank 1 (nCol 0) or 2 (rows of nCol), nInit rows from pInit. */
+static int ckDset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, uint64_t nCol, uint64_t chunk0, uint64_t nInit,
+                  const void *pInit) {
+  uint64_t dims[2] = {nInit, nCol}, maxd[2] = {CAIRN_H5W_UNLIMITED, nCol}, chunk[2] = {chunk0, nCol};
+  cairn_h5w_dset_opts o;
+  memset(&o, 0, sizeof o);
+  o.layout = CAIRN_H5W_CHUNKED;
+  o.chunk = chunk;
+  return cairn_h5w_dataset(w, zPath, t, nCol ? 2 : 1, dims, maxd, &o, pInit);
+}
+static uint64_t ckVecChunk(const cairn_mem *m) {
+  uint64_t sz = m->diskVec == CAIRN_MEM_DISK_F16 ? 2 : m->diskVec == CAIRN_MEM_DISK_INT8 ? 1 : 4;
+  uint64_t r = 65536 / ((uint64_t)m->dim * sz);
+  return r ? r : 1;
+}
+
+/* The empty store: group, attributes, every dataset with no rows (offsets hold their 0). */
+static int ckCreateObjects(cairn_mem *m, cairn_h5w *w) {
+  CkTypes t;
+  CAIRN_TRY(ckTypesInit(&t));
+  uint64_t zero = 0;
+  int rc = cairn_h5w_group(w, "/memory");
+  if (!rc) rc = cairn_h5w_group(w, "/memory/index");
+  if (!rc) rc = ckAttrStr(w, "/memory", "format", "cairn-memory");
+  if (!rc) rc = ckAttrI64(w, "/memory", "version", 1);
+  if (!rc) rc = ckAttrI64(w, "/memory", "dim", m->dim);
+  if (!rc) rc = ckAttrStr(w, "/memory", "metric", azMetric[m->metric]);
+  if (!rc) rc = ckAttrStr(w, "/memory", "encoding", azEnc[m->textOnly ? 3 : m->diskVec]);
+  if (!rc) rc = ckAttrI64(w, "/memory", "count", 0);
+  if (!rc) rc = ckDset(w, "/memory/id", t.u64, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/created_ms", t.i64, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/event_ms", t.i64, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/tier", t.u8, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/importance", t.f32, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/access_count", t.u32, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/session", t.u32, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/role", t.u32, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/text_offsets", t.u64, 0, CK_ROW_CHUNK, 1, &zero);
+  if (!rc) rc = ckDset(w, "/memory/text_bytes", t.u8, 0, CK_BYTE_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/meta_offsets", t.u64, 0, CK_ROW_CHUNK, 1, &zero);
+  if (!rc) rc = ckDset(w, "/memory/meta_bytes", t.u8, 0, CK_BYTE_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/names_offsets", t.u64, 0, 1024, 1, &zero);
+  if (!rc) rc = ckDset(w, "/memory/names_bytes", t.u8, 0, 16384, 0, NULL);
+  if (!rc && !m->textOnly) {
+    const cairn_h5w_type *tv = m->diskVec == CAIRN_MEM_DISK_F16 ? t.f16 : m->diskVec == CAIRN_MEM_DISK_INT8 ? t.i8 : t.f32;
+    rc = ckDset(w, "/memory/embedding", tv, m->dim, ckVecChunk(m), 0, NULL);
+    if (!rc) rc = ckAttrStr(w, "/memory/embedding", "encoding", azEnc[m->diskVec]);
+    if (!rc && m->diskVec == CAIRN_MEM_DISK_INT8) rc = ckDset(w, "/memory/embedding_scale", t.f32, 0, CK_ROW_CHUNK, 0, NULL);
+  }
+  ckTypesFree(&t);
+  return rc;
+}
+
+/* Append the new IVF rows, or write a new generation of the index (a build since the last
+** checkpoint): /memory/index/ivf<gen>, named by the /memory@ivf attribute. */
+static int ckIvf(cairn_mem *m, cairn_h5w *w, const CkTypes *t) {
+  MemIvf *ix = &m->ivf;
+  if (!ix->kind) return CAIRN_OK;
+  CAIRN_TRY(cairnIvfAddRows(ix, &m->vecs));
+  char zG[64], zP[96];
+  cairnFormat(zG, sizeof zG, "/memory/index/ivf%u", m->ivfGen);
+  int rc = CAIRN_OK;
+  size_t r0 = m->ivfCkRows;
+  if (m->ivfCkGen != m->ivfGen) {
+    r0 = 0;
+    uint64_t d3[3] = {ix->m, 256, ix->dsub}, d2[2] = {ix->nlist, ix->dim};
+    rc = cairn_h5w_group(w, zG);
+    if (!rc) rc = ckAttrStr(w, zG, "kind", ix->kind == CAIRN_VINDEX_IVFPQ ? "ivfpq" : "ivf");
+    if (!rc) cairnFormat(zP, sizeof zP, "%s/centroids", zG), rc = cairn_h5w_dataset(w, zP, t->f32, 2, d2, NULL, NULL, ix->aCent);
+    if (!rc && ix->m) cairnFormat(zP, sizeof zP, "%s/pq_codebooks", zG), rc = cairn_h5w_dataset(w, zP, t->f32, 3, d3, NULL, NULL, ix->aPq);
+    if (!rc) cairnFormat(zP, sizeof zP, "%s/assign", zG), rc = ckDset(w, zP, t->u32, 0, CK_ROW_CHUNK, 0, NULL);
+    if (!rc && ix->m) cairnFormat(zP, sizeof zP, "%s/pq_codes", zG), rc = ckDset(w, zP, t->u8, ix->m, CK_ROW_CHUNK, 0, NULL);
+    if (!rc) rc = ckAttrStr(w, "/memory", "ivf", zG + 8 /* relative to /memory */);
+  }
+  if (!rc && ix->nAssigned > r0) {
+    cairnFormat(zP, sizeof zP, "%s/assign", zG);
+    rc = cairn_h5w_append(w, zP, ix->nAssigned - r0, ix->aAssign + r0);
+    if (!rc && ix->m) {
+      cairnFormat(zP, sizeof zP, "%s/pq_codes", zG);
+      rc = cairn_h5w_append(w, zP, ix->nAssigned - r0, ix->aCode + r0 * ix->m);
+    }
+  }
+  if (!rc) rc = ckAttrI64(w, zG, "rows", (int64_t)ix->nAssigned);
+  return rc;
+}
+
+/* Rows [nCk, nCommitted), changed access counts, new names and the IVF index into the open
+** writer; the caller commits. */
+static int ckAppend(cairn_mem *m, cairn_h5w *w, size_t r1) {
+  size_t r0 = m->nCk, nr = r1 - r0;
+  CkTypes t;
+  CAIRN_TRY(ckTypesInit(&t));
+  int rc = CAIRN_OK;
+  size_t nBuf = CAIRN_MAX(nr, (size_t)1) * 8 + 8;
+  uint8_t *buf = cairnMalloc(nBuf);
+  uint8_t *bytes = NULL;
+  if (!buf) rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
+  uint64_t *u64 = (uint64_t *)(void *)buf;
+  uint32_t *u32 = (uint32_t *)(void *)buf;
+  float *f32 = (float *)(void *)buf;
+  if (!rc && nr) {
+    for (size_t i = 0; i < nr; i++) u64[i] = r0 + i + 1;
+    rc = cairn_h5w_append(w, "/memory/id", nr, u64);
+    if (!rc) rc = cairn_h5w_append(w, "/memory/created_ms", nr, m->aCreated + r0);
+    if (!rc) rc = cairn_h5w_append(w, "/memory/event_ms", nr, m->aEvent + r0);
+    if (!rc) rc = cairn_h5w_append(w, "/memory/tier", nr, m->aTier + r0);
+    if (!rc) rc = cairn_h5w_append(w, "/memory/importance", nr, m->aImp + r0);
+    if (!rc) rc = cairn_h5w_append(w, "/memory/access_count", nr, m->aAccess + r0);
+    if (!rc) {
+      for (size_t i = 0; i < nr; i++) u32[i] = m->aSession[r0 + i] ? m->aSession[r0 + i] - 1 : CK_NONE;
+      rc = cairn_h5w_append(w, "/memory/session", nr, u32);
+    }
+    if (!rc) {
+      for (size_t i = 0; i < nr; i++) u32[i] = m->aRole[r0 + i] ? m->aRole[r0 + i] - 1 : CK_NONE;
+      rc = cairn_h5w_append(w, "/memory/role", nr, u32);
+    }
+    /* text and metadata: CSR, absolute offsets */
+    for (int pass = 0; !rc && pass < 2; pass++) {
+      const size_t *aOff = pass ? m->aMetaOff : m->aTextOff;
+      const uint32_t *aLen = pass ? m->aMetaLen : m->aTextLen;
+      uint64_t o = pass ? m->nCkMeta : m->nCkText, n = 0;
+      for (size_t i = 0; i < nr; i++) n += aLen[r0 + i];
+      cairnFree(bytes);
+      bytes = cairnMalloc(n ? (size_t)n : 1);
+      if (!bytes) {
+        rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
+        break;
+      }
+      n = 0;
+      for (size_t i = 0; i < nr; i++) {
+        memcpy(bytes + n, m->zText + aOff[r0 + i], aLen[r0 + i]);
+        n += aLen[r0 + i];
+        u64[i] = o + n;
+      }
+      rc = cairn_h5w_append(w, pass ? "/memory/meta_offsets" : "/memory/text_offsets", nr, u64);
+      if (!rc && n) rc = cairn_h5w_append(w, pass ? "/memory/meta_bytes" : "/memory/text_bytes", n, bytes);
+      if (pass) m->nCkMeta = o + n; /* committed below only if the whole checkpoint commits */
+    }
+    /* vectors, in the disk encoding (the in-memory values were rounded through it on add) */
+    if (!rc && !m->textOnly) {
+      const size_t nBlk = 1024;
+      size_t es = m->diskVec == CAIRN_MEM_DISK_F16 ? 2 : m->diskVec == CAIRN_MEM_DISK_INT8 ? 1 : 4;
+      cairnFree(bytes);
+      bytes = m->diskVec == CAIRN_MEM_DISK_F32 ? NULL : cairnMallocArray(nBlk, (size_t)m->dim * es);
+      if (m->diskVec != CAIRN_MEM_DISK_F32 && !bytes) rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
+      for (size_t b = 0; !rc && b < nr; b += nBlk) {
+        size_t k = CAIRN_MIN(nBlk, nr - b);
+        const float *src = m->vecs.aF32 + (r0 + b) * m->dim;
+        if (m->diskVec == CAIRN_MEM_DISK_F32) {
+          rc = cairn_h5w_append(w, "/memory/embedding", k, src);
+          continue;
+        }
+        for (size_t i = 0; i < k; i++) {
+          if (m->diskVec == CAIRN_MEM_DISK_F16) {
+            uint16_t *h = (uint16_t *)(void *)bytes + i * m->dim;
+            for (uint32_t j = 0; j < m->dim; j++) h[j] = cairnF32ToF16(src[i * m->dim + j]);
+          } else {
+            f32[b + i] = cairnQuantI8(src + i * m->dim, m->dim, (int8_t *)bytes + i * m->dim);
+          }
+        }
+        rc = cairn_h5w_append(w, "/memory/embedding", k, bytes);
+      }
+      if (!rc && m->diskVec == CAIRN_MEM_DISK_INT8) rc = cairn_h5w_append(w, "/memory/embedding_scale", nr, f32);
+    }
+  }
+  /* access counts of checkpointed rows touched since */
+  if (!rc && m->touchMin < r0) rc = cairn_h5w_write(w, "/memory/access_count", m->touchMin, r0 - m->touchMin, m->aAccess + m->touchMin);
+  /* new names */
+  uint64_t nNameBytes = m->nCkNameBytes;
+  if (!rc && m->names.n > m->nCkNames) {
+    uint32_t k = m->names.n - m->nCkNames;
+    uint64_t *aO = cairnMallocArray(k, 8);
+    uint64_t n = 0;
+    for (uint32_t i = m->nCkNames; i < m->names.n; i++) n += m->names.aLen[i];
+    cairnFree(bytes);
+    bytes = cairnMalloc(n ? (size_t)n : 1);
+    if (!aO || !bytes) rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
+    n = 0;
+    for (uint32_t i = 0; !rc && i < k; i++) {
+      uint32_t id = m->nCkNames + i;
+      memcpy(bytes + n, m->names.z + m->names.aOff[id], m->names.aLen[id]);
+      n += m->names.aLen[id];
+      aO[i] = nNameBytes + n;
+    }
+    if (!rc) rc = cairn_h5w_append(w, "/memory/names_offsets", k, aO);
+    if (!rc && n) rc = cairn_h5w_append(w, "/memory/names_bytes", n, bytes);
+    nNameBytes += n;
+    cairnFree(aO);
+  }
+  if (!rc) rc = ckIvf(m, w, &t);
+  if (!rc) rc = ckAttrI64(w, "/memory", "count", (int64_t)r1);
+  if (!rc) m->nCkNameBytes = nNameBytes;
+  cairnFree(bytes);
+  cairnFree(buf);
+  ckTypesFree(&t);
+  return rc;
+}
+
+/* Move the committed log into the HDF5 datasets. Needs no uncommitted work (the caller
+** commits or checks). Crash-safe: the writer writes after the log (CAIRN_H5W_TAIL) and
+** switches the superblock last; before the switch the old checkpoint + log is the store,
+** after it the new checkpoint, whose end of allocation covers the old log. */
+int cairnMemCheckpointRun(cairn_mem *m) {
+  if (m->rcFatal) return cairnErr(m->rcFatal, "checkpoint: an earlier checkpoint failed after its superblock switch; reopen the store");
+  if (m->fmt != 2) return cairnErr(CAIRN_UNSUPPORTED, "checkpoint: a log-only store of format 1 (before 2026-11-29) has no HDF5 part");
+  int64_t t0 = cairnClock(1);
+  size_t r1 = m->nCommitted;
+  if (r1 == m->nCk && m->touchMin == SIZE_MAX && m->nFile == m->logStart && (!m->ivf.kind || m->ivfCkGen == m->ivfGen)) return CAIRN_OK;
+  cairn_h5w *w = NULL;
+  uint64_t nCkText0 = m->nCkText, nCkMeta0 = m->nCkMeta, nCkNb0 = m->nCkNameBytes;
+  /* RECLAIM: the space of old logs and of chunks rewritten by earlier checkpoints is found
+  ** (a walk of the metadata only) and reused */
+  int rc = cairn_h5w_open(m->f, CAIRN_H5W_TAIL | CAIRN_H5W_RECLAIM | (m->noSync ? CAIRN_H5W_NOSYNC : 0), &w);
+  if (!rc) rc = ckAppend(m, w, r1);
+  if (!rc) rc = cairn_h5w_commit(w);
+  cairn_h5w_stats st;
+  memset(&st, 0, sizeof st);
+  if (!rc) rc = cairn_h5w_stats_get(w, &st);
+  cairn_h5w_discard(w);
+  if (rc) {
+    char zErr[256];
+    cairnFormat(zErr, sizeof zErr, "%s", cairn_errmsg());
+    m->nCkText = nCkText0, m->nCkMeta = nCkMeta0, m->nCkNameBytes = nCkNb0;
+    /* Did the superblock switch reach the file? If not, the old checkpoint and the whole log
+    ** are the store: drop what the writer left after the log and go on. If it did (a sync
+    ** failed after it), either state may be the durable one: refuse every later write. */
+    uint8_t sb[48];
+    if (cairn_file_read_exact(m->f, sb, 48, 0) == CAIRN_OK && cairnGetLE64(sb + 28) == m->logStart)
+      (void)cairn_file_truncate(m->f, m->nFile);
+    else
+      m->rcFatal = rc;
+    return cairnErr(rc, "checkpoint: %s", zErr);
+  }
+  /* text bytes are the sum of the rows' lengths */
+  for (size_t i = m->nCk; i < r1; i++) m->nCkText += m->aTextLen[i];
+  m->nCk = r1;
+  m->nCkNames = m->names.n;
+  m->touchMin = SIZE_MAX;
+  if (m->ivf.kind) m->ivfCkGen = m->ivfGen, m->ivfCkRows = m->ivf.nAssigned;
+  m->logStart = m->nFile = st.nEof;
+  uint64_t size = 0;
+  if (cairn_file_size(m->f, &size) == CAIRN_OK && size > st.nEof) (void)cairn_file_truncate(m->f, st.nEof);
+  m->nCheckpoint++;
+  m->ckNs = cairnClock(1) - t0;
+  return CAIRN_OK;
+}
+
+int cairn_mem_checkpoint(cairn_mem *m) {
+  if (!m) return cairnErr(CAIRN_MISUSE, "mem_checkpoint: NULL store");
+  if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_checkpoint: store opened read-only");
+  if (!m->f) return CAIRN_OK;
+  CAIRN_TRY(cairn_mem_commit(m));
+  return cairnMemCheckpointRun(m);
+}
+
+/* A new file: an HDF5 file holding the empty store; the log starts at its end. */
+int cairnMemCkCreate(cairn_mem *m) {
+  cairn_h5w *w = NULL;
+  CAIRN_TRY(cairn_h5w_create(m->f, m->noSync ? CAIRN_H5W_NOSYNC : 0, &w));
+  int rc = ckCreateObjects(m, w);
+  if (!rc) rc = cairn_h5w_commit(w);
+  cairn_h5w_stats st;
+  if (!rc) rc = cairn_h5w_stats_get(w, &st);
+  cairn_h5w_discard(w);
+  if (rc) return cairnErr(rc, "mem_open: cannot create the store: %s", cairn_errmsg());
+  m->fmt = 2;
+  m->logStart = m->nFile = st.nEof;
+  return CAIRN_OK;
+}
+
+/* ---- reading the checkpoint ---- */
+static int h5Attr(cairn_h5_obj *o, const char *zName, int64_t *pv, char *zStr, size_t nStr) {
+  cairn_h5_obj *a = NULL;
+  CAIRN_TRY(cairn_h5_attr(o, zName, &a));
+  cairn_h5_info in;
+  int rc = cairn_h5_info_get(a, &in);
+  if (!rc && in.nElem != 1) rc = cairnErr(CAIRN_CORRUPT, "store: attribute %s is not a scalar", zName);
+  if (!rc && zStr) {
+    if (in.typeClass != CAIRN_H5_T_STRING || in.typeVlenString || in.typeSize >= nStr)
+      rc = cairnErr(CAIRN_CORRUPT, "store: attribute %s is not a short fixed string", zName);
+    else {
+      memset(zStr, 0, nStr);
+      rc = cairn_h5_read(a, NULL, CAIRN_H5_NATIVE, zStr, in.typeSize);
+    }
+  } else if (!rc) {
+    if (in.typeClass != CAIRN_H5_T_INTEGER) rc = cairnErr(CAIRN_CORRUPT, "store: attribute %s is not an integer", zName);
+    else rc = cairn_h5_read(a, NULL, CAIRN_H5_I64, pv, 8);
+  }
+  cairn_h5_obj_close(a);
+  return rc;
+}
+static int strIndex(const char *z, const char *const *az, int n) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(z, az[i])) return i;
+  return -1;
+}
+
+/* Rows [row0, row0 + nRow) of a rank-1 (nCol 0) or rank-2 dataset into buf as mt; *pnRow (if
+** not NULL) gets its row count and then nothing is read. */
+static int h5Rows(cairn_h5 *h, const char *zPath, cairn_h5_mtype mt, size_t es, uint64_t nCol, uint64_t row0, uint64_t nRow,
+                  void *buf, uint64_t *pnRow) {
+  cairn_h5_obj *o = NULL;
+  int rc = cairn_h5_get(h, zPath, &o);
+  if (rc) return cairnErr(rc, "store: %s", cairn_errmsg());
+  cairn_h5_info in;
+  rc = cairn_h5_info_get(o, &in);
+  if (!rc && (in.kind != CAIRN_H5_DATASET || in.rank != (nCol ? 2u : 1u) || (nCol && in.dims[1] != nCol) ||
+              (mt == CAIRN_H5_NATIVE && in.typeSize != es) || (in.typeClass != CAIRN_H5_T_INTEGER && in.typeClass != CAIRN_H5_T_FLOAT)))
+    rc = cairnErr(CAIRN_CORRUPT, "store: %s has the wrong shape or type", zPath);
+  if (!rc && pnRow) *pnRow = in.dims[0];
+  else if (!rc && (row0 > in.dims[0] || nRow > in.dims[0] - row0))
+    rc = cairnErr(CAIRN_CORRUPT, "store: %s has %llu rows, %llu needed", zPath, (unsigned long long)in.dims[0],
+                  (unsigned long long)(row0 + nRow));
+  else if (!rc && nRow) {
+    cairn_h5_sel sel;
+    memset(&sel, 0, sizeof sel);
+    sel.rank = in.rank;
+    sel.start[0] = row0, sel.count[0] = nRow;
+    if (nCol) sel.count[1] = nCol;
+    rc = cairn_h5_read(o, &sel, mt, buf, (size_t)(nRow * (nCol ? nCol : 1) * es));
+  }
+  cairn_h5_obj_close(o);
+  return rc;
+}
+
+/* Offsets of a CSR array: n + 1 nondecreasing values starting at 0, the last <= the bytes. */
+static int h5Csr(cairn_h5 *h, const char *zOff, const char *zBytes, uint64_t n, uint64_t **paOff, uint8_t **paBytes) {
+  *paOff = NULL, *paBytes = NULL;
+  uint64_t nO = 0, nB = 0;
+  CAIRN_TRY(h5Rows(h, zOff, CAIRN_H5_U64, 8, 0, 0, 0, NULL, &nO));
+  CAIRN_TRY(h5Rows(h, zBytes, CAIRN_H5_U8, 1, 0, 0, 0, NULL, &nB));
+  if (nO < n + 1) return cairnErr(CAIRN_CORRUPT, "store: %s has %llu entries for %llu rows", zOff, (unsigned long long)nO, (unsigned long long)n);
+  uint64_t *aO = cairnMallocArray((size_t)n + 1, 8);
+  if (!aO) return cairnErr(CAIRN_NOMEM, "store: %s", zOff);
+  int rc = h5Rows(h, zOff, CAIRN_H5_U64, 8, 0, 0, n + 1, aO, NULL);
+  for (uint64_t i = 0; !rc && i <= n; i++)
+    if ((i == 0 && aO[0] != 0) || (i && aO[i] < aO[i - 1]) || aO[i] > nB)
+      rc = cairnErr(CAIRN_CORRUPT, "store: %s[%llu] = %llu out of order or past %llu bytes", zOff, (unsigned long long)i,
+                    (unsigned long long)aO[i], (unsigned long long)nB);
+  uint8_t *aB = NULL;
+  if (!rc) {
+    aB = cairnMalloc(aO[n] ? (size_t)aO[n] : 1);
+    if (!aB) rc = cairnErr(CAIRN_NOMEM, "store: %s of %llu bytes", zBytes, (unsigned long long)aO[n]);
+  }
+  if (!rc) rc = h5Rows(h, zBytes, CAIRN_H5_U8, 1, 0, 0, aO[n], aB, NULL);
+  if (rc) {
+    cairnFree(aO), cairnFree(aB);
+    return rc;
+  }
+  *paOff = aO, *paBytes = aB;
+  return CAIRN_OK;
+}
+
+/* Read the store's settings from /memory (the file's superblock was checked by the caller). */
+static int ckHeader(cairn_mem *m, const cairn_mem_config *cfg, int64_t *pCount) {
+  cairn_h5_obj *g = NULL;
+  int rc = cairn_h5_get(m->pH5, "/memory", &g);
+  if (CAIRN_PRIMARY(rc) == CAIRN_NOTFOUND) return cairnErr(CAIRN_CORRUPT, "mem_open: an HDF5 file without a /memory group (%s)", cairn_errmsg());
+  if (rc) return cairnErr(rc, "mem_open: /memory: %s", cairn_errmsg());
+  char zFmt[32], zMetric[16], zEnc[16];
+  int64_t ver = 0, dim = 0;
+  rc = h5Attr(g, "format", NULL, zFmt, sizeof zFmt);
+  if (!rc && strcmp(zFmt, "cairn-memory")) rc = cairnErr(CAIRN_CORRUPT, "mem_open: /memory@format is '%s', not 'cairn-memory'", zFmt);
+  if (!rc) rc = h5Attr(g, "version", &ver, NULL, 0);
+  if (!rc && ver != 1) rc = cairnErr(CAIRN_UNSUPPORTED, "mem_open: store version %lld (this build reads 1)", (long long)ver);
+  if (!rc) rc = h5Attr(g, "dim", &dim, NULL, 0);
+  if (!rc) rc = h5Attr(g, "metric", NULL, zMetric, sizeof zMetric);
+  if (!rc) rc = h5Attr(g, "encoding", NULL, zEnc, sizeof zEnc);
+  if (!rc) rc = h5Attr(g, "count", pCount, NULL, 0);
+  int metric = rc ? -1 : strIndex(zMetric, azMetric, 3), enc = rc ? -1 : strIndex(zEnc, azEnc, 4);
+  if (!rc && (dim < 1 || dim > CAIRN_MEM_MAX_DIM || metric < 0 || enc < 0 || *pCount < 0 || *pCount > (int64_t)1 << 40))
+    rc = cairnErr(CAIRN_CORRUPT, "mem_open: /memory attributes out of range (dim %lld, metric '%s', encoding '%s', count %lld)",
+                  (long long)dim, zMetric, zEnc, (long long)*pCount);
+  if (!rc && cfg && cfg->dim && cfg->dim != (uint32_t)dim)
+    rc = cairnErr(CAIRN_MISUSE, "mem_open: the store has %u dimensions, %u were asked for", (uint32_t)dim, cfg->dim);
+  if (!rc) {
+    m->dim = (uint32_t)dim, m->metric = metric;
+    m->textOnly = enc == 3;
+    m->diskVec = enc == 3 ? 0 : enc;
+  }
+  cairn_h5_obj_close(g);
+  return rc;
+}
+
+static int ckLoadIvf(cairn_mem *m) {
+  cairn_h5_obj *g = NULL;
+  CAIRN_TRY(cairn_h5_get(m->pH5, "/memory", &g));
+  char zRel[48], zG[64], zP[96], zKind[16];
+  int rc = h5Attr(g, "ivf", NULL, zRel, sizeof zRel);
+  cairn_h5_obj_close(g);
+  if (rc == CAIRN_NOTFOUND) {
+    cairn_clearerr();
+    return CAIRN_OK;
+  }
+  if (rc) return rc;
+  unsigned gen = 0;
+  for (const char *z = zRel + 9; *z; z++) gen = gen * 10 + (unsigned)(*z - '0');
+  if (strncmp(zRel, "index/ivf", 9) || !zRel[9] || gen == 0 || strlen(zRel) > 18)
+    return cairnErr(CAIRN_CORRUPT, "mem_open: /memory@ivf is '%s'", zRel);
+  for (const char *z = zRel + 9; *z; z++)
+    if (*z < '0' || *z > '9') return cairnErr(CAIRN_CORRUPT, "mem_open: /memory@ivf is '%s'", zRel);
+  cairnFormat(zG, sizeof zG, "/memory/%s", zRel);
+  int64_t nAs = 0;
+  CAIRN_TRY(cairn_h5_get(m->pH5, zG, &g));
+  rc = h5Attr(g, "kind", NULL, zKind, sizeof zKind);
+  if (!rc) rc = h5Attr(g, "rows", &nAs, NULL, 0);
+  cairn_h5_obj *c = NULL;
+  cairn_h5_info in;
+  cairnFormat(zP, sizeof zP, "%s/centroids", zG);
+  if (!rc) rc = cairn_h5_get(m->pH5, zP, &c);
+  if (!rc) rc = cairn_h5_info_get(c, &in);
+  MemIvf nx;
+  memset(&nx, 0, sizeof nx);
+  nx.kind = !rc && !strcmp(zKind, "ivfpq") ? CAIRN_VINDEX_IVFPQ : CAIRN_VINDEX_IVF;
+  nx.dim = m->dim, nx.metric = m->metric;
+  if (!rc && (in.rank != 2 || in.dims[1] != m->dim || in.dims[0] == 0 || in.dims[0] > 65536 || nAs < 0 || (uint64_t)nAs > m->n ||
+              (strcmp(zKind, "ivf") && strcmp(zKind, "ivfpq"))))
+    rc = cairnErr(CAIRN_CORRUPT, "mem_open: bad IVF index in %s", zG);
+  cairn_h5_obj_close(c);
+  cairn_h5_obj_close(g);
+  if (rc) return rc;
+  nx.nlist = (uint32_t)in.dims[0];
+  uint64_t nM = 0;
+  if (nx.kind == CAIRN_VINDEX_IVFPQ) {
+    cairnFormat(zP, sizeof zP, "%s/pq_codes", zG);
+    uint64_t nR = 0;
+    cairn_h5_obj *o = NULL;
+    rc = cairn_h5_get(m->pH5, zP, &o);
+    if (!rc) rc = cairn_h5_info_get(o, &in);
+    if (!rc && (in.rank != 2 || in.dims[1] == 0 || m->dim % in.dims[1])) rc = cairnErr(CAIRN_CORRUPT, "mem_open: bad %s", zP);
+    if (!rc) nM = in.dims[1], nR = in.dims[0];
+    (void)nR;
+    cairn_h5_obj_close(o);
+    if (rc) return rc;
+    nx.m = (uint32_t)nM, nx.dsub = m->dim / nx.m;
+  }
+  nx.aCent = cairnMallocArray(nx.nlist, (size_t)nx.dim * 4);
+  nx.aCentSq = cairnMallocArray(nx.nlist, 4);
+  nx.aPq = nx.m ? cairnMallocArray((size_t)nx.m * 256, (size_t)nx.dsub * 4) : NULL;
+  nx.aAssign = cairnMallocArray(CAIRN_MAX((size_t)nAs, 1), 4);
+  nx.aCode = nx.m ? cairnMallocArray(CAIRN_MAX((size_t)nAs, 1), nx.m) : NULL;
+  nx.nAlloc = CAIRN_MAX((size_t)nAs, 1);
+  if (!nx.aCent || !nx.aCentSq || (nx.m && (!nx.aPq || !nx.aCode)) || !nx.aAssign) rc = cairnErr(CAIRN_NOMEM, "mem_open: IVF index");
+  cairnFormat(zP, sizeof zP, "%s/centroids", zG);
+  if (!rc) rc = h5Rows(m->pH5, zP, CAIRN_H5_F32, 4, nx.dim, 0, nx.nlist, nx.aCent, NULL);
+  if (!rc && nx.m) {
+    cairn_h5_obj *o = NULL;
+    cairnFormat(zP, sizeof zP, "%s/pq_codebooks", zG);
+    rc = cairn_h5_get(m->pH5, zP, &o);
+    if (!rc) rc = cairn_h5_info_get(o, &in);
+    if (!rc && (in.rank != 3 || in.dims[0] != nx.m || in.dims[1] != 256 || in.dims[2] != nx.dsub))
+      rc = cairnErr(CAIRN_CORRUPT, "mem_open: bad %s", zP);
+    if (!rc) rc = cairn_h5_read(o, NULL, CAIRN_H5_F32, nx.aPq, (size_t)nx.m * 256 * nx.dsub * 4);
+    cairn_h5_obj_close(o);
+  }
+  cairnFormat(zP, sizeof zP, "%s/assign", zG);
+  if (!rc) rc = h5Rows(m->pH5, zP, CAIRN_H5_U32, 4, 0, 0, (uint64_t)nAs, nx.aAssign, NULL);
+  cairnFormat(zP, sizeof zP, "%s/pq_codes", zG);
+  if (!rc && nx.m) rc = h5Rows(m->pH5, zP, CAIRN_H5_U8, 1, nx.m, 0, (uint64_t)nAs, nx.aCode, NULL);
+  for (int64_t i = 0; !rc && i < nAs; i++)
+    if (nx.aAssign[i] >= nx.nlist) rc = cairnErr(CAIRN_CORRUPT, "mem_open: %s/assign[%lld] = %u >= %u lists", zG, (long long)i, nx.aAssign[i], nx.nlist);
+  for (uint32_t cc = 0; !rc && cc < nx.nlist; cc++) {
+    float *ct = nx.aCent + (size_t)cc * nx.dim;
+    for (uint32_t j = 0; j < nx.dim; j++)
+      if (!memIsFinite(ct[j])) {
+        rc = cairnErr(CAIRN_CORRUPT, "mem_open: IVF centroid %u is not finite in %s", cc, zG);
+        break;
+      }
+    if (!rc) nx.aCentSq[cc] = cairnMemDot(ct, ct, nx.dim);
+  }
+  if (rc) {
+    cairnIvfFree(&nx);
+    return rc;
+  }
+  nx.nAssigned = (size_t)nAs;
+  nx.dirty = 1;
+  cairnIvfFree(&m->ivf);
+  m->ivf = nx;
+  m->ivfGen = m->ivfCkGen = gen;
+  m->ivfCkRows = (size_t)nAs;
+  return CAIRN_OK;
+}
+
+/* Load every row of the checkpoint into memory (rebuilding BM25 and the vector copies as the
+** adds do) and the persisted IVF index. */
+int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
+  cairn_h5 *h = m->pH5;
+  int rc = CAIRN_OK;
+  uint64_t *aTo = NULL, *aMo = NULL, *aNo = NULL, *aId = NULL;
+  uint8_t *aTb = NULL, *aMb = NULL, *aNb = NULL, *aTier = NULL, *aVec = NULL;
+  int64_t *aCr = NULL, *aEv = NULL;
+  float *aImp = NULL, *aSc = NULL;
+  uint32_t *aAcc = NULL, *aSes = NULL, *aRole = NULL;
+  uint64_t nNames = 0;
+  size_t n = (size_t)nRow;
+  if ((uint64_t)n != nRow) return cairnErr(CAIRN_RANGE, "mem_open: %llu rows", (unsigned long long)nRow);
+  size_t nA = CAIRN_MAX(n, (size_t)1);
+  aId = cairnMallocArray(nA, 8), aCr = cairnMallocArray(nA, 8), aEv = cairnMallocArray(nA, 8), aTier = cairnMalloc(nA);
+  aImp = cairnMallocArray(nA, 4), aAcc = cairnMallocArray(nA, 4), aSes = cairnMallocArray(nA, 4), aRole = cairnMallocArray(nA, 4);
+  if (!aId || !aCr || !aEv || !aTier || !aImp || !aAcc || !aSes || !aRole) rc = cairnErr(CAIRN_NOMEM, "mem_open: %zu rows", n);
+  if (!rc) rc = h5Rows(h, "/memory/id", CAIRN_H5_U64, 8, 0, 0, nRow, aId, NULL);
+  if (!rc) rc = h5Rows(h, "/memory/created_ms", CAIRN_H5_I64, 8, 0, 0, nRow, aCr, NULL);
+  if (!rc) rc = h5Rows(h, "/memory/event_ms", CAIRN_H5_I64, 8, 0, 0, nRow, aEv, NULL);
+  if (!rc) rc = h5Rows(h, "/memory/tier", CAIRN_H5_U8, 1, 0, 0, nRow, aTier, NULL);
+  if (!rc) rc = h5Rows(h, "/memory/importance", CAIRN_H5_F32, 4, 0, 0, nRow, aImp, NULL);
+  if (!rc) rc = h5Rows(h, "/memory/access_count", CAIRN_H5_U32, 4, 0, 0, nRow, aAcc, NULL);
+  if (!rc) rc = h5Rows(h, "/memory/session", CAIRN_H5_U32, 4, 0, 0, nRow, aSes, NULL);
+  if (!rc) rc = h5Rows(h, "/memory/role", CAIRN_H5_U32, 4, 0, 0, nRow, aRole, NULL);
+  if (!rc) rc = h5Csr(h, "/memory/text_offsets", "/memory/text_bytes", nRow, &aTo, &aTb);
+  if (!rc) rc = h5Csr(h, "/memory/meta_offsets", "/memory/meta_bytes", nRow, &aMo, &aMb);
+  if (!rc) rc = h5Rows(h, "/memory/names_offsets", CAIRN_H5_U64, 8, 0, 0, 0, NULL, &nNames);
+  if (!rc && (nNames == 0 || nNames > ((uint64_t)1 << 31))) rc = cairnErr(CAIRN_CORRUPT, "store: /memory/names_offsets is empty");
+  if (!rc) rc = h5Csr(h, "/memory/names_offsets", "/memory/names_bytes", --nNames, &aNo, &aNb);
+  /* the names table, in file order */
+  for (uint64_t i = 0; !rc && i < nNames; i++) {
+    uint64_t len = aNo[i + 1] - aNo[i];
+    uint32_t id = 0;
+    if (len == 0 || len > CAIRN_MEM_MAX_NAME) rc = cairnErr(CAIRN_CORRUPT, "store: name %llu has %llu bytes", (unsigned long long)i, (unsigned long long)len);
+    else if (cairnMemNamesFind(&m->names, (const char *)aNb + aNo[i], (size_t)len, &id, 0) == CAIRN_OK)
+      rc = cairnErr(CAIRN_CORRUPT, "store: name %llu appears twice", (unsigned long long)i);
+    else {
+      cairn_clearerr();
+      rc = cairnMemNamesFind(&m->names, (const char *)aNb + aNo[i], (size_t)len, &id, 1);
+    }
+  }
+  const size_t nBlk = 1024;
+  size_t es = m->diskVec == CAIRN_MEM_DISK_F16 ? 2 : m->diskVec == CAIRN_MEM_DISK_INT8 ? 1 : 4;
+  if (!rc && !m->textOnly) {
+    aVec = cairnMallocArray(nBlk, (size_t)m->dim * es);
+    aSc = m->diskVec == CAIRN_MEM_DISK_INT8 ? cairnMallocArray(nA, 4) : NULL;
+    if (!aVec || (m->diskVec == CAIRN_MEM_DISK_INT8 && !aSc)) rc = cairnErr(CAIRN_NOMEM, "mem_open: vectors");
+    if (!rc && aSc) rc = h5Rows(h, "/memory/embedding_scale", CAIRN_H5_F32, 4, 0, 0, nRow, aSc, NULL);
+  }
+  cairn_h5_mtype mt = m->diskVec == CAIRN_MEM_DISK_F32 ? CAIRN_H5_F32 : CAIRN_H5_NATIVE;
+  for (size_t b = 0; !rc && b < n; b += nBlk) {
+    size_t k = CAIRN_MIN(nBlk, n - b);
+    if (!m->textOnly) rc = h5Rows(h, "/memory/embedding", mt, es, m->dim, b, k, aVec, NULL);
+    for (size_t i = 0; !rc && i < k; i++) {
+      size_t r = b + i;
+      MemAddArgs a;
+      memset(&a, 0, sizeof a);
+      a.zText = (const char *)aTb + aTo[r], a.nText = (size_t)(aTo[r + 1] - aTo[r]);
+      a.zMeta = (const char *)aMb + aMo[r], a.nMeta = (size_t)(aMo[r + 1] - aMo[r]);
+      a.created = aCr[r], a.event = aEv[r], a.tier = aTier[r], a.imp = aImp[r], a.access = aAcc[r];
+      if (aSes[r] != CK_NONE && aSes[r] < nNames) a.zSession = m->names.z + m->names.aOff[aSes[r]], a.nSession = m->names.aLen[aSes[r]];
+      if (aRole[r] != CK_NONE && aRole[r] < nNames) a.zRole = m->names.z + m->names.aOff[aRole[r]], a.nRole = m->names.aLen[aRole[r]];
+      if (aId[r] != r + 1 || a.nText == 0 || a.nText > CAIRN_MEM_MAX_TEXT || a.nMeta > CAIRN_MEM_MAX_META || a.tier > 31 ||
+          !memIsFinite(a.imp) || (aSes[r] != CK_NONE && aSes[r] >= nNames) || (aRole[r] != CK_NONE && aRole[r] >= nNames)) {
+        rc = cairnErr(CAIRN_CORRUPT, "store: row %zu of /memory is out of range", r);
+        break;
+      }
+      if (!m->textOnly) {
+        float *v = m->aScratch;
+        for (uint32_t j = 0; j < m->dim; j++) {
+          if (m->diskVec == CAIRN_MEM_DISK_F32) v[j] = ((const float *)(const void *)aVec)[i * m->dim + j];
+          else if (m->diskVec == CAIRN_MEM_DISK_F16) v[j] = cairnF16ToF32(cairnGetLE16(aVec + 2 * (i * m->dim + j)));
+          else v[j] = (float)(int8_t)aVec[i * m->dim + j] * aSc[r];
+          if (!memIsFinite(v[j])) {
+            rc = cairnErr(CAIRN_CORRUPT, "store: embedding of row %zu is not finite", r);
+            break;
+          }
+        }
+        a.aVec = v;
+      }
+      if (!rc) rc = cairnMemApplyAdd(m, &a);
+    }
+  }
+  if (!rc) {
+    m->nCk = n;
+    m->nCkNames = (uint32_t)nNames;
+    m->nCkText = aTo[n], m->nCkMeta = aMo[n], m->nCkNameBytes = aNo[nNames];
+  }
+  cairnFree(aTo), cairnFree(aMo), cairnFree(aNo), cairnFree(aId), cairnFree(aTb), cairnFree(aMb), cairnFree(aNb);
+  cairnFree(aTier), cairnFree(aVec), cairnFree(aCr), cairnFree(aEv), cairnFree(aImp), cairnFree(aSc);
+  cairnFree(aAcc), cairnFree(aSes), cairnFree(aRole);
+  if (!rc && !m->textOnly) rc = ckLoadIvf(m);
+  return rc;
+}
+
+/* Which kind of file is it? Empty: a new store. "CAIRNMEM": a log-only store of format 1. An
+** HDF5 superblock v2/v3: the checkpoint, whose end of allocation is where the log starts. A
+** first sector of zeros: a creation that crashed before its superblock landed (new store). */
+int cairnMemCkOpen(cairn_mem *m, const cairn_mem_config *cfg, uint64_t size, int64_t *pCount) {
+  uint8_t sb[48];
+  CAIRN_TRY(cairn_file_read_exact(m->f, sb, 48, 0));
+  if (memcmp(sb, MEM_H5_SIG, 8) != 0) return cairnErr(CAIRN_CORRUPT, "mem_open: not a cairn memory store (no HDF5 or CAIRNMEM signature at offset 0)");
+  if (sb[8] != 2 && sb[8] != 3)
+    return cairnErr(CAIRN_UNSUPPORTED, "mem_open: HDF5 superblock version %u (a store has version 2 or 3; was it rewritten by another tool?)", sb[8]);
+  if (cairnLookup3(sb, 44, 0) != cairnGetLE32(sb + 44)) return cairnErr(CAIRN_CHECKSUM, "mem_open: HDF5 superblock checksum mismatch at offset 44");
+  uint64_t eoa = cairnGetLE64(sb + 28);
+  if (eoa < 48 || eoa > size)
+    return cairnErr(CAIRN_CORRUPT, "mem_open: HDF5 end of allocation %llu outside the file of %llu bytes", (unsigned long long)eoa, (unsigned long long)size);
+  CAIRN_TRY(cairn_h5_open(m->f, 0, &m->pH5));
+  CAIRN_TRY(ckHeader(m, cfg, pCount));
+  m->fmt = 2;
+  m->logStart = m->nFile = eoa;
+  return CAIRN_OK;
+}
+

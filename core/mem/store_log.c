@@ -1,0 +1,315 @@
+/*
+** 2026-12-02
+**
+** core/mem/store_log.c - the write-ahead log of the memory store: the pending-record buffer,
+** IVF records, commit (one write and a sync), and replay on open (two passes: find the end of
+** the last COMMIT, then apply up to it).
+*/
+#include "mem_int.h"
+
+/* ------------------------------------------------------------------ log writing */
+/* Room for nMore bytes of pending records (memRecBegin calls it when the buffer is full). */
+int cairnMemPendGrow(cairn_mem *m, size_t nMore) {
+  cairnAssert(m->nPend <= m->nPendAlloc);
+  return cairnArrayReserve(&m->pPend, &m->nPendAlloc, m->nPend + nMore, 1, 65536 /* the first buffer: 64 KiB */, "log buffer");
+}
+/* ------------------------------------------------------------------ IVF record */
+static int logIvf(cairn_mem *m) {
+  MemIvf *ix = &m->ivf;
+  uint64_t n = 4 * 6 + 8, t;
+  uint64_t nCent = (uint64_t)ix->nlist * ix->dim * 4, nPq = (uint64_t)ix->m * 256 * ix->dsub * 4;
+  n += nCent + nPq + (uint64_t)ix->nAssigned * 4 + (uint64_t)ix->nAssigned * ix->m;
+  if (n > MEM_REC_MAX) return cairnErr(CAIRN_RANGE, "commit: IVF record of %llu bytes", (unsigned long long)n);
+  (void)t;
+  uint8_t *p = memRecBegin(m, MEM_REC_IVF, (size_t)n);
+  if (!p) return CAIRN_NOMEM;
+  MemWr w = {p, 0};
+  memWU32(&w, (uint32_t)ix->kind);
+  memWU32(&w, ix->dim);
+  memWU32(&w, ix->nlist);
+  memWU32(&w, ix->m);
+  memWU32(&w, ix->dsub);
+  memWU32(&w, (uint32_t)ix->metric);
+  memWU64(&w, ix->nAssigned);
+  for (uint64_t i = 0; i < (uint64_t)ix->nlist * ix->dim; i++) memWF32(&w, ix->aCent[i]);
+  for (uint64_t i = 0; i < (uint64_t)ix->m * 256 * ix->dsub; i++) memWF32(&w, ix->aPq[i]);
+  for (size_t i = 0; i < ix->nAssigned; i++) memWU32(&w, ix->aAssign[i]);
+  if (ix->m) memWBytes(&w, ix->aCode, ix->nAssigned * ix->m);
+  cairnAssert(w.i == n);
+  memRecEnd(m, (size_t)n);
+  return CAIRN_OK;
+}
+
+static int replayIvf(cairn_mem *m, MemRd *r, uint64_t off) {
+  MemIvf nx;
+  memset(&nx, 0, sizeof nx);
+  nx.kind = (int)memRU32(r);
+  nx.dim = memRU32(r), nx.nlist = memRU32(r), nx.m = memRU32(r), nx.dsub = memRU32(r);
+  nx.metric = (int)memRU32(r);
+  uint64_t nAs = memRU64(r);
+  if (r->bad || (nx.kind != CAIRN_VINDEX_IVF && nx.kind != CAIRN_VINDEX_IVFPQ) || nx.dim != m->dim || nx.metric != m->metric ||
+      nx.nlist == 0 || nx.nlist > 65536 || nAs > m->n ||
+      (nx.kind == CAIRN_VINDEX_IVFPQ ? (nx.m == 0 || nx.m * nx.dsub != nx.dim) : (nx.m != 0 || nx.dsub != 0)))
+    return cairnErr(CAIRN_CORRUPT, "log: bad IVF record header at offset %llu", (unsigned long long)off);
+  uint64_t need = (uint64_t)nx.nlist * nx.dim * 4 + (uint64_t)nx.m * 256 * nx.dsub * 4 + nAs * 4 + nAs * nx.m;
+  if (need != r->n - r->i) return cairnErr(CAIRN_CORRUPT, "log: IVF record size mismatch at offset %llu", (unsigned long long)off);
+  nx.aCent = cairnMallocArray(nx.nlist, (size_t)nx.dim * 4);
+  nx.aCentSq = cairnMallocArray(nx.nlist, 4);
+  nx.aPq = nx.m ? cairnMallocArray((size_t)nx.m * 256, (size_t)nx.dsub * 4) : NULL;
+  nx.aAssign = cairnMallocArray(CAIRN_MAX(nAs, 1), 4);
+  nx.aCode = nx.m ? cairnMallocArray(CAIRN_MAX(nAs, 1), nx.m) : NULL;
+  nx.nAlloc = CAIRN_MAX(nAs, 1);
+  if (!nx.aCent || !nx.aCentSq || (nx.m && (!nx.aPq || !nx.aCode)) || !nx.aAssign) {
+    cairnIvfFree(&nx);
+    return cairnErr(CAIRN_NOMEM, "log: IVF index");
+  }
+  for (uint64_t i = 0; i < (uint64_t)nx.nlist * nx.dim; i++) nx.aCent[i] = memRF32(r);
+  for (uint64_t i = 0; i < (uint64_t)nx.m * 256 * nx.dsub; i++) nx.aPq[i] = memRF32(r);
+  for (uint64_t i = 0; i < nAs; i++) {
+    nx.aAssign[i] = memRU32(r);
+    if (nx.aAssign[i] >= nx.nlist) {
+      cairnIvfFree(&nx);
+      return cairnErr(CAIRN_CORRUPT, "log: IVF list %u >= %u at offset %llu", nx.aAssign[i], nx.nlist, (unsigned long long)off);
+    }
+  }
+  if (nx.m) memcpy(nx.aCode, memRBytes(r, nAs * nx.m), nAs * nx.m);
+  for (uint32_t c = 0; c < nx.nlist; c++) {
+    float *ct = nx.aCent + (size_t)c * nx.dim;
+    if (!memIsFinite(ct[0])) {
+      cairnIvfFree(&nx);
+      return cairnErr(CAIRN_CORRUPT, "log: IVF centroid %u is not finite at offset %llu", c, (unsigned long long)off);
+    }
+    nx.aCentSq[c] = cairnMemDot(ct, ct, nx.dim);
+  }
+  nx.nAssigned = nAs;
+  nx.dirty = 1;
+  cairnIvfFree(&m->ivf);
+  m->ivf = nx;
+  m->ivfGen++; /* not the one in the checkpoint */
+  return CAIRN_OK;
+}
+
+int cairn_mem_build_index(cairn_mem *m, const cairn_mem_index_config *cfg) {
+  if (!m || !cfg) return cairnErr(CAIRN_MISUSE, "build_index: NULL argument");
+  if (m->readOnly) return cairnErr(CAIRN_READONLY, "build_index: store opened read-only");
+  if (m->textOnly) return cairnErr(CAIRN_MISUSE, "build_index: this store is text-only");
+  CAIRN_TRY(cairnIvfTrain(&m->ivf, &m->vecs, cfg));
+  m->ivfUnlogged = 1;
+  m->ivfGen++;
+  return CAIRN_OK;
+}
+
+/* ------------------------------------------------------------------ commit */
+int cairn_mem_commit(cairn_mem *m) {
+  if (!m) return cairnErr(CAIRN_MISUSE, "mem_commit: NULL store");
+  if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_commit: store opened read-only");
+  if (!m->f) {
+    m->nCommitted = m->n;
+    return CAIRN_OK;
+  }
+  if (m->rcFatal) return cairnErr(m->rcFatal, "mem_commit: an earlier checkpoint failed after its superblock switch; reopen the store");
+  size_t nPend0 = m->nPend;
+  if (m->ivfUnlogged && m->ivf.kind) {
+    CAIRN_TRY(cairnIvfAddRows(&m->ivf, &m->vecs));
+    CAIRN_TRY(logIvf(m));
+  }
+  if (m->nPend == 0 && m->nCommitted == m->n) return CAIRN_OK;
+  uint8_t *p = memRecBegin(m, MEM_REC_COMMIT, 16);
+  if (!p) {
+    m->nPend = nPend0;
+    return CAIRN_NOMEM;
+  }
+  MemWr w = {p, 0};
+  memWU64(&w, m->n);
+  memWU64(&w, (uint64_t)cairnClock(0));
+  memRecEnd(m, 16);
+  /* One write then a sync: a crash before the sync leaves either nothing or a prefix whose
+  ** checksums fail, and replay stops at the previous COMMIT. The pending bytes stay until
+  ** the write succeeded, so a failed commit can be retried at the same offset. */
+  int rc = cairn_file_write(m->f, m->pPend, m->nPend, m->nFile);
+  if (rc == CAIRN_OK && !m->noSync) rc = cairn_file_sync(m->f);
+  if (rc) {
+    m->nPend = nPend0; /* drop the COMMIT (and IVF) record; the adds stay pending */
+    return rc;
+  }
+  cairnAssert(m->nFile >= m->logStart);
+  m->nFile += m->nPend;
+  m->nPend = 0;
+  m->nCommitted = m->n;
+  m->ivfUnlogged = 0;
+  if (m->nPendAlloc > (1u << 22)) { /* give back a large bulk-load buffer */
+    cairnFree(m->pPend);
+    m->pPend = NULL, m->nPendAlloc = 0;
+  }
+  /* Automatic checkpoint once the log holds ckEvery memories. The commit above is durable
+  ** whatever happens here: a failed checkpoint leaves the log as it was (retried later). */
+  if (m->fmt == 2 && m->ckEvery != UINT32_MAX && m->n - m->nCk >= m->ckEvery && m->n >= m->ckRetryAt) {
+    if (cairnMemCheckpointRun(m) != CAIRN_OK) {
+      m->ckRetryAt = m->n + m->ckEvery;
+      cairn_clearerr();
+    }
+  }
+  return CAIRN_OK;
+}
+
+
+/* Buffered sequential reader over the log. */
+typedef struct LogRd {
+  cairn_file *f;
+  uint64_t size;
+  uint8_t *buf;
+  size_t nBuf;
+  uint64_t bufOff; /* file offset of buf[0] */
+  size_t nValid;
+} LogRd;
+
+/* Make [off, off+n) available; returns a pointer into the buffer. */
+static int logFetch(LogRd *r, uint64_t off, size_t n, const uint8_t **pp) {
+  if (off >= r->bufOff && off + n <= r->bufOff + r->nValid) {
+    *pp = r->buf + (off - r->bufOff);
+    return CAIRN_OK;
+  }
+  size_t want = CAIRN_MAX(n, (size_t)1 << 20);
+  if (want > r->nBuf) {
+    uint8_t *b = cairnRealloc(r->buf, want);
+    if (!b) return cairnErr(CAIRN_NOMEM, "log: read buffer of %zu bytes", want);
+    r->buf = b, r->nBuf = want;
+  }
+  uint64_t avail = r->size - off;
+  size_t nRead = (size_t)CAIRN_MIN((uint64_t)want, avail);
+  CAIRN_TRY(cairn_file_read_exact(r->f, r->buf, nRead, off));
+  r->bufOff = off, r->nValid = nRead;
+  *pp = r->buf;
+  return CAIRN_OK;
+}
+
+/* Read the record at off: CAIRN_OK with its type/payload, or CAIRN_NOTFOUND if it is torn or
+** its checksum fails (the log ends there). */
+static int logRecord(LogRd *r, uint64_t off, uint8_t *pType, const uint8_t **pPay, size_t *pn) {
+  const uint8_t *p = NULL;
+  if (r->size - off < 9) return CAIRN_NOTFOUND;
+  CAIRN_TRY(logFetch(r, off, 5, &p));
+  uint32_t len = cairnGetLE32(p);
+  if ((uint64_t)len + 9 > r->size - off || len > MEM_REC_MAX) return CAIRN_NOTFOUND;
+  CAIRN_TRY(logFetch(r, off, (size_t)len + 9, &p));
+  if (cairnCrc32c(0, p, (size_t)len + 5) != cairnGetLE32(p + 5 + len)) return CAIRN_NOTFOUND;
+  *pType = p[4];
+  *pPay = p + 5;
+  *pn = len;
+  return CAIRN_OK;
+}
+
+static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off) {
+  MemRd r = {p, 0, n, 0};
+  MemAddArgs a;
+  memset(&a, 0, sizeof a);
+  uint64_t id = memRU64(&r);
+  a.created = (int64_t)memRU64(&r);
+  a.event = (int64_t)memRU64(&r);
+  a.tier = (int32_t)memRU32(&r);
+  a.imp = memRF32(&r);
+  a.access = memRU32(&r);
+  a.nText = memRU32(&r);
+  a.zText = (const char *)memRBytes(&r, a.nText);
+  a.nSession = memRU16(&r);
+  a.zSession = (const char *)memRBytes(&r, a.nSession);
+  a.nRole = memRU16(&r);
+  a.zRole = (const char *)memRBytes(&r, a.nRole);
+  a.nMeta = memRU32(&r);
+  a.zMeta = (const char *)memRBytes(&r, a.nMeta);
+  uint8_t enc = memRU8(&r);
+  size_t nVec = enc == 0 ? (size_t)m->dim * 4 : enc == 2 ? (size_t)m->dim * 2 : enc == 3 ? 4 + (size_t)m->dim : 0;
+  const uint8_t *pv = nVec ? memRBytes(&r, nVec) : NULL;
+  if (r.bad || r.i != n || enc != memVecEncByte(m))
+    return cairnErr(CAIRN_CORRUPT, "log: malformed ADD record at offset %llu", (unsigned long long)off);
+  if (id != (uint64_t)m->n + 1)
+    return cairnErr(CAIRN_CORRUPT, "log: ADD of id %llu where %llu was expected at offset %llu", (unsigned long long)id,
+                    (unsigned long long)m->n + 1, (unsigned long long)off);
+  if (a.nText == 0 || a.nText > CAIRN_MEM_MAX_TEXT || a.nMeta > CAIRN_MEM_MAX_META || a.tier < 0 || a.tier > 31 ||
+      a.nSession > CAIRN_MEM_MAX_NAME || a.nRole > CAIRN_MEM_MAX_NAME || !memIsFinite(a.imp))
+    return cairnErr(CAIRN_CORRUPT, "log: ADD record out of range at offset %llu", (unsigned long long)off);
+  float *v = m->aScratch;
+  float sc = 0;
+  if (enc == 3) {
+    uint32_t u = cairnGetLE32(pv);
+    memcpy(&sc, &u, 4);
+  }
+  for (uint32_t j = 0; pv && j < m->dim; j++) {
+    if (enc == 0) {
+      uint32_t u = cairnGetLE32(pv + 4 * j);
+      memcpy(&v[j], &u, 4);
+    } else if (enc == 2) v[j] = cairnF16ToF32(cairnGetLE16(pv + 2 * j));
+    else v[j] = (float)(int8_t)pv[4 + j] * sc;
+    if (!memIsFinite(v[j])) return cairnErr(CAIRN_CORRUPT, "log: non-finite vector in ADD record at offset %llu", (unsigned long long)off);
+  }
+  a.aVec = pv ? v : NULL;
+  return cairnMemApplyAdd(m, &a);
+}
+
+int cairnMemReplay(cairn_mem *m, uint64_t size) {
+  LogRd r;
+  memset(&r, 0, sizeof r);
+  r.f = m->f, r.size = size;
+  /* pass 1: where does the last commit end? */
+  uint64_t off = m->logStart, end = m->logStart;
+  int rc = CAIRN_OK;
+  for (;;) {
+    uint8_t type = 0;
+    const uint8_t *p = NULL;
+    size_t n = 0;
+    rc = logRecord(&r, off, &type, &p, &n);
+    if (rc == CAIRN_NOTFOUND) {
+      rc = CAIRN_OK;
+      break;
+    }
+    if (rc) break;
+    off += n + 9;
+    if (type == MEM_REC_COMMIT) end = off;
+  }
+  cairnAssert(rc || (end >= m->logStart && end <= off && off <= size));
+  /* pass 2: apply up to there */
+  off = m->logStart;
+  while (rc == CAIRN_OK && off < end) {
+    uint8_t type = 0;
+    const uint8_t *p = NULL;
+    size_t n = 0;
+    rc = logRecord(&r, off, &type, &p, &n);
+    if (rc == CAIRN_NOTFOUND) rc = cairnErr(CAIRN_CORRUPT, "log: record at offset %llu changed while reading", (unsigned long long)off);
+    if (rc) break;
+    if (type == MEM_REC_ADD && n >= 8 && cairnGetLE64(p) <= m->nCk && m->nCk == m->n) {
+      /* already in the checkpoint */
+    } else if (type == MEM_REC_ADD) rc = replayAdd(m, p, n, off);
+    else if (type == MEM_REC_TOUCH) {
+      MemRd d = {p, 0, n, 0};
+      uint64_t id = memRU64(&d);
+      uint32_t k = memRU32(&d);
+      if (d.bad || id == 0 || id > m->n) rc = cairnErr(CAIRN_CORRUPT, "log: TOUCH of unknown id at offset %llu", (unsigned long long)off);
+      else {
+        m->aAccess[id - 1] += k;
+        if (id - 1 < m->nCk && id - 1 < m->touchMin) m->touchMin = (size_t)id - 1;
+      }
+    } else if (type == MEM_REC_COMMIT) {
+      MemRd d = {p, 0, n, 0};
+      uint64_t nRec = memRU64(&d);
+      if (d.bad || (nRec != m->n && !(nRec < m->n && nRec <= m->nCk)))
+        rc = cairnErr(CAIRN_CORRUPT, "log: COMMIT of %llu records after %llu adds at offset %llu", (unsigned long long)nRec,
+                      (unsigned long long)m->n, (unsigned long long)off);
+    } else if (type == MEM_REC_IVF) {
+      MemRd d = {p, 0, n, 0};
+      rc = replayIvf(m, &d, off);
+    } else rc = cairnErr(CAIRN_CORRUPT, "log: unknown record type %u at offset %llu", type, (unsigned long long)off);
+    off += n + 9;
+  }
+  cairnAssert(rc || off == end); /* pass 2 ends on the record boundary pass 1 found */
+  cairnFree(r.buf);
+  if (rc) return rc;
+  m->nFile = end;
+  m->nCommitted = m->n;
+  if (end < size && !m->readOnly) {
+    /* cut the torn or uncommitted tail so the next commit appends after valid records */
+    CAIRN_TRY(cairn_file_truncate(m->f, end));
+    if (!m->noSync) CAIRN_TRY(cairn_file_sync(m->f));
+  }
+  return CAIRN_OK;
+}
+
