@@ -33,6 +33,8 @@ step build-asan   scripts/build.sh asan
 step build-arm64  scripts/build.sh aarch64
 step build-min    scripts/build.sh minimal
 step core-symbols scripts/check-core-symbols.sh build/native/libcairn_core.a build/wasi/libcairn_core.a
+step boundary     scripts/check-boundary.sh
+step exports      scripts/check-exports.sh build/native
 step native       ctest --test-dir build/native --output-on-failure -j2 --timeout 900
 step asan         env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
                   ctest --test-dir build/asan --output-on-failure -j2 --timeout 1800

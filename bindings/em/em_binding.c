@@ -18,6 +18,7 @@
 
 #include "cairn/cairn.h"
 #include "em_int.h"
+#include "em_exports.h"
 
 extern int cairn_js_read(int id, uint8_t *p, size_t n, double off, size_t *pnRead);
 extern int cairn_js_write(int id, const uint8_t *p, size_t n, double off);

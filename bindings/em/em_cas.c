@@ -11,6 +11,7 @@
 
 #include "cairn/cairn.h"
 #include "cairn/cas.h"
+#include "em_exports.h"
 
 /* Open a store on JS file f (owned by the store from here on, also on failure), or in memory
 ** when f is NULL. Zero chunking sizes mean the defaults (256 KiB / 1 MiB / 4 MiB, level 2). */

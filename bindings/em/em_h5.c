@@ -18,6 +18,7 @@
 #include "cairn/cairn.h"
 #include "cairn/h5.h"
 #include "cairn/h5w.h"
+#include "em_exports.h"
 
 /* The compact description (cairn_h5_describe_json: flags bit 0 links, bit 1 attributes). */
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5_describe(cairn_h5_obj *o, int flags, char **pz, double *pn) {

@@ -14,6 +14,7 @@
 
 #include "cairn/cairn.h"
 #include "cairn/mem.h"
+#include "em_exports.h"
 
 /* Open a store on JS file f (owned by the store from here on, also on failure), or in memory
 ** when f is NULL. *ppMem receives the handle. */

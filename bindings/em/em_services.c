@@ -15,6 +15,7 @@
 
 #include "cairn/cairn.h"
 #include "em_int.h"
+#include "em_exports.h"
 
 static int64_t emClock(void *pCtx, int monotonic) {
   (void)pCtx;

@@ -12,6 +12,7 @@
 
 #include "cairn/cairn.h"
 #include "cairn/zl.h"
+#include "em_exports.h"
 
 /* The decompressed size a frame declares, in *pSize. */
 EMSCRIPTEN_KEEPALIVE int cairn_em_zl_size(const void *p, size_t n, double *pSize) {
