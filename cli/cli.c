@@ -239,6 +239,19 @@ static void helpAll(void) {
       helpLine(c);
     }
   }
+  printf("\n"
+         "Exit status: 0 ok, 1 failure, 2 bad arguments (one line on stderr). '-' is stdin/stdout;\n"
+         "an existing output is replaced only with -f, and a failed command leaves none.\n"
+#ifdef __wasi__
+         "Locks: this is cairn.wasm (WASI preview1), which cannot lock files. It refuses to write a\n"
+         "file while a native or Node writer's FILE.cairn-lock exists, but nothing keeps two WASI\n"
+         "writers, or a WASI writer and h5py, apart: run one writer at a time.\n"
+#else
+         "Locks: cairn takes the file locks libhdf5 takes (flock; HDF5_USE_FILE_LOCKING=FALSE turns\n"
+         "them off) plus its own, so a second writer, or h5py writing the same file, gets BUSY.\n"
+         "cairn.wasm (WASI preview1) cannot lock files: run one writer at a time there.\n"
+#endif
+  );
 }
 
 int cliHelp(int argc, char **argv) {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# bench/ab.sh REV_A REV_B [ROUNDS] - the h5, zl and mem benches of two revisions side by side:
+# builds libcairn.a of each revision (git worktree under build/ab/, Release), compiles that
+# revision's own bench sources against it, then runs them alternating
+# A, B, A, B... ROUNDS times (default 3), so load drifts hit both sides alike. Prints every run;
+# for instruction counts that load cannot move, see bench/h5/icount.sh.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+A=$1 B=$2 rounds=${3:-3}
+out=$root/build/ab
+mkdir -p "$out"
+data=$(realpath "$root/../shared/data")
+lib() { # rev -> build dir with libcairn.a
+  local rev=$1 d=$out/src-$1
+  [ -d "$d" ] || git -C "$root" worktree add -q --detach "$d" "$rev"
+  cmake -S "$d" -B "$d/build" -DCMAKE_BUILD_TYPE=Release -DCAIRN_TESTS=OFF >/dev/null
+  cmake --build "$d/build" -j2 --target cairn_static >/dev/null
+  echo "$d"
+}
+for rev in "$A" "$B"; do
+  d=$(lib "$rev")
+  cc -O2 -o "$out/bench_h5.$rev" "$d/bench/h5/bench_h5.c" -I"$d/core/include" "$d/build/libcairn.a" \
+     $(pkg-config --cflags --libs hdf5) -lzstd -lz -lpthread -lm
+  cc -O2 -o "$out/bench_zl.$rev" "$d/bench/zl/bench_zl.c" -I"$d/core/include" "$d/build/libcairn.a" -lzstd -lz -lpthread -lm
+  cc -O2 -o "$out/bench_mem.$rev" "$d/bench/mem/bench_mem.c" -I"$d/core/include" -I"$d/core" "$d/build/libcairn.a" \
+     -lzstd -lz -lpthread -lm
+done
+[ -f "$out/h5data/many.h5" ] || { mkdir -p "$out/h5data"; /usr/bin/python3 "$root/bench/h5/mkdata.py" "$out/h5data" >/dev/null; }
+echo "== $(date -u '+%F %H:%M') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B"
+for r in $(seq "$rounds"); do
+  for rev in "$A" "$B"; do
+    echo "--- round $r, $rev: bench_h5"; "$out/bench_h5.$rev" "$out/h5data"
+    echo "--- round $r, $rev: bench_zl"; "$out/bench_zl.$rev" "$data" 3
+    echo "--- round $r, $rev: bench_mem --adds"; mkdir -p "$out/mem.$rev"; "$out/bench_mem.$rev" "$out/mem.$rev" --adds
+  done
+done
