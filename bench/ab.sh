@@ -3,7 +3,8 @@
 # builds libcairn.a of each revision (git worktree under build/ab/, Release), compiles that
 # revision's own bench sources against it, then runs them alternating
 # A, B, A, B... ROUNDS times (default 3), so load drifts hit both sides alike. Prints every run;
-# for instruction counts that load cannot move, see bench/h5/icount.sh.
+# ICOUNT=1 adds instructions per HDF5 operation of each side (valgrind callgrind, as
+# bench/h5/icount.sh counts them): a figure the load of a shared machine cannot move.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -35,3 +36,11 @@ for r in $(seq "$rounds"); do
     echo "--- round $r, $rev: bench_mem --adds"; mkdir -p "$out/mem.$rev"; "$out/bench_mem.$rev" "$out/mem.$rev" --adds
   done
 done
+if [ "${ICOUNT:-0}" = 1 ]; then
+  count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$out/bench_h5.$1" "$out/h5data" --loop "$2" cairn "$3" 2>&1 | awk '/refs/ {gsub(",", "", $NF); print $NF}'; }
+  for c in small attrs many; do
+    a=$(( ($(count "$A" $c 30) - $(count "$A" $c 10)) / 20 ))
+    b=$(( ($(count "$B" $c 30) - $(count "$B" $c 10)) / 20 ))
+    awk -v c=$c -v a=$a -v b=$b -v A="$A" -v B="$B" 'BEGIN { printf "icount %-6s %s %8d instr/op   %s %8d instr/op   B/A %.4f\n", c, A, a, B, b, b / a }'
+  done
+fi
