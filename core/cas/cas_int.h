@@ -195,6 +195,9 @@ struct cairn_cas {
   CasDamage *aDamage;
   size_t nDamage, nDamageAlloc;
   int bLenient;          /* past a damaged region: every well-formed later commit counts */
+  uint64_t iBadCommit;   /* a read-only scan ended in whole records and then 48 bytes that fail
+                         ** as their commit, at the very end of the file (0: not so) */
+  uint64_t nFileScanned; /* the file's size the last scan read up to */
   int bRollbackDirty;    /* a rollback's truncation is not durable yet: sync before new records */
 };
 

@@ -310,6 +310,7 @@ static int casScan(cairn_cas *c, uint64_t nFile) {
   uint64_t i = c->iCommitted, txStart = c->iCommitted;
   uint32_t nRec = 0, crc = 0;
   RecInfo r;
+  c->iBadCommit = 0;
   for (;;) {
     int k = recParse(&b, i, &r, &rc);
     if (rc || k == RP_SHORT) break;
@@ -337,7 +338,12 @@ static int casScan(cairn_cas *c, uint64_t nFile) {
     }
     /* A bad record at i: a torn tail, or damage? */
     uint64_t seqLater = 0, iLater = 0;
-    if (!findLaterCommit(&b, i + 1, c->seq, c->iCommitted, &seqLater, &iLater, &rc)) break;
+    if (!findLaterCommit(&b, i + 1, c->seq, c->iCommitted, &seqLater, &iLater, &rc)) {
+      /* A torn tail. One that is whole records and then exactly a commit's 48 bytes that fail is
+      ** a commit damaged after the fact or torn by a power loss: verify says so. */
+      if (nRec > 0 && i + REC_HDR + COMMIT_BODY == b.nFile) c->iBadCommit = i;
+      break;
+    }
     if (c->readonly && !bRetried && !c->bLenient) {
       bRetried = 1; /* read it all again from the last commit, with the file's size now */
       dropPending(c);
@@ -364,6 +370,7 @@ static int casScan(cairn_cas *c, uint64_t nFile) {
     c->bLenient = 1;
     i = iNext;
   }
+  c->nFileScanned = b.nFile;
   cairnFree(b.a);
   dropPending(c); /* what follows the last good commit never happened */
   return rc;

@@ -274,6 +274,22 @@ int cairn_cas_verify(cairn_cas *c, cairn_progress_fn xProgress, void *pArg, cair
              (unsigned long long)d->iOff, (unsigned long long)d->iEnd, (unsigned long long)(d->iEnd - d->iOff), d->zWhat);
     PROBLEM(CAIRN_CORRUPT);
   }
+  if (c->readonly && c->iBadCommit) {
+    /* Unless a writer has been appending since (then it was its commit being written). */
+    uint64_t nNow = 0;
+    uint8_t a[REC_HDR + COMMIT_BODY];
+    if (cairn_file_size(c->f, &nNow) == CAIRN_OK && nNow == c->nFileScanned &&
+        cairn_file_read_exact(c->f, a, sizeof a, c->iBadCommit) == CAIRN_OK &&
+        (cairnGetLE32(a + 12) != cairnCrc32c(0, a, 12) || cairnGetLE32(a + 8) != cairnCrc32c(0, a + REC_HDR, COMMIT_BODY))) {
+      cairnErr(CAIRN_CORRUPT,
+               "the last %d bytes of the file (offset %llu) follow whole records as their commit would, but fail its checksums: "
+               "a commit damaged, or torn by a power failure; the transaction of the %llu bytes from offset %llu is not "
+               "committed, and the next writer will discard it",
+               REC_HDR + COMMIT_BODY, (unsigned long long)c->iBadCommit, (unsigned long long)(c->iBadCommit - c->iCommitted),
+               (unsigned long long)c->iCommitted);
+      PROBLEM(CAIRN_CORRUPT);
+    }
+  }
   for (size_t i = 0; i < c->nChunk; i++) {
     int rc = cairnCasReadChunk(c, &c->aChunk[i], buf, 0, NULL);
     if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) {
