@@ -24,7 +24,7 @@ static int salvageOne(cairn_cas *s, cairn_cas *d, size_t iy, uint8_t *buf, cairn
   int rc = cairn_cas_check(s, y->aId);
   if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM || CAIRN_PRIMARY(rc) == CAIRN_IOERR) return *pRc = rc, -1;
   if (rc) {
-    salvageSay(x, pArg, "dropped payload %s: %s", zId, cairn_errmsg());
+    salvageSay(x, pArg, "dropped: %s%s", cairn_errmsg(), "");
     return 0;
   }
   /* Verified: copy the chunks it needs, then the manifest as it is (same ID, same time). */
