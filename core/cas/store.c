@@ -211,17 +211,27 @@ static int recIndex(cairn_cas *c, uint64_t i, const RecInfo *r) {
 ** record it tore. The search is a byte-wise scan for the commit tag, on the damage path only.
 */
 static int findLaterCommit(ScanBuf *b, uint64_t i, uint64_t seq, uint64_t iCommitted, uint64_t *pSeq, uint64_t *pAt, int *pRc) {
-  for (; i + REC_HDR + COMMIT_BODY <= b->nFile; i++) {
-    const uint8_t *h = scanAt(b, i, REC_HDR + COMMIT_BODY, pRc);
-    if (!h) return 0;
-    if (h[3] != 0xCA || h[2] != 0x5E || h[1] != 0 || h[0] != REC_COMMIT || cairnGetLE32(h + 4) != COMMIT_BODY) continue;
-    const uint8_t *m = h + REC_HDR;
-    if (cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12) || cairnGetLE32(h + 8) != cairnCrc32c(0, m, COMMIT_BODY)) continue;
-    uint64_t s = cairnGetLE64(m), t = cairnGetLE64(m + 8);
-    if (s > seq && t >= iCommitted && t < i) {
-      *pSeq = s, *pAt = i;
-      return 1;
+  enum { NREC = REC_HDR + COMMIT_BODY };
+  while (i + NREC <= b->nFile) {
+    /* A block of the file at a time; candidates are found by the tag's top byte (0xCA at +3). */
+    size_t nBlk = (size_t)CAIRN_MIN((uint64_t)b->nAlloc, b->nFile - i);
+    const uint8_t *blk = scanAt(b, i, nBlk, pRc);
+    if (!blk) return 0;
+    size_t nCand = nBlk - NREC + 1; /* candidate starts in this block */
+    for (size_t j = 0; j < nCand;) {
+      const uint8_t *q = memchr(blk + j + 3, 0xCA, nCand - j);
+      if (!q) break;
+      const uint8_t *h = q - 3, *m = h + REC_HDR;
+      j = (size_t)(h - blk) + 1;
+      if (h[2] != 0x5E || h[1] != 0 || h[0] != REC_COMMIT || cairnGetLE32(h + 4) != COMMIT_BODY) continue;
+      if (cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12) || cairnGetLE32(h + 8) != cairnCrc32c(0, m, COMMIT_BODY)) continue;
+      uint64_t at = i + (uint64_t)(h - blk), s = cairnGetLE64(m), t = cairnGetLE64(m + 8);
+      if (s > seq && t >= iCommitted && t < at) {
+        *pSeq = s, *pAt = at;
+        return 1;
+      }
     }
+    i += nCand;
   }
   return 0;
 }
@@ -229,13 +239,28 @@ static int findLaterCommit(ScanBuf *b, uint64_t i, uint64_t seq, uint64_t iCommi
 /* The next offset after i where a record that checks starts (resynchronizing past damage), or 0. */
 static uint64_t findNextRecord(ScanBuf *b, uint64_t i, int *pRc) {
   RecInfo r;
-  for (; i + REC_HDR <= b->nFile; i++) {
-    const uint8_t *h = scanAt(b, i, REC_HDR, pRc);
-    if (!h) return 0;
-    if (h[3] != 0xCA || h[2] != 0x5E || h[1] != 0 || h[0] < REC_CHUNK || h[0] > REC_COMMIT) continue;
-    if (cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12)) continue;
-    if (recParse(b, i, &r, pRc) == RP_OK) return i;
-    if (*pRc) return 0;
+  while (i + REC_HDR <= b->nFile) {
+    size_t nBlk = (size_t)CAIRN_MIN((uint64_t)b->nAlloc, b->nFile - i);
+    const uint8_t *blk = scanAt(b, i, nBlk, pRc);
+    if (!blk) return 0;
+    size_t nCand = nBlk - REC_HDR + 1, j = 0;
+    uint64_t iHit = 0;
+    for (; j < nCand && !iHit;) {
+      const uint8_t *q = memchr(blk + j + 3, 0xCA, nCand - j);
+      if (!q) break;
+      const uint8_t *h = q - 3;
+      j = (size_t)(h - blk) + 1;
+      if (h[2] != 0x5E || h[1] != 0 || h[0] < REC_CHUNK || h[0] > REC_COMMIT || cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12)) continue;
+      iHit = i + (uint64_t)(h - blk);
+    }
+    if (iHit) {
+      /* recParse moves the buffer: check, then go on after the candidate. */
+      if (recParse(b, iHit, &r, pRc) == RP_OK) return iHit;
+      if (*pRc) return 0;
+      i = iHit + 1;
+      continue;
+    }
+    i += nCand;
   }
   return 0;
 }
