@@ -133,13 +133,18 @@ static const CliCommand aCommand[] = {
   {"put", NULL, CLI_STORE, "--store S [--zstd|--zlib] FILE...",
    "--store S\tthe store file (created if missing)\n--name NAME\tthe catalog name (default: FILE as given)\n"
    "--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress the chunks\n--chunk MIN,AVG,MAX\tchunk sizes in bytes\n"
-   "--no-sync\tdo not sync the store at the commit\n\tseveral FILEs are published in one transaction\n",
+   "--no-sync\tdo not sync the store at the commit\n\tseveral FILEs are published in one transaction\n"
+   "--busy-timeout MS\twait up to MS for another writer of the store (default 5000; every store command)\n",
    "publish files in a chunk store, print IDs", cliCasPut},
   {"get", NULL, CLI_STORE, "--store S ID [--range A:B] -o OUT",
    "ID\t64 hex digits, or a catalog name\n--range A:B\tbytes A to B (B exclusive; either may be empty)\n-o OUT\tthe file to write\n",
    "write a payload or a byte range, verified", cliCasGet},
   {"ls", NULL, CLI_STORE, "--store S", NULL, "list payloads: ID, size, name", cliCasLs},
-  {"verify", NULL, CLI_STORE, "--store S", NULL, "check every chunk and manifest of a store", cliCasVerify},
+  {"verify", NULL, CLI_STORE, "--store S", NULL,
+   "check a store: every record, chunk, manifest and name (exit 1 on damage, listing what is lost)", cliCasVerify},
+  {"salvage", NULL, CLI_STORE, "--store S -o NEW [-f] [--zstd|--zlib]",
+   "-o NEW\tthe new store (same chunking, same IDs)\n-f\treplace an existing NEW\n--zstd[=L], --zlib[=L]\tcompress its chunks\n",
+   "copy every payload that still verifies, and its names, into a new store", cliCasSalvage},
 #endif
 #if CAIRN_WITH_ZL
   {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT",

@@ -107,6 +107,7 @@ int cliCasPut(int argc, char **argv);
 int cliCasGet(int argc, char **argv);
 int cliCasLs(int argc, char **argv);
 int cliCasVerify(int argc, char **argv);
+int cliCasSalvage(int argc, char **argv);
 #endif
 #if CAIRN_WITH_ZL /* cmd_zl.c */
 int cliCompress(int argc, char **argv);

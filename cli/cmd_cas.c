@@ -6,8 +6,11 @@
 **   cairn get    --store PATH ID|NAME [--range START:END] -o OUT   (OUT "-": standard output)
 **   cairn ls     --store PATH
 **   cairn verify --store PATH
+**   cairn salvage --store PATH -o NEW [-f] [--zstd[=L] | --zlib[=L]]
 ** put prints the payload ID (64 hex digits; "ID  FILE" lines for several files, published in
-** one transaction). Long operations show a progress bar when stderr is a terminal.
+** one transaction). Long operations show a progress bar when stderr is a terminal. Every command
+** takes --busy-timeout MS (default 5000): how long it waits for another writer of the store to
+** finish (put) before failing with "locked"; so put loops on one store take turns.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,34 @@ static int parseU64(const char *z, uint64_t *pv) {
   return *e == 0;
 }
 
+#define BUSY_DEFAULT_MS 5000
+
+/* --busy-timeout MS into cfg (also the default); 1 if argv[*pi] was it, -1 on a bad value. */
+static int optBusy(int argc, char **argv, int *pi, cairn_cas_config *cfg) {
+  cfg->iVersion = 2;
+  if (cfg->busyTimeoutMs == 0) cfg->busyTimeoutMs = BUSY_DEFAULT_MS;
+  const char *v = optValue(argc, argv, pi, "--busy-timeout");
+  if (!v) return 0;
+  uint64_t ms;
+  if (!parseU64(v, &ms) || ms > 86400000) return -1;
+  cfg->busyTimeoutMs = ms ? (int64_t)ms : -2; /* 0: try once (-2 stands for it until openCfg) */
+  return 1;
+}
+/* The config for cairn_cas_open: the busy timeout as cairn_file_lock takes it. */
+static cairn_cas_config openCfg(cairn_cas_config cfg) {
+  if (cfg.iVersion < 2) cfg.iVersion = 2, cfg.busyTimeoutMs = BUSY_DEFAULT_MS;
+  if (cfg.busyTimeoutMs == -2) cfg.busyTimeoutMs = 0;
+  return cfg;
+}
+/* --zstd[=L] or --zlib[=L]: 1 if argv[i] was one, -1 if malformed. */
+static int optCodec(const char *a, cairn_cas_config *cfg) {
+  if (strncmp(a, "--zstd", 6) != 0 && strncmp(a, "--zlib", 6) != 0) return 0;
+  cfg->codec = a[3] == 's' ? CAIRN_ZSTD : CAIRN_DEFLATE;
+  if (a[6] == '=') cfg->level = atoi(a + 7);
+  else if (a[6]) return -1;
+  return 1;
+}
+
 /* ID as 64 hex digits, or a name in the catalog. */
 static int resolveId(const char *zCmd, cairn_cas *cas, const char *z, uint8_t aId[32]) {
   if (strlen(z) == 64 && cairn_cas_id_parse(z, aId) == CAIRN_OK) return 0;
@@ -49,13 +80,14 @@ int cliCasPut(int argc, char **argv) {
   memset(&cfg, 0, sizeof cfg);
   for (int i = 1; i < argc; i++) {
     const char *v;
+    int k;
     if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
     else if ((v = optValue(argc, argv, &i, "--name"))) zName = v;
     else if (strcmp(argv[i], "--no-name") == 0) bNoName = 1;
-    else if (strncmp(argv[i], "--zstd", 6) == 0 || strncmp(argv[i], "--zlib", 6) == 0) {
-      cfg.codec = argv[i][3] == 's' ? CAIRN_ZSTD : CAIRN_DEFLATE;
-      if (argv[i][6] == '=') cfg.level = atoi(argv[i] + 7);
-      else if (argv[i][6]) return cliUsage("put", "unknown option '%s'", argv[i]);
+    else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
+      if (k < 0) return cliUsage("put", "--busy-timeout wants milliseconds");
+    } else if ((k = optCodec(argv[i], &cfg)) != 0) {
+      if (k < 0) return cliUsage("put", "unknown option '%s'", argv[i]);
     } else if ((v = optValue(argc, argv, &i, "--chunk"))) {
       unsigned a, b, c;
       if (sscanf(v, "%u,%u,%u", &a, &b, &c) != 3) return cliUsage("put", "--chunk wants MIN,AVG,MAX in bytes");
@@ -68,6 +100,7 @@ int cliCasPut(int argc, char **argv) {
   if (!zStore || nFile == 0) return cliUsage("put", "need --store PATH and FILE");
   if (zName && nFile > 1) return cliUsage("put", "--name needs a single FILE");
   cairn_cas *cas;
+  cfg = openCfg(cfg);
   int rc = cairn_cas_open(zStore, &cfg, &cas);
   if (rc) return cliFail("put", rc);
   uint8_t aId[256][32];
@@ -102,10 +135,15 @@ done:
 int cliCasGet(int argc, char **argv) {
   const char *zStore = NULL, *zOut = NULL, *zRange = NULL, *zWhat = NULL;
   int flags = 0; /* an existing output is replaced only with -f */
+  cairn_cas_config cfg;
+  memset(&cfg, 0, sizeof cfg);
   for (int i = 1; i < argc; i++) {
     const char *v;
+    int k;
     if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
-    else if ((v = optValue(argc, argv, &i, "--range"))) zRange = v;
+    else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
+      if (k < 0) return cliUsage("get", "--busy-timeout wants milliseconds");
+    } else if ((v = optValue(argc, argv, &i, "--range"))) zRange = v;
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
     else if (strcmp(argv[i], "-f") == 0) flags |= CLI_OUT_FORCE;
     else if (argv[i][0] == '-' && argv[i][1]) return cliUsage("get", "unknown option '%s'", argv[i]);
@@ -125,8 +163,7 @@ int cliCasGet(int argc, char **argv) {
       return cliUsage("get", "--range '%s': START and END must be numbers", zRange);
     if (iEnd < iStart) return cliUsage("get", "--range '%s': END is before START", zRange);
   }
-  cairn_cas_config cfg;
-  memset(&cfg, 0, sizeof cfg);
+  cfg = openCfg(cfg);
   cfg.readonly = 1;
   cairn_cas *cas;
   int rc = cairn_cas_open(zStore, &cfg, &cas);
@@ -162,24 +199,30 @@ int cliCasGet(int argc, char **argv) {
   return 0;
 }
 
-static int openReadonly(const char *zCmd, int argc, char **argv, cairn_cas **pp) {
+/* Open --store read-only; *pzStore (may be NULL) receives its path. */
+static int openReadonly(const char *zCmd, int argc, char **argv, cairn_cas **pp, const char **pzStore) {
   const char *zStore = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
-    else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
-  }
-  if (!zStore) return cliUsage(zCmd, "need --store PATH");
   cairn_cas_config cfg;
   memset(&cfg, 0, sizeof cfg);
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    int k;
+    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
+    else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
+      if (k < 0) return cliUsage(zCmd, "--busy-timeout wants milliseconds");
+    } else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
+  }
+  if (!zStore) return cliUsage(zCmd, "need --store PATH");
+  cfg = openCfg(cfg);
   cfg.readonly = 1;
+  if (pzStore) *pzStore = zStore;
   int rc = cairn_cas_open(zStore, &cfg, pp);
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
 int cliCasLs(int argc, char **argv) {
   cairn_cas *cas;
-  int r = openReadonly("ls", argc, argv, &cas);
+  int r = openReadonly("ls", argc, argv, &cas, NULL);
   if (r) return r;
   for (size_t i = 0; i < cairn_cas_count(cas); i++) {
     cairn_cas_entry e;
@@ -205,20 +248,87 @@ static void onProblem(void *pArg, const char *zMsg) {
 
 int cliCasVerify(int argc, char **argv) {
   cairn_cas *cas;
-  int r = openReadonly("verify", argc, argv, &cas);
+  const char *zStore = NULL;
+  int r = openReadonly("verify", argc, argv, &cas, &zStore);
   if (r) return r;
   uint64_t nBad = 0;
   int rc = cairn_cas_verify(cas, cliProgress, (void *)"verify", onProblem, NULL, &nBad);
   cliProgressEnd();
   cairn_cas_stats s;
   cairn_cas_get_stats(cas, &s);
-  cairn_cas_close(cas);
   if (rc) {
-    fprintf(stderr, "cairn: verify: %llu problem%s\n", (unsigned long long)nBad, nBad == 1 ? "" : "s");
+    /* What is lost and what is intact, payload by payload. */
+    size_t nIntact = 0, n = cairn_cas_count(cas);
+    for (size_t i = 0; i < n; i++) {
+      cairn_cas_entry e;
+      char z[65];
+      if (cairn_cas_entry_at(cas, i, &e) != CAIRN_OK) continue;
+      cairn_cas_id_hex(e.aId, z);
+      if (cairn_cas_check(cas, e.aId) == CAIRN_OK) nIntact++;
+      else fprintf(stderr, "cairn: verify: damaged payload %s  %s: %s\n", z, e.zName ? e.zName : "-", cairn_errmsg());
+    }
+    cairn_cas_close(cas);
+    fprintf(stderr, "cairn: verify: %llu problem%s; %zu of %zu listed payloads intact (cairn salvage --store %s -o NEW copies them)\n",
+            (unsigned long long)nBad, nBad == 1 ? "" : "s", nIntact, n, zStore);
     return 1;
   }
+  cairn_cas_close(cas);
   printf("ok: %llu payloads, %llu chunks, %llu bytes verified\n", (unsigned long long)s.nPayload, (unsigned long long)s.nChunk,
          (unsigned long long)s.nRawBytes);
+  return 0;
+}
+
+static void onDropped(void *pArg, const char *zMsg) {
+  (void)pArg;
+  cliProgressEnd();
+  fprintf(stderr, "cairn: salvage: %s\n", zMsg);
+}
+
+int cliCasSalvage(int argc, char **argv) {
+  const char *zStore = NULL, *zOut = NULL;
+  int flags = CLI_OUT_SEEK;
+  cairn_cas_config cfg, dcfg;
+  memset(&cfg, 0, sizeof cfg);
+  memset(&dcfg, 0, sizeof dcfg);
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    int k;
+    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
+    else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
+    else if (strcmp(argv[i], "-f") == 0) flags |= CLI_OUT_FORCE;
+    else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
+      if (k < 0) return cliUsage("salvage", "--busy-timeout wants milliseconds");
+    } else if ((k = optCodec(argv[i], &dcfg)) != 0) {
+      if (k < 0) return cliUsage("salvage", "unknown option '%s'", argv[i]);
+    } else return cliUsage("salvage", "unexpected argument '%s'", argv[i]);
+  }
+  if (!zStore || !zOut) return cliUsage("salvage", "need --store PATH and -o NEW");
+  cfg = openCfg(cfg);
+  cfg.readonly = 1;
+  cairn_cas *src, *dst = NULL;
+  int rc = cairn_cas_open(zStore, &cfg, &src);
+  if (rc) return cliFail("salvage", rc);
+  CliOut out; /* written as a temporary beside NEW, renamed over it only on success */
+  int st = cliOutOpen("salvage", zOut, &zStore, 1, flags, &out);
+  if (st) {
+    cairn_cas_close(src);
+    return st;
+  }
+  cairn_cas_stats s;
+  rc = cairn_cas_get_stats(src, &s);
+  dcfg.chunking = s.chunking; /* the same IDs */
+  dcfg.iVersion = 2, dcfg.busyTimeoutMs = 0;
+  if (rc == CAIRN_OK) rc = cairn_cas_open(out.zTmp, &dcfg, &dst);
+  cairn_cas_salvage_report rep;
+  if (rc == CAIRN_OK) rc = cairn_cas_salvage(src, dst, onDropped, NULL, &rep);
+  int rc2 = cairn_cas_close(dst);
+  if (rc == CAIRN_OK) rc = rc2;
+  rc = cliOutClose(&out, rc);
+  cairn_cas_close(src);
+  if (rc) return cliFail("salvage", rc);
+  printf("salvaged %llu payloads and %llu names into %s; dropped %llu payloads and %llu names; %llu damaged regions skipped\n",
+         (unsigned long long)rep.nPayloadKept, (unsigned long long)rep.nNameKept, zOut, (unsigned long long)rep.nPayloadDropped,
+         (unsigned long long)rep.nNameDropped, (unsigned long long)rep.nDamage);
   return 0;
 }
 #endif

@@ -13,6 +13,11 @@
 **   small_put / small_read       2,000 distinct 256-byte payloads, one transaction (objects/s)
 **   small_put_file               the same into a file store, commit with syncs (objects/s)
 **   put_mem_*_t2                 publishing with 2 threads (prepare splits, compression too)
+**   small_durable_put            cairn_cas_put of 4 KB into a file store, each its own durable
+**                                commit (two syncs), on one open handle (puts/s, median of 5 x 100)
+**   small_open_put_close         the same with the store opened (locked, scanned) and closed
+**                                around every put, as `cairn put` does (puts/s)
+**   small_nosync_*               the same two without syncs: what the code costs besides the disk
 **
 ** bench_cas [FIGURE|all] [TMPDIR] prints one figure (run.sh interleaves them with openssl).
 ** bench_cas --payload rand|text SIZE PATH writes the same payloads to a file for CLI runs.
@@ -165,6 +170,41 @@ static void benchSmall(const char *zFile, double *pPut, double *pRead) {
   if (pRead) *pRead = NOBJ / bestRead;
 }
 
+/* 4 KB durable puts into a file store: bReopen opens and closes the store around each. Median
+** of 5 rounds of 100 (syncs dominate: the median resists the odd slow one). */
+static double benchSmallDurable(const char *zFile, int bReopen, int bNoSync) {
+  enum { NPUT = 100, NROUND = 5, SZ = 4096 };
+  uint8_t *a = malloc((size_t)NPUT * NROUND * SZ), id[32];
+  fillRand(a, (size_t)NPUT * NROUND * SZ, 4242);
+  double aRate[NROUND];
+  cairn_cas_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.noSync = bNoSync;
+  remove(zFile);
+  for (int r = 0; r < NROUND; r++) {
+    cairn_cas *cas = NULL;
+    if (!bReopen && cairn_cas_open(zFile, &cfg, &cas)) die("open file");
+    double t = now();
+    for (int i = 0; i < NPUT; i++) {
+      if (bReopen && cairn_cas_open(zFile, &cfg, &cas)) die("open file");
+      if (cairn_cas_put(cas, a + ((size_t)r * NPUT + (size_t)i) * SZ, SZ, id)) die("durable put");
+      if (bReopen && cairn_cas_close(cas)) die("close");
+    }
+    t = now() - t;
+    if (!bReopen) cairn_cas_close(cas);
+    aRate[r] = NPUT / t;
+  }
+  for (int i = 0; i < NROUND; i++) /* sort for the median */
+    for (int j = i + 1; j < NROUND; j++)
+      if (aRate[j] < aRate[i]) {
+        double x = aRate[i];
+        aRate[i] = aRate[j], aRate[j] = x;
+      }
+  remove(zFile);
+  free(a);
+  return aRate[NROUND / 2];
+}
+
 int main(int argc, char **argv) {
   /* bench_cas --payload rand|text SIZE PATH: write a benchmark payload for the CLI runs. */
   if (argc == 5 && strcmp(argv[1], "--payload") == 0) {
@@ -220,6 +260,18 @@ int main(int argc, char **argv) {
     benchSmall(zPath, &v, &w);
     if (FIG("small_put_file")) printf("small_put_file %.0f obj/s\n", v);
     if (FIG("small_read_file")) printf("small_read_file %.0f obj/s\n", w);
+  }
+  if (FIG("small_durable_put") || FIG("small_open_put_close")) {
+    char zPath[1024];
+    snprintf(zPath, sizeof zPath, "%s/bench_durable.cas", zTmp);
+    if (FIG("small_durable_put")) printf("small_durable_put %.0f puts/s\n", benchSmallDurable(zPath, 0, 0));
+    if (FIG("small_open_put_close")) printf("small_open_put_close %.0f puts/s\n", benchSmallDurable(zPath, 1, 0));
+  }
+  if (FIG("small_nosync_put") || FIG("small_nosync_open_put_close")) {
+    char zPath[1024];
+    snprintf(zPath, sizeof zPath, "%s/bench_nosync.cas", zTmp);
+    if (FIG("small_nosync_put")) printf("small_nosync_put %.0f puts/s\n", benchSmallDurable(zPath, 0, 1));
+    if (FIG("small_nosync_open_put_close")) printf("small_nosync_open_put_close %.0f puts/s\n", benchSmallDurable(zPath, 1, 1));
   }
   cairn_posix_install(2);
   if (FIG("prepare_rand_t2")) { double v_ = benchPrepare(rnd); out("prepare_rand_t2", v_, gCpuBest); };

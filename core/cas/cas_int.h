@@ -147,6 +147,13 @@ typedef struct CasName {
   int bDelete;
 } CasName;
 
+/* A damaged region a read-only scan skipped (FORMAT.md, "Recovery rule"): bytes [iOff, iEnd)
+** of committed data; zWhat names the record as far as its header and body still tell. */
+typedef struct CasDamage {
+  uint64_t iOff, iEnd;
+  char zWhat[200];
+} CasDamage;
+
 /* Open addressing over indexes into an entry array (slot value = index + 1). */
 typedef struct CasTab {
   uint32_t *a;
@@ -184,6 +191,14 @@ struct cairn_cas {
   /* read scratch */
   uint8_t *aScratch;
   size_t nScratch;
+  /* damage found by a read-only open (and its refreshes); the scan then resynchronizes */
+  CasDamage *aDamage;
+  size_t nDamage, nDamageAlloc;
+  int bLenient;          /* past a damaged region: every well-formed later commit counts */
+  uint64_t iBadCommit;   /* a read-only scan ended in whole records and then 48 bytes that fail
+                         ** as their commit, at the very end of the file (0: not so) */
+  uint64_t nFileScanned; /* the file's size the last scan read up to */
+  int bRollbackDirty;    /* a rollback's truncation is not durable yet: sync before new records */
 };
 
 
@@ -234,6 +249,10 @@ void cairnCasDropNames(cairn_cas *c, size_t nKeep); /* store_log.c */
 int cairnCasRollback(cairn_cas *c); /* store_log.c */
 int cairnCasTxnCheck(cairn_cas *c); /* store_log.c */
 int cairnCasEndOp(cairn_cas *c, int rc); /* store_log.c */
+int cairnCasAddChunkRaw(cairn_cas *c, const uint8_t aHash[32], const uint8_t *p, uint32_t n); /* store_put.c */
+int cairnCasAddManifestBody(cairn_cas *c, const uint8_t *a, uint32_t n); /* store_put.c */
+int cairnCasAddName(cairn_cas *c, const char *zName, const uint8_t aId[32], int bDelete); /* store_name.c */
+int cairnCasReadChunk(cairn_cas *c, const CasChunk *k, uint8_t *dst, uint64_t iPay, const uint8_t *aPayId); /* store_read.c */
 int cairnCasPlace(cairn_cas *c, const uint8_t *base, const cairn_chunk *aK, size_t nK, uint8_t *const *aOut,
                     const size_t *anOut); /* store_put.c */
 

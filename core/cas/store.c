@@ -50,6 +50,7 @@ static void casFree(cairn_cas *c) {
   cairnFree(c->aWBuf);
   cairnFree(c->aScratch);
   cairnFree(c->cdc);
+  cairnFree(c->aDamage);
   cairnFree(c);
 }
 
@@ -108,106 +109,295 @@ static const uint8_t *scanAt(ScanBuf *b, uint64_t i, size_t n, int *pRc) {
 }
 
 /*
-** The recovery rule: walk the records from the header on; a transaction counts once its
-** COMMIT record is intact and agrees with what precedes it (sequence, start offset, record
-** count, CRC over the record headers). The first record that does not check ends the log;
-** everything after the last good commit is a transaction that never finished.
+** One record at offset i, checked but not indexed: RP_OK (r filled; r->pBody points into the
+** scan buffer until the next scanAt), RP_BAD (the record is all there and does not check),
+** RP_SHORT (it runs past the end of the file, or its header does: only a torn tail does that,
+** since a well-formed header's body length is what the writer wrote). For a chunk only the
+** fixed part is read (its data is checked against its SHA-256 on every read).
+*/
+enum { RP_OK, RP_BAD, RP_SHORT };
+typedef struct RecInfo {
+  unsigned type;
+  uint32_t nBody;
+  uint64_t iNext;
+  const uint8_t *pBody;
+  uint8_t aHdr[REC_HDR];
+  uint8_t aId[32]; /* manifest: its ID as computed */
+} RecInfo;
+static int recParse(ScanBuf *b, uint64_t i, RecInfo *r, int *pRc) {
+  const uint8_t *h = scanAt(b, i, REC_HDR, pRc);
+  if (!h) return *pRc ? RP_BAD : RP_SHORT;
+  uint32_t tag = cairnGetLE32(h), nBody = cairnGetLE32(h + 4), crcBody = cairnGetLE32(h + 8);
+  if (cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12) || (tag & 0xffff0000u) != REC_TAG) return RP_BAD;
+  memcpy(r->aHdr, h, REC_HDR);
+  r->type = tag & 0xffff;
+  r->nBody = nBody;
+  uint64_t iBody = i + REC_HDR;
+  r->iNext = iBody + nBody;
+  if (r->iNext > b->nFile) return RP_SHORT;
+  const uint8_t *m;
+  switch (r->type) {
+    case REC_CHUNK:
+      if (nBody < CHUNK_FIXED || nBody - CHUNK_FIXED > CDC_MAX_BYTES) return RP_BAD;
+      if (!(m = scanAt(b, iBody, CHUNK_FIXED, pRc)) || cairnCrc32c(0, m, CHUNK_FIXED) != crcBody) return RP_BAD;
+      {
+        uint32_t nRaw = cairnGetLE32(m + 32), nStored = nBody - CHUNK_FIXED;
+        uint8_t codec = m[36];
+        if (nRaw > CDC_MAX_BYTES || !(codec == 0 ? nStored == nRaw : (codec == CAIRN_ZSTD || codec == CAIRN_DEFLATE))) return RP_BAD;
+      }
+      break;
+    case REC_MANIFEST:
+      if (nBody < MANI_FIXED || nBody > MANI_MAX_BODY || (nBody - MANI_FIXED) % MANI_ENTRY != 0) return RP_BAD;
+      if (!(m = scanAt(b, iBody, nBody, pRc)) || cairnCrc32c(0, m, nBody) != crcBody || memcmp(m + 40, MANI_TAG, 8) != 0 ||
+          cairnGetLE32(m + 56) != (nBody - MANI_FIXED) / MANI_ENTRY)
+        return RP_BAD;
+      cairn_sha256(m + 40, nBody - 40, r->aId);
+      if (memcmp(r->aId, m, 32) != 0) return RP_BAD;
+      break;
+    case REC_NAME:
+      if (nBody <= NAME_FIXED || nBody > NAME_FIXED + NAME_MAX_LEN) return RP_BAD;
+      if (!(m = scanAt(b, iBody, nBody, pRc)) || cairnCrc32c(0, m, nBody) != crcBody || cairnGetLE32(m + 44) != nBody - NAME_FIXED ||
+          memchr(m + NAME_FIXED, 0, nBody - NAME_FIXED) != NULL)
+        return RP_BAD;
+      break;
+    case REC_COMMIT:
+      if (nBody != COMMIT_BODY) return RP_BAD;
+      if (!(m = scanAt(b, iBody, nBody, pRc)) || cairnCrc32c(0, m, nBody) != crcBody) return RP_BAD;
+      break;
+    default:
+      return RP_BAD;
+  }
+  r->pBody = m;
+  return RP_OK;
+}
+
+/* Add a checked record to the index (pending until its commit counts). */
+static int recIndex(cairn_cas *c, uint64_t i, const RecInfo *r) {
+  const uint8_t *m = r->pBody;
+  if (r->type == REC_CHUNK) {
+    CasChunk *k = casGrowOne(&c->aChunk, &c->nChunkAlloc, c->nChunk, sizeof(CasChunk));
+    if (!k) return cairnErr(CAIRN_NOMEM, "store: out of memory");
+    memcpy(k->aHash, m, 32);
+    k->iOff = i, k->nStored = r->nBody - CHUNK_FIXED, k->nRaw = cairnGetLE32(m + 32), k->codec = m[36];
+    c->nChunk++;
+  } else if (r->type == REC_MANIFEST) {
+    CasPay *y = casGrowOne(&c->aPay, &c->nPayAlloc, c->nPay, sizeof(CasPay));
+    if (!y) return cairnErr(CAIRN_NOMEM, "store: out of memory");
+    memcpy(y->aId, r->aId, 32);
+    y->iOff = i, y->nSize = cairnGetLE64(m + 48), y->nChunk = cairnGetLE32(m + 56), y->nBody = r->nBody;
+    y->iTime = (int64_t)cairnGetLE64(m + 32), y->iName = -1;
+    c->nPay++;
+  } else if (r->type == REC_NAME) {
+    CasName *e = casGrowOne(&c->aName, &c->nNameAlloc, c->nName, sizeof(CasName));
+    size_t k = r->nBody - NAME_FIXED;
+    char *z = e ? cairnMalloc(k + 1) : NULL;
+    if (!z) return cairnErr(CAIRN_NOMEM, "store: out of memory");
+    memcpy(z, m + NAME_FIXED, k);
+    z[k] = 0;
+    e->zName = z;
+    memcpy(e->aId, m, 32);
+    e->iTime = (int64_t)cairnGetLE64(m + 32);
+    e->bDelete = cairnGetLE32(m + 40) & 1;
+    c->nName++;
+  }
+  return CAIRN_OK;
+}
+
+/*
+** Is there, anywhere in [i, end of file), a well-formed commit record (both CRCs right) with a
+** sequence number above seq whose transaction starts in [iCommitted, its own offset)? That is
+** committed data after the bad record at i-1: damage, not a torn tail (FORMAT.md). A commit is
+** written only after every record before it was synced, so a crash cannot leave one behind a
+** record it tore. The search is a byte-wise scan for the commit tag, on the damage path only.
+*/
+static int findLaterCommit(ScanBuf *b, uint64_t i, uint64_t seq, uint64_t iCommitted, uint64_t *pSeq, uint64_t *pAt, int *pRc) {
+  enum { NREC = REC_HDR + COMMIT_BODY };
+  while (i + NREC <= b->nFile) {
+    /* A block of the file at a time; candidates are found by the tag's top byte (0xCA at +3). */
+    size_t nBlk = (size_t)CAIRN_MIN((uint64_t)b->nAlloc, b->nFile - i);
+    const uint8_t *blk = scanAt(b, i, nBlk, pRc);
+    if (!blk) return 0;
+    size_t nCand = nBlk - NREC + 1; /* candidate starts in this block */
+    for (size_t j = 0; j < nCand;) {
+      const uint8_t *q = memchr(blk + j + 3, 0xCA, nCand - j);
+      if (!q) break;
+      const uint8_t *h = q - 3, *m = h + REC_HDR;
+      j = (size_t)(h - blk) + 1;
+      if (h[2] != 0x5E || h[1] != 0 || h[0] != REC_COMMIT || cairnGetLE32(h + 4) != COMMIT_BODY) continue;
+      if (cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12) || cairnGetLE32(h + 8) != cairnCrc32c(0, m, COMMIT_BODY)) continue;
+      uint64_t at = i + (uint64_t)(h - blk), s = cairnGetLE64(m), t = cairnGetLE64(m + 8);
+      if (s > seq && t >= iCommitted && t < at) {
+        *pSeq = s, *pAt = at;
+        return 1;
+      }
+    }
+    i += nCand;
+  }
+  return 0;
+}
+
+/* The next offset after i where a record that checks starts (resynchronizing past damage), or 0. */
+static uint64_t findNextRecord(ScanBuf *b, uint64_t i, int *pRc) {
+  RecInfo r;
+  while (i + REC_HDR <= b->nFile) {
+    size_t nBlk = (size_t)CAIRN_MIN((uint64_t)b->nAlloc, b->nFile - i);
+    const uint8_t *blk = scanAt(b, i, nBlk, pRc);
+    if (!blk) return 0;
+    size_t nCand = nBlk - REC_HDR + 1, j = 0;
+    uint64_t iHit = 0;
+    for (; j < nCand && !iHit;) {
+      const uint8_t *q = memchr(blk + j + 3, 0xCA, nCand - j);
+      if (!q) break;
+      const uint8_t *h = q - 3;
+      j = (size_t)(h - blk) + 1;
+      if (h[2] != 0x5E || h[1] != 0 || h[0] < REC_CHUNK || h[0] > REC_COMMIT || cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12)) continue;
+      iHit = i + (uint64_t)(h - blk);
+    }
+    if (iHit) {
+      /* recParse moves the buffer: check, then go on after the candidate. */
+      if (recParse(b, iHit, &r, pRc) == RP_OK) return iHit;
+      if (*pRc) return 0;
+      i = iHit + 1;
+      continue;
+    }
+    i += nCand;
+  }
+  return 0;
+}
+
+/* What the bad record at i is, as far as its bytes tell (for messages; nothing is trusted). */
+static void describeBad(ScanBuf *b, uint64_t i, char *z, size_t n) {
+  static const char *const azType[] = {"record", "chunk record", "manifest record", "name record", "commit record"};
+  int rc = CAIRN_OK;
+  const uint8_t *h = scanAt(b, i, REC_HDR, &rc);
+  if (!h) {
+    cairnFormat(z, n, "the record at file offset %llu", (unsigned long long)i);
+    return;
+  }
+  uint32_t tag = cairnGetLE32(h), nBody = cairnGetLE32(h + 4);
+  unsigned t = (tag & 0xffff0000u) == REC_TAG && (tag & 0xffff) <= REC_COMMIT ? tag & 0xffff : 0;
+  int bHdr = cairnGetLE32(h + 12) == cairnCrc32c(0, h, 12);
+  if (!bHdr) {
+    cairnFormat(z, n, "the %s header at file offset %llu (its checksum fails%s)", t ? azType[t] : "record", (unsigned long long)i,
+                t ? "; its tag is intact" : "");
+    return;
+  }
+  const uint8_t *m = (t == REC_CHUNK || t == REC_MANIFEST || t == REC_NAME) && nBody >= 48 ? scanAt(b, i + REC_HDR, 48, &rc) : NULL;
+  char zId[65];
+  if (m && t != REC_NAME) {
+    cairn_hex(m, 32, zId);
+    cairnFormat(z, n, "the %s at file offset %llu (%u bytes; it names %s %s, unverified)", azType[t], (unsigned long long)i, nBody,
+                t == REC_CHUNK ? "chunk" : "payload", zId);
+  } else if (m) {
+    cairn_hex(m, 32, zId);
+    cairnFormat(z, n, "the %s at file offset %llu (%u bytes; it binds a name to payload %s, unverified)", azType[t],
+                (unsigned long long)i, nBody, zId);
+  } else {
+    cairnFormat(z, n, "the %s at file offset %llu (%u bytes)", azType[t], (unsigned long long)i, nBody);
+  }
+}
+
+static int addDamage(cairn_cas *c, uint64_t iOff, uint64_t iEnd, const char *zWhat) {
+  if (c->nDamage && c->aDamage[c->nDamage - 1].iEnd == iOff) {
+    c->aDamage[c->nDamage - 1].iEnd = iEnd; /* one region: the resync landed on more damage */
+    return CAIRN_OK;
+  }
+  CasDamage *d = casGrowOne(&c->aDamage, &c->nDamageAlloc, c->nDamage, sizeof(CasDamage));
+  if (!d) return cairnErr(CAIRN_NOMEM, "store: out of memory");
+  d->iOff = iOff, d->iEnd = iEnd;
+  cairnFormat(d->zWhat, sizeof d->zWhat, "%s", zWhat);
+  c->nDamage++;
+  return CAIRN_OK;
+}
+
+/* Forget the records read since the last commit that counts. */
+static void dropPending(cairn_cas *c) {
+  c->nChunk = c->nChunkC;
+  c->nPay = c->nPayC;
+  cairnCasDropNames(c, c->nNameC);
+}
+
+/*
+** The recovery rule (FORMAT.md): walk the records from the last commit that counts (the header,
+** at open); a transaction counts once its COMMIT record is intact and agrees with what precedes
+** it (sequence, start offset, record count, CRC over the record headers). The first record that
+** does not check ends the log if no valid commit follows it (a torn tail: a transaction that
+** never finished). If one does, the committed data is damaged: a writer gets CAIRN_CORRUPT and
+** nothing is cut; a reader checks once more from its last commit (a writer may have been
+** rewriting those bytes while it read them), then records the region, resynchronizes on the next
+** record that checks, and from there counts every well-formed commit with a higher sequence.
 */
 static int casScan(cairn_cas *c, uint64_t nFile) {
   ScanBuf b = {c->f, nFile, NULL, 256 << 10, 0, 0};
   b.a = cairnMalloc(b.nAlloc);
   if (!b.a) return cairnErr(CAIRN_NOMEM, "store: out of memory");
-  int rc = CAIRN_OK;
-  uint64_t i = CAS_HDR, txStart = CAS_HDR;
+  int rc = CAIRN_OK, bRetried = 0;
+  uint64_t i = c->iCommitted, txStart = c->iCommitted;
   uint32_t nRec = 0, crc = 0;
-  c->iCommitted = CAS_HDR;
+  RecInfo r;
+  c->iBadCommit = 0;
   for (;;) {
-    const uint8_t *h = scanAt(&b, i, REC_HDR, &rc);
-    if (!h) break;
-    uint32_t tag = cairnGetLE32(h), nBody = cairnGetLE32(h + 4), crcBody = cairnGetLE32(h + 8);
-    if (cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12) || (tag & 0xffff0000u) != REC_TAG) break;
-    unsigned type = tag & 0xffff;
-    uint64_t iBody = i + REC_HDR, iNext = iBody + nBody;
-    if (iNext > nFile) break;
-    uint8_t hCopy[REC_HDR];
-    memcpy(hCopy, h, REC_HDR);
-    int ok = 0;
-    if (type == REC_CHUNK && nBody >= CHUNK_FIXED && nBody - CHUNK_FIXED <= CDC_MAX_BYTES) {
-      const uint8_t *fx = scanAt(&b, iBody, CHUNK_FIXED, &rc);
-      if (fx && cairnCrc32c(0, fx, CHUNK_FIXED) == crcBody) {
-        uint32_t nRaw = cairnGetLE32(fx + 32);
-        uint8_t codec = fx[36];
-        uint32_t nStored = nBody - CHUNK_FIXED;
-        if (nRaw <= CDC_MAX_BYTES && (codec == 0 ? nStored == nRaw : (codec == CAIRN_ZSTD || codec == CAIRN_DEFLATE))) {
-          CasChunk *k = casGrowOne(&c->aChunk, &c->nChunkAlloc, c->nChunk, sizeof(CasChunk));
-          if (!k) {
-            rc = cairnErr(CAIRN_NOMEM, "store: out of memory");
-            break;
-          }
-          memcpy(k->aHash, fx, 32);
-          k->iOff = i, k->nStored = nStored, k->nRaw = nRaw, k->codec = codec;
-          c->nChunk++;
-          ok = 1;
-        }
-      }
-    } else if (type == REC_MANIFEST && nBody >= MANI_FIXED && nBody <= MANI_MAX_BODY && (nBody - MANI_FIXED) % MANI_ENTRY == 0) {
-      const uint8_t *m = scanAt(&b, iBody, nBody, &rc);
-      if (m && cairnCrc32c(0, m, nBody) == crcBody && memcmp(m + 40, MANI_TAG, 8) == 0 &&
-          cairnGetLE32(m + 56) == (nBody - MANI_FIXED) / MANI_ENTRY) {
-        uint8_t id[32];
-        cairn_sha256(m + 40, nBody - 40, id);
-        CasPay *y = memcmp(id, m, 32) == 0 ? casGrowOne(&c->aPay, &c->nPayAlloc, c->nPay, sizeof(CasPay)) : NULL;
-        if (y) {
-          memcpy(y->aId, id, 32);
-          y->iOff = i, y->nSize = cairnGetLE64(m + 48), y->nChunk = cairnGetLE32(m + 56), y->nBody = nBody;
-          y->iTime = (int64_t)cairnGetLE64(m + 32), y->iName = -1;
-          c->nPay++;
-          ok = 1;
-        }
-      }
-    } else if (type == REC_NAME && nBody >= NAME_FIXED && nBody <= NAME_FIXED + NAME_MAX_LEN) {
-      const uint8_t *m = scanAt(&b, iBody, nBody, &rc);
-      if (m && cairnCrc32c(0, m, nBody) == crcBody && cairnGetLE32(m + 44) == nBody - NAME_FIXED && nBody > NAME_FIXED) {
-        CasName *e = casGrowOne(&c->aName, &c->nNameAlloc, c->nName, sizeof(CasName));
-        char *z = e ? cairnMalloc(nBody - NAME_FIXED + 1) : NULL;
-        if (!z) {
-          rc = cairnErr(CAIRN_NOMEM, "store: out of memory");
-          break;
-        }
-        memcpy(z, m + NAME_FIXED, nBody - NAME_FIXED);
-        z[nBody - NAME_FIXED] = 0;
-        if (strlen(z) == nBody - NAME_FIXED) {
-          e->zName = z;
-          memcpy(e->aId, m, 32);
-          e->iTime = (int64_t)cairnGetLE64(m + 32);
-          e->bDelete = cairnGetLE32(m + 40) & 1;
-          c->nName++;
-          ok = 1;
-        } else cairnFree(z);
-      }
-    } else if (type == REC_COMMIT && nBody == COMMIT_BODY) {
-      const uint8_t *m = scanAt(&b, iBody, nBody, &rc);
-      if (m && cairnCrc32c(0, m, nBody) == crcBody && cairnGetLE64(m) == c->seq + 1 && cairnGetLE64(m + 8) == txStart &&
-          cairnGetLE32(m + 16) == nRec && cairnGetLE32(m + 20) == crc && nRec > 0) {
-        c->seq++;
-        c->iCommitted = iNext;
+    int k = recParse(&b, i, &r, &rc);
+    if (rc || k == RP_SHORT) break;
+    if (k == RP_OK && r.type == REC_COMMIT) {
+      const uint8_t *m = r.pBody;
+      uint64_t seq = cairnGetLE64(m);
+      int bChains = seq == c->seq + 1 && cairnGetLE64(m + 8) == txStart && cairnGetLE32(m + 16) == nRec &&
+                    cairnGetLE32(m + 20) == crc && nRec > 0;
+      if (bChains || (c->bLenient && seq > c->seq)) {
+        c->seq = seq;
+        c->iCommitted = r.iNext;
         c->nChunkC = c->nChunk, c->nPayC = c->nPay, c->nNameC = c->nName;
-        txStart = iNext;
+        txStart = i = r.iNext;
         nRec = 0, crc = 0;
-        i = iNext;
         continue;
       }
+      k = RP_BAD; /* a commit out of sequence: a stale one, or damage in front of it */
     }
-    if (rc || !ok) break;
-    crc = cairnCrc32c(crc, hCopy, REC_HDR);
-    nRec++;
+    if (k == RP_OK) {
+      if ((rc = recIndex(c, i, &r)) != CAIRN_OK) break;
+      crc = cairnCrc32c(crc, r.aHdr, REC_HDR);
+      nRec++;
+      i = r.iNext;
+      continue;
+    }
+    /* A bad record at i: a torn tail, or damage? */
+    uint64_t seqLater = 0, iLater = 0;
+    if (!findLaterCommit(&b, i + 1, c->seq, c->iCommitted, &seqLater, &iLater, &rc)) {
+      /* A torn tail. One that is whole records and then exactly a commit's 48 bytes that fail is
+      ** a commit damaged after the fact or torn by a power loss: verify says so. */
+      if (nRec > 0 && i + REC_HDR + COMMIT_BODY == b.nFile) c->iBadCommit = i;
+      break;
+    }
+    if (c->readonly && !bRetried && !c->bLenient) {
+      bRetried = 1; /* read it all again from the last commit, with the file's size now */
+      dropPending(c);
+      if ((rc = cairn_file_size(c->f, &b.nFile)) != CAIRN_OK) break;
+      b.nA = 0;
+      i = txStart = c->iCommitted;
+      nRec = 0, crc = 0;
+      continue;
+    }
+    char zWhat[200];
+    describeBad(&b, i, zWhat, sizeof zWhat);
+    if (!c->readonly) {
+      rc = cairnErr(CAIRN_CORRUPT,
+                    "store damaged: %s fails its checks, and committed data follows it (commit %llu at file offset %llu), so it "
+                    "is not a torn tail; nothing is cut and the store is not opened for writing (open it read-only: `cairn "
+                    "verify` lists what is intact, `cairn salvage` copies that into a new store)",
+                    zWhat, (unsigned long long)seqLater, (unsigned long long)iLater);
+      break;
+    }
+    uint64_t iNext = findNextRecord(&b, i + 1, &rc);
+    if (rc) break;
+    if (!iNext) iNext = iLater; /* cannot happen: the later commit itself checks */
+    if ((rc = addDamage(c, i, iNext, zWhat)) != CAIRN_OK) break;
+    c->bLenient = 1;
     i = iNext;
   }
+  c->nFileScanned = b.nFile;
   cairnFree(b.a);
-  /* What follows the last good commit never happened. */
-  c->nChunk = c->nChunkC;
-  c->nPay = c->nPayC;
-  cairnCasDropNames(c, c->nNameC);
+  dropPending(c); /* what follows the last good commit never happened */
   return rc;
 }
 
@@ -240,6 +430,12 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
   c->cdc = cairnMalloc(sizeof(CdcCfg));
   c->aWBuf = cairnMalloc(WBUF_SIZE);
   if (rc == CAIRN_OK && (!c->cdc || !c->aWBuf)) rc = cairnErr(CAIRN_NOMEM, "store: out of memory");
+  /* The lock comes first: a writer must see the log as the previous writer left it, and may cut a
+  ** torn tail or start a torn creation over only while it holds the writer lock. */
+  if (rc == CAIRN_OK) {
+    int64_t tmo = cfg.iVersion >= 2 ? cfg.busyTimeoutMs : CAIRN_LOCK_DEFAULT_TIMEOUT;
+    rc = cairn_file_lock(f, c->readonly ? CAIRN_LOCK_READ : CAIRN_LOCK_WRITE, tmo);
+  }
   uint64_t nFile = 0;
   if (rc == CAIRN_OK) rc = cairn_file_size(f, &nFile);
   uint8_t h[CAS_HDR];
@@ -287,6 +483,7 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
     }
   }
   if (rc == CAIRN_OK) rc = cairnCdcInit(c->cdc, &prm);
+  c->iCommitted = CAS_HDR;
   if (rc == CAIRN_OK) rc = casScan(c, nFile);
   if (rc == CAIRN_OK && !c->readonly && nFile > c->iCommitted) {
     /* Cut the unfinished tail now, durably, so no later commit can sit in front of it. */
@@ -302,6 +499,28 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
   }
   *ppCas = c;
   return CAIRN_OK;
+}
+
+int cairn_cas_refresh(cairn_cas *c) {
+  if (!c) return cairnErr(CAIRN_MISUSE, "cairn_cas_refresh: NULL store");
+  if (!c->readonly) return CAIRN_OK; /* the writer lock: nobody else commits */
+  uint64_t nFile = 0;
+  CAIRN_TRY(cairn_file_size(c->f, &nFile));
+  if (nFile < c->iCommitted)
+    return cairnErr(CAIRN_CORRUPT, "store: the file shrank to %llu bytes, below its last commit at %llu (replaced under this handle?)",
+                    (unsigned long long)nFile, (unsigned long long)c->iCommitted);
+  if (nFile == c->iCommitted) return CAIRN_OK;
+  size_t nChunk = c->nChunk, nPay = c->nPay, nName = c->nName;
+  int rc = casScan(c, nFile);
+  if (rc == CAIRN_OK && (c->nChunk != nChunk || c->nPay != nPay || c->nName != nName)) {
+    c->iEnd = c->txnStart = c->iSynced = c->iCommitted;
+    for (size_t i = nChunk; rc == CAIRN_OK && i < c->nChunk; i++) rc = cairnCasTabPut(c, &c->tChunk, 0, i);
+    for (size_t i = nPay; rc == CAIRN_OK && i < c->nPay; i++) rc = cairnCasTabPut(c, &c->tPay, 1, i);
+    for (size_t i = nName; rc == CAIRN_OK && i < c->nName; i++) rc = cairnCasTabPut(c, &c->tName, 2, i);
+    c->bNamesDirty = 1;
+  }
+  c->iEnd = c->txnStart = c->iSynced = c->iCommitted;
+  return rc;
 }
 
 int cairn_cas_open_file(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **ppCas) {

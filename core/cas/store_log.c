@@ -124,6 +124,12 @@ void cairnCasRecHeader(uint8_t h[REC_HDR], unsigned type, uint32_t nBody, uint32
 /* Write one record: header, then the body in up to two pieces (fixed part, data). */
 int cairnCasRecord(cairn_cas *c, unsigned type, const void *pA, size_t nA, const void *pB, size_t nB, uint32_t crcBody) {
   uint8_t h[REC_HDR];
+  if (c->bRollbackDirty) {
+    /* A rollback cut records whose commit may have reached the file; that cut is durable before
+    ** anything lands in their place, so no stale commit can outlive it behind new records. */
+    CAIRN_TRY(cairn_file_sync(c->f));
+    c->bRollbackDirty = 0;
+  }
   cairnCasRecHeader(h, type, (uint32_t)(nA + nB), crcBody);
   if (type != REC_COMMIT) {
     c->txnCrc = cairnCrc32c(c->txnCrc, h, REC_HDR);
@@ -148,6 +154,10 @@ int cairnCasRollback(cairn_cas *c) {
     /* The bytes after the last commit are invisible to any reader; cutting them keeps the
     ** next transaction from writing after stale records. */
     rc = cairn_file_truncate(c->f, c->iCommitted);
+    /* Make the cut durable (FORMAT.md, "Recovery rule": a commit the failed transaction may have
+    ** written must not survive behind the next transaction's records); if this sync fails, the
+    ** next record written syncs first. */
+    if (rc == CAIRN_OK && !c->noSync && !c->bMemory) c->bRollbackDirty = cairn_file_sync(c->f) != CAIRN_OK;
   }
   c->iEnd = c->txnStart = c->iCommitted;
   if (c->iSynced > c->iCommitted) c->iSynced = c->iCommitted;

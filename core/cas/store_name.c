@@ -7,7 +7,7 @@
 #include "cas/cas_int.h"
 
 /* ------------------------------------------------------------------ the catalog */
-static int casAddName(cairn_cas *c, const char *zName, const uint8_t aId[32], int bDelete) {
+int cairnCasAddName(cairn_cas *c, const char *zName, const uint8_t aId[32], int bDelete) {
   size_t nName = strlen(zName);
   if (nName == 0 || nName > NAME_MAX_LEN) return cairnErr(CAIRN_MISUSE, "store: a name must have 1 to %d bytes", NAME_MAX_LEN);
   CasName *e = casGrowOne(&c->aName, &c->nNameAlloc, c->nName, sizeof(CasName));
@@ -47,7 +47,7 @@ int cairn_cas_name_set(cairn_cas *c, const char *zName, const uint8_t aId[32]) {
   }
   size_t i = casTabFindName(c, zName);
   if (i != SIZE_MAX && !c->aName[i].bDelete && memcmp(c->aName[i].aId, aId, 32) == 0) return CAIRN_OK;
-  return cairnCasEndOp(c, casAddName(c, zName, aId, 0));
+  return cairnCasEndOp(c, cairnCasAddName(c, zName, aId, 0));
 }
 
 int cairn_cas_name_get(cairn_cas *c, const char *zName, uint8_t aId[32]) {
@@ -63,7 +63,7 @@ int cairn_cas_name_delete(cairn_cas *c, const char *zName) {
   CAIRN_TRY(cairnCasTxnCheck(c));
   size_t i = casTabFindName(c, zName);
   if (i == SIZE_MAX || c->aName[i].bDelete) return cairnErr(CAIRN_NOTFOUND, "no payload named '%s'", zName);
-  return cairnCasEndOp(c, casAddName(c, zName, NULL, 1));
+  return cairnCasEndOp(c, cairnCasAddName(c, zName, NULL, 1));
 }
 
 /* aPay[].iName: for each payload the newest live name bound to it. */

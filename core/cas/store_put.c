@@ -235,23 +235,51 @@ static void maniSeal(Mani *m, int64_t iTime) {
   cairn_sha256(m->a + 40, m->n - 40, m->a);
 }
 
-static int casAddManifest(cairn_cas *c, Mani *m, uint8_t aId[32]) {
-  maniSeal(m, cairnClock(0));
-  memcpy(aId, m->a, 32);
-  if (casTabFindHash(c, &c->tPay, casPayKey, aId) != SIZE_MAX) return CAIRN_OK; /* published before */
+/* Publish a sealed manifest body a[0..n) (its ID in its first 32 bytes) unless the store has it. */
+int cairnCasAddManifestBody(cairn_cas *c, const uint8_t *a, uint32_t n) {
+  if (casTabFindHash(c, &c->tPay, casPayKey, a) != SIZE_MAX) return CAIRN_OK; /* published before */
   CasPay *y = casGrowOne(&c->aPay, &c->nPayAlloc, c->nPay, sizeof(CasPay));
   if (!y) return cairnErr(CAIRN_NOMEM, "store: cannot grow the payload index");
-  memcpy(y->aId, aId, 32);
+  memcpy(y->aId, a, 32);
   y->iOff = c->iEnd;
-  y->nSize = m->nSize;
-  y->nChunk = m->nChunk;
-  y->nBody = (uint32_t)m->n;
-  y->iTime = (int64_t)cairnGetLE64(m->a + 32);
+  y->nSize = cairnGetLE64(a + 48);
+  y->nChunk = cairnGetLE32(a + 56);
+  y->nBody = n;
+  y->iTime = (int64_t)cairnGetLE64(a + 32);
   y->iName = -1;
-  CAIRN_TRY(cairnCasRecord(c, REC_MANIFEST, m->a, m->n, NULL, 0, cairnCrc32c(0, m->a, m->n)));
+  CAIRN_TRY(cairnCasRecord(c, REC_MANIFEST, a, n, NULL, 0, cairnCrc32c(0, a, n)));
   c->nPay++;
   c->bNamesDirty = 1;
   return cairnCasTabPut(c, &c->tPay, 1, c->nPay - 1);
+}
+static int casAddManifest(cairn_cas *c, Mani *m, uint8_t aId[32]) {
+  maniSeal(m, cairnClock(0));
+  memcpy(aId, m->a, 32);
+  return cairnCasAddManifestBody(c, m->a, (uint32_t)m->n);
+}
+
+/* Add one chunk of raw bytes p[0..n) named aHash (salvage), compressed with the store's codec
+** when that makes it smaller. */
+int cairnCasAddChunkRaw(cairn_cas *c, const uint8_t aHash[32], const uint8_t *p, uint32_t n) {
+  if (casTabFindHash(c, &c->tChunk, casChunkKey, aHash) != SIZE_MAX) return CAIRN_OK;
+  uint8_t *z = NULL;
+  size_t nZ = 0;
+  if (c->codec && n > 0) {
+    z = cairnMalloc(n);
+    if (!z) return cairnErr(CAIRN_NOMEM, "store: out of memory");
+    int rc = cairn_zcompress((cairn_zkind)c->codec, c->level, p, n, z, n, &nZ);
+    if (rc != CAIRN_OK || nZ >= n) {
+      if (rc != CAIRN_OK && CAIRN_PRIMARY(rc) != CAIRN_RANGE) {
+        cairnFree(z);
+        return rc;
+      }
+      cairnFree(z);
+      z = NULL;
+    }
+  }
+  int rc = casAddChunk(c, aHash, p, n, c->codec, z, nZ);
+  cairnFree(z);
+  return rc;
 }
 
 /*

@@ -20,7 +20,7 @@ static int casScratch(cairn_cas *c, size_t n) {
 ** Read chunk k into dst[0..k->nRaw) and verify it. On any failure dst is zeroed, so a caller
 ** that ignores the status still never sees wrong bytes. zWhere names the payload range.
 */
-static int casReadChunk(cairn_cas *c, const CasChunk *k, uint8_t *dst, uint64_t iPay, const uint8_t *aPayId) {
+int cairnCasReadChunk(cairn_cas *c, const CasChunk *k, uint8_t *dst, uint64_t iPay, const uint8_t *aPayId) {
   char zH[65], zWhere[200] = "";
   uint8_t fx[REC_HDR + CHUNK_FIXED];
   int rc = cairnCasFlush(c);
@@ -174,7 +174,7 @@ int cairn_cas_payload_read(cairn_cas_payload *pl, uint64_t iOff, void *pv, size_
     size_t nTake = (size_t)CAIRN_MIN((uint64_t)(n - nDone), iStart + k->nRaw - iPos);
     int rc;
     if (iPos == iStart && nTake == k->nRaw) {
-      rc = casReadChunk(c, k, p + nDone, iStart, pl->aId);
+      rc = cairnCasReadChunk(c, k, p + nDone, iStart, pl->aId);
     } else {
       if (pl->nBuf < k->nRaw) {
         cairnFree(pl->aBuf);
@@ -182,7 +182,7 @@ int cairn_cas_payload_read(cairn_cas_payload *pl, uint64_t iOff, void *pv, size_
         pl->nBuf = pl->aBuf ? k->nRaw : 0;
         if (!pl->aBuf) return cairnErr(CAIRN_NOMEM, "store: cannot allocate %u bytes", k->nRaw);
       }
-      rc = casReadChunk(c, k, pl->aBuf, iStart, pl->aId);
+      rc = cairnCasReadChunk(c, k, pl->aBuf, iStart, pl->aId);
       if (rc == CAIRN_OK) memcpy(p + nDone, pl->aBuf + (iPos - iStart), nTake);
     }
     if (rc) {
@@ -268,8 +268,30 @@ int cairn_cas_verify(cairn_cas *c, cairn_progress_fn xProgress, void *pArg, cair
     if (!rcFirst) rcFirst = (rc_), memcpy(zFirst, cairn_errmsg(), sizeof zFirst - 1);        \
     if (xProblem) xProblem(pProblemArg, cairn_errmsg());                                     \
   } while (0)
+  for (size_t i = 0; i < c->nDamage; i++) {
+    const CasDamage *d = &c->aDamage[i];
+    cairnErr(CAIRN_CORRUPT, "damaged committed data at file offset %llu..%llu (%llu bytes, skipped): %s",
+             (unsigned long long)d->iOff, (unsigned long long)d->iEnd, (unsigned long long)(d->iEnd - d->iOff), d->zWhat);
+    PROBLEM(CAIRN_CORRUPT);
+  }
+  if (c->readonly && c->iBadCommit) {
+    /* Unless a writer has been appending since (then it was its commit being written). */
+    uint64_t nNow = 0;
+    uint8_t a[REC_HDR + COMMIT_BODY];
+    if (cairn_file_size(c->f, &nNow) == CAIRN_OK && nNow == c->nFileScanned &&
+        cairn_file_read_exact(c->f, a, sizeof a, c->iBadCommit) == CAIRN_OK &&
+        (cairnGetLE32(a + 12) != cairnCrc32c(0, a, 12) || cairnGetLE32(a + 8) != cairnCrc32c(0, a + REC_HDR, COMMIT_BODY))) {
+      cairnErr(CAIRN_CORRUPT,
+               "the last %d bytes of the file (offset %llu) follow whole records as their commit would, but fail its checksums: "
+               "a commit damaged, or torn by a power failure; the transaction of the %llu bytes from offset %llu is not "
+               "committed, and the next writer will discard it",
+               REC_HDR + COMMIT_BODY, (unsigned long long)c->iBadCommit, (unsigned long long)(c->iBadCommit - c->iCommitted),
+               (unsigned long long)c->iCommitted);
+      PROBLEM(CAIRN_CORRUPT);
+    }
+  }
   for (size_t i = 0; i < c->nChunk; i++) {
-    int rc = casReadChunk(c, &c->aChunk[i], buf, 0, NULL);
+    int rc = cairnCasReadChunk(c, &c->aChunk[i], buf, 0, NULL);
     if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) {
       cairnFree(buf);
       return rc;
@@ -295,9 +317,42 @@ int cairn_cas_verify(cairn_cas *c, cairn_progress_fn xProgress, void *pArg, cair
     if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) return rc;
     if (rc) PROBLEM(rc);
   }
+  /* Names whose payload is not there (its manifest was in a damaged region). */
+  for (size_t i = 0; i < c->nName; i++) {
+    const CasName *e = &c->aName[i];
+    if (e->bDelete || casTabFindName(c, e->zName) != i || casTabFindHash(c, &c->tPay, casPayKey, e->aId) != SIZE_MAX) continue;
+    char z[65];
+    cairn_hex(e->aId, 32, z);
+    cairnErr(CAIRN_CORRUPT, "name '%s' is bound to payload %s, which is not in the store (lost)", e->zName, z);
+    PROBLEM(CAIRN_CORRUPT);
+  }
 #undef PROBLEM
   if (pnBad) *pnBad = nBad;
   if (rcFirst) return cairnErr(rcFirst, "%s", zFirst);
   return CAIRN_OK;
 }
 
+
+int cairn_cas_check(cairn_cas *c, const uint8_t aId[32]) {
+  cairn_cas_payload *pl;
+  CAIRN_TRY(cairn_cas_payload_open(c, aId, &pl)); /* the manifest against its ID, chunks present */
+  int rc = CAIRN_OK;
+  for (uint32_t i = 0; rc == CAIRN_OK && i < pl->nChunk; i++) {
+    const CasChunk *k = &c->aChunk[pl->aIdx[i]];
+    if (pl->nBuf < k->nRaw) {
+      cairnFree(pl->aBuf);
+      pl->aBuf = cairnMalloc(k->nRaw ? k->nRaw : 1);
+      pl->nBuf = pl->aBuf ? k->nRaw : 0;
+      if (!pl->aBuf) rc = cairnErr(CAIRN_NOMEM, "store: cannot allocate %u bytes", k->nRaw);
+    }
+    if (rc == CAIRN_OK) rc = cairnCasReadChunk(c, k, pl->aBuf, pl->aStart[i], pl->aId);
+  }
+  if (rc == CAIRN_OK && pl->aStart[pl->nChunk] != pl->nSize) {
+    char z[65];
+    cairn_hex(aId, 32, z);
+    rc = cairnErr(CAIRN_CORRUPT, "payload %s: its chunks add up to %llu bytes, its manifest says %llu", z,
+                  (unsigned long long)pl->aStart[pl->nChunk], (unsigned long long)pl->nSize);
+  }
+  cairn_cas_payload_close(pl);
+  return rc;
+}

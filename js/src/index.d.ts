@@ -393,6 +393,8 @@ export class Store {
   deleteName(name: string): void;
   /** Check every chunk and manifest; damage is reported, not thrown. */
   verify(): { ok: boolean; bad: number; problems: string[] };
+  /** Pick up what other handles committed since the open or the last refresh (read-only stores; a writer: no-op). */
+  refresh(): void;
   stats(): StoreStats;
   begin(): void;
   commit(): void;

@@ -26,6 +26,7 @@ export function makeStore(ctx) {
     #h;
     #name;
     #busy = false; // a streaming put holds the store between awaits
+    #readOnly = false;
     #queue = Promise.resolve();
 
     /** @private use Store.open */
@@ -60,10 +61,18 @@ export function makeStore(ctx) {
         const rc = M._cairn_em_cas_open(f, CODECS[compression], level, readOnly ? 1 : 0, noSync ? 1 : 0, chunking.min ?? 0,
           chunking.avg ?? 0, chunking.max ?? 0, chunking.level ?? -1, chunking.seed ?? 0, pp);
         if (rc) throw ctx.fail(rc, `Store.open${file && file.name ? ' ' + file.name : ''}`);
-        return new Store(M.HEAPU32[pp >> 2], (file && file.name) || 'memory');
+        const store = new Store(M.HEAPU32[pp >> 2], (file && file.name) || 'memory');
+        store.#readOnly = !!readOnly;
+        return store;
       } finally {
         s.free();
       }
+    }
+
+    // A miss on a read-only store beside a writer: refresh once (1 if that may have changed something).
+    #refreshed() {
+      if (this.#readOnly === false || this.#busy) return false;
+      return ctx.M._cairn_cas_refresh(this.#h) === 0;
     }
 
     #handle(mutating = false) {
@@ -80,7 +89,8 @@ export function makeStore(ctx) {
         for (let i = 0; i < 32; i++) M.HEAPU8[p + i] = parseInt(idOrName.substr(2 * i, 2), 16);
         return p;
       }
-      const rc = M._cairn_cas_name_get(this.#handle(), s.str(idOrName), p);
+      let rc = M._cairn_cas_name_get(this.#handle(), s.str(idOrName), p);
+      if ((rc & 0xff) === 5 && this.#refreshed()) rc = M._cairn_cas_name_get(this.#h, s.str(idOrName), p);
       if (rc) throw ctx.fail(rc, `Store: ${JSON.stringify(idOrName)} is neither a payload id nor a name`);
       return p;
     }
@@ -197,6 +207,7 @@ export function makeStore(ctx) {
       try {
         const pid = this.#resolve(s, id), psize = s.alloc(8);
         let rc = M._cairn_em_cas_stat(h, pid, psize);
+        if ((rc & 0xff) === 5 && this.#refreshed()) rc = M._cairn_em_cas_stat(h, pid, psize);
         if (rc) throw ctx.fail(rc, `Store.get ${id}`);
         const size = M.HEAPF64[psize >> 3];
         if (end === undefined || end > size) end = size;
@@ -264,7 +275,8 @@ export function makeStore(ctx) {
           throw e;
         }
         const psize = s.alloc(8);
-        const rc = M._cairn_em_cas_stat(h, pid, psize);
+        let rc = M._cairn_em_cas_stat(h, pid, psize);
+        if ((rc & 0xff) === 5 && this.#refreshed()) rc = M._cairn_em_cas_stat(h, pid, psize);
         if ((rc & 0xff) === 5) return null;
         if (rc) throw ctx.fail(rc, `Store.stat ${id}`);
         return { id: hex(M.HEAPU8.subarray(pid, pid + 32)), size: M.HEAPF64[psize >> 3] };
@@ -355,6 +367,15 @@ export function makeStore(ctx) {
         s.free();
       }
     }
+
+    /**
+     * Pick up payloads and names other handles (in this process or another) committed since this
+     * store was opened or last refreshed. A read-only store sees the committed state as of its
+     * open (never a writer's unfinished transaction) until it refreshes; a writer holds the file's
+     * writer lock, so for it this changes nothing. get()/stat() of an id or name this store does
+     * not know refresh once by themselves.
+     */
+    refresh() { this.#call('_cairn_cas_refresh', 'Store.refresh', true); }
 
     /** Counts and sizes: payloads, chunks, names, raw/stored/file bytes, chunking parameters. */
     stats() {

@@ -86,14 +86,28 @@ typedef struct cairn_cas_payload cairn_cas_payload;
 
 #define CAIRN_CAS_ID_BYTES 32
 
-/* Options for opening a store. Zero-initialised means: defaults, no compression. */
+/*
+** Options for opening a store. Zero-initialised means: defaults, no compression, the process's
+** busy timeout.
+**
+** Locks (core/cas/FORMAT.md, "Many processes"): a store opened for writing holds
+** CAIRN_LOCK_WRITE on its file until cairn_cas_close, so a second writer (another handle, thread
+** or process) gets CAIRN_BUSY with a message naming the file, after waiting up to the busy
+** timeout; a read-only store holds CAIRN_LOCK_READ, which coexists with the writer. A reader sees
+** the whole committed state as of its open (or its last cairn_cas_refresh), never a writer's
+** unfinished transaction.
+*/
 typedef struct cairn_cas_config {
-  int iVersion;                 /* 1 (0 is taken as 1) */
+  int iVersion;                 /* 1 or 2 (0 is taken as 1); 2 adds busyTimeoutMs */
   cairn_fastcdc_params chunking; /* used when the store is created; all-zero = defaults */
   int codec;                    /* 0 none, CAIRN_ZSTD or CAIRN_DEFLATE: how new chunks are stored */
   int level;                    /* codec level (0 = zstd 1, zlib 6) */
   int readonly;                 /* open an existing store for reading only */
   int noSync;                   /* skip xSync at commit (for tests/benchmarks; NOT crash-safe) */
+  /* version 2: how long the open waits for the lock, in ms (cairn_file_lock): 0 tries once,
+  ** CAIRN_LOCK_DEFAULT_TIMEOUT (-1) is the process default (cairn_set_busy_timeout), which is
+  ** also what iVersion 1 gets. */
+  int64_t busyTimeoutMs;
 } cairn_cas_config;
 
 /* A store in memory: a memory buffer holding the same format (cairn_cas_memory_data gives its
@@ -103,7 +117,14 @@ CAIRN_API int cairn_cas_open_memory(const cairn_cas_config *pCfg, cairn_cas **pp
 CAIRN_API int cairn_cas_memory_data(cairn_cas *pCas, const uint8_t **pp, size_t *pn);
 /*
 ** A store in an open file. An empty writable file becomes a new store. The handle takes
-** ownership of f: cairn_cas_close closes it (also when this call fails).
+** ownership of f: cairn_cas_close closes it (also when this call fails). The lock is taken on f
+** before a byte is read (a file opened for writing must not have been truncated before that).
+**
+** Damage (FORMAT.md, "Recovery rule"): bytes after the last commit that never committed (a torn
+** tail) are ignored, and cut when the store is opened for writing. Damage inside committed data
+** (a bad record followed by a later valid commit) is never cut: opening for writing fails with
+** CAIRN_CORRUPT naming the file offset and the record; a read-only open succeeds, skips the
+** damaged bytes (resynchronizing on the next valid record) and cairn_cas_verify reports them.
 */
 CAIRN_API int cairn_cas_open_file(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **ppCas);
 /* A store at a path, through the host (created if missing unless readonly). */
@@ -112,6 +133,13 @@ CAIRN_API int cairn_cas_open(const char *zPath, const cairn_cas_config *pCfg, ca
 CAIRN_API int cairn_cas_close(cairn_cas *pCas);
 /* The file underneath (for a memory store, cairn_cas_memory_data gives its bytes). */
 CAIRN_API cairn_file *cairn_cas_file(cairn_cas *pCas);
+/*
+** Pick up the commits other handles appended since this one was opened or last refreshed (a
+** read-only store beside a writer: a refresh, not a reopen). A writer holds the file's writer
+** lock, so nothing can have changed under it: a no-op. Pointers from cairn_cas_entry_at and the
+** listing's order of payloads stay as they were, new payloads come after them.
+*/
+CAIRN_API int cairn_cas_refresh(cairn_cas *pCas);
 
 /*
 ** Transactions. Without cairn_cas_begin every put/name call commits by itself. Between begin
@@ -170,14 +198,37 @@ CAIRN_API int cairn_cas_get_file(cairn_cas *pCas, const uint8_t aId[32], uint64_
                        cairn_file *out, cairn_progress_fn xProgress, void *pArg);
 
 /*
-** Verify everything: every chunk against its SHA-256, every manifest against its ID and its
-** chunks. xProblem (may be NULL) receives one line per problem. CAIRN_OK if clean, else
-** CAIRN_CHECKSUM or CAIRN_CORRUPT with the first problem as the message; *pnBad (may be NULL)
-** receives the count.
+** Verify everything: every damaged region the open's scan skipped (a read-only open of a damaged
+** store), every chunk against its SHA-256, every manifest against its ID and its chunks, every
+** name against its payload. xProblem (may be NULL) receives one line per problem. CAIRN_OK if
+** clean, else CAIRN_CHECKSUM or CAIRN_CORRUPT with the first problem as the message; *pnBad (may
+** be NULL) receives the count.
 */
 typedef void (*cairn_cas_problem_fn)(void *pArg, const char *zMsg);
 CAIRN_API int cairn_cas_verify(cairn_cas *pCas, cairn_progress_fn xProgress, void *pArg,
                      cairn_cas_problem_fn xProblem, void *pProblemArg, uint64_t *pnBad);
+
+/* One payload checked as verify checks it: its manifest against its ID, then every chunk against
+** its SHA-256. CAIRN_OK, CAIRN_NOTFOUND, or CAIRN_CHECKSUM/CAIRN_CORRUPT naming the damage. */
+CAIRN_API int cairn_cas_check(cairn_cas *pCas, const uint8_t aId[32]);
+
+/*
+** Salvage: copy every payload of pSrc that still verifies (manifest and every chunk's SHA-256)
+** into pDst, with the names bound to them, in one transaction of pDst (committed here unless the
+** caller has one open). pSrc is typically a damaged store opened read-only; pDst a new store
+** created with pSrc's chunking parameters (cairn_cas_get_stats(pSrc).chunking; CAIRN_MISUSE
+** otherwise, since payload IDs depend on them): IDs stay the same. Chunks are stored with pDst's
+** codec. xDropped (may be NULL) receives one line per payload or name left behind and per damaged
+** region of pSrc, saying why. CAIRN_OK once pDst is committed, whatever was dropped; *pReport
+** (may be NULL) receives the counts.
+*/
+typedef struct cairn_cas_salvage_report {
+  uint64_t nPayloadKept, nPayloadDropped;
+  uint64_t nNameKept, nNameDropped;
+  uint64_t nDamage;                        /* damaged regions pSrc's scan skipped */
+} cairn_cas_salvage_report;
+CAIRN_API int cairn_cas_salvage(cairn_cas *pSrc, cairn_cas *pDst, cairn_cas_problem_fn xDropped, void *pArg,
+                                cairn_cas_salvage_report *pReport);
 
 typedef struct cairn_cas_stats {
   uint64_t nPayload, nChunk, nName;
