@@ -107,11 +107,16 @@ static const CliCommand aCommand[] = {
   {"dump", NULL, CLI_HDF5, "[--json] [--sel S] FILE PATH", OPT_DUMP, "print a dataset's values, like h5dump -d (= h5 dump)", cliH5Dump},
   {"repack", NULL, CLI_HDF5, "[--filter SPEC] [--skip] IN OUT",
    "--filter SPEC\tfilters for every dataset: zstd:3, lz4, shuffle,deflate:6, ... (default: keep each one's)\n"
-   "--skip\tleave out what the writer cannot write (a warning names it) instead of failing\n",
+   "--skip\tleave out what the writer cannot write (a warning names it) instead of failing\n"
+   "--busy-timeout MS\twait up to MS ms (default 5000) for locked files\n",
    "rewrite an HDF5 file with cairn's writer (SPEC: zstd:3, shuffle,deflate:6...)", cliRepack},
   {"h5w", NULL, CLI_HDF5, "SUB FILE ...",
    "\teach subcommand is one transaction: it commits (with sync) and exits,\n"
    "\tso a killed process leaves the file at its previous commit\n"
+   "--busy-timeout MS\twait up to MS ms (default 5000) for a file another writer holds:\n"
+   "\tcairn writers, h5py/libhdf5 (which lock with flock; HDF5_USE_FILE_LOCKING=FALSE\n"
+   "\tturns that off on both sides); then fail (exit 1). WASI has no locks: there only a\n"
+   "\tnative or Node writer's lock file is seen\n"
    "TYPE\ti8 i16 i32 i64 u8 u16 u32 u64 f32 f64 str (variable-length UTF-8)\n"
    "DIMS\t10, 0x4, 3x4x5; in --max, u (or 0 in the first place) is unlimited\n",
    "write/edit HDF5: new, group, dataset, append, write, attr, softlink, verify, loop", NULL},
@@ -298,6 +303,22 @@ static int rowRun(const CliCommand *c, int argc, char **argv) {
       helpCommand(c->zParent, c->zName);
       return 0;
     }
+#if CAIRN_WITH_H5
+  /* the HDF5 writer's commands wait for a file another writer holds: --busy-timeout MS (anywhere) */
+  if ((c->zParent && strcmp(c->zParent, "h5w") == 0) || strcmp(c->zName, "repack") == 0) {
+    cairn_set_busy_timeout(CLI_BUSY_TIMEOUT_MS);
+    for (int i = 1; i < argc; i++)
+      if (strcmp(argv[i], "--busy-timeout") == 0) {
+        char *e = NULL;
+        long long ms = i + 1 < argc ? strtoll(argv[i + 1], &e, 10) : -1;
+        if (!e || *e || e == argv[i + 1] || ms < 0) return cliUsage(c->zName, "--busy-timeout needs a number of ms");
+        cairn_set_busy_timeout(ms);
+        memmove(argv + i, argv + i + 2, sizeof(char *) * (size_t)(argc - i - 1)); /* with the NULL after */
+        argc -= 2;
+        i--;
+      }
+  }
+#endif
   return c->xRun(argc, argv);
 }
 

@@ -90,7 +90,8 @@ int cliH5Info(int argc, char **argv);
 int cliH5Dump(int argc, char **argv);
 int cliH5Attrs(int argc, char **argv);
 int cliH5DumpAll(int argc, char **argv);
-/* cmd_h5w.c: the writer */
+/* cmd_h5w.c: the writer (its commands wait this long for a locked file unless --busy-timeout) */
+#define CLI_BUSY_TIMEOUT_MS 5000
 int cliH5wNew(int argc, char **argv);
 int cliH5wGroup(int argc, char **argv);
 int cliH5wDataset(int argc, char **argv);

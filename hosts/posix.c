@@ -416,8 +416,27 @@ static int lockWrite(PosixFile *f) {
   return rc;
 }
 
+/* CAIRN_LOCK_EXCLUSIVE from WRITE: does no other handle read now? (cairn/host.h). A writer that
+** shares flock(LOCK_SH) with readers tries LOCK_EX (a failed conversion drops the SH: taken
+** again) and keeps it; one that holds LOCK_EX sees cairn readers by their reader bytes (a
+** reader whose flock(SH) fails beside a cairn writer holds its byte). */
+static int lockNoReaders(PosixFile *f) {
+  if (f->eLock != CAIRN_LOCK_WRITE) return cairn_seterr(CAIRN_MISUSE, "%s: no writer lock", pfName(f));
+  if (flockEnabled() && f->nFlock != LOCK_EX) {
+    int e = flockTry(f->fd, LOCK_EX);
+    if (e == 0) f->nFlock = LOCK_EX;
+    else if (!flockUnsupported(e)) {
+      if (f->nFlock == LOCK_SH && flockTry(f->fd, LOCK_SH) != 0) f->nFlock = 0;
+      return cairn_seterr(CAIRN_BUSY, "%s has readers", pfName(f));
+    }
+  }
+  if (ofdHeldByOther(f->fd, F_WRLCK, CAIRN_LOCK_BYTE_READER)) return cairn_seterr(CAIRN_BUSY, "%s has readers", pfName(f));
+  return CAIRN_OK;
+}
+
 static int posixLock(cairn_file *pF, int eLock) {
   PosixFile *f = (PosixFile *)pF;
+  if (eLock == CAIRN_LOCK_EXCLUSIVE) return lockNoReaders(f);
   if (eLock <= f->eLock) return CAIRN_OK;
   int rc = eLock == CAIRN_LOCK_READ ? lockRead(f) : lockWrite(f);
   if (rc == CAIRN_OK) f->eLock = eLock;

@@ -63,7 +63,10 @@ static int jsClose(cairn_file *f) {
 /* Locks: the JS file object's lock(eLock)/unlock(eLock) when it has them (NodeFile: one writer
 ** per file per process plus the lock file of cairn/host.h's "Locking"; OPFS handles are
 ** exclusive already), else CAIRN_OK. */
-static int jsLock(cairn_file *f, int eLock) { return cairn_js_lock(((JsFile *)f)->id, eLock); }
+static int jsLock(cairn_file *f, int eLock) {
+  if (eLock == CAIRN_LOCK_EXCLUSIVE) return CAIRN_OK; /* Node readers take no lock: none known */
+  return cairn_js_lock(((JsFile *)f)->id, eLock);
+}
 static int jsUnlock(cairn_file *f, int eLock) { return cairn_js_unlock(((JsFile *)f)->id, eLock); }
 
 static const cairn_file_methods jsMethods = {2, jsRead, jsWrite, jsSize, jsTruncate, jsSync, jsClose, NULL, jsLock, jsUnlock};

@@ -184,6 +184,12 @@ int cairn_file_lock(cairn_file *f, int eLock, int64_t timeoutMs) {
   return cairnErr(CAIRN_BUSY, "%s (gave up after %lld ms)", zHost[0] ? zHost : "file is locked", (long long)nWaitedMs);
 }
 
+int cairn_file_no_readers(cairn_file *f) {
+  if (!f) return cairnErr(CAIRN_MISUSE, "no_readers: NULL file");
+  if (!fileHasLocks(f)) return CAIRN_OK;
+  return f->pMethods->xLock(f, CAIRN_LOCK_EXCLUSIVE);
+}
+
 int cairn_file_unlock(cairn_file *f, int eLock) {
   if (!f) return cairnErr(CAIRN_MISUSE, "unlock: NULL file");
   if (eLock != CAIRN_LOCK_NONE && eLock != CAIRN_LOCK_READ)

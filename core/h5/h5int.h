@@ -171,9 +171,17 @@ typedef struct H5File {
   ** group makes five or so, and large blocks cost the allocator more than the rest of a run */
   uint8_t *pArena;
   size_t iArena;
+  /* The reader's lock, taken at the first host call after the open's (cairnH5LockLater): 1 while
+  ** it is still to take; then the superblock is read again and must be the one at the open
+  ** (sbAt, nSb bytes in aSb): the snapshot guarantee of core/h5/WRITER.md, "Readers beside the
+  ** writer". */
+  int lockLater;
+  uint32_t nSb;
+  uint64_t sbAt;
   /* Arrays from here on are not zeroed at open (cairn_h5_open zeroes the fields above them):
   ** each is read only up to a count or after a check of its own. */
   uint64_t aVerified[64];
+  uint8_t aSb[128]; /* nSb bytes: the superblock as the open read it */
   struct { uint16_t typeFlags; uint64_t heapAddr, indexAddr; uint8_t indexType; } aSohm[8];
   /* decoded datatypes by their message bytes (cairnH5TypeDecode): an object's 128 attributes of one
   ** type decode it once; entries hold a reference, dropped at close. A slot is in use when its
@@ -196,6 +204,8 @@ void cairnH5FirstDone(H5File *f, size_t nr);
 
 /* Read and check the superblock (and its extension) of f, whose first read is done (r_file.c). */
 int cairnH5OpenSuperblock(H5File *f);
+/* The deferred reader lock (see lockLater above): CAIRN_BUSY if a commit came since the open. */
+int cairnH5LockNow(H5File *f);
 
 /* Read n bytes at relative address a (checked against the end of the file), through the
 ** metadata cache. */

@@ -128,6 +128,11 @@ struct cairn_h5w {
   uint64_t nFileSize; /* current size of the host file as far as we know */
   H5wExt *aFree; int nFree, nFreeAlloc;       /* free in the committed state: reusable now */
   H5wExt *aPend; int nPend, nPendAlloc;       /* freed in this transaction: reusable after commit */
+  /* freed by a commit while readers had the file open (they may read an older state): kept,
+  ** neither reused nor cut off, until a commit finds no reader (WRITER.md, "Readers beside the
+  ** writer"); heldEnd is the end of the last one, below which nothing is allocated at the tail */
+  H5wExt *aHeld; int nHeld, nHeldAlloc;
+  uint64_t heldEnd;
   H5wObj *pRoot;
   int sbVersion;
   uint64_t sbExt;     /* superblock extension address (kept from a loaded file) */
@@ -151,6 +156,10 @@ struct cairn_h5w {
 /* w_file.c, w_path.c, w_commit.c and w_dset.c (the files are named in core/h5/WRITER.md) */
 int cairnH5wAlloc(cairn_h5w *w, uint64_t n, uint64_t *pAddr);
 void cairnH5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted);
+/* Space an older committed state may still be read from: held while readers are there. */
+void cairnH5wHold(cairn_h5w *w, uint64_t addr, uint64_t n);
+/* Are there readers beside this writer now? 0: none (held space becomes free), 1: some. */
+int cairnH5wReaders(cairn_h5w *w);
 int cairnH5wWrite(cairn_h5w *w, const void *p, size_t n, uint64_t addr);
 int cairnH5wRead(cairn_h5w *w, void *p, size_t n, uint64_t addr);
 int cairnH5wReadRows(cairn_h5_obj *d, unsigned rank, const uint64_t *dims, uint64_t r0, uint64_t nr, void *p, size_t nb);

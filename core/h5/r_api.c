@@ -48,6 +48,9 @@ static inline __attribute__((always_inline)) int h5Open(cairn_file *pFile, unsig
     cairnH5FirstDone(f, nr);
     rc = cairnH5OpenSuperblock(f);
   }
+  /* the reader's lock comes with the next host call (r_file.c, cairnH5LockNow); hosts without
+  ** locks have nothing to take */
+  f->lockLater = pFile->pMethods->iVersion >= 2 && pFile->pMethods->xLock;
   if (rc) {
     cairn_h5_close(h);
     return rc;

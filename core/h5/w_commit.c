@@ -136,10 +136,13 @@ int cairn_h5w_commit(cairn_h5w *w) {
   }
   if (rcSb) return cairnH5wFail(w, rcSb);
   CAIRN_TRY(doSync(w));
-  /* 4. committed: old versions are free now; give back the tail */
-  for (int i = 0; i < w->nPend; i++) cairnH5wFreeInsert(w, w->aPend[i].addr, w->aPend[i].n);
+  /* 4. committed: old versions are free now, unless readers may still read them (an older
+  ** state: held until a commit finds no reader); give back the tail */
+  const int bReaders = cairnH5wReaders(w);
+  void (*put)(cairn_h5w *, uint64_t, uint64_t) = bReaders ? cairnH5wHold : cairnH5wFreeInsert;
+  for (int i = 0; i < w->nPend; i++) put(w, w->aPend[i].addr, w->aPend[i].n);
   w->nPend = 0;
-  for (int i = 0; i < w->nTailPend; i++) cairnH5wFreeInsert(w, w->aTailPend[i].addr, w->aTailPend[i].n);
+  for (int i = 0; i < w->nTailPend; i++) put(w, w->aTailPend[i].addr, w->aTailPend[i].n);
   w->nTailPend = 0;
   while (w->nFree && w->aFree[w->nFree - 1].addr + w->aFree[w->nFree - 1].n >= eoa) {
     H5wExt *e = &w->aFree[w->nFree - 1];
@@ -149,9 +152,9 @@ int cairn_h5w_commit(cairn_h5w *w) {
       break;
     }
   }
-  w->eoa = eoa;
+  w->eoa = eoa > w->heldEnd ? eoa : w->heldEnd;
   w->eofCommitted = eoa;
-  if (w->nFileSize > eoa) {
+  if (!bReaders && w->nFileSize > eoa) {
     /* Shrinking after the switch is safe: nothing committed lives there. A failure only
     ** leaves a longer file, which every reader accepts. */
     if (cairn_file_truncate(w->f, eoa) == CAIRN_OK) w->nFileSize = eoa;
@@ -172,6 +175,7 @@ static void writerFree(cairn_h5w *w) {
   cairnFree(w->aUsed);
   cairnFree(w->aColl);
   cairnFree(w->aPend);
+  cairnFree(w->aHeld);
   cairnFree(w->aTailPend);
   cairnFree(w->pHeap);
   if (w->pWbuf) cairnFree(w->pWbuf - H5W_SB_SIZE);
@@ -183,6 +187,8 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   if (!f || !ppW) return cairnErr(CAIRN_MISUSE, "cairn_h5w_create: NULL argument");
   *ppW = NULL;
   if (flags & CAIRN_H5W_READONLY) return cairnErr(CAIRN_MISUSE, "cairn_h5w_create: read-only create");
+  /* the writer's lock before anything is read or overwritten (cairn/host.h "Locking") */
+  CAIRN_TRY(cairn_file_lock(f, CAIRN_LOCK_WRITE, CAIRN_LOCK_DEFAULT_TIMEOUT));
   cairn_h5w *w = cairnMallocZero(sizeof *w);
   if (!w) return cairnErr(CAIRN_NOMEM, "cairn_h5w_create: out of memory");
   w->f = f;
@@ -201,6 +207,9 @@ int cairn_h5w_create(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   ** against 0.65 ms cut to 1 byte, 2.3 ms truncated to 0, which also starts a writeback on
   ** close: auto_da_alloc). Until that commit the file must not open as its old self, so every
   ** place a reader looks for the superblock signature (0, 512, 1024, 2048, ...) is zeroed now. */
+  /* replacing a file readers have open would change what they read under them */
+  if (!rc && size && cairn_file_no_readers(f) != CAIRN_OK)
+    rc = cairnErr(CAIRN_BUSY, "cairn_h5w_create: %s: readers have the file open; it is not replaced under them", cairn_errmsg());
   if (!rc && size) {
     static const uint8_t kZero[2048 + 8];
     rc = cairn_file_write(f, kZero, size < sizeof kZero ? (size_t)size : sizeof kZero, 0);
@@ -257,11 +266,23 @@ void cairnH5wReclaimFree(cairn_h5w *w) {
   w->nUsed = w->nUsedAlloc = 0;
 }
 
+/* A read-only host file takes a reader's lock (its first write then fails, as it always did). */
+static int writerLock(cairn_file *f, unsigned flags) {
+  int rc = CAIRN_READONLY;
+  if (!(flags & CAIRN_H5W_READONLY)) rc = cairn_file_lock(f, CAIRN_LOCK_WRITE, CAIRN_LOCK_DEFAULT_TIMEOUT);
+  if (rc != CAIRN_READONLY) return rc;
+  cairn_clearerr();
+  return cairn_file_lock(f, CAIRN_LOCK_READ, CAIRN_LOCK_DEFAULT_TIMEOUT);
+}
+
 int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   if (!f || !ppW) return cairnErr(CAIRN_MISUSE, "cairn_h5w_open: NULL argument");
   *ppW = NULL;
   uint8_t sb[H5W_SB_SIZE];
   uint64_t size;
+  /* The lock first, then the committed state as it is now: a writer that waited for another
+  ** reads that one's commits (cairn/host.h "Locking"). READONLY reads: a reader's lock. */
+  CAIRN_TRY(writerLock(f, flags));
   CAIRN_TRY(cairn_file_size(f, &size));
   if (size < H5W_SB_SIZE) return cairnErr(CAIRN_CORRUPT, "not an HDF5 file: %llu bytes", (unsigned long long)size);
   CAIRN_TRY(cairn_file_read_exact(f, sb, sizeof sb, 0));
@@ -320,6 +341,16 @@ int cairn_h5w_open(cairn_file *f, unsigned flags, cairn_h5w **ppW) {
   if (!rc) memcpy(w->pRoot->zPath, "/", 2);
   if (!rc && !w->pRoot->bGroup) rc = cairnErr(CAIRN_CORRUPT, "the root object at %llu is not a group", (unsigned long long)root);
   if (!rc && (flags & CAIRN_H5W_RECLAIM) && !w->bReadOnly) cairnH5wReclaimFree(w);
+  if (!rc && !w->bReadOnly && cairnH5wReaders(w)) {
+    /* Readers are there: what the walk found free and the bytes past the committed end (a
+    ** crash's, or held by the last session for its readers) may be what they read: held. */
+    for (int i = 0; i < w->nFree; i++) cairnH5wHold(w, w->aFree[i].addr, w->aFree[i].n);
+    w->nFree = 0;
+    if (!w->bTail && size > eof) {
+      cairnH5wHold(w, eof, size - eof);
+      w->eoa = size;
+    }
+  }
   if (rc) {
     writerFree(w);
     return rc;

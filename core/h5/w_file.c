@@ -172,6 +172,23 @@ void cairnH5wFree(cairn_h5w *w, uint64_t addr, uint64_t n, int bCommitted) {
   else cairnH5wFreeInsert(w, addr, n);
 }
 
+void cairnH5wHold(cairn_h5w *w, uint64_t addr, uint64_t n) {
+  if (n == 0) return;
+  if (extPush(&w->aHeld, &w->nHeld, &w->nHeldAlloc, addr, n)) return; /* NOMEM: leaked (repack reclaims it) */
+  if (addr + n > w->heldEnd) w->heldEnd = addr + n;
+}
+
+int cairnH5wReaders(cairn_h5w *w) {
+  if (cairn_file_no_readers(w->f) != CAIRN_OK) {
+    cairn_clearerr();
+    return 1;
+  }
+  for (int i = 0; i < w->nHeld; i++) cairnH5wFreeInsert(w, w->aHeld[i].addr, w->aHeld[i].n);
+  w->nHeld = 0;
+  w->heldEnd = 0;
+  return 0;
+}
+
 /* ---------------------------------------------------------------- objects */
 H5wObj *cairnH5wObjNew(H5wObj *pParent) {
   H5wObj *o = cairnMallocZero(sizeof *o);

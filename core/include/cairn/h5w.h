@@ -85,6 +85,11 @@ CAIRN_API void cairn_h5w_type_free(cairn_h5w_type *t);         /* NULL is a no-o
 ** for the writer, once the superblock switch is durable. Without the flag such bytes are taken
 ** as left over by a crash and reused. */
 #define CAIRN_H5W_TAIL 0x8
+/* Locks (create and open): the writer takes CAIRN_LOCK_WRITE on f (cairn_file_lock, waiting up to
+** cairn_set_busy_timeout's time, then CAIRN_BUSY naming the file) before it reads or writes,
+** and keeps it until the caller closes f; READONLY opens take CAIRN_LOCK_READ. Space freed while
+** readers have the file open is not reused until a commit finds none (core/h5/WRITER.md, "One
+** writer, many readers"); create over a non-empty file readers hold is CAIRN_BUSY. */
 /* Start a new file in f (its previous content is discarded: invalid from here on, overwritten,
 ** and cut off at the first commit, so a file being replaced needs no CAIRN_OPEN_TRUNCATE, which
 ** is slower). f holds an HDF5 file from the first commit on (cairn_h5w_close commits): commit

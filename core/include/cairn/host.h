@@ -156,6 +156,17 @@ struct cairn_file_methods {
 #define CAIRN_LOCK_NONE  0
 #define CAIRN_LOCK_READ  1
 #define CAIRN_LOCK_WRITE 2
+/*
+** CAIRN_LOCK_EXCLUSIVE (4, passed to xLock only by cairn_file_no_readers): a question a writer
+** asks, not a level it keeps. From WRITE, xLock(EXCLUSIVE) is CAIRN_OK when no other handle holds READ (or a foreign reader's lock) at
+** this moment, else CAIRN_BUSY; the handle stays at WRITE either way (readers may come later:
+** they see the state committed by then). The HDF5 writer asks it before it reuses or cuts off
+** space an older committed state used (core/h5/WRITER.md, "Readers beside the writer"). A host
+** that cannot tell answers CAIRN_OK (as today: no locks means no protection). POSIX: one
+** F_OFD_GETLK on the reader byte, plus flock(LOCK_EX|LOCK_NB) while the writer holds only
+** flock(LOCK_SH) (it then keeps LOCK_EX).
+*/
+#define CAIRN_LOCK_EXCLUSIVE 4
 
 /* The POSIX host's lock bytes (OFD locks, never read or written). */
 #define CAIRN_LOCK_BYTE_WRITER ((int64_t)0x7ffffffffffff000ll)
@@ -254,6 +265,10 @@ CAIRN_API int cairn_file_close(cairn_file *f); /* NULL is a no-op */
 #define CAIRN_LOCK_DEFAULT_TIMEOUT ((int64_t)-1)
 CAIRN_API int cairn_file_lock(cairn_file *f, int eLock, int64_t timeoutMs);
 CAIRN_API int cairn_file_unlock(cairn_file *f, int eLock);
+/* Does f (locked WRITE) have readers beside it right now? CAIRN_OK: none (as far as the host
+** can tell: a host without locks says none), CAIRN_BUSY: some. Never waits; never changes f's
+** lock. (xLock(CAIRN_LOCK_EXCLUSIVE), "Locking" above.) */
+CAIRN_API int cairn_file_no_readers(cairn_file *f);
 /* Does f's host implement locks (xLock set)? 0 means cairn_file_lock only pretends. */
 CAIRN_API int cairn_file_can_lock(cairn_file *f);
 /* The process-wide default busy timeout in ms (negative is taken as 0). Like cairn_host_set, set
