@@ -369,6 +369,7 @@ typedef struct Repack {
   int bSkip;         /* CAIRN_H5W_REPACK_SKIP: leave out what the writer cannot write */
   uint64_t nSkip;
   char zFirst[256];  /* why the first one was left out */
+  H5wSeen groups;    /* header addresses of the groups copied: a hard-link cycle ends there */
 } Repack;
 
 static int skipOr(Repack *r, int rc) {
@@ -648,7 +649,11 @@ static int copyGroup(Repack *r, cairn_h5_obj *g, const char *zPath, int depth) {
     cairn_h5_info ci;
     int rc = cairn_h5_get(r->h, zc, &c);
     if (!rc) rc = cairn_h5_info_get(c, &ci);
-    if (!rc && ci.kind == CAIRN_H5_GROUP) {
+    int bNew = !rc && ci.kind == CAIRN_H5_GROUP ? cairnH5wSeenAdd(&r->groups, ci.addr) : 1;
+    if (bNew < 0) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory");
+    else if (bNew == 0) /* a hard link back to a group copied already (a cycle, or a second name) */
+      rc = cairnErr(CAIRN_UNSUPPORTED, "repack: '%s' is a second hard link to a group (the writer copies a group once)", zc);
+    else if (!rc && ci.kind == CAIRN_H5_GROUP) {
       rc = cairn_h5w_group(r->w, zc);
       if (!rc) rc = copyGroup(r, c, zc, depth + 1);
     } else if (!rc && ci.kind == CAIRN_H5_DATASET) rc = copyDataset(r, c, zc);
@@ -683,7 +688,11 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
   if (!rc) rc = cairn_h5w_create(out, flags & ~(unsigned)CAIRN_H5W_REPACK_SKIP, &r.w);
   cairn_h5_obj *root = NULL;
   if (!rc) rc = cairn_h5_get(r.h, "/", &root);
+  cairn_h5_info ri;
+  if (!rc) rc = cairn_h5_info_get(root, &ri);
+  if (!rc && cairnH5wSeenAdd(&r.groups, ri.addr) < 0) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory");
   if (!rc) rc = copyGroup(&r, root, "", 0);
+  cairnFree(r.groups.a);
   cairn_h5_obj_close(root);
   if (r.w) {
     if (rc) cairn_h5w_discard(r.w);
