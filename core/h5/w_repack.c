@@ -443,7 +443,7 @@ static void filterSpec(const cairn_h5_info *in, char *z, size_t n, int *pbOk) {
 }
 
 /* ---------------------------------------------------------------- chunk by chunk */
-#define REPACK_MAX_CELLS ((uint64_t)1 << 26) /* chunk positions looked up in one dataset */
+#define REPACK_MAX_CELLS ((uint64_t)1 << 24) /* chunk positions looked up in one dataset (as cairn_h5_read) */
 typedef struct ChunkCopy {
   cairn_h5_obj *src;
   cairn_h5w *w;
