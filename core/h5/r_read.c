@@ -55,9 +55,10 @@ static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint6
   CAIRN_TRY(toSel(s, sel, &hs, &n, aShape, o->zPath));
   *pRank = s->rank;
   uint64_t extra;
-  if (cairnMulOverflow64(n, t->size, &bytes) || cairnMulOverflow64(n, nPerElem, &extra) || bytes + extra < bytes || bytes > SIZE_MAX)
+  if (cairnMulOverflow64(n, t->size, &bytes) || cairnMulOverflow64(n, nPerElem, &extra) || bytes + extra < bytes)
     return cairnErr(CAIRN_LIMIT, "hdf5: selection of %llu elements of %s is too large", (unsigned long long)n, o->zPath);
-  CAIRN_TRY(cairnH5Budget(&o->h->f, o->zPath, bytes + extra));
+  CAIRN_TRY(cairnH5Budget(&o->h->f, o->zPath, bytes + extra)); /* before the address-space check: the same message everywhere */
+  if (bytes > SIZE_MAX) return cairnErr(CAIRN_LIMIT, "hdf5: selection of %llu elements of %s is too large", (unsigned long long)n, o->zPath);
   uint8_t *p = cairnMalloc(bytes ? (size_t)bytes : 1);
   if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for %llu bytes of %s", (unsigned long long)bytes, o->zPath);
   int rc;
