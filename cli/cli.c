@@ -80,10 +80,12 @@ static const char *const azFamily[] = {"hashing & compression", "HDF5", "chunk s
 
 /* The one table. Options: "OPTION\tWHAT" lines. Rows with a zParent are the subcommands of the
 ** row of that name; `cairn help` lists the rows without one, by family, in this order. */
-#define OPT_LS "-r\trecursively, with full paths\nPATH\tthe group to list (default /)\n"
+#define OPT_MAXMEM "--max-memory B\tthe bytes one read may use (default 1 GiB, 256 MiB in cairn.wasm; K/M/G/T suffixes)\n"
+#define OPT_LS "-r\trecursively, with full paths (an object reached again: \"same as\" its first path, not entered)\n" \
+  "PATH\tthe group to list (default /)\n" OPT_MAXMEM
 #define OPT_DUMP                                                                                   \
   "--json\t{\"shape\":[..],\"type\":{..},\"data\":..}\n--sel S\ta hyperslab, start:stride:count:block per " \
-  "dimension, comma-separated\nPATH@NAME\tthe attribute NAME of PATH\n"
+  "dimension, comma-separated\nPATH@NAME\tthe attribute NAME of PATH\n" OPT_MAXMEM
 static const CliCommand aCommand[] = {
   {"hash", NULL, CLI_HASH, "FILE...", NULL, "SHA-256 of files (sha256sum format)", cliHash},
   {"zstd", NULL, CLI_HASH, "IN -o OUT [-l LEVEL]", "-o OUT\tthe zstd frame to write\n-l LEVEL\tzstd level 1..22 (default 3)\n",
@@ -100,7 +102,7 @@ static const CliCommand aCommand[] = {
    "kind, shape, type, layout, chunks, filters, attributes of an object", cliH5Info},
   {"dump", "h5", CLI_HDF5, "[--json] [--sel S] FILE PATH", OPT_DUMP, "a dataset's or an attribute's values, like h5dump -d", cliH5Dump},
   {"attrs", "h5", CLI_HDF5, "FILE PATH", NULL, "attribute names and values of an object", cliH5Attrs},
-  {"dumpall", "h5", CLI_HDF5, "FILE [PATH]", NULL,
+  {"dumpall", "h5", CLI_HDF5, "[--max-memory B] FILE [PATH]", OPT_MAXMEM,
    "every dataset and attribute below PATH as JSON lines (exit 1 if any fails)", cliH5DumpAll},
   {"ls", NULL, CLI_HDF5, "[-r] FILE [PATH]", OPT_LS, "list an HDF5 file's objects, like h5ls (= h5 ls)",
    cliLsAny},

@@ -8,6 +8,12 @@
 **   cairn h5 attrs FILE PATH          attribute names and values
 **   cairn h5 dumpall FILE [PATH]      every dataset and attribute as JSON lines (for checkers; exit 1
 **                                     if any object fails)
+** ls, dump and dumpall take --max-memory BYTES (cairn_h5_set_read_budget: a read that would need
+** more fails with CAIRN_LIMIT instead of allocating it).
+** Hard links may form cycles (a group linking to an ancestor): ls and dumpall keep the objects
+** seen (by object header address) while they walk and, as h5ls, list an object reached again as
+** "Group, same as /first/path" without descending into it again; soft links are listed, never
+** followed.
 ** `cairn ls` (without --store) and `cairn dump` are h5 ls and h5 dump under h5ls's and h5dump's
 ** names (the table in cli/cli.c).
 */
@@ -49,7 +55,68 @@ static void printShape(const cairn_h5_info *in) {
   printf("}");
 }
 
-static int lsGroup(cairn_h5 *h, const char *zPath, int recursive, int depth) {
+/* The objects a walk has seen, by object header address, with the path each was first listed
+** under: open addressing, grown at half full. Only a recursive walk (or one group's listing) has
+** one, so opening and listing normal files pays one small allocation. */
+typedef struct Seen {
+  uint64_t *aAddr; /* UINT64_MAX: free */
+  char **azPath;
+  int *aKind;
+  size_t nSlot, nUsed;
+} Seen;
+
+static size_t seenSlot(const Seen *s, uint64_t a) {
+  size_t i = (size_t)((a * 0x9E3779B97F4A7C15ull) >> 20) & (s->nSlot - 1);
+  while (s->aAddr[i] != UINT64_MAX && s->aAddr[i] != a) i = (i + 1) & (s->nSlot - 1);
+  return i;
+}
+/* The entry of address a, or NULL. */
+static const char *seenFind(const Seen *s, uint64_t a, int *pKind) {
+  if (!s->nSlot) return NULL;
+  size_t i = seenSlot(s, a);
+  if (s->aAddr[i] == UINT64_MAX) return NULL;
+  if (pKind) *pKind = s->aKind[i];
+  return s->azPath[i];
+}
+/* 0, or 1 out of memory (reported). */
+static int seenAdd(Seen *s, uint64_t a, const char *zPath, int kind) {
+  if (2 * (s->nUsed + 1) > s->nSlot) {
+    Seen g = {NULL, NULL, NULL, s->nSlot ? 2 * s->nSlot : 64, s->nUsed};
+    g.aAddr = malloc(g.nSlot * sizeof(uint64_t));
+    g.azPath = malloc(g.nSlot * sizeof(char *));
+    g.aKind = malloc(g.nSlot * sizeof(int));
+    if (!g.aAddr || !g.azPath || !g.aKind) {
+      free(g.aAddr), free(g.azPath), free(g.aKind);
+      fprintf(stderr, "cairn: h5: out of memory\n");
+      return 1;
+    }
+    for (size_t i = 0; i < g.nSlot; i++) g.aAddr[i] = UINT64_MAX;
+    for (size_t i = 0; i < s->nSlot; i++)
+      if (s->aAddr[i] != UINT64_MAX) {
+        size_t k = seenSlot(&g, s->aAddr[i]);
+        g.aAddr[k] = s->aAddr[i], g.azPath[k] = s->azPath[i], g.aKind[k] = s->aKind[i];
+      }
+    free(s->aAddr), free(s->azPath), free(s->aKind);
+    *s = g;
+  }
+  size_t i = seenSlot(s, a);
+  if (s->aAddr[i] != UINT64_MAX) return 0;
+  char *z = strdup(zPath);
+  if (!z) {
+    fprintf(stderr, "cairn: h5: out of memory\n");
+    return 1;
+  }
+  s->aAddr[i] = a, s->azPath[i] = z, s->aKind[i] = kind;
+  s->nUsed++;
+  return 0;
+}
+static void seenFree(Seen *s) {
+  for (size_t i = 0; i < s->nSlot; i++)
+    if (s->aAddr[i] != UINT64_MAX) free(s->azPath[i]);
+  free(s->aAddr), free(s->azPath), free(s->aKind);
+}
+
+static int lsGroup(cairn_h5 *h, const char *zPath, int recursive, int depth, Seen *pSeen) {
   cairn_h5_obj *g;
   int rc = cairn_h5_get(h, zPath, &g);
   if (rc) return h5Fail(rc);
@@ -58,8 +125,8 @@ static int lsGroup(cairn_h5 *h, const char *zPath, int recursive, int depth) {
     cairn_h5_obj_close(g);
     return h5Fail(rc);
   }
-  int status = 0;
-  for (size_t i = 0; i < in.nLink && depth < 64; i++) {
+  int status = depth == 0 && seenAdd(pSeen, in.addr, zPath, in.kind) ? 2 : 0;
+  for (size_t i = 0; i < in.nLink && depth < 64 && status != 2; i++) {
     cairn_h5_link k;
     if ((rc = cairn_h5_link_get(g, i, &k))) {
       status = h5Fail(rc);
@@ -76,6 +143,12 @@ static int lsGroup(cairn_h5 *h, const char *zPath, int recursive, int depth) {
       printf("%-24s External Link {%s//%s}\n", zShow, k.zFile, k.zTarget);
       continue;
     }
+    int seenKind = 0;
+    const char *zSame = seenFind(pSeen, k.addr, &seenKind);
+    if (zSame) { /* h5ls: an object reached again is named, not entered again */
+      printf("%-24s %s, same as %s\n", zShow, kindName(seenKind), zSame);
+      continue;
+    }
     cairn_h5_obj *c;
     if ((rc = cairn_h5_get(h, zChild, &c))) {
       status = h5Fail(rc);
@@ -89,32 +162,50 @@ static int lsGroup(cairn_h5 *h, const char *zPath, int recursive, int depth) {
         printShape(&ci);
       }
       printf("\n");
+      if (seenAdd(pSeen, ci.addr, zChild, ci.kind)) status = 2;
     } else status = h5Fail(rc);
     cairn_h5_obj_close(c);
-    if (recursive && ci.kind == CAIRN_H5_GROUP && rc == CAIRN_OK) status |= lsGroup(h, zChild, 1, depth + 1);
+    if (recursive && status != 2 && rc == CAIRN_OK && ci.kind == CAIRN_H5_GROUP) status |= lsGroup(h, zChild, 1, depth + 1, pSeen);
   }
   cairn_h5_obj_close(g);
-  return status;
+  return status ? 1 : 0;
 }
 
-static int openFile(const char *zFile, cairn_h5 **ph) {
+/* --max-memory BYTES (also 64M, 2G, 1T): 0 ok, else the usage status */
+static int parseBudget(const char *zCmd, const char *z, uint64_t *pn) {
+  char *e;
+  unsigned long long v = strtoull(z, &e, 10);
+  int sh = *e == 'K' || *e == 'k' ? 10 : *e == 'M' || *e == 'm' ? 20 : *e == 'G' || *e == 'g' ? 30 : *e == 'T' || *e == 't' ? 40 : 0;
+  if (sh) e++;
+  if (e == z || *e || v > (UINT64_MAX >> sh)) return cliUsage(zCmd, "bad --max-memory '%s' (bytes, or with K, M, G, T)", z);
+  *pn = (uint64_t)v << sh;
+  return 0;
+}
+
+static int openFile(const char *zFile, cairn_h5 **ph, uint64_t nBudget) {
   int rc = cairn_h5_open_path(zFile, ph);
   if (rc) return h5Fail(rc);
+  if (nBudget) cairn_h5_set_read_budget(*ph, nBudget);
   return 0;
 }
 
 int cliH5Ls(int argc, char **argv) {
   int rec = 0;
+  uint64_t nBudget = 0;
   const char *zFile = NULL, *zPath = "/";
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-r") == 0) rec = 1;
-    else if (!zFile) zFile = argv[i];
+    else if (strcmp(argv[i], "--max-memory") == 0 && i + 1 < argc) {
+      if (parseBudget("ls", argv[++i], &nBudget)) return 2;
+    } else if (!zFile) zFile = argv[i];
     else zPath = argv[i];
   }
   if (!zFile) return cliUsage("ls", "need an HDF5 FILE (a chunk store: ls --store S)");
   cairn_h5 *h;
-  if (openFile(zFile, &h)) return 1;
-  int st = lsGroup(h, zPath, rec, 0);
+  if (openFile(zFile, &h, nBudget)) return 1;
+  Seen seen = {0};
+  int st = lsGroup(h, zPath, rec, 0, &seen);
+  seenFree(&seen);
   cairn_h5_close(h);
   return st;
 }
@@ -170,8 +261,12 @@ int cliH5Dump(int argc, char **argv) {
   int json = 0;
   const char *zFile = NULL, *zPath = NULL;
   cairn_h5_sel sel, *pSel = NULL;
+  uint64_t nBudget = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) json = 1;
+    else if (strcmp(argv[i], "--max-memory") == 0 && i + 1 < argc) {
+      if (parseBudget("h5 dump", argv[++i], &nBudget)) return 2;
+    }
     else if (strcmp(argv[i], "--sel") == 0 && i + 1 < argc) {
       if (parseSel(argv[++i], &sel)) return cliUsage("h5 dump", "bad selection '%s' (start:stride:count:block,...)", argv[i]);
       pSel = &sel;
@@ -181,7 +276,7 @@ int cliH5Dump(int argc, char **argv) {
   }
   if (!zFile || !zPath) return cliUsage("h5 dump", "need FILE and PATH");
   cairn_h5 *h;
-  if (openFile(zFile, &h)) return 1;
+  if (openFile(zFile, &h, nBudget)) return 1;
   cairn_h5_obj *o;
   int rc = cairn_h5_get(h, zPath, &o);
   if (rc) {
@@ -210,7 +305,7 @@ int cliH5Dump(int argc, char **argv) {
 int cliH5Attrs(int argc, char **argv) {
   if (argc < 3) return cliUsage("h5 attrs", "need FILE and PATH");
   cairn_h5 *h;
-  if (openFile(argv[1], &h)) return 1;
+  if (openFile(argv[1], &h, 0)) return 1;
   cairn_h5_obj *o;
   int rc = cairn_h5_get(h, argv[2], &o);
   cairn_h5_info in;
@@ -245,7 +340,7 @@ int cliH5Info(int argc, char **argv) {
   if (json) argc--, argv++;
   if (argc < 3) return cliUsage("h5 info", "need FILE and PATH");
   cairn_h5 *h;
-  if (openFile(argv[1], &h)) return 1;
+  if (openFile(argv[1], &h, 0)) return 1;
   cairn_h5_obj *o;
   int rc = cairn_h5_get(h, argv[2], &o);
   if (rc == CAIRN_OK && json) {
@@ -381,13 +476,16 @@ static int dumpAttrs(cairn_h5_obj *o, const char *zPath) {
 }
 
 /* The number of objects that failed below zPath. */
-static int dumpTree(cairn_h5 *h, const char *zPath, int depth) {
+static int dumpTree(cairn_h5 *h, const char *zPath, int depth, Seen *pSeen) {
   cairn_h5_obj *o;
   int rc = cairn_h5_get(h, zPath, &o);
   if (rc) return dumpError(zPath, NULL);
   cairn_h5_info in;
   int nFail = 0;
   if (cairn_h5_info_get(o, &in) != CAIRN_OK) nFail += dumpError(zPath, NULL);
+  else if (seenFind(pSeen, in.addr, NULL)) {
+    /* reached again by another hard link (h5py's visititems: each object once) */
+  } else if (seenAdd(pSeen, in.addr, zPath, in.kind)) nFail++;
   else {
     if (in.kind == CAIRN_H5_DATASET) nFail += dumpOne(o, zPath, NULL);
     nFail += dumpAttrs(o, zPath);
@@ -401,7 +499,7 @@ static int dumpTree(cairn_h5 *h, const char *zPath, int depth) {
         if (k.type != CAIRN_H5_LINK_HARD) continue;
         char zChild[4096];
         snprintf(zChild, sizeof zChild, "%s/%s", strcmp(zPath, "/") == 0 ? "" : zPath, k.zName);
-        nFail += dumpTree(h, zChild, depth + 1);
+        if (!seenFind(pSeen, k.addr, NULL)) nFail += dumpTree(h, zChild, depth + 1, pSeen);
       }
     }
   }
@@ -410,10 +508,20 @@ static int dumpTree(cairn_h5 *h, const char *zPath, int depth) {
 }
 
 int cliH5DumpAll(int argc, char **argv) {
-  if (argc < 2) return cliUsage("h5 dumpall", "need FILE");
+  uint64_t nBudget = 0;
+  const char *zFile = NULL, *zPath = "/";
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--max-memory") == 0 && i + 1 < argc) {
+      if (parseBudget("h5 dumpall", argv[++i], &nBudget)) return 2;
+    } else if (!zFile) zFile = argv[i];
+    else zPath = argv[i];
+  }
+  if (!zFile) return cliUsage("h5 dumpall", "need FILE");
   cairn_h5 *h;
-  if (openFile(argv[1], &h)) return 1;
-  int nFail = dumpTree(h, argc > 2 ? argv[2] : "/", 0);
+  if (openFile(zFile, &h, nBudget)) return 1;
+  Seen seen = {0};
+  int nFail = dumpTree(h, zPath, 0, &seen);
+  seenFree(&seen);
   cairn_h5_close(h);
   if (nFail) fprintf(stderr, "cairn: h5 dumpall: %d object%s failed (their lines carry \"error\")\n", nFail, nFail == 1 ? "" : "s");
   return nFail ? 1 : 0;

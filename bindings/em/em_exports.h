@@ -36,6 +36,7 @@ int cairn_em_h5_raw_extent(cairn_h5_obj *o, int mtype, double *aOut);
 int cairn_em_h5_attrs(cairn_h5_obj *o, char **pz, double *pn);
 void cairn_em_h5_stats(cairn_h5 *h, double *pOut);
 int cairn_em_h5_cache_budget(cairn_h5 *h, double nBytes);
+double cairn_em_h5_read_budget(cairn_h5 *h, double nBytes);
 cairn_h5w_type *cairn_em_h5w_type_array(const cairn_h5w_type *base, int rank, const double *aDim);
 int cairn_em_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, int rank, const double *aDim, const double *aMax, int layout, const double *aChunk, const char *zFilters, const void *pFill, const void *pData);
 int cairn_em_h5w_append(cairn_h5w *w, const char *zPath, double nRows, const void *pData);

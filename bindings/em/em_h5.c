@@ -91,6 +91,13 @@ EMSCRIPTEN_KEEPALIVE void cairn_em_h5_stats(cairn_h5 *h, double *pOut) {
 
 EMSCRIPTEN_KEEPALIVE int cairn_em_h5_cache_budget(cairn_h5 *h, double nBytes) { return cairn_h5_cache_budget(h, (uint64_t)nBytes); }
 
+/* cairn_h5_set_read_budget when nBytes > 0 (Infinity: no limit); returns the budget in force. */
+EMSCRIPTEN_KEEPALIVE double cairn_em_h5_read_budget(cairn_h5 *h, double nBytes) {
+  if (nBytes > 0) cairn_h5_set_read_budget(h, nBytes >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)nBytes);
+  uint64_t b = cairn_h5_read_budget(h);
+  return b == UINT64_MAX ? 1.0 / 0.0 : (double)b;
+}
+
 /* ---------------------------------------------------------------- writer */
 /* Dimensions from doubles; a negative entry is unlimited. */
 static int dimsFrom(int rank, const double *a, uint64_t *out) {

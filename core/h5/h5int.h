@@ -153,6 +153,7 @@ typedef struct H5File {
   /* reader speed: fileSize is exact once sizeKnown, a lower bound before (see cairnH5Reach) */
   uint8_t sizeKnown;
   uint8_t noExternal; /* CAIRN_H5_NO_EXTERNAL: raw data in external files is refused */
+  uint64_t readBudget; /* cairn_h5_set_read_budget (0: CAIRN_H5_READ_BUDGET_DEFAULT): cairnH5Budget */
   uint32_t nPage; /* pages in the metadata cache */
   /* allocated with the handle (cairn_h5_open): the memory of the first read's run
   ** (H5_FIRST_RUN bytes at pFirstRun) and the first hash slots (aSlot0, below), so an open of a
@@ -447,6 +448,13 @@ typedef struct H5Sel {
 /* Read the selected elements of d in the file's datatype layout, byte order untouched,
 ** into out (nOut bytes = selected elements * type size). */
 int cairnH5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut);
+/* CAIRN_LIMIT naming zPath, the bytes and the budget when a read of zPath would need more than
+** f's read budget (cairn_h5_set_read_budget), else CAIRN_OK. */
+int cairnH5Budget(const H5File *f, const char *zPath, uint64_t nNeed);
+/* Call x(pArg, scaled chunk coordinates, address) for every allocated chunk of chunked dataset
+** d, in row-major chunk order (none when its index was never written); CAIRN_LIMIT past
+** maxCells chunk positions. A non-zero return of x stops the walk and is returned. */
+int cairnH5DsetChunkEach(H5Dset *d, uint64_t maxCells, int (*x)(void *, const uint64_t *, uint64_t), void *pArg);
 /* Append ,"external":[{"name","offset","size" (null: unlimited)}...] for d's external raw data
 ** files (d->pEfl set): info JSON, like h5py's Dataset.external. */
 int cairnH5DsetExternalJson(H5Dset *d, CairnSb *s);

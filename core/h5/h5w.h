@@ -140,6 +140,8 @@ struct cairn_h5w {
   int bRefScanned, bHasRefs, bSharedSeen; /* object references found (1) in a scan of the file (see cairnH5wCheckRefs) */
   int bChanged;       /* anything to commit */
   int bSkipFill;      /* repack: a new contiguous dataset is written in full right after */
+  int bChunkWise;     /* repack: a new chunked dataset is written chunk by chunk (cairnH5wChunkPut), so its
+                      ** row block of chunks (what appends keep in memory) may exceed 1 GiB */
   uint32_t txn;       /* current transaction number (starts at 1; 0 = found in the file) */
   /* global heap collection being filled in this transaction */
   uint8_t *pGc; uint64_t gcAddr; size_t nGc; /* one global heap collection read back (verify) */
@@ -242,6 +244,10 @@ size_t cairnH5wLayoutSize(const H5wDset *d, size_t nCompact); /* bytes of the la
 int cairnH5wUpdateChunkedMsgs(H5wObj *o); /* dataspace and layout messages after a shape change */
 /* Rows [row0, row0 + n) of p into the dataset (row blocks, chunks, contiguous or compact) */
 int cairnH5wWriteRows(cairn_h5w *w, H5wDset *d, uint64_t row0, uint64_t n, const uint8_t *p);
+/* repack: one whole chunk (file form, chunk-shaped; the parts past the dataset's edge already
+** the fill value) at element offsets off[0..rank), filtered, written and indexed. Chunks never
+** put stay unallocated (they read as the fill value). */
+int cairnH5wChunkPut(cairn_h5w *w, H5wDset *d, const uint64_t *off, const uint8_t *p);
 int cairnH5wDsetFlush(cairn_h5w *w, H5wObj *o); /* before the header is written at commit */
 void cairnH5wDsetFree(H5wDset *d);
 int cairnH5wHeapFlush(cairn_h5w *w);

@@ -599,6 +599,7 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
   const H5Layout *l = &d->layout;
   uint32_t r = l->rank;
   if (chunkBytes(d) > H5_MAX_CHUNK) return cairnErr(CAIRN_LIMIT, "hdf5: chunks of %llu bytes in %s", (unsigned long long)chunkBytes(d), d->zPath);
+  CAIRN_TRY(cairnH5Budget(d->f, d->zPath, chunkBytes(d))); /* each chunk is decoded whole */
   if (l->elemSize && l->elemSize != d->pType->size)
     return cairnErr(CAIRN_CORRUPT, "hdf5: layout element size %u differs from datatype size %u in %s", l->elemSize, d->pType->size, d->zPath);
   /* Chunk ranges touched per dimension, and the list of touched chunk coordinates. */
@@ -670,6 +671,33 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
   }
   cairnFree(aJob);
   return rc;
+}
+
+/* Every allocated chunk of d (repack copies only those: never-written chunks stay unwritten). */
+int cairnH5DsetChunkEach(H5Dset *d, uint64_t maxCells, int (*x)(void *, const uint64_t *, uint64_t), void *pArg) {
+  const H5Layout *l = &d->layout;
+  if (l->cls != CAIRN_H5_CHUNKED || l->addr == H5_UNDEF || d->space.kind != CAIRN_H5_SIMPLE) return CAIRN_OK; /* none written */
+  uint32_t r = l->rank;
+  uint64_t n[H5_MAX_RANK], nCell = 1;
+  for (uint32_t i = 0; i < r; i++) {
+    uint64_t dim = i < d->space.rank ? d->space.aDim[i] : 1;
+    if (dim == 0) return CAIRN_OK;
+    n[i] = (dim + l->aChunk[i] - 1) / l->aChunk[i];
+    if (cairnMulOverflow64(nCell, n[i], &nCell) || nCell > maxCells)
+      return cairnErr(CAIRN_LIMIT, "hdf5: %s has more than %llu chunk positions to look up", d->zPath, (unsigned long long)maxCells);
+  }
+  ChunkRef c;
+  memset(&c, 0, sizeof c);
+  for (uint64_t k = 0; k < nCell; k++) {
+    uint64_t lin = k;
+    for (int i = (int)r - 1; i >= 0; i--) {
+      c.scaled[i] = lin % n[i];
+      lin /= n[i];
+    }
+    CAIRN_TRY(chunkLookup(d, &c));
+    if (c.addr != H5_UNDEF) CAIRN_TRY(x(pArg, c.scaled, c.addr));
+  }
+  return CAIRN_OK;
 }
 
 /* ---------------------------------------------------------------- external raw data
@@ -817,6 +845,13 @@ static int extScatter(H5Dset *d, const Geo *g, Block *b, uint8_t *out, uint64_t 
   return rc;
 }
 
+int cairnH5Budget(const H5File *f, const char *zPath, uint64_t nNeed) {
+  uint64_t b = f->readBudget ? f->readBudget : CAIRN_H5_READ_BUDGET_DEFAULT;
+  if (nNeed <= b) return CAIRN_OK;
+  return cairnErr(CAIRN_LIMIT, "hdf5: reading %s needs %llu bytes, over the read budget of %llu bytes (read a selection, or raise the budget)",
+                  zPath, (unsigned long long)nNeed, (unsigned long long)b);
+}
+
 int cairnH5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
   size_t es = d->pType->size;
   if (d->space.kind == CAIRN_H5_NULL) return CAIRN_OK;
@@ -828,6 +863,7 @@ int cairnH5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
     if (cairnMulOverflow64(d->space.nElem, es, &full) || full > nOut)
       return cairnErr(CAIRN_RANGE, "hdf5: buffer of %zu bytes too small for %llu elements of %s", nOut, (unsigned long long)d->space.nElem, d->zPath);
     if (full == 0) return CAIRN_OK;
+    CAIRN_TRY(cairnH5Budget(d->f, d->zPath, full));
     if (l->size != UINT64_MAX && l->size < full)
       return cairnErr(CAIRN_CORRUPT, "hdf5: contiguous storage of %s has %llu bytes, needs %llu", d->zPath, (unsigned long long)l->size, (unsigned long long)full);
     return cairnH5ReadRawWhole(d->f, l->addr, out, (size_t)full);
@@ -843,6 +879,10 @@ int cairnH5DsetReadRaw(H5Dset *d, const H5Sel *sel, uint8_t *out, size_t nOut) {
   if (g.nSel == 0) {
     geoFree(&g);
     return CAIRN_OK;
+  }
+  if ((rc = cairnH5Budget(d->f, d->zPath, need))) {
+    geoFree(&g);
+    return rc;
   }
   if (cairnMulOverflow64(d->space.nElem, es, &full)) full = UINT64_MAX;
   Block b;

@@ -33,8 +33,20 @@ static int toSel(const H5Space *s, const cairn_h5_sel *sel, H5Sel *out, uint64_t
   return CAIRN_OK;
 }
 
-/* Read the selection raw (file layout) into a new buffer. */
-static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint64_t *pn, uint64_t *aShape, uint32_t *pRank) {
+/* ---------------------------------------------------------------- the read budget */
+int cairn_h5_set_read_budget(cairn_h5 *h, uint64_t nBytes) {
+  if (!h) return cairnErr(CAIRN_MISUSE, "cairn_h5_set_read_budget: NULL handle");
+  h->f.readBudget = nBytes;
+  return CAIRN_OK;
+}
+
+uint64_t cairn_h5_read_budget(cairn_h5 *h) {
+  return h && h->f.readBudget ? h->f.readBudget : CAIRN_H5_READ_BUDGET_DEFAULT;
+}
+
+/* Read the selection raw (file layout) into a new buffer. nPerElem: bytes per element the
+** caller adds (JSON text), counted against the read budget with the raw bytes. */
+static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint64_t *pn, uint64_t *aShape, uint32_t *pRank, uint64_t nPerElem) {
   const H5Space *s = cairnH5ObjSpace(o);
   const H5Type *t = cairnH5ObjTypeOf(o);
   if (!s) return cairnErr(CAIRN_TYPE, "hdf5: %s is not a dataset or attribute", o->zPath);
@@ -42,8 +54,11 @@ static int readRaw(cairn_h5_obj *o, const cairn_h5_sel *sel, uint8_t **pp, uint6
   uint64_t n = 0, bytes;
   CAIRN_TRY(toSel(s, sel, &hs, &n, aShape, o->zPath));
   *pRank = s->rank;
-  if (cairnMulOverflow64(n, t->size, &bytes) || bytes > ((uint64_t)1 << 40) || bytes > SIZE_MAX)
+  uint64_t extra;
+  if (cairnMulOverflow64(n, t->size, &bytes) || cairnMulOverflow64(n, nPerElem, &extra) || bytes + extra < bytes)
     return cairnErr(CAIRN_LIMIT, "hdf5: selection of %llu elements of %s is too large", (unsigned long long)n, o->zPath);
+  CAIRN_TRY(cairnH5Budget(&o->h->f, o->zPath, bytes + extra)); /* before the address-space check: the same message everywhere */
+  if (bytes > SIZE_MAX) return cairnErr(CAIRN_LIMIT, "hdf5: selection of %llu elements of %s is too large", (unsigned long long)n, o->zPath);
   uint8_t *p = cairnMalloc(bytes ? (size_t)bytes : 1);
   if (!p) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for %llu bytes of %s", (unsigned long long)bytes, o->zPath);
   int rc;
@@ -84,6 +99,7 @@ int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, vo
   uint64_t need;
   if (cairnMulOverflow64(n, ms, &need) || need > nBuf)
     return cairnErr(CAIRN_RANGE, "hdf5: buffer of %zu bytes too small for %llu elements of %s", nBuf, (unsigned long long)n, o->zPath);
+  CAIRN_TRY(cairnH5Budget(&o->h->f, o->zPath, need)); /* the caller's buffer (a raw copy, when converting, is counted with it) */
   if (m != CAIRN_H5_NATIVE) {
     const H5Type *b = t->cls == H5T_ENUM ? t->pBase : t;
     if (b->cls != H5T_FIXED && b->cls != H5T_FLOAT && b->cls != H5T_BITFIELD)
@@ -101,7 +117,7 @@ int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, vo
       uint8_t *p;
       uint64_t nn, shape[H5_MAX_RANK];
       uint32_t r;
-      rc = readRaw(o, sel, &p, &nn, shape, &r);
+      rc = readRaw(o, sel, &p, &nn, shape, &r, 0);
       if (rc == CAIRN_OK) {
         memcpy(buf, p, (size_t)raw);
         cairnFree(p);
@@ -117,7 +133,7 @@ int cairn_h5_read(cairn_h5_obj *o, const cairn_h5_sel *sel, cairn_h5_mtype m, vo
   uint8_t *p;
   uint64_t nn, shape[H5_MAX_RANK];
   uint32_t r;
-  CAIRN_TRY(readRaw(o, sel, &p, &nn, shape, &r));
+  CAIRN_TRY(readRaw(o, sel, &p, &nn, shape, &r, ms));
   int rc = cairnH5Convert(t, p, n, m, buf);
   cairnFree(p);
   return rc;
@@ -218,7 +234,7 @@ int cairn_h5_read_json(cairn_h5_obj *o, const cairn_h5_sel *sel, char **pz, size
   uint8_t *p;
   uint64_t n, shape[H5_MAX_RANK];
   uint32_t r;
-  CAIRN_TRY(readRaw(o, sel, &p, &n, shape, &r));
+  CAIRN_TRY(readRaw(o, sel, &p, &n, shape, &r, 2)); /* and at least "0," per value of text */
   const H5Space *s = cairnH5ObjSpace(o);
   int rc;
   if (s->kind == CAIRN_H5_NULL) {

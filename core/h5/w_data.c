@@ -336,6 +336,24 @@ static int emitSlabs(cairn_h5w *w, H5wDset *d, uint8_t *const *aSlab, uint64_t n
   return rc ? cairnH5wFail(w, rc) : CAIRN_OK;
 }
 
+int cairnH5wChunkPut(cairn_h5w *w, H5wDset *d, const uint64_t *off, const uint8_t *p) {
+  size_t n = (size_t)(cairnH5wChunkElems(d) * d->elSize), nOut = n;
+  uint8_t *pOwn = NULL;
+  const uint8_t *q = p;
+  int rc = CAIRN_OK;
+  if (d->nFilter) {
+    rc = cairnH5wFilterApply(d->aFilter, d->nFilter, p, n, &pOwn, &nOut);
+    q = pOwn;
+  }
+  if (!rc && nOut > 0xffffffffu) rc = cairnErr(CAIRN_RANGE, "chunk of %zu bytes after filtering (max 4 GiB)", nOut);
+  uint64_t addr;
+  if (!rc) rc = cairnH5wAlloc(w, nOut, &addr);
+  if (!rc) rc = cairnH5wWrite(w, q, nOut, addr);
+  if (!rc) rc = recPut(w, d, off, addr, (uint32_t)nOut);
+  cairnFree(pOwn);
+  return rc ? cairnH5wFail(w, rc) : CAIRN_OK;
+}
+
 /* ---------------------------------------------------------------- B-tree (v1, type 1) */
 static int levelsFor(uint64_t nRec, uint64_t *aCount) {
   int n = 0;

@@ -82,7 +82,7 @@ int cairn_h5w_dataset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, 
       if (!rc && cairnMulOverflow64(cb, c, &cb)) rc = cairnErr(CAIRN_RANGE, "dataset '%s': chunk too large", zPath);
     }
     if (!rc && cb > (256u << 20)) rc = cairnErr(CAIRN_RANGE, "dataset '%s': %llu-byte chunks (256 MiB max)", zPath, (unsigned long long)cb);
-    if (!rc && cairnH5wRowElems(d) * t->size * d->aChunk[0] > (1ull << 30))
+    if (!rc && !w->bChunkWise && cairnH5wRowElems(d) * t->size * d->aChunk[0] > (1ull << 30))
       rc = cairnErr(CAIRN_RANGE, "dataset '%s': a row block of chunks exceeds 1 GiB", zPath);
   }
   if (!rc && opt.pFill) {

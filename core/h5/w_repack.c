@@ -8,6 +8,9 @@
 ** and large contiguous datasets are copied one block of rows at a time, so memory stays bounded
 ** by a block (a few MiB), not the file (compact data and strings are copied whole).
 **
+** A chunked source is copied chunk by chunk when some of its chunks were never written (or its
+** row block is large): only the chunks the source allocated are read and written, so a huge
+** never-written dataset stays a few KB, as libhdf5 and h5repack leave it; the fill value is kept.
 ** Soft and external links and committed datatypes are copied; filters the writer cannot write
 ** (szip, n-bit, scale-offset...) are dropped (the data is read decoded). Not copied: datatypes the
 ** writer cannot write (object/region references, non-string vlen: CAIRN_UNSUPPORTED naming the
@@ -15,6 +18,7 @@
 */
 #include "cairn/h5.h"
 #include "h5/h5w.h"
+#include "h5/h5int.h" /* the source's fill value and its chunk index (cairnH5DsetChunkEach) */
 
 #include <stdlib.h> /* strtod, strtoll */
 
@@ -365,6 +369,7 @@ typedef struct Repack {
   int bSkip;         /* CAIRN_H5W_REPACK_SKIP: leave out what the writer cannot write */
   uint64_t nSkip;
   char zFirst[256];  /* why the first one was left out */
+  H5wSeen groups;    /* header addresses of the groups copied: a hard-link cycle ends there */
 } Repack;
 
 static int skipOr(Repack *r, int rc) {
@@ -437,6 +442,65 @@ static void filterSpec(const cairn_h5_info *in, char *z, size_t n, int *pbOk) {
   }
 }
 
+/* ---------------------------------------------------------------- chunk by chunk */
+#define REPACK_MAX_CELLS ((uint64_t)1 << 24) /* chunk positions looked up in one dataset (as cairn_h5_read) */
+typedef struct ChunkCopy {
+  cairn_h5_obj *src;
+  cairn_h5w *w;
+  H5wDset *d;     /* the copy being written */
+  uint64_t nAlloc; /* counting pass: allocated chunks */
+  uint8_t *pBox, *pChunk;
+} ChunkCopy;
+
+static int chunkCount(void *pArg, const uint64_t *scaled, uint64_t addr) {
+  (void)scaled, (void)addr;
+  ((ChunkCopy *)pArg)->nAlloc++;
+  return CAIRN_OK;
+}
+
+/* Copy one allocated chunk: read its part inside the dataset, pad it to the chunk shape with the
+** fill value, write it. */
+static int chunkCopy(void *pArg, const uint64_t *scaled, uint64_t addr) {
+  (void)addr;
+  ChunkCopy *x = pArg;
+  H5wDset *d = x->d;
+  int r = d->rank;
+  size_t es = d->elSize;
+  cairn_h5_sel sel;
+  memset(&sel, 0, sizeof sel);
+  sel.rank = (unsigned)r;
+  uint64_t nBox = 1, off[CAIRN_H5W_MAXRANK];
+  int bWhole = 1;
+  for (int i = 0; i < r; i++) {
+    off[i] = sel.start[i] = scaled[i] * d->aChunk[i];
+    sel.count[i] = d->aDim[i] - off[i] < d->aChunk[i] ? d->aDim[i] - off[i] : d->aChunk[i];
+    bWhole &= sel.count[i] == d->aChunk[i];
+    nBox *= sel.count[i];
+  }
+  CAIRN_TRY(cairn_h5_read(x->src, &sel, CAIRN_H5_NATIVE, bWhole ? x->pChunk : x->pBox, (size_t)(nBox * es)));
+  if (!bWhole) { /* an edge chunk: the box's rows into the chunk, the rest the fill value */
+    cairnH5wFillPattern(d, x->pChunk, cairnH5wChunkElems(d));
+    size_t nLine = (size_t)sel.count[r - 1] * es;
+    uint64_t c[CAIRN_H5W_MAXRANK] = {0};
+    for (uint64_t k = 0; k < nBox / sel.count[r - 1]; k++) {
+      uint64_t co = 0;
+      for (int i = 0; i < r; i++) co = co * d->aChunk[i] + (i < r - 1 ? c[i] : 0);
+      memcpy(x->pChunk + co * es, x->pBox + k * nLine, nLine);
+      for (int i = r - 2; i >= 0 && ++c[i] == sel.count[i]; i--) c[i] = 0;
+    }
+  }
+  return cairnH5wChunkPut(x->w, d, off, x->pChunk);
+}
+
+/* The source's fill value in file form as the writer takes it (little-endian), or NULL. */
+static const void *fillOf(cairn_h5_obj *d, const cairn_h5_info *in, uint8_t *pBuf, size_t nBuf) {
+  const H5Fill *f = &d->pD->fill;
+  if (!f->defined || !f->p || f->size != in->typeSize || f->size > nBuf || in->typeVlenString) return NULL;
+  memcpy(pBuf, f->p, f->size);
+  cairnH5ToNative(d->pD->pType, pBuf, 1);
+  return pBuf;
+}
+
 static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
   cairn_h5_info in;
   CAIRN_TRY(cairn_h5_info_get(d, &in));
@@ -461,11 +525,41 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
     if (mx[i] != in.dims[i]) mx[i] = in.dims[i]; /* only the first dimension can grow in cairn's files */
   if (r->zFilter && r->zFilter[0] && in.rank > 0 && in.nElem > 0 && in.layout != CAIRN_H5_COMPACT) bChunked = 1;
   if (in.rank == 0) bChunked = 0;
+  uint8_t aFill[64];
   cairn_h5w_dset_opts o = {in.layout == CAIRN_H5_COMPACT ? CAIRN_H5W_COMPACT : bChunked ? CAIRN_H5W_CHUNKED : CAIRN_H5W_CONTIGUOUS,
-                           in.layout == CAIRN_H5_CHUNKED ? ch : NULL, bChunked && zSpec[0] ? zSpec : NULL, NULL};
+                           in.layout == CAIRN_H5_CHUNKED ? ch : NULL, bChunked && zSpec[0] ? zSpec : NULL,
+                           t->bHasVlen ? NULL : fillOf(d, &in, aFill, sizeof aFill)};
   uint64_t rowBytes = in.typeSize;
   for (unsigned i = 1; i < in.rank; i++) rowBytes *= in.dims[i];
-  if (!rc && (!bChunked || t->bHasVlen || rowBytes == 0 || in.dims[0] == 0)) {
+  ChunkCopy cc;
+  memset(&cc, 0, sizeof cc);
+  int bChunkWise = 0;
+  if (!rc && bChunked && o.chunk && !t->bHasVlen && in.nElem > 0) {
+    /* Chunk by chunk when the source left chunks unwritten (they stay so) or its row block is
+    ** large; otherwise row blocks, whose chunks are decoded and encoded in parallel. */
+    rc = cairnH5DsetChunkEach(d->pD, REPACK_MAX_CELLS, chunkCount, &cc);
+    uint64_t nCell = 1;
+    for (unsigned i = 0; i < in.rank; i++) nCell *= (in.dims[i] + ch[i] - 1) / ch[i];
+    bChunkWise = !rc && (cc.nAlloc < nCell || rowBytes * ch[0] > (256u << 20));
+  }
+  if (!rc && bChunkWise) {
+    H5wObj *po = NULL;
+    uint64_t nChunk = in.typeSize;
+    for (unsigned i = 0; i < in.rank; i++) nChunk *= ch[i];
+    r->w->bChunkWise = 1;
+    rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, in.dims, bResizable ? mx : NULL, &o, NULL);
+    r->w->bChunkWise = 0;
+    if (!rc) rc = cairnH5wLookup(r->w, zPath, &po);
+    if (!rc && (!po || !po->pDset)) rc = cairnErr(CAIRN_CORRUPT, "repack: '%s' not found after creating it", zPath);
+    if (!rc) {
+      cc.src = d, cc.w = r->w, cc.d = po->pDset;
+      cc.pBox = cairnMalloc((size_t)nChunk);
+      cc.pChunk = cairnMalloc((size_t)nChunk);
+      rc = cc.pBox && cc.pChunk ? cairnH5DsetChunkEach(d->pD, REPACK_MAX_CELLS, chunkCopy, &cc) : cairnErr(CAIRN_NOMEM, "repack: out of memory for a chunk of '%s'", zPath);
+    }
+    cairnFree(cc.pBox);
+    cairnFree(cc.pChunk);
+  } else if (!rc && (!bChunked || t->bHasVlen || rowBytes == 0 || in.dims[0] == 0)) {
     /* whole dataset at once: compact/contiguous sources, and strings */
     if (t->bHasVlen && t->vlenKind == 0) {
       Seqs q;
@@ -555,7 +649,11 @@ static int copyGroup(Repack *r, cairn_h5_obj *g, const char *zPath, int depth) {
     cairn_h5_info ci;
     int rc = cairn_h5_get(r->h, zc, &c);
     if (!rc) rc = cairn_h5_info_get(c, &ci);
-    if (!rc && ci.kind == CAIRN_H5_GROUP) {
+    int bNew = !rc && ci.kind == CAIRN_H5_GROUP ? cairnH5wSeenAdd(&r->groups, ci.addr) : 1;
+    if (bNew < 0) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory");
+    else if (bNew == 0) /* a hard link back to a group copied already (a cycle, or a second name) */
+      rc = cairnErr(CAIRN_UNSUPPORTED, "repack: '%s' is a second hard link to a group (the writer copies a group once)", zc);
+    else if (!rc && ci.kind == CAIRN_H5_GROUP) {
       rc = cairn_h5w_group(r->w, zc);
       if (!rc) rc = copyGroup(r, c, zc, depth + 1);
     } else if (!rc && ci.kind == CAIRN_H5_DATASET) rc = copyDataset(r, c, zc);
@@ -590,7 +688,11 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
   if (!rc) rc = cairn_h5w_create(out, flags & ~(unsigned)CAIRN_H5W_REPACK_SKIP, &r.w);
   cairn_h5_obj *root = NULL;
   if (!rc) rc = cairn_h5_get(r.h, "/", &root);
+  cairn_h5_info ri;
+  if (!rc) rc = cairn_h5_info_get(root, &ri);
+  if (!rc && cairnH5wSeenAdd(&r.groups, ri.addr) < 0) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory");
   if (!rc) rc = copyGroup(&r, root, "", 0);
+  cairnFree(r.groups.a);
   cairn_h5_obj_close(root);
   if (r.w) {
     if (rc) cairn_h5w_discard(r.w);

@@ -156,6 +156,7 @@ export declare class Group extends HasAttrs {
   values(): Generator<Entity | null, void, unknown>;
   items(): Generator<[string, Entity | null], void, unknown>;
   /** Every path below this group, relative to it. */
+  /** Every path below (relative), depth first; a group reached again by a hard link (a cycle) is listed, not entered again. */
   paths(): string[];
   get(path: string | Reference): Entity | null;
   /** Create a group (and missing parents). */
@@ -218,6 +219,12 @@ export declare class ExternalLink {
 export interface FileOptions {
   /** false: commits skip the host syncs (consistent after a clean exit, not after power loss) */
   durable?: boolean;
+  /**
+   * The bytes one read may use (default 256 MiB, the core's budget in wasm; Infinity: no limit).
+   * A larger read (`ds.value` of a huge dataset) throws CairnError LIMIT naming the dataset, the
+   * bytes it would need and the budget, before allocating; a slice within it still reads.
+   */
+  maxMemory?: number;
 }
 
 export declare class File extends Group {

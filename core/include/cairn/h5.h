@@ -34,7 +34,8 @@
 ** message names the file offset), CAIRN_CHECKSUM (a lookup3 or fletcher32 mismatch),
 ** CAIRN_UNSUPPORTED (a valid feature not implemented, e.g. "unsupported filter 4 (szip) in
 ** /path"), CAIRN_TYPE (conversion impossible), CAIRN_RANGE (selection out of bounds or
-** buffer too small), CAIRN_LIMIT (a size beyond the reader's caps), CAIRN_NOMEM, and the
+** buffer too small), CAIRN_LIMIT (a size beyond the reader's caps or the read budget:
+** cairn_h5_set_read_budget), CAIRN_NOMEM, and the
 ** host's CAIRN_IOERR codes. A failure leaves the handles usable.
 */
 #ifndef CAIRN_H5_H
@@ -169,6 +170,21 @@ CAIRN_API int cairn_h5_open_path(const char *zPath, cairn_h5 **pp);
 CAIRN_API int cairn_h5_close(cairn_h5 *h); /* NULL is a no-op */
 /* Metadata cache budget in bytes (default 8 MiB). Evicts at once if lowered. */
 CAIRN_API int cairn_h5_cache_budget(cairn_h5 *h, uint64_t nBytes);
+/* The memory one read may use, in bytes: a read (cairn_h5_read, cairn_h5_read_json) whose
+** selection, in the memory type asked for (JSON: its raw values plus at least two bytes of text
+** per value), or whose chunks decoded one at a time, need more fails with CAIRN_LIMIT naming the
+** object, the bytes it would need and the budget, before anything is allocated: a hostile or
+** simply huge dataset (a never-written 8 TB dataset is a file of a few KB) cannot make the reader
+** allocate gigabytes. Smaller selections of the same dataset still read (never-written chunks
+** as the fill value). 0 restores the default; UINT64_MAX lifts the limit. */
+#if defined(__wasm__) || UINTPTR_MAX <= 0xFFFFFFFFu
+#define CAIRN_H5_READ_BUDGET_DEFAULT ((uint64_t)256 << 20) /* wasm32 and other 32-bit targets */
+#else
+#define CAIRN_H5_READ_BUDGET_DEFAULT ((uint64_t)1 << 30)
+#endif
+CAIRN_API int cairn_h5_set_read_budget(cairn_h5 *h, uint64_t nBytes);
+/* The budget in force (the default unless set). */
+CAIRN_API uint64_t cairn_h5_read_budget(cairn_h5 *h);
 /* Host reads issued and bytes read so far (metadata and raw data). */
 CAIRN_API void cairn_h5_stats(cairn_h5 *h, uint64_t *pnRead, uint64_t *pnBytes);
 /* Superblock version (0..3). */

@@ -6,7 +6,7 @@ import { CairnError } from '../api.js';
 import { Scope, utf8, enc } from '../util.js';
 
 export const MISUSE = 7, READONLY = 10, TYPE = 12, RANGE = 9, UNSUPPORTED = 8;
-export const CORRUPT = 4;
+export const CORRUPT = 4, LIMIT = 13;
 export const CLASS = { integer: 0, float: 1, time: 2, string: 3, bitfield: 4, opaque: 5, compound: 6, reference: 7, enum: 8, vlen: 9, array: 10 };
 // cairn_h5_mtype: NATIVE, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64
 export const MT = { NATIVE: 0, I8: 1, U8: 2, I16: 3, U16: 4, I32: 5, U32: 6, I64: 7, U64: 8, F32: 9, F64: 10 };

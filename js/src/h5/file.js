@@ -11,9 +11,12 @@ export function defineFile(c) {
    * An HDF5 file over a file object. Modes: 'r' read-only; 'a' / 'r+' edit (an empty file is
    * created); 'w' create, discarding what was there; 'x' create, failing if not empty.
    * The module must be loaded: use `await File.open(...)` or `await h5.ready` first.
+   * Options: durable (default true); maxMemory: the bytes one read may use (default 256 MiB,
+   * the core's budget in wasm; Infinity lifts it): a larger read throws CairnError LIMIT naming
+   * the dataset, the bytes it would need and the budget, before allocating (read a slice).
    */
   class File extends Group {
-    constructor(file, mode = 'r', { durable = true } = {}) {
+    constructor(file, mode = 'r', { durable = true, maxMemory = 0 } = {}) {
       if (!['r', 'a', 'r+', 'w', 'x'].includes(mode)) throw new TypeError(`mode '${mode}' (use 'r', 'a', 'r+', 'w' or 'x')`);
       let owned = false;
       if (typeof file === 'string') {
@@ -24,7 +27,7 @@ export function defineFile(c) {
       if (!file || typeof file.read !== 'function' || typeof file.size !== 'function') throw new TypeError('expected a file object (MemoryFile, NodeFile, BlobFile, OpfsFile, HttpFile) or a path');
       let st;
       try {
-        st = new FileState(file, mode, { durable, owned });
+        st = new FileState(file, mode, { durable, owned, maxMemory });
         if (mode === 'r') st.reader(); // fail now on a file that is not HDF5
       } catch (e) {
         if (st) st.close();

@@ -23,18 +23,25 @@ export function defineGroup(c) {
     }
     *values() { for (const k of this.keys()) yield this.get(k); }
     *items() { for (const k of this.keys()) yield [k, this.get(k)]; }
-    /** Every path below this group (relative to it), depth first, as h5wasm's paths(). */
+    /**
+     * Every path below this group (relative to it), depth first, as h5wasm's paths(). Hard links
+     * may form cycles: a group already entered (by object header address) is listed again under
+     * each name but entered once, as H5Lvisit and h5ls do; soft links are listed, not followed.
+     */
     paths() {
-      const out = [];
+      const out = [], s = this._s, seen = new Set([s.describe(this.path).addr]);
       const walk = (g, rel, depth) => {
-        for (const l of this._s.describe(g, null, { links: true }).links) {
+        for (const l of s.describe(g, null, { links: true }).links) {
           const r = rel ? `${rel}/${l.name}` : l.name;
           out.push(r);
           if (l.type === 0 && depth < 64) {
             const full = joinPath(g, l.name);
             let d = null;
-            try { d = this._s.describe(full); } catch { /* unreadable: listed, not entered */ }
-            if (d && d.kind === 1) walk(full, r, depth + 1);
+            try { d = s.describe(full); } catch { /* unreadable: listed, not entered */ }
+            if (d && d.kind === 1 && !seen.has(d.addr)) {
+              seen.add(d.addr);
+              walk(full, r, depth + 1);
+            }
           }
         }
       };

@@ -3,7 +3,7 @@
 // and writer handles (opened lazily; pending writes committed before a read), the LRU of open
 // object handles, the caches of descriptions and attribute tables, and read(), which turns a
 // dataset or attribute selection into typed arrays, strings or objects.
-import { MISUSE, READONLY, CORRUPT, MT, INT_CTOR, err, prod, intWidth, arena } from './common.js';
+import { MISUSE, READONLY, CORRUPT, LIMIT, MT, INT_CTOR, err, prod, intWidth, arena } from './common.js';
 import { NOVAL, AttrTable } from './attrtable.js';
 import { needsJson, decoder, fixJson } from './types.js';
 
@@ -58,12 +58,15 @@ export function defineFileState(I) {
 
   /** State shared by every object of one open file. */
   class FileState {
-    constructor(file, mode, { durable = true, owned = false } = {}) {
+    constructor(file, mode, { durable = true, owned = false, maxMemory = 0 } = {}) {
       const M = module();
       this.M = M;
       this.file = file;
       this.owned = owned;
       this.mode = mode;
+      if (maxMemory !== undefined && maxMemory !== null && !(maxMemory >= 0)) throw new TypeError(`maxMemory ${maxMemory} (bytes, >= 0)`);
+      this.maxMemory = maxMemory || 0; // 0: the core's default read budget
+      this.budget = 0; // the read budget in force, learnt from the reader
       this.h = 0; // cairn_h5 * (reader), opened lazily
       this.rf = 0; // its cairn_file *
       this.w = 0; // cairn_h5w * (writer)
@@ -110,6 +113,7 @@ export function defineFileState(I) {
         const rc = M._cairn_h5_open(this.rf, 0, pp);
         if (rc) throw I.fail(rc, `open ${this.file.name || ''}`.trim());
         this.h = M.HEAPU32[pp >> 2];
+        this.budget = M._cairn_em_h5_read_budget(this.h, this.maxMemory);
         return this.h;
       } catch (e) {
         if (this.rf) M._cairn_file_close(this.rf);
@@ -241,6 +245,11 @@ export function defineFileState(I) {
       const d = this.describe(path, attr);
       if (d.space === 2) return null; // NULL dataspace
       const t = d.type, count = sel ? sel.map((s) => s[2]) : d.shape, n = prod(count);
+      // the read budget, checked before anything is allocated (the core checks it too)
+      const need = n * (t.class === 'float' && t.size <= 4 ? 4 : t.size || 1);
+      if (need > this.budget && this.budget > 0) {
+        throw err(LIMIT, `hdf5: reading ${attr === null ? path : path + '@' + attr} needs ${need} bytes, over the read budget of ${this.budget} bytes (read a selection, or raise the budget: File option maxMemory)`);
+      }
       const scalar = d.space === 0;
       const ret = (v) => (scalar ? (Array.isArray(v) || ArrayBuffer.isView(v) ? v[0] : v) : v);
       return this.withObj(path, attr, (o, a) => {
