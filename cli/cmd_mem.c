@@ -109,7 +109,7 @@ static int addJsonl(cairn_mem *m, const char *zPath) {
 int cliMemAdd(int argc, char **argv) {
   const char *zCmd = "mem add";
   if (argc < 3) return cliUsage(zCmd, "need FILE and TEXT");
-  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0, 0};
   cairn_mem_record r;
   memset(&r, 0, sizeof r);
   const char *zFile = argv[1];
@@ -227,7 +227,7 @@ int cliMemSearch(int argc, char **argv) {
     } else return cliUsage(zCmd, "unknown option '%s'", a);
   }
   if (q.k == 0 || q.k > 1000) return cliUsage(zCmd, "--k must be 1..1000");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen(zCmd, argv[1], &cfg, &m)) return 1;
   cairn_mem_filter f;
@@ -252,7 +252,7 @@ int cliMemSearch(int argc, char **argv) {
 
 int cliMemStats(int argc, char **argv) {
   if (argc < 2) return cliUsage("mem stats", "need FILE");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen("mem stats", argv[1], &cfg, &m)) return 1;
   cairn_mem_stats s;
@@ -489,7 +489,7 @@ int cliEvalLocomo(int argc, char **argv) {
     if (!c || !qa || cairn_json_type(j, qa) != CAIRN_JSON_ARRAY) continue;
     nConv++;
     /* BM25 alone needs no vectors: a text-only store, so its build time is BM25's */
-    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0, 0};
+    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0, 0, 0};
     cairn_mem *m;
     rc = cairn_mem_open(NULL, &cfg, &m);
     if (rc) break;
