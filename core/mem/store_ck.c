@@ -708,6 +708,10 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
   uint64_t nNames = 0;
   size_t n = (size_t)nRow;
   if ((uint64_t)n != nRow) return cairnErr(CAIRN_RANGE, "mem_open: %llu rows", (unsigned long long)nRow);
+  if (sal) {
+    m->pVer->nCheckpointed = nRow;
+    if (m->pVer->nMemory < nRow) m->pVer->nMemory = nRow;
+  }
   size_t nA = CAIRN_MAX(n, (size_t)1);
   aId = cairnMallocArray(nA, 8), aCr = cairnMallocArray(nA, 8), aEv = cairnMallocArray(nA, 8), aTier = cairnMalloc(nA);
   aImp = cairnMallocArray(nA, 4), aAcc = cairnMallocArray(nA, 4), aSes = cairnMallocArray(nA, 4), aRole = cairnMallocArray(nA, 4);
