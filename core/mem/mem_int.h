@@ -166,6 +166,8 @@ int cairnBm25Search(const MemBm25 *b, const char *zQuery, size_t nQuery, float k
 /* Tests: create new files as log-only stores of format 1 (FORMAT.md part 1), to check that
 ** such files still open. */
 extern int cairnMemLegacyCreate;
+/* Tests: checkpoint datasets get chunks of 8 rows (or bytes), so a small store is a small file. */
+extern int cairnMemSmallChunks;
 
 #define MEM_LOG_MAGIC "CAIRNMEM"
 #define MEM_LOG_VERSION 1

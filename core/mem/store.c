@@ -173,7 +173,8 @@ int cairnMemOpenLocked(cairn_file *f, const cairn_mem_config *cfg, cairn_mem_ver
     if (rc == CAIRN_OK && same) return CAIRN_OK;
     int prim = CAIRN_PRIMARY(rc);
     int transient = rc == CAIRN_OK || !same || prim == CAIRN_CORRUPT || prim == CAIRN_CHECKSUM || prim == CAIRN_IOERR;
-    if (!transient || (rc && iTry >= 2 && same) || iTry + 1 >= MEM_READ_TRIES) {
+    /* a memory file has one handle: no writer beside it, nothing to wait for */
+    if (!transient || (rc && same && (iTry >= 2 || !cairn_file_can_lock(f))) || iTry + 1 >= MEM_READ_TRIES) {
       if (rc == CAIRN_OK) {
         (*pp)->f = NULL; /* the caller's */
         cairn_mem_close(*pp), *pp = NULL;

@@ -53,9 +53,12 @@ static int ckAttrI64(cairn_h5w *w, const char *zObj, const char *zName, int64_t 
   return rc;
 }
 
+int cairnMemSmallChunks; /* tests: chunks of 8 rows or bytes (small files for bit-flip sweeps) */
+
 /* A resizable dataset of rank 1 (nCol 0) or 2 (rows of nCol), nInit rows from pInit. */
 static int ckDset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, uint64_t nCol, uint64_t chunk0, uint64_t nInit,
                   const void *pInit) {
+  if (cairnMemSmallChunks) chunk0 = CAIRN_MIN(chunk0, (uint64_t)8);
   uint64_t dims[2] = {nInit, nCol}, maxd[2] = {CAIRN_H5W_UNLIMITED, nCol}, chunk[2] = {chunk0, nCol};
   cairn_h5w_dset_opts o;
   memset(&o, 0, sizeof o);
