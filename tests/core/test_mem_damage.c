@@ -305,3 +305,133 @@ TEST(memdamage, salvage_keeps_what_verifies) {
   cairn_file_close(in);
   free(img);
 }
+
+/* ------------------------------------------------------------------ readers beside a writer */
+/* A read-only file that, at its Nth read, lets the writer commit and checkpoint (four times: the
+** later checkpoints reuse the space the earlier ones freed, which the reader may be reading). */
+typedef struct HookFile {
+  cairn_file base;
+  cairn_file *inner;
+  int nRead, nAt;
+  cairn_mem *w; /* the writer */
+  int next;     /* next text to add */
+} HookFile;
+static int hkRead(cairn_file *pF, void *p, size_t n, uint64_t iOff, size_t *pnRead) {
+  HookFile *h = (HookFile *)pF;
+  if (++h->nRead == h->nAt && h->w)
+    for (int k = 0; k < 4; k++) {
+      for (int j = 0; j < 3; j++) memAdd(h->w, h->next++ % 8);
+      cairn_mem_touch(h->w, 1 + (uint64_t)k); /* access counts rewritten in place (copy-on-write) */
+      cairn_mem_checkpoint(h->w); /* commits, then moves the log into the datasets */
+    }
+  return h->inner->pMethods->xRead(h->inner, p, n, iOff, pnRead);
+}
+static int hkWrite(cairn_file *pF, const void *p, size_t n, uint64_t iOff) { return ((HookFile *)pF)->inner->pMethods->xWrite(((HookFile *)pF)->inner, p, n, iOff); }
+static int hkSize(cairn_file *pF, uint64_t *pn) { return ((HookFile *)pF)->inner->pMethods->xSize(((HookFile *)pF)->inner, pn); }
+static int hkTruncate(cairn_file *pF, uint64_t n) { return ((HookFile *)pF)->inner->pMethods->xTruncate(((HookFile *)pF)->inner, n); }
+static int hkSync(cairn_file *pF) { return ((HookFile *)pF)->inner->pMethods->xSync(((HookFile *)pF)->inner); }
+static int hkClose(cairn_file *pF) {
+  HookFile *h = (HookFile *)pF;
+  int rc = cairn_file_close(h->inner);
+  free(h);
+  return rc;
+}
+static int hkLock(cairn_file *pF, int e) { return cairn_file_lock(((HookFile *)pF)->inner, e, 0); }
+static int hkUnlock(cairn_file *pF, int e) { return cairn_file_unlock(((HookFile *)pF)->inner, e); }
+static const cairn_file_methods hkMethods = {2, hkRead, hkWrite, hkSize, hkTruncate, hkSync, hkClose, NULL, hkLock, hkUnlock};
+
+TEST(memconc, reader_beside_commits_and_checkpoints) {
+  const char *zPath = tfTmp("memconc.mem");
+  remove(zPath);
+  cairn_mem_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.dim = DIM, cfg.noSync = 1, cfg.checkpointEvery = UINT32_MAX;
+  cairn_mem *w;
+  cairnMemSmallChunks = 1; /* many chunks, so checkpoints rewrite and reuse many places */
+  CHECK_OK(cairn_mem_open(zPath, &cfg, &w));
+  for (int i = 0; i < 200; i++) CHECK_OK(memAdd(w, i % 8));
+  CHECK_OK(cairn_mem_checkpoint(w));
+  CHECK_OK(memAdd(w, 200 % 8));
+  CHECK_OK(cairn_mem_commit(w));
+  /* the hook runs the writer inside a read: reads must come from this thread only */
+  cairn_host hSaved = *cairn_host_get(), hSeq = hSaved;
+  hSeq.xParallelFor = NULL;
+  cairn_host_set(&hSeq);
+  int nLoads = 0;
+  for (int at = 1; at < 160; at++) {
+    cairn_mem_stats s0;
+    cairn_mem_stats_get(w, &s0);
+    HookFile *h = calloc(1, sizeof *h);
+    h->base.pMethods = &hkMethods;
+    h->nAt = at, h->w = w, h->next = (int)s0.nMemory;
+    CHECK_OK(cairn_open(zPath, CAIRN_OPEN_READONLY, &h->inner));
+    cairn_mem_config rc;
+    memset(&rc, 0, sizeof rc);
+    rc.readOnly = 1;
+    cairn_mem *r = NULL;
+    int rcOpen = cairn_mem_open_file(&h->base, &rc, &r);
+    if (rcOpen) {
+      tfFail(__FILE__, __LINE__, "reader interrupted at read %d: %s", at, cairn_errmsg());
+      break;
+    }
+    /* a whole committed state: s0.nMemory memories (from before) or more, each as added */
+    cairn_mem_stats s;
+    cairn_mem_stats_get(r, &s);
+    CHECK(s.nMemory >= s0.nMemory && s.nMemory <= s0.nMemory + 12 && (s.nMemory - s0.nMemory) % 3 == 0);
+    for (uint64_t id = 1; id <= s.nMemory; id++) {
+      cairn_mem_record rec;
+      CHECK_OK(cairn_mem_get(r, id, &rec));
+      CHECK(!strcmp(rec.zText, azText[(id - 1) % 8]));
+    }
+    int hit = h->nRead >= at; /* the writer ran during this load */
+    cairn_mem_close(r);
+    if (!hit) break; /* the load needs fewer reads than `at`: every point was tried */
+    nLoads++;
+  }
+  cairn_host_set(&hSaved);
+  if (getenv("DBG")) fprintf(stderr, "%d interrupted loads\n", nLoads);
+  CHECK(nLoads >= 8);
+  cairnMemSmallChunks = 0;
+  cairn_mem_close(w);
+  cairn_mem_verify_info v;
+  cairn_file *f;
+  CHECK_OK(cairn_open(zPath, CAIRN_OPEN_READONLY, &f));
+  CHECK_OK(cairn_mem_verify(f, &v));
+  cairn_file_close(f);
+}
+
+TEST(memconc, second_writer_busy) {
+  const char *zPath = tfTmp("membusy.mem");
+  remove(zPath);
+  cairn_mem_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.dim = DIM, cfg.noSync = 1, cfg.busyTimeoutMs = -1;
+  cairn_mem *a, *b = NULL;
+  CHECK_OK(cairn_mem_open(zPath, &cfg, &a));
+  CHECK_OK(memAdd(a, 0));
+  CHECK_OK(cairn_mem_commit(a));
+  cairn_file *probe;
+  CHECK_OK(cairn_open(zPath, CAIRN_OPEN_READONLY, &probe));
+  int canLock = cairn_file_can_lock(probe);
+  cairn_file_close(probe);
+  if (canLock) {
+    CHECK_RC(cairn_mem_open(zPath, &cfg, &b), CAIRN_BUSY);
+    CHECK(strstr(cairn_errmsg(), "membusy.mem") != NULL);
+    cfg.busyTimeoutMs = 30; /* waits, then still BUSY */
+    CHECK_RC(cairn_mem_open(zPath, &cfg, &b), CAIRN_BUSY);
+  }
+  /* a reader beside the writer */
+  cairn_mem_config ro;
+  memset(&ro, 0, sizeof ro);
+  ro.readOnly = 1;
+  cairn_mem *r;
+  CHECK_OK(cairn_mem_open(zPath, &ro, &r));
+  cairn_mem_stats s;
+  cairn_mem_stats_get(r, &s);
+  CHECK_EQ(s.nMemory, 1);
+  cairn_mem_close(r);
+  CHECK_OK(cairn_mem_close(a));
+  cfg.busyTimeoutMs = -1;
+  CHECK_OK(cairn_mem_open(zPath, &cfg, &b));
+  cairn_mem_close(b);
+}
