@@ -161,7 +161,7 @@ static const CliCommand aCommand[] = {
   {"decompress", NULL, CLI_CODEC, "IN -o OUT", "-o OUT\tthe file to write\n", "decompress an OpenZL frame", cliDecompress},
 #endif
 #if CAIRN_WITH_MEM
-  {"mem", NULL, CLI_MEMORY, "add|search|stats|index|checkpoint|demo FILE ...", NULL,
+  {"mem", NULL, CLI_MEMORY, "add|search|stats|verify|salvage|index|checkpoint|demo FILE ...", NULL,
    "agent memory store (cairn help mem)", NULL},
   {"add", "mem", CLI_MEMORY, "FILE [TEXT...] [--jsonl MEMORIES.jsonl] [OPTIONS]",
    "--jsonl F\tone memory per line: {\"text\":..,\"session\":..,\"embedding\":[..],...}\n"
@@ -169,7 +169,8 @@ static const CliCommand aCommand[] = {
    "--meta JSON\tmetadata object\n--time MS\tevent time, ms since 1970\n--embedding v1,v2,...\tthe TEXT's vector\n"
    "--no-checkpoint\tleave the new memories in the log (h5py sees them after the next checkpoint)\n"
    "--dim N\tnew stores: vector dimensions\n--metric M\tnew stores: cosine, ip or l2\n"
-   "--disk D\tnew stores: vectors on disk as f32, f16 or int8\n--text-only\tnew stores: no vectors (BM25 only)\n",
+   "--disk D\tnew stores: vectors on disk as f32, f16 or int8\n--text-only\tnew stores: no vectors (BM25 only)\n"
+   "--busy-timeout MS\t(every mem command) wait up to MS for another writer's lock (default 5000)\n",
    "add memories (prints their IDs)", cliMemAdd},
   {"search", "mem", CLI_MEMORY, "FILE QUERY [--k N] [--mode M] [--json]",
    "--k N\thits to return, 1..1000 (default 5)\n--mode M\thybrid (default), vector or bm25\n"
@@ -178,6 +179,8 @@ static const CliCommand aCommand[] = {
    "search memories", cliMemSearch},
   {"stats", "mem", CLI_MEMORY, "FILE", NULL, "counts, sizes, vectors, index and format of a store", cliMemStats},
   {"index", "mem", CLI_MEMORY, "FILE --kind ivf|ivfpq [--nlist N] [--m M]", NULL, "build an approximate vector index", cliMemIndex},
+  {"verify", "mem", CLI_MEMORY, "FILE", NULL, "check every checksum; exit 1 on damage, saying what is lost and intact", cliMemVerify},
+  {"salvage", "mem", CLI_MEMORY, "FILE -o NEW", NULL, "copy every memory that still verifies into a new store", cliMemSalvage},
   {"checkpoint", "mem", CLI_MEMORY, "FILE", NULL, "move the log into the HDF5 datasets (h5py/h5dump then see all)", cliMemCheckpoint},
   {"demo", "mem", CLI_MEMORY, "[FILE]", NULL, "ingest the built-in demo conversation and answer its questions", cliMemDemo},
   {"eval", NULL, CLI_MEMORY, "locomo FILE.json [--mode M] [--json]", NULL, "retrieval quality on LoCoMo conversations", NULL},

@@ -116,6 +116,8 @@ int cliDecompress(int argc, char **argv);
 #endif
 #if CAIRN_WITH_MEM /* cmd_mem.c */
 int cliMemAdd(int argc, char **argv);
+int cliMemVerify(int argc, char **argv);
+int cliMemSalvage(int argc, char **argv);
 int cliMemSearch(int argc, char **argv);
 int cliMemStats(int argc, char **argv);
 int cliMemIndex(int argc, char **argv);

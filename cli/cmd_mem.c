@@ -12,6 +12,9 @@
 **                 [--index auto|flat|f16|int8|ivf|ivfpq] [--nprobe N] [--fusion rrf|weighted]
 **                 [--recency W] [--json]
 **   cairn mem stats FILE
+**   cairn mem verify FILE        check every checksum; non-zero exit on damage, with what is lost
+**   cairn mem salvage FILE -o NEW  copy every memory that verifies into a new store
+**   every mem command: [--busy-timeout MS] (default 5000) how long to wait for another writer
 **   cairn mem index FILE --kind ivf|ivfpq [--nlist N] [--m M]
 **   cairn mem demo [FILE]     ingest the built-in demo conversation and answer its questions
 **   cairn eval locomo FILE.json [--mode bm25|vector|hybrid] [--dim N] [--fusion rrf|weighted]
@@ -61,8 +64,28 @@ static void printHit(cairn_mem *m, const cairn_mem_hit *h, int rank, int json) {
   }
 }
 
+/* --busy-timeout MS (every mem command): how long an open waits for another writer's lock. */
+static int64_t gBusyMs = 5000;
+static int memBusyOpt(const char *zCmd, int *pArgc, char **argv) {
+  for (int i = 1; i < *pArgc; i++) {
+    if (strcmp(argv[i], "--busy-timeout")) continue;
+    if (i + 1 >= *pArgc) return cliUsage(zCmd, "--busy-timeout needs a value in ms");
+    char *zEnd = NULL;
+    gBusyMs = strtoll(argv[i + 1], &zEnd, 10);
+    if (!zEnd || *zEnd || gBusyMs < 0) return cliUsage(zCmd, "--busy-timeout must be a number of ms >= 0");
+    for (int j = i; j + 2 <= *pArgc; j++) argv[j] = argv[j + 2];
+    *pArgc -= 2;
+    i--;
+  }
+  return 0;
+}
+
 static int memOpen(const char *zCmd, const char *zPath, const cairn_mem_config *cfg, cairn_mem **pp) {
-  int rc = cairn_mem_open(zPath, cfg, pp);
+  cairn_mem_config c;
+  if (cfg) c = *cfg;
+  else memset(&c, 0, sizeof c);
+  c.busyTimeoutMs = gBusyMs ? gBusyMs : -1; /* 0: try once */
+  int rc = cairn_mem_open(zPath, &c, pp);
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
@@ -107,9 +130,10 @@ static int addJsonl(cairn_mem *m, const char *zPath) {
 }
 
 int cliMemAdd(int argc, char **argv) {
+  if (memBusyOpt("mem add", &argc, argv)) return 1;
   const char *zCmd = "mem add";
   if (argc < 3) return cliUsage(zCmd, "need FILE and TEXT");
-  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {0, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0, 0};
   cairn_mem_record r;
   memset(&r, 0, sizeof r);
   const char *zFile = argv[1];
@@ -193,6 +217,7 @@ int cliMemAdd(int argc, char **argv) {
 }
 
 int cliMemSearch(int argc, char **argv) {
+  if (memBusyOpt("mem search", &argc, argv)) return 1;
   const char *zCmd = "mem search";
   if (argc < 3) return cliUsage(zCmd, "need FILE and QUERY");
   cairn_mem_query q;
@@ -227,7 +252,7 @@ int cliMemSearch(int argc, char **argv) {
     } else return cliUsage(zCmd, "unknown option '%s'", a);
   }
   if (q.k == 0 || q.k > 1000) return cliUsage(zCmd, "--k must be 1..1000");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen(zCmd, argv[1], &cfg, &m)) return 1;
   cairn_mem_filter f;
@@ -251,8 +276,9 @@ int cliMemSearch(int argc, char **argv) {
 }
 
 int cliMemStats(int argc, char **argv) {
+  if (memBusyOpt("mem stats", &argc, argv)) return 1;
   if (argc < 2) return cliUsage("mem stats", "need FILE");
-  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0};
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen("mem stats", argv[1], &cfg, &m)) return 1;
   cairn_mem_stats s;
@@ -277,6 +303,7 @@ int cliMemStats(int argc, char **argv) {
 }
 
 int cliMemCheckpoint(int argc, char **argv) {
+  if (memBusyOpt("mem checkpoint", &argc, argv)) return 1;
   const char *zCmd = "mem checkpoint";
   if (argc < 2) return cliUsage(zCmd, "need FILE");
   cairn_mem *m;
@@ -295,6 +322,7 @@ int cliMemCheckpoint(int argc, char **argv) {
 }
 
 int cliMemIndex(int argc, char **argv) {
+  if (memBusyOpt("mem index", &argc, argv)) return 1;
   const char *zCmd = "mem index";
   if (argc < 2) return cliUsage(zCmd, "need FILE");
   cairn_mem_index_config ic;
@@ -315,6 +343,60 @@ int cliMemIndex(int argc, char **argv) {
   else fprintf(stderr, "index built in %.1f ms\n", (double)(nowNs() - t0) / 1e6);
   cairn_mem_close(m);
   return rc ? 1 : 0;
+}
+
+int cliMemVerify(int argc, char **argv) {
+  const char *zCmd = "mem verify";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  if (argc != 2) return cliUsage(zCmd, "need FILE");
+  cairn_file *f = NULL;
+  if (cliOpenRead(zCmd, argv[1], &f)) return 1;
+  cairn_set_busy_timeout(gBusyMs);
+  cairn_mem_verify_info v;
+  int rc = cairn_mem_verify(f, &v);
+  cairn_file_close(f);
+  if (rc && !v.damaged) return cliFail(zCmd, rc);
+  if (!v.damaged) {
+    printf("ok: %llu memories intact (%llu in the HDF5 datasets)%s\n", (unsigned long long)v.nIntact, (unsigned long long)v.nCheckpointed,
+           v.checksums ? ", every byte under a checksum" : "; the HDF5 part predates its checksums (checkpoint to add them)");
+    if (v.nTornBytes) printf("note: %llu bytes after the last commit (a commit a crash interrupted; never acknowledged)\n", (unsigned long long)v.nTornBytes);
+    return 0;
+  }
+  printf("DAMAGED: %s\n", v.zDamage);
+  if (v.damageOffset) printf("  first damage at offset %llu\n", (unsigned long long)v.damageOffset);
+  printf("  memories: %llu, intact %llu, lost %llu\n", (unsigned long long)v.nMemory, (unsigned long long)v.nIntact, (unsigned long long)v.nLost);
+  if (v.indexDamaged) printf("  the IVF index is damaged (no memory is lost by it: rebuild with cairn mem index)\n");
+  if (v.nTornBytes) printf("  %llu bytes after the last commit\n", (unsigned long long)v.nTornBytes);
+  printf("  writers refuse this store; copy what is intact: cairn mem salvage %s -o NEW\n", argv[1]);
+  return 1;
+}
+
+int cliMemSalvage(int argc, char **argv) {
+  const char *zCmd = "mem salvage";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  if (argc != 4 || strcmp(argv[2], "-o")) return cliUsage(zCmd, "need FILE -o NEW");
+  const char *zIn = argv[1], *zOut = argv[3];
+  if (!strcmp(zIn, zOut)) return cliUsage(zCmd, "refusing to write the salvage over its input");
+  cairn_file *in = NULL, *out = NULL;
+  if (cliOpenRead(zCmd, zIn, &in)) return 1;
+  int rc = cairn_open(zOut, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE | CAIRN_OPEN_EXCLUSIVE, &out);
+  if (rc) {
+    cairn_file_close(in);
+    return cliFail(zCmd, rc);
+  }
+  cairn_set_busy_timeout(gBusyMs);
+  cairn_mem_verify_info v;
+  rc = cairn_mem_salvage(in, out, &v);
+  int rc2 = cairn_file_close(out);
+  if (!rc) rc = rc2;
+  cairn_file_close(in);
+  if (rc) {
+    remove(zOut); /* no partial output */
+    return cliFail(zCmd, rc);
+  }
+  fprintf(stderr, "%llu memories copied to %s, %llu lost%s%s\n", (unsigned long long)v.nIntact, zOut, (unsigned long long)v.nLost,
+          v.damaged ? "; first damage: " : " (nothing was damaged)", v.damaged ? v.zDamage : "");
+  return 0;
 }
 
 int cliMemDemo(int argc, char **argv) {
@@ -489,7 +571,7 @@ int cliEvalLocomo(int argc, char **argv) {
     if (!c || !qa || cairn_json_type(j, qa) != CAIRN_JSON_ARRAY) continue;
     nConv++;
     /* BM25 alone needs no vectors: a text-only store, so its build time is BM25's */
-    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0, 0};
+    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0, 0, 0};
     cairn_mem *m;
     rc = cairn_mem_open(NULL, &cfg, &m);
     if (rc) break;

@@ -211,7 +211,7 @@ static double reopenMs(const char *zPath, cairn_mem_stats *ps) {
   for (int k = 0; k < 3; k++) {
     double t0 = nowMs();
     cairn_mem *m;
-    cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0};
+    cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0, 0};
     if (cairn_mem_open(zPath, &ro, &m)) return printf("reopen failed: %s\n", cairn_errmsg()), -1;
     double t = nowMs() - t0;
     if (t < best) best = t;
@@ -237,7 +237,7 @@ static int benchAdds(const char *zDir, const float *x) {
   for (int ri = 0; ri < 3; ri++) {
     const char *zFile = aRun[ri].bLog ? zLog : zPath;
     remove(zFile);
-    cairn_mem_config cfg = {DIM, CAIRN_METRIC_COSINE, 0, !aRun[ri].sync, 0, 0, aRun[ri].ckEvery};
+    cairn_mem_config cfg = {DIM, CAIRN_METRIC_COSINE, 0, !aRun[ri].sync, 0, 0, aRun[ri].ckEvery, 0};
     cairn_mem *m;
     if (cairn_mem_open(zFile, &cfg, &m)) return printf("open failed: %s\n", cairn_errmsg()), 1;
     char zText[200];

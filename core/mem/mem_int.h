@@ -166,6 +166,8 @@ int cairnBm25Search(const MemBm25 *b, const char *zQuery, size_t nQuery, float k
 /* Tests: create new files as log-only stores of format 1 (FORMAT.md part 1), to check that
 ** such files still open. */
 extern int cairnMemLegacyCreate;
+/* Tests: checkpoint datasets get chunks of 8 rows (or bytes), so a small store is a small file. */
+extern int cairnMemSmallChunks;
 
 #define MEM_LOG_MAGIC "CAIRNMEM"
 #define MEM_LOG_VERSION 1
@@ -241,7 +243,18 @@ struct cairn_mem {
   size_t nCommitted;
   int64_t openNs;
   float *aScratch; /* dim floats */
+  /* integrity (FORMAT.md "Damage") */
+  uint8_t aSb0[48];      /* the superblock as this open first read it (readers: changed = start over) */
+  int ckRowCrc;          /* the checkpoint has /memory/row_crc (and @access_crc): every row verified */
+  int ckFletcher;        /* its datasets were created with Fletcher-32 */
+  /* verify / salvage (store_verify.c): damaged rows and records are skipped and counted in
+  ** pVer instead of failing the open; rows are then renumbered, aOrigId[r] the id in the file */
+  cairn_mem_verify_info *pVer;
+  uint64_t *aOrigId;
+  size_t nOrigIdAlloc;
 };
+
+
 
 /* A validated record, ready to be applied (in memory) and logged. */
 typedef struct MemAddArgs {
@@ -255,6 +268,16 @@ typedef struct MemAddArgs {
   float imp;
   uint32_t access;
 } MemAddArgs;
+
+/* verify / salvage (store_verify.c): note damage (the first one is kept with its offset); lost
+** memories are counted from the ids missing at the end. */
+void cairnMemNoteDamage(cairn_mem *m, uint64_t off, const char *zMsg);
+/* salvage: apply a row read from the file, whose id there is origId. */
+int cairnMemApplySalvaged(cairn_mem *m, const MemAddArgs *a, uint64_t origId);
+/* store_rec.c: log and apply a validated record (salvage's copy). */
+int cairnMemAddArgs(cairn_mem *m, const MemAddArgs *a);
+/* Open f as a store (store.c); the caller has taken the lock; f is never closed here. */
+int cairnMemOpenLocked(cairn_file *f, const cairn_mem_config *cfg, cairn_mem_verify_info *pVer, cairn_mem **pp);
 
 static inline int memIsFinite(float f) { return f == f && f - f == 0; }
 /* The vector encoding byte of an ADD record: 0 f32, 1 none, 2 f16, 3 int8. */

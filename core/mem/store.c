@@ -27,6 +27,7 @@ static void memFree(cairn_mem *m) {
   cairnFree(m->zText), cairnFree(m->aTextOff), cairnFree(m->aTextLen), cairnFree(m->aMetaOff), cairnFree(m->aMetaLen);
   cairnFree(m->aCreated), cairnFree(m->aEvent), cairnFree(m->aSession), cairnFree(m->aRole), cairnFree(m->aTier);
   cairnFree(m->aImp), cairnFree(m->aAccess), cairnFree(m->pPend), cairnFree(m->aScratch), cairnFree(m->aScratchI8);
+  cairnFree(m->aOrigId);
   cairnMemNamesFree(&m->names);
   cairnVecsFree(&m->vecs);
   cairnBm25Free(&m->bm25);
@@ -58,6 +59,7 @@ static int openFile(cairn_mem *m, const cairn_mem_config *cfg, int64_t *pCount) 
   uint8_t h[48];
   memset(h, 0, sizeof h);
   if (size) CAIRN_TRY(cairn_file_read_exact(m->f, h, (size_t)CAIRN_MIN(size, (uint64_t)48), 0));
+  memcpy(m->aSb0, h, sizeof h); /* readers: compared again after the load */
   int bZero = 1;
   for (int i = 0; i < 48; i++) bZero &= h[i] == 0;
   /* A first sector of zeros in a small file: the creation of the store crashed before the
@@ -100,38 +102,24 @@ static int openFile(cairn_mem *m, const cairn_mem_config *cfg, int64_t *pCount) 
   return CAIRN_OK;
 }
 
-int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *cfg, cairn_mem **pp) {
-  if (!pp) {
-    cairn_file_close(f);
-    return cairnErr(CAIRN_MISUSE, "mem_open: ppMem is NULL");
-  }
+/* One load of the store from f (locked by the caller, never closed here). */
+static int memLoad(cairn_file *f, const cairn_mem_config *cfg, cairn_mem_verify_info *pVer, cairn_mem **pp) {
   *pp = NULL;
   int64_t t0 = cairnClock(1);
   uint32_t dim = cfg && cfg->dim ? cfg->dim : CAIRN_MEM_DEFAULT_DIM;
   int metric = cfg ? cfg->metric : CAIRN_METRIC_COSINE;
-  if (dim > CAIRN_MEM_MAX_DIM) {
-    cairn_file_close(f);
-    return cairnErr(CAIRN_RANGE, "mem_open: dim %u > %u", dim, CAIRN_MEM_MAX_DIM);
-  }
-  if (metric < CAIRN_METRIC_COSINE || metric > CAIRN_METRIC_L2) {
-    cairn_file_close(f);
-    return cairnErr(CAIRN_MISUSE, "mem_open: unknown metric %d", metric);
-  }
+  if (dim > CAIRN_MEM_MAX_DIM) return cairnErr(CAIRN_RANGE, "mem_open: dim %u > %u", dim, CAIRN_MEM_MAX_DIM);
+  if (metric < CAIRN_METRIC_COSINE || metric > CAIRN_METRIC_L2) return cairnErr(CAIRN_MISUSE, "mem_open: unknown metric %d", metric);
+  int diskVec = cfg ? cfg->diskVectors : 0;
+  if (diskVec < CAIRN_MEM_DISK_F32 || diskVec > CAIRN_MEM_DISK_INT8) return cairnErr(CAIRN_MISUSE, "mem_open: unknown diskVectors %d", diskVec);
   cairn_mem *m = cairnMallocZero(sizeof(*m));
-  if (!m) {
-    cairn_file_close(f);
-    return cairnErr(CAIRN_NOMEM, "mem_open: out of memory");
-  }
+  if (!m) return cairnErr(CAIRN_NOMEM, "mem_open: out of memory");
   m->f = f, m->dim = dim, m->metric = metric;
-  m->readOnly = cfg ? cfg->readOnly : 0;
+  m->readOnly = (cfg ? cfg->readOnly : 0) || pVer != NULL;
   m->noSync = cfg ? cfg->noSync : 0;
   m->textOnly = cfg ? cfg->textOnly : 0;
-  m->diskVec = cfg ? cfg->diskVectors : 0;
-  if (m->diskVec < CAIRN_MEM_DISK_F32 || m->diskVec > CAIRN_MEM_DISK_INT8) {
-    cairn_file_close(f);
-    cairnFree(m);
-    return cairnErr(CAIRN_MISUSE, "mem_open: unknown diskVectors %d", cfg->diskVectors);
-  }
+  m->diskVec = diskVec;
+  m->pVer = pVer;
   m->touchMin = SIZE_MAX;
   m->ckEvery = cfg && cfg->checkpointEvery ? cfg->checkpointEvery : MEM_CK_EVERY_DEFAULT;
   int rc = CAIRN_OK;
@@ -154,6 +142,7 @@ int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *cfg, cairn_mem **
   }
   if (rc == CAIRN_OK && f && size > m->logStart) rc = cairnMemReplay(m, size);
   if (rc) {
+    m->f = NULL; /* the caller's */
     cairn_mem_close(m);
     return rc;
   }
@@ -162,6 +151,66 @@ int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *cfg, cairn_mem **
   m->openNs = cairnClock(1) - t0;
   *pp = m;
   return CAIRN_OK;
+}
+
+/* Readers load beside a writer (FORMAT.md "Readers and writers"). The state they read is the
+** one of the superblock they started with, whose bytes no writer reuses before a later
+** checkpoint has switched the superblock again: so a load that ends on the superblock it
+** started on read a whole committed state, and one that does not starts over. A load that
+** failed while a writer was busy (a commit half-visible past the committed end, a tail cut
+** meanwhile) is tried again too; damage fails every try. */
+#define MEM_READ_TRIES 64
+int cairnMemOpenLocked(cairn_file *f, const cairn_mem_config *cfg, cairn_mem_verify_info *pVer, cairn_mem **pp) {
+  int ro = (cfg && cfg->readOnly) || pVer != NULL;
+  for (int iTry = 0;; iTry++) {
+    int rc = memLoad(f, cfg, pVer, pp);
+    if (!f || !ro) return rc;
+    uint8_t sb[48];
+    memset(sb, 0, sizeof sb);
+    size_t nRead = 0;
+    int rc2 = cairn_file_read(f, sb, sizeof sb, 0, &nRead);
+    int same = rc2 == CAIRN_OK && (rc ? 1 : memcmp(sb, (*pp)->aSb0, sizeof sb) == 0);
+    if (rc == CAIRN_OK && same) return CAIRN_OK;
+    int prim = CAIRN_PRIMARY(rc);
+    int transient = rc == CAIRN_OK || !same || prim == CAIRN_CORRUPT || prim == CAIRN_CHECKSUM || prim == CAIRN_IOERR;
+    /* a memory file has one handle: no writer beside it, nothing to wait for */
+    if (!transient || (rc && same && (iTry >= 2 || !cairn_file_can_lock(f))) || iTry + 1 >= MEM_READ_TRIES) {
+      if (rc == CAIRN_OK) {
+        (*pp)->f = NULL; /* the caller's */
+        cairn_mem_close(*pp), *pp = NULL;
+        return cairnErr(CAIRN_BUSY, "mem_open: the store changed under %d loads in a row (a writer checkpointing)", MEM_READ_TRIES);
+      }
+      return rc;
+    }
+    if (*pp) {
+      (*pp)->f = NULL;
+      cairn_mem_close(*pp), *pp = NULL;
+    }
+    if (pVer) memset(pVer, 0, sizeof *pVer);
+    cairn_clearerr();
+  }
+}
+
+int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *cfg, cairn_mem **pp) {
+  if (!pp) {
+    cairn_file_close(f);
+    return cairnErr(CAIRN_MISUSE, "mem_open: ppMem is NULL");
+  }
+  *pp = NULL;
+  int ro = cfg && cfg->readOnly;
+  if (f) {
+    /* lock first, then read: a writer sees the log's end as the last writer left it */
+    int64_t t = cfg && cfg->busyTimeoutMs ? (cfg->busyTimeoutMs < 0 ? 0 : cfg->busyTimeoutMs) : CAIRN_LOCK_DEFAULT_TIMEOUT;
+    int rc = cairn_file_lock(f, ro ? CAIRN_LOCK_READ : CAIRN_LOCK_WRITE, t);
+    if (rc) {
+      rc = cairnErr(rc, "mem_open: %s", cairn_errmsg());
+      cairn_file_close(f);
+      return rc;
+    }
+  }
+  int rc = cairnMemOpenLocked(f, cfg, NULL, pp);
+  if (rc) cairn_file_close(f);
+  return rc;
 }
 
 int cairn_mem_open(const char *zPath, const cairn_mem_config *cfg, cairn_mem **pp) {

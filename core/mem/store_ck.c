@@ -53,15 +53,88 @@ static int ckAttrI64(cairn_h5w *w, const char *zObj, const char *zName, int64_t 
   return rc;
 }
 
+int cairnMemSmallChunks; /* tests: chunks of 8 rows or bytes (small files for bit-flip sweeps) */
+
 /* A resizable dataset of rank 1 (nCol 0) or 2 (rows of nCol), nInit rows from pInit. */
 static int ckDset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, uint64_t nCol, uint64_t chunk0, uint64_t nInit,
                   const void *pInit) {
+  if (cairnMemSmallChunks) chunk0 = CAIRN_MIN(chunk0, (uint64_t)8);
   uint64_t dims[2] = {nInit, nCol}, maxd[2] = {CAIRN_H5W_UNLIMITED, nCol}, chunk[2] = {chunk0, nCol};
   cairn_h5w_dset_opts o;
   memset(&o, 0, sizeof o);
   o.layout = CAIRN_H5W_CHUNKED;
   o.chunk = chunk;
+  o.zFilters = "fletcher32"; /* every chunk checksummed (libhdf5/h5py verify it too) */
   return cairn_h5w_dataset(w, zPath, t, nCol ? 2 : 1, dims, maxd, &o, pInit);
+}
+/* A fixed-size dataset, chunked for its Fletcher-32 checksum. */
+static int ckDsetFixed(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, int rank, const uint64_t *dims, const void *p) {
+  cairn_h5w_dset_opts o;
+  memset(&o, 0, sizeof o);
+  o.layout = CAIRN_H5W_CHUNKED;
+  o.zFilters = "fletcher32";
+  return cairn_h5w_dataset(w, zPath, t, rank, dims, NULL, &o, p);
+}
+
+/* The row checksum (FORMAT.md "Damage"): CRC-32C of a row's fields as the file holds them
+** (the vector in its disk encoding, with the int8 scale first), except the access count,
+** which changes (the whole array has its own, /memory@access_crc). */
+static uint32_t ckRowCrc(const MemAddArgs *a, uint64_t id, const void *pScale, const void *pVec, size_t nVec) {
+  uint8_t h[29];
+  cairnPutLE64(h, id);
+  cairnPutLE64(h + 8, (uint64_t)a->created);
+  cairnPutLE64(h + 16, (uint64_t)a->event);
+  h[24] = (uint8_t)a->tier;
+  uint32_t u;
+  memcpy(&u, &a->imp, 4);
+  cairnPutLE32(h + 25, u);
+  uint32_t c = cairnCrc32c(0, h, sizeof h);
+  const void *ap[4] = {a->zSession, a->zRole, a->zText, a->zMeta};
+  size_t an[4] = {a->nSession, a->nRole, a->nText, a->nMeta};
+  for (int i = 0; i < 4; i++) {
+    uint8_t l[4];
+    cairnPutLE32(l, (uint32_t)an[i]);
+    c = cairnCrc32c(c, l, 4);
+    if (an[i]) c = cairnCrc32c(c, ap[i], an[i]);
+  }
+  if (pScale) c = cairnCrc32c(c, pScale, 4);
+  if (nVec) c = cairnCrc32c(c, pVec, nVec);
+  return c;
+}
+static uint32_t ckU32Crc(const uint32_t *a, size_t n) {
+  uint32_t c = 0;
+  uint8_t b[4];
+  for (size_t i = 0; i < n; i++) cairnPutLE32(b, a[i]), c = cairnCrc32c(c, b, 4);
+  return c;
+}
+/* The CRC of the IVF index: centroids, codebooks, list of each row, PQ codes. */
+static uint32_t ckIvfCrc(const MemIvf *ix, size_t nRows) {
+  uint32_t c = cairnCrc32c(0, ix->aCent, (size_t)ix->nlist * ix->dim * 4);
+  if (ix->m) c = cairnCrc32c(c, ix->aPq, (size_t)ix->m * 256 * ix->dsub * 4);
+  c = cairnCrc32c(c, ix->aAssign, nRows * 4);
+  if (ix->m) c = cairnCrc32c(c, ix->aCode, nRows * ix->m);
+  return c;
+}
+/* Row r of the store in memory as ckRowCrc sees it (scratch: dim * 2 bytes or more). */
+static uint32_t ckRowCrcMem(cairn_mem *m, size_t r, uint8_t *scratch) {
+  MemAddArgs a;
+  memset(&a, 0, sizeof a);
+  a.zText = m->zText + m->aTextOff[r], a.nText = m->aTextLen[r];
+  a.zMeta = m->zText + m->aMetaOff[r], a.nMeta = m->aMetaLen[r];
+  a.created = m->aCreated[r], a.event = m->aEvent[r], a.tier = m->aTier[r], a.imp = m->aImp[r];
+  if (m->aSession[r]) a.zSession = m->names.z + m->names.aOff[m->aSession[r] - 1], a.nSession = m->names.aLen[m->aSession[r] - 1];
+  if (m->aRole[r]) a.zRole = m->names.z + m->names.aOff[m->aRole[r] - 1], a.nRole = m->names.aLen[m->aRole[r] - 1];
+  if (m->textOnly) return ckRowCrc(&a, r + 1, NULL, NULL, 0);
+  const float *v = m->vecs.aF32 + r * m->dim;
+  if (m->diskVec == CAIRN_MEM_DISK_F16) {
+    for (uint32_t j = 0; j < m->dim; j++) cairnPutLE16(scratch + 2 * j, cairnF32ToF16(v[j]));
+    return ckRowCrc(&a, r + 1, NULL, scratch, (size_t)m->dim * 2);
+  }
+  if (m->diskVec == CAIRN_MEM_DISK_INT8) {
+    float sc = cairnQuantI8(v, m->dim, (int8_t *)scratch);
+    return ckRowCrc(&a, r + 1, &sc, scratch, m->dim);
+  }
+  return ckRowCrc(&a, r + 1, NULL, v, (size_t)m->dim * 4);
 }
 static uint64_t ckVecChunk(const cairn_mem *m) {
   uint64_t sz = m->diskVec == CAIRN_MEM_DISK_F16 ? 2 : m->diskVec == CAIRN_MEM_DISK_INT8 ? 1 : 4;
@@ -96,6 +169,8 @@ static int ckCreateObjects(cairn_mem *m, cairn_h5w *w) {
   if (!rc) rc = ckDset(w, "/memory/meta_bytes", t.u8, 0, CK_BYTE_CHUNK, 0, NULL);
   if (!rc) rc = ckDset(w, "/memory/names_offsets", t.u64, 0, 1024, 1, &zero);
   if (!rc) rc = ckDset(w, "/memory/names_bytes", t.u8, 0, 16384, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/row_crc", t.u32, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckAttrI64(w, "/memory", "access_crc", 0);
   if (!rc && !m->textOnly) {
     const cairn_h5w_type *tv = m->diskVec == CAIRN_MEM_DISK_F16 ? t.f16 : m->diskVec == CAIRN_MEM_DISK_INT8 ? t.i8 : t.f32;
     rc = ckDset(w, "/memory/embedding", tv, m->dim, ckVecChunk(m), 0, NULL);
@@ -121,8 +196,8 @@ static int ckIvf(cairn_mem *m, cairn_h5w *w, const CkTypes *t) {
     uint64_t d3[3] = {ix->m, 256, ix->dsub}, d2[2] = {ix->nlist, ix->dim};
     rc = cairn_h5w_group(w, zG);
     if (!rc) rc = ckAttrStr(w, zG, "kind", ix->kind == CAIRN_VINDEX_IVFPQ ? "ivfpq" : "ivf");
-    if (!rc) cairnFormat(zP, sizeof zP, "%s/centroids", zG), rc = cairn_h5w_dataset(w, zP, t->f32, 2, d2, NULL, NULL, ix->aCent);
-    if (!rc && ix->m) cairnFormat(zP, sizeof zP, "%s/pq_codebooks", zG), rc = cairn_h5w_dataset(w, zP, t->f32, 3, d3, NULL, NULL, ix->aPq);
+    if (!rc) cairnFormat(zP, sizeof zP, "%s/centroids", zG), rc = ckDsetFixed(w, zP, t->f32, 2, d2, ix->aCent);
+    if (!rc && ix->m) cairnFormat(zP, sizeof zP, "%s/pq_codebooks", zG), rc = ckDsetFixed(w, zP, t->f32, 3, d3, ix->aPq);
     if (!rc) cairnFormat(zP, sizeof zP, "%s/assign", zG), rc = ckDset(w, zP, t->u32, 0, CK_ROW_CHUNK, 0, NULL);
     if (!rc && ix->m) cairnFormat(zP, sizeof zP, "%s/pq_codes", zG), rc = ckDset(w, zP, t->u8, ix->m, CK_ROW_CHUNK, 0, NULL);
     if (!rc) rc = ckAttrStr(w, "/memory", "ivf", zG + 8 /* relative to /memory */);
@@ -136,6 +211,7 @@ static int ckIvf(cairn_mem *m, cairn_h5w *w, const CkTypes *t) {
     }
   }
   if (!rc) rc = ckAttrI64(w, zG, "rows", (int64_t)ix->nAssigned);
+  if (!rc) rc = ckAttrI64(w, zG, "crc", (int64_t)ckIvfCrc(ix, ix->nAssigned));
   return rc;
 }
 
@@ -242,6 +318,19 @@ static int ckAppend(cairn_mem *m, cairn_h5w *w, size_t r1) {
     nNameBytes += n;
     cairnFree(aO);
   }
+  /* row checksums of the new rows (of every row, the first time a store of before 2026-12-02
+  ** is checkpointed), and the checksum of every access count */
+  if (!rc && (nr || !m->ckRowCrc)) {
+    size_t c0 = m->ckRowCrc ? r0 : 0, nc = r1 - c0;
+    uint32_t *aC = cairnMallocArray(CAIRN_MAX(nc, (size_t)1), 4);
+    uint8_t *scratch = cairnMalloc((size_t)m->dim * 2 + 8);
+    if (!aC || !scratch) rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
+    for (size_t i = 0; !rc && i < nc; i++) aC[i] = ckRowCrcMem(m, c0 + i, scratch);
+    if (!rc && !m->ckRowCrc) rc = ckDset(w, "/memory/row_crc", t.u32, 0, CK_ROW_CHUNK, nc, aC);
+    else if (!rc) rc = cairn_h5w_append(w, "/memory/row_crc", nc, aC);
+    cairnFree(aC), cairnFree(scratch);
+  }
+  if (!rc) rc = ckAttrI64(w, "/memory", "access_crc", (int64_t)ckU32Crc(m->aAccess, r1));
   if (!rc) rc = ckIvf(m, w, &t);
   if (!rc) rc = ckAttrI64(w, "/memory", "count", (int64_t)r1);
   if (!rc) m->nCkNameBytes = nNameBytes;
@@ -289,6 +378,7 @@ int cairnMemCheckpointRun(cairn_mem *m) {
   /* text bytes are the sum of the rows' lengths */
   for (size_t i = m->nCk; i < r1; i++) m->nCkText += m->aTextLen[i];
   m->nCk = r1;
+  m->ckRowCrc = 1;
   m->nCkNames = m->names.n;
   m->touchMin = SIZE_MAX;
   if (m->ivf.kind) m->ivfCkGen = m->ivfGen, m->ivfCkRows = m->ivf.nAssigned;
@@ -319,6 +409,7 @@ int cairnMemCkCreate(cairn_mem *m) {
   cairn_h5w_discard(w);
   if (rc) return cairnErr(rc, "mem_open: cannot create the store: %s", cairn_errmsg());
   m->fmt = 2;
+  m->ckRowCrc = 1;
   m->logStart = m->nFile = st.nEof;
   return CAIRN_OK;
 }
@@ -378,26 +469,92 @@ static int h5Rows(cairn_h5 *h, const char *zPath, cairn_h5_mtype mt, size_t es, 
   return rc;
 }
 
-/* Offsets of a CSR array: n + 1 nondecreasing values starting at 0, the last <= the bytes. */
-static int h5Csr(cairn_h5 *h, const char *zOff, const char *zBytes, uint64_t n, uint64_t **paOff, uint8_t **paBytes) {
+/* The file offset a reader's message names ("... at offset 123 ..."), 0 if none. */
+static uint64_t msgOffset(const char *z) {
+  const char *p = strstr(z, "offset ");
+  uint64_t v = 0;
+  if (p)
+    for (p += 7; *p >= '0' && *p <= '9'; p++) v = v * 10 + (uint64_t)(*p - '0');
+  return v;
+}
+static void ckNote(cairn_mem *m, const char *zWhat) {
+  char z[256];
+  cairnFormat(z, sizeof z, "%s: %s", zWhat, cairn_errmsg());
+  cairnMemNoteDamage(m, msgOffset(z), z);
+  cairn_clearerr();
+}
+
+/* Rows [0, nRow) of a dataset into buf. verify / salvage: when the whole read fails, block by
+** block; a block that cannot be read is zeros and marks aBad[row / gran] for its rows. */
+static int ckRowsT(cairn_mem *m, const char *zPath, cairn_h5_mtype mt, size_t es, uint64_t nCol, uint64_t nRow, void *buf,
+                   uint64_t blk, uint8_t *aBad, uint64_t gran) {
+  int rc = h5Rows(m->pH5, zPath, mt, es, nCol, 0, nRow, buf, NULL);
+  if (rc == CAIRN_OK || !m->pVer || CAIRN_PRIMARY(rc) == CAIRN_NOMEM) return rc;
+  ckNote(m, zPath);
+  size_t rowBytes = es * (size_t)(nCol ? nCol : 1);
+  for (uint64_t b = 0; b < nRow; b += blk) {
+    uint64_t k = CAIRN_MIN(blk, nRow - b);
+    if (h5Rows(m->pH5, zPath, mt, es, nCol, b, k, (uint8_t *)buf + b * rowBytes, NULL) == CAIRN_OK) continue;
+    cairn_clearerr();
+    memset((uint8_t *)buf + b * rowBytes, 0, (size_t)k * rowBytes);
+    for (uint64_t i = b / gran; i <= (b + k - 1) / gran; i++) aBad[i] = 1;
+  }
+  return CAIRN_OK;
+}
+
+/* Offsets of a CSR array: n + 1 nondecreasing values starting at 0, the last <= the bytes.
+** verify / salvage: entries that are unreadable or out of order, or whose bytes are, mark
+** aBad[i] for the entries i they spoil instead of failing. */
+static int h5Csr(cairn_mem *m, const char *zOff, const char *zBytes, uint64_t n, uint64_t **paOff, uint8_t **paBytes, uint8_t *aBad) {
+  cairn_h5 *h = m->pH5;
+  int sal = m->pVer != NULL;
   *paOff = NULL, *paBytes = NULL;
   uint64_t nO = 0, nB = 0;
-  CAIRN_TRY(h5Rows(h, zOff, CAIRN_H5_U64, 8, 0, 0, 0, NULL, &nO));
-  CAIRN_TRY(h5Rows(h, zBytes, CAIRN_H5_U8, 1, 0, 0, 0, NULL, &nB));
-  if (nO < n + 1) return cairnErr(CAIRN_CORRUPT, "store: %s has %llu entries for %llu rows", zOff, (unsigned long long)nO, (unsigned long long)n);
+  int rc = h5Rows(h, zOff, CAIRN_H5_U64, 8, 0, 0, 0, NULL, &nO);
+  if (!rc) rc = h5Rows(h, zBytes, CAIRN_H5_U8, 1, 0, 0, 0, NULL, &nB);
+  if (!rc && nO < n + 1) rc = cairnErr(CAIRN_CORRUPT, "store: %s has %llu entries for %llu rows", zOff, (unsigned long long)nO, (unsigned long long)n);
+  if (!rc && sal && nB > ((uint64_t)1 << 36)) rc = cairnErr(CAIRN_CORRUPT, "store: %s has %llu bytes", zBytes, (unsigned long long)nB);
+  if (rc && (!sal || CAIRN_PRIMARY(rc) == CAIRN_NOMEM)) return rc;
   uint64_t *aO = cairnMallocArray((size_t)n + 1, 8);
   if (!aO) return cairnErr(CAIRN_NOMEM, "store: %s", zOff);
-  int rc = h5Rows(h, zOff, CAIRN_H5_U64, 8, 0, 0, n + 1, aO, NULL);
+  if (rc) { /* salvage: the arrays themselves are unreadable */
+    ckNote(m, zOff);
+    memset(aO, 0, ((size_t)n + 1) * 8);
+    memset(aBad, 1, (size_t)n);
+    uint8_t *aB = cairnMalloc(1);
+    if (!aB) return cairnFree(aO), cairnErr(CAIRN_NOMEM, "store: %s", zBytes);
+    *paOff = aO, *paBytes = aB;
+    return CAIRN_OK;
+  }
+  uint8_t *aBadO = sal ? cairnMallocZero((size_t)n + 1) : NULL;
+  uint64_t nBlk = nB / CK_BYTE_CHUNK + 1;
+  uint8_t *aBadB = sal ? cairnMallocZero((size_t)nBlk) : NULL;
+  if (sal && (!aBadO || !aBadB)) rc = cairnErr(CAIRN_NOMEM, "store: %s", zOff);
+  if (!rc) rc = ckRowsT(m, zOff, CAIRN_H5_U64, 8, 0, n + 1, aO, CK_ROW_CHUNK, aBadO, 1);
   for (uint64_t i = 0; !rc && i <= n; i++)
-    if ((i == 0 && aO[0] != 0) || (i && aO[i] < aO[i - 1]) || aO[i] > nB)
-      rc = cairnErr(CAIRN_CORRUPT, "store: %s[%llu] = %llu out of order or past %llu bytes", zOff, (unsigned long long)i,
-                    (unsigned long long)aO[i], (unsigned long long)nB);
+    if ((i == 0 && aO[0] != 0) || (i && aO[i] < aO[i - 1]) || aO[i] > nB) {
+      if (!sal) {
+        rc = cairnErr(CAIRN_CORRUPT, "store: %s[%llu] = %llu out of order or past %llu bytes", zOff, (unsigned long long)i,
+                      (unsigned long long)aO[i], (unsigned long long)nB);
+        break;
+      }
+      aBadO[i] = 1;
+      if (aO[i] > nB) aO[i] = nB;
+      if (i && aO[i] < aO[i - 1]) aBadO[i - 1] = 1;
+    }
+  uint64_t nRead = sal ? nB : (rc ? 0 : aO[n]);
   uint8_t *aB = NULL;
   if (!rc) {
-    aB = cairnMalloc(aO[n] ? (size_t)aO[n] : 1);
-    if (!aB) rc = cairnErr(CAIRN_NOMEM, "store: %s of %llu bytes", zBytes, (unsigned long long)aO[n]);
+    aB = cairnMalloc(nRead ? (size_t)nRead : 1);
+    if (!aB) rc = cairnErr(CAIRN_NOMEM, "store: %s of %llu bytes", zBytes, (unsigned long long)nRead);
   }
-  if (!rc) rc = h5Rows(h, zBytes, CAIRN_H5_U8, 1, 0, 0, aO[n], aB, NULL);
+  if (!rc) rc = ckRowsT(m, zBytes, CAIRN_H5_U8, 1, 0, nRead, aB, CK_BYTE_CHUNK, aBadB, CK_BYTE_CHUNK);
+  for (uint64_t i = 0; sal && !rc && i < n; i++) {
+    int bad = aBadO[i] || aBadO[i + 1] || aO[i] > aO[i + 1];
+    for (uint64_t k = aO[i] / CK_BYTE_CHUNK; !bad && aO[i + 1] > aO[i] && k <= (aO[i + 1] - 1) / CK_BYTE_CHUNK; k++) bad = aBadB[k];
+    if (bad) aBad[i] = 1;
+  }
+  cairnFree(aBadO), cairnFree(aBadB);
   if (rc) {
     cairnFree(aO), cairnFree(aB);
     return rc;
@@ -455,10 +612,11 @@ static int ckLoadIvf(cairn_mem *m) {
   for (const char *z = zRel + 9; *z; z++)
     if (*z < '0' || *z > '9') return cairnErr(CAIRN_CORRUPT, "mem_open: /memory@ivf is '%s'", zRel);
   cairnFormat(zG, sizeof zG, "/memory/%s", zRel);
-  int64_t nAs = 0;
+  int64_t nAs = 0, ivfCrc = -1;
   CAIRN_TRY(cairn_h5_get(m->pH5, zG, &g));
   rc = h5Attr(g, "kind", NULL, zKind, sizeof zKind);
   if (!rc) rc = h5Attr(g, "rows", &nAs, NULL, 0);
+  if (!rc && m->ckRowCrc) rc = h5Attr(g, "crc", &ivfCrc, NULL, 0); /* written with the row checksums */
   cairn_h5_obj *c = NULL;
   cairn_h5_info in;
   cairnFormat(zP, sizeof zP, "%s/centroids", zG);
@@ -523,6 +681,8 @@ static int ckLoadIvf(cairn_mem *m) {
       }
     if (!rc) nx.aCentSq[cc] = cairnMemDot(ct, ct, nx.dim);
   }
+  if (!rc && ivfCrc >= 0 && (uint32_t)ivfCrc != ckIvfCrc(&nx, (size_t)nAs))
+    rc = cairnErr(CAIRN_CORRUPT, "mem_open: the IVF index in %s fails its checksum (%s@crc)", zG, zG);
   if (rc) {
     cairnIvfFree(&nx);
     return rc;
@@ -537,37 +697,62 @@ static int ckLoadIvf(cairn_mem *m) {
 }
 
 /* Load every row of the checkpoint into memory (rebuilding BM25 and the vector copies as the
-** adds do) and the persisted IVF index. */
+** adds do), check each against its row checksum, then the access counts and the persisted IVF
+** index. verify / salvage: rows that fail are left out (and noted), the rest renumbered. */
 int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
   cairn_h5 *h = m->pH5;
+  int sal = m->pVer != NULL;
   int rc = CAIRN_OK;
   uint64_t *aTo = NULL, *aMo = NULL, *aNo = NULL, *aId = NULL;
-  uint8_t *aTb = NULL, *aMb = NULL, *aNb = NULL, *aTier = NULL, *aVec = NULL;
+  uint8_t *aTb = NULL, *aMb = NULL, *aNb = NULL, *aTier = NULL, *aVec = NULL, *aBad = NULL, *aBadName = NULL;
   int64_t *aCr = NULL, *aEv = NULL;
   float *aImp = NULL, *aSc = NULL;
-  uint32_t *aAcc = NULL, *aSes = NULL, *aRole = NULL;
+  uint32_t *aAcc = NULL, *aSes = NULL, *aRole = NULL, *aCrc = NULL;
   uint64_t nNames = 0;
   size_t n = (size_t)nRow;
   if ((uint64_t)n != nRow) return cairnErr(CAIRN_RANGE, "mem_open: %llu rows", (unsigned long long)nRow);
+  if (sal) {
+    m->pVer->nCheckpointed = nRow;
+    if (m->pVer->nMemory < nRow) m->pVer->nMemory = nRow;
+  }
   size_t nA = CAIRN_MAX(n, (size_t)1);
   aId = cairnMallocArray(nA, 8), aCr = cairnMallocArray(nA, 8), aEv = cairnMallocArray(nA, 8), aTier = cairnMalloc(nA);
   aImp = cairnMallocArray(nA, 4), aAcc = cairnMallocArray(nA, 4), aSes = cairnMallocArray(nA, 4), aRole = cairnMallocArray(nA, 4);
-  if (!aId || !aCr || !aEv || !aTier || !aImp || !aAcc || !aSes || !aRole) rc = cairnErr(CAIRN_NOMEM, "mem_open: %zu rows", n);
-  if (!rc) rc = h5Rows(h, "/memory/id", CAIRN_H5_U64, 8, 0, 0, nRow, aId, NULL);
-  if (!rc) rc = h5Rows(h, "/memory/created_ms", CAIRN_H5_I64, 8, 0, 0, nRow, aCr, NULL);
-  if (!rc) rc = h5Rows(h, "/memory/event_ms", CAIRN_H5_I64, 8, 0, 0, nRow, aEv, NULL);
-  if (!rc) rc = h5Rows(h, "/memory/tier", CAIRN_H5_U8, 1, 0, 0, nRow, aTier, NULL);
-  if (!rc) rc = h5Rows(h, "/memory/importance", CAIRN_H5_F32, 4, 0, 0, nRow, aImp, NULL);
-  if (!rc) rc = h5Rows(h, "/memory/access_count", CAIRN_H5_U32, 4, 0, 0, nRow, aAcc, NULL);
-  if (!rc) rc = h5Rows(h, "/memory/session", CAIRN_H5_U32, 4, 0, 0, nRow, aSes, NULL);
-  if (!rc) rc = h5Rows(h, "/memory/role", CAIRN_H5_U32, 4, 0, 0, nRow, aRole, NULL);
-  if (!rc) rc = h5Csr(h, "/memory/text_offsets", "/memory/text_bytes", nRow, &aTo, &aTb);
-  if (!rc) rc = h5Csr(h, "/memory/meta_offsets", "/memory/meta_bytes", nRow, &aMo, &aMb);
+  aCrc = cairnMallocArray(nA, 4), aBad = cairnMallocZero(nA);
+  if (!aId || !aCr || !aEv || !aTier || !aImp || !aAcc || !aSes || !aRole || !aCrc || !aBad) rc = cairnErr(CAIRN_NOMEM, "mem_open: %zu rows", n);
+  /* /memory/row_crc: in every store created or checkpointed from 2026-12-02 on */
+  cairn_h5_obj *oc = NULL;
+  if (!rc) {
+    int rc2 = cairn_h5_get(h, "/memory/row_crc", &oc);
+    m->ckRowCrc = rc2 == CAIRN_OK;
+    cairn_h5_obj_close(oc);
+    if (CAIRN_PRIMARY(rc2) == CAIRN_NOTFOUND) cairn_clearerr();
+    else if (rc2 && !(sal && CAIRN_PRIMARY(rc2) != CAIRN_NOMEM)) rc = rc2;
+    else if (rc2) ckNote(m, "/memory/row_crc"), m->ckRowCrc = 1; /* salvage: every row then fails its checksum */
+  }
+#define ROWS(path, mt, es, buf) ckRowsT(m, path, mt, es, 0, nRow, buf, CK_ROW_CHUNK, aBad, 1)
+  if (!rc) rc = ROWS("/memory/id", CAIRN_H5_U64, 8, aId);
+  if (!rc) rc = ROWS("/memory/created_ms", CAIRN_H5_I64, 8, aCr);
+  if (!rc) rc = ROWS("/memory/event_ms", CAIRN_H5_I64, 8, aEv);
+  if (!rc) rc = ROWS("/memory/tier", CAIRN_H5_U8, 1, aTier);
+  if (!rc) rc = ROWS("/memory/importance", CAIRN_H5_F32, 4, aImp);
+  if (!rc) rc = ROWS("/memory/access_count", CAIRN_H5_U32, 4, aAcc);
+  if (!rc) rc = ROWS("/memory/session", CAIRN_H5_U32, 4, aSes);
+  if (!rc) rc = ROWS("/memory/role", CAIRN_H5_U32, 4, aRole);
+  if (!rc && m->ckRowCrc) rc = ROWS("/memory/row_crc", CAIRN_H5_U32, 4, aCrc);
+#undef ROWS
+  if (!rc) rc = h5Csr(m, "/memory/text_offsets", "/memory/text_bytes", nRow, &aTo, &aTb, aBad);
+  if (!rc) rc = h5Csr(m, "/memory/meta_offsets", "/memory/meta_bytes", nRow, &aMo, &aMb, aBad);
   if (!rc) rc = h5Rows(h, "/memory/names_offsets", CAIRN_H5_U64, 8, 0, 0, 0, NULL, &nNames);
   if (!rc && (nNames == 0 || nNames > ((uint64_t)1 << 31))) rc = cairnErr(CAIRN_CORRUPT, "store: /memory/names_offsets is empty");
-  if (!rc) rc = h5Csr(h, "/memory/names_offsets", "/memory/names_bytes", --nNames, &aNo, &aNb);
-  /* the names table, in file order */
-  for (uint64_t i = 0; !rc && i < nNames; i++) {
+  if (rc && sal && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) ckNote(m, "/memory/names_offsets"), nNames = 1, rc = CAIRN_OK;
+  if (!rc) {
+    aBadName = cairnMallocZero((size_t)nNames);
+    if (!aBadName) rc = cairnErr(CAIRN_NOMEM, "mem_open: names");
+  }
+  if (!rc) rc = h5Csr(m, "/memory/names_offsets", "/memory/names_bytes", --nNames, &aNo, &aNb, aBadName);
+  /* the names table, in file order (a later checkpoint appends to it) */
+  for (uint64_t i = 0; !rc && !sal && i < nNames; i++) {
     uint64_t len = aNo[i + 1] - aNo[i];
     uint32_t id = 0;
     if (len == 0 || len > CAIRN_MEM_MAX_NAME) rc = cairnErr(CAIRN_CORRUPT, "store: name %llu has %llu bytes", (unsigned long long)i, (unsigned long long)len);
@@ -584,51 +769,100 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
     aVec = cairnMallocArray(nBlk, (size_t)m->dim * es);
     aSc = m->diskVec == CAIRN_MEM_DISK_INT8 ? cairnMallocArray(nA, 4) : NULL;
     if (!aVec || (m->diskVec == CAIRN_MEM_DISK_INT8 && !aSc)) rc = cairnErr(CAIRN_NOMEM, "mem_open: vectors");
-    if (!rc && aSc) rc = h5Rows(h, "/memory/embedding_scale", CAIRN_H5_F32, 4, 0, 0, nRow, aSc, NULL);
+    if (!rc && aSc) rc = ckRowsT(m, "/memory/embedding_scale", CAIRN_H5_F32, 4, 0, nRow, aSc, CK_ROW_CHUNK, aBad, 1);
   }
   cairn_h5_mtype mt = m->diskVec == CAIRN_MEM_DISK_F32 ? CAIRN_H5_F32 : CAIRN_H5_NATIVE;
   for (size_t b = 0; !rc && b < n; b += nBlk) {
     size_t k = CAIRN_MIN(nBlk, n - b);
-    if (!m->textOnly) rc = h5Rows(h, "/memory/embedding", mt, es, m->dim, b, k, aVec, NULL);
+    if (!m->textOnly) {
+      rc = h5Rows(h, "/memory/embedding", mt, es, m->dim, b, k, aVec, NULL);
+      if (rc && sal && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) { /* salvage: chunk by chunk */
+        ckNote(m, "/memory/embedding");
+        rc = CAIRN_OK;
+        size_t vc = (size_t)ckVecChunk(m);
+        for (size_t c = 0; c < k; c += vc) {
+          size_t kc = CAIRN_MIN(vc, k - c);
+          if (h5Rows(h, "/memory/embedding", mt, es, m->dim, b + c, kc, aVec + c * m->dim * es, NULL) == CAIRN_OK) continue;
+          cairn_clearerr();
+          memset(aBad + b + c, 1, kc);
+        }
+      }
+    }
     for (size_t i = 0; !rc && i < k; i++) {
       size_t r = b + i;
+      if (aBad[r]) continue; /* salvage only */
       MemAddArgs a;
       memset(&a, 0, sizeof a);
       a.zText = (const char *)aTb + aTo[r], a.nText = (size_t)(aTo[r + 1] - aTo[r]);
       a.zMeta = (const char *)aMb + aMo[r], a.nMeta = (size_t)(aMo[r + 1] - aMo[r]);
       a.created = aCr[r], a.event = aEv[r], a.tier = aTier[r], a.imp = aImp[r], a.access = aAcc[r];
-      if (aSes[r] != CK_NONE && aSes[r] < nNames) a.zSession = m->names.z + m->names.aOff[aSes[r]], a.nSession = m->names.aLen[aSes[r]];
-      if (aRole[r] != CK_NONE && aRole[r] < nNames) a.zRole = m->names.z + m->names.aOff[aRole[r]], a.nRole = m->names.aLen[aRole[r]];
+      int badName = (aSes[r] != CK_NONE && (aSes[r] >= nNames || aBadName[aSes[r]])) || (aRole[r] != CK_NONE && (aRole[r] >= nNames || aBadName[aRole[r]]));
+      if (!badName && aSes[r] != CK_NONE) a.zSession = (const char *)aNb + aNo[aSes[r]], a.nSession = (size_t)(aNo[aSes[r] + 1] - aNo[aSes[r]]);
+      if (!badName && aRole[r] != CK_NONE) a.zRole = (const char *)aNb + aNo[aRole[r]], a.nRole = (size_t)(aNo[aRole[r] + 1] - aNo[aRole[r]]);
+      const uint8_t *pv = aVec + i * m->dim * es;
+      uint32_t crc = !m->ckRowCrc ? 0
+                     : m->textOnly ? ckRowCrc(&a, r + 1, NULL, NULL, 0)
+                     : ckRowCrc(&a, r + 1, aSc ? (const void *)(aSc + r) : NULL, pv, (size_t)m->dim * es);
+      const char *zWhy = NULL;
       if (aId[r] != r + 1 || a.nText == 0 || a.nText > CAIRN_MEM_MAX_TEXT || a.nMeta > CAIRN_MEM_MAX_META || a.tier > 31 ||
-          !memIsFinite(a.imp) || (aSes[r] != CK_NONE && aSes[r] >= nNames) || (aRole[r] != CK_NONE && aRole[r] >= nNames)) {
-        rc = cairnErr(CAIRN_CORRUPT, "store: row %zu of /memory is out of range", r);
-        break;
-      }
-      if (!m->textOnly) {
+          !memIsFinite(a.imp) || badName || a.nSession > CAIRN_MEM_MAX_NAME || a.nRole > CAIRN_MEM_MAX_NAME)
+        zWhy = "is out of range";
+      else if (m->ckRowCrc && crc != aCrc[r])
+        zWhy = "fails its row checksum (/memory/row_crc)";
+      if (!zWhy && !m->textOnly) {
         float *v = m->aScratch;
         for (uint32_t j = 0; j < m->dim; j++) {
-          if (m->diskVec == CAIRN_MEM_DISK_F32) v[j] = ((const float *)(const void *)aVec)[i * m->dim + j];
-          else if (m->diskVec == CAIRN_MEM_DISK_F16) v[j] = cairnF16ToF32(cairnGetLE16(aVec + 2 * (i * m->dim + j)));
-          else v[j] = (float)(int8_t)aVec[i * m->dim + j] * aSc[r];
+          if (m->diskVec == CAIRN_MEM_DISK_F32) {
+            uint32_t u = cairnGetLE32(pv + 4 * j);
+            memcpy(&v[j], &u, 4);
+          } else if (m->diskVec == CAIRN_MEM_DISK_F16) v[j] = cairnF16ToF32(cairnGetLE16(pv + 2 * j));
+          else v[j] = (float)(int8_t)pv[j] * aSc[r];
           if (!memIsFinite(v[j])) {
-            rc = cairnErr(CAIRN_CORRUPT, "store: embedding of row %zu is not finite", r);
+            zWhy = "has an embedding that is not finite";
             break;
           }
         }
         a.aVec = v;
       }
-      if (!rc) rc = cairnMemApplyAdd(m, &a);
+      if (zWhy && !sal) {
+        rc = cairnErr(CAIRN_CORRUPT, "store: memory %zu (row %zu of /memory) %s", r + 1, r, zWhy);
+        break;
+      }
+      if (zWhy) {
+        char z[160];
+        cairnFormat(z, sizeof z, "store: memory %zu (row %zu of /memory) %s", r + 1, r, zWhy);
+        cairnMemNoteDamage(m, 0, z);
+        continue;
+      }
+      rc = sal ? cairnMemApplySalvaged(m, &a, r + 1) : cairnMemApplyAdd(m, &a);
     }
   }
-  if (!rc) {
+  /* the access counts: one checksum for the array (they change in place) */
+  if (!rc && m->ckRowCrc) {
+    int64_t want = 0;
+    cairn_h5_obj *g = NULL;
+    rc = cairn_h5_get(h, "/memory", &g);
+    if (!rc) rc = h5Attr(g, "access_crc", &want, NULL, 0);
+    cairn_h5_obj_close(g);
+    if (!rc && (uint32_t)want != ckU32Crc(aAcc, n)) rc = cairnErr(CAIRN_CORRUPT, "store: /memory/access_count fails its checksum (/memory@access_crc)");
+    if (rc && sal && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) ckNote(m, "access counts"), rc = CAIRN_OK;
+  }
+  if (!rc && !sal) {
     m->nCk = n;
     m->nCkNames = (uint32_t)nNames;
     m->nCkText = aTo[n], m->nCkMeta = aMo[n], m->nCkNameBytes = aNo[nNames];
   }
   cairnFree(aTo), cairnFree(aMo), cairnFree(aNo), cairnFree(aId), cairnFree(aTb), cairnFree(aMb), cairnFree(aNb);
   cairnFree(aTier), cairnFree(aVec), cairnFree(aCr), cairnFree(aEv), cairnFree(aImp), cairnFree(aSc);
-  cairnFree(aAcc), cairnFree(aSes), cairnFree(aRole);
-  if (!rc && !m->textOnly) rc = ckLoadIvf(m);
+  cairnFree(aAcc), cairnFree(aSes), cairnFree(aRole), cairnFree(aCrc), cairnFree(aBad), cairnFree(aBadName);
+  if (!rc && !m->textOnly) {
+    rc = ckLoadIvf(m);
+    if (rc && sal && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) {
+      ckNote(m, "IVF index");
+      m->pVer->indexDamaged = 1;
+      rc = CAIRN_OK;
+    }
+  }
   return rc;
 }
 

@@ -176,9 +176,13 @@ static int logFetch(LogRd *r, uint64_t off, size_t n, const uint8_t **pp) {
     r->buf = b, r->nBuf = want;
   }
   uint64_t avail = r->size - off;
-  size_t nRead = (size_t)CAIRN_MIN((uint64_t)want, avail);
-  CAIRN_TRY(cairn_file_read_exact(r->f, r->buf, nRead, off));
+  size_t nWant = (size_t)CAIRN_MIN((uint64_t)want, avail), nRead = 0;
+  /* A short read: the file was cut meanwhile (a writer dropping a torn tail beside a reader):
+  ** the log ends there (the host zero-fills the rest). */
+  CAIRN_TRY(cairn_file_read(r->f, r->buf, nWant, off, &nRead));
+  if (nRead < nWant) r->size = off + nRead;
   r->bufOff = off, r->nValid = nRead;
+  if (n > nRead) return CAIRN_NOTFOUND;
   *pp = r->buf;
   return CAIRN_OK;
 }
@@ -187,7 +191,7 @@ static int logFetch(LogRd *r, uint64_t off, size_t n, const uint8_t **pp) {
 ** its checksum fails (the log ends there). */
 static int logRecord(LogRd *r, uint64_t off, uint8_t *pType, const uint8_t **pPay, size_t *pn) {
   const uint8_t *p = NULL;
-  if (r->size - off < 9) return CAIRN_NOTFOUND;
+  if (off > r->size || r->size - off < 9) return CAIRN_NOTFOUND;
   CAIRN_TRY(logFetch(r, off, 5, &p));
   uint32_t len = cairnGetLE32(p);
   if ((uint64_t)len + 9 > r->size - off || len > MEM_REC_MAX) return CAIRN_NOTFOUND;
@@ -222,7 +226,7 @@ static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off) {
   const uint8_t *pv = nVec ? memRBytes(&r, nVec) : NULL;
   if (r.bad || r.i != n || enc != memVecEncByte(m))
     return cairnErr(CAIRN_CORRUPT, "log: malformed ADD record at offset %llu", (unsigned long long)off);
-  if (id != (uint64_t)m->n + 1)
+  if (id != (uint64_t)m->n + 1 && !m->pVer)
     return cairnErr(CAIRN_CORRUPT, "log: ADD of id %llu where %llu was expected at offset %llu", (unsigned long long)id,
                     (unsigned long long)m->n + 1, (unsigned long long)off);
   if (a.nText == 0 || a.nText > CAIRN_MEM_MAX_TEXT || a.nMeta > CAIRN_MEM_MAX_META || a.tier < 0 || a.tier > 31 ||
@@ -243,7 +247,153 @@ static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off) {
     if (!memIsFinite(v[j])) return cairnErr(CAIRN_CORRUPT, "log: non-finite vector in ADD record at offset %llu", (unsigned long long)off);
   }
   a.aVec = pv ? v : NULL;
-  return cairnMemApplyAdd(m, &a);
+  return m->pVer ? cairnMemApplySalvaged(m, &a, id) : cairnMemApplyAdd(m, &a);
+}
+
+/* ------------------------------------------------------------------ damage or torn tail */
+/* The first record that fails at x (torn, bad length, bad checksum): is it damage inside the
+** committed log, or the tail of a commit a crash interrupted (FORMAT.md "Damage")? A commit is
+** one write ending in its COMMIT record, synced before the next one starts, so a crash leaves
+** at most one unfinished write, a prefix of its bytes (or garbage). Hence damage when (1) a
+** valid COMMIT record follows x anywhere (committed data lies past the bad spot), or (2) the
+** file ends in a whole COMMIT record (25 bytes) with at most one bit wrong: the last write
+** was complete, so a record inside it was damaged, not torn. *pAt receives the offset of the
+** COMMIT that proves it. */
+static const uint8_t memCommitHdr[5] = {16, 0, 0, 0, MEM_REC_COMMIT};
+static int commitAt(const uint8_t *p) { return memcmp(p, memCommitHdr, 5) == 0 && cairnCrc32c(0, p, 21) == cairnGetLE32(p + 21); }
+static int logDamageAfter(LogRd *r, uint64_t x, uint64_t *pAt, int *pDamage) {
+  *pDamage = 0;
+  const size_t nWin = (size_t)1 << 20;
+  for (uint64_t p = x + 1; p + 25 <= r->size;) {
+    size_t n = (size_t)CAIRN_MIN((uint64_t)nWin, r->size - p);
+    const uint8_t *b = NULL;
+    int rc = logFetch(r, p, n, &b);
+    if (rc == CAIRN_NOTFOUND) break; /* the file got shorter */
+    CAIRN_TRY(rc);
+    for (size_t i = 0; i + 25 <= n; i++)
+      if (b[i] == 16 && commitAt(b + i)) {
+        *pAt = p + i, *pDamage = 1;
+        return CAIRN_OK;
+      }
+    if (p + n >= r->size) break;
+    p += n - 24;
+  }
+  if (r->size >= 25 && r->size - 25 >= x) {
+    const uint8_t *b = NULL;
+    int rc = logFetch(r, r->size - 25, 25, &b);
+    if (rc == CAIRN_NOTFOUND) return CAIRN_OK;
+    CAIRN_TRY(rc);
+    uint8_t c[25];
+    memcpy(c, b, 25);
+    int nBit = 0;
+    for (int i = 0; i < 5; i++)
+      for (uint8_t d = (uint8_t)(c[i] ^ memCommitHdr[i]); d; d &= (uint8_t)(d - 1)) nBit++;
+    memcpy(c, memCommitHdr, 5);
+    if (nBit == 0 || (nBit == 1 && commitAt(c))) *pAt = r->size - 25, *pDamage = 1;
+  }
+  return CAIRN_OK;
+}
+
+/* Could a record of this type and length be one cairn wrote? (salvage's resync, before the
+** checksum) */
+static int logPlausible(const cairn_mem *m, uint8_t type, uint64_t len) {
+  uint64_t maxAdd = 45 + CAIRN_MEM_MAX_TEXT + 2 * CAIRN_MEM_MAX_NAME + CAIRN_MEM_MAX_META + 4 + (uint64_t)m->dim * 4;
+  return (type == MEM_REC_COMMIT && len == 16) || (type == MEM_REC_TOUCH && len == 12) || (type == MEM_REC_ADD && len >= 45 && len <= maxAdd) ||
+         (type == MEM_REC_IVF && len >= 32 && len <= MEM_REC_MAX);
+}
+/* salvage: the next offset > x where a valid record starts (r->size if none). */
+static int logResync(cairn_mem *m, LogRd *r, uint64_t x, uint64_t *pNext) {
+  for (uint64_t p = x + 1; p + 9 <= r->size; p++) {
+    const uint8_t *b = NULL;
+    int rc = logFetch(r, p, 5, &b);
+    if (rc == CAIRN_NOTFOUND) break;
+    CAIRN_TRY(rc);
+    if (!logPlausible(m, b[4], cairnGetLE32(b))) continue;
+    uint8_t type;
+    const uint8_t *pay;
+    size_t n;
+    rc = logRecord(r, p, &type, &pay, &n);
+    if (rc == CAIRN_OK) {
+      *pNext = p;
+      return CAIRN_OK;
+    }
+    if (rc != CAIRN_NOTFOUND) return rc;
+  }
+  *pNext = r->size;
+  return CAIRN_OK;
+}
+
+static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off);
+
+/* verify / salvage: every record that verifies, in order; damaged stretches are skipped (and
+** noted), ADDs whose id is already there are skipped, ids need not follow each other. What a
+** valid COMMIT follows is committed; so is the last write when its COMMIT is merely damaged. */
+static int logSalvage(cairn_mem *m, LogRd *r) {
+  uint64_t off = m->logStart, end = m->logStart, nMax = 0;
+  int rc = CAIRN_OK, bDamaged = 0;
+  char z[160];
+  for (int pass = 0; pass < 2 && rc == CAIRN_OK; pass++) {
+    uint64_t stop = pass ? end : r->size;
+    for (off = m->logStart; rc == CAIRN_OK && off < stop;) {
+      uint8_t type = 0;
+      const uint8_t *p = NULL;
+      size_t n = 0;
+      rc = logRecord(r, off, &type, &p, &n);
+      if (rc == CAIRN_NOTFOUND) {
+        rc = CAIRN_OK;
+        uint64_t next = 0, at = 0;
+        int dmg = 0;
+        if (pass == 0) {
+          rc = logDamageAfter(r, off, &at, &dmg);
+          if (rc) break;
+          if (dmg) {
+            cairnFormat(z, sizeof z, "log: record at offset %llu fails its checksum, committed records follow (COMMIT at offset %llu)",
+                        (unsigned long long)off, (unsigned long long)at);
+            cairnMemNoteDamage(m, off, z);
+            bDamaged = 1;
+          }
+        }
+        if (!dmg && pass == 0 && !bDamaged) break; /* a torn tail: the log ends here */
+        rc = logResync(m, r, off, &next);
+        if (pass == 0 && dmg && at + 25 == r->size) end = r->size; /* the last write was whole */
+        off = next;
+        continue;
+      }
+      if (rc) break;
+      if (pass == 0) {
+        if (type == MEM_REC_COMMIT) end = off + n + 9;
+      } else if (type == MEM_REC_ADD && n >= 8) {
+        uint64_t id = cairnGetLE64(p);
+        uint64_t nHave = m->n ? m->aOrigId[m->n - 1] : 0;
+        if (id > nHave) {
+          nMax = CAIRN_MAX(nMax, id);
+          int rc2 = replayAdd(m, p, n, off); /* salvage: applies through cairnMemApplySalvaged */
+          if (rc2 && CAIRN_PRIMARY(rc2) == CAIRN_CORRUPT) {
+            cairnFormat(z, sizeof z, "%s", cairn_errmsg());
+            cairnMemNoteDamage(m, off, z);
+            cairn_clearerr();
+          } else rc = rc2;
+        }
+      } else if (type == MEM_REC_TOUCH && n == 12) {
+        uint64_t id = cairnGetLE64(p);
+        size_t lo = 0, hi = m->n;
+        while (lo < hi) {
+          size_t mid = lo + (hi - lo) / 2;
+          if (m->aOrigId[mid] < id) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < m->n && m->aOrigId[lo] == id) m->aAccess[lo] += cairnGetLE32(p + 8);
+      } else if (type == MEM_REC_COMMIT && n == 16) {
+        nMax = CAIRN_MAX(nMax, cairnGetLE64(p));
+      }
+      off += n + 9;
+    }
+  }
+  if (rc) return rc;
+  if (nMax > m->pVer->nMemory) m->pVer->nMemory = nMax;
+  m->pVer->nTornBytes = r->size > end ? r->size - end : 0;
+  m->nFile = end;
+  return CAIRN_OK;
 }
 
 int cairnMemReplay(cairn_mem *m, uint64_t size) {
@@ -265,6 +415,20 @@ int cairnMemReplay(cairn_mem *m, uint64_t size) {
     if (rc) break;
     off += n + 9;
     if (type == MEM_REC_COMMIT) end = off;
+  }
+  if (rc == CAIRN_OK && m->pVer) {
+    rc = logSalvage(m, &r);
+    cairnFree(r.buf);
+    return rc;
+  }
+  if (rc == CAIRN_OK && off < r.size) {
+    /* a record fails at off: damage (committed data follows) or a torn tail? */
+    uint64_t at = 0;
+    int dmg = 0;
+    rc = logDamageAfter(&r, off, &at, &dmg);
+    if (rc == CAIRN_OK && dmg)
+      rc = cairnErr(CAIRN_CORRUPT, "log: record at offset %llu fails its checksum but committed records follow it (COMMIT at offset %llu): "
+                    "damage, not a torn tail (cairn mem verify / salvage)", (unsigned long long)off, (unsigned long long)at);
   }
   cairnAssert(rc || (end >= m->logStart && end <= off && off <= size));
   /* pass 2: apply up to there */

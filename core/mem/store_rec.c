@@ -242,6 +242,15 @@ int cairn_mem_add(cairn_mem *m, const cairn_mem_record *r, uint64_t *pId) {
   return CAIRN_OK;
 }
 
+/* A validated record (salvage's copy): logged and applied as an add. */
+int cairnMemAddArgs(cairn_mem *m, const MemAddArgs *a) {
+  size_t nPend0 = m->nPend;
+  if (m->f) CAIRN_TRY(logAdd(m, a, (uint64_t)m->n + 1));
+  int rc = cairnMemApplyAdd(m, a);
+  if (rc) m->nPend = nPend0;
+  return rc;
+}
+
 int cairn_mem_touch(cairn_mem *m, uint64_t id) {
   if (!m) return cairnErr(CAIRN_MISUSE, "mem_touch: NULL store");
   if (id == 0 || id > m->n) return cairnErr(CAIRN_NOTFOUND, "mem_touch: no memory %llu", (unsigned long long)id);

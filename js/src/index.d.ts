@@ -202,6 +202,8 @@ export interface MemoryOpenOptions {
   textOnly?: boolean;
   /** How the file keeps vectors, fixed at creation (f16/int8 where the core supports them). */
   disk?: 'f32' | 'f16' | 'int8';
+  /** ms to wait while another writer (this process or another) holds the store; default 0: CairnError BUSY at once. */
+  busyTimeout?: number;
 }
 
 export interface MemoryInput {

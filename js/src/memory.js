@@ -82,7 +82,9 @@ export function makeMemory(ctx) {
      * `disk` is how the file keeps vectors, fixed at creation: 'f32' (exact), 'f16' or 'int8'
      * (a half / a quarter of the bytes; searches then use the decoded values), where the core has it.
      * @param {{dim?: number, metric?: 'cosine'|'ip'|'l2', readOnly?: boolean, noSync?: boolean, textOnly?: boolean,
-     *   disk?: 'f32'|'f16'|'int8'}} [options]
+     *   disk?: 'f32'|'f16'|'int8', busyTimeout?: number}} [options] busyTimeout: ms to wait while another writer
+     *   holds the store (default 0: CairnError BUSY at once). Read-only opens never wait: they read beside a writer,
+     *   and see the store as of its last commit before the open.
      */
     static async open(file, options = {}) {
       if (file && Object.getPrototypeOf(file) === Object.prototype && typeof file.read !== 'function' && Object.keys(options).length === 0) {
@@ -91,11 +93,22 @@ export function makeMemory(ctx) {
       }
       await ctx.init();
       const M = ctx.M;
-      const { dim = 0, metric, readOnly = false, noSync = false, textOnly = false, disk } = options;
+      const { dim = 0, metric, readOnly = false, noSync = false, textOnly = false, disk, busyTimeout = 0 } = options;
       if (!Number.isInteger(dim) || dim < 0) throw misuse('dim must be a non-negative integer');
+      if (typeof busyTimeout !== 'number' || !(busyTimeout >= 0)) throw misuse('busyTimeout must be a number of ms >= 0');
       const met = pick(METRICS, metric, 'metric', 0);
       let owned;
-      ({ file, owned } = storeFileArg(ctx, file, readOnly));
+      // Another writer (a handle in this process or another process) holds the store: wait for
+      // it up to busyTimeout ms, as the CLI's --busy-timeout does (1, 2, 5... 100 ms apart).
+      for (let t0 = Date.now(), i = 0; ; i++) {
+        try {
+          ({ file, owned } = storeFileArg(ctx, file, readOnly));
+          break;
+        } catch (e) {
+          if (!(e instanceof CairnError) || (e.code & 0xff) !== 14 || Date.now() - t0 >= busyTimeout) throw e;
+          await new Promise((r) => setTimeout(r, [1, 2, 5, 10, 15, 20, 25, 50][i] || 100));
+        }
+      }
       const s = scope(M, CairnError);
       try {
         const pp = s.alloc(4);

@@ -46,7 +46,7 @@ TEST(mem, add_get_search) {
 
 TEST(mem, bad_input) {
   cairn_mem *m;
-  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {8, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   cairn_mem_record r;
@@ -121,9 +121,9 @@ TEST(mem, bad_input) {
   CHECK_EQ(n, 1);
   cairn_mem_close(m);
   /* config errors */
-  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0, 0, 0};
+  cairn_mem_config bad = {CAIRN_MEM_MAX_DIM + 1, 0, 0, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_RANGE);
-  cairn_mem_config bad2 = {8, 5, 0, 0, 0, 0, 0};
+  cairn_mem_config bad2 = {8, 5, 0, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(NULL, &bad2, &m), CAIRN_MISUSE);
 }
 
@@ -231,7 +231,7 @@ TEST(mem, hybrid_fusion_definition) {
 
 TEST(mem, caller_embeddings_l2) {
   cairn_mem *m;
-  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {4, CAIRN_METRIC_L2, 0, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   float v[5][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 2, 0, 0}, {3, 3, 3, 3}, {-1, -1, 0, 0}};
   for (int i = 0; i < 5; i++) {
@@ -333,7 +333,7 @@ TEST(mem, text_only_store) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {0, 0, 0, 0, 1, 0, 0};
+  cairn_mem_config cfg = {0, 0, 0, 0, 1, 0, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   CHECK_OK(addTurns(m, NTURN));
   CHECK_OK(cairn_mem_commit(m));
@@ -365,7 +365,7 @@ TEST(mem, text_only_store) {
 
 TEST(mem, json_api) {
   cairn_mem *m;
-  cairn_mem_config cfg = {4, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {4, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
   uint64_t id;
   CHECK_OK(cairn_mem_add_json(m, "{\"text\": \"Pepper the beagle hurt her paw\", \"embedding\": [1, 0, 0, 0], \"session\": "

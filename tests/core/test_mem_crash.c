@@ -60,7 +60,7 @@ static int openUnderFaults(const cairn_mem_config *cfg, const FaultSpec *spec, c
 static int memCrashRun(const FaultSpec *spec, const char *zWhat) {
   cairn_file *base, *f;
   cairn_mem *m;
-  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0, 0};
   if (openUnderFaults(&cfg, spec, zWhat, &base, &f, &m)) return -1;
   int nAdded = 0, nAcked = 0; /* memories added; memories covered by the last commit that returned OK */
   for (int c = 0; c < NCOMMIT; c++) {
@@ -199,7 +199,7 @@ static int ckCheckRow(cairn_mem *m, uint64_t id) {
 static int ckRun(const FaultSpec *spec, const char *zWhat) {
   cairn_file *base, *f;
   cairn_mem *m;
-  cairn_mem_config cfg = {CK_DIM, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 4};
+  cairn_mem_config cfg = {CK_DIM, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 4, 0};
   if (openUnderFaults(&cfg, spec, zWhat, &base, &f, &m)) return -1;
   int nAdded = 0, nAcked = 0;
   for (int c = 0; c < CK_ROUNDS; c++) {

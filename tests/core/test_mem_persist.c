@@ -61,7 +61,7 @@ TEST(mem, log_reopen) {
   }
   CHECK_OK(cairn_mem_commit(m));
   CHECK_OK(cairn_mem_close(m));
-  cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0};
+  cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open(zPath, &ro, &m));
   CHECK_OK(cairn_mem_stats_get(m, &st));
   CHECK_EQ(st.nMemory, NTURN);
@@ -76,7 +76,7 @@ TEST(mem, log_reopen) {
   CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_READONLY);
   CHECK_OK(cairn_mem_close(m));
   /* a store of another dimension is refused */
-  cairn_mem_config c64 = {64, 0, 0, 0, 0, 0, 0};
+  cairn_mem_config c64 = {64, 0, 0, 0, 0, 0, 0, 0};
   CHECK_RC(cairn_mem_open(zPath, &c64, &m), CAIRN_MISUSE);
 }
 
@@ -86,7 +86,7 @@ TEST(mem, log_torn_tail_every_byte) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {16, 0, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {16, 0, 0, 0, 0, 0, 0, 0};
   /* keep the handle: open through a second memfile copy each time */
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   uint64_t aEnd[8], aCnt[8];
@@ -142,12 +142,13 @@ TEST(mem, log_torn_tail_every_byte) {
   CHECK_OK(cairn_mem_get(m, 1, &r));
   CHECK_EQ(r.accessCount, 4);
   cairn_mem_close(m);
-  /* a flipped byte inside the second commit: the store keeps the first commit only */
+  /* a flipped byte inside the second commit, with commits after it: damage, not a torn tail
+  ** (issue 16: this used to keep the first commit only and truncate the rest on the next add) */
   img[aEnd[1] + 20] ^= 1;
   CHECK_OK(cairn_memfile_open(img, n, &g));
   uint64_t got;
-  CHECK_OK(countOpen(g, &got));
-  CHECK_EQ(got, aCnt[1]);
+  CHECK_RC(countOpen(g, &got), CAIRN_CORRUPT);
+  img[aEnd[1] + 20] ^= 1;
   /* header damage is an error, not a silent empty store */
   img[3] ^= 1;
   CHECK_OK(cairn_memfile_open(img, n, &g));
@@ -182,7 +183,7 @@ TEST(mem, ivf_persisted) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   float v[32];
   uint64_t s = 11;
@@ -220,7 +221,7 @@ TEST(mem, disk_vector_encodings) {
     cairn_file *f;
     CHECK_OK(cairn_memfile_open(NULL, 0, &f));
     cairn_mem *m;
-    cairn_mem_config cfg = {64, CAIRN_METRIC_COSINE, 0, 0, 0, enc, 0};
+    cairn_mem_config cfg = {64, CAIRN_METRIC_COSINE, 0, 0, 0, enc, 0, 0};
     CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
     CHECK_OK(addTurns(m, NTURN));
     CHECK_OK(cairn_mem_commit(m));
@@ -255,7 +256,7 @@ TEST(mem, disk_vector_encodings) {
   }
   CHECK(aSize[CAIRN_MEM_DISK_F16] < aSize[CAIRN_MEM_DISK_F32] - NTURN * 64 * 2 + 64);
   CHECK(aSize[CAIRN_MEM_DISK_INT8] < aSize[CAIRN_MEM_DISK_F16]);
-  cairn_mem_config bad = {64, 0, 0, 0, 0, 3, 0};
+  cairn_mem_config bad = {64, 0, 0, 0, 0, 3, 0, 0};
   cairn_mem *m;
   CHECK_RC(cairn_mem_open(NULL, &bad, &m), CAIRN_MISUSE);
 }
@@ -281,7 +282,7 @@ TEST(mem, checkpoint_reopen) {
     cairn_file *f;
     CHECK_OK(cairn_memfile_open(NULL, 0, &f));
     cairn_mem *m, *m2, *ref;
-    cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, enc, UINT32_MAX}; /* checkpoints only when asked */
+    cairn_mem_config cfg = {32, CAIRN_METRIC_COSINE, 0, 0, 0, enc, UINT32_MAX, 0}; /* checkpoints only when asked */
     CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
     CHECK_OK(cairn_mem_open(NULL, &cfg, &ref)); /* the same adds, in memory only */
     for (int round = 0; round < 3; round++) {
@@ -302,7 +303,7 @@ TEST(mem, checkpoint_reopen) {
     CHECK_OK(cairn_memfile_data(f, &p, &n));
     cairn_file *g;
     CHECK_OK(cairn_memfile_open(p, n, &g));
-    cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0};
+    cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0, 0};
     CHECK_OK(cairn_mem_open_file(g, &ro, &m2));
     CHECK_OK(cairn_mem_stats_get(m2, &st));
     CHECK_EQ(st.nMemory, 3 * NTURN);
@@ -345,7 +346,7 @@ TEST(mem, checkpoint_ivf_generations) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {16, CAIRN_METRIC_COSINE, 0, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   float v[16];
   uint64_t s = 5;
@@ -448,7 +449,7 @@ TEST(mem, checkpoint_bad_files) {
   CHECK(strstr(cairn_errmsg(), "/memory") != NULL);
   /* a store whose @count says more rows than its datasets hold */
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
-  cairn_mem_config cfg = {8, 0, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {8, 0, 0, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   CHECK_OK(addTurns(m, 3));
   const uint8_t *p;
@@ -474,7 +475,7 @@ TEST(mem, out_of_memory_checkpoint) {
   cairn_file *f;
   CHECK_OK(cairn_memfile_open(NULL, 0, &f));
   cairn_mem *m;
-  cairn_mem_config cfg = {8, 0, 0, 0, 0, 0, UINT32_MAX};
+  cairn_mem_config cfg = {8, 0, 0, 0, 0, 0, UINT32_MAX, 0};
   CHECK_OK(cairn_mem_open_file(f, &cfg, &m));
   CHECK_OK(addTurns(m, 5));
   cairn_mem_index_config ic = {CAIRN_VINDEX_IVFPQ, 2, 2, 2, 0, 1};
@@ -544,7 +545,7 @@ TEST(mem, unfinished_creation) {
   memset(img + 1000, 0x5a, 500); /* what the crashed creation wrote after the superblock */
   cairn_file *f;
   cairn_mem *m;
-  cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0};
+  cairn_mem_config ro = {0, 0, 1, 0, 0, 0, 0, 0};
   CHECK_OK(cairn_memfile_open(img, sizeof img, &f));
   CHECK_RC(cairn_mem_open_file(f, &ro, &m), CAIRN_CORRUPT); /* read-only: not touched */
   CHECK_OK(cairn_memfile_open(img, sizeof img, &f));

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *arena;
   int haveFilter = cairn_mem_filter_parse(z, &f, &arena) == CAIRN_OK;
   cairn_mem *m;
-  cairn_mem_config cfg = {64, 0, 0, 0, 0, 0, 0};
+  cairn_mem_config cfg = {64, 0, 0, 0, 0, 0, 0, 0};
   if (cairn_mem_open(NULL, &cfg, &m) == CAIRN_OK) {
     cairn_mem_record r;
     memset(&r, 0, sizeof r);

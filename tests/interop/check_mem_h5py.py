@@ -90,9 +90,48 @@ def check(d, kind, batches):
     print(f"ok   h5py: {kind} store, {n} memories ({'+'.join(batches)}) as added")
 
 
+def checksums(path):
+    """Every dataset of the store carries Fletcher-32 (libhdf5 verifies it on each read), the
+    rows have their row checksums, and one flipped bit in a text chunk makes h5py's read fail."""
+    import shutil
+    f = h5py.File(path, "r")
+    seen = []
+
+    def visit(name, o):
+        if isinstance(o, h5py.Dataset):
+            assert o.fletcher32, f"{name} has no Fletcher-32"
+            o[...]  # reads (and checks) every chunk
+            seen.append(name)
+
+    f.visititems(visit)
+    g = f["memory"]
+    assert "row_crc" in g and g["row_crc"].shape == (g.attrs["count"],), "no row checksums"
+    info = g["text_bytes"].id.get_chunk_info(0)
+    f.close()
+    bad = path + ".flipped"
+    shutil.copy(path, bad)
+    with open(bad, "r+b") as h:
+        h.seek(info.byte_offset + 3)
+        c = h.read(1)
+        h.seek(info.byte_offset + 3)
+        h.write(bytes([c[0] ^ 0x10]))
+    try:
+        h5py.File(bad, "r")["memory/text_bytes"][...]
+    except OSError:
+        print(f"ok   h5py: {len(seen)} datasets with Fletcher-32, a flipped text chunk fails to read")
+        return
+    raise AssertionError("h5py read a flipped chunk without an error")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "gen":
         gen(sys.argv[2])
+    elif sys.argv[1] == "checksums":
+        try:
+            checksums(sys.argv[2])
+        except AssertionError as e:
+            print(f"FAIL h5py checksums: {e!r}")
+            sys.exit(1)
     else:
         try:
             check(sys.argv[2], sys.argv[3], list(sys.argv[4]))

@@ -34,6 +34,12 @@ for kind in f32 f16 int8 text; do
   grep -q "memories    $n" "$t/$kind.stats1" || ko "cairn $kind: $n memories before the checkpoint"
   [ "$kind" != text ] && { h5dump -d /memory/embedding "$f" | grep -q "DATASPACE  SIMPLE { ( $n, 24 ) / ( H5S_UNLIMITED, 24 ) }" || ko "h5dump $kind: embedding shape"; }
 done
+# every dataset is checksummed (Fletcher-32, read by libhdf5), and a flip is caught by h5py and cairn
+"$PY" "$here/check_mem_h5py.py" checksums "$t/f32.mem" || ko "h5py: checksums"
+"$CAIRN" mem verify "$t/f32.mem" >/dev/null || ko "cairn mem verify of a good store"
+"$CAIRN" mem verify "$t/f32.mem.flipped" >"$t/flipped.verify" 2>&1 && ko "cairn mem verify passed a flipped chunk"
+grep -q "DAMAGED" "$t/flipped.verify" || ko "cairn mem verify does not say DAMAGED"
+"$CAIRN" mem search "$t/f32.mem.flipped" "heron" --mode bm25 --k 1 >/dev/null 2>&1 && ko "search of a flipped store exits 0"
 # cairn still finds what it added, by text and by vector, after all this
 "$CAIRN" mem search "$t/f32.mem" "heron" --mode bm25 --k 1 --json | grep -q heron || ko "search after checkpoint"
 [ "$fail" = 0 ] && echo "interop.mem: h5py and h5dump read every store as added" || echo "interop.mem: FAILED"

@@ -70,6 +70,11 @@ typedef struct cairn_mem_config {
   uint32_t checkpointEvery; /* a commit checkpoints the log into the HDF5 datasets once it holds
                             ** this many memories; 0 = 4096; UINT32_MAX = only when
                             ** cairn_mem_checkpoint is called (not by commits, not by close) */
+  int64_t busyTimeoutMs; /* how long an open waits for the store's lock while another writer holds
+                         ** it (writers take CAIRN_LOCK_WRITE, read-only opens CAIRN_LOCK_READ,
+                         ** cairn/host.h "Locking"): 0 = the process-wide default
+                         ** (cairn_set_busy_timeout), > 0 = up to that many ms, < 0 = try once.
+                         ** Still held after it: CAIRN_BUSY naming the file. */
 } cairn_mem_config;
 #define CAIRN_MEM_DISK_F32  0
 #define CAIRN_MEM_DISK_F16  1
@@ -86,6 +91,15 @@ CAIRN_API int cairn_mem_open(const char *zPath, const cairn_mem_config *pCfg, ca
 /* Same on a file the caller opened (any cairn_file: POSIX, memory, JS). The store owns f and
 ** closes it in cairn_mem_close, also when the open fails. */
 CAIRN_API int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *pCfg, cairn_mem **ppMem);
+/*
+** Concurrency (FORMAT.md "Readers and writers"): one writer per store (a second one gets
+** CAIRN_BUSY once busyTimeoutMs has passed), any number of readers beside it. A reader loads the
+** store at its open and sees the state of the last commit before it, whole: a checkpoint that
+** lands during the open makes it start over (CAIRN_BUSY after 64 tries); reopen to see newer
+** commits. Damage (a checksum that fails inside committed data, in the log or the HDF5 part)
+** fails the open with CAIRN_CORRUPT naming the offset and the object, read-only or not, and
+** nothing is ever truncated or rewritten over it: see cairn_mem_verify and cairn_mem_salvage.
+*/
 /* Close; uncommitted adds are discarded (call cairn_mem_commit first). NULL is a no-op. */
 CAIRN_API int cairn_mem_close(cairn_mem *pMem);
 
@@ -227,6 +241,39 @@ typedef struct cairn_mem_stats {
   int64_t checkpointNs;          /* time the last one took */
 } cairn_mem_stats;
 CAIRN_API int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
+
+/* ---- damage ---- */
+typedef struct cairn_mem_verify_info {
+  int format;             /* as cairn_mem_stats.format */
+  int checksums;          /* 1: every byte the store reads is under a checksum (stores created or
+                          ** checkpointed from 2026-12-02 on); 0: an older HDF5 part without them */
+  int damaged;            /* anything damaged (also when nothing was lost) */
+  uint64_t nMemory;       /* memories the store holds (the highest id committed) */
+  uint64_t nIntact;       /* memories whose every field verifies (what salvage copies) */
+  uint64_t nLost;         /* nMemory - nIntact */
+  uint64_t nCheckpointed; /* of nMemory, in the HDF5 part */
+  uint64_t nTornBytes;    /* bytes after the last commit (a crash during a commit; not damage) */
+  uint64_t damageOffset;  /* file offset of the first damage (when known) */
+  char zDamage[256];      /* the first damage: what and where ("" if none) */
+  int indexDamaged;       /* the persisted IVF index is damaged (rebuild it: no memory is lost) */
+} cairn_mem_verify_info;
+/*
+** Check every byte a store holds: the HDF5 superblock and object headers (their checksums),
+** every chunk (Fletcher-32), every row against its row checksum, the access counts, the IVF
+** index, every log record (CRC-32C) and the commits. Returns CAIRN_OK when nothing is damaged,
+** CAIRN_CORRUPT (or CAIRN_CHECKSUM) when something is, with *pInfo saying what is lost and
+** what is intact; other codes when the check itself could not run. Takes CAIRN_LOCK_READ; f is
+** the caller's (not closed).
+*/
+CAIRN_API int cairn_mem_verify(cairn_file *f, cairn_mem_verify_info *pInfo);
+/*
+** Copy every memory of `in` that still verifies into `out`, a new store (an empty file, which
+** gets the settings of `in`): text, session, role, tier, importance, times, metadata, access
+** count and embedding. Ids are renumbered 1, 2, 3... in their old order (lost ones leave no
+** gap); the IVF index is not copied (rebuild it). *pInfo (may be NULL) gets what the verify of
+** `in` found. Neither file is closed; `out` is committed and synced.
+*/
+CAIRN_API int cairn_mem_salvage(cairn_file *in, cairn_file *out, cairn_mem_verify_info *pInfo);
 
 /* ---- text tools ---- */
 /*

@@ -1,0 +1,112 @@
+/*
+** 2026-12-02
+**
+** core/mem/store_verify.c - damage in a memory store: cairn_mem_verify (load every byte the
+** store holds, leaving out what fails its checksum and counting it) and cairn_mem_salvage (copy
+** what verifies into a new store). The tolerant load itself is the ordinary one with m->pVer
+** set (store_ck.c reads damaged datasets block by block, store_log.c resyncs the log past
+** damaged records); FORMAT.md "Damage" says what is checked.
+*/
+#include "mem_int.h"
+
+void cairnMemNoteDamage(cairn_mem *m, uint64_t off, const char *zMsg) {
+  cairn_mem_verify_info *p = m->pVer;
+  if (!p) return;
+  if (!p->damaged) {
+    p->damageOffset = off;
+    cairnFormat(p->zDamage, sizeof p->zDamage, "%s", zMsg);
+  }
+  p->damaged = 1;
+}
+
+int cairnMemApplySalvaged(cairn_mem *m, const MemAddArgs *a, uint64_t origId) {
+  size_t nA = m->nOrigIdAlloc;
+  CAIRN_TRY(CAIRN_GROW(m->aOrigId, nA, m->n + 1, "salvage: ids"));
+  m->nOrigIdAlloc = nA;
+  CAIRN_TRY(cairnMemApplyAdd(m, a));
+  m->aOrigId[m->n - 1] = origId;
+  if (origId > m->pVer->nMemory) m->pVer->nMemory = origId;
+  return CAIRN_OK;
+}
+
+/* Load f tolerantly under a read lock; *ppMem holds what verifies (its f is NULL: f stays the
+** caller's). */
+static int verifyLoad(cairn_file *f, cairn_mem_verify_info *p, cairn_mem **ppMem) {
+  memset(p, 0, sizeof *p);
+  *ppMem = NULL;
+  if (!f) return cairnErr(CAIRN_MISUSE, "mem_verify: NULL file");
+  CAIRN_TRY(cairn_file_lock(f, CAIRN_LOCK_READ, CAIRN_LOCK_DEFAULT_TIMEOUT));
+  cairn_mem_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.readOnly = 1;
+  cairn_mem *m = NULL;
+  int rc = cairnMemOpenLocked(f, &cfg, p, &m);
+  if (rc) {
+    int prim = CAIRN_PRIMARY(rc);
+    if (prim == CAIRN_CORRUPT || prim == CAIRN_CHECKSUM || prim == CAIRN_UNSUPPORTED) {
+      /* nothing could be read past this (a damaged superblock, /memory unreadable) */
+      p->damaged = 1;
+      cairnFormat(p->zDamage, sizeof p->zDamage, "%s (nothing after it could be read)", cairn_errmsg());
+      p->damageOffset = 0;
+    }
+    return rc;
+  }
+  m->f = NULL;
+  p->format = m->fmt;
+  p->checksums = m->fmt == 1 || m->ckRowCrc;
+  p->nIntact = m->n;
+  if (p->nMemory < p->nIntact) p->nMemory = p->nIntact;
+  p->nLost = p->nMemory - p->nIntact;
+  if (p->nLost && !p->damaged) {
+    p->damaged = 1;
+    cairnFormat(p->zDamage, sizeof p->zDamage, "%llu memories are missing", (unsigned long long)p->nLost);
+  }
+  *ppMem = m;
+  return CAIRN_OK;
+}
+
+int cairn_mem_verify(cairn_file *f, cairn_mem_verify_info *pInfo) {
+  cairn_mem_verify_info local;
+  cairn_mem_verify_info *p = pInfo ? pInfo : &local;
+  cairn_mem *m = NULL;
+  int rc = verifyLoad(f, p, &m);
+  cairn_mem_close(m);
+  if (rc) return rc;
+  if (p->damaged) return cairnErr(CAIRN_CORRUPT, "mem_verify: %s", p->zDamage);
+  return CAIRN_OK;
+}
+
+int cairn_mem_salvage(cairn_file *in, cairn_file *out, cairn_mem_verify_info *pInfo) {
+  cairn_mem_verify_info local;
+  cairn_mem_verify_info *p = pInfo ? pInfo : &local;
+  if (!out) return cairnErr(CAIRN_MISUSE, "mem_salvage: NULL output");
+  uint64_t size = 0;
+  CAIRN_TRY(cairn_file_size(out, &size));
+  if (size) return cairnErr(CAIRN_MISUSE, "mem_salvage: the output is not empty (%llu bytes)", (unsigned long long)size);
+  cairn_mem *m = NULL, *o = NULL;
+  CAIRN_TRY(verifyLoad(in, p, &m));
+  int rc = cairn_file_lock(out, CAIRN_LOCK_WRITE, CAIRN_LOCK_DEFAULT_TIMEOUT);
+  cairn_mem_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.dim = m->dim, cfg.metric = m->metric, cfg.textOnly = m->textOnly, cfg.diskVectors = m->diskVec;
+  cfg.checkpointEvery = UINT32_MAX; /* one checkpoint at the end */
+  if (!rc) rc = cairnMemOpenLocked(out, &cfg, NULL, &o);
+  for (size_t r = 0; !rc && r < m->n; r++) {
+    MemAddArgs a;
+    memset(&a, 0, sizeof a);
+    a.zText = m->zText + m->aTextOff[r], a.nText = m->aTextLen[r];
+    a.zMeta = m->zText + m->aMetaOff[r], a.nMeta = m->aMetaLen[r];
+    if (m->aSession[r]) a.zSession = m->names.z + m->names.aOff[m->aSession[r] - 1], a.nSession = m->names.aLen[m->aSession[r] - 1];
+    if (m->aRole[r]) a.zRole = m->names.z + m->names.aOff[m->aRole[r] - 1], a.nRole = m->names.aLen[m->aRole[r] - 1];
+    a.created = m->aCreated[r], a.event = m->aEvent[r], a.tier = m->aTier[r], a.imp = m->aImp[r], a.access = m->aAccess[r];
+    a.aVec = m->textOnly ? NULL : m->vecs.aF32 + r * m->dim;
+    rc = cairnMemAddArgs(o, &a);
+    if (!rc && (r + 1) % 4096 == 0) rc = cairn_mem_commit(o);
+  }
+  if (!rc) rc = cairn_mem_checkpoint(o);
+  if (o) o->f = NULL; /* the caller's */
+  int rc2 = cairn_mem_close(o);
+  if (!rc) rc = rc2;
+  cairn_mem_close(m);
+  return rc;
+}
