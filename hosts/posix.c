@@ -291,6 +291,7 @@ static int lockFileTake(PosixFile *f) {
   int bRel = !zReal && f->zPath[0] != '/' && getcwd(zCwd, sizeof(zCwd)) != NULL;
   size_t nBase = zReal ? strlen(zReal) : (bRel ? strlen(zCwd) + 1 : 0) + strlen(f->zPath);
   char *zLock = malloc(2 * (nBase + sizeof(LOCKFILE_SUFFIX)) + 32); /* + room for "<it>.stale.<pid>" */
+  char *zTmp = NULL;
   if (!zLock) {
     free(zReal);
     return cairn_seterr(CAIRN_NOMEM, "%s: out of memory for the lock file name", pfName(f));
@@ -302,20 +303,54 @@ static int lockFileTake(PosixFile *f) {
   char zMine[320];
   int nMine = snprintf(zMine, sizeof(zMine), "cairn-lock pid=%ld host=%s\n", (long)getpid(), lockHost());
   int rc = CAIRN_OK;
+  /* The lock file appears whole or not at all: its content goes into a temporary file first,
+  ** which link() then gives the lock file's name (failing with EEXIST if one exists). A writer
+  ** killed between creating and writing the file would otherwise leave an empty lock file that
+  ** blocks every writer for LOCKFILE_GARBLED_STALE_S seconds. */
+  static unsigned nSeq;
+  size_t nTmp = nBase + sizeof(LOCKFILE_SUFFIX) + 48;
+  zTmp = malloc(nTmp);
+  if (!zTmp) {
+    free(zLock);
+    return cairn_seterr(CAIRN_NOMEM, "%s: out of memory for the lock file name", pfName(f));
+  }
+  snprintf(zTmp, nTmp, "%s.tmp.%ld.%u", zLock, (long)getpid(), __atomic_add_fetch(&nSeq, 1, __ATOMIC_RELAXED));
   for (int iTry = 0;; iTry++) {
-    int fd = open(zLock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = open(zTmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int e = errno;
     if (fd >= 0) {
       ssize_t w = write(fd, zMine, (size_t)nMine);
       close(fd);
       if (w != nMine) {
-        unlink(zLock);
-        rc = cairn_seterr(CAIRN_IOERR, "%s: cannot write the lock file %s", pfName(f), zLock);
+        unlink(zTmp);
+        rc = cairn_seterr(CAIRN_IOERR, "%s: cannot write the lock file %s", pfName(f), zTmp);
         break;
       }
-      f->zLockFile = zLock;
-      return CAIRN_OK;
+      int l = link(zTmp, zLock);
+      e = errno;
+      unlink(zTmp);
+      if (l == 0) {
+        free(zTmp);
+        f->zLockFile = zLock;
+        return CAIRN_OK;
+      }
+      if (e == EPERM || e == ENOTSUP || e == EOPNOTSUPP) { /* a file system without hard links */
+        fd = open(zLock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        e = errno;
+        if (fd >= 0) {
+          w = write(fd, zMine, (size_t)nMine);
+          close(fd);
+          if (w == nMine) {
+            free(zTmp);
+            f->zLockFile = zLock;
+            return CAIRN_OK;
+          }
+          unlink(zLock);
+          rc = cairn_seterr(CAIRN_IOERR, "%s: cannot write the lock file %s", pfName(f), zLock);
+          break;
+        }
+      }
     }
-    int e = errno;
     if (e == EACCES || e == EROFS || e == EPERM) break; /* a directory we cannot write: skipped */
     if (e != EEXIST) {
       rc = lockIoErr(f, "lock file", e);
@@ -347,6 +382,7 @@ static int lockFileTake(PosixFile *f) {
     if (lockFileRead(zMoved, zGot, sizeof(zGot), &age) == 0 && strcmp(zGot, zHeld) != 0) (void)link(zMoved, zLock);
     unlink(zMoved);
   }
+  free(zTmp);
   free(zLock);
   return rc;
 }

@@ -29,6 +29,7 @@ const char *cairn_errstr(cairn_status rc) {
     case CAIRN_IOERR_SYNC: return "CAIRN_IOERR_SYNC";
     case CAIRN_IOERR_OPEN: return "CAIRN_IOERR_OPEN";
     case CAIRN_IOERR_WRITE: return "CAIRN_IOERR_WRITE";
+    case CAIRN_BUSY_SNAPSHOT: return "CAIRN_BUSY_SNAPSHOT";
     default: break;
   }
   switch (CAIRN_PRIMARY(rc)) {

@@ -198,7 +198,7 @@ int cairnH5LockNow(H5File *f) {
   size_t nr = 0;
   CAIRN_TRY(cairn_file_read(f->pFile, a, f->nSb, f->sbAt, &nr));
   if (nr != f->nSb || memcmp(a, f->aSb, f->nSb) != 0)
-    return cairnErr(CAIRN_BUSY, "hdf5: the file was committed to since it was opened (its superblock at %llu "
+    return cairnErr(CAIRN_BUSY_SNAPSHOT, "hdf5: the file was committed to since it was opened (its superblock at %llu "
                     "changed): reopen it to read the new state", (unsigned long long)f->sbAt);
   return CAIRN_OK;
 }

@@ -169,10 +169,11 @@ int cairnMemOpenLocked(cairn_file *f, const cairn_mem_config *cfg, cairn_mem_ver
     memset(sb, 0, sizeof sb);
     size_t nRead = 0;
     int rc2 = cairn_file_read(f, sb, sizeof sb, 0, &nRead);
-    int same = rc2 == CAIRN_OK && (rc ? 1 : memcmp(sb, (*pp)->aSb0, sizeof sb) == 0);
+    /* the HDF5 reader saw a checkpoint land during the load: the state changed, load again */
+    int same = rc2 == CAIRN_OK && rc != CAIRN_BUSY_SNAPSHOT && (rc ? 1 : memcmp(sb, (*pp)->aSb0, sizeof sb) == 0);
     if (rc == CAIRN_OK && same) return CAIRN_OK;
     int prim = CAIRN_PRIMARY(rc);
-    int transient = rc == CAIRN_OK || !same || prim == CAIRN_CORRUPT || prim == CAIRN_CHECKSUM || prim == CAIRN_IOERR;
+    int transient = rc == CAIRN_OK || !same || rc == CAIRN_BUSY_SNAPSHOT || prim == CAIRN_CORRUPT || prim == CAIRN_CHECKSUM || prim == CAIRN_IOERR;
     /* a memory file has one handle: no writer beside it, nothing to wait for */
     if (!transient || (rc && same && (iTry >= 2 || !cairn_file_can_lock(f))) || iTry + 1 >= MEM_READ_TRIES) {
       if (rc == CAIRN_OK) {

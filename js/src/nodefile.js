@@ -45,21 +45,23 @@ function holderAlive(text) {
   }
 }
 
+let lockSeq = 0;
 // Create the lock file beside `real`, breaking a stale one; returns its path (null: skipped).
 function takeLockFile(real, name) {
   const lockPath = real + '.cairn-lock';
   const mine = `cairn-lock pid=${process.pid} host=${os.hostname()}\n`;
   for (let iTry = 0; ; iTry++) {
     try {
-      const fd = fs.openSync(lockPath, 'wx', 0o644);
+      // Whole or not at all (as hosts/posix.c): the content goes into a temporary file that
+      // link() names the lock file, failing with EEXIST if one exists; a process killed midway
+      // leaves no empty lock file behind.
+      const tmp = `${lockPath}.tmp.${process.pid}.${++lockSeq}`;
+      fs.writeFileSync(tmp, mine, { mode: 0o644 });
       try {
-        fs.writeSync(fd, mine);
-      } catch (e) {
-        fs.closeSync(fd);
-        fs.unlinkSync(lockPath);
-        throw e;
+        fs.linkSync(tmp, lockPath);
+      } finally {
+        fs.rmSync(tmp, { force: true });
       }
-      fs.closeSync(fd);
       return lockPath;
     } catch (e) {
       if (e.code === 'EACCES' || e.code === 'EROFS' || e.code === 'EPERM') return null;

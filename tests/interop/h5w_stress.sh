@@ -102,14 +102,16 @@ n0=$("$PY" -c "import h5py; print(h5py.File('$F','r')['/d'].shape[0])")
 coproc H2 { "$PY" -u -c "
 import h5py, time
 f = h5py.File('$F', 'a'); print('open'); time.sleep(0.5); f.close()"; }
+h2pid=$H2_PID # bash unsets H2_PID when the coprocess ends, which it may before the wait below
 read -r got <&"${H2[0]}"
 "$C" h5w append --busy-timeout 10000 "$F" /d 8 && ok "cairn h5w append waits for h5py to close (busy timeout)" || ko "append after waiting"
-wait "$H2_PID" 2>/dev/null
+wait "$h2pid" 2>/dev/null
 n1=$("$PY" -c "import h5py; print(h5py.File('$F','r')['/d'].shape[0])")
 [ "$n1" -eq $((n0 + 1)) ] && ok "the waited append is in the file after h5py closed it" || ko "rows $n0 -> $n1"
 # a cairn writer holds the file: h5py cannot open it to write or read
-"$C" h5w loop "$F" /d 300 & L=$!
-sleep 0.2
+"$C" h5w loop "$F" /d 100000 & L=$!
+# wait until the writer holds the file (its lock file appears), however slow the machine is
+for _ in $(seq 200); do [ -e "$F.cairn-lock" ] && break; sleep 0.05; done
 e=$("$PY" -c "
 import h5py
 try: h5py.File('$F', 'a').close(); print('opened')

@@ -52,6 +52,9 @@ typedef int cairn_status;
 #define CAIRN_IOERR_SYNC       (CAIRN_IOERR | (2 << 8))
 #define CAIRN_IOERR_OPEN       (CAIRN_IOERR | (3 << 8))
 #define CAIRN_IOERR_WRITE      (CAIRN_IOERR | (4 << 8))
+/* The HDF5 reader found the file committed to by a writer since its open (its snapshot is
+** gone): reopen to read the new state. A BUSY that waiting for a lock will not cure. */
+#define CAIRN_BUSY_SNAPSHOT    (CAIRN_BUSY | (1 << 8))
 
 #define CAIRN_PRIMARY(rc) ((rc) & 0xff)
 
