@@ -240,10 +240,10 @@ int cliCasLs(int argc, char **argv) {
   return 0;
 }
 
+/* A problem verify or salvage reports, as one stderr line; pArg is the command's name. */
 static void onProblem(void *pArg, const char *zMsg) {
-  (void)pArg;
   cliProgressEnd();
-  fprintf(stderr, "cairn: verify: %s\n", zMsg);
+  fprintf(stderr, "cairn: %s: %s\n", (const char *)pArg, zMsg);
 }
 
 int cliCasVerify(int argc, char **argv) {
@@ -252,7 +252,7 @@ int cliCasVerify(int argc, char **argv) {
   int r = openReadonly("verify", argc, argv, &cas, &zStore);
   if (r) return r;
   uint64_t nBad = 0;
-  int rc = cairn_cas_verify(cas, cliProgress, (void *)"verify", onProblem, NULL, &nBad);
+  int rc = cairn_cas_verify(cas, cliProgress, (void *)"verify", onProblem, (void *)"verify", &nBad);
   cliProgressEnd();
   cairn_cas_stats s;
   cairn_cas_get_stats(cas, &s);
@@ -276,12 +276,6 @@ int cliCasVerify(int argc, char **argv) {
   printf("ok: %llu payloads, %llu chunks, %llu bytes verified\n", (unsigned long long)s.nPayload, (unsigned long long)s.nChunk,
          (unsigned long long)s.nRawBytes);
   return 0;
-}
-
-static void onDropped(void *pArg, const char *zMsg) {
-  (void)pArg;
-  cliProgressEnd();
-  fprintf(stderr, "cairn: salvage: %s\n", zMsg);
 }
 
 int cliCasSalvage(int argc, char **argv) {
@@ -320,7 +314,7 @@ int cliCasSalvage(int argc, char **argv) {
   dcfg.iVersion = 2, dcfg.busyTimeoutMs = 0;
   if (rc == CAIRN_OK) rc = cairn_cas_open(out.zTmp, &dcfg, &dst);
   cairn_cas_salvage_report rep;
-  if (rc == CAIRN_OK) rc = cairn_cas_salvage(src, dst, onDropped, NULL, &rep);
+  if (rc == CAIRN_OK) rc = cairn_cas_salvage(src, dst, onProblem, (void *)"salvage", &rep);
   int rc2 = cairn_cas_close(dst);
   if (rc == CAIRN_OK) rc = rc2;
   rc = cliOutClose(&out, rc);
