@@ -108,6 +108,20 @@ int cairnH5Checksum(const uint8_t *p, size_t n, uint64_t addr, const char *zWhat
 ** 65535, result sum2 << 16 | sum1 (an all-zero chunk sums to 0, as libhdf5 stores it). */
 uint32_t cairnH5Fletcher32(const uint8_t *p, size_t n);
 
+/* ---------------------------------------------------------------- v1 chunk B-tree nodes */
+/* The keys of a v1 chunk B-tree node are not checksummed in HDF5's format, and one flipped
+** bit in a key makes its chunk unreachable (read back as fill, with success) or moves it. So
+** the reader and the writer check each node's body p (n children: n+1 keys of 8 + 8 (rank+1)
+** bytes, each child's key followed by an so-byte address) as they read it: the n+1 keys ascend
+** strictly (a child's key is its first chunk's offset; the last is a right bound: libhdf5
+** writes the last chunk's offset with the element size as the final coordinate, cairn's writer
+** offset + chunk dims); child keys are multiples of aChunk with a zero element coordinate; the
+** node's first key is not before lo and its last child's key is before hi (the parent's keys
+** around it; NULL at the root). A multiple-of-chunk flip breaks the order with a neighbour or the bound.
+** Returns NULL, or what is wrong (format.c). */
+const char *cairnH5ChunkNodeCheck(const uint8_t *p, uint32_t n, uint32_t rank, const uint64_t *aChunk, unsigned so, const uint8_t *lo,
+                                  const uint8_t *hi);
+
 /* ---------------------------------------------------------------- addresses and lengths */
 /* An address of so bytes (1..8) at p: all ones is H5_UNDEF. */
 static inline uint64_t cairnH5GetAddr(const uint8_t *p, unsigned so) {

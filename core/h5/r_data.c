@@ -7,6 +7,8 @@
 ** (start/stride/count/block). Chunks are looked up serially (the metadata cache is not
 ** thread-safe), then read, decoded and scattered in parallel through cairnParallelFor.
 */
+#include <stdlib.h> /* qsort */
+
 #include "h5int.h"
 
 /* ---------------------------------------------------------------- selection geometry */
@@ -165,7 +167,9 @@ static uint64_t maxChunks(const H5Dset *d, uint32_t i) {
   return (m + d->layout.aChunk[i] - 1) / d->layout.aChunk[i];
 }
 
-static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
+/* lo/hi: the parent's keys around this child (NULL at the root); wantLevel: the level it must
+** have (-1 at the root). */
+static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth, int wantLevel, const uint8_t *lo, const uint8_t *hi) {
   H5File *f = d->f;
   uint32_t r = d->layout.rank;
   if (depth > 64) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree of %s too deep", d->zPath);
@@ -175,9 +179,22 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
   if (memcmp(hd, H5_SIG_TREE, 4) || hd[4] != 1) return cairnErr(CAIRN_CORRUPT, "hdf5: bad chunk B-tree node at offset %llu in %s", (unsigned long long)node, d->zPath);
   uint32_t level = hd[5], n = cairnGetLE16(hd + 6);
   if (n > 2 * (uint32_t)f->chunkK + 2 && n > 4096) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at %llu has %u entries", (unsigned long long)node, n);
+  if (wantLevel >= 0 && level != (uint32_t)wantLevel)
+    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at offset %llu of %s is at level %u under a node of level %d", (unsigned long long)node, d->zPath, level,
+                    wantLevel + 1);
+  if (n == 0 && (level || depth)) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at offset %llu of %s is empty", (unsigned long long)node, d->zPath);
   size_t body = (size_t)n * (key + f->so) + key;
   uint8_t *p;
   CAIRN_TRY(cairnH5LoadMeta(f, node + hdr, body, &p));
+  const char *zWhy = cairnH5ChunkNodeCheck(p, n, r, d->layout.aChunk, f->so, lo, hi);
+  if (!zWhy && level == 0 && d->pipeline.n == 0) /* unfiltered chunks hold exactly one chunk's bytes */
+    for (uint32_t i = 0; i < n && !zWhy; i++)
+      if (cairnGetLE32(p + (size_t)i * (key + f->so)) != chunkBytes(d)) zWhy = "an unfiltered chunk's size is not the chunk's";
+  if (zWhy) {
+    cairnFree(p);
+    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at offset %llu of %s is damaged: %s", (unsigned long long)node, d->zPath, zWhy);
+  }
+  int rc = CAIRN_OK;
   uint64_t want[H5_MAX_RANK];
   for (uint32_t i = 0; i < r; i++) want[i] = c->scaled[i] * d->layout.aChunk[i];
   /* last child whose left key <= want */
@@ -192,13 +209,14 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth) {
     if (cmp <= 0) pick = i;
     else break;
   }
-  int rc = CAIRN_OK;
   c->addr = H5_UNDEF;
   if (pick >= 0) {
     const uint8_t *k = p + (size_t)pick * (key + f->so);
     uint64_t child = cairnGetLEn(k + key, f->so);
-    if (level) rc = btree1Chunk(d, child, c, depth + 1);
-    else {
+    if (level) {
+      /* the bounds point into p, freed after the child returns */
+      rc = btree1Chunk(d, child, c, depth + 1, (int)level - 1, k, k + key + f->so);
+    } else {
       int eq = 1;
       for (uint32_t j = 0; j < r; j++) eq &= cairnGetLE64(k + 8 + 8 * j) == want[j];
       if (eq) {
@@ -449,7 +467,7 @@ static int chunkLookup(H5Dset *d, ChunkRef *c) {
   if (l->addr == H5_UNDEF) return CAIRN_OK;
   uint32_t r = l->rank;
   switch (l->idx) {
-    case H5IDX_BTREE1: return btree1Chunk(d, l->addr, c, 0);
+    case H5IDX_BTREE1: return btree1Chunk(d, l->addr, c, 0, -1, NULL, NULL);
     case H5IDX_SINGLE:
       c->addr = l->addr;
       if (l->flags & 2) {
@@ -586,6 +604,11 @@ static int readOneChunk(ReadCtx *x, Job *jb) {
 }
 
 
+static int jobAddrCmp(const void *a, const void *b) {
+  uint64_t x = ((const Job *)a)->addr, y = ((const Job *)b)->addr;
+  return x < y ? -1 : x > y;
+}
+
 static void chunkTask(void *pArg, size_t i, unsigned iWorker) {
   ReadCtx *x = pArg;
   x->aJob[i].rc = readOneChunk(x, &x->aJob[i]);
@@ -647,6 +670,15 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
       sc[i] = c0[i];
     }
     if (i < 0) break;
+  }
+  if (rc == CAIRN_OK && l->idx == H5IDX_BTREE1 && n > 1) {
+    /* A v1 B-tree's child addresses are unchecksummed: one flipped bit can name another chunk
+    ** (whose Fletcher-32 then passes). Two keys naming one address is that damage; jobs in
+    ** address order also read the file forwards. */
+    qsort(aJob, n, sizeof(Job), jobAddrCmp);
+    for (size_t i = 1; i < n && !rc; i++)
+      if (aJob[i].addr != H5_UNDEF && aJob[i].addr == aJob[i - 1].addr)
+        rc = cairnErr(CAIRN_CORRUPT, "hdf5: two chunks of %s are at offset %llu: its chunk B-tree is damaged", d->zPath, (unsigned long long)aJob[i].addr);
   }
   if (rc == CAIRN_OK) {
     ReadCtx x;

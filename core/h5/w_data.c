@@ -447,7 +447,8 @@ static int btreeWrite(cairn_h5w *w, H5wDset *d) {
 typedef struct BtLoad { uint64_t *aAddr[8]; uint16_t *aN[8]; uint64_t n[8], nAlloc[8]; int depth; uint64_t nNode; } BtLoad;
 #define BT_MAX_NODES (1u << 17) /* 8M chunks at 64 per leaf: beyond that a damaged tree, or a limit */
 
-static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, BtLoad *bl, int depth) {
+/* lo/hi: the parent's keys around this node (NULL at the root). */
+static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, BtLoad *bl, int depth, const uint8_t *lo, const uint8_t *hi) {
   if (depth > 8) return cairnErr(CAIRN_CORRUPT, "chunk B-tree deeper than 8 at %llu", (unsigned long long)addr);
   size_t ks = keySize(d->rank);
   uint8_t hdr[24];
@@ -472,11 +473,16 @@ static int btreeRead(cairn_h5w *w, H5wDset *d, uint64_t addr, int expectLevel, B
   uint8_t *p = cairnMalloc(sz);
   if (!p) return cairnErr(CAIRN_NOMEM, "B-tree: out of memory");
   int rc = cairnH5wRead(w, p, sz, addr + 24);
+  if (!rc && n == 0 && (level || depth)) rc = cairnErr(CAIRN_CORRUPT, "chunk B-tree node at %llu is empty", (unsigned long long)addr);
+  if (!rc) {
+    const char *zWhy = cairnH5ChunkNodeCheck(p, n, (uint32_t)d->rank, d->aChunk, 8, lo, hi);
+    if (zWhy) rc = cairnErr(CAIRN_CORRUPT, "chunk B-tree node at %llu is damaged: %s", (unsigned long long)addr, zWhy);
+  }
   for (unsigned i = 0; i < n && !rc; i++) {
     const uint8_t *k = p + i * (ks + 8);
     uint64_t child = cairnGetLE64(k + ks);
     if (level > 0) {
-      rc = btreeRead(w, d, child, level - 1, bl, depth + 1);
+      rc = btreeRead(w, d, child, level - 1, bl, depth + 1, k, k + ks + 8);
       continue;
     }
     if ((rc = CAIRN_GROW(d->aRec, d->nRecAlloc, d->nRec + 1, "chunk index")) != CAIRN_OK) break;
@@ -502,7 +508,7 @@ int cairnH5wIndexLoad(cairn_h5w *w, H5wDset *d) {
   bl.depth = -1;
   int rc = CAIRN_OK;
   uint64_t nRec0 = d->nRec;
-  if (d->btreeAddr != H5_UNDEF) rc = btreeRead(w, d, d->btreeAddr, -1, &bl, 0);
+  if (d->btreeAddr != H5_UNDEF) rc = btreeRead(w, d, d->btreeAddr, -1, &bl, 0, NULL, NULL);
   if (!rc) {
     /* Adopt the nodes if the tree is packed the way btreeWrite packs it; else rewrite it all. */
     uint64_t aCount[8];

@@ -7,6 +7,8 @@
 ** read-back of cairn_h5w_verify. The storage underneath (heap collections, chunk records, the
 ** v1 B-tree, row blocks) is w_data.c's.
 */
+#include <stdlib.h> /* qsort */
+
 #include "h5/h5w.h"
 
 /* ---------------------------------------------------------------- create */
@@ -711,6 +713,26 @@ int cairnH5wAttrDigest(cairn_h5w *w, const H5wMsg *m, cairn_sha256_ctx *h) {
   return CAIRN_OK;
 }
 
+static int addrCmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The chunk B-tree's child addresses are unchecksummed: one flipped bit can name another chunk,
+** whose Fletcher-32 then passes. Two records at one address is that damage. */
+static int chunkAddrsDistinct(const H5wDset *d) {
+  if (d->nRec < 2) return CAIRN_OK;
+  uint64_t *a = cairnMallocArray((size_t)d->nRec, sizeof(uint64_t));
+  if (!a) return cairnErr(CAIRN_NOMEM, "verify: out of memory");
+  for (uint64_t i = 0; i < d->nRec; i++) a[i] = d->aRec[i].addr;
+  qsort(a, (size_t)d->nRec, sizeof(uint64_t), addrCmp);
+  int rc = CAIRN_OK;
+  for (uint64_t i = 1; i < d->nRec && !rc; i++)
+    if (a[i] == a[i - 1]) rc = cairnErr(CAIRN_CORRUPT, "two chunks are at offset %llu: the chunk B-tree is damaged", (unsigned long long)a[i]);
+  cairnFree(a);
+  return rc;
+}
+
 int cairnH5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
   H5wDset *d = o->pDset;
   const H5wMsg *ly = &o->aMsg[d->iLayoutMsg];
@@ -741,6 +763,7 @@ int cairnH5wDsetDigest(cairn_h5w *w, H5wObj *o, cairn_sha256_ctx *h) {
   }
   if (d->layout != CAIRN_H5W_CHUNKED) return CAIRN_OK; /* v4 chunk indexes: the layout message bytes were hashed, chunks are not decoded */
   CAIRN_TRY(cairnH5wIndexLoad(w, d));
+  CAIRN_TRY(chunkAddrsDistinct(d));
   size_t nc = (size_t)(cairnH5wChunkElems(d) * d->elSize);
   uint8_t *c = cairnMalloc(nc ? nc : 1), *raw = NULL;
   int rc = c ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "verify: out of memory");
