@@ -108,11 +108,12 @@ extern uint64_t cairnCasSyncAhead;
 /* Maintenance reminder: a layout change here changes core/cas/FORMAT.md. */
 /* ------------------------------------------------------------------ layout (FORMAT.md) */
 #define CAS_MAGIC "cairnCAS"
-#define CAS_VERSION 1
+#define CAS_VERSION 2     /* written by new stores; version 1 (no commit copies) is read and appended to as it is */
+#define CAS_VERSION_MIN 1
 #define CAS_HDR 64
 #define REC_HDR 16
 #define REC_TAG 0xCA5E0000u
-enum { REC_CHUNK = 1, REC_MANIFEST = 2, REC_NAME = 3, REC_COMMIT = 4 };
+enum { REC_CHUNK = 1, REC_MANIFEST = 2, REC_NAME = 3, REC_COMMIT = 4, REC_COMMIT_COPY = 5 /* version 2 */ };
 #define CHUNK_FIXED 40          /* hash 32, raw length 4, codec 1, reserved 3 */
 #define MANI_FIXED 64           /* id 32, time 8, tag 8, size 8, count 4, reserved 4 */
 #define MANI_ENTRY 36           /* hash 32, length 4 */
@@ -199,6 +200,12 @@ struct cairn_cas {
                          ** as their commit, at the very end of the file (0: not so) */
   uint64_t nFileScanned; /* the file's size the last scan read up to */
   int bRollbackDirty;    /* a rollback's truncation is not durable yet: sync before new records */
+  /* version 2: every commit record is followed by a copy (FORMAT.md, "Commit") */
+  unsigned version;      /* the store's format version */
+  int bBadIsCopy;        /* iBadCommit is the last commit's copy, damaged (its original is intact) */
+  int bLastCopied;       /* the last commit that counts has its copy on disk */
+  uint8_t aLastCommit[COMMIT_BODY]; /* ... and its body (a writer appends a missing copy) */
+  int bRepaired;         /* a writer's scan rewrote a commit from its copy: sync before use */
 };
 
 

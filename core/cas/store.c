@@ -65,7 +65,7 @@ int cairn_cas_close(cairn_cas *c) {
 
 cairn_file *cairn_cas_file(cairn_cas *c) { return c ? c->f : NULL; }
 
-static void headerEncode(uint8_t h[CAS_HDR], const cairn_fastcdc_params *p) {
+static void headerEncode(uint8_t h[CAS_HDR], const cairn_fastcdc_params *p) { /* a new store: the newest version */
   memset(h, 0, CAS_HDR);
   memcpy(h, CAS_MAGIC, 8);
   cairnPutLE32(h + 8, CAS_VERSION);
@@ -86,6 +86,7 @@ typedef struct ScanBuf {
   size_t nAlloc;
   uint64_t iA;  /* file offset of a[0] */
   size_t nA;    /* valid bytes */
+  unsigned maxType; /* the highest record type of the store's version */
 } ScanBuf;
 
 /* Return a pointer to file bytes [i, i+n) (n <= nAlloc), or NULL past the end / on error. */
@@ -128,7 +129,7 @@ static int recParse(ScanBuf *b, uint64_t i, RecInfo *r, int *pRc) {
   const uint8_t *h = scanAt(b, i, REC_HDR, pRc);
   if (!h) return *pRc ? RP_BAD : RP_SHORT;
   uint32_t tag = cairnGetLE32(h), nBody = cairnGetLE32(h + 4), crcBody = cairnGetLE32(h + 8);
-  if (cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12) || (tag & 0xffff0000u) != REC_TAG) return RP_BAD;
+  if (cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12) || (tag & 0xffff0000u) != REC_TAG || (tag & 0xffff) > b->maxType) return RP_BAD;
   memcpy(r->aHdr, h, REC_HDR);
   r->type = tag & 0xffff;
   r->nBody = nBody;
@@ -161,6 +162,7 @@ static int recParse(ScanBuf *b, uint64_t i, RecInfo *r, int *pRc) {
         return RP_BAD;
       break;
     case REC_COMMIT:
+    case REC_COMMIT_COPY:
       if (nBody != COMMIT_BODY) return RP_BAD;
       if (!(m = scanAt(b, iBody, nBody, pRc)) || cairnCrc32c(0, m, nBody) != crcBody) return RP_BAD;
       break;
@@ -223,7 +225,9 @@ static int findLaterCommit(ScanBuf *b, uint64_t i, uint64_t seq, uint64_t iCommi
       if (!q) break;
       const uint8_t *h = q - 3, *m = h + REC_HDR;
       j = (size_t)(h - blk) + 1;
-      if (h[2] != 0x5E || h[1] != 0 || h[0] != REC_COMMIT || cairnGetLE32(h + 4) != COMMIT_BODY) continue;
+      if (h[2] != 0x5E || h[1] != 0 || (h[0] != REC_COMMIT && !(h[0] == REC_COMMIT_COPY && b->maxType >= REC_COMMIT_COPY)) ||
+          cairnGetLE32(h + 4) != COMMIT_BODY)
+        continue;
       if (cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12) || cairnGetLE32(h + 8) != cairnCrc32c(0, m, COMMIT_BODY)) continue;
       uint64_t at = i + (uint64_t)(h - blk), s = cairnGetLE64(m), t = cairnGetLE64(m + 8);
       if (s > seq && t >= iCommitted && t < at) {
@@ -250,7 +254,7 @@ static uint64_t findNextRecord(ScanBuf *b, uint64_t i, int *pRc) {
       if (!q) break;
       const uint8_t *h = q - 3;
       j = (size_t)(h - blk) + 1;
-      if (h[2] != 0x5E || h[1] != 0 || h[0] < REC_CHUNK || h[0] > REC_COMMIT || cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12)) continue;
+      if (h[2] != 0x5E || h[1] != 0 || h[0] < REC_CHUNK || h[0] > b->maxType || cairnGetLE32(h + 12) != cairnCrc32c(0, h, 12)) continue;
       iHit = i + (uint64_t)(h - blk);
     }
     if (iHit) {
@@ -267,7 +271,7 @@ static uint64_t findNextRecord(ScanBuf *b, uint64_t i, int *pRc) {
 
 /* What the bad record at i is, as far as its bytes tell (for messages; nothing is trusted). */
 static void describeBad(ScanBuf *b, uint64_t i, char *z, size_t n) {
-  static const char *const azType[] = {"record", "chunk record", "manifest record", "name record", "commit record"};
+  static const char *const azType[] = {"record", "chunk record", "manifest record", "name record", "commit record", "commit copy record"};
   int rc = CAIRN_OK;
   const uint8_t *h = scanAt(b, i, REC_HDR, &rc);
   if (!h) {
@@ -275,7 +279,7 @@ static void describeBad(ScanBuf *b, uint64_t i, char *z, size_t n) {
     return;
   }
   uint32_t tag = cairnGetLE32(h), nBody = cairnGetLE32(h + 4);
-  unsigned t = (tag & 0xffff0000u) == REC_TAG && (tag & 0xffff) <= REC_COMMIT ? tag & 0xffff : 0;
+  unsigned t = (tag & 0xffff0000u) == REC_TAG && (tag & 0xffff) <= b->maxType ? tag & 0xffff : 0;
   int bHdr = cairnGetLE32(h + 12) == cairnCrc32c(0, h, 12);
   if (!bHdr) {
     cairnFormat(z, n, "the %s header at file offset %llu (its checksum fails%s)", t ? azType[t] : "record", (unsigned long long)i,
@@ -327,8 +331,24 @@ static void dropPending(cairn_cas *c) {
 ** rewriting those bytes while it read them), then records the region, resynchronizes on the next
 ** record that checks, and from there counts every well-formed commit with a higher sequence.
 */
+/* Does the record at i (where the commit of the pending transaction was due, or right behind a
+** damaged one) check as that commit's copy? Then the transaction is committed by it. */
+static int copyCommits(cairn_cas *c, ScanBuf *b, uint64_t i, uint64_t txStart, uint32_t nRec, uint32_t crc, RecInfo *r, int *pRc) {
+  if (c->version < 2 || nRec == 0 || recParse(b, i, r, pRc) != RP_OK || r->type != REC_COMMIT_COPY) return 0;
+  const uint8_t *m = r->pBody;
+  return cairnGetLE64(m) == c->seq + 1 && cairnGetLE64(m + 8) == txStart && cairnGetLE32(m + 16) == nRec && cairnGetLE32(m + 20) == crc;
+}
+
+static void commitCounts(cairn_cas *c, const uint8_t *m, uint64_t iEnd, int bCopied) {
+  c->seq = cairnGetLE64(m);
+  c->iCommitted = iEnd;
+  memcpy(c->aLastCommit, m, COMMIT_BODY);
+  c->bLastCopied = bCopied;
+  c->nChunkC = c->nChunk, c->nPayC = c->nPay, c->nNameC = c->nName;
+}
+
 static int casScan(cairn_cas *c, uint64_t nFile) {
-  ScanBuf b = {c->f, nFile, NULL, 256 << 10, 0, 0};
+  ScanBuf b = {c->f, nFile, NULL, 256 << 10, 0, 0, c->version >= 2 ? REC_COMMIT_COPY : REC_COMMIT};
   b.a = cairnMalloc(b.nAlloc);
   if (!b.a) return cairnErr(CAIRN_NOMEM, "store: out of memory");
   int rc = CAIRN_OK, bRetried = 0;
@@ -336,19 +356,44 @@ static int casScan(cairn_cas *c, uint64_t nFile) {
   uint32_t nRec = 0, crc = 0;
   RecInfo r;
   c->iBadCommit = 0;
+  c->bBadIsCopy = 0;
   for (;;) {
     int k = recParse(&b, i, &r, &rc);
     if (rc || k == RP_SHORT) break;
+    if (k == RP_OK && r.type == REC_COMMIT_COPY) {
+      /* A copy counts where its commit did not: right after it (skipped here), or as the last
+      ** commit's copy a writer appended since this handle's last scan, or past damage. */
+      if (nRec == 0 && !c->bLastCopied && i == c->iCommitted && memcmp(r.pBody, c->aLastCommit, COMMIT_BODY) == 0) {
+        c->iCommitted = txStart = i = r.iNext;
+        c->bLastCopied = 1;
+        continue;
+      }
+      if (c->bLenient && cairnGetLE64(r.pBody) > c->seq) {
+        commitCounts(c, r.pBody, r.iNext, 1);
+        txStart = i = r.iNext;
+        nRec = 0, crc = 0;
+        continue;
+      }
+      k = RP_BAD;
+    }
     if (k == RP_OK && r.type == REC_COMMIT) {
       const uint8_t *m = r.pBody;
       uint64_t seq = cairnGetLE64(m);
       int bChains = seq == c->seq + 1 && cairnGetLE64(m + 8) == txStart && cairnGetLE32(m + 16) == nRec &&
                     cairnGetLE32(m + 20) == crc && nRec > 0;
       if (bChains || (c->bLenient && seq > c->seq)) {
-        c->seq = seq;
-        c->iCommitted = r.iNext;
-        c->nChunkC = c->nChunk, c->nPayC = c->nPay, c->nNameC = c->nName;
-        txStart = i = r.iNext;
+        uint8_t body[COMMIT_BODY];
+        memcpy(body, m, COMMIT_BODY);
+        uint64_t iEnd = r.iNext;
+        int bCopied = 0;
+        if (c->version >= 2) { /* its copy, right behind it */
+          RecInfo q;
+          int kq = recParse(&b, iEnd, &q, &rc);
+          if (rc) break;
+          if (kq == RP_OK && q.type == REC_COMMIT_COPY && memcmp(q.pBody, body, COMMIT_BODY) == 0) iEnd = q.iNext, bCopied = 1;
+        }
+        commitCounts(c, body, iEnd, bCopied);
+        txStart = i = iEnd;
         nRec = 0, crc = 0;
         continue;
       }
@@ -361,12 +406,43 @@ static int casScan(cairn_cas *c, uint64_t nFile) {
       i = r.iNext;
       continue;
     }
-    /* A bad record at i: a torn tail, or damage? */
+    /* A bad record at i where the transaction's commit was due, and its copy behind it checks:
+    ** the commit is damaged (or torn by a power loss that wrote the copy's sector), the
+    ** transaction committed. A reader reports the damage; a writer rewrites the commit from
+    ** its copy. */
+    if (copyCommits(c, &b, i + REC_HDR + COMMIT_BODY, txStart, nRec, crc, &r, &rc)) {
+      uint8_t rec[REC_HDR + COMMIT_BODY];
+      memcpy(rec + REC_HDR, r.pBody, COMMIT_BODY);
+      cairnCasRecHeader(rec, REC_COMMIT, COMMIT_BODY, cairnCrc32c(0, rec + REC_HDR, COMMIT_BODY));
+      uint64_t iEnd = r.iNext;
+      if (c->readonly) {
+        char zWhat[200];
+        cairnFormat(zWhat, sizeof zWhat, "commit %llu's record at file offset %llu (its copy at %llu is intact: nothing is lost)",
+                    (unsigned long long)(c->seq + 1), (unsigned long long)i, (unsigned long long)(i + REC_HDR + COMMIT_BODY));
+        if ((rc = addDamage(c, i, i + REC_HDR + COMMIT_BODY, zWhat)) != CAIRN_OK) break;
+      } else {
+        if ((rc = cairn_file_write(c->f, rec, sizeof rec, i)) != CAIRN_OK) break;
+        c->bRepaired = 1;
+        b.nA = 0; /* the scan buffer held the old bytes */
+      }
+      commitCounts(c, rec + REC_HDR, iEnd, 1);
+      txStart = i = iEnd;
+      nRec = 0, crc = 0;
+      continue;
+    }
+    if (rc) break;
+    /* A torn tail, or damage? */
     uint64_t seqLater = 0, iLater = 0;
     if (!findLaterCommit(&b, i + 1, c->seq, c->iCommitted, &seqLater, &iLater, &rc)) {
-      /* A torn tail. One that is whole records and then exactly a commit's 48 bytes that fail is
-      ** a commit damaged after the fact or torn by a power loss: verify says so. */
-      if (nRec > 0 && i + REC_HDR + COMMIT_BODY == b.nFile) c->iBadCommit = i;
+      /* A torn tail. One that is whole records and then exactly a commit's 48 bytes that fail (or
+      ** 96: the commit and its copy) is a commit damaged after the fact or torn by a power loss;
+      ** 48 bytes that fail right after a commit that counts are its copy, damaged or torn:
+      ** verify says so. */
+      if (rc) break;
+      if (nRec > 0 && (i + REC_HDR + COMMIT_BODY == b.nFile || (c->version >= 2 && i + 2 * (REC_HDR + COMMIT_BODY) == b.nFile)))
+        c->iBadCommit = i, c->bBadIsCopy = 0;
+      else if (nRec == 0 && c->version >= 2 && !c->bLastCopied && i == c->iCommitted && i + REC_HDR + COMMIT_BODY == b.nFile)
+        c->iBadCommit = i, c->bBadIsCopy = 1;
       break;
     }
     if (c->readonly && !bRetried && !c->bLenient) {
@@ -453,8 +529,9 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
     }
     if (rc) {
     } else if (bMagic && cairnGetLE32(h + 60) == cairnCrc32c(0, h, 60)) {
-      if (cairnGetLE32(h + 8) != CAS_VERSION) {
-        rc = cairnErr(CAIRN_UNSUPPORTED, "store format version %u (this cairn reads version %d)", cairnGetLE32(h + 8), CAS_VERSION);
+      c->version = cairnGetLE32(h + 8);
+      if (c->version < CAS_VERSION_MIN || c->version > CAS_VERSION) {
+        rc = cairnErr(CAIRN_UNSUPPORTED, "store format version %u (this cairn reads versions %d to %d)", c->version, CAS_VERSION_MIN, CAS_VERSION);
       } else {
         prm.nMin = cairnGetLE32(h + 16), prm.nAvg = cairnGetLE32(h + 20), prm.nMax = cairnGetLE32(h + 24);
         prm.level = cairnGetLE32(h + 28), prm.seed = cairnGetLE64(h + 32);
@@ -476,6 +553,7 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
     if (rc == CAIRN_OK) rc = cairn_fastcdc_check(&prm);
     if (rc == CAIRN_OK) {
       headerEncode(h, &prm);
+      c->version = CAS_VERSION;
       rc = cairn_file_truncate(f, 0);
       if (rc == CAIRN_OK) rc = cairn_file_write(f, h, CAS_HDR, 0);
       if (rc == CAIRN_OK && !c->noSync) rc = cairn_file_sync(f);
@@ -488,8 +566,19 @@ static int casOpenFile(cairn_file *f, const cairn_cas_config *pCfg, cairn_cas **
   if (rc == CAIRN_OK && !c->readonly && nFile > c->iCommitted) {
     /* Cut the unfinished tail now, durably, so no later commit can sit in front of it. */
     rc = cairn_file_truncate(f, c->iCommitted);
-    if (rc == CAIRN_OK && !c->noSync) rc = cairn_file_sync(f);
+    c->bRepaired = 1;
   }
+  if (rc == CAIRN_OK && !c->readonly && c->version >= 2 && c->seq > 0 && !c->bLastCopied) {
+    /* The last commit's copy was torn or damaged (and cut just now): write it again, so that
+    ** one flipped bit in that commit never reads as a torn tail. */
+    uint8_t rec[REC_HDR + COMMIT_BODY];
+    memcpy(rec + REC_HDR, c->aLastCommit, COMMIT_BODY);
+    cairnCasRecHeader(rec, REC_COMMIT_COPY, COMMIT_BODY, cairnCrc32c(0, rec + REC_HDR, COMMIT_BODY));
+    rc = cairn_file_write(f, rec, sizeof rec, c->iCommitted);
+    if (rc == CAIRN_OK) c->iCommitted += sizeof rec, c->bLastCopied = 1, c->bRepaired = 1;
+  }
+  if (rc == CAIRN_OK && c->bRepaired && !c->noSync) rc = cairn_file_sync(f);
+  c->bRepaired = 0;
   c->iEnd = c->txnStart = c->iSynced = c->iCommitted;
   if (rc == CAIRN_OK) rc = cairnCasReindex(c);
   if (rc) {

@@ -281,6 +281,13 @@ int cairn_cas_verify(cairn_cas *c, cairn_progress_fn xProgress, void *pArg, cair
     if (cairn_file_size(c->f, &nNow) == CAIRN_OK && nNow == c->nFileScanned &&
         cairn_file_read_exact(c->f, a, sizeof a, c->iBadCommit) == CAIRN_OK &&
         (cairnGetLE32(a + 12) != cairnCrc32c(0, a, 12) || cairnGetLE32(a + 8) != cairnCrc32c(0, a + REC_HDR, COMMIT_BODY))) {
+      if (c->bBadIsCopy)
+        cairnErr(CAIRN_CORRUPT,
+                 "the last %d bytes of the file (offset %llu) are the copy of the last commit (%llu) and fail its checksums: "
+                 "damaged, or torn by a power failure; nothing is lost (the commit itself is intact), and the next writer "
+                 "writes the copy again",
+                 REC_HDR + COMMIT_BODY, (unsigned long long)c->iBadCommit, (unsigned long long)c->seq);
+      else
       cairnErr(CAIRN_CORRUPT,
                "the last %d bytes of the file (offset %llu) follow whole records as their commit would, but fail its checksums: "
                "a commit damaged, or torn by a power failure; the transaction of the %llu bytes from offset %llu is not "

@@ -297,24 +297,54 @@ TEST(cas_damage, salvage_drops_what_fails) {
   free(x.img);
 }
 
-/* Damage in the first commit record is still damage (the later commits are intact): nothing is
-** lost, verify fails, a writer is refused. Garbage after the last commit is a torn tail. */
+/* Offset of the n-th (0-based) record of a type in an image, 0 if none. */
+static size_t findRecord(const uint8_t *img, size_t nImg, unsigned type, int n) {
+  for (size_t i = 64; i + 48 <= nImg; i++)
+    if (cairnGetLE32(img + i) == (REC_TAG | type) && cairnGetLE32(img + i + 4) == COMMIT_BODY && cairnGetLE32(img + i + 12) == cairnCrc32c(0, img + i, 12) &&
+        n-- == 0)
+      return i;
+  return 0;
+}
+
+/* Damage in a commit record whose copy is intact: nothing is lost, read-only verify fails
+** naming it, a writer rewrites the commit from its copy (the image is the original again). Both
+** copies damaged, with later commits: damage, a writer is refused. Garbage after the last commit
+** is a torn tail. */
 TEST(cas_damage, torn_tail_or_damage) {
   Fixture x;
   CHECK_OK(fixtureBuild(&x, 0));
-  size_t iC = 0;
-  for (size_t i = 64; i + 48 <= x.nImg; i++)
-    if (cairnGetLE32(x.img + i) == (REC_TAG | REC_COMMIT) && cairnGetLE32(x.img + i + 4) == COMMIT_BODY) {
-      iC = i;
-      break;
-    }
+  size_t iC = findRecord(x.img, x.nImg, REC_COMMIT, 0), iK = findRecord(x.img, x.nImg, REC_COMMIT_COPY, 0);
   CHECK(iC > 0);
+  CHECK_EQ(iK, iC + 48); /* format version 2: the copy right behind it */
   uint8_t *img = malloc(x.nImg + 100);
   memcpy(img, x.img, x.nImg);
   img[iC + 16 + 30] ^= 4; /* the commit's time: only its checksum notices */
   cairn_cas *cas;
+  char zLines[4000] = "";
+  CHECK_OK(openImage(img, x.nImg, &x.cfg, 1, &cas));
+  CHECK_EQ(cairn_cas_count(cas), NPAY);
+  CHECK_RC(cairn_cas_verify(cas, NULL, NULL, onLine, zLines, NULL), CAIRN_CORRUPT);
+  CHECK(strstr(zLines, "is intact: nothing is lost") != NULL);
+  cairn_cas_close(cas);
+  {
+    cairn_file *f;
+    CHECK_OK(cairn_memfile_open(img, x.nImg, &f));
+    CHECK_OK(cairn_cas_open_file(f, &x.cfg, &cas)); /* a writer: the commit is rewritten from its copy */
+    CHECK_EQ(cairn_cas_count(cas), NPAY);
+    const uint8_t *p;
+    size_t n;
+    CHECK_OK(cairn_memfile_data(f, &p, &n));
+    CHECK_EQ(n, x.nImg);
+    CHECK_MEM(p, x.img, n);
+    CHECK_OK(cairn_cas_verify(cas, NULL, NULL, NULL, NULL, NULL));
+    cairn_cas_close(cas);
+  }
+  /* The commit and its copy both damaged: later commits follow, so it is damage. */
+  memcpy(img, x.img, x.nImg);
+  img[iC + 16 + 30] ^= 4;
+  img[iK + 16 + 30] ^= 4;
   CHECK_RC(openImage(img, x.nImg, &x.cfg, 0, &cas), CAIRN_CORRUPT);
-  CHECK(strstr(cairn_errmsg(), "commit record") != NULL);
+  CHECK(strstr(cairn_errmsg(), "commit") != NULL);
   CHECK_OK(openImage(img, x.nImg, &x.cfg, 1, &cas));
   CHECK_EQ(cairn_cas_count(cas), NPAY);
   CHECK_RC(cairn_cas_verify(cas, NULL, NULL, NULL, NULL, NULL), CAIRN_CORRUPT);
@@ -334,6 +364,114 @@ TEST(cas_damage, torn_tail_or_damage) {
   CHECK_EQ(st.nFileBytes, x.nImg);
   cairn_cas_close(cas);
   free(img);
+  free(x.img);
+}
+
+/* The last commit, where a flipped bit used to read as a torn tail (and the next writer cut an
+** acknowledged put): every bit of the last commit record and of its copy, one at a time. The
+** last payload stays committed for readers and writers; read-only verify fails until a writer
+** has rewritten the damaged copy from the intact one; afterwards the store verifies. */
+TEST(cas_damage, last_commit_flips) {
+  Fixture x;
+  CHECK_OK(fixtureBuild(&x, 0));
+  size_t iC = 0;
+  for (int k = 0; findRecord(x.img, x.nImg, REC_COMMIT, k); k++) iC = findRecord(x.img, x.nImg, REC_COMMIT, k);
+  CHECK(iC > 0);
+  CHECK_EQ(iC + 96, x.nImg); /* the last commit and its copy end the file */
+  uint8_t *img = malloc(x.nImg);
+  int nBits = 0;
+  for (size_t iByte = iC; iByte < x.nImg; iByte++)
+    for (int bit = 0; bit < 8; bit++) {
+      memcpy(img, x.img, x.nImg);
+      img[iByte] ^= (uint8_t)(1u << bit);
+      cairn_cas *cas;
+      CHECK_OK(openImage(img, x.nImg, &x.cfg, 1, &cas));
+      if (cairn_cas_count(cas) != NPAY || readBack(cas, &x, 4) != 1)
+        tfFail(__FILE__, __LINE__, "flip at byte %zu bit %d: the last payload is not there for a reader", iByte, bit);
+      if (cairn_cas_verify(cas, NULL, NULL, NULL, NULL, NULL) == CAIRN_OK)
+        tfFail(__FILE__, __LINE__, "flip at byte %zu bit %d: read-only verify passes", iByte, bit);
+      cairn_clearerr();
+      cairn_cas_close(cas);
+      cairn_file *f;
+      CHECK_OK(cairn_memfile_open(img, x.nImg, &f));
+      CHECK_OK(cairn_cas_open_file(f, &x.cfg, &cas));
+      if (cairn_cas_count(cas) != NPAY || readBack(cas, &x, 4) != 1)
+        tfFail(__FILE__, __LINE__, "flip at byte %zu bit %d: a writer lost the last payload", iByte, bit);
+      const uint8_t *p;
+      size_t n;
+      CHECK_OK(cairn_memfile_data(f, &p, &n));
+      if (n != x.nImg || memcmp(p, x.img, n) != 0) tfFail(__FILE__, __LINE__, "flip at byte %zu bit %d: not rewritten from its twin", iByte, bit);
+      CHECK_OK(cairn_cas_verify(cas, NULL, NULL, NULL, NULL, NULL));
+      cairn_cas_close(cas);
+      nBits++;
+    }
+  CHECK_EQ(nBits, 96 * 8);
+  free(img);
+  free(x.img);
+}
+
+/* A store of format version 1 (no commit copies, as cairn wrote before) opens, reads, and is
+** appended to in version 1. */
+TEST(cas_damage, version1_store) {
+  Fixture x;
+  CHECK_OK(fixtureBuild(&x, 0));
+  /* Make it version 1: drop every copy record (moving each commit's transaction start, its
+  ** body CRC and header CRC with it), set the version, fix the header CRC. */
+  uint8_t *v1 = malloc(x.nImg);
+  size_t n1 = 0, nDropped = 0, iTxOld = 64;
+  memcpy(v1, x.img, 64);
+  n1 = 64;
+  for (size_t i = 64; i < x.nImg;) {
+    uint32_t nBody = cairnGetLE32(x.img + i + 4);
+    size_t nRec = 16 + nBody;
+    uint32_t tag = cairnGetLE32(x.img + i);
+    if (tag != (REC_TAG | REC_COMMIT_COPY)) {
+      memcpy(v1 + n1, x.img + i, nRec);
+      if (tag == (REC_TAG | REC_COMMIT)) {
+        CHECK_EQ(cairnGetLE64(v1 + n1 + 16 + 8), (uint64_t)iTxOld);
+        cairnPutLE64(v1 + n1 + 16 + 8, iTxOld - nDropped);
+        cairnCasRecHeader(v1 + n1, REC_COMMIT, COMMIT_BODY, cairnCrc32c(0, v1 + n1 + 16, COMMIT_BODY));
+      }
+      n1 += nRec;
+    } else {
+      nDropped += nRec;
+      iTxOld = i + nRec;
+    }
+    i += nRec;
+  }
+  int nCommit = 0;
+  while (findRecord(x.img, x.nImg, REC_COMMIT, nCommit)) nCommit++;
+  CHECK(nCommit >= 3);
+  CHECK_EQ(n1, x.nImg - (size_t)nCommit * 48);
+  cairnPutLE32(v1 + 8, 1);
+  cairnPutLE32(v1 + 60, cairnCrc32c(0, v1, 60));
+  cairn_cas *cas;
+  CHECK_OK(openImage(v1, n1, &x.cfg, 1, &cas));
+  CHECK_EQ(cairn_cas_count(cas), NPAY);
+  for (int i = 0; i < NPAY; i++) CHECK_EQ(readBack(cas, &x, i), 1);
+  CHECK_OK(cairn_cas_verify(cas, NULL, NULL, NULL, NULL, NULL));
+  cairn_cas_close(cas);
+  cairn_file *f;
+  CHECK_OK(cairn_memfile_open(v1, n1, &f));
+  CHECK_OK(cairn_cas_open_file(f, &x.cfg, &cas));
+  uint8_t extra[500], idE[32];
+  tfFillRandom(extra, sizeof extra, 77);
+  CHECK_OK(cairn_cas_put(cas, extra, sizeof extra, idE));
+  cairnCasFlush(cas);
+  const uint8_t *p;
+  size_t n;
+  CHECK_OK(cairn_memfile_data(f, &p, &n));
+  CHECK_EQ(cairnGetLE32(p + 8), 1u);
+  CHECK_EQ(findRecord(p, n, REC_COMMIT_COPY, 0), 0); /* still no copies */
+  CHECK_OK(cairn_cas_check(cas, idE));
+  cairn_cas_close(cas);
+  /* A version the reader does not know: refused, naming both. */
+  memcpy(v1, x.img, 64);
+  cairnPutLE32(v1 + 8, 3);
+  cairnPutLE32(v1 + 60, cairnCrc32c(0, v1, 60));
+  CHECK_RC(openImage(v1, 64, &x.cfg, 1, &cas), CAIRN_UNSUPPORTED);
+  CHECK(strstr(cairn_errmsg(), "version 3") != NULL);
+  free(v1);
   free(x.img);
 }
 
