@@ -30,6 +30,7 @@
 #define POSIX_HAVE_LOCKS 1
 #include <signal.h>
 #include <stdio.h>
+#include <dirent.h>
 #include <sys/file.h>
 #endif
 #if defined(__aarch64__) && defined(__linux__)
@@ -452,6 +453,48 @@ static int lockWrite(PosixFile *f) {
   return rc;
 }
 
+/*
+** Readers that cannot take OFD or flock locks (Node's NodeFile, WASI) announce themselves with a
+** marker file in the directory "<real path>.cairn-readers" (js/src/nodefile.js, hosts/wasi.c;
+** cairn/host.h, "Locking"): "cairn-reader pid=N host=H" (Node), "cairn-reader wasi id=X" (WASI:
+** no process ids, so never known dead). BUSY while a live one is there; one whose process is gone
+** (same host, kill says ESRCH) is removed, and the directory with it once empty. One stat() when
+** there is none.
+*/
+#define READERS_SUFFIX ".cairn-readers"
+static int readerMarkersBusy(PosixFile *f) {
+  size_t nLock = strlen(f->zLockFile), nSuf = sizeof(LOCKFILE_SUFFIX) - 1;
+  if (nLock < nSuf) return CAIRN_OK;
+  char zDir[4096];
+  if (nLock - nSuf + sizeof(READERS_SUFFIX) > sizeof(zDir)) return CAIRN_OK;
+  memcpy(zDir, f->zLockFile, nLock - nSuf);
+  memcpy(zDir + nLock - nSuf, READERS_SUFFIX, sizeof(READERS_SUFFIX));
+  struct stat st;
+  if (stat(zDir, &st) != 0) return CAIRN_OK;
+  DIR *d = opendir(zDir);
+  if (!d) return cairn_seterr(CAIRN_BUSY, "%s has readers (cannot list %s: %s)", pfName(f), zDir, strerror(errno));
+  int rc = CAIRN_OK;
+  struct dirent *e;
+  char zPath[4096 + 256], z[320];
+  while (rc == CAIRN_OK && (e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue; /* ".", "..", and markers being created (".tmp...") */
+    snprintf(zPath, sizeof(zPath), "%s/%s", zDir, e->d_name);
+    long age = 0, pid = 0;
+    if (lockFileRead(zPath, z, sizeof(z), &age) != 0) continue; /* removed meanwhile */
+    char zHost[256];
+    int bPid = sscanf(z, "cairn-reader pid=%ld host=%255s", &pid, zHost) == 2 && pid > 0;
+    if (bPid && strcmp(zHost, lockHost()) == 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+      unlink(zPath); /* its reader is gone */
+      continue;
+    }
+    z[strcspn(z, "\n")] = 0;
+    rc = cairn_seterr(CAIRN_BUSY, "%s has readers (%s: \"%s\")", pfName(f), zPath, z);
+  }
+  closedir(d);
+  if (rc == CAIRN_OK) rmdir(zDir); /* empty now, or a new reader keeps it (rmdir fails) */
+  return rc;
+}
+
 /* CAIRN_LOCK_EXCLUSIVE from WRITE: does no other handle read now? (cairn/host.h). A writer that
 ** shares flock(LOCK_SH) with readers tries LOCK_EX (a failed conversion drops the SH: taken
 ** again) and keeps it; one that holds LOCK_EX sees cairn readers by their reader bytes (a
@@ -467,6 +510,7 @@ static int lockNoReaders(PosixFile *f) {
     }
   }
   if (ofdHeldByOther(f->fd, F_WRLCK, CAIRN_LOCK_BYTE_READER)) return cairn_seterr(CAIRN_BUSY, "%s has readers", pfName(f));
+  if (f->zLockFile) return readerMarkersBusy(f);
   return CAIRN_OK;
 }
 

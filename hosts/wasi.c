@@ -10,11 +10,17 @@
 ** Locks: preview1 has none (no flock, no fcntl locks, no process ids). The safest thing left is
 ** to honour the lock file native and Node writers create (cairn/host.h, "Locking"): a writer
 ** lock is BUSY while "<file>.cairn-lock" exists, since WASI cannot tell a live holder from a
-** dead one. Reader locks always succeed. Nothing keeps two WASI writers apart, nor a WASI
-** writer and libhdf5.
+** dead one. Nothing keeps two WASI writers apart, nor a WASI writer and libhdf5. A reader lock
+** always succeeds and leaves a marker "<file>.cairn-readers/wasi.<id>" ("cairn-reader wasi
+** id=<id>") until it is released or the file closed, so that native writers keep the space this
+** reader may still read (hosts/posix.c, readerMarkersBusy). A WASI process killed while reading
+** leaves its marker: native writers then never reuse that file's freed space (the file grows)
+** until the marker is deleted by hand. A WASI writer asked whether readers are gone answers yes
+** (cairn/host.h: a host that cannot tell).
 */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,7 +36,10 @@ typedef struct WasiFile {
   int fd;
   int writable;
   char *zPath;
+  char *zMarker; /* this handle's reader marker (malloc'd), or NULL */
 } WasiFile;
+
+static void markerDrop(WasiFile *f);
 
 static const char *wfName(WasiFile *f) { return f->zPath ? f->zPath : "(fd)"; }
 
@@ -103,13 +112,72 @@ static int wasiClose(cairn_file *pF) {
   WasiFile *f = (WasiFile *)pF;
   __wasi_errno_t e = __wasi_fd_close((__wasi_fd_t)f->fd);
   int rc = e ? wasiErr(CAIRN_IOERR, f, "fd_close", e) : CAIRN_OK;
+  markerDrop(f);
   free(f->zPath);
   free(f);
   return rc;
 }
 
+static void markerDrop(WasiFile *f) {
+  if (!f->zMarker) return;
+  unlink(f->zMarker);
+  char *zSlash = strrchr(f->zMarker, '/');
+  if (zSlash) {
+    *zSlash = 0;
+    rmdir(f->zMarker); /* fails while other readers are there: fine */
+  }
+  free(f->zMarker);
+  f->zMarker = NULL;
+}
+
+/* The reader marker (best effort: a place where it cannot be made gets none). */
+static void markerTake(WasiFile *f) {
+  if (f->zMarker || !f->zPath) return;
+  uint8_t aId[8];
+  if (__wasi_random_get(aId, sizeof aId) != 0) return;
+  char zId[17];
+  for (int i = 0; i < 8; i++) {
+    zId[2 * i] = "0123456789abcdef"[aId[i] >> 4];
+    zId[2 * i + 1] = "0123456789abcdef"[aId[i] & 15];
+  }
+  zId[16] = 0;
+  size_t n = strlen(f->zPath) + sizeof(".cairn-readers/.tmp.wasi.") + 17;
+  char *zDir = malloc(n), *zTmp = malloc(n), *zMarker = malloc(n);
+  if (zDir && zTmp && zMarker) {
+    snprintf(zDir, n, "%s.cairn-readers", f->zPath);
+    snprintf(zTmp, n, "%s/.tmp.wasi.%s", zDir, zId);
+    snprintf(zMarker, n, "%s/wasi.%s", zDir, zId);
+    for (int iTry = 0; iTry < 4; iTry++) {
+      if (mkdir(zDir, 0755) != 0 && errno != EEXIST) break;
+      int fd = open(zTmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0) {
+        if (errno == ENOENT) continue; /* the empty directory was removed meanwhile */
+        break;
+      }
+      char z[64];
+      int k = snprintf(z, sizeof z, "cairn-reader wasi id=%s\n", zId);
+      ssize_t w = write(fd, z, (size_t)k);
+      close(fd);
+      if (w == k && rename(zTmp, zMarker) == 0) {
+        f->zMarker = zMarker;
+        zMarker = NULL;
+        break;
+      }
+      unlink(zTmp);
+      break;
+    }
+  }
+  free(zDir);
+  free(zTmp);
+  free(zMarker);
+}
+
 static int wasiLock(cairn_file *pF, int eLock) {
   WasiFile *f = (WasiFile *)pF;
+  if (eLock == CAIRN_LOCK_READ) {
+    markerTake(f);
+    return CAIRN_OK;
+  }
   if (eLock != CAIRN_LOCK_WRITE || !f->zPath) return CAIRN_OK;
   if (!f->writable) return cairn_seterr(CAIRN_READONLY, "%s is open read-only: no writer lock", wfName(f));
   size_t n = strlen(f->zPath);
@@ -136,7 +204,7 @@ static int wasiLock(cairn_file *pF, int eLock) {
   return rc;
 }
 static int wasiUnlock(cairn_file *pF, int eLock) {
-  (void)pF, (void)eLock;
+  if (eLock == CAIRN_LOCK_NONE) markerDrop((WasiFile *)pF);
   return CAIRN_OK;
 }
 

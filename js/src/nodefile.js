@@ -14,14 +14,24 @@
 //     process exits are removed by an 'exit' handler; a killed process leaves a stale one.
 // Maintenance: a change to the lock file's name, content or staleness rule is made in
 // hosts/posix.c (lockFileTake) too.
+// Readers: Node has no OFD or flock locks, so a NodeFile that takes the reader lock (the core asks
+// for it on its first read) announces itself with a marker file in "<real path>.cairn-readers/"
+// holding "cairn-reader pid=N host=H" (one per file per process, counted over its handles, removed
+// by the last close or the 'exit' handler; a killed process leaves one that its writer finds dead
+// and removes). Native writers (hosts/posix.c, readerMarkersBusy) then keep the space such a
+// reader may still read, as they do for native readers' OFD locks. A Node writer asked whether
+// readers are gone (lock level 4, cairn/host.h CAIRN_LOCK_EXCLUSIVE) answers BUSY: native
+// readers' locks are invisible to Node, so it never reuses space a reader might read (the file
+// grows by what each commit frees).
 // What holds: Node has no flock, so a Node writer does not keep libhdf5/h5py out (nor does h5py
-// keep it out), and readers take no lock at all (cairn's formats let them read beside a writer).
+// keep it out).
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { CairnError } from './api.js';
 
 const BUSY = 14, READONLY = 10;
-const LOCK_READ = 1, LOCK_WRITE = 2;
+const LOCK_READ = 1, LOCK_WRITE = 2, LOCK_EXCLUSIVE = 4;
 const GARBLED_STALE_MS = 10000;
 const writers = new Map(); // real path -> the NodeFile holding its writer lock in this process
 let exitHook = false;
@@ -95,6 +105,51 @@ function takeLockFile(real, name) {
   }
 }
 
+// real path -> { n: reader handles in this process, marker: its marker file (null: none made) }
+const readers = new Map();
+let readerSeq = 0;
+function readerMarkerTake(real) {
+  const r = readers.get(real);
+  if (r) {
+    r.n++;
+    return;
+  }
+  const dir = real + '.cairn-readers';
+  const marker = path.join(dir, `${process.pid}.${++readerSeq}`);
+  const content = `cairn-reader pid=${process.pid} host=${os.hostname()}\n`;
+  let made = null;
+  for (let iTry = 0; iTry < 4 && !made; iTry++) {
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      // whole or not at all: a writer skips names starting with '.'
+      const tmp = path.join(dir, `.tmp.${process.pid}.${readerSeq}`);
+      fs.writeFileSync(tmp, content);
+      fs.renameSync(tmp, marker);
+      made = marker;
+    } catch (e) {
+      if (e.code === 'EACCES' || e.code === 'EROFS' || e.code === 'EPERM') break; // a read-only place: no marker
+      if (e.code !== 'ENOENT') throw e; // ENOENT: another process removed the empty directory meanwhile
+    }
+  }
+  readers.set(real, { n: 1, marker: made });
+  hookExit();
+}
+function readerMarkerDrop(real) {
+  const r = readers.get(real);
+  if (!r || --r.n > 0) return;
+  readers.delete(real);
+  removeMarker(r.marker);
+}
+function removeMarker(marker) {
+  if (!marker) return;
+  try {
+    fs.unlinkSync(marker);
+  } catch {}
+  try {
+    fs.rmdirSync(path.dirname(marker)); // fails while other readers are there: fine
+  } catch {}
+}
+
 function dropLockFiles() {
   for (const f of writers.values()) {
     if (f.lockPath) {
@@ -103,22 +158,34 @@ function dropLockFiles() {
       } catch {}
     }
   }
+  for (const r of readers.values()) removeMarker(r.marker);
+  readers.clear();
+}
+function hookExit() {
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', dropLockFiles);
+  }
 }
 
 export class NodeFile {
   /**
-   * @param {string} path
+   * @param {string} filePath
    * @param {'r'|'r+'|'w+'|'wx+'|'c+'} mode  'r' read-only, 'r+' read-write existing, 'w+' create/truncate,
    *   'c+' read-write, created if missing, never truncated (h5 mode 'w': the writer discards the
    *   old content itself, which is cheaper than O_TRUNC on ext4)
    * @param {{lock?: boolean}} options  lock (default true): a writable file takes the writer lock
-   *   (CairnError BUSY when another handle or process has it open for writing)
+   *   (CairnError BUSY when another handle or process has it open for writing); a reader announces
+   *   itself to writers in other processes when the core takes its reader lock. lock: false does
+   *   neither (nothing protects the handle from another writer then).
    */
-  constructor(path, mode = 'r', { lock = true } = {}) {
+  constructor(filePath, mode = 'r', { lock = true } = {}) {
     const { O_RDWR, O_CREAT } = fs.constants;
     // 'w+' truncates only once the lock is held: the bytes may be another writer's
-    this.fd = fs.openSync(path, mode === 'c+' || mode === 'w+' ? O_RDWR | O_CREAT : mode);
-    this.name = path;
+    this.fd = fs.openSync(filePath, mode === 'c+' || mode === 'w+' ? O_RDWR | O_CREAT : mode);
+    this.name = filePath;
+    this.useLocks = lock;
+    this.readerReal = null;
     this.writable = mode !== 'r';
     this.lockLevel = 0;
     this.lockPath = null;
@@ -135,9 +202,22 @@ export class NodeFile {
       throw e;
     }
   }
-  /** Raise this handle's lock to eLock (1 read: nothing to take; 2 write). Throws CairnError BUSY. */
+  /** Raise this handle's lock to eLock (1 read: the reader marker; 2 write; 4: are other readers
+   * gone? always BUSY from Node). Throws CairnError BUSY. */
   lock(eLock) {
+    if (eLock === LOCK_EXCLUSIVE) {
+      if (this.lockLevel < LOCK_WRITE) throw lockError(READONLY, `${this.name}: no writer lock`);
+      throw lockError(BUSY, `${this.name}: readers cannot be ruled out from Node (native readers' locks are invisible to it)`);
+    }
     if (eLock <= this.lockLevel) return;
+    if (eLock === LOCK_READ) {
+      if (this.useLocks && !this.readerReal) {
+        this.readerReal = fs.realpathSync(this.name);
+        readerMarkerTake(this.readerReal);
+      }
+      this.lockLevel = eLock;
+      return;
+    }
     if (eLock >= LOCK_WRITE) {
       if (!this.writable) throw lockError(READONLY, `${this.name} is open read-only: no writer lock`);
       const real = fs.realpathSync(this.name);
@@ -146,9 +226,10 @@ export class NodeFile {
       this.lockPath = takeLockFile(real, this.name);
       this.realPath = real;
       writers.set(real, this);
-      if (!exitHook) {
-        exitHook = true;
-        process.on('exit', dropLockFiles);
+      hookExit();
+      if (this.readerReal) { // READ -> WRITE: the writer lock covers it
+        readerMarkerDrop(this.readerReal);
+        this.readerReal = null;
       }
     }
     this.lockLevel = eLock;
@@ -164,6 +245,13 @@ export class NodeFile {
         } catch {}
       }
       this.lockPath = null;
+    }
+    if (eLock === 0 && this.readerReal) {
+      readerMarkerDrop(this.readerReal);
+      this.readerReal = null;
+    } else if (eLock === LOCK_READ && !this.readerReal && this.useLocks) { // WRITE -> READ: a reader now
+      this.readerReal = fs.realpathSync(this.name);
+      readerMarkerTake(this.readerReal);
     }
     this.lockLevel = eLock;
   }

@@ -163,3 +163,60 @@ test('native and Node writers exclude each other', { skip: !fs.existsSync(probe)
   await exited(k.child);
   new NodeFile(p, 'r+').close();
 });
+
+// Node readers have no OFD or flock locks: a NodeFile that takes the reader lock leaves a marker
+// in "<file>.cairn-readers/", which a native writer's cairn_file_no_readers sees (so it keeps
+// the space the reader may read); the last close removes it; a killed reader's marker is stale.
+test('a Node reader is visible to a native writer; its marker goes with it', { skip: !fs.existsSync(probe) && 'build/native/cairn_lockprobe not built' }, async () => {
+  const p = fresh('nodereader.bin');
+  const dirM = fs.realpathSync(p) + '.cairn-readers';
+  const probeLine = async () => (await holder(probe, ['noreaders', p])).line;
+  assert.equal(await probeLine(), 'OK');
+  const r1 = new NodeFile(p, 'r'), r2 = new NodeFile(p, 'r');
+  assert.ok(!fs.existsSync(dirM)); // opening alone makes none
+  r1.lock(1);
+  r2.lock(1);
+  const names = fs.readdirSync(dirM);
+  assert.equal(names.length, 1); // one per file per process
+  assert.match(fs.readFileSync(path.join(dirM, names[0]), 'utf8'), new RegExp(`^cairn-reader pid=${process.pid} host=`));
+  assert.match(await probeLine(), /^BUSY: .*has readers.*cairn-reader pid=/);
+  r1.close();
+  assert.ok(fs.existsSync(dirM)); // r2 still reads
+  r2.close();
+  assert.ok(!fs.existsSync(dirM));
+  assert.equal(await probeLine(), 'OK');
+  // lock: false: no marker
+  const r3 = new NodeFile(p, 'r', { lock: false });
+  r3.lock(1);
+  assert.ok(!fs.existsSync(dirM));
+  r3.close();
+  // the core takes the reader lock on an h5 file's first read past what the open read (a file
+  // read whole at open needs none: nothing a writer does can reach the reader's copy)
+  const hp = tmp('nodereader.h5');
+  fs.rmSync(hp + '.cairn-lock', { force: true });
+  const big = Float64Array.from({ length: 100000 }, (_, i) => i * 0.5);
+  const w = await h5.File.open(hp, 'w');
+  w.create_dataset({ name: 'x', data: big });
+  w.close();
+  const hf = await h5.File.open(hp, 'r');
+  assert.deepEqual(hf.get('x').value, big);
+  assert.ok(fs.existsSync(fs.realpathSync(hp) + '.cairn-readers'));
+  hf.close();
+  assert.ok(!fs.existsSync(fs.realpathSync(hp) + '.cairn-readers'));
+  // kill -9 of a reader: its marker stays, and the native writer finds it dead and removes it
+  const k = await holder(process.execPath, ['--input-type=module', '-e', `
+    import { NodeFile } from ${JSON.stringify(nodeEntry)};
+    const f = new NodeFile(${JSON.stringify(p)}, 'r'); f.lock(1);
+    console.log('reading'); setInterval(() => {}, 1000);`]);
+  assert.equal(k.line, 'reading');
+  assert.match(await probeLine(), /^BUSY: /);
+  k.child.kill('SIGKILL');
+  await exited(k.child);
+  assert.ok(fs.existsSync(dirM));
+  assert.equal(await probeLine(), 'OK');
+  assert.ok(!fs.existsSync(dirM));
+  // a Node writer cannot see native readers: it never claims there are none
+  const nw = new NodeFile(p, 'r+');
+  assert.throws(() => nw.lock(4), (e) => isBusy(e) && /readers cannot be ruled out/.test(e.message));
+  nw.close();
+});

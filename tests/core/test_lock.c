@@ -449,9 +449,56 @@ TEST(lock, posix_stale_lock_file) {
   CHECK(!lockFileExists(zPath));
   unlink(zLink);
 }
+
+/* Readers without OFD locks (Node, WASI) leave markers in "<file>.cairn-readers/": a writer's
+** cairn_file_no_readers is BUSY while a live one is there (naming it), removes one whose
+** process is gone, and the empty directory after it. */
+TEST(lock, posix_reader_markers) {
+  const char *zPath = lockPath("lock_markers.bin");
+  char zDir[1100], zM[1200], z[512], zHost[256] = {0};
+  char *zAbs = realpath(zPath, NULL);
+  CHECK(zAbs != NULL);
+  snprintf(zDir, sizeof zDir, "%s.cairn-readers", zAbs);
+  free(zAbs);
+  gethostname(zHost, sizeof zHost - 1);
+  mkdir(zDir, 0755);
+  cairn_file *w = NULL;
+  CHECK_OK(openLocked(zPath, CAIRN_LOCK_WRITE, &w));
+  CHECK_OK(cairn_file_no_readers(w)); /* an empty directory: no readers, and it goes */
+  struct stat st;
+  CHECK(stat(zDir, &st) != 0);
+  /* a live Node reader (this process's parent) */
+  mkdir(zDir, 0755);
+  snprintf(zM, sizeof zM, "%s/%ld.1", zDir, (long)getppid());
+  int n = snprintf(z, sizeof z, "cairn-reader pid=%ld host=%s\n", (long)getppid(), zHost);
+  CHECK_OK(tfWriteFile(zM, z, (size_t)n));
+  CHECK_RC(cairn_file_no_readers(w), CAIRN_BUSY);
+  CHECK(strstr(cairn_errmsg(), "has readers") != NULL && strstr(cairn_errmsg(), "cairn-reader pid=") != NULL);
+  unlink(zM);
+  /* a WASI reader: never known dead */
+  snprintf(zM, sizeof zM, "%s/wasi.0123", zDir);
+  CHECK_OK(tfWriteFile(zM, "cairn-reader wasi id=0123\n", 26));
+  CHECK_RC(cairn_file_no_readers(w), CAIRN_BUSY);
+  CHECK(strstr(cairn_errmsg(), "wasi id=0123") != NULL);
+  unlink(zM);
+  /* a reader killed: its marker is stale, removed with the directory */
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  waitpid(pid, NULL, 0);
+  snprintf(zM, sizeof zM, "%s/%ld.1", zDir, (long)pid);
+  n = snprintf(z, sizeof z, "cairn-reader pid=%ld host=%s\n", (long)pid, zHost);
+  CHECK_OK(tfWriteFile(zM, z, (size_t)n));
+  CHECK_OK(cairn_file_no_readers(w));
+  CHECK(stat(zM, &st) != 0);
+  CHECK(stat(zDir, &st) != 0);
+  CHECK_OK(cairn_file_close(w));
+}
 #endif
 
 #if defined(__wasi__)
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
 /* WASI has no locks: a writer lock is BUSY while a native or Node writer's lock file exists. */
 TEST(lock, wasi_lock_file) {
   const char *zPath = tfTmp("lock_wasi.bin");
@@ -468,5 +515,41 @@ TEST(lock, wasi_lock_file) {
   CHECK(remove(zLock) == 0);
   CHECK_OK(cairn_file_lock(f, CAIRN_LOCK_WRITE, 0));
   CHECK_OK(cairn_file_close(f));
+}
+
+/* A WASI reader announces itself to native writers: a marker in "<file>.cairn-readers/" while it
+** holds the reader lock, gone (with the directory) when it lets go or closes. */
+TEST(lock, wasi_reader_marker) {
+  const char *zPath = tfTmp("lock_wasi_reader.bin");
+  char zDir[1100];
+  snprintf(zDir, sizeof zDir, "%s.cairn-readers", zPath);
+  CHECK_OK(tfWriteFile(zPath, "data", 4));
+  cairn_file *f = NULL;
+  CHECK_OK(cairn_open(zPath, CAIRN_OPEN_READONLY, &f));
+  struct stat st;
+  CHECK(stat(zDir, &st) != 0); /* opening alone makes none */
+  CHECK_OK(cairn_file_lock(f, CAIRN_LOCK_READ, 0));
+  DIR *d = opendir(zDir);
+  CHECK(d != NULL);
+  int nMarker = 0;
+  char zContent[64] = {0};
+  for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+    if (strncmp(e->d_name, "wasi.", 5) == 0) {
+      char zM[1300];
+      snprintf(zM, sizeof zM, "%s/%s", zDir, e->d_name);
+      size_t nGot = 0;
+      uint8_t *p = tfReadFile(zM, &nGot);
+      if (p) memcpy(zContent, p, nGot < 63 ? nGot : 63), cairn_free(p);
+      nMarker++;
+    }
+  if (d) closedir(d);
+  CHECK_EQ(nMarker, 1);
+  CHECK(strncmp(zContent, "cairn-reader wasi id=", 21) == 0);
+  CHECK_OK(cairn_file_unlock(f, CAIRN_LOCK_NONE));
+  CHECK(stat(zDir, &st) != 0);
+  CHECK_OK(cairn_file_lock(f, CAIRN_LOCK_READ, 0));
+  CHECK(stat(zDir, &st) == 0);
+  CHECK_OK(cairn_file_close(f));
+  CHECK(stat(zDir, &st) != 0);
 }
 #endif

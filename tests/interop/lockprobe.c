@@ -3,6 +3,7 @@
 **
 ** tests/interop/lockprobe.c - a tiny program for the lock tests (tests/interop/locks_h5py.sh):
 **   cairn_lockprobe read|write PATH [--hold]
+**   cairn_lockprobe noreaders PATH      (a writer asks cairn_file_no_readers: OK or BUSY)
 **   cairn_lockprobe bench PATH [N]      (the cost of a lock + unlock, N times each level)
 ** opens PATH through the POSIX host (read-only for read, read-write for write), takes
 ** cairn_file_lock at that level (no busy timeout) and prints "OK" or "BUSY: <message>" (exit 0 /
@@ -63,8 +64,20 @@ int main(int argc, char **argv) {
     cairn_posix_shutdown();
     return rc;
   }
+  if (argc >= 3 && strcmp(argv[1], "noreaders") == 0) {
+    cairn_posix_install(1);
+    cairn_file *f = NULL;
+    int rc = cairn_open(argv[2], CAIRN_OPEN_READWRITE, &f);
+    if (rc == CAIRN_OK) rc = cairn_file_lock(f, CAIRN_LOCK_WRITE, 0);
+    if (rc == CAIRN_OK) rc = cairn_file_no_readers(f);
+    if (rc == CAIRN_OK) printf("OK\n");
+    else printf("%s: %s\n", rc == CAIRN_BUSY ? "BUSY" : cairn_errstr(rc), cairn_errmsg());
+    if (f) cairn_file_close(f);
+    cairn_posix_shutdown();
+    return rc == CAIRN_OK ? 0 : rc == CAIRN_BUSY ? 1 : 2;
+  }
   if (argc < 3 || (strcmp(argv[1], "read") != 0 && strcmp(argv[1], "write") != 0)) {
-    fprintf(stderr, "usage: cairn_lockprobe read|write PATH [--hold]\n");
+    fprintf(stderr, "usage: cairn_lockprobe read|write|noreaders PATH [--hold]\n");
     return 2;
   }
   int bWrite = argv[1][0] == 'w', bHold = argc > 3 && strcmp(argv[3], "--hold") == 0;

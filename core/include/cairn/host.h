@@ -140,16 +140,26 @@ struct cairn_file_methods {
 **     on unlock or close. One left by a process that died on the same host (kill(pid, 0) says
 **     ESRCH) is stale and broken by the next writer; one from another host is held until
 **     removed by hand. A directory where it cannot be created (read-only) skips it.
+**     Plus reader markers, so that a native writer also sees readers that have no OFD or flock
+**     locks (Node, WASI): such a reader creates a file in the directory "<file>.cairn-readers/"
+**     ("cairn-reader pid=N host=H" from Node, "cairn-reader wasi id=X" from WASI) when it takes
+**     READ and removes it (and the directory once empty) when it lets go. A writer's
+**     xLock(EXCLUSIVE) is BUSY while a live marker is there; one whose process died on this
+**     host is removed (a WASI marker is never known dead: delete it by hand after a killed WASI
+**     reader). One stat() when there is none.
 **     Files opened by cairn_posix_wrap_fd have no path: OFD and flock only.
 **     A writer that opens with CAIRN_OPEN_TRUNCATE truncates before it can lock: open
 **     without it, lock, then truncate.
-**   WASI preview1 (hosts/wasi.c): no locks in the interface. xLock(READ) succeeds; xLock(WRITE)
-**     is BUSY while "<file>.cairn-lock" exists (a native or Node writer holds the file, or one
-**     died: WASI cannot tell which, so it refuses and names the lock file). Nothing keeps two
-**     WASI writers, or a WASI writer and libhdf5, apart.
+**   WASI preview1 (hosts/wasi.c): no locks in the interface. xLock(READ) succeeds and leaves a
+**     reader marker (above); xLock(WRITE) is BUSY while "<file>.cairn-lock" exists (a native or
+**     Node writer holds the file, or one died: WASI cannot tell which, so it refuses and names
+**     the lock file); xLock(EXCLUSIVE) is CAIRN_OK (it cannot see native readers). Nothing keeps
+**     two WASI writers, or a WASI writer and libhdf5, apart.
 **   Emscripten (bindings/em/em_binding.c): the JS file object's lock(eLock)/unlock(eLock), if it
 **     has them (js/src/hosts.js): NodeFile takes a writer lock when opened writable (one per
-**     file per process, plus the same lock file); OPFS sync access handles are exclusive by
+**     file per process, plus the same lock file), a reader marker (above) for READ, and
+**     answers BUSY to EXCLUSIVE (native readers are invisible to Node: a Node writer never
+**     reuses space an older state used); OPFS sync access handles are exclusive by
 **     themselves; memory files need none.
 **   Memory files (cairn_memfile_open): no locks (one process, one handle).
 */
