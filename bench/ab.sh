@@ -9,16 +9,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 A=$1 B=$2 rounds=${3:-3}
-out=$root/build/ab
-mkdir -p "$out"
+. "$here/ab_lib.sh"
+out=$abOut
 data=$(realpath "$root/../shared/data")
-lib() { # rev -> build dir with libcairn.a
-  local rev=$1 d=$out/src-$1
-  [ -d "$d" ] || git -C "$root" worktree add -q --detach "$d" "$rev"
-  cmake -S "$d" -B "$d/build" -DCMAKE_BUILD_TYPE=Release -DCAIRN_TESTS=OFF >/dev/null
-  cmake --build "$d/build" -j2 --target cairn_static >/dev/null
-  echo "$d"
-}
+lib() { abLib "$@"; }
 for rev in "$A" "$B"; do
   d=$(lib "$rev")
   cc -O2 -o "$out/bench_h5.$rev" "$d/bench/h5/bench_h5.c" -I"$d/core/include" "$d/build/libcairn.a" \
