@@ -17,9 +17,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 A=$1 B=$2 rounds=${3:-4}
 tmpd=$(mktemp -d /tmp/cairn-durable-ab.XXXXXX)
 trap 'rm -rf "$tmpd"' EXIT
+# bench_cas from B's sources on both sides (its small_durable_put row is newer than some
+# revisions; it uses only the public API); bench_mem each revision's own (it reads internals).
 for rev in "$A" "$B"; do
   d=$(abLib "$rev")
-  cc -O2 -o "$abOut/bench_cas.$rev" "$d/bench/cas/bench_cas.c" -I"$d/core/include" "$d/build/libcairn.a" -lzstd -lz -lpthread -lm
+  cc -O2 -o "$abOut/bench_cas.$rev" "$abRoot/bench/cas/bench_cas.c" -I"$abRoot/bench/cas" -I"$d/core/include" "$d/build/libcairn.a" -lzstd -lz -lpthread -lm
   cc -O2 -o "$abOut/bench_mem.$rev" "$d/bench/mem/bench_mem.c" -I"$d/core/include" -I"$d/core" "$d/build/libcairn.a" -lzstd -lz -lpthread -lm
 done
 echo "== $(date -u '+%F %H:%M') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B"
