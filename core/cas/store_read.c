@@ -96,7 +96,19 @@ struct cairn_cas_payload {
   uint32_t *aIdx;    /* chunk index of each piece */
   uint8_t *aBuf;     /* one chunk, for partial reads */
   size_t nBuf;
+  /* aStart/aIdx of payloads of at most PL_INLINE - 1 chunks (small objects: one chunk) live
+  ** here, so that reading one (cairn_cas_read, with this struct on its stack) allocates nothing */
+#define PL_INLINE 4
+  uint64_t aStart0[PL_INLINE];
+  uint32_t aIdx0[PL_INLINE];
 };
+
+/* Free what casLoadManifest allocated for pl (nothing when its arrays are inline). */
+static void plFreeArrays(cairn_cas_payload *pl) {
+  if (pl->aStart != pl->aStart0) cairnFree(pl->aStart);
+  if (pl->aIdx != pl->aIdx0) cairnFree(pl->aIdx);
+  pl->aStart = NULL, pl->aIdx = NULL;
+}
 
 static int casLoadManifest(cairn_cas *c, const CasPay *y, cairn_cas_payload *pl) {
   char zP[65]; /* the payload's hex ID, made only for a message */
@@ -115,9 +127,13 @@ static int casLoadManifest(cairn_cas *c, const CasPay *y, cairn_cas_payload *pl)
     }
   }
   if (rc == CAIRN_OK) {
-    pl->aStart = cairnMallocArray((size_t)y->nChunk + 1, sizeof(uint64_t));
-    pl->aIdx = cairnMallocArray((size_t)y->nChunk + 1, sizeof(uint32_t));
-    if (!pl->aStart || !pl->aIdx) rc = cairnErr(CAIRN_NOMEM, "store: out of memory");
+    if ((size_t)y->nChunk + 1 <= PL_INLINE) {
+      pl->aStart = pl->aStart0, pl->aIdx = pl->aIdx0;
+    } else {
+      pl->aStart = cairnMallocArray((size_t)y->nChunk + 1, sizeof(uint64_t));
+      pl->aIdx = cairnMallocArray((size_t)y->nChunk + 1, sizeof(uint32_t));
+      if (!pl->aStart || !pl->aIdx) rc = cairnErr(CAIRN_NOMEM, "store: out of memory");
+    }
   }
   uint64_t iPos = 0;
   for (uint32_t i = 0; rc == CAIRN_OK && i < y->nChunk; i++) {
@@ -138,24 +154,32 @@ static int casLoadManifest(cairn_cas *c, const CasPay *y, cairn_cas_payload *pl)
   return rc;
 }
 
-int cairn_cas_payload_open(cairn_cas *c, const uint8_t aId[32], cairn_cas_payload **ppP) {
-  if (!c || !aId || !ppP) return cairnErr(CAIRN_MISUSE, "cairn_cas_payload_open: NULL argument");
-  *ppP = NULL;
+/* Set up *pl (zeroed by the caller) for payload aId: its manifest loaded and checked. On an
+** error what it allocated is freed (plFreeArrays). */
+static int plLoad(cairn_cas *c, const uint8_t aId[32], cairn_cas_payload *pl) {
   size_t iy = casTabFindHash(c, &c->tPay, casPayKey, aId);
   if (iy == SIZE_MAX) {
     char z[65];
     cairn_hex(aId, 32, z);
     return cairnErr(CAIRN_NOTFOUND, "no payload %s in the store", z);
   }
-  cairn_cas_payload *pl = cairnMallocZero(sizeof(*pl));
-  if (!pl) return cairnErr(CAIRN_NOMEM, "store: out of memory");
   pl->c = c;
   memcpy(pl->aId, aId, 32);
   pl->nSize = c->aPay[iy].nSize;
   pl->nChunk = c->aPay[iy].nChunk;
   int rc = casLoadManifest(c, &c->aPay[iy], pl);
+  if (rc) plFreeArrays(pl);
+  return rc;
+}
+
+int cairn_cas_payload_open(cairn_cas *c, const uint8_t aId[32], cairn_cas_payload **ppP) {
+  if (!c || !aId || !ppP) return cairnErr(CAIRN_MISUSE, "cairn_cas_payload_open: NULL argument");
+  *ppP = NULL;
+  cairn_cas_payload *pl = cairnMallocZero(sizeof(*pl));
+  if (!pl) return cairnErr(CAIRN_NOMEM, "store: out of memory");
+  int rc = plLoad(c, aId, pl);
   if (rc) {
-    cairn_cas_payload_close(pl);
+    cairnFree(pl);
     return rc;
   }
   *ppP = pl;
@@ -166,8 +190,7 @@ uint64_t cairn_cas_payload_size(cairn_cas_payload *pl) { return pl ? pl->nSize :
 
 void cairn_cas_payload_close(cairn_cas_payload *pl) {
   if (!pl) return;
-  cairnFree(pl->aStart);
-  cairnFree(pl->aIdx);
+  plFreeArrays(pl);
   cairnFree(pl->aBuf);
   cairnFree(pl);
 }
@@ -218,12 +241,16 @@ int cairn_cas_payload_read(cairn_cas_payload *pl, uint64_t iOff, void *pv, size_
   return CAIRN_OK;
 }
 
+/* A payload handle on the stack: a one-chunk object's read allocates nothing (PL_INLINE). */
 int cairn_cas_read(cairn_cas *c, const uint8_t aId[32], uint64_t iOff, void *p, size_t n, size_t *pnRead) {
-  cairn_cas_payload *pl;
   if (pnRead) *pnRead = 0;
-  CAIRN_TRY(cairn_cas_payload_open(c, aId, &pl));
-  int rc = cairn_cas_payload_read(pl, iOff, p, n, pnRead);
-  cairn_cas_payload_close(pl);
+  if (!c || !aId) return cairnErr(CAIRN_MISUSE, "cairn_cas_payload_open: NULL argument");
+  cairn_cas_payload pl;
+  memset(&pl, 0, offsetof(cairn_cas_payload, aStart0));
+  CAIRN_TRY(plLoad(c, aId, &pl));
+  int rc = cairn_cas_payload_read(&pl, iOff, p, n, pnRead);
+  plFreeArrays(&pl);
+  cairnFree(pl.aBuf);
   return rc;
 }
 
@@ -335,8 +362,7 @@ int cairn_cas_verify(cairn_cas *c, cairn_progress_fn xProgress, void *pArg, cair
       rc = cairnErr(CAIRN_CORRUPT, "payload %s: its chunks add up to %llu bytes, its manifest says %llu", z,
                     (unsigned long long)pl.aStart[pl.nChunk], (unsigned long long)c->aPay[i].nSize);
     }
-    cairnFree(pl.aStart);
-    cairnFree(pl.aIdx);
+    plFreeArrays(&pl);
     if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) return rc;
     if (rc) PROBLEM(rc);
   }
