@@ -29,6 +29,7 @@
 
 #include "cairn/cairn.h"
 #include "cairn/cas.h"
+#include "../faults.h"
 #include "fill.h"
 #include "cairn/platform.h"
 
@@ -45,15 +46,18 @@ static double cpuNow(void) {
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
-/* Best CPU time of the last figure's runs (printed as a third column). */
-static double gCpuBest = 1e9;
+/* Best CPU time of the last figure's runs (printed as a third column), and its fewest minor
+** page faults per run (a fourth column, "faults/op"). */
+static double gCpuBest = 1e9, gFltBest = 1e18;
 #define TIMED(best, stmt)                                                                    \
   do {                                                                                       \
+    long f0_ = benchFaults();                                                                \
     double c0_ = cpuNow(), t0_ = now();                                                      \
     stmt;                                                                                    \
-    double t_ = now() - t0_, c_ = cpuNow() - c0_;                                            \
+    double t_ = now() - t0_, c_ = cpuNow() - c0_, f_ = (double)(benchFaults() - f0_);        \
     if (t_ < (best)) (best) = t_;                                                            \
     if (c_ < gCpuBest) gCpuBest = c_;                                                        \
+    if (f_ < gFltBest) gFltBest = f_;                                                        \
   } while (0)
 
 static void die(const char *z) {
@@ -77,10 +81,11 @@ static void fillText(uint8_t *p, size_t n, uint64_t seed) {
 }
 
 #define REPS 5
-/* "key wallMBps MB/s cpuMBps" */
+/* "key wallMBps MB/s cpuMBps faults/op N" (an op: one 32 MiB call) */
 static void out(const char *zKey, double wallMBps, double cpuSecs) {
-  printf("%s %.0f MB/s %.0f\n", zKey, wallMBps, cpuSecs > 0 && cpuSecs < 1e9 ? (double)((size_t)32 << 20) / cpuSecs / 1e6 : 0.0);
-  gCpuBest = 1e9;
+  printf("%s %.0f MB/s %.0f faults/op %.0f\n", zKey, wallMBps,
+         cpuSecs > 0 && cpuSecs < 1e9 ? (double)((size_t)32 << 20) / cpuSecs / 1e6 : 0.0, gFltBest < 1e18 ? gFltBest : -1.0);
+  gCpuBest = 1e9, gFltBest = 1e18;
 }
 static const size_t N = (size_t)32 << 20;
 
@@ -108,9 +113,10 @@ static double benchSha(const uint8_t *p) {
 
 /* Publish to a fresh memory store, then read back verified. gCpuBest ends as the put's best
 ** CPU time, gCpuRead as the read's. */
-static double gCpuRead = 1e9;
+static double gCpuRead = 1e9, gFltRead = 1e18;
 static void benchMem(const uint8_t *p, int codec, double *pPut, double *pRead) {
   double bestPut = 1e9, bestRead = 1e9;
+  gFltRead = 1e18;
   uint8_t *b = malloc(N);
   for (int r = 0; r < REPS; r++) {
     cairn_cas *cas;
@@ -121,12 +127,13 @@ static void benchMem(const uint8_t *p, int codec, double *pPut, double *pRead) {
     uint8_t id[32];
     double cPut = gCpuBest;
     TIMED(bestPut, if (cairn_cas_put(cas, p, N, id)) die("put"));
-    double cPutBest = gCpuBest;
+    double cPutBest = gCpuBest, fPutBest = gFltBest;
     gCpuBest = cPut < 1e9 ? gCpuRead : 1e9;
+    gFltBest = gFltRead;
     size_t nGot;
     TIMED(bestRead, if (cairn_cas_read(cas, id, 0, b, N, &nGot) || nGot != N) die("read"));
-    gCpuRead = gCpuBest;
-    gCpuBest = cPutBest;
+    gCpuRead = gCpuBest, gFltRead = gFltBest;
+    gCpuBest = cPutBest, gFltBest = fPutBest;
     if (memcmp(b, p, N) != 0) die("read back differs");
     cairn_cas_close(cas);
   }
@@ -135,6 +142,7 @@ static void benchMem(const uint8_t *p, int codec, double *pPut, double *pRead) {
   if (pRead) *pRead = N / bestRead / 1e6;
 }
 
+static double gFltSmallPut, gFltSmallRead; /* benchSmall's minor faults per object (best run's) */
 static void benchSmall(const char *zFile, double *pPut, double *pRead) {
   enum { NOBJ = 2000, SZ = 256 };
   uint8_t *a = malloc((size_t)NOBJ * SZ), (*ids)[32] = malloc((size_t)NOBJ * 32), b[SZ];
@@ -146,20 +154,22 @@ static void benchSmall(const char *zFile, double *pPut, double *pRead) {
       remove(zFile);
       if (cairn_cas_open(zFile, NULL, &cas)) die("open file");
     } else if (cairn_cas_open_memory(NULL, &cas)) die("open memory");
+    long f0 = benchFaults();
     double t = now();
     if (cairn_cas_begin(cas)) die("begin");
     for (int i = 0; i < NOBJ; i++)
       if (cairn_cas_put(cas, a + (size_t)i * SZ, SZ, ids[i])) die("put small");
     if (cairn_cas_commit(cas)) die("commit");
     t = now() - t;
-    if (t < bestPut) bestPut = t;
+    if (t < bestPut) bestPut = t, gFltSmallPut = (double)(benchFaults() - f0) / NOBJ;
+    f0 = benchFaults();
     t = now();
     for (int i = 0; i < NOBJ; i++) {
       size_t nGot;
       if (cairn_cas_read(cas, ids[i], 0, b, SZ, &nGot) || nGot != SZ) die("read small");
     }
     t = now() - t;
-    if (t < bestRead) bestRead = t;
+    if (t < bestRead) bestRead = t, gFltSmallRead = (double)(benchFaults() - f0) / NOBJ;
     if (memcmp(b, a + (size_t)(NOBJ - 1) * SZ, SZ) != 0) die("small read back differs");
     cairn_cas_close(cas);
   }
@@ -233,33 +243,33 @@ int main(int argc, char **argv) {
   if (FIG("prepare_text_t1")) { double v_ = benchPrepare(txt); out("prepare_text_t1", v_, gCpuBest); };
   if (FIG("put_mem_rand_t1") || FIG("read_mem_rand_t1")) {
     benchMem(rnd, 0, &v, &w);
-    double cp = gCpuBest, cr = gCpuRead;
-    if (FIG("put_mem_rand_t1")) out("put_mem_rand_t1", v, cp);
-    if (FIG("read_mem_rand_t1")) out("read_mem_rand_t1", w, cr);
+    double cp = gCpuBest, cr = gCpuRead, fp = gFltBest;
+    if (FIG("put_mem_rand_t1")) gFltBest = fp, out("put_mem_rand_t1", v, cp);
+    if (FIG("read_mem_rand_t1")) gFltBest = gFltRead, out("read_mem_rand_t1", w, cr);
   }
   if (FIG("put_mem_text_t1") || FIG("read_mem_text_t1")) {
     benchMem(txt, 0, &v, &w);
-    double cp = gCpuBest, cr = gCpuRead;
-    if (FIG("put_mem_text_t1")) out("put_mem_text_t1", v, cp);
-    if (FIG("read_mem_text_t1")) out("read_mem_text_t1", w, cr);
+    double cp = gCpuBest, cr = gCpuRead, fp = gFltBest;
+    if (FIG("put_mem_text_t1")) gFltBest = fp, out("put_mem_text_t1", v, cp);
+    if (FIG("read_mem_text_t1")) gFltBest = gFltRead, out("read_mem_text_t1", w, cr);
   }
   if (FIG("put_mem_zstd_text_t1") || FIG("read_mem_zstd_text_t1")) {
     benchMem(txt, CAIRN_ZSTD, &v, &w);
-    double cp = gCpuBest, cr = gCpuRead;
-    if (FIG("put_mem_zstd_text_t1")) out("put_mem_zstd_text_t1", v, cp);
-    if (FIG("read_mem_zstd_text_t1")) out("read_mem_zstd_text_t1", w, cr);
+    double cp = gCpuBest, cr = gCpuRead, fp = gFltBest;
+    if (FIG("put_mem_zstd_text_t1")) gFltBest = fp, out("put_mem_zstd_text_t1", v, cp);
+    if (FIG("read_mem_zstd_text_t1")) gFltBest = gFltRead, out("read_mem_zstd_text_t1", w, cr);
   }
   if (FIG("small_put") || FIG("small_read")) {
     benchSmall(NULL, &v, &w);
-    if (FIG("small_put")) printf("small_put %.0f obj/s\n", v);
-    if (FIG("small_read")) printf("small_read %.0f obj/s\n", w);
+    if (FIG("small_put")) printf("small_put %.0f obj/s faults/op %.3f\n", v, gFltSmallPut);
+    if (FIG("small_read")) printf("small_read %.0f obj/s faults/op %.3f\n", w, gFltSmallRead);
   }
   if (FIG("small_put_file") || FIG("small_read_file")) {
     char zPath[1024];
     snprintf(zPath, sizeof zPath, "%s/bench_small.cas", zTmp);
     benchSmall(zPath, &v, &w);
-    if (FIG("small_put_file")) printf("small_put_file %.0f obj/s\n", v);
-    if (FIG("small_read_file")) printf("small_read_file %.0f obj/s\n", w);
+    if (FIG("small_put_file")) printf("small_put_file %.0f obj/s faults/op %.3f\n", v, gFltSmallPut);
+    if (FIG("small_read_file")) printf("small_read_file %.0f obj/s faults/op %.3f\n", w, gFltSmallRead);
   }
   if (FIG("small_durable_put") || FIG("small_open_put_close")) {
     char zPath[1024];

@@ -11,6 +11,8 @@
 **   many    open + read one dataset out of a root group of 10,000 + close
 ** cairn runs with 1 and 2 threads for the large case (the read split over two workers) and the
 ** chunked case (chunks decoded in parallel); libhdf5 runs single-threaded throughout.
+** Every row ends with each side's minor page faults per operation (bench/faults.h), counted
+** over extra calls after the timed ones.
 */
 #include <fcntl.h>
 #include <hdf5.h>
@@ -20,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../faults.h"
 #include "cairn/cairn.h"
 #include "cairn/platform.h"
 
@@ -150,11 +153,19 @@ static void cMany(void *a) {
   cairn_h5_close(h);
 }
 
+/* Faults per call of libhdf5's and cairn's function of the row, over n more calls each. */
+static double gFh, gFc;
+static void faultsOf(void (*fh)(void *), void (*fc)(void *), void *arg, int n) {
+  gFh = benchFaultsPer(fh, arg, n);
+  gFc = benchFaultsPer(fc, arg, n);
+}
 static void row(const char *zName, double th, double tc, const char *zUnit, double scale) {
-  printf("%-34s libhdf5 %10.2f %-5s cairn %10.2f %-5s ratio %6.2f\n", zName, th * scale, zUnit, tc * scale, zUnit, th / tc);
+  printf("%-34s libhdf5 %10.2f %-5s cairn %10.2f %-5s ratio %6.2f   faults/op libhdf5 %.1f cairn %.1f\n", zName, th * scale, zUnit,
+         tc * scale, zUnit, th / tc, gFh, gFc);
 }
 static void rowMB(const char *zName, double bytes, double th, double tc) {
-  printf("%-34s libhdf5 %8.1f MiB/s   cairn %8.1f MiB/s   ratio %6.2f\n", zName, bytes / th / 1048576, bytes / tc / 1048576, th / tc);
+  printf("%-34s libhdf5 %8.1f MiB/s   cairn %8.1f MiB/s   ratio %6.2f   faults/op libhdf5 %.1f cairn %.1f\n", zName, bytes / th / 1048576,
+         bytes / tc / 1048576, th / tc, gFh, gFc);
 }
 
 /* bench_h5 DIR --loop CASE LIB N: run one case N times with one library (for callgrind
@@ -194,6 +205,7 @@ int main(int argc, char **argv) {
   hSmall(&c);
   double th, tc;
   bestPair(hSmall, cSmall, &c, 300, 9, &th, &tc);
+  faultsOf(hSmall, cSmall, &c, 300);
   row("small: open+read 1K f32+close", th, tc, "us", 1e6);
   double tf, th2;
   bestPair(hSmall, fSmall, &c, 300, 5, &th2, &tf);
@@ -207,10 +219,12 @@ int main(int argc, char **argv) {
   cRead(&c);
   hRead(&c);
   bestPair(hRead, cRead, &c, 3, 7, &th, &tc);
+  faultsOf(hRead, cRead, &c, 3);
   rowMB("large: 16M f32 contiguous 1T", 64.0 * 1048576, th, tc);
   cairn_posix_install(2); /* the read split over two workers (libhdf5: one read) */
   cRead(&c);
   bestPair(hRead, cRead, &c, 3, 7, &th, &tc);
+  faultsOf(hRead, cRead, &c, 3);
   rowMB("large: 16M f32 contiguous 2T", 64.0 * 1048576, th, tc);
   cairn_posix_install(1);
   H5Fclose(c.fid);
@@ -227,11 +241,13 @@ int main(int argc, char **argv) {
     cRead(&c);
     th = best(hRead, &c, 2, 3);
     tc = best(cRead, &c, 2, 3);
+    faultsOf(hRead, cRead, &c, 2);
     char z[96];
     snprintf(z, sizeof z, "%s 1T", azName[k]);
     rowMB(z, 16.0 * 1048576, th, tc);
     cairn_posix_install(2);
     double tc2 = best(cRead, &c, 2, 3);
+    gFc = benchFaultsPer(cRead, &c, 2);
     snprintf(z, sizeof z, "%s 2T", azName[k]);
     rowMB(z, 16.0 * 1048576, th, tc2);
     cairn_posix_install(1);
@@ -243,6 +259,7 @@ int main(int argc, char **argv) {
   setFile(&c, "attrs.h5");
   c.buf = av;
   bestPair(hAttrs, cAttrs, &c, 100, 7, &th, &tc);
+  faultsOf(hAttrs, cAttrs, &c, 100);
   row("attrs: open+read 128 attributes", th, tc, "us", 1e6);
 
   int iv[4];
@@ -253,6 +270,7 @@ int main(int argc, char **argv) {
   cMany(&c);
   if (iv[0] != 5000) DIE("many: wrong value %d\n", iv[0]);
   bestPair(hMany, cMany, &c, 100, 7, &th, &tc);
+  faultsOf(hMany, cMany, &c, 100);
   row("many: 1 dataset of 10,000 objects", th, tc, "us", 1e6);
   free(big);
   cairn_posix_shutdown();

@@ -36,11 +36,18 @@ function warm(fn) {
   const t = performance.now();
   for (let i = 0; i < 5 || performance.now() - t < WARM_MS; i++) fn();
 }
+// Minor page faults of this process (issue 23: a fresh 4 KiB page costs 2-16 us on these VMs,
+// whatever the load), per call: printed beside each side's time.
+const faults = () => process.resourceUsage().minorPageFault;
+let lastFaults = 0; // faults per call of the last run()
 function run(n, fn) {
-  const t = performance.now();
+  const f0 = faults(), t = performance.now();
   for (let i = 0; i < n; i++) fn();
-  return ((performance.now() - t) * 1000) / n;
+  const us = ((performance.now() - t) * 1000) / n;
+  lastFaults = (faults() - f0) / n;
+  return us;
 }
+const fl = (v) => (v < 10 ? v.toFixed(1) : v.toFixed(0));
 const only = process.env.ROW; // run only rows whose name contains it
 // Both kinds of row start alike: skipped unless ROW matches, both results checked, one GC, then
 // each side warmed up.
@@ -55,12 +62,13 @@ function prepare(name, cairnFn, h5wasmFn, check) {
 }
 function row(name, n, cairnFn, h5wasmFn, check) {
   if (!prepare(name, cairnFn, h5wasmFn, check)) return;
-  let c = Infinity, w = Infinity;
+  let c = Infinity, w = Infinity, fc = Infinity, fw = Infinity;
   for (let r = 0; r < RUNS; r++) {
-    c = Math.min(c, run(n, cairnFn));
-    w = Math.min(w, run(n, h5wasmFn));
+    c = Math.min(c, run(n, cairnFn)), fc = Math.min(fc, lastFaults);
+    w = Math.min(w, run(n, h5wasmFn)), fw = Math.min(fw, lastFaults);
   }
-  console.log(`wasm ${name.padEnd(40)} h5wasm ${w.toFixed(1).padStart(9)} us   cairn ${c.toFixed(1).padStart(9)} us   ratio ${(w / c).toFixed(2).padStart(6)}`);
+  console.log(`wasm ${name.padEnd(40)} h5wasm ${w.toFixed(1).padStart(9)} us   cairn ${c.toFixed(1).padStart(9)} us   ratio ${(w / c).toFixed(2).padStart(6)}` +
+    `   faults/op h5wasm ${fl(fw)} cairn ${fl(fc)} (fewest of ${RUNS} runs)`);
 }
 // The large contiguous rows (1M, 16M f32: a 4 / 64 MiB result per call) are timed call by call
 // instead: each side's call allocates a fresh result array, and whether that memory is already
@@ -80,27 +88,29 @@ function row(name, n, cairnFn, h5wasmFn, check) {
 // (at load 4-5 the 16M calls took 60-95 ms of wall time for ~40 ms of CPU).
 function rowCalls(name, calls, cairnFn, h5wasmFn, check) {
   if (!prepare(name, cairnFn, h5wasmFn, check)) return;
-  const tc = [], tw = [], uc = [], uw = [];
-  const one = (fn, to, uo) => {
+  const tc = [], tw = [], uc = [], uw = [], pc = [], pw = [];
+  const one = (fn, to, uo, po) => {
     const r0 = process.resourceUsage(), t = performance.now();
     fn();
     to.push((performance.now() - t) * 1000);
     const r1 = process.resourceUsage();
     uo.push(r1.userCPUTime + r1.systemCPUTime - r0.userCPUTime - r0.systemCPUTime);
+    po.push(r1.minorPageFault - r0.minorPageFault);
   };
   let seed = 0x9e3779b9; // xorshift32, fixed seed: the same order every run
   for (let i = 0; i < calls; i++) {
     seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
-    if (seed & 1) { one(h5wasmFn, tw, uw); one(cairnFn, tc, uc); } else { one(cairnFn, tc, uc); one(h5wasmFn, tw, uw); }
+    if (seed & 1) { one(h5wasmFn, tw, uw, pw); one(cairnFn, tc, uc, pc); } else { one(cairnFn, tc, uc, pc); one(h5wasmFn, tw, uw, pw); }
   }
   const st = (a) => {
     a.sort((x, y) => x - y);
     return { min: a[0], med: a.length & 1 ? a[a.length >> 1] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2, mean: a.reduce((x, y) => x + y, 0) / a.length };
   };
-  const c = st(tc), w = st(tw), cu = st(uc), wu = st(uw), f = (v) => v.toFixed(1).padStart(9);
+  const c = st(tc), w = st(tw), cu = st(uc), wu = st(uw), cp = st(pc), wp = st(pw), f = (v) => v.toFixed(1).padStart(9);
   console.log(`wasm ${name.padEnd(40)} h5wasm ${f(w.med)} us   cairn ${f(c.med)} us   ratio ${(w.med / c.med).toFixed(2).padStart(6)}` +
     `   (medians of ${calls} calls; min h5wasm ${w.min.toFixed(1)} cairn ${c.min.toFixed(1)} us; mean h5wasm ${w.mean.toFixed(1)} cairn ${c.mean.toFixed(1)} us, ratio ${(w.mean / c.mean).toFixed(2)};` +
-    ` process CPU median h5wasm ${wu.med.toFixed(0)} cairn ${cu.med.toFixed(0)} us, ratio ${(wu.med / cu.med).toFixed(2)})`);
+    ` process CPU median h5wasm ${wu.med.toFixed(0)} cairn ${cu.med.toFixed(0)} us, ratio ${(wu.med / cu.med).toFixed(2)})` +
+    `   faults/op median h5wasm ${fl(wp.med)} cairn ${fl(cp.med)}`);
 }
 const cOpen = (f, fn) => {
   const nf = new NodeFile(p(f));
@@ -134,6 +144,15 @@ const allAttrsW = (h, q) => {
 row('open+read 1K f32+close', 300, () => cOpen('small.h5', (f) => f.get('x').value), () => wOpen('small.h5', (f) => f.get('x').value), same(ref('small.h5', 'x')));
 rowCalls('open+read 1M f32 contiguous+close', 140, () => cOpen('mid.h5', (f) => f.get('x').value), () => wOpen('mid.h5', (f) => f.get('x').value), same(ref('mid.h5', 'x')));
 rowCalls('open+read 16M f32 contiguous+close', 41, () => cOpen('large.h5', (f) => f.get('x').value), () => wOpen('large.h5', (f) => f.get('x').value), same(ref('large.h5', 'x')));
+// The same two reads with cairn filling one array reused across calls (Dataset.read_into, cairn
+// extension; docs/js-memory.md) against h5wasm's value (no such API there): what a program that
+// reads the same dataset repeatedly pays, without a fresh result per call (issue 23).
+const reuse = (f, n) => {
+  const out = new Float32Array(n);
+  return () => cOpen(f, (h) => h.get('x').read_into(out));
+};
+rowCalls('1M f32 contiguous, cairn read_into (reused)', 140, reuse('mid.h5', 1 << 20), () => wOpen('mid.h5', (f) => f.get('x').value), same(ref('mid.h5', 'x')));
+rowCalls('16M f32 contiguous, cairn read_into (reused)', 41, reuse('large.h5', 1 << 24), () => wOpen('large.h5', (f) => f.get('x').value), same(ref('large.h5', 'x')));
 row('deflate+shuffle 2048^2 f32, v1 B-tree', 1, () => cOpen('chunked.h5', (f) => f.get('x').value), () => wOpen('chunked.h5', (f) => f.get('x').value), same(ref('chunked.h5', 'x')));
 const attrsWant = wOpen('attrs.h5', (f) => allAttrsW(f, 'g'));
 row('open+read 128 attributes+close', 50, () => cOpen('attrs.h5', (f) => allAttrsC(f, 'g')), () => wOpen('attrs.h5', (f) => allAttrsW(f, 'g')), same(attrsWant));

@@ -16,49 +16,72 @@ static int casScratch(cairn_cas *c, size_t n) {
   return CAIRN_OK;
 }
 
-/*
-** Read chunk k into dst[0..k->nRaw) and verify it. On any failure dst is zeroed, so a caller
-** that ignores the status still never sees wrong bytes. zWhere names the payload range.
-*/
-int cairnCasReadChunk(cairn_cas *c, const CasChunk *k, uint8_t *dst, uint64_t iPay, const uint8_t *aPayId) {
-  char zH[65], zWhere[200] = "";
-  uint8_t fx[REC_HDR + CHUNK_FIXED];
-  int rc = cairnCasFlush(c);
+/* Chunks of at most this many raw bytes are read with their record header in one host read
+** (into the store's scratch buffer, then copied): a small-object read costs two reads (manifest,
+** chunk) instead of four. Larger raw chunks are read straight into dst, header apart. */
+#define CAS_READ_WHOLE (64u << 10)
+
+/* The hex hash of chunk k and, with aPayId, ", bytes A..B of payload P": only for messages. */
+static void chunkWhere(const CasChunk *k, uint64_t iPay, const uint8_t *aPayId, char zH[65], char *zWhere, size_t nWhere) {
   cairn_hex(k->aHash, 32, zH);
+  zWhere[0] = 0;
   if (aPayId) {
     char zP[65];
     cairn_hex(aPayId, 32, zP);
-    cairnFormat(zWhere, sizeof zWhere, ", bytes %llu..%llu of payload %s", (unsigned long long)iPay,
-                (unsigned long long)(iPay + k->nRaw), zP);
+    cairnFormat(zWhere, nWhere, ", bytes %llu..%llu of payload %s", (unsigned long long)iPay, (unsigned long long)(iPay + k->nRaw), zP);
   }
-  if (rc == CAIRN_OK) rc = cairn_file_read_exact(c->f, fx, sizeof fx, k->iOff);
+}
+
+/*
+** Read chunk k into dst[0..k->nRaw) and verify it. On any failure dst is zeroed, so a caller
+** that ignores the status still never sees wrong bytes. iPay and aPayId name the payload range
+** in messages.
+*/
+int cairnCasReadChunk(cairn_cas *c, const CasChunk *k, uint8_t *dst, uint64_t iPay, const uint8_t *aPayId) {
+  char zH[65], zWhere[200];
+  uint8_t fxBuf[REC_HDR + CHUNK_FIXED], *fx = fxBuf;
+  uint64_t iData = k->iOff + REC_HDR + CHUNK_FIXED;
+  /* raw and small, or compressed (its stored bytes go to the scratch buffer anyway): one read */
+  int bWhole = k->codec != 0 || k->nRaw <= CAS_READ_WHOLE;
+  int rc = cairnCasFlush(c);
+  if (rc == CAIRN_OK && bWhole) {
+    size_t nRec = REC_HDR + CHUNK_FIXED + (size_t)(k->codec ? k->nStored : k->nRaw);
+    rc = casScratch(c, nRec);
+    if (rc == CAIRN_OK) rc = cairn_file_read_exact(c->f, c->aScratch, nRec, k->iOff);
+    fx = c->aScratch;
+  } else if (rc == CAIRN_OK) {
+    rc = cairn_file_read_exact(c->f, fx, REC_HDR + CHUNK_FIXED, k->iOff);
+  }
   if (rc == CAIRN_OK) {
     uint8_t want[REC_HDR];
     cairnCasRecHeader(want, REC_CHUNK, CHUNK_FIXED + k->nStored, cairnCrc32c(0, fx + REC_HDR, CHUNK_FIXED));
-    if (memcmp(want, fx, REC_HDR) != 0 || memcmp(fx + REC_HDR, k->aHash, 32) != 0 || cairnGetLE32(fx + REC_HDR + 32) != k->nRaw)
+    if (memcmp(want, fx, REC_HDR) != 0 || memcmp(fx + REC_HDR, k->aHash, 32) != 0 || cairnGetLE32(fx + REC_HDR + 32) != k->nRaw) {
+      chunkWhere(k, iPay, aPayId, zH, zWhere, sizeof zWhere);
       rc = cairnErr(CAIRN_CORRUPT, "chunk %s%s: its record header at file offset %llu is damaged", zH, zWhere,
                     (unsigned long long)k->iOff);
+    }
   }
-  uint64_t iData = k->iOff + REC_HDR + CHUNK_FIXED;
   if (rc == CAIRN_OK && k->codec == 0) {
-    rc = cairn_file_read_exact(c->f, dst, k->nRaw, iData);
+    if (bWhole) memcpy(dst, c->aScratch + REC_HDR + CHUNK_FIXED, k->nRaw);
+    else rc = cairn_file_read_exact(c->f, dst, k->nRaw, iData);
   } else if (rc == CAIRN_OK) {
-    rc = casScratch(c, k->nStored);
-    if (rc == CAIRN_OK) rc = cairn_file_read_exact(c->f, c->aScratch, k->nStored, iData);
     size_t nGot = 0;
-    if (rc == CAIRN_OK) {
-      rc = cairn_zdecompress((cairn_zkind)k->codec, c->aScratch, k->nStored, dst, k->nRaw, &nGot);
-      if (rc == CAIRN_OK && nGot != k->nRaw) rc = CAIRN_CORRUPT;
-      if (rc) rc = cairnErr(CAIRN_CHECKSUM, "chunk %s%s: stored bytes at file offset %llu do not decompress (damaged)", zH,
-                            zWhere, (unsigned long long)iData);
+    rc = cairn_zdecompress((cairn_zkind)k->codec, c->aScratch + REC_HDR + CHUNK_FIXED, k->nStored, dst, k->nRaw, &nGot);
+    if (rc == CAIRN_OK && nGot != k->nRaw) rc = CAIRN_CORRUPT;
+    if (rc) {
+      chunkWhere(k, iPay, aPayId, zH, zWhere, sizeof zWhere);
+      rc = cairnErr(CAIRN_CHECKSUM, "chunk %s%s: stored bytes at file offset %llu do not decompress (damaged)", zH, zWhere,
+                    (unsigned long long)iData);
     }
   }
   if (rc == CAIRN_OK) {
     uint8_t h[32];
     cairn_sha256(dst, k->nRaw, h);
-    if (memcmp(h, k->aHash, 32) != 0)
+    if (memcmp(h, k->aHash, 32) != 0) {
+      chunkWhere(k, iPay, aPayId, zH, zWhere, sizeof zWhere);
       rc = cairnErr(CAIRN_CHECKSUM, "chunk %s%s: SHA-256 mismatch, the %u bytes at file offset %llu are damaged", zH, zWhere,
                     k->nRaw, (unsigned long long)iData);
+    }
   }
   if (rc) memset(dst, 0, k->nRaw);
   return rc;
@@ -73,28 +96,44 @@ struct cairn_cas_payload {
   uint32_t *aIdx;    /* chunk index of each piece */
   uint8_t *aBuf;     /* one chunk, for partial reads */
   size_t nBuf;
+  /* aStart/aIdx of payloads of at most PL_INLINE - 1 chunks (small objects: one chunk) live
+  ** here, so that reading one (cairn_cas_read, with this struct on its stack) allocates nothing */
+#define PL_INLINE 4
+  uint64_t aStart0[PL_INLINE];
+  uint32_t aIdx0[PL_INLINE];
 };
 
+/* Free what casLoadManifest allocated for pl (nothing when its arrays are inline). */
+static void plFreeArrays(cairn_cas_payload *pl) {
+  if (pl->aStart != pl->aStart0) cairnFree(pl->aStart);
+  if (pl->aIdx != pl->aIdx0) cairnFree(pl->aIdx);
+  pl->aStart = NULL, pl->aIdx = NULL;
+}
+
 static int casLoadManifest(cairn_cas *c, const CasPay *y, cairn_cas_payload *pl) {
-  char zP[65];
-  cairn_hex(y->aId, 32, zP);
+  char zP[65]; /* the payload's hex ID, made only for a message */
   CAIRN_TRY(cairnCasFlush(c));
-  uint8_t *a = cairnMalloc(y->nBody);
-  if (!a) return cairnErr(CAIRN_NOMEM, "store: out of memory");
-  uint8_t h[REC_HDR];
-  int rc = cairn_file_read_exact(c->f, h, REC_HDR, y->iOff);
-  if (rc == CAIRN_OK) rc = cairn_file_read_exact(c->f, a, y->nBody, y->iOff + REC_HDR);
+  /* header and body in one read, into the scratch buffer (no chunk is read until it is done) */
+  CAIRN_TRY(casScratch(c, REC_HDR + (size_t)y->nBody));
+  uint8_t *h = c->aScratch, *a = h + REC_HDR;
+  int rc = cairn_file_read_exact(c->f, h, REC_HDR + (size_t)y->nBody, y->iOff);
   if (rc == CAIRN_OK) {
     uint8_t want[REC_HDR], id[32];
     cairnCasRecHeader(want, REC_MANIFEST, y->nBody, cairnCrc32c(0, a, y->nBody));
     cairn_sha256(a + 40, y->nBody - 40, id);
-    if (memcmp(want, h, REC_HDR) != 0 || memcmp(id, y->aId, 32) != 0)
+    if (memcmp(want, h, REC_HDR) != 0 || memcmp(id, y->aId, 32) != 0) {
+      cairn_hex(y->aId, 32, zP);
       rc = cairnErr(CAIRN_CHECKSUM, "payload %s: its manifest at file offset %llu is damaged", zP, (unsigned long long)y->iOff);
+    }
   }
   if (rc == CAIRN_OK) {
-    pl->aStart = cairnMallocArray((size_t)y->nChunk + 1, sizeof(uint64_t));
-    pl->aIdx = cairnMallocArray((size_t)y->nChunk + 1, sizeof(uint32_t));
-    if (!pl->aStart || !pl->aIdx) rc = cairnErr(CAIRN_NOMEM, "store: out of memory");
+    if ((size_t)y->nChunk + 1 <= PL_INLINE) {
+      pl->aStart = pl->aStart0, pl->aIdx = pl->aIdx0;
+    } else {
+      pl->aStart = cairnMallocArray((size_t)y->nChunk + 1, sizeof(uint64_t));
+      pl->aIdx = cairnMallocArray((size_t)y->nChunk + 1, sizeof(uint32_t));
+      if (!pl->aStart || !pl->aIdx) rc = cairnErr(CAIRN_NOMEM, "store: out of memory");
+    }
   }
   uint64_t iPos = 0;
   for (uint32_t i = 0; rc == CAIRN_OK && i < y->nChunk; i++) {
@@ -103,6 +142,7 @@ static int casLoadManifest(cairn_cas *c, const CasPay *y, cairn_cas_payload *pl)
     if (k == SIZE_MAX || c->aChunk[k].nRaw != cairnGetLE32(e + 32)) {
       char zH[65];
       cairn_hex(e, 32, zH);
+      cairn_hex(y->aId, 32, zP);
       rc = cairnErr(CAIRN_CORRUPT, "payload %s: chunk %s (bytes %llu..) is missing from the store", zP, zH, (unsigned long long)iPos);
       break;
     }
@@ -111,28 +151,35 @@ static int casLoadManifest(cairn_cas *c, const CasPay *y, cairn_cas_payload *pl)
     iPos += c->aChunk[k].nRaw;
   }
   if (rc == CAIRN_OK) pl->aStart[y->nChunk] = iPos;
-  cairnFree(a);
   return rc;
 }
 
-int cairn_cas_payload_open(cairn_cas *c, const uint8_t aId[32], cairn_cas_payload **ppP) {
-  if (!c || !aId || !ppP) return cairnErr(CAIRN_MISUSE, "cairn_cas_payload_open: NULL argument");
-  *ppP = NULL;
+/* Set up *pl (zeroed by the caller) for payload aId: its manifest loaded and checked. On an
+** error what it allocated is freed (plFreeArrays). */
+static int plLoad(cairn_cas *c, const uint8_t aId[32], cairn_cas_payload *pl) {
   size_t iy = casTabFindHash(c, &c->tPay, casPayKey, aId);
   if (iy == SIZE_MAX) {
     char z[65];
     cairn_hex(aId, 32, z);
     return cairnErr(CAIRN_NOTFOUND, "no payload %s in the store", z);
   }
-  cairn_cas_payload *pl = cairnMallocZero(sizeof(*pl));
-  if (!pl) return cairnErr(CAIRN_NOMEM, "store: out of memory");
   pl->c = c;
   memcpy(pl->aId, aId, 32);
   pl->nSize = c->aPay[iy].nSize;
   pl->nChunk = c->aPay[iy].nChunk;
   int rc = casLoadManifest(c, &c->aPay[iy], pl);
+  if (rc) plFreeArrays(pl);
+  return rc;
+}
+
+int cairn_cas_payload_open(cairn_cas *c, const uint8_t aId[32], cairn_cas_payload **ppP) {
+  if (!c || !aId || !ppP) return cairnErr(CAIRN_MISUSE, "cairn_cas_payload_open: NULL argument");
+  *ppP = NULL;
+  cairn_cas_payload *pl = cairnMallocZero(sizeof(*pl));
+  if (!pl) return cairnErr(CAIRN_NOMEM, "store: out of memory");
+  int rc = plLoad(c, aId, pl);
   if (rc) {
-    cairn_cas_payload_close(pl);
+    cairnFree(pl);
     return rc;
   }
   *ppP = pl;
@@ -143,8 +190,7 @@ uint64_t cairn_cas_payload_size(cairn_cas_payload *pl) { return pl ? pl->nSize :
 
 void cairn_cas_payload_close(cairn_cas_payload *pl) {
   if (!pl) return;
-  cairnFree(pl->aStart);
-  cairnFree(pl->aIdx);
+  plFreeArrays(pl);
   cairnFree(pl->aBuf);
   cairnFree(pl);
 }
@@ -195,12 +241,16 @@ int cairn_cas_payload_read(cairn_cas_payload *pl, uint64_t iOff, void *pv, size_
   return CAIRN_OK;
 }
 
+/* A payload handle on the stack: a one-chunk object's read allocates nothing (PL_INLINE). */
 int cairn_cas_read(cairn_cas *c, const uint8_t aId[32], uint64_t iOff, void *p, size_t n, size_t *pnRead) {
-  cairn_cas_payload *pl;
   if (pnRead) *pnRead = 0;
-  CAIRN_TRY(cairn_cas_payload_open(c, aId, &pl));
-  int rc = cairn_cas_payload_read(pl, iOff, p, n, pnRead);
-  cairn_cas_payload_close(pl);
+  if (!c || !aId) return cairnErr(CAIRN_MISUSE, "cairn_cas_payload_open: NULL argument");
+  cairn_cas_payload pl;
+  memset(&pl, 0, offsetof(cairn_cas_payload, aStart0));
+  CAIRN_TRY(plLoad(c, aId, &pl));
+  int rc = cairn_cas_payload_read(&pl, iOff, p, n, pnRead);
+  plFreeArrays(&pl);
+  cairnFree(pl.aBuf);
   return rc;
 }
 
@@ -319,8 +369,7 @@ int cairn_cas_verify(cairn_cas *c, cairn_progress_fn xProgress, void *pArg, cair
       rc = cairnErr(CAIRN_CORRUPT, "payload %s: its chunks add up to %llu bytes, its manifest says %llu", z,
                     (unsigned long long)pl.aStart[pl.nChunk], (unsigned long long)c->aPay[i].nSize);
     }
-    cairnFree(pl.aStart);
-    cairnFree(pl.aIdx);
+    plFreeArrays(&pl);
     if (CAIRN_PRIMARY(rc) == CAIRN_NOMEM) return rc;
     if (rc) PROBLEM(rc);
   }

@@ -181,6 +181,12 @@ export declare class Dataset extends HasAttrs {
   get json_value(): JSONCompatibleOutputData;
   to_array(): JSONCompatibleOutputData;
   slice(ranges: Slice[]): OutputData;
+  /**
+   * Read an integer or float dataset (or a hyperslab of it) into `out`, a typed array of the
+   * class `value` returns and exactly the selection's length; returns `out` (cairn). Reusing one
+   * array across reads takes no fresh memory (docs/js-memory.md).
+   */
+  read_into<T extends TypedArray>(out: T, ranges?: Slice[]): T;
   /** Drop cached metadata so the next read sees what another writer committed to the file. */
   refresh(): void;
   /** Append whole rows along the first dimension of a resizable dataset (cairn). */

@@ -65,6 +65,21 @@ export function defineDataset(c) {
     /** All values, flat row-major: typed array (int64 -> BigInt64Array), string[], objects. */
     get value() { return this._s.read(this.path, null, null); }
     get json_value() { return toJsonValue(this.value, this._d.type); }
+    /**
+     * All values (or, with `ranges`, a hyperslab as slice() takes it) of an integer or float
+     * dataset into the caller's typed array `out` (cairn extension): the class value would
+     * return (Float32Array for f16/f32, BigInt64Array for int64...) and exactly as many
+     * elements; returns `out`. value allocates a new array per call, whose fresh memory costs
+     * a page fault per 4 KiB (64 MiB: ~16K faults, 12-16 us each on some VMs); an array reused
+     * across reads costs none (docs/js-memory.md). Throws RangeError-coded CairnError (RANGE)
+     * on a wrong class or length, TYPE for other element types.
+     */
+    read_into(out, ranges) {
+      const shape = this.shape;
+      if (!shape) throw err(TYPE, `read_into ${this.path}: the dataset has no dataspace`);
+      const sel = ranges === undefined || shape.length === 0 ? null : selection(shape, ranges, 'read_into');
+      return this._s.read(this.path, null, sel, out);
+    }
     /** Nested arrays following the shape. */
     to_array() {
       const v = this.json_value;
