@@ -72,6 +72,8 @@ int cliOutClose(CliOut *o, int rc);
 int cliIsHelp(const char *z);
 
 int cairnCliMain(int argc, char **argv);
+/* cmd_s3.c: s3:// names for every command that opens a file (called by main once the host is in). */
+void cliS3Install(int argc, char **argv);
 
 /* ---- handlers (argv[0] is the command's own name) ---- */
 int cliVersion(int argc, char **argv); /* cli.c */
