@@ -112,6 +112,14 @@ int cliCasLs(int argc, char **argv);
 int cliCasVerify(int argc, char **argv);
 int cliCasSalvage(int argc, char **argv);
 #endif
+#if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3 /* cmd_s3.c: cairn store ... (s3:// or a local store) */
+int cliStorePut(int argc, char **argv);
+int cliStoreGet(int argc, char **argv);
+int cliStoreLs(int argc, char **argv);
+int cliStoreVerify(int argc, char **argv);
+int cliStorePush(int argc, char **argv);
+int cliStorePull(int argc, char **argv);
+#endif
 #if CAIRN_WITH_ZL /* cmd_zl.c */
 int cliCompress(int argc, char **argv);
 int cliDecompress(int argc, char **argv);
