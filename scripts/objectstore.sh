@@ -6,6 +6,7 @@
 #                                        and a bucket, print the env lines (as `env` does)
 #   scripts/objectstore.sh env [DIR]     print AWS_ENDPOINT_URL=... lines for `eval`
 #   scripts/objectstore.sh stop [DIR]    stop the daemons this script started (their pids in DIR)
+#   scripts/objectstore.sh rgw-stop|rgw-start [DIR]   only the gateway (fault tests: S3 goes away)
 # DIR defaults to $CAIRN_S3_DIR or build/objectstore. Ports: S3 on $CAIRN_S3_PORT (8000), the mon
 # on $CAIRN_S3_MON_PORT (3300), daemons in 6800-6899. Recipe: ../shared/objectstore.md (order
 # matters: mon, mgr, osd, rgw). The OSD's memory target is small (CAIRN_S3_OSD_MEM, 512 MiB).
@@ -172,7 +173,14 @@ start() {
 
 case "$cmd" in
   start) start ;;
+  rgw-stop)
+    if alive rgw; then kill -KILL "$(cat "$dir/pids/rgw")"; fi
+    for ((i = 0; i < 50; i++)); do alive rgw || break; sleep 0.1; done
+    rm -f "$dir/pids/rgw" ;;
+  rgw-start)
+    alive rgw || spawn rgw radosgw -c "$conf" -n client.rgw.cairn -f
+    waitfor "the RADOS gateway" 60 rgwready ;;
   stop) stop; say "stopped" ;;
   env) envlines ;;
-  *) echo "usage: scripts/objectstore.sh start|stop|env [DIR]" >&2; exit 2 ;;
+  *) echo "usage: scripts/objectstore.sh start|stop|env|rgw-stop|rgw-start [DIR]" >&2; exit 2 ;;
 esac
