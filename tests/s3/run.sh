@@ -154,7 +154,7 @@ grep -q "[1-9][0-9]* chunks already there" "$T/resume.err" || fail "resume re-se
 ok "after RGW restart: verify passes, no half payload, put resumes ($(cat "$T/resume.err"))"
 
 # ---- JS: S3File + h5.File.open against RGW
-if [ -f "$here/js/dist/cairn-core.mjs" ] && [ -f "$here/js/test/s3/s3file.s3.mjs" ]; then
+if [ -f "$here/js/dist/cairn-core.mjs" ] && [ -f "$here/js/test/s3/s3file.test.mjs" ]; then
   (cd "$here/js" && H5=$T/f.h5 node --test test/s3/) || fail "js S3File"
   ok "js S3File"
 else
