@@ -594,9 +594,13 @@ int cairn_s3_open(const char *zUrl, const cairn_s3_config *pCfg, cairn_objstore 
 
 /* ------------------------------------------------------------------ a read-only file */
 #define BLK_BITS 16 /* small reads: 64 KiB blocks */
+#ifndef STR_BITS
 #define STR_BITS 21 /* large reads: 2 MiB stripes */
+#endif
 #define SMALL_READ (1u << BLK_BITS)
+#ifndef PREFETCH
 #define PREFETCH 3          /* stripes fetched ahead of a sequential large read */
+#endif
 #define CACHE_MAX_BLK 1024  /* 64 MiB of blocks */
 #define CACHE_MAX_STR 48    /* 96 MiB of stripes */
 

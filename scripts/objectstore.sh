@@ -125,6 +125,7 @@ osd_check_max_object_name_len_on_startup = false
 [client.rgw.cairn]
 rgw_data = $dir/rgw
 rgw_frontends = beast endpoint=127.0.0.1:$port tcp_nodelay=1
+rgw_dns_name = localhost
 EOF
 }
 

@@ -114,6 +114,30 @@ cmp "$T/ms.local" "$T/ms.s3" || fail "search of the snapshot differs"
 "$CAIRN" ls -r "s3://$B/store#p1e" 2>/dev/null && fail "random bytes listed as HDF5"
 ok "memory snapshot: search from S3 equals the local search"
 
+# ---- configuration from profile files instead of the environment
+cat >"$T/credentials" <<EOF2
+[other]
+aws_access_key_id = nobody
+aws_secret_access_key = nothing
+[cairntest]
+aws_access_key_id = $AWS_ACCESS_KEY_ID
+aws_secret_access_key = $AWS_SECRET_ACCESS_KEY
+EOF2
+printf '[profile cairntest]\nregion = %s\nendpoint_url = %s\n' "$AWS_REGION" "$AWS_ENDPOINT_URL" >"$T/config"
+env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_ENDPOINT_URL -u AWS_REGION AWS_PROFILE=cairntest \
+  AWS_SHARED_CREDENTIALS_FILE="$T/credentials" AWS_CONFIG_FILE="$T/config" "$CAIRN" ls "s3://$B/data/f.h5" >/dev/null ||
+  fail "profile files"
+env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY HOME=$T/nohome "$CAIRN" ls "s3://$B/data/f.h5" 2>"$T/e" && fail "no credentials worked"
+grep -q "no credentials" "$T/e" || fail "no credentials: $(cat "$T/e")"
+ok "profile files (AWS_PROFILE, credentials + config with endpoint_url); none: $(cat "$T/e")"
+
+# virtual-host style (bucket.localhost: curl resolves *.localhost to loopback; RGW has rgw_dns_name)
+AWS_ENDPOINT_URL=http://localhost:$CAIRN_S3_PORT CAIRN_S3_ADDRESSING=virtual "$CAIRN" ls -r "s3://$B/data/f.h5" | cmp - "$T/ls.local" ||
+  fail "virtual-host style ls"
+AWS_ENDPOINT_URL=http://localhost:$CAIRN_S3_PORT CAIRN_S3_ADDRESSING=virtual "$CAIRN" store ls --store "$S" 2>/dev/null | grep -q " p1$" ||
+  fail "virtual-host style listing"
+ok "virtual-host style requests (read, list)"
+
 # ---- faults: a wrong key
 AWS_SECRET_ACCESS_KEY=wrong "$CAIRN" store ls --store "$S" 2>"$T/e" && fail "a wrong key listed"
 grep -q "HTTP 403" "$T/e" && grep -q "s3://$B/" "$T/e" || fail "wrong key: $(cat "$T/e")"
