@@ -410,10 +410,40 @@ static int nameDir(char *z, size_t nz, const char *zName) {
   return CAIRN_OK;
 }
 
+typedef struct Newest {
+  char zKey[1000];
+} Newest;
+static int eachNewest(void *pArg, const char *zKey, uint64_t nSize) {
+  Newest *w = pArg;
+  cairnFormat(w->zKey, sizeof w->zKey, "%s", zKey); /* ascending: the last one is the newest */
+  return CAIRN_OK;
+}
+/* A binding's time: now, but always after the newest binding of the name this writer can see, so
+** a binding made after another was visible wins over it whatever the clocks say (a clock of ms
+** resolution, or one behind another machine's). Two bindings made at once: the later key wins. */
+static int nameTime(cairn_rcas *r, const char *zDir, int64_t *pt) {
+  Newest w;
+  w.zKey[0] = 0;
+  CAIRN_TRY(r->s->pMethods->xList(r->s, zDir, eachNewest, &w));
+  int64_t t = nowNs();
+  size_t n = strlen(zDir);
+  if (strlen(w.zKey) == n + 33) {
+    uint64_t prev = 0;
+    for (size_t i = 0; i < 16; i++) {
+      char ch = w.zKey[n + i];
+      prev = prev << 4 | (uint64_t)(ch >= 'a' ? ch - 'a' + 10 : ch - '0');
+    }
+    if ((int64_t)prev >= t) t = (int64_t)prev + 1;
+  }
+  *pt = t;
+  return CAIRN_OK;
+}
+
 static int nameWrite(cairn_rcas *r, const char *zName, const uint8_t aId[32], int bDelete) {
   char zKey[1000];
   CAIRN_TRY(nameDir(zKey, sizeof zKey, zName));
-  int64_t t = nowNs();
+  int64_t t;
+  CAIRN_TRY(nameTime(r, zKey, &t));
   uint8_t rnd[8];
   const cairn_host *h = cairn_host_get();
   if (!h->xRandom || h->xRandom(h->pCtx, rnd, 8) != CAIRN_OK) { /* unique enough: time, name, ID, this handle */
@@ -453,14 +483,6 @@ int cairn_rcas_name_delete(cairn_rcas *r, const char *zName) {
   return nameWrite(r, zName, z, 1);
 }
 
-typedef struct Newest {
-  char zKey[1000];
-} Newest;
-static int eachNewest(void *pArg, const char *zKey, uint64_t nSize) {
-  Newest *w = pArg;
-  cairnFormat(w->zKey, sizeof w->zKey, "%s", zKey); /* ascending: the last one is the newest */
-  return CAIRN_OK;
-}
 /* The body of a name entry: ID, flags; CAIRN_CORRUPT if malformed. */
 static int nameRead(cairn_rcas *r, const char *zKey, uint8_t aId[32], int *pbDelete, char *zName, size_t nzName) {
   uint8_t *a = NULL;

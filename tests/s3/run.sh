@@ -106,7 +106,7 @@ ok "push sends only what S3 lacks; pull copies the rest, verified; a second pull
 # ---- memory snapshots
 "$CAIRN" mem add "$T/m.h5" "the cat sat on the mat" "dogs chase cats in the park" "a recipe for pancakes with syrup" \
   "notes on the s3 gateway" --text-only >/dev/null
-"$CAIRN" mem checkpoint "$T/m.h5" >/dev/null
+"$CAIRN" mem checkpoint "$T/m.h5" >/dev/null 2>&1
 "$CAIRN" store put --store "$S" --name mem/snap1 -q "$T/m.h5" >/dev/null
 "$CAIRN" mem search "$T/m.h5" pancakes --mode bm25 --k 2 >"$T/ms.local"
 "$CAIRN" mem search "s3://$B/store#mem/snap1" pancakes --mode bm25 --k 2 >"$T/ms.s3"
