@@ -162,8 +162,9 @@ static int resolve(const char *zCmd, Remote *p, const char *z, uint8_t aId[32]) 
   return rc ? cliFail(zCmd, rc) : 0;
 }
 static void report(const char *zCmd, const cairn_rcas_report *q) {
-  fprintf(stderr, "%s: %llu payloads, %llu chunks uploaded (%llu bytes), %llu chunks already there (%llu bytes), %llu names\n", zCmd,
-          (unsigned long long)q->nPayload, (unsigned long long)q->nChunk, (unsigned long long)q->nBytes,
+  fprintf(stderr, "%s: %llu payloads, %llu chunks %s (%llu bytes), %llu chunks already there (%llu bytes), %llu names\n", zCmd,
+          (unsigned long long)q->nPayload, (unsigned long long)q->nChunk, strcmp(zCmd, "store pull") ? "uploaded" : "fetched",
+          (unsigned long long)q->nBytes,
           (unsigned long long)q->nChunkSkipped, (unsigned long long)q->nBytesSkipped, (unsigned long long)q->nName);
 }
 
@@ -326,9 +327,7 @@ static int sync(int argc, char **argv, int bPush) {
   if (rc == CAIRN_OK) rc = rc2;
   remoteClose(&rm);
   if (rc) return cliFail(zCmd, rc);
-  if (bPush) report(zCmd, &q);
-  else fprintf(stderr, "%s: %llu payloads (%llu bytes), %llu names\n", zCmd, (unsigned long long)q.nPayload,
-               (unsigned long long)q.nBytes, (unsigned long long)q.nName);
+  report(zCmd, &q);
   return 0;
 }
 int cliStorePush(int argc, char **argv) { return sync(argc, argv, 1); }

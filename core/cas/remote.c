@@ -1017,6 +1017,55 @@ done:
   return rc;
 }
 
+/* Pull one payload: its manifest (verified), the chunks the local store lacks (fetched in parallel
+** and verified, a window at a time), then the manifest as it is: the same ID and time. */
+typedef struct PullJob {
+  cairn_rcas *r;
+  const uint8_t *aEnt;
+  size_t *aIdx; /* entries of this window to fetch */
+  uint8_t **ap;
+} PullJob;
+static int pullGet(void *pArg, size_t i) {
+  PullJob *j = pArg;
+  const uint8_t *e = j->aEnt + j->aIdx[i] * MANI_ENTRY;
+  return chunkGet(j->r, e, cairnGetLE32(e + 32), &j->ap[i]);
+}
+static int pullOne(cairn_rcas *r, cairn_cas *c, const uint8_t aId[32], cairn_rcas_report *pRep) {
+  Mani m;
+  CAIRN_TRY(maniGet(r, aId, &m));
+  size_t nWin = CAIRN_MAX((size_t)4, (size_t)cairnConcurrency() * 2);
+  size_t *aIdx = cairnMallocArray(nWin, sizeof *aIdx);
+  uint8_t **ap = cairnMallocArray(nWin, sizeof *ap);
+  HashSet asked;
+  memset(&asked, 0, sizeof asked);
+  int rc = aIdx && ap ? CAIRN_OK : cairnErr(CAIRN_NOMEM, "remote store: out of memory");
+  const uint8_t *aEnt = m.a + MANI_FIXED;
+  for (size_t i = 0; rc == CAIRN_OK && i < m.nChunk;) {
+    size_t n = 0;
+    for (; i < m.nChunk && n < nWin && rc == CAIRN_OK; i++) {
+      const uint8_t *e = aEnt + i * MANI_ENTRY;
+      if (hsHas(&asked, e) || casTabFindHash(c, &c->tChunk, casChunkKey, e) != SIZE_MAX) {
+        pRep->nChunkSkipped++, pRep->nBytesSkipped += cairnGetLE32(e + 32);
+        continue;
+      }
+      rc = hsAdd(&asked, e);
+      aIdx[n] = i, ap[n++] = NULL;
+    }
+    PullJob j = {r, aEnt, aIdx, ap};
+    if (rc == CAIRN_OK) rc = parRun(n, pullGet, &j, NULL, NULL);
+    for (size_t k = 0; k < n; k++) {
+      const uint8_t *e = aEnt + aIdx[k] * MANI_ENTRY;
+      if (rc == CAIRN_OK) rc = cairnCasAddChunkRaw(c, e, ap[k], cairnGetLE32(e + 32));
+      if (rc == CAIRN_OK) pRep->nChunk++, pRep->nBytes += cairnGetLE32(e + 32);
+      cairnFree(ap[k]);
+    }
+  }
+  if (rc == CAIRN_OK) rc = cairnCasAddManifestBody(c, m.a, (uint32_t)m.n);
+  if (rc == CAIRN_OK) pRep->nPayload++;
+  cairnFree(aIdx), cairnFree(ap), cairnFree(asked.a), cairnFree(m.a);
+  return rc;
+}
+
 int cairn_rcas_pull(cairn_rcas *r, cairn_cas *pLocal, cairn_rcas_report *pRep) {
   CAIRN_RETURN_ERROR_IF(!r || !pLocal, CAIRN_MISUSE, "cairn_rcas_pull: NULL argument");
   cairn_rcas_report rep;
@@ -1029,15 +1078,7 @@ int cairn_rcas_pull(cairn_rcas *r, cairn_cas *pLocal, cairn_rcas_report *pRep) {
   int rc = cairn_cas_begin(pLocal);
   for (size_t i = 0; i < ms.n && rc == CAIRN_OK; i++) {
     if (cairn_cas_stat(pLocal, ms.aId[i], NULL) == CAIRN_OK) continue;
-    cairn_file *f = NULL;
-    CAIRN_TRY_GOTO(rc, cairn_rcas_payload_file(r, ms.aId[i], &f), done);
-    uint8_t got[32];
-    rc = cairn_cas_put_file(pLocal, f, NULL, NULL, got);
-    uint64_t nSize = ((PayFile *)f)->m.nSize;
-    cairn_file_close(f);
-    if (rc) goto done;
-    if (memcmp(got, ms.aId[i], 32) != 0) CAIRN_ERROR_GOTO(rc, done, CAIRN_CORRUPT, "remote store: a pulled payload came out with another ID");
-    rep.nPayload++, rep.nBytes += nSize;
+    CAIRN_TRY_GOTO(rc, pullOne(r, pLocal, ms.aId[i], &rep), done);
   }
   for (size_t b = 0; b < nB && rc == CAIRN_OK; b++) {
     uint8_t cur[32];

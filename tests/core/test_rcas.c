@@ -279,6 +279,15 @@ TEST(rcas, push_pull) {
   CHECK_OK(cairn_cas_verify(back, NULL, NULL, NULL, NULL, NULL));
   CHECK_OK(cairn_rcas_pull(r, back, &rep));
   CHECK(rep.nPayload == 0 && rep.nName == 0);
+  /* an edited payload: pull fetches only the chunks the local store lacks */
+  p2[30000] ^= 1;
+  uint8_t a3[32];
+  CHECK_OK(putBytes(r, p2, 60000, "two", a3, NULL));
+  CHECK_OK(cairn_rcas_pull(r, back, &rep));
+  CHECK(rep.nPayload == 1 && rep.nName == 1 && rep.nChunk >= 1 && rep.nChunk <= 2 && rep.nChunkSkipped > 5);
+  CHECK_OK(cairn_cas_name_get(back, "two", got));
+  CHECK(memcmp(got, a3, 32) == 0);
+  CHECK_OK(cairn_cas_verify(back, NULL, NULL, NULL, NULL, NULL));
   /* other chunking: refused, payload IDs would differ */
   cairn_cas *other;
   cairn_cas_config c2 = smallCfg(0);

@@ -164,8 +164,9 @@ CAIRN_API int cairn_rcas_payload_file(cairn_rcas *p, const uint8_t aId[32], cair
 /* Check every manifest (ID, chunks present) and every chunk (SHA-256) and every name. */
 CAIRN_API int cairn_rcas_verify(cairn_rcas *p, cairn_cas_problem_fn xProblem, void *pArg, uint64_t *pnBad);
 /* Copy what the other side lacks: every payload of pLocal and its newest names to p (push), or
-** every payload of p and its names to pLocal (pull). The stores' chunking must be the same
-** (payload IDs depend on it): CAIRN_MISUSE otherwise. */
+** every payload of p and its names to pLocal (pull, one transaction of pLocal). Only the chunks
+** the other side lacks are sent or fetched (the report counts both). The stores' chunking must be
+** the same (payload IDs depend on it): CAIRN_MISUSE otherwise. */
 CAIRN_API int cairn_rcas_push(cairn_rcas *p, cairn_cas *pLocal, cairn_rcas_report *pReport);
 CAIRN_API int cairn_rcas_pull(cairn_rcas *p, cairn_cas *pLocal, cairn_rcas_report *pReport);
 #endif
