@@ -2,7 +2,7 @@
 // js/src/s3file.js - S3File: a read-only file over one S3 object (Ceph RGW, AWS, MinIO...), for
 // h5.File.open(new S3File('s3://bucket/key.h5')) and every other reader of the package.
 // Requests are signed with AWS Signature V4 (aws4fetch) and sent with fetch from a helper thread
-// (js/src/s3worker.js: worker_threads in Node, a Worker in browsers); the calling thread waits for
+// (js/src/s3worker-core.js: worker_threads in Node, a Worker in browsers); the calling thread waits for
 // each answer with Atomics.wait, so reads stay synchronous as the core needs. That works in Node
 // and in browser workers (not on a browser's main thread, where Atomics.wait is not allowed).
 // Caching is HttpFile's (js/src/hosts.js): 64 KiB blocks for small reads, large reads in one range
@@ -68,7 +68,10 @@ export class S3File {
     this.maxCached = options.maxCachedBlocks || 256;
     this.bytesFetched = 0;
     this.requests = 0;
-    this.worker = new WorkerClass(new URL('./s3worker.js', import.meta.url), { type: 'module' });
+    // Written out literally for browsers so that bundlers (vite, webpack) bundle the worker and its
+    // import of aws4fetch; Node's worker_threads takes the same file URL.
+    this.worker = isNode ? new WorkerClass(new URL('./s3worker-node.js', import.meta.url))
+      : new Worker(new URL('./s3worker.js', import.meta.url), { type: 'module' });
     if (this.worker.unref) this.worker.unref(); // a forgotten close() does not keep Node alive
     this.worker.postMessage({ config: this.cfg });
     const r = this.request('HEAD', {}, 1024);
