@@ -168,7 +168,7 @@ static const CliCommand aCommand[] = {
   {"ls", "store", CLI_STORE, "--store S", NULL, "list payloads: ID, size, name", cliStoreLs},
   {"verify", "store", CLI_STORE, "--store S", NULL, "check every manifest, chunk and name (exit 1 on damage)", cliStoreVerify},
   {"push", "store", CLI_STORE, "LOCAL s3://BUCKET/PREFIX", NULL, "copy payloads and names S3 lacks (chunks it has are not sent)", cliStorePush},
-  {"pull", "store", CLI_STORE, "s3://BUCKET/PREFIX LOCAL", NULL, "copy payloads and names the local store lacks", cliStorePull},
+  {"pull", "store", CLI_STORE, "s3://BUCKET/PREFIX LOCAL", NULL, "copy payloads and names the local store lacks (only chunks it lacks are fetched)", cliStorePull},
 #endif
 #if CAIRN_WITH_ZL
   {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT",

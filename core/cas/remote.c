@@ -470,7 +470,10 @@ static int nameWrite(cairn_rcas *r, const char *zName, const uint8_t aId[32], in
   cairnPutLE32(body + 40, bDelete ? 1 : 0);
   cairnPutLE32(body + 44, (uint32_t)nName);
   memcpy(body + NAME_FIXED, zName, nName);
-  return objPut(r, zKey, body, NAME_FIXED + nName, CAIRN_OBJ_CREATE_ONLY);
+  int rc = objPut(r, zKey, body, NAME_FIXED + nName, CAIRN_OBJ_CREATE_ONLY);
+  /* the key is this write's own (time + 64 random bits): "exists" means a retried PUT whose
+  ** first attempt landed although its answer was lost */
+  return rc == CAIRN_EXISTS ? CAIRN_OK : rc;
 }
 
 int cairn_rcas_name_set(cairn_rcas *r, const char *zName, const uint8_t aId[32]) {
