@@ -153,6 +153,23 @@ static const CliCommand aCommand[] = {
    "-o NEW\tthe new store (same chunking, same IDs)\n-f\treplace an existing NEW\n--zstd[=L], --zlib[=L]\tcompress its chunks\n",
    "copy every payload that still verifies, and its names, into a new store", cliCasSalvage},
 #endif
+#if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3
+  /* cli/cmd_s3.c: the chunk store where --store may be s3://BUCKET/PREFIX (local paths: as put/get/ls/verify) */
+  {"store", NULL, CLI_STORE, "put|get|ls|verify|push|pull --store S ...",
+   "S\ta store file, or s3://BUCKET/PREFIX (endpoint, region, keys: AWS_* variables or ~/.aws files;\n"
+   "\tcore/cas/FORMAT.md \"A store in an object store\"); CAIRN_S3_STATS=1 prints requests and bytes\n",
+   "chunk stores, local or in S3: put, get, ls, verify, push, pull", NULL},
+  {"put", "store", CLI_STORE, "--store S [--name NAME] [--zstd|--zlib] FILE...",
+   "--name NAME\tthe catalog name (default: FILE as given)\n--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress chunks\n"
+   "-q\tno upload report on stderr\n\tonly the chunks the store lacks are uploaded, in parallel; a failed put is resumed by running it again\n",
+   "publish files (prints IDs)", cliStorePut},
+  {"get", "store", CLI_STORE, "--store S ID|NAME [--range A:B] -o OUT", "-o OUT\tthe file to write (- is stdout)\n",
+   "write a payload, every chunk verified", cliStoreGet},
+  {"ls", "store", CLI_STORE, "--store S", NULL, "list payloads: ID, size, name", cliStoreLs},
+  {"verify", "store", CLI_STORE, "--store S", NULL, "check every manifest, chunk and name (exit 1 on damage)", cliStoreVerify},
+  {"push", "store", CLI_STORE, "LOCAL s3://BUCKET/PREFIX", NULL, "copy payloads and names S3 lacks (chunks it has are not sent)", cliStorePush},
+  {"pull", "store", CLI_STORE, "s3://BUCKET/PREFIX LOCAL", NULL, "copy payloads and names the local store lacks (only chunks it lacks are fetched)", cliStorePull},
+#endif
 #if CAIRN_WITH_ZL
   {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT",
    "-p PROFILE\tserial (default), u8, le-u16, le-u32, le-u64, le-i64, csv,\n"

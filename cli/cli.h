@@ -72,6 +72,8 @@ int cliOutClose(CliOut *o, int rc);
 int cliIsHelp(const char *z);
 
 int cairnCliMain(int argc, char **argv);
+/* cmd_s3.c: s3:// names for every command that opens a file (called by main once the host is in). */
+void cliS3Install(int argc, char **argv);
 
 /* ---- handlers (argv[0] is the command's own name) ---- */
 int cliVersion(int argc, char **argv); /* cli.c */
@@ -109,6 +111,14 @@ int cliCasGet(int argc, char **argv);
 int cliCasLs(int argc, char **argv);
 int cliCasVerify(int argc, char **argv);
 int cliCasSalvage(int argc, char **argv);
+#endif
+#if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3 /* cmd_s3.c: cairn store ... (s3:// or a local store) */
+int cliStorePut(int argc, char **argv);
+int cliStoreGet(int argc, char **argv);
+int cliStoreLs(int argc, char **argv);
+int cliStoreVerify(int argc, char **argv);
+int cliStorePush(int argc, char **argv);
+int cliStorePull(int argc, char **argv);
 #endif
 #if CAIRN_WITH_ZL /* cmd_zl.c */
 int cliCompress(int argc, char **argv);

@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cairn: cannot start: %s\n", cairn_errmsg());
     return 1;
   }
+  cliS3Install(argc, argv); /* s3:// names (cli/cmd_s3.c; a no-op without libcurl) */
   int status = cairnCliMain(argc, argv);
   fflush(stdout);
 #ifndef __wasi__

@@ -11,7 +11,13 @@ PKGS=(build-essential cmake pkg-config git ca-certificates
       libzstd-dev zlib1g-dev zstd hyperfine
       libhdf5-dev hdf5-tools python3-h5py python3-numpy hdf5-filter-plugin netcdf-bin
       chromium qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-      libclang-rt-14-dev openssl)
+      libclang-rt-14-dev openssl
+      # the S3 host (hosts/s3.c): HTTP with SigV4 signing (CURLOPT_AWS_SIGV4), Debian's libcurl
+      libcurl4-openssl-dev
+      # a real S3 endpoint for the s3 test step: single-node Ceph + RADOS Gateway (scripts/objectstore.sh)
+      ceph-mon ceph-mgr ceph-osd radosgw ceph-common
+      # the peer of bench/s3: restic backups into the same RGW
+      restic)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -43,6 +43,8 @@ step arm64-qemu   ctest --test-dir build/aarch64 --output-on-failure -j2 --timeo
 step wasm         node --test --test-concurrency=1 tests/wasm/
 step js           bash -c 'cd js && npm test'
 step install      tests/install/check.sh
+# S3: starts a single-node Ceph + RGW itself (scripts/objectstore.sh, ports 8177/3377) and stops it
+step s3           bash tests/s3/run.sh build/native/cairn build/native/tmp
 
 echo "total $(( $(date +%s) - start_all ))s"
 [ $fail -eq 0 ] || echo "failed steps: ${failed[*]}"

@@ -102,6 +102,29 @@ export class HttpFile implements CairnFile {
   close(): void;
 }
 
+/** S3 settings; unset fields come from AWS_* environment variables (Node). */
+export interface S3Options {
+  endpoint?: string;
+  region?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  addressing?: 'path' | 'virtual';
+  retries?: number;
+  blockSize?: number;
+  maxCachedBlocks?: number;
+}
+
+/**
+ * A read-only S3 object (s3://bucket/key), SigV4-signed fetch from a helper thread while the
+ * caller waits (Node, or a browser worker). Cached in blocks like HttpFile.
+ */
+export class S3File extends HttpFile {
+  static open(url: string, options?: S3Options): Promise<S3File>;
+  readonly bucket: string;
+  readonly key: string;
+}
+
 /**
  * A file through Node's synchronous fs calls (Node entry only). Opened writable it takes the
  * writer lock (unless lock is false): a second writable NodeFile on the same file, in this

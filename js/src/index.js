@@ -10,4 +10,5 @@ const api = makeApi((options) => createCairnCore(options));
 export const { init, sha256, sha256File, zstd, deflate, gzip, version, Memory, Store, zl, compress, decompress, h5 } = api;
 export { CairnError } from './api.js';
 export { MemoryFile, BlobFile, OpfsFile, HttpFile } from './hosts.js';
+export { S3File } from './s3file.js';
 export default api;

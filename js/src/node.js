@@ -30,5 +30,6 @@ function openPath(path, mode) {
 export const { init, sha256, sha256File, zstd, deflate, gzip, version, Memory, Store, zl, compress, decompress, h5 } = api;
 export { CairnError } from './api.js';
 export { MemoryFile, BlobFile, OpfsFile, HttpFile } from './hosts.js';
+export { S3File } from './s3file.js';
 export { NodeFile } from './nodefile.js';
 export default api;
