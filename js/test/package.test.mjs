@@ -2,7 +2,6 @@
 // installed from the tarball into a fresh ESM project and a fresh CommonJS project (`npm init -y`),
 // run there, and type-checked there with `tsc --strict` against each entry's types: the Node entry
 // (src/index.d.ts, NodeFile included) and the browser entry (src/web.d.ts: no NodeFile value).
-// Exported for tests/readme/run.mjs, which installs the same tarball to run the README's blocks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,31 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { packInto, freshProject } from '../tools/pack.mjs';
 
 const pkgDir = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
 const tsc = path.join(pkgDir, 'node_modules/typescript/bin/tsc');
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
-/** `npm pack` into dir; returns { tarball, files }. */
-export function packInto(dir) {
-  const out = run('npm', ['pack', '--json', '--pack-destination', dir], pkgDir);
-  const [info] = JSON.parse(out.slice(out.indexOf('[')));
-  return { tarball: path.join(dir, info.filename), files: info.files.map((f) => f.path) };
-}
-
-/** A fresh project in dir (ESM: "type": "module"; CommonJS: what `npm init -y` writes) with the tarball installed. */
-export function freshProject(dir, tarball, { esm }) {
-  fs.mkdirSync(dir, { recursive: true });
-  run('npm', ['init', '-y'], dir);
-  if (esm) {
-    const p = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-    p.type = 'module';
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(p, null, 2));
-  }
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], dir);
-  return dir;
-}
 
 function typecheck(dir, files, options) {
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, types: [], target: 'ES2022', ...options }, files }));
