@@ -30,11 +30,12 @@ build() { # what folder cmake-args... -- targets...
 }
 
 if [ "${SKIP_SETUP:-0}" = 1 ]; then
-  echo "== cairn demo: about 3-6 minutes on 2 cores from a fresh clone (builds 2-5 min, demo ~1 min);"
+  echo "== cairn demo: about 4-8 minutes on 2 cores from a fresh clone (builds 3-7 min, the demo ~15 s;"
+  echo "   seconds when the builds are there already)"
   echo "   SKIP_SETUP=1: no packages installed (scripts/setup.sh's must be there already)"
 else
-  echo "== cairn demo: about 5-8 minutes on 2 cores from a fresh clone: setup ~1.5 min (apt-get and"
-  echo "   npm, idempotent: seconds when done before), builds 2-5 min, demo ~1 min"
+  echo "== cairn demo: about 6-10 minutes on 2 cores from a fresh clone: setup ~1.5 min (apt-get and"
+  echo "   npm; seconds when done before), builds 3-7 min, the demo ~15 s"
 fi
 step "setup"
 if [ "${SKIP_SETUP:-0}" = 1 ]; then echo "   skipped (SKIP_SETUP=1)"; else scripts/setup.sh >> "$log" 2>&1 || { tail -30 "$log"; exit 1; }; echo "   done"; fi
@@ -109,6 +110,6 @@ echo "   $(stat -c %s "$d/ts.bin") bytes -> cairn (le-i64) $(stat -c %s "$d/ts.z
 $cairn zl decompress "$d/ts.zl" -o "$d/ts.back" && cmp -s "$d/ts.back" "$d/ts.bin" && echo "   round trip identical"
 step "the web app"
 echo "   demo data kept in $d; total $(( $(date +%s) - t_start )) s"
-echo "   serve the web app (memory playground) and open http://127.0.0.1:8080/web-demo/ :"
+echo "   serve the web app (HDF5 viewer, memory playground, chunk store) and open http://127.0.0.1:8080/web-demo/ :"
 echo
 echo "   node js/tools/serve.mjs . 8080"
