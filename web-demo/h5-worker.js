@@ -6,6 +6,7 @@
 // read from the source so far, so the page can show what each view cost.
 // Protocol: {id, op: 'open'|'info'|'read', ...} -> {id, result} or {id, error}.
 import { h5, BlobFile, HttpFile, MemoryFile } from '../js/src/index.js';
+import { serveOps } from './shared.js';
 
 let f = null, src = null, note = '';
 
@@ -125,11 +126,4 @@ function read({ path, index = [] }) {
 }
 
 const ops = { open, info, read };
-onmessage = async (e) => {
-  const { id, op, ...args } = e.data;
-  try {
-    postMessage({ id, result: await ops[op](args) });
-  } catch (err) {
-    postMessage({ id, error: `${err.name}: ${err.message}` });
-  }
-};
+serveOps(ops);
