@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifndef __wasi__
+#include <pthread.h>
+#include <time.h>
+#endif
 
 int cliFail(const char *zCmd, int rc) {
   const char *z = cairn_errmsg();
@@ -53,10 +57,66 @@ void cliProgressEnd(void) {
   gProgressShown = 0;
 }
 
+/* Commands whose work has no byte count to show (repack, eval, verify, salvage...): on a terminal,
+** after a second, a line on stderr says the command is still at work and for how long, until it
+** returns. A second thread, natively only (cairn.wasm has none: it stays silent). The commands
+** that report bytes through cliProgress (put, get, store verify, zstd...) do not get it. */
+static const char *const azTicker[] = {"h5 repack", "eval locomo", "mem verify", "mem salvage", "mem checkpoint", "mem index", "h5w verify", "h5 dumpall"};
+#ifndef __wasi__
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done, shown;
+  const char *zLabel;
+} gTick = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL};
+static void *tickerMain(void *p) {
+  (void)p;
+  struct timespec t0;
+  clock_gettime(CLOCK_REALTIME, &t0);
+  pthread_mutex_lock(&gTick.mu);
+  for (int n = 0; !gTick.done; n++) {
+    struct timespec t = t0;
+    t.tv_sec += 1 + n / 2, t.tv_nsec += (n % 2) * 500000000L;
+    if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
+    while (!gTick.done && pthread_cond_timedwait(&gTick.cv, &gTick.mu, &t) == 0) {}
+    if (gTick.done) break;
+    fprintf(stderr, "\r\033[Kcairn %s: working, %d.%d s", gTick.zLabel, 1 + n / 2, (n % 2) * 5);
+    gTick.shown = 1;
+  }
+  if (gTick.shown) fprintf(stderr, "\r\033[K");
+  pthread_mutex_unlock(&gTick.mu);
+  return NULL;
+}
+#endif
+/* Run xRun(argc, argv) with the ticker if zRow is one of azTicker and stderr is a terminal. */
+static int runTicking(const char *zRow, int (*xRun)(int, char **), int argc, char **argv) {
+  int on = 0;
+  for (size_t i = 0; i < sizeof azTicker / sizeof azTicker[0]; i++) on |= strcmp(azTicker[i], zRow) == 0;
+#ifndef __wasi__
+  pthread_t th;
+  if (on && cliVerbosity > 0 && isatty(2)) {
+    gTick.done = 0, gTick.shown = 0, gTick.zLabel = zRow;
+    if (pthread_create(&th, NULL, tickerMain, NULL) == 0) {
+      int rc = xRun(argc, argv);
+      pthread_mutex_lock(&gTick.mu);
+      gTick.done = 1;
+      pthread_cond_signal(&gTick.cv);
+      pthread_mutex_unlock(&gTick.mu);
+      pthread_join(th, NULL);
+      return rc;
+    }
+  }
+#endif
+  (void)on;
+  return xRun(argc, argv);
+}
+
 int cliVersion(int argc, char **argv) {
-  (void)argc, (void)argv;
-  printf("cairn %s (zstd %s, zlib %s, sha256 %s)\n", cairn_version(), cairn_zstd_version(),
-         cairn_zlib_version(), cairn_sha256_kernel());
+  if (argc > 1 && strcmp(argv[1], "--json") == 0)
+    printf("{\"cairn\":\"%s\",\"zstd\":\"%s\",\"zlib\":\"%s\",\"sha256Kernel\":\"%s\"}\n", cairn_version(), cairn_zstd_version(),
+           cairn_zlib_version(), cairn_sha256_kernel());
+  else if (argc > 1) return cliUsage("version", "unknown argument '%s'", argv[1]);
+  else printf("cairn %s (zstd %s, zlib %s, sha256 %s)\n", cairn_version(), cairn_zstd_version(), cairn_zlib_version(), cairn_sha256_kernel());
   return 0;
 }
 
@@ -86,7 +146,8 @@ static const char *const azFamily[] = {"hashing & compression", "HDF5", "chunk s
 #define OPT_MAXMEM "--max-memory B\tthe bytes one read may use (default 1 GiB, 256 MiB in cairn.wasm; K/M/G/T suffixes)\n"
 #define OPT_LS "-r, --recursive\trecursively, with full paths, from a \"/ Group\" line as h5ls -r (an object\n" \
   "\treached again: \"same as\" its first path, not entered)\n" \
-  "PATH\ta group: its members (default /); any other object: its own line, as h5ls FILE/PATH\n" OPT_MAXMEM
+  "PATH\ta group: its members (default /); any other object: its own line, as h5ls FILE/PATH\n" \
+  "--json\tone JSON object per line: path, name, kind, shape, maxshape (null: unlimited), target\n" OPT_MAXMEM
 #define OPT_DUMP                                                                                   \
   "--json\t{\"shape\":[..],\"type\":{..},\"data\":..}\n"                                             \
   "--sel S\tper dimension, comma-separated: I, A:B (numpy: B exclusive, either end may be\n"          \
@@ -110,7 +171,7 @@ static const CliCommand aCommand[] = {
   {"gunzip", NULL, CLI_HASH, "IN -o OUT", "-o, --output OUT\tthe decompressed file to write ('-': stdout)\n-f, --force\treplace an existing OUT\n", "decompress a gzip file", cliGunzip},
 #if CAIRN_WITH_H5
   {"h5", NULL, CLI_HDF5, "ls|info|dump|attrs|dumpall|repack FILE ...", NULL, "read HDF5 files like h5ls/h5dump, describe objects, repack", NULL},
-  {"ls", "h5", CLI_HDF5, "[-r] FILE [PATH]", OPT_LS,
+  {"ls", "h5", CLI_HDF5, "[-r] [--json] FILE [PATH]", OPT_LS,
    "links of a group and what they point to, like h5ls", cliH5Ls},
   {"info", "h5", CLI_HDF5, "[--json] FILE PATH", "--json\tone JSON object\n",
    "kind, shape, type, layout, chunks, filters, attributes of an object", cliH5Info},
@@ -212,7 +273,7 @@ static const CliCommand aCommand[] = {
    "--wv W\tweighted fusion: the vector weight (BM25 gets 1-W)\n--json\tone JSON object\n",
    "turn- and session-level recall@1/5/10, MRR, NDCG@10 per category, build time, median latency", cliEvalLocomo},
 #endif
-  {"version", NULL, CLI_GENERAL, "", NULL, "print versions and the kernels in use", cliVersion},
+  {"version", NULL, CLI_GENERAL, "[--json]", "--json\tone JSON object (the npm package's version() has the same keys)\n", "print versions and the kernels in use", cliVersion},
   {"help", NULL, CLI_GENERAL, "[COMMAND [SUB]]", NULL, "this list, or a command's synopsis and options", cliHelp},
 };
 #define N_COMMAND (sizeof(aCommand) / sizeof(aCommand[0]))
@@ -455,7 +516,9 @@ static int rowRun(const CliCommand *c, int argc, char **argv) {
       }
   }
 #endif
-  return c->xRun(argc, argv);
+  char zRow[64];
+  snprintf(zRow, sizeof zRow, "%s%s%s", rowTarget(c)->zParent ? rowTarget(c)->zParent : "", rowTarget(c)->zParent ? " " : "", rowTarget(c)->zName);
+  return runTicking(zRow, c->xRun, argc, argv);
 }
 
 int cairnCliMain(int argc, char **argv) {

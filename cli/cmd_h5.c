@@ -114,22 +114,56 @@ static void seenFree(Seen *s) {
   free(s->aAddr), free(s->azPath), free(s->aKind);
 }
 
+static void jsonEsc(const char *z);
+static int gLsJson; /* ls --json: one JSON object per line instead of h5ls's text */
+
+/* ls --json's line: {"path":..,"name":..,"kind":..} plus "shape"/"maxshape" (null: unlimited) for
+** datasets, "target" (and "file") for links, "same_as" for an object reached again. */
+static void lsJson(const char *zPath, const char *zShow, const char *zKind, const cairn_h5_info *in, const char *zTarget, const char *zFile, const char *zSame) {
+  printf("{\"path\":");
+  jsonEsc(zPath);
+  printf(",\"name\":");
+  jsonEsc(zShow);
+  printf(",\"kind\":");
+  jsonEsc(zKind);
+  if (in && in->kind == CAIRN_H5_DATASET) {
+    if (in->space != CAIRN_H5_SIMPLE) printf(",\"shape\":%s", in->space == CAIRN_H5_NULL ? "null" : "[]");
+    else {
+      printf(",\"shape\":[");
+      for (unsigned i = 0; i < in->rank; i++) printf("%s%llu", i ? "," : "", (unsigned long long)in->dims[i]);
+      printf("],\"maxshape\":[");
+      for (unsigned i = 0; i < in->rank; i++) {
+        if (in->maxdims[i] == UINT64_MAX) printf("%snull", i ? "," : "");
+        else printf("%s%llu", i ? "," : "", (unsigned long long)in->maxdims[i]);
+      }
+      printf("]");
+    }
+  }
+  if (zTarget) printf(",\"target\":"), jsonEsc(zTarget);
+  if (zFile) printf(",\"file\":"), jsonEsc(zFile);
+  if (zSame) printf(",\"same_as\":"), jsonEsc(zSame);
+  printf("}\n");
+}
+
 /* One listing line: NAME padded as h5ls pads it, then what the link points to. 0, 1 failed
 ** (reported), 2 out of memory. zChild is the object's full path, zShow the name to print. */
 static int lsLine(cairn_h5 *h, const cairn_h5_link *k, const char *zChild, const char *zShow, Seen *pSeen, int *pKind) {
   *pKind = -1;
   if (k->type == CAIRN_H5_LINK_SOFT) {
-    printf("%-24s Soft Link {%s}\n", zShow, k->zTarget);
+    if (gLsJson) lsJson(zChild, zShow, "Soft Link", NULL, k->zTarget, NULL, NULL);
+    else printf("%-24s Soft Link {%s}\n", zShow, k->zTarget);
     return 0;
   }
   if (k->type == CAIRN_H5_LINK_EXTERNAL) {
-    printf("%-24s External Link {%s/%s}\n", zShow, k->zFile, k->zTarget); /* h5ls: FILE/PATH */
+    if (gLsJson) lsJson(zChild, zShow, "External Link", NULL, k->zTarget, k->zFile, NULL);
+    else printf("%-24s External Link {%s/%s}\n", zShow, k->zFile, k->zTarget); /* h5ls: FILE/PATH */
     return 0;
   }
   int seenKind = 0;
   const char *zSame = seenFind(pSeen, k->addr, &seenKind);
   if (zSame) { /* h5ls: an object reached again is named, not entered again */
-    printf("%-24s %s, same as %s\n", zShow, kindName(seenKind), zSame);
+    if (gLsJson) lsJson(zChild, zShow, kindName(seenKind), NULL, NULL, NULL, zSame);
+    else printf("%-24s %s, same as %s\n", zShow, kindName(seenKind), zSame);
     return 0;
   }
   cairn_h5_obj *c;
@@ -138,12 +172,15 @@ static int lsLine(cairn_h5 *h, const cairn_h5_link *k, const char *zChild, const
   cairn_h5_info ci;
   int st = 0;
   if ((rc = cairn_h5_info_get(c, &ci)) == CAIRN_OK) {
-    printf("%-24s %s", zShow, kindName(ci.kind));
-    if (ci.kind == CAIRN_H5_DATASET) {
-      printf(" ");
-      printShape(&ci);
+    if (gLsJson) lsJson(zChild, zShow, kindName(ci.kind), &ci, NULL, NULL, NULL);
+    else {
+      printf("%-24s %s", zShow, kindName(ci.kind));
+      if (ci.kind == CAIRN_H5_DATASET) {
+        printf(" ");
+        printShape(&ci);
+      }
+      printf("\n");
     }
-    printf("\n");
     if (seenAdd(pSeen, ci.addr, zChild, ci.kind)) st = 2;
     *pKind = ci.kind;
   } else st = h5Fail(rc);
@@ -234,6 +271,7 @@ int cliH5Ls(int argc, char **argv) {
   const char *zFile = NULL, *zPath = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-r") == 0 || strcmp(argv[i], "--recursive") == 0) rec = 1;
+    else if (strcmp(argv[i], "--json") == 0) gLsJson = 1;
     else if (strcmp(argv[i], "--max-memory") == 0) {
       if (i + 1 >= argc) return cliUsage("ls", "--max-memory needs a value");
       if (parseBudget("ls", argv[++i], &nBudget)) return 2;
@@ -264,7 +302,8 @@ int cliH5Ls(int argc, char **argv) {
     int kind;
     st = lsLine(h, &k, zAbs, rec ? zAbs + 1 : strrchr(zAbs, '/') + 1, &seen, &kind) ? 1 : 0;
   } else {
-    if (rec && !zPath) printf("%-24s Group\n", "/");
+    if (rec && !zPath && gLsJson) lsJson("/", "/", "Group", NULL, NULL, NULL, NULL);
+    else if (rec && !zPath) printf("%-24s Group\n", "/");
     st = lsGroup(h, zAbs, zAbs, rec, 0, &seen);
   }
   seenFree(&seen);
