@@ -23,14 +23,19 @@ int cliFail(const char *zCmd, int rc) {
   return 1;
 }
 
+static const char *usageLine(const char *zCmd, char *z, size_t n); /* below the table */
+
 int cliUsage(const char *zCmd, const char *zFmt, ...) {
   va_list ap;
   va_start(ap, zFmt);
   fprintf(stderr, "cairn: %s: ", zCmd);
   vfprintf(stderr, zFmt, ap);
+  va_end(ap);
+  char z[256];
+  const char *zUse = usageLine(zCmd, z, sizeof z);
   if (strcmp(zCmd, "help") == 0) fprintf(stderr, " (see 'cairn help')\n");
   else fprintf(stderr, " (see 'cairn help %s')\n", zCmd);
-  va_end(ap);
+  if (zUse) fprintf(stderr, "%s\n", zUse); /* the command's usage on the second line */
   return 2;
 }
 
@@ -295,6 +300,17 @@ static const CliCommand *rowTarget(const CliCommand *c) {
   if (sscanf(c->zHelp + 2, "%31s %31[a-z0-9]", zA, zB) < 1) return c;
   const CliCommand *t = zB[0] ? rowFind(zA, zB) : NULL;
   return t ? t : c;
+}
+
+/* "usage: cairn h5 ls [-r] [--json] FILE [PATH]" for zCmd "ls", "h5 ls", "dump"...; NULL if none. */
+static const char *usageLine(const char *zCmd, char *z, size_t n) {
+  char zA[32] = "", zB[32] = "";
+  if (sscanf(zCmd, "%31s %31s", zA, zB) < 1) return NULL;
+  const CliCommand *c = zB[0] ? rowFind(zA, zB) : rowFind(NULL, zA);
+  if (!c || !c->xRun) return NULL;
+  c = rowTarget(c);
+  snprintf(z, n, "usage: cairn %s%s%s %s", c->zParent ? c->zParent : "", c->zParent ? " " : "", c->zName, c->zSynopsis);
+  return z;
 }
 
 static void helpLine(const CliCommand *c) {

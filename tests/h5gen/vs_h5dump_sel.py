@@ -3,7 +3,7 @@
 # hyperslabs given in h5dump's forms (-s/-S/-c/-k, --sel 'START;STRIDE;COUNT;BLOCK' and
 # PATH[START;STRIDE;COUNT;BLOCK]) print what `h5dump -d PATH -s .. -S .. -c .. -k ..` prints, and
 # numpy-like selections ('0:2,1:5', '3', ':4') equal h5py's a[...]. Malformed or out-of-range
-# selections exit 2 with one line on stderr naming the problem. Exit 1 on any difference.
+# selections exit 2 with one line on stderr naming the problem, then the usage line. Exit 1 on any difference.
 import json, os, re, subprocess, sys
 
 import h5py
@@ -82,7 +82,8 @@ bad = {'0:2,0:5': 'dimensions', '0:2,0:5,1,1': 'more items', 'a,0,0': 'numbers',
        '0,0,0;1,1,1;1,1,1;1,1,1;1': 'at most 4', '0:1:2:3,0,0': 'larger than stride', '9,0,0': 'outside dimension'}
 for sel, why in bad.items():
     r = subprocess.run([cairn, 'dump', '--sel', sel, 'layouts_latest.h5', '/cube'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert r.returncode == 2 and r.stdout == '' and r.stderr.count('\n') == 1 and why in r.stderr, (sel, r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert r.returncode == 2 and r.stdout == '' and len(lines) == 2 and why in lines[0] and lines[1].startswith('usage: cairn h5 dump '), (sel, r.returncode, r.stderr)
     n += 1
 r = subprocess.run([cairn, 'dump', '-s', '1', 'layouts_latest.h5', '/cube'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 assert r.returncode == 2 and 'gives 1 numbers' in r.stderr, r.stderr
