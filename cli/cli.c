@@ -382,8 +382,8 @@ static void helpAll(void) {
   printf("\n"
          "Global options: -q/--quiet (no progress or notes), -v/--verbose (what ran, how long, where an\n"
          "error was raised); --json wherever a command prints data (else refused). Exit status: 0 ok,\n"
-         "1 failure, 2 bad arguments (one line on stderr). '-' is stdin/stdout; an existing output is\n"
-         "replaced only with -f, and a failed command leaves none.\n"
+         "1 failure (one line on stderr), 2 bad arguments (a line saying why, then the usage). '-' is\n"
+         "stdin/stdout; an existing output is replaced only with -f, and a failed command leaves none.\n"
 #ifdef __wasi__
          "Locks: this is cairn.wasm (WASI preview1), which cannot lock files. It refuses to write a\n"
          "file while a native or Node writer's FILE.cairn-lock exists, but nothing keeps two WASI\n"
