@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifndef __wasi__
+#include <pthread.h>
+#include <time.h>
+#endif
 
 int cliFail(const char *zCmd, int rc) {
   const char *z = cairn_errmsg();
@@ -19,22 +23,30 @@ int cliFail(const char *zCmd, int rc) {
   return 1;
 }
 
+static const char *usageLine(const char *zCmd, char *z, size_t n); /* below the table */
+
 int cliUsage(const char *zCmd, const char *zFmt, ...) {
   va_list ap;
   va_start(ap, zFmt);
   fprintf(stderr, "cairn: %s: ", zCmd);
   vfprintf(stderr, zFmt, ap);
+  va_end(ap);
+  char z[256];
+  const char *zUse = usageLine(zCmd, z, sizeof z);
   if (strcmp(zCmd, "help") == 0) fprintf(stderr, " (see 'cairn help')\n");
   else fprintf(stderr, " (see 'cairn help %s')\n", zCmd);
-  va_end(ap);
+  if (zUse) fprintf(stderr, "%s\n", zUse); /* the command's usage on the second line */
   return 2;
 }
+
+int cliVerbosity = 1;
 
 static int gProgressShown;
 void cliProgress(void *pArg, uint64_t nDone, uint64_t nTotal) {
   static int64_t lastNs;
   const char *zLabel = pArg ? (const char *)pArg : "";
-  if (!isatty(2) || nTotal < (8u << 20)) return; /* only long operations, only on a terminal */
+  /* only long operations, only on a terminal, never with -q */
+  if (cliVerbosity < 1 || !isatty(2) || nTotal < (8u << 20)) return;
   int64_t now = cairn_host_get()->xClock ? cairn_host_get()->xClock(cairn_host_get()->pCtx, 1) : 0;
   if (nDone < nTotal && now - lastNs < 100000000) return;
   lastNs = now;
@@ -50,10 +62,66 @@ void cliProgressEnd(void) {
   gProgressShown = 0;
 }
 
+/* Commands whose work has no byte count to show (repack, eval, verify, salvage...): on a terminal,
+** after a second, a line on stderr says the command is still at work and for how long, until it
+** returns. A second thread, natively only (cairn.wasm has none: it stays silent). The commands
+** that report bytes through cliProgress (put, get, store verify, zstd...) do not get it. */
+static const char *const azTicker[] = {"h5 repack", "eval locomo", "mem verify", "mem salvage", "mem checkpoint", "mem index", "h5w verify", "h5 dumpall"};
+#ifndef __wasi__
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done, shown;
+  const char *zLabel;
+} gTick = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL};
+static void *tickerMain(void *p) {
+  (void)p;
+  struct timespec t0;
+  clock_gettime(CLOCK_REALTIME, &t0);
+  pthread_mutex_lock(&gTick.mu);
+  for (int n = 0; !gTick.done; n++) {
+    struct timespec t = t0;
+    t.tv_sec += 1 + n / 2, t.tv_nsec += (n % 2) * 500000000L;
+    if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
+    while (!gTick.done && pthread_cond_timedwait(&gTick.cv, &gTick.mu, &t) == 0) {}
+    if (gTick.done) break;
+    fprintf(stderr, "\r\033[Kcairn %s: working, %d.%d s", gTick.zLabel, 1 + n / 2, (n % 2) * 5);
+    gTick.shown = 1;
+  }
+  if (gTick.shown) fprintf(stderr, "\r\033[K");
+  pthread_mutex_unlock(&gTick.mu);
+  return NULL;
+}
+#endif
+/* Run xRun(argc, argv) with the ticker if zRow is one of azTicker and stderr is a terminal. */
+static int runTicking(const char *zRow, int (*xRun)(int, char **), int argc, char **argv) {
+  int on = 0;
+  for (size_t i = 0; i < sizeof azTicker / sizeof azTicker[0]; i++) on |= strcmp(azTicker[i], zRow) == 0;
+#ifndef __wasi__
+  pthread_t th;
+  if (on && cliVerbosity > 0 && isatty(2)) {
+    gTick.done = 0, gTick.shown = 0, gTick.zLabel = zRow;
+    if (pthread_create(&th, NULL, tickerMain, NULL) == 0) {
+      int rc = xRun(argc, argv);
+      pthread_mutex_lock(&gTick.mu);
+      gTick.done = 1;
+      pthread_cond_signal(&gTick.cv);
+      pthread_mutex_unlock(&gTick.mu);
+      pthread_join(th, NULL);
+      return rc;
+    }
+  }
+#endif
+  (void)on;
+  return xRun(argc, argv);
+}
+
 int cliVersion(int argc, char **argv) {
-  (void)argc, (void)argv;
-  printf("cairn %s (zstd %s, zlib %s, sha256 %s)\n", cairn_version(), cairn_zstd_version(),
-         cairn_zlib_version(), cairn_sha256_kernel());
+  if (argc > 1 && strcmp(argv[1], "--json") == 0)
+    printf("{\"cairn\":\"%s\",\"zstd\":\"%s\",\"zlib\":\"%s\",\"sha256Kernel\":\"%s\"}\n", cairn_version(), cairn_zstd_version(),
+           cairn_zlib_version(), cairn_sha256_kernel());
+  else if (argc > 1) return cliUsage("version", "unknown argument '%s'", argv[1]);
+  else printf("cairn %s (zstd %s, zlib %s, sha256 %s)\n", cairn_version(), cairn_zstd_version(), cairn_zlib_version(), cairn_sha256_kernel());
   return 0;
 }
 
@@ -81,22 +149,34 @@ static const char *const azFamily[] = {"hashing & compression", "HDF5", "chunk s
 /* The one table. Options: "OPTION\tWHAT" lines. Rows with a zParent are the subcommands of the
 ** row of that name; `cairn help` lists the rows without one, by family, in this order. */
 #define OPT_MAXMEM "--max-memory B\tthe bytes one read may use (default 1 GiB, 256 MiB in cairn.wasm; K/M/G/T suffixes)\n"
-#define OPT_LS "-r\trecursively, with full paths (an object reached again: \"same as\" its first path, not entered)\n" \
-  "PATH\tthe group to list (default /)\n" OPT_MAXMEM
+#define OPT_LS "-r, --recursive\trecursively, with full paths, from a \"/ Group\" line as h5ls -r (an object\n" \
+  "\treached again: \"same as\" its first path, not entered)\n" \
+  "PATH\ta group: its members (default /); any other object: its own line, as h5ls FILE/PATH\n" \
+  "--json\tone JSON object per line: path, name, kind, shape, maxshape (null: unlimited), target\n" OPT_MAXMEM
 #define OPT_DUMP                                                                                   \
-  "--json\t{\"shape\":[..],\"type\":{..},\"data\":..}\n--sel S\ta hyperslab, start:stride:count:block per " \
-  "dimension, comma-separated\nPATH@NAME\tthe attribute NAME of PATH\n" OPT_MAXMEM
+  "--json\t{\"shape\":[..],\"type\":{..},\"data\":..}\n"                                             \
+  "--sel S\tper dimension, comma-separated: I, A:B (numpy: B exclusive, either end may be\n"          \
+  "\tempty) or START:STRIDE:COUNT[:BLOCK]; or h5dump's START;STRIDE;COUNT;BLOCK\n"                 \
+  "-s, --start L\th5dump's subset: start, stride, count, block per dimension (comma lists;\n"         \
+  "-S, --stride L\tdefaults 0, 1, 1, 1); PATH[START;STRIDE;COUNT;BLOCK] as in h5dump -d\n"          \
+  "-c, --count L\t\n-k, --block L\t\n"                                                                \
+  "PATH@NAME\tthe attribute NAME of PATH\n" OPT_MAXMEM                                                  \
+  "\texamples: cairn dump f.h5 /x --sel 0:2,0:5; cairn dump -s 0,0 -c 2,5 f.h5 /x\n"
+#define OPT_REPACK                                                                                               \
+  "--filter SPEC\tfilters for every dataset: zstd:3, lz4, shuffle,deflate:6, ... (default: keep each one's)\n" \
+  "--skip\tleave out what the writer cannot write (a warning names it) instead of failing\n"                  \
+  "--busy-timeout MS\twait up to MS ms (default 5000) for locked files\n"
 static const CliCommand aCommand[] = {
   {"hash", NULL, CLI_HASH, "FILE...", NULL, "SHA-256 of files (sha256sum format)", cliHash},
-  {"zstd", NULL, CLI_HASH, "IN -o OUT [-l LEVEL]", "-o OUT\tthe zstd frame to write\n-l LEVEL\tzstd level 1..22 (default 3)\n",
+  {"zstd", NULL, CLI_HASH, "IN -o OUT [-l LEVEL]", "-o, --output OUT\tthe zstd frame to write ('-': stdout)\n-l, --level LEVEL\tzstd level 1..22 (default 3)\n-f, --force\treplace an existing OUT\n",
    "compress a file to a zstd frame", cliZstd},
-  {"unzstd", NULL, CLI_HASH, "IN -o OUT", "-o OUT\tthe decompressed file to write\n", "decompress a zstd file", cliUnzstd},
-  {"gzip", NULL, CLI_HASH, "IN -o OUT [-l LEVEL]", "-o OUT\tthe gzip file to write\n-l LEVEL\tdeflate level 0..9 (default 6)\n",
+  {"unzstd", NULL, CLI_HASH, "IN -o OUT", "-o, --output OUT\tthe decompressed file to write ('-': stdout)\n-f, --force\treplace an existing OUT\n", "decompress a zstd file", cliUnzstd},
+  {"gzip", NULL, CLI_HASH, "IN -o OUT [-l LEVEL]", "-o, --output OUT\tthe gzip file to write ('-': stdout)\n-l, --level LEVEL\tdeflate level 0..9 (default 6)\n-f, --force\treplace an existing OUT\n",
    "compress a file to gzip", cliGzip},
-  {"gunzip", NULL, CLI_HASH, "IN -o OUT", "-o OUT\tthe decompressed file to write\n", "decompress a gzip file", cliGunzip},
+  {"gunzip", NULL, CLI_HASH, "IN -o OUT", "-o, --output OUT\tthe decompressed file to write ('-': stdout)\n-f, --force\treplace an existing OUT\n", "decompress a gzip file", cliGunzip},
 #if CAIRN_WITH_H5
-  {"h5", NULL, CLI_HDF5, "ls|info|dump|attrs|dumpall FILE [PATH]", NULL, "read HDF5 files (ls -r, info, dump --json)", NULL},
-  {"ls", "h5", CLI_HDF5, "[-r] FILE [PATH]", OPT_LS,
+  {"h5", NULL, CLI_HDF5, "ls|info|dump|attrs|dumpall|repack FILE ...", NULL, "read HDF5 files like h5ls/h5dump, describe objects, repack", NULL},
+  {"ls", "h5", CLI_HDF5, "[-r] [--json] FILE [PATH]", OPT_LS,
    "links of a group and what they point to, like h5ls", cliH5Ls},
   {"info", "h5", CLI_HDF5, "[--json] FILE PATH", "--json\tone JSON object\n",
    "kind, shape, type, layout, chunks, filters, attributes of an object", cliH5Info},
@@ -104,14 +184,11 @@ static const CliCommand aCommand[] = {
   {"attrs", "h5", CLI_HDF5, "FILE PATH", NULL, "attribute names and values of an object", cliH5Attrs},
   {"dumpall", "h5", CLI_HDF5, "[--max-memory B] FILE [PATH]", OPT_MAXMEM,
    "every dataset and attribute below PATH as JSON lines (exit 1 if any fails)", cliH5DumpAll},
-  {"ls", NULL, CLI_HDF5, "[-r] FILE [PATH]", OPT_LS, "list an HDF5 file's objects, like h5ls (= h5 ls)",
-   cliLsAny},
-  {"dump", NULL, CLI_HDF5, "[--json] [--sel S] FILE PATH", OPT_DUMP, "print a dataset's values, like h5dump -d (= h5 dump)", cliH5Dump},
-  {"repack", NULL, CLI_HDF5, "[--filter SPEC] [--skip] IN OUT",
-   "--filter SPEC\tfilters for every dataset: zstd:3, lz4, shuffle,deflate:6, ... (default: keep each one's)\n"
-   "--skip\tleave out what the writer cannot write (a warning names it) instead of failing\n"
-   "--busy-timeout MS\twait up to MS ms (default 5000) for locked files\n",
+  {"ls", NULL, CLI_HDF5, "[-r] FILE [PATH]", NULL, "= h5 ls (with --store S: = store ls)", cliLsAny},
+  {"dump", NULL, CLI_HDF5, "[--json] [--sel S] FILE PATH", NULL, "= h5 dump", cliH5Dump},
+  {"repack", "h5", CLI_HDF5, "[--filter SPEC] [--skip] IN OUT", OPT_REPACK,
    "rewrite an HDF5 file with cairn's writer (SPEC: zstd:3, shuffle,deflate:6...)", cliRepack},
+  {"repack", NULL, CLI_HDF5, "[--filter SPEC] [--skip] IN OUT", NULL, "= h5 repack", cliRepack},
   {"h5w", NULL, CLI_HDF5, "SUB FILE ...",
    "\teach subcommand is one transaction: it commits (with sync) and exits,\n"
    "\tso a killed process leaves the file at its previous commit\n"
@@ -137,21 +214,28 @@ static const CliCommand aCommand[] = {
   {"loop", "h5w", CLI_HDF5, "FILE PATH N", NULL, "append N rows one commit at a time (for kill tests)", cliH5wLoop},
 #endif
 #if CAIRN_WITH_CAS
-  {"put", NULL, CLI_STORE, "--store S [--zstd|--zlib] FILE...",
+  {"store", NULL, CLI_STORE, "put|get|ls|verify|salvage --store S ...", NULL,
+   "content-addressed chunk store: publish, read back verified, list, check, salvage", NULL},
+  {"put", "store", CLI_STORE, "--store S [--zstd|--zlib] FILE...",
    "--store S\tthe store file (created if missing)\n--name NAME\tthe catalog name (default: FILE as given)\n"
    "--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress the chunks\n--chunk MIN,AVG,MAX\tchunk sizes in bytes\n"
    "--no-sync\tdo not sync the store at the commit\n\tseveral FILEs are published in one transaction\n"
    "--busy-timeout MS\twait up to MS for another writer of the store (default 5000; every store command)\n",
    "publish files in a chunk store, print IDs", cliCasPut},
-  {"get", NULL, CLI_STORE, "--store S ID [--range A:B] -o OUT",
-   "ID\t64 hex digits, or a catalog name\n--range A:B\tbytes A to B (B exclusive; either may be empty)\n-o OUT\tthe file to write\n",
+  {"get", "store", CLI_STORE, "--store S ID [--range A:B] -o OUT",
+   "ID\t64 hex digits, or a catalog name\n--range A:B\tbytes A to B (B exclusive; either may be empty)\n-o, --output OUT\tthe file to write\n",
    "write a payload or a byte range, verified", cliCasGet},
-  {"ls", NULL, CLI_STORE, "--store S", NULL, "list payloads: ID, size, name", cliCasLs},
-  {"verify", NULL, CLI_STORE, "--store S", NULL,
+  {"ls", "store", CLI_STORE, "--store S", "--store S\tthe store file\n", "list payloads: ID, size, name", cliCasLs},
+  {"verify", "store", CLI_STORE, "--store S", "--store S\tthe store file\n",
    "check a store: every record, chunk, manifest and name (exit 1 on damage, listing what is lost)", cliCasVerify},
-  {"salvage", NULL, CLI_STORE, "--store S -o NEW [-f] [--zstd|--zlib]",
-   "-o NEW\tthe new store (same chunking, same IDs)\n-f\treplace an existing NEW\n--zstd[=L], --zlib[=L]\tcompress its chunks\n",
+  {"salvage", "store", CLI_STORE, "--store S -o NEW [-f] [--zstd|--zlib]",
+   "-o, --output NEW\tthe new store (same chunking, same IDs)\n-f, --force\treplace an existing NEW\n--zstd[=L], --zlib[=L]\tcompress its chunks\n",
    "copy every payload that still verifies, and its names, into a new store", cliCasSalvage},
+  /* today's forms of the store commands (cairn help lists them as aliases) */
+  {"put", NULL, CLI_STORE, "--store S FILE...", NULL, "= store put", cliCasPut},
+  {"get", NULL, CLI_STORE, "--store S ID -o OUT", NULL, "= store get", cliCasGet},
+  {"verify", NULL, CLI_STORE, "--store S", NULL, "= store verify", cliCasVerify},
+  {"salvage", NULL, CLI_STORE, "--store S -o NEW", NULL, "= store salvage", cliCasSalvage},
 #endif
 #if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3
   /* cli/cmd_s3.c: the chunk store where --store may be s3://BUCKET/PREFIX (local paths: as put/get/ls/verify) */
@@ -171,11 +255,16 @@ static const CliCommand aCommand[] = {
   {"pull", "store", CLI_STORE, "s3://BUCKET/PREFIX LOCAL", NULL, "copy payloads and names the local store lacks (only chunks it lacks are fetched)", cliStorePull},
 #endif
 #if CAIRN_WITH_ZL
-  {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT",
-   "-p PROFILE\tserial (default), u8, le-u16, le-u32, le-u64, le-i64, csv,\n"
-   "\trecords:W1,W2,... (fixed-width records, one column per field)\n-l LEVEL\t1..22\n-o OUT\tthe frame to write\n",
+  {"zl", NULL, CLI_CODEC, "compress|decompress IN -o OUT", NULL, "OpenZL-format frames: compress typed data, decompress any format-26 frame", NULL},
+  {"compress", "zl", CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT",
+   "-p, --profile PROFILE\tserial (default), u8, le-u16, le-u32, le-u64, le-i64, csv,\n"
+   "\trecords:W1,W2,... (fixed-width records, one column per field)\n-l, --level LEVEL\t1..22 (default 19)\n"
+   "-o, --output OUT\tthe frame to write ('-': stdout)\n-f, --force\treplace an existing OUT\n",
    "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)", cliCompress},
-  {"decompress", NULL, CLI_CODEC, "IN -o OUT", "-o OUT\tthe file to write\n", "decompress an OpenZL frame", cliDecompress},
+  {"decompress", "zl", CLI_CODEC, "IN -o OUT", "-o, --output OUT\tthe file to write ('-': stdout)\n-f, --force\treplace an existing OUT\n",
+   "decompress an OpenZL frame", cliDecompress},
+  {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT", NULL, "= zl compress", cliCompress},
+  {"decompress", NULL, CLI_CODEC, "IN -o OUT", NULL, "= zl decompress", cliDecompress},
 #endif
 #if CAIRN_WITH_MEM
   {"mem", NULL, CLI_MEMORY, "add|search|stats|verify|salvage|index|checkpoint|demo FILE ...", NULL,
@@ -206,7 +295,7 @@ static const CliCommand aCommand[] = {
    "--wv W\tweighted fusion: the vector weight (BM25 gets 1-W)\n--json\tone JSON object\n",
    "turn- and session-level recall@1/5/10, MRR, NDCG@10 per category, build time, median latency", cliEvalLocomo},
 #endif
-  {"version", NULL, CLI_GENERAL, "", NULL, "print versions and the kernels in use", cliVersion},
+  {"version", NULL, CLI_GENERAL, "[--json]", "--json\tone JSON object (the npm package's version() has the same keys)\n", "print versions and the kernels in use", cliVersion},
   {"help", NULL, CLI_GENERAL, "[COMMAND [SUB]]", NULL, "this list, or a command's synopsis and options", cliHelp},
 };
 #define N_COMMAND (sizeof(aCommand) / sizeof(aCommand[0]))
@@ -219,6 +308,26 @@ static const CliCommand *rowFind(const char *zParent, const char *zName) {
   for (size_t i = 0; i < N_COMMAND; i++)
     if (rowIs(&aCommand[i], zParent, zName)) return &aCommand[i];
   return NULL;
+}
+
+/* An alias row ("= store put" as its help) stands for the row it names. */
+static const CliCommand *rowTarget(const CliCommand *c) {
+  if (strncmp(c->zHelp, "= ", 2) != 0) return c;
+  char zA[32] = "", zB[32] = "";
+  if (sscanf(c->zHelp + 2, "%31s %31[a-z0-9]", zA, zB) < 1) return c;
+  const CliCommand *t = zB[0] ? rowFind(zA, zB) : NULL;
+  return t ? t : c;
+}
+
+/* "usage: cairn h5 ls [-r] [--json] FILE [PATH]" for zCmd "ls", "h5 ls", "dump"...; NULL if none. */
+static const char *usageLine(const char *zCmd, char *z, size_t n) {
+  char zA[32] = "", zB[32] = "";
+  if (sscanf(zCmd, "%31s %31s", zA, zB) < 1) return NULL;
+  const CliCommand *c = zB[0] ? rowFind(zA, zB) : rowFind(NULL, zA);
+  if (!c || !c->xRun) return NULL;
+  c = rowTarget(c);
+  snprintf(z, n, "usage: cairn %s%s%s %s", c->zParent ? c->zParent : "", c->zParent ? " " : "", c->zName, c->zSynopsis);
+  return z;
 }
 
 static void helpLine(const CliCommand *c) {
@@ -239,41 +348,59 @@ static void helpOptions(const char *z) {
   }
 }
 
+static const char zGlobalOptions[] =
+    "-q, --quiet\tno progress, no notes on stderr (errors still)\n"
+    "-v, --verbose\tsay what ran and how long it took, and where an error was raised\n"
+    "-h, --help\tthis help\n";
+
 /* Every row called zParent zName: usage, help, options; a family also lists its subcommands. */
 static void helpCommand(const char *zParent, const char *zName) {
   int n = 0;
   for (size_t i = 0; i < N_COMMAND; i++) {
-    const CliCommand *c = &aCommand[i];
+    const CliCommand *c = &aCommand[i], *t = rowTarget(&aCommand[i]);
     if (!rowIs(c, zParent, zName)) continue;
     if (n++) printf("\n");
-    if (c->xRun) printf("usage: cairn %s%s%s %s\n%s\n", zParent ? zParent : "", zParent ? " " : "", c->zName, c->zSynopsis, c->zHelp);
-    else printf("usage: cairn %s SUBCOMMAND ...\n%s\n", c->zName, c->zHelp);
-    if (c->zOptions) {
-      printf("\n%s:\n", c->xRun ? "options" : "notes");
-      helpOptions(c->zOptions);
+    if (t != c) printf("'cairn %s' is an alias of 'cairn %s %s' (the noun-verb form):\n", c->zName, t->zParent, t->zName);
+    if (t->xRun) printf("usage: cairn %s%s%s %s\n%s\n", t->zParent ? t->zParent : "", t->zParent ? " " : "", t->zName, t->zSynopsis, t->zHelp);
+    else printf("usage: cairn %s SUBCOMMAND ...\n%s\n", t->zName, t->zHelp);
+    if (t->zOptions) {
+      printf("\n%s:\n", t->xRun ? "options" : "notes");
+      helpOptions(t->zOptions);
     }
-    if (!c->xRun) {
-      printf("\nsubcommands (cairn help %s SUB, cairn %s SUB --help: its options):\n", c->zName, c->zName);
+    if (!t->xRun) {
+      printf("\nsubcommands (cairn help %s SUB, cairn %s SUB --help: its options):\n", t->zName, t->zName);
       for (size_t k = 0; k < N_COMMAND; k++)
-        if (aCommand[k].zParent && strcmp(aCommand[k].zParent, c->zName) == 0) helpLine(&aCommand[k]);
+        if (aCommand[k].zParent && strcmp(aCommand[k].zParent, t->zName) == 0) helpLine(&aCommand[k]);
+    } else {
+      printf("\nevery command also takes:\n");
+      helpOptions(zGlobalOptions);
     }
   }
 }
 
 static void helpAll(void) {
-  printf("usage: cairn COMMAND [ARGS]   (cairn help COMMAND, cairn COMMAND --help: its options)\n");
+  printf("usage: cairn [-q|-v] COMMAND [ARGS]   (cairn help COMMAND, cairn COMMAND --help: its options)\n");
   for (int f = CLI_HASH; f <= CLI_GENERAL; f++) {
     int n = 0;
+    char zAlias[512] = "";
+    size_t nAlias = 0;
     for (size_t i = 0; i < N_COMMAND; i++) {
       const CliCommand *c = &aCommand[i];
       if (c->iFamily != f || c->zParent) continue;
+      if (rowTarget(c) != c) {
+        if (nAlias + 40 < sizeof zAlias) nAlias += (size_t)snprintf(zAlias + nAlias, sizeof zAlias - nAlias, "%s%s %s", nAlias ? ", " : "", c->zName, c->zHelp);
+        continue;
+      }
       if (n++ == 0) printf("\n%s:\n", azFamily[f]);
       helpLine(c);
     }
+    if (nAlias) printf("  aliases: %s\n", zAlias);
   }
   printf("\n"
-         "Exit status: 0 ok, 1 failure, 2 bad arguments (one line on stderr). '-' is stdin/stdout;\n"
-         "an existing output is replaced only with -f, and a failed command leaves none.\n"
+         "Global options: -q/--quiet (no progress or notes), -v/--verbose (what ran, how long, where an\n"
+         "error was raised); --json wherever a command prints data (else refused). Exit status: 0 ok,\n"
+         "1 failure (one line on stderr), 2 bad arguments (a line saying why, then the usage). '-' is\n"
+         "stdin/stdout; an existing output is replaced only with -f, and a failed command leaves none.\n"
 #ifdef __wasi__
          "Locks: this is cairn.wasm (WASI preview1), which cannot lock files. It refuses to write a\n"
          "file while a native or Node writer's FILE.cairn-lock exists, but nothing keeps two WASI\n"
@@ -298,6 +425,86 @@ int cliHelp(int argc, char **argv) {
     helpCommand(c->zName, argv[2]);
   } else helpCommand(NULL, argv[1]);
   return 0;
+}
+
+/* ---- what the dispatcher checks for every command, before its handler runs ---- */
+
+/* Options spelled two ways: the handler reads zTo; zFrom is translated when the command's
+** options (zOptions) list zFrom (so "-o, --output OUT" in a row makes --output work). */
+static const struct {
+  const char *zRow; /* "mem search", or NULL: any row listing zFrom */
+  const char *zFrom, *zTo;
+} aOptAlias[] = {
+    {NULL, "--output", "-o"}, {NULL, "--force", "-f"}, {NULL, "--level", "-l"}, {NULL, "--profile", "-p"},
+    {"mem search", "-k", "--k"},
+};
+
+/* Options whose value must be a number: 'u' a whole number >= 0, 'i' a whole number, 'x' any number. */
+static const struct {
+  const char *zOpt;
+  char cKind;
+} aOptNumber[] = {
+    {"--k", 'u'},        {"--tier", 'u'},  {"--dim", 'u'},  {"--nprobe", 'u'},       {"--nlist", 'u'},
+    {"--m", 'u'},        {"--time", 'i'},  {"--importance", 'x'}, {"--recency", 'x'}, {"--wv", 'x'},
+    {"--busy-timeout", 'u'}, {"-l", 'i'},
+};
+
+static int optListed(const CliCommand *t, const char *zOpt) {
+  const char *z = t->zOptions ? t->zOptions : "";
+  size_t n = strlen(zOpt);
+  for (const char *p = strstr(z, zOpt); p; p = strstr(p + 1, zOpt))
+    if ((p == z || p[-1] == '\n' || p[-1] == ' ' || p[-1] == ',') && (p[n] == ' ' || p[n] == '\t' || p[n] == ',' || p[n] == '[' || p[n] == '=')) return 1;
+  return 0;
+}
+
+static int numberOk(const char *z, char cKind) {
+  char *e;
+  if (!z || !*z) return 0;
+  if (cKind == 'x') {
+    (void)strtod(z, &e);
+    return *e == 0;
+  }
+  if (cKind == 'u' && *z == '-') return 0;
+  (void)strtoll(z, &e, 10);
+  return *e == 0;
+}
+
+/* -q/-v (anywhere: removed), option spellings, --json where the command has none, numbers:
+** argv is rewritten in place (argc returned), or a usage status < 0 (-2). */
+static int rowCheck(const CliCommand *c, int argc, char **argv) {
+  const CliCommand *t = rowTarget(c);
+  char zRow[64];
+  snprintf(zRow, sizeof zRow, "%s%s%s", t->zParent ? t->zParent : "", t->zParent ? " " : "", t->zName);
+  int n = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *z = argv[i];
+    if (strcmp(z, "--") == 0) { /* the rest are operands */
+      for (i++; i < argc; i++) argv[n++] = argv[i];
+      break;
+    }
+    if (strcmp(z, "-q") == 0 || strcmp(z, "--quiet") == 0) {
+      cliVerbosity = 0;
+      continue;
+    }
+    if (strcmp(z, "-v") == 0 || strcmp(z, "--verbose") == 0) {
+      cliVerbosity = 2;
+      continue;
+    }
+    for (size_t k = 0; k < sizeof aOptAlias / sizeof aOptAlias[0]; k++)
+      if (strcmp(z, aOptAlias[k].zFrom) == 0 && (aOptAlias[k].zRow ? strcmp(aOptAlias[k].zRow, zRow) == 0 : optListed(t, z))) z = aOptAlias[k].zTo;
+    if (strcmp(z, "--json") == 0 && !optListed(t, "--json") && !strstr(t->zSynopsis, "--json")) {
+      cliUsage(zRow, "--json is not supported by this command: its output is %s", strcmp(zRow, "hash") == 0 ? "sha256sum's format" : "plain text only");
+      return -2;
+    }
+    for (size_t k = 0; k < sizeof aOptNumber / sizeof aOptNumber[0]; k++)
+      if (strcmp(z, aOptNumber[k].zOpt) == 0 && optListed(t, z) && i + 1 < argc && !numberOk(argv[i + 1], aOptNumber[k].cKind)) {
+        cliUsage(zRow, "%s needs %s, not '%s'", z, aOptNumber[k].cKind == 'u' ? "a whole number >= 0" : aOptNumber[k].cKind == 'i' ? "a whole number" : "a number", argv[i + 1]);
+        return -2;
+      }
+    argv[n++] = (char *)z;
+  }
+  argv[n] = NULL;
+  return n;
 }
 
 /* Run row c with argv[0] its name: --help (anywhere) or -h (first) prints its help; a family
@@ -325,6 +532,7 @@ static int rowRun(const CliCommand *c, int argc, char **argv) {
       helpCommand(c->zParent, c->zName);
       return 0;
     }
+  if ((argc = rowCheck(c, argc, argv)) < 0) return 2;
 #if CAIRN_WITH_H5
   /* the HDF5 writer's commands wait for a file another writer holds: --busy-timeout MS (anywhere) */
   if ((c->zParent && strcmp(c->zParent, "h5w") == 0) || strcmp(c->zName, "repack") == 0) {
@@ -341,10 +549,16 @@ static int rowRun(const CliCommand *c, int argc, char **argv) {
       }
   }
 #endif
-  return c->xRun(argc, argv);
+  char zRow[64];
+  snprintf(zRow, sizeof zRow, "%s%s%s", rowTarget(c)->zParent ? rowTarget(c)->zParent : "", rowTarget(c)->zParent ? " " : "", rowTarget(c)->zName);
+  return runTicking(zRow, c->xRun, argc, argv);
 }
 
 int cairnCliMain(int argc, char **argv) {
+  while (argc > 1 && (strcmp(argv[1], "-q") == 0 || strcmp(argv[1], "--quiet") == 0 || strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--verbose") == 0)) {
+    cliVerbosity = argv[1][1] == 'q' || argv[1][2] == 'q' ? 0 : 2;
+    argv[1] = argv[0], argv++, argc--;
+  }
   if (argc < 2) {
     helpAll();
     return 2;
@@ -356,5 +570,13 @@ int cairnCliMain(int argc, char **argv) {
     fprintf(stderr, "cairn: unknown command '%s' (see 'cairn help')\n", argv[1]);
     return 2;
   }
-  return rowRun(c, argc - 1, argv + 1);
+  const cairn_host *pHost = cairn_host_get();
+  int64_t t0 = pHost->xClock ? pHost->xClock(pHost->pCtx, 1) : 0;
+  int rc = rowRun(c, argc - 1, argv + 1);
+  if (cliVerbosity > 1) {
+    int64_t t1 = pHost->xClock ? pHost->xClock(pHost->pCtx, 1) : 0;
+    const char *zLoc = cairn_errloc();
+    fprintf(stderr, "cairn: %s: exit %d after %.3f s%s%s\n", argv[1], rc, (double)(t1 - t0) / 1e9, rc && zLoc && zLoc[0] ? "; error raised at " : "", rc && zLoc ? zLoc : "");
+  }
+  return rc;
 }

@@ -41,6 +41,8 @@ typedef struct CliCommand {
   int (*xRun)(int argc, char **argv); /* argv[0] is the (sub)command name; NULL: has subcommands */
 } CliCommand;
 
+/* 0 with -q (no progress, no notes), 1 by default, 2 with -v (cli.c sets it before a command runs). */
+extern int cliVerbosity;
 /* Report a cairn failure ("cairn: hash: cannot open x: No such file") and return 1. */
 int cliFail(const char *zCmd, int rc);
 /* Report bad usage and return 2. */

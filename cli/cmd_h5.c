@@ -30,27 +30,25 @@ static const char *kindName(int k) {
   return k == CAIRN_H5_GROUP ? "Group" : k == CAIRN_H5_DATASET ? "Dataset" : k == CAIRN_H5_DATATYPE ? "Type" : "Attribute";
 }
 
+/* A dataspace as h5ls prints it: {SCALAR}, {NULL}, {3, 4}, or with a max shape that differs
+** somewhere {3/Inf, 4} (a dimension whose max differs shows cur/max). */
 static void printShape(const cairn_h5_info *in) {
   if (in->space == CAIRN_H5_NULL) {
-    printf("NULL");
+    printf("{NULL}");
     return;
   }
   if (in->space == CAIRN_H5_SCALAR) {
-    printf("SCALAR");
+    printf("{SCALAR}");
     return;
-  }
-  printf("{");
-  for (unsigned i = 0; i < in->rank; i++) {
-    printf("%s%llu", i ? ", " : "", (unsigned long long)in->dims[i]);
   }
   int diff = 0;
   for (unsigned i = 0; i < in->rank; i++) diff |= in->maxdims[i] != in->dims[i];
-  if (diff) {
-    printf("/");
-    for (unsigned i = 0; i < in->rank; i++) {
-      if (in->maxdims[i] == UINT64_MAX) printf("%sInf", i ? ", " : "");
-      else printf("%s%llu", i ? ", " : "", (unsigned long long)in->maxdims[i]);
-    }
+  printf("{");
+  for (unsigned i = 0; i < in->rank; i++) {
+    printf("%s%llu", i ? ", " : "", (unsigned long long)in->dims[i]);
+    if (!diff || in->maxdims[i] == in->dims[i]) continue;
+    if (in->maxdims[i] == UINT64_MAX) printf("/Inf");
+    else printf("/%llu", (unsigned long long)in->maxdims[i]);
   }
   printf("}");
 }
@@ -116,7 +114,90 @@ static void seenFree(Seen *s) {
   free(s->aAddr), free(s->azPath), free(s->aKind);
 }
 
-static int lsGroup(cairn_h5 *h, const char *zPath, int recursive, int depth, Seen *pSeen) {
+static void jsonEsc(const char *z);
+static int gLsJson; /* ls --json: one JSON object per line instead of h5ls's text */
+
+/* ls --json's line: {"path":..,"name":..,"kind":..} plus "shape"/"maxshape" (null: unlimited) for
+** datasets, "target" (and "file") for links, "same_as" for an object reached again. */
+static void lsJson(const char *zPath, const char *zShow, const char *zKind, const cairn_h5_info *in, const char *zTarget, const char *zFile, const char *zSame) {
+  printf("{\"path\":");
+  jsonEsc(zPath);
+  printf(",\"name\":");
+  jsonEsc(zShow);
+  printf(",\"kind\":");
+  jsonEsc(zKind);
+  if (in && in->kind == CAIRN_H5_DATASET) {
+    if (in->space != CAIRN_H5_SIMPLE) printf(",\"shape\":%s", in->space == CAIRN_H5_NULL ? "null" : "[]");
+    else {
+      printf(",\"shape\":[");
+      for (unsigned i = 0; i < in->rank; i++) printf("%s%llu", i ? "," : "", (unsigned long long)in->dims[i]);
+      printf("],\"maxshape\":[");
+      for (unsigned i = 0; i < in->rank; i++) {
+        if (in->maxdims[i] == UINT64_MAX) printf("%snull", i ? "," : "");
+        else printf("%s%llu", i ? "," : "", (unsigned long long)in->maxdims[i]);
+      }
+      printf("]");
+    }
+  }
+  if (zTarget) printf(",\"target\":"), jsonEsc(zTarget);
+  if (zFile) printf(",\"file\":"), jsonEsc(zFile);
+  if (zSame) printf(",\"same_as\":"), jsonEsc(zSame);
+  printf("}\n");
+}
+
+/* One listing line: NAME padded as h5ls pads it, then what the link points to. 0, 1 failed
+** (reported), 2 out of memory. zChild is the object's full path, zShow the name to print. */
+static int lsLine(cairn_h5 *h, const cairn_h5_link *k, const char *zChild, const char *zShow, Seen *pSeen, int *pKind) {
+  *pKind = -1;
+  if (k->type == CAIRN_H5_LINK_SOFT) {
+    if (gLsJson) lsJson(zChild, zShow, "Soft Link", NULL, k->zTarget, NULL, NULL);
+    else printf("%-24s Soft Link {%s}\n", zShow, k->zTarget);
+    return 0;
+  }
+  if (k->type == CAIRN_H5_LINK_EXTERNAL) {
+    if (gLsJson) lsJson(zChild, zShow, "External Link", NULL, k->zTarget, k->zFile, NULL);
+    else printf("%-24s External Link {%s/%s}\n", zShow, k->zFile, k->zTarget); /* h5ls: FILE/PATH */
+    return 0;
+  }
+  int seenKind = 0;
+  const char *zSame = seenFind(pSeen, k->addr, &seenKind);
+  if (zSame) { /* h5ls: an object reached again is named, not entered again */
+    if (gLsJson) lsJson(zChild, zShow, kindName(seenKind), NULL, NULL, NULL, zSame);
+    else printf("%-24s %s, same as %s\n", zShow, kindName(seenKind), zSame);
+    return 0;
+  }
+  cairn_h5_obj *c;
+  int rc = cairn_h5_get(h, zChild, &c);
+  if (rc) return h5Fail(rc);
+  cairn_h5_info ci;
+  int st = 0;
+  if ((rc = cairn_h5_info_get(c, &ci)) == CAIRN_OK) {
+    if (gLsJson) lsJson(zChild, zShow, kindName(ci.kind), &ci, NULL, NULL, NULL);
+    else {
+      printf("%-24s %s", zShow, kindName(ci.kind));
+      if (ci.kind == CAIRN_H5_DATASET) {
+        printf(" ");
+        printShape(&ci);
+      }
+      printf("\n");
+    }
+    if (seenAdd(pSeen, ci.addr, zChild, ci.kind)) st = 2;
+    *pKind = ci.kind;
+  } else st = h5Fail(rc);
+  cairn_h5_obj_close(c);
+  return st;
+}
+
+typedef struct LsLink {
+  char *zName;
+  size_t iLink;
+} LsLink;
+static int lsCmp(const void *a, const void *b) { return strcmp(((const LsLink *)a)->zName, ((const LsLink *)b)->zName); }
+
+/* The links of group zPath sorted by name (h5ls lists by the name index), each on a line: the
+** bare name, or with recursive the path below zBase ("/a/b" for zBase "/", "/b" for zBase "/a").
+** 0, or 1 (some object failed, reported), 2 out of memory (stops the walk). */
+static int lsGroup(cairn_h5 *h, const char *zPath, const char *zBase, int recursive, int depth, Seen *pSeen) {
   cairn_h5_obj *g;
   int rc = cairn_h5_get(h, zPath, &g);
   if (rc) return h5Fail(rc);
@@ -126,48 +207,40 @@ static int lsGroup(cairn_h5 *h, const char *zPath, int recursive, int depth, See
     return h5Fail(rc);
   }
   int status = depth == 0 && seenAdd(pSeen, in.addr, zPath, in.kind) ? 2 : 0;
-  for (size_t i = 0; i < in.nLink && depth < 64 && status != 2; i++) {
+  LsLink *a = in.nLink ? calloc(in.nLink, sizeof *a) : NULL;
+  if (in.nLink && !a) status = 2;
+  size_t n = 0;
+  for (size_t i = 0; i < in.nLink && status != 2; i++) {
     cairn_h5_link k;
     if ((rc = cairn_h5_link_get(g, i, &k))) {
       status = h5Fail(rc);
       break;
     }
-    char zChild[4096];
-    snprintf(zChild, sizeof zChild, "%s/%s", strcmp(zPath, "/") == 0 ? "" : zPath, k.zName);
-    const char *zShow = recursive ? zChild : k.zName;
-    if (k.type == CAIRN_H5_LINK_SOFT) {
-      printf("%-24s Soft Link {%s}\n", zShow, k.zTarget);
-      continue;
-    }
-    if (k.type == CAIRN_H5_LINK_EXTERNAL) {
-      printf("%-24s External Link {%s//%s}\n", zShow, k.zFile, k.zTarget);
-      continue;
-    }
-    int seenKind = 0;
-    const char *zSame = seenFind(pSeen, k.addr, &seenKind);
-    if (zSame) { /* h5ls: an object reached again is named, not entered again */
-      printf("%-24s %s, same as %s\n", zShow, kindName(seenKind), zSame);
-      continue;
-    }
-    cairn_h5_obj *c;
-    if ((rc = cairn_h5_get(h, zChild, &c))) {
-      status = h5Fail(rc);
-      continue;
-    }
-    cairn_h5_info ci;
-    if ((rc = cairn_h5_info_get(c, &ci)) == CAIRN_OK) {
-      printf("%-24s %s", zShow, kindName(ci.kind));
-      if (ci.kind == CAIRN_H5_DATASET) {
-        printf(" ");
-        printShape(&ci);
-      }
-      printf("\n");
-      if (seenAdd(pSeen, ci.addr, zChild, ci.kind)) status = 2;
-    } else status = h5Fail(rc);
-    cairn_h5_obj_close(c);
-    if (recursive && status != 2 && rc == CAIRN_OK && ci.kind == CAIRN_H5_GROUP) status |= lsGroup(h, zChild, 1, depth + 1, pSeen);
+    if (!(a[n].zName = strdup(k.zName))) status = 2;
+    else a[n++].iLink = i;
   }
+  if (n > 1) qsort(a, n, sizeof *a, lsCmp);
+  size_t nBase = strcmp(zBase, "/") == 0 ? 0 : strlen(zBase);
+  for (size_t j = 0; j < n && depth < 64 && status != 2; j++) {
+    cairn_h5_link k;
+    if ((rc = cairn_h5_link_get(g, a[j].iLink, &k))) {
+      status = h5Fail(rc);
+      break;
+    }
+    char zChild[4096];
+    snprintf(zChild, sizeof zChild, "%s/%s", strcmp(zPath, "/") == 0 ? "" : zPath, a[j].zName);
+    int kind;
+    int st = lsLine(h, &k, zChild, recursive ? zChild + nBase : a[j].zName, pSeen, &kind);
+    status = st == 2 ? 2 : status | st;
+    if (recursive && status != 2 && st == 0 && kind == CAIRN_H5_GROUP) {
+      st = lsGroup(h, zChild, zBase, 1, depth + 1, pSeen);
+      status = st == 2 ? 2 : status | st;
+    }
+  }
+  for (size_t j = 0; j < n; j++) free(a[j].zName);
+  free(a);
   cairn_h5_obj_close(g);
+  if (status == 2) fprintf(stderr, "cairn: ls: out of memory\n");
   return status ? 1 : 0;
 }
 
@@ -189,45 +262,154 @@ static int openFile(const char *zFile, cairn_h5 **ph, uint64_t nBudget) {
   return 0;
 }
 
+/* As h5ls: `ls -r FILE` starts with the "/ Group" line and lists full paths; `ls [-r] FILE PATH`
+** lists group PATH's members (with -r as paths below it, "/x"), or the one object PATH names
+** (its name; with -r its path without the leading "/"); a PATH that is not there fails. */
 int cliH5Ls(int argc, char **argv) {
   int rec = 0;
   uint64_t nBudget = 0;
-  const char *zFile = NULL, *zPath = "/";
+  const char *zFile = NULL, *zPath = NULL;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "-r") == 0) rec = 1;
-    else if (strcmp(argv[i], "--max-memory") == 0 && i + 1 < argc) {
+    if (strcmp(argv[i], "-r") == 0 || strcmp(argv[i], "--recursive") == 0) rec = 1;
+    else if (strcmp(argv[i], "--json") == 0) gLsJson = 1;
+    else if (strcmp(argv[i], "--max-memory") == 0) {
+      if (i + 1 >= argc) return cliUsage("ls", "--max-memory needs a value");
       if (parseBudget("ls", argv[++i], &nBudget)) return 2;
-    } else if (!zFile) zFile = argv[i];
-    else zPath = argv[i];
+    } else if (argv[i][0] == '-' && argv[i][1]) return cliUsage("ls", "unknown option '%s'", argv[i]);
+    else if (!zFile) zFile = argv[i];
+    else if (!zPath) zPath = argv[i];
+    else return cliUsage("ls", "one FILE and at most one PATH, not '%s'", argv[i]);
   }
   if (!zFile) return cliUsage("ls", "need an HDF5 FILE (a chunk store: ls --store S)");
   cairn_h5 *h;
   if (openFile(zFile, &h, nBudget)) return 1;
   Seen seen = {0};
-  int st = lsGroup(h, zPath, rec, 0, &seen);
+  int st = 0;
+  char zAbs[4096];
+  snprintf(zAbs, sizeof zAbs, "%s%s", zPath && zPath[0] == '/' ? "" : "/", zPath ? zPath : "");
+  for (size_t n = strlen(zAbs); n > 1 && zAbs[n - 1] == '/'; n--) zAbs[n - 1] = 0;
+  cairn_h5_obj *o;
+  cairn_h5_info in;
+  int rc = cairn_h5_get(h, zAbs, &o);
+  if (rc == CAIRN_OK) {
+    rc = cairn_h5_info_get(o, &in);
+    cairn_h5_obj_close(o);
+  }
+  if (rc) st = h5Fail(rc);
+  else if (in.kind != CAIRN_H5_GROUP) { /* one object: its line */
+    cairn_h5_link k = {0};
+    k.type = CAIRN_H5_LINK_HARD, k.addr = in.addr;
+    int kind;
+    st = lsLine(h, &k, zAbs, rec ? zAbs + 1 : strrchr(zAbs, '/') + 1, &seen, &kind) ? 1 : 0;
+  } else {
+    if (rec && !zPath && gLsJson) lsJson("/", "/", "Group", NULL, NULL, NULL, NULL);
+    else if (rec && !zPath) printf("%-24s Group\n", "/");
+    st = lsGroup(h, zAbs, zAbs, rec, 0, &seen);
+  }
   seenFree(&seen);
   cairn_h5_close(h);
   return st;
 }
 
-/* --sel "start:stride:count:block,..." (one group per dimension) */
-static int parseSel(const char *z, cairn_h5_sel *s) {
-  memset(s, 0, sizeof(*s));
-  while (*z && s->rank < CAIRN_H5_MAX_RANK) {
-    unsigned long long a[4] = {0, 1, 1, 1};
-    int n = 0;
+/* ---- selections: every form ends as one start/stride/count/block per dimension ----
+** --sel S, S one of
+**   numpy-like, one item per dimension, comma-separated: I (one index), A:B (A to B-1; either may
+**   be empty: 0 and the dimension's size; B past the end stops at it), or cairn's hyperslab
+**   START:STRIDE:COUNT[:BLOCK];
+**   h5dump's subset START;STRIDE;COUNT;BLOCK (each a comma list, one number per dimension; a part
+**   left empty, or missing at the end, is 0 / 1 / 1 / 1 as in h5dump);
+** or h5dump's -s/--start, -S/--stride, -c/--count, -k/--block L (comma lists, same defaults), or
+** PATH[START;STRIDE;COUNT;BLOCK] as in `h5dump -d`. Anything else is refused with the reason. */
+typedef struct SelSpec {
+  const char *zSel;    /* --sel, or the [..] of PATH (bracketed: h5dump's form only) */
+  const char *azH5[4]; /* -s -S -c -k */
+  int bBracket;
+} SelSpec;
+
+/* A comma list of exactly rank numbers into a[]; 0 or the usage status. */
+static int selList(const char *zWhat, const char *z, size_t n, unsigned rank, uint64_t *a) {
+  unsigned i = 0;
+  const char *zEnd = z + n;
+  while (z < zEnd) {
     char *e;
-    while (n < 4) {
-      a[n++] = strtoull(z, &e, 10);
-      if (e == z) return 1;
-      z = e;
-      if (*z != ':') break;
-      z++;
+    if (*z < '0' || *z > '9') return cliUsage("dump", "bad %s '%.*s': want %u comma-separated numbers", zWhat, (int)(zEnd - z), z, rank);
+    unsigned long long v = strtoull(z, &e, 10);
+    if (i == rank) return cliUsage("dump", "%s has more than the dataset's %u dimensions", zWhat, rank);
+    a[i++] = v;
+    z = e;
+    if (z < zEnd && *z != ',') return cliUsage("dump", "bad %s: '%c' where a ',' or the end belongs", zWhat, *z);
+    if (z < zEnd) z++;
+  }
+  if (i != rank) return cliUsage("dump", "%s gives %u numbers, the dataset has %u dimensions", zWhat, i, rank);
+  return 0;
+}
+
+static int selResolve(const SelSpec *p, const cairn_h5_info *in, cairn_h5_sel *s) {
+  unsigned rank = in->space == CAIRN_H5_SIMPLE ? in->rank : 0;
+  memset(s, 0, sizeof(*s));
+  if (!rank) return cliUsage("dump", "a selection needs a dataset with dimensions (this one is %s)", in->space == CAIRN_H5_NULL ? "NULL" : "scalar");
+  s->rank = rank;
+  for (unsigned d = 0; d < rank; d++) s->stride[d] = s->count[d] = s->block[d] = 1;
+  uint64_t *aPart[4] = {s->start, s->stride, s->count, s->block};
+  static const char *azPart[4] = {"start", "stride", "count", "block"};
+  const char *z = p->zSel;
+  if (z && (strchr(z, ';') || p->bBracket)) { /* h5dump: START;STRIDE;COUNT;BLOCK */
+    for (int k = 0; k < 4 && z; k++) {
+      const char *e = strchr(z, ';');
+      size_t n = e ? (size_t)(e - z) : strlen(z);
+      if (n && selList(azPart[k], z, n, rank, aPart[k])) return 2;
+      z = e ? e + 1 : NULL;
     }
-    unsigned r = s->rank++;
-    s->start[r] = a[0], s->stride[r] = a[1], s->count[r] = a[2], s->block[r] = a[3];
-    if (*z == ',') z++;
-    else if (*z) return 1;
+    if (z) return cliUsage("dump", "bad selection '%s': at most 4 ';'-separated parts (start;stride;count;block)", p->zSel);
+  } else if (z) { /* one item per dimension */
+    unsigned d = 0;
+    while (*z) {
+      if (d == rank) return cliUsage("dump", "selection '%s' has more items than the dataset's %u dimensions", p->zSel, rank);
+      const char *e = z + strcspn(z, ",");
+      unsigned long long v[4];
+      int nv = 0, nColon = 0, empty[4] = {0};
+      const char *q = z;
+      for (;;) {
+        char *f;
+        if (nv == 4) return cliUsage("dump", "bad selection item '%.*s': at most 4 ':'-separated numbers", (int)(e - z), z);
+        if (q == e || *q == ':') empty[nv] = 1, v[nv] = 0, f = (char *)q;
+        else if (*q < '0' || *q > '9') return cliUsage("dump", "bad selection item '%.*s': numbers and ':' only (no negative indices or steps)", (int)(e - z), z);
+        else v[nv] = strtoull(q, &f, 10);
+        nv++;
+        q = f;
+        if (q == e) break;
+        if (*q != ':') return cliUsage("dump", "bad selection item '%.*s'", (int)(e - z), z);
+        nColon++, q++;
+      }
+      uint64_t n = in->dims[d];
+      if (nColon == 0) { /* I */
+        if (empty[0]) return cliUsage("dump", "empty selection item for dimension %u", d);
+        if (v[0] >= n) return cliUsage("dump", "index %llu is outside dimension %u (size %llu)", v[0], d, (unsigned long long)n);
+        s->start[d] = v[0];
+      } else if (nColon == 1) { /* A:B, numpy */
+        uint64_t a = empty[0] ? 0 : v[0], b = empty[1] ? n : v[1] > n ? n : v[1];
+        if (a >= b) return cliUsage("dump", "'%.*s' selects nothing in dimension %u (size %llu)", (int)(e - z), z, d, (unsigned long long)n);
+        s->start[d] = a, s->count[d] = b - a;
+      } else { /* START:STRIDE:COUNT[:BLOCK] */
+        for (int k = 0; k < nv; k++)
+          if (empty[k]) return cliUsage("dump", "bad selection item '%.*s': START:STRIDE:COUNT[:BLOCK] needs every number (numpy steps: use -S)", (int)(e - z), z);
+        s->start[d] = v[0], s->stride[d] = v[1], s->count[d] = v[2], s->block[d] = nv == 4 ? v[3] : 1;
+      }
+      d++;
+      z = *e ? e + 1 : e;
+    }
+    if (d != rank) return cliUsage("dump", "selection '%s' has %u items, the dataset has %u dimensions", p->zSel, d, rank);
+  } else
+    for (int k = 0; k < 4; k++)
+      if (p->azH5[k] && selList(azPart[k], p->azH5[k], strlen(p->azH5[k]), rank, aPart[k])) return 2;
+  for (unsigned d = 0; d < rank; d++) {
+    if (!s->stride[d] || !s->count[d] || !s->block[d])
+      return cliUsage("dump", "stride, count and block must be at least 1 (dimension %u)", d);
+    if (s->count[d] > 1 && s->block[d] > s->stride[d])
+      return cliUsage("dump", "block %llu is larger than stride %llu in dimension %u (blocks would overlap)", (unsigned long long)s->block[d], (unsigned long long)s->stride[d], d);
+    uint64_t last;
+    if (__builtin_mul_overflow(s->count[d] - 1, s->stride[d], &last) || (last += s->start[d] + s->block[d]) > in->dims[d] || last < s->start[d])
+      return cliUsage("dump", "the selection ends past dimension %u (size %llu)", d, (unsigned long long)in->dims[d]);
   }
   return 0;
 }
@@ -260,31 +442,50 @@ static int printTypeAndValues(cairn_h5_obj *o, int json, const cairn_h5_sel *sel
 int cliH5Dump(int argc, char **argv) {
   int json = 0;
   const char *zFile = NULL, *zPath = NULL;
-  cairn_h5_sel sel, *pSel = NULL;
+  SelSpec spec = {0};
   uint64_t nBudget = 0;
+  static const char *azShort[4] = {"-s", "-S", "-c", "-k"}, *azLong[4] = {"--start", "--stride", "--count", "--block"};
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0) json = 1;
-    else if (strcmp(argv[i], "--max-memory") == 0 && i + 1 < argc) {
-      if (parseBudget("h5 dump", argv[++i], &nBudget)) return 2;
+    const char *z = argv[i], *zVal = NULL;
+    int k = -1;
+    for (int j = 0; j < 4; j++) {
+      size_t n = strlen(azLong[j]);
+      if (strcmp(z, azShort[j]) == 0 || strcmp(z, azLong[j]) == 0) k = j;
+      else if (strncmp(z, azLong[j], n) == 0 && z[n] == '=') k = j, zVal = z + n + 1;
     }
-    else if (strcmp(argv[i], "--sel") == 0 && i + 1 < argc) {
-      if (parseSel(argv[++i], &sel)) return cliUsage("h5 dump", "bad selection '%s' (start:stride:count:block,...)", argv[i]);
-      pSel = &sel;
-    }
-    else if (!zFile) zFile = argv[i];
-    else zPath = argv[i];
+    if (k >= 0 || strcmp(z, "--sel") == 0 || strcmp(z, "--max-memory") == 0) {
+      if (!zVal && i + 1 >= argc) return cliUsage("dump", "%s needs a value", z);
+      if (!zVal) zVal = argv[++i];
+      if (k >= 0) spec.azH5[k] = zVal;
+      else if (z[2] == 's') spec.zSel = zVal;
+      else if (parseBudget("dump", zVal, &nBudget)) return 2;
+    } else if (strcmp(z, "--json") == 0) json = 1;
+    else if (z[0] == '-' && z[1]) return cliUsage("dump", "unknown option '%s'", z);
+    else if (!zFile) zFile = z;
+    else if (!zPath) zPath = z;
+    else return cliUsage("dump", "one FILE and one PATH, not '%s'", z);
   }
-  if (!zFile || !zPath) return cliUsage("h5 dump", "need FILE and PATH");
+  if (!zFile || !zPath) return cliUsage("dump", "need FILE and PATH");
+  char zObjPath[4096];
+  snprintf(zObjPath, sizeof zObjPath, "%s", zPath);
+  size_t nPath = strlen(zObjPath);
+  char *zBr = strchr(zObjPath, '[');
+  if (zBr && nPath && zObjPath[nPath - 1] == ']') { /* h5dump -d "PATH[START;STRIDE;COUNT;BLOCK]" */
+    zObjPath[nPath - 1] = 0, *zBr = 0;
+    spec.zSel = zBr + 1, spec.bBracket = 1;
+  }
+  int nForms = (spec.zSel != NULL) + (spec.azH5[0] || spec.azH5[1] || spec.azH5[2] || spec.azH5[3]);
+  if (nForms > 1) return cliUsage("dump", "give the selection one way: --sel, -s/-S/-c/-k, or PATH[...]");
   cairn_h5 *h;
   if (openFile(zFile, &h, nBudget)) return 1;
   cairn_h5_obj *o;
-  int rc = cairn_h5_get(h, zPath, &o);
+  int rc = cairn_h5_get(h, zObjPath, &o);
   if (rc) {
     /* PATH@ATTR names an attribute */
-    const char *at = strrchr(zPath, '@');
+    const char *at = strrchr(zObjPath, '@');
     if (at) {
       char zObj[4096];
-      snprintf(zObj, sizeof zObj, "%.*s", (int)(at - zPath), zPath);
+      snprintf(zObj, sizeof zObj, "%.*s", (int)(at - zObjPath), zObjPath);
       cairn_h5_obj *p;
       if (cairn_h5_get(h, zObj[0] ? zObj : "/", &p) == CAIRN_OK) {
         rc = cairn_h5_attr(p, at + 1, &o);
@@ -296,7 +497,14 @@ int cliH5Dump(int argc, char **argv) {
     cairn_h5_close(h);
     return h5Fail(rc);
   }
-  int st = printTypeAndValues(o, json, pSel);
+  cairn_h5_sel sel, *pSel = NULL;
+  int st = 0;
+  if (nForms) {
+    cairn_h5_info in;
+    if ((rc = cairn_h5_info_get(o, &in))) st = h5Fail(rc);
+    else if (!(st = selResolve(&spec, &in, &sel))) pSel = &sel;
+  }
+  if (!st) st = printTypeAndValues(o, json, pSel);
   cairn_h5_obj_close(o);
   cairn_h5_close(h);
   return st;

@@ -65,7 +65,7 @@ static int zcmd(int argc, char **argv, cairn_zkind kind, int compress) {
   cairn_file_close(in);
   rc = cliOutClose(&out, rc);
   if (rc) return cliFail(zCmd, rc);
-  fprintf(stderr, "%s: %llu -> %llu bytes\n", zIn, (unsigned long long)nIn, (unsigned long long)nOut);
+  if (cliVerbosity) fprintf(stderr, "%s: %llu -> %llu bytes\n", zIn, (unsigned long long)nIn, (unsigned long long)nOut);
   return 0;
 }
 int cliZstd(int c, char **v) { return zcmd(c, v, CAIRN_ZSTD, 1); }

@@ -42,6 +42,7 @@ step fuzz         scripts/fuzz.sh
 step arm64-qemu   ctest --test-dir build/aarch64 --output-on-failure -j2 --timeout 1800
 step wasm         node --test --test-concurrency=1 tests/wasm/
 step js           bash -c 'cd js && npm test'
+step readme       node tests/readme/run.mjs   # every js/sh block of README.md and docs/ runs as written
 step install      tests/install/check.sh
 # S3: starts a single-node Ceph + RGW itself (scripts/objectstore.sh, ports 8177/3377) and stops it
 step s3           bash tests/s3/run.sh build/native/cairn build/native/tmp

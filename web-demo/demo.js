@@ -1,4 +1,5 @@
-// 2026-11-29 - web-demo/demo.js: the page. The memory lives in a worker with an OPFS file when the
+// 2026-11-29 - web-demo/demo.js: the memory playground of the page (web-demo/viewer.js and
+// store-panel.js are its other parts). The memory lives in a worker with an OPFS file when the
 // browser allows it (web-demo/memory-worker.js), else in this thread, in memory only.
 import { Memory } from '../js/src/index.js';
 import { ingestDemo, toAnswer } from './shared.js';
@@ -54,6 +55,30 @@ function showStatus(o) {
     `${o.stats.sessions} sessions, ${o.stats.dim}-d vectors (${o.stats.kernel} kernels)`;
 }
 
+// Each part of a hit's score as a bar, against the best of the list for that part: near-equal
+// fused scores (0.0328 vs 0.0318) then show whether one hit matched words and the other only
+// vectors. Labels carry the numbers (the bars are aria-hidden).
+function scoreBars(h, hits) {
+  const box = document.createElement('div');
+  box.className = 'bars';
+  const parts = [['score', 'total', (x) => x.score], ['BM25', 'bm25', (x) => x.bm25Score], ['vector', 'vector', (x) => x.vectorScore]];
+  for (const [label, cls, get] of parts) {
+    const v = get(h);
+    if (v === null || v === undefined) continue;
+    const best = Math.max(...hits.map((x) => get(x) ?? 0));
+    const bar = document.createElement('div');
+    bar.className = `bar ${cls}`;
+    bar.setAttribute('aria-hidden', 'true');
+    const fill = document.createElement('i');
+    fill.style.width = `${best > 0 ? Math.max(2, (100 * Math.max(0, v)) / best) : 0}%`;
+    bar.append(fill);
+    const name = document.createElement('span');
+    name.textContent = label;
+    box.append(name, bar);
+  }
+  return box;
+}
+
 function showAnswers(hits, question) {
   const ol = $('answers');
   ol.replaceChildren();
@@ -73,7 +98,7 @@ function showAnswers(hits, question) {
     if (h.vectorScore !== null) parts.push(`vector ${h.vectorScore.toFixed(3)}`);
     if (h.bm25Score !== null) parts.push(`bm25 ${h.bm25Score.toFixed(2)}`);
     meta.textContent = parts.join(' \u00b7 ');
-    li.append(text, meta);
+    li.append(text, meta, scoreBars(h, hits));
     ol.append(li);
   }
   document.body.dataset.answered = question;

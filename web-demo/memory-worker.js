@@ -2,7 +2,7 @@
 // an OPFS file (durable across visits: synchronous access handles exist only in workers).
 // Protocol: {id, op: 'open'|'ask'|'remember'|'reset', ...} -> {id, result} or {id, error}.
 import { Memory, OpfsFile } from '../js/src/index.js';
-import { ingestDemo, toAnswer } from './shared.js';
+import { ingestDemo, toAnswer, serveOps } from './shared.js';
 
 const PATH = 'cairn-demo/memory.cairnmem';
 let file = null, mem = null;
@@ -32,11 +32,4 @@ const ops = {
   },
 };
 
-onmessage = async (e) => {
-  const { id, op, ...args } = e.data;
-  try {
-    postMessage({ id, result: await ops[op](args) });
-  } catch (err) {
-    postMessage({ id, error: `${err.name}: ${err.message}` });
-  }
-};
+serveOps(ops);

@@ -13,3 +13,15 @@ export async function ingestDemo(mem) {
 export function toAnswer(h) {
   return { id: h.id, score: h.score, vectorScore: h.vectorScore, bm25Score: h.bm25Score, session: h.session, role: h.role, time: h.time, text: h.text };
 }
+
+/** A worker's side of the page protocol: {id, op, ...args} -> {id, result} or {id, error}. */
+export function serveOps(ops) {
+  onmessage = async (e) => {
+    const { id, op, ...args } = e.data;
+    try {
+      postMessage({ id, result: await ops[op](args) });
+    } catch (err) {
+      postMessage({ id, error: `${err.name}: ${err.message}` });
+    }
+  };
+}

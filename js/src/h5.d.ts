@@ -233,14 +233,17 @@ export interface FileOptions {
   maxMemory?: number;
 }
 
-export declare class File extends Group {
+/** F: the file object it reads and writes (`file` keeps its type: a MemoryFile's toBlob() stays callable). */
+export declare class File<F extends H5FileObject = H5FileObject> extends Group {
   /** Needs the module loaded (`await h5.ready`); `File.open` does that for you. A path works in Node. */
-  constructor(file: H5FileObject | string, mode?: H5Mode, options?: FileOptions);
-  static open(file: H5FileObject | string, mode?: H5Mode, options?: FileOptions): Promise<File>;
-  static create(file: H5FileObject | string, options?: FileOptions): Promise<File>;
+  constructor(file: F | string, mode?: H5Mode, options?: FileOptions);
+  static open<F extends H5FileObject>(file: F, mode?: H5Mode, options?: FileOptions): Promise<File<F>>;
+  static open(file: string, mode?: H5Mode, options?: FileOptions): Promise<File>;
+  static create<F extends H5FileObject>(file: F, options?: FileOptions): Promise<File<F>>;
+  static create(file: string, options?: FileOptions): Promise<File>;
   readonly filename: string;
   readonly mode: H5Mode;
-  readonly file: H5FileObject;
+  readonly file: F;
   /** Commit every change (reads commit pending changes first, too). */
   flush(): void;
   commit(): void;

@@ -22,7 +22,8 @@ export function serve(root, port = 0) {
     const size = fs.statSync(file).size;
     const headers = { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream', 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-store' };
     let start = 0, end = size - 1, status = 200;
-    const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range || '');
+    // ?norange: answer as a server without range support would (200, the whole file), for tests
+    const m = url.searchParams.has('norange') ? null : /^bytes=(\d+)-(\d*)$/.exec(req.headers.range || '');
     if (m) {
       start = Number(m[1]);
       end = m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;

@@ -1,7 +1,7 @@
 // 2026-11-29 - type-checked usage of the package's declarations (npm run typecheck): compiles
 // against src/index.d.ts through the package's own "exports" (moduleResolution bundler), and a
 // few @ts-expect-error lines prove that wrong calls are rejected. Not executed.
-import cairn, { Memory, Store, compress, decompress, zl, zstd, sha256, MemoryFile, NodeFile, CairnError, type MemoryHit, type ZlProfile } from 'cairn';
+import cairn, { Memory, Store, compress, decompress, zl, zstd, sha256, MemoryFile, NodeFile, CairnError, type MemoryHit, type ZlProfile } from 'cairn-store';
 
 async function main(): Promise<void> {
   const mem: Memory = await Memory.open(new MemoryFile(), { dim: 384, metric: 'cosine' });
