@@ -214,45 +214,48 @@ static const CliCommand aCommand[] = {
   {"loop", "h5w", CLI_HDF5, "FILE PATH N", NULL, "append N rows one commit at a time (for kill tests)", cliH5wLoop},
 #endif
 #if CAIRN_WITH_CAS
-  {"store", NULL, CLI_STORE, "put|get|ls|verify|salvage --store S ...", NULL,
-   "content-addressed chunk store: publish, read back verified, list, check, salvage", NULL},
+/* The store commands: with the S3 host (cli/cmd_s3.c) --store may be s3://BUCKET/PREFIX, and
+** its handlers fall through to cmd_cas.c's for local stores. */
+#if defined(CAIRN_WITH_S3) && CAIRN_WITH_S3
+#define CLI_STORE_PUT cliStorePut
+#define CLI_STORE_GET cliStoreGet
+#define CLI_STORE_LS cliStoreLs
+#define CLI_STORE_VERIFY cliStoreVerify
+#define CLI_STORE_S "S\ta store file, or s3://BUCKET/PREFIX (endpoint, region, keys: AWS_* variables or ~/.aws files;\n" \
+  "\tcore/cas/FORMAT.md \"A store in an object store\"); CAIRN_S3_STATS=1 prints requests and bytes\n"
+#else
+#define CLI_STORE_PUT cliCasPut
+#define CLI_STORE_GET cliCasGet
+#define CLI_STORE_LS cliCasLs
+#define CLI_STORE_VERIFY cliCasVerify
+#define CLI_STORE_S NULL
+#endif
+  {"store", NULL, CLI_STORE, "put|get|ls|verify|salvage|push|pull --store S ...", CLI_STORE_S,
+   "content-addressed chunk store, local or in S3: publish, read back verified, list, check, salvage, sync", NULL},
   {"put", "store", CLI_STORE, "--store S [--zstd|--zlib] FILE...",
    "--store S\tthe store file (created if missing)\n--name NAME\tthe catalog name (default: FILE as given)\n"
    "--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress the chunks\n--chunk MIN,AVG,MAX\tchunk sizes in bytes\n"
    "--no-sync\tdo not sync the store at the commit\n\tseveral FILEs are published in one transaction\n"
    "--busy-timeout MS\twait up to MS for another writer of the store (default 5000; every store command)\n",
-   "publish files in a chunk store, print IDs", cliCasPut},
+   "publish files in a chunk store, print IDs (to S3: only the chunks it lacks, in parallel; a failed put resumes)", CLI_STORE_PUT},
   {"get", "store", CLI_STORE, "--store S ID [--range A:B] -o OUT",
    "ID\t64 hex digits, or a catalog name\n--range A:B\tbytes A to B (B exclusive; either may be empty)\n-o, --output OUT\tthe file to write\n",
-   "write a payload or a byte range, verified", cliCasGet},
-  {"ls", "store", CLI_STORE, "--store S", "--store S\tthe store file\n", "list payloads: ID, size, name", cliCasLs},
+   "write a payload or a byte range, verified", CLI_STORE_GET},
+  {"ls", "store", CLI_STORE, "--store S", "--store S\tthe store file\n", "list payloads: ID, size, name", CLI_STORE_LS},
   {"verify", "store", CLI_STORE, "--store S", "--store S\tthe store file\n",
-   "check a store: every record, chunk, manifest and name (exit 1 on damage, listing what is lost)", cliCasVerify},
+   "check a store: every record, chunk, manifest and name (exit 1 on damage, listing what is lost)", CLI_STORE_VERIFY},
   {"salvage", "store", CLI_STORE, "--store S -o NEW [-f] [--zstd|--zlib]",
    "-o, --output NEW\tthe new store (same chunking, same IDs)\n-f, --force\treplace an existing NEW\n--zstd[=L], --zlib[=L]\tcompress its chunks\n",
    "copy every payload that still verifies, and its names, into a new store", cliCasSalvage},
-  /* today's forms of the store commands (cairn help lists them as aliases) */
-  {"put", NULL, CLI_STORE, "--store S FILE...", NULL, "= store put", cliCasPut},
-  {"get", NULL, CLI_STORE, "--store S ID -o OUT", NULL, "= store get", cliCasGet},
-  {"verify", NULL, CLI_STORE, "--store S", NULL, "= store verify", cliCasVerify},
-  {"salvage", NULL, CLI_STORE, "--store S -o NEW", NULL, "= store salvage", cliCasSalvage},
-#endif
-#if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3
-  /* cli/cmd_s3.c: the chunk store where --store may be s3://BUCKET/PREFIX (local paths: as put/get/ls/verify) */
-  {"store", NULL, CLI_STORE, "put|get|ls|verify|push|pull --store S ...",
-   "S\ta store file, or s3://BUCKET/PREFIX (endpoint, region, keys: AWS_* variables or ~/.aws files;\n"
-   "\tcore/cas/FORMAT.md \"A store in an object store\"); CAIRN_S3_STATS=1 prints requests and bytes\n",
-   "chunk stores, local or in S3: put, get, ls, verify, push, pull", NULL},
-  {"put", "store", CLI_STORE, "--store S [--name NAME] [--zstd|--zlib] FILE...",
-   "--name NAME\tthe catalog name (default: FILE as given)\n--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress chunks\n"
-   "-q\tno upload report on stderr\n\tonly the chunks the store lacks are uploaded, in parallel; a failed put is resumed by running it again\n",
-   "publish files (prints IDs)", cliStorePut},
-  {"get", "store", CLI_STORE, "--store S ID|NAME [--range A:B] -o OUT", "-o OUT\tthe file to write (- is stdout)\n",
-   "write a payload, every chunk verified", cliStoreGet},
-  {"ls", "store", CLI_STORE, "--store S", NULL, "list payloads: ID, size, name", cliStoreLs},
-  {"verify", "store", CLI_STORE, "--store S", NULL, "check every manifest, chunk and name (exit 1 on damage)", cliStoreVerify},
+#if defined(CAIRN_WITH_S3) && CAIRN_WITH_S3
   {"push", "store", CLI_STORE, "LOCAL s3://BUCKET/PREFIX", NULL, "copy payloads and names S3 lacks (chunks it has are not sent)", cliStorePush},
   {"pull", "store", CLI_STORE, "s3://BUCKET/PREFIX LOCAL", NULL, "copy payloads and names the local store lacks (only chunks it lacks are fetched)", cliStorePull},
+#endif
+  /* today's forms of the store commands (cairn help lists them as aliases) */
+  {"put", NULL, CLI_STORE, "--store S FILE...", NULL, "= store put", CLI_STORE_PUT},
+  {"get", NULL, CLI_STORE, "--store S ID -o OUT", NULL, "= store get", CLI_STORE_GET},
+  {"verify", NULL, CLI_STORE, "--store S", NULL, "= store verify", CLI_STORE_VERIFY},
+  {"salvage", NULL, CLI_STORE, "--store S -o NEW", NULL, "= store salvage", cliCasSalvage},
 #endif
 #if CAIRN_WITH_ZL
   {"zl", NULL, CLI_CODEC, "compress|decompress IN -o OUT", NULL, "OpenZL-format frames: compress typed data, decompress any format-26 frame", NULL},

@@ -212,7 +212,7 @@ int cliStorePut(int argc, char **argv) {
     cairn_cas_id_hex(aId, z);
     if (nFile == 1) printf("%s\n", z);
     else printf("%s  %s\n", z, azFile[i]);
-    if (!bQuiet) report("store put", &q);
+    if (!bQuiet && cliVerbosity > 0) report("store put", &q);
   }
   int st = rc ? cliFail("store put", rc) : 0;
   remoteClose(&rm);
