@@ -1,0 +1,556 @@
+/*
+** 2026-12-02
+**
+** core/mem/eph.c - the ephemeral tier (cairn/eph.h): an in-process key-value cache with
+** per-key TTLs, a capacity with LRU eviction, optional embeddings searched with the memory
+** store's vector kernels, and promotion of an entry into the durable store.
+**
+** Layout, chosen so that set/get/delete are O(1) and a get allocates nothing:
+**   aEnt     the entries, one array indexed by entry number; free numbers are chained through
+**            `next` (freeHead). Each entry owns one block: key bytes, value bytes, a NUL.
+**   aSlot    open addressing with linear probing, power-of-two size, at most half full. A slot
+**            is (high 32 bits of the key's hash) << 32 | (entry number + 1), 0 = empty; the
+**            high bits pick the home slot too, so probing and rehashing never read an entry
+**            until the tag matches. Deletion shifts the cluster back (no tombstones, so a long
+**            run of set/delete never degrades the probes).
+**   LRU      a doubly linked list through prev/next, head = most recently used.
+**   aVec     the embeddings of the entries that have one, dense and 64-byte aligned (the
+**            layout cairnVecSearch scans), row r belonging to entry aRowEnt[r]; deleting moves
+**            the last row into the hole, so a scan never meets a gap.
+** Expiry is lazy (eph.h says when entries are reclaimed); minExpire, a lower bound of every
+** expiry time held, lets a purge that finds nothing due return without a walk.
+*/
+#include "cairn/eph.h"
+#include "mem_int.h"
+
+#define EPH_NIL UINT32_MAX
+#define EPH_NEVER INT64_MAX
+
+typedef struct EphEnt {
+  uint64_t hash;
+  int64_t expireMs; /* host monotonic ms, or EPH_NEVER */
+  uint8_t *pBlob;   /* key, value, NUL; NULL = a free entry */
+  uint32_t nKey, nValue, nBlob;
+  uint32_t prev, next; /* LRU neighbours; next also links the free list */
+  uint32_t row;        /* embedding row, or EPH_NIL */
+} EphEnt;
+
+struct cairn_eph {
+  cairn_eph_config cfg;
+  EphEnt *aEnt;
+  uint32_t nEnt, nEntAlloc; /* entries [0, nEnt) have been used */
+  uint32_t freeHead, count;
+  uint32_t head, tail;
+  uint64_t *aSlot;
+  uint32_t nSlot, mask;
+  float *aVec; /* nRowAlloc * dim, 64-byte aligned inside pVecMem */
+  void *pVecMem;
+  float *aSqNorm;
+  uint32_t *aRowEnt;
+  uint32_t nRow, nRowAlloc;
+  float *aQuery; /* dim floats: the normalised query */
+  int64_t minExpire;
+  cairn_eph_stats st;
+};
+
+static int64_t ephNowMs(void) { return cairnClock(1) / 1000000; }
+
+/* A 64-bit hash of the key, 8 bytes per step (in-process only: byte order does not matter). */
+static uint64_t ephHash(const uint8_t *p, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull);
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+  }
+  uint64_t w = 0;
+  if (n) memcpy(&w, p, n);
+  h = (h ^ w) * 0x94d049bb133111ebull;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return h;
+}
+
+/* ------------------------------------------------------------------ hash table */
+static inline uint32_t slotTag(uint64_t s) { return (uint32_t)(s >> 32); }
+
+/* The slot holding the key (*pFound = 1), or the empty slot that ends its probe (*pFound = 0). */
+static uint32_t slotFind(const cairn_eph *e, uint64_t h, const void *pKey, size_t nKey, int *pFound) {
+  uint32_t tag = (uint32_t)(h >> 32), i = tag & e->mask;
+  for (;; i = (i + 1) & e->mask) {
+    uint64_t s = e->aSlot[i];
+    if (!s) break;
+    if (slotTag(s) != tag) continue;
+    const EphEnt *x = &e->aEnt[(uint32_t)s - 1];
+    if (x->hash == h && x->nKey == nKey && memcmp(x->pBlob, pKey, nKey) == 0) {
+      *pFound = 1;
+      return i;
+    }
+  }
+  *pFound = 0;
+  return i;
+}
+
+/* The slot that points at entry idx (it is there: every live entry has one). */
+static uint32_t slotOfEntry(const cairn_eph *e, uint32_t idx) {
+  uint32_t i = (uint32_t)(e->aEnt[idx].hash >> 32) & e->mask;
+  while ((uint32_t)e->aSlot[i] != idx + 1) {
+    cairnAssert(e->aSlot[i] != 0);
+    i = (i + 1) & e->mask;
+  }
+  return i;
+}
+
+/* Empty slot i and shift back the rest of its cluster: an entry may move into the hole when the
+** hole lies between its home and where it sits (cyclically). */
+static void slotRemove(cairn_eph *e, uint32_t i) {
+  uint32_t j = i, m = e->mask;
+  for (;;) {
+    j = (j + 1) & m;
+    uint64_t s = e->aSlot[j];
+    if (!s) break;
+    uint32_t home = slotTag(s) & m;
+    if (((j - home) & m) >= ((j - i) & m)) {
+      e->aSlot[i] = s;
+      i = j;
+    }
+  }
+  e->aSlot[i] = 0;
+}
+
+/* Room for nNeed entries at most half full: double the table and re-insert by tag. */
+static int slotReserve(cairn_eph *e, uint32_t nNeed) {
+  if ((uint64_t)nNeed * 2 <= e->nSlot) return CAIRN_OK;
+  uint32_t n = e->nSlot ? e->nSlot : 64;
+  while ((uint64_t)nNeed * 2 > n) n *= 2;
+  uint64_t *a = cairnMallocArray(n, sizeof(uint64_t));
+  if (!a) return cairnErr(CAIRN_NOMEM, "ephemeral tier: cannot grow the hash table to %u slots", n);
+  memset(a, 0, (size_t)n * sizeof(uint64_t));
+  uint32_t m = n - 1;
+  for (uint32_t i = 0; i < e->nSlot; i++) {
+    uint64_t s = e->aSlot[i];
+    if (!s) continue;
+    uint32_t j = slotTag(s) & m;
+    while (a[j]) j = (j + 1) & m;
+    a[j] = s;
+  }
+  cairnFree(e->aSlot);
+  e->aSlot = a, e->nSlot = n, e->mask = m;
+  return CAIRN_OK;
+}
+
+/* ------------------------------------------------------------------ LRU list */
+static void lruUnlink(cairn_eph *e, uint32_t idx) {
+  EphEnt *x = &e->aEnt[idx];
+  if (x->prev != EPH_NIL) e->aEnt[x->prev].next = x->next;
+  else e->head = x->next;
+  if (x->next != EPH_NIL) e->aEnt[x->next].prev = x->prev;
+  else e->tail = x->prev;
+}
+static void lruPushFront(cairn_eph *e, uint32_t idx) {
+  EphEnt *x = &e->aEnt[idx];
+  x->prev = EPH_NIL, x->next = e->head;
+  if (e->head != EPH_NIL) e->aEnt[e->head].prev = idx;
+  else e->tail = idx;
+  e->head = idx;
+}
+static void lruTouch(cairn_eph *e, uint32_t idx) {
+  if (e->head == idx) return;
+  lruUnlink(e, idx);
+  lruPushFront(e, idx);
+}
+
+/* ------------------------------------------------------------------ embedding rows */
+static int rowReserve(cairn_eph *e) {
+  if (e->nRow < e->nRowAlloc) return CAIRN_OK;
+  uint32_t d = e->cfg.dim;
+  uint32_t n = e->nRowAlloc ? e->nRowAlloc * 2 : 64;
+  if (n > e->cfg.capacity) n = CAIRN_MAX(e->cfg.capacity, e->nRow + 1);
+  size_t nb;
+  if (cairnMulOverflowSize(n, (size_t)d * sizeof(float), &nb) || nb > SIZE_MAX - 63)
+    return cairnErr(CAIRN_NOMEM, "ephemeral tier: %u embeddings of %u floats are too many", n, d);
+  void *pMem = cairnMalloc(nb + 63);
+  float *aSq = cairnMallocArray(n, sizeof(float));
+  uint32_t *aRow = cairnMallocArray(n, sizeof(uint32_t));
+  if (!pMem || !aSq || !aRow) {
+    cairnFree(pMem), cairnFree(aSq), cairnFree(aRow);
+    return cairnErr(CAIRN_NOMEM, "ephemeral tier: cannot grow the embeddings to %u rows", n);
+  }
+  float *a = (float *)(((uintptr_t)pMem + 63) & ~(uintptr_t)63);
+  if (e->nRow) {
+    memcpy(a, e->aVec, (size_t)e->nRow * d * sizeof(float));
+    memcpy(aSq, e->aSqNorm, (size_t)e->nRow * sizeof(float));
+    memcpy(aRow, e->aRowEnt, (size_t)e->nRow * sizeof(uint32_t));
+  }
+  cairnFree(e->pVecMem), cairnFree(e->aSqNorm), cairnFree(e->aRowEnt);
+  e->pVecMem = pMem, e->aVec = a, e->aSqNorm = aSq, e->aRowEnt = aRow, e->nRowAlloc = n;
+  return CAIRN_OK;
+}
+
+/* Write the (already checked) embedding of entry idx into its row, taking one if needed (the
+** caller reserved it). */
+static void rowPut(cairn_eph *e, uint32_t idx, const float *x) {
+  EphEnt *p = &e->aEnt[idx];
+  if (p->row == EPH_NIL) {
+    p->row = e->nRow++;
+    e->aRowEnt[p->row] = idx;
+  }
+  uint32_t d = e->cfg.dim;
+  float *r = e->aVec + (size_t)p->row * d;
+  double sq = 0;
+  for (uint32_t j = 0; j < d; j++) sq += (double)x[j] * x[j];
+  if (e->cfg.metric == CAIRN_METRIC_COSINE && sq > 0) {
+    float inv = (float)(1.0 / sqrt(sq));
+    for (uint32_t j = 0; j < d; j++) r[j] = x[j] * inv;
+    sq = 1;
+  } else {
+    memcpy(r, x, (size_t)d * sizeof(float));
+  }
+  e->aSqNorm[p->row] = (float)sq;
+}
+
+/* Give up entry idx's row: the last row moves into it. */
+static void rowDrop(cairn_eph *e, uint32_t idx) {
+  uint32_t r = e->aEnt[idx].row, last = e->nRow - 1, d = e->cfg.dim;
+  if (r == EPH_NIL) return;
+  if (r != last) {
+    memcpy(e->aVec + (size_t)r * d, e->aVec + (size_t)last * d, (size_t)d * sizeof(float));
+    e->aSqNorm[r] = e->aSqNorm[last];
+    e->aRowEnt[r] = e->aRowEnt[last];
+    e->aEnt[e->aRowEnt[r]].row = r;
+  }
+  e->nRow--;
+  e->aEnt[idx].row = EPH_NIL;
+}
+
+/* ------------------------------------------------------------------ entries */
+static void entryView(const cairn_eph *e, const EphEnt *x, int64_t now, cairn_eph_entry *pOut) {
+  pOut->pKey = x->pBlob, pOut->nKey = x->nKey;
+  pOut->pValue = x->pBlob + x->nKey, pOut->nValue = x->nValue;
+  pOut->aEmbedding = x->row == EPH_NIL ? NULL : e->aVec + (size_t)x->row * e->cfg.dim;
+  pOut->ttlLeftMs = x->expireMs == EPH_NEVER ? -1 : CAIRN_MAX((int64_t)0, x->expireMs - now);
+}
+
+/* Remove entry idx whose slot is iSlot; reason 0 (delete, overwrite) or CAIRN_EPH_EVICTED /
+** _EXPIRED (reported to xDrop first). */
+static void entryDrop(cairn_eph *e, uint32_t idx, uint32_t iSlot, int reason, int64_t now) {
+  EphEnt *x = &e->aEnt[idx];
+  if (reason && e->cfg.xDrop) {
+    cairn_eph_entry v;
+    entryView(e, x, now, &v);
+    e->cfg.xDrop(e->cfg.pDropCtx, &v, reason);
+  }
+  if (reason == CAIRN_EPH_EVICTED) e->st.nEvicted++;
+  if (reason == CAIRN_EPH_EXPIRED) e->st.nExpired++;
+  slotRemove(e, iSlot);
+  lruUnlink(e, idx);
+  rowDrop(e, idx);
+  e->st.nBytes -= (uint64_t)x->nKey + x->nValue;
+  cairnFree(x->pBlob);
+  x->pBlob = NULL;
+  x->next = e->freeHead;
+  e->freeHead = idx;
+  e->count--;
+}
+
+static int expired(const EphEnt *x, int64_t *pNow, int *pHaveNow) {
+  if (x->expireMs == EPH_NEVER) return 0;
+  if (!*pHaveNow) *pNow = ephNowMs(), *pHaveNow = 1;
+  return *pNow >= x->expireMs;
+}
+
+/* ttlMs as set/expire take it -> an absolute expiry (or EPH_NEVER). */
+static int expiryOf(const cairn_eph *e, int64_t ttlMs, int64_t *pAt) {
+  CAIRN_RETURN_ERROR_IF(ttlMs < 0, CAIRN_RANGE, "ephemeral tier: TTL %lld ms is in the past", (long long)ttlMs);
+  int64_t ttl = ttlMs == 0 ? e->cfg.defaultTtlMs : ttlMs;
+  if (ttl == 0 || ttl == CAIRN_EPH_FOREVER) {
+    *pAt = EPH_NEVER;
+    return CAIRN_OK;
+  }
+  int64_t now = ephNowMs();
+  *pAt = now > EPH_NEVER - ttl ? EPH_NEVER : now + ttl;
+  return CAIRN_OK;
+}
+
+static int checkVec(const cairn_eph *e, const float *a, uint32_t n, const char *zWhat) {
+  CAIRN_RETURN_ERROR_IF(e->cfg.dim == 0, CAIRN_MISUSE, "ephemeral tier: %s given but the tier has no dim", zWhat);
+  CAIRN_RETURN_ERROR_IF(n != e->cfg.dim, CAIRN_MISUSE, "ephemeral tier: %s of %u floats, the tier has dim %u", zWhat, n,
+                        e->cfg.dim);
+  for (uint32_t j = 0; j < n; j++)
+    CAIRN_RETURN_ERROR_IF(!isfinite(a[j]), CAIRN_TYPE, "ephemeral tier: %s has a NaN or Inf at %u", zWhat, j);
+  return CAIRN_OK;
+}
+
+/* ------------------------------------------------------------------ API */
+int cairn_eph_open(const cairn_eph_config *pCfg, cairn_eph **ppEph) {
+  CAIRN_RETURN_ERROR_IF(!pCfg || !ppEph, CAIRN_MISUSE, "eph_open: NULL argument");
+  *ppEph = NULL;
+  CAIRN_RETURN_ERROR_IF(pCfg->capacity == 0, CAIRN_RANGE, "eph_open: capacity 0 (at least 1 entry)");
+  CAIRN_RETURN_ERROR_IF(pCfg->capacity > CAIRN_EPH_MAX_CAPACITY, CAIRN_RANGE, "eph_open: capacity %u above %u",
+                        pCfg->capacity, CAIRN_EPH_MAX_CAPACITY);
+  CAIRN_RETURN_ERROR_IF(pCfg->dim > CAIRN_EPH_MAX_DIM, CAIRN_RANGE, "eph_open: dim %u above %u", pCfg->dim,
+                        (unsigned)CAIRN_EPH_MAX_DIM);
+  CAIRN_RETURN_ERROR_IF(pCfg->metric < CAIRN_METRIC_COSINE || pCfg->metric > CAIRN_METRIC_L2, CAIRN_MISUSE,
+                        "eph_open: unknown metric %d", pCfg->metric);
+  CAIRN_RETURN_ERROR_IF(pCfg->defaultTtlMs < 0, CAIRN_MISUSE, "eph_open: default TTL %lld ms is negative",
+                        (long long)pCfg->defaultTtlMs);
+  cairn_eph *e = cairnMallocZero(sizeof *e);
+  if (!e) return cairnErr(CAIRN_NOMEM, "eph_open: out of memory");
+  e->cfg = *pCfg;
+  e->freeHead = e->head = e->tail = EPH_NIL;
+  e->minExpire = EPH_NEVER;
+  e->st.capacity = pCfg->capacity, e->st.dim = pCfg->dim;
+  int rc = slotReserve(e, 16);
+  if (rc == CAIRN_OK && pCfg->dim) {
+    e->aQuery = cairnMallocArray(pCfg->dim, sizeof(float));
+    if (!e->aQuery) rc = cairnErr(CAIRN_NOMEM, "eph_open: out of memory");
+  }
+  if (rc != CAIRN_OK) {
+    cairn_eph_close(e);
+    return rc;
+  }
+  *ppEph = e;
+  return CAIRN_OK;
+}
+
+static void freeBlobs(cairn_eph *e) {
+  for (uint32_t i = 0; i < e->nEnt; i++) cairnFree(e->aEnt[i].pBlob);
+}
+
+void cairn_eph_close(cairn_eph *e) {
+  if (!e) return;
+  freeBlobs(e);
+  cairnFree(e->aEnt), cairnFree(e->aSlot);
+  cairnFree(e->pVecMem), cairnFree(e->aSqNorm), cairnFree(e->aRowEnt), cairnFree(e->aQuery);
+  cairnFree(e);
+}
+
+void cairn_eph_clear(cairn_eph *e) {
+  if (!e) return;
+  freeBlobs(e);
+  e->nEnt = e->count = e->nRow = 0;
+  e->freeHead = e->head = e->tail = EPH_NIL;
+  e->minExpire = EPH_NEVER;
+  e->st.nBytes = 0;
+  if (e->aSlot) memset(e->aSlot, 0, (size_t)e->nSlot * sizeof(uint64_t));
+}
+
+int cairn_eph_set(cairn_eph *e, const void *pKey, size_t nKey, const void *pValue, size_t nValue, int64_t ttlMs,
+                  const float *aEmb, uint32_t nEmb) {
+  CAIRN_RETURN_ERROR_IF(!e || (!pKey && nKey) || (!pValue && nValue), CAIRN_MISUSE, "eph_set: NULL argument");
+  CAIRN_RETURN_ERROR_IF(nKey == 0 || nKey > CAIRN_EPH_MAX_KEY, CAIRN_RANGE, "eph_set: key of %zu bytes (1..%u)", nKey,
+                        CAIRN_EPH_MAX_KEY);
+  CAIRN_RETURN_ERROR_IF(nValue > CAIRN_EPH_MAX_VALUE, CAIRN_RANGE, "eph_set: value of %zu bytes above %u", nValue,
+                        CAIRN_EPH_MAX_VALUE);
+  CAIRN_RETURN_ERROR_IF(!aEmb && nEmb, CAIRN_MISUSE, "eph_set: nEmbedding %u without an embedding", nEmb);
+  if (aEmb) CAIRN_TRY(checkVec(e, aEmb, nEmb, "embedding"));
+  int64_t at = EPH_NEVER;
+  CAIRN_TRY(expiryOf(e, ttlMs, &at));
+
+  uint64_t h = ephHash(pKey, nKey);
+  int found;
+  uint32_t iSlot = slotFind(e, h, pKey, nKey, &found);
+  uint32_t nBlob = (uint32_t)(nKey + nValue + 1), idx;
+  /* Every allocation first, so that a failure changes nothing. */
+  if (aEmb) CAIRN_TRY(rowReserve(e));
+  if (found) {
+    idx = (uint32_t)e->aSlot[iSlot] - 1;
+    EphEnt *x = &e->aEnt[idx];
+    if (nBlob > x->nBlob) {
+      uint8_t *p = cairnMalloc(nBlob);
+      if (!p) return cairnErr(CAIRN_NOMEM, "eph_set: out of memory for a value of %zu bytes", nValue);
+      memcpy(p, x->pBlob, nKey);
+      cairnFree(x->pBlob);
+      x->pBlob = p, x->nBlob = nBlob;
+    }
+    e->st.nBytes -= x->nValue;
+  } else {
+    int evict = e->count >= e->cfg.capacity;
+    CAIRN_TRY(slotReserve(e, e->count + 1));
+    if (!evict && e->freeHead == EPH_NIL && e->nEnt == e->nEntAlloc)
+      CAIRN_TRY(CAIRN_GROW(e->aEnt, e->nEntAlloc, CAIRN_MIN((uint64_t)e->nEnt + 1, e->cfg.capacity), "ephemeral entries"));
+    uint8_t *p = cairnMalloc(nBlob);
+    if (!p) return cairnErr(CAIRN_NOMEM, "eph_set: out of memory for a value of %zu bytes", nValue);
+    if (evict) {
+      uint32_t t = e->tail;
+      int64_t now = 0;
+      int haveNow = 0;
+      int why = expired(&e->aEnt[t], &now, &haveNow) ? CAIRN_EPH_EXPIRED : CAIRN_EPH_EVICTED;
+      entryDrop(e, t, slotOfEntry(e, t), why, now);
+    }
+    if (e->freeHead != EPH_NIL) idx = e->freeHead, e->freeHead = e->aEnt[idx].next;
+    else idx = e->nEnt++;
+    EphEnt *x = &e->aEnt[idx];
+    memset(x, 0, sizeof *x);
+    x->hash = h, x->pBlob = p, x->nBlob = nBlob, x->nKey = (uint32_t)nKey, x->row = EPH_NIL;
+    memcpy(p, pKey, nKey);
+    /* The table may have been rebuilt or shifted by the eviction: probe again for the hole. */
+    iSlot = ((uint32_t)(h >> 32)) & e->mask;
+    while (e->aSlot[iSlot]) iSlot = (iSlot + 1) & e->mask;
+    e->aSlot[iSlot] = ((uint64_t)(uint32_t)(h >> 32) << 32) | (idx + 1);
+    lruPushFront(e, idx);
+    e->count++;
+    e->st.nBytes += nKey;
+  }
+  EphEnt *x = &e->aEnt[idx];
+  if (nValue) memcpy(x->pBlob + nKey, pValue, nValue);
+  x->pBlob[nKey + nValue] = 0;
+  x->nValue = (uint32_t)nValue;
+  x->expireMs = at;
+  if (at < e->minExpire) e->minExpire = at;
+  if (aEmb) rowPut(e, idx, aEmb);
+  else rowDrop(e, idx);
+  if (found) lruTouch(e, idx);
+  e->st.nBytes += nValue;
+  e->st.nSet++;
+  return CAIRN_OK;
+}
+
+/* The live entry of a key: its number and slot, or CAIRN_NOTFOUND (an expired one is dropped). */
+static int lookup(cairn_eph *e, const void *pKey, size_t nKey, uint32_t *pIdx, int64_t *pNow) {
+  int found, haveNow = 0;
+  uint64_t h = ephHash(pKey, nKey);
+  uint32_t iSlot = slotFind(e, h, pKey, nKey, &found);
+  *pNow = 0;
+  if (!found) return CAIRN_NOTFOUND;
+  uint32_t idx = (uint32_t)e->aSlot[iSlot] - 1;
+  if (expired(&e->aEnt[idx], pNow, &haveNow)) {
+    entryDrop(e, idx, iSlot, CAIRN_EPH_EXPIRED, *pNow);
+    return CAIRN_NOTFOUND;
+  }
+  *pIdx = idx;
+  return CAIRN_OK;
+}
+
+int cairn_eph_get(cairn_eph *e, const void *pKey, size_t nKey, cairn_eph_entry *pOut) {
+  CAIRN_RETURN_ERROR_IF(!e || (!pKey && nKey), CAIRN_MISUSE, "eph_get: NULL argument");
+  uint32_t idx;
+  int64_t now;
+  if (lookup(e, pKey, nKey, &idx, &now) != CAIRN_OK) {
+    e->st.nMiss++;
+    return CAIRN_NOTFOUND;
+  }
+  lruTouch(e, idx);
+  e->st.nHit++;
+  if (pOut) entryView(e, &e->aEnt[idx], now, pOut);
+  return CAIRN_OK;
+}
+
+int cairn_eph_delete(cairn_eph *e, const void *pKey, size_t nKey) {
+  CAIRN_RETURN_ERROR_IF(!e || (!pKey && nKey), CAIRN_MISUSE, "eph_delete: NULL argument");
+  uint32_t idx;
+  int64_t now;
+  if (lookup(e, pKey, nKey, &idx, &now) != CAIRN_OK) return CAIRN_NOTFOUND;
+  entryDrop(e, idx, slotOfEntry(e, idx), 0, now);
+  e->st.nDelete++;
+  return CAIRN_OK;
+}
+
+int cairn_eph_expire(cairn_eph *e, const void *pKey, size_t nKey, int64_t ttlMs) {
+  CAIRN_RETURN_ERROR_IF(!e || (!pKey && nKey), CAIRN_MISUSE, "eph_expire: NULL argument");
+  int64_t at = EPH_NEVER;
+  CAIRN_TRY(expiryOf(e, ttlMs, &at));
+  uint32_t idx;
+  int64_t now;
+  if (lookup(e, pKey, nKey, &idx, &now) != CAIRN_OK) return CAIRN_NOTFOUND;
+  e->aEnt[idx].expireMs = at;
+  if (at < e->minExpire) e->minExpire = at;
+  return CAIRN_OK;
+}
+
+int cairn_eph_purge(cairn_eph *e, uint32_t *pnDropped) {
+  CAIRN_RETURN_ERROR_IF(!e, CAIRN_MISUSE, "eph_purge: NULL argument");
+  uint32_t n = 0;
+  if (e->minExpire != EPH_NEVER) {
+    int64_t now = ephNowMs();
+    if (now >= e->minExpire) {
+      int64_t next = EPH_NEVER;
+      for (uint32_t i = 0; i < e->nEnt; i++) {
+        EphEnt *x = &e->aEnt[i];
+        if (!x->pBlob || x->expireMs == EPH_NEVER) continue;
+        if (now >= x->expireMs) entryDrop(e, i, slotOfEntry(e, i), CAIRN_EPH_EXPIRED, now), n++;
+        else if (x->expireMs < next) next = x->expireMs;
+      }
+      e->minExpire = next;
+    }
+  }
+  if (pnDropped) *pnDropped = n;
+  return CAIRN_OK;
+}
+
+int cairn_eph_search(cairn_eph *e, const float *q, uint32_t nQuery, uint32_t k, cairn_eph_hit *aHit, uint32_t *pnHit) {
+  CAIRN_RETURN_ERROR_IF(!e || !q || !aHit || !pnHit, CAIRN_MISUSE, "eph_search: NULL argument");
+  *pnHit = 0;
+  CAIRN_RETURN_ERROR_IF(k == 0 || k > CAIRN_MEM_MAX_K, CAIRN_RANGE, "eph_search: k %u (1..%u)", k, CAIRN_MEM_MAX_K);
+  CAIRN_TRY(checkVec(e, q, nQuery, "query"));
+  CAIRN_TRY(cairn_eph_purge(e, NULL));
+  if (e->nRow == 0) return CAIRN_OK;
+  uint32_t d = e->cfg.dim;
+  const float *qn = q;
+  if (e->cfg.metric == CAIRN_METRIC_COSINE) {
+    double sq = 0;
+    for (uint32_t j = 0; j < d; j++) sq += (double)q[j] * q[j];
+    float inv = sq > 0 ? (float)(1.0 / sqrt(sq)) : 0.0f;
+    for (uint32_t j = 0; j < d; j++) e->aQuery[j] = q[j] * inv;
+    qn = e->aQuery;
+  }
+  /* A view of the rows in the layout the store's flat scan reads (aF32, and aSqNorm for L2);
+  ** it owns nothing. */
+  MemVecs v;
+  memset(&v, 0, sizeof v);
+  v.dim = d, v.metric = e->cfg.metric, v.n = e->nRow, v.nAlloc = e->nRowAlloc;
+  v.aF32 = e->aVec, v.aSqNorm = e->aSqNorm;
+  MemTopK t;
+  CAIRN_TRY(cairnTopKInit(&t, CAIRN_MIN(k, e->nRow)));
+  int rc = cairnVecSearch(&v, qn, CAIRN_VINDEX_FLAT, 0, NULL, &t);
+  if (rc == CAIRN_OK) {
+    cairnTopKSort(&t);
+    int64_t now = e->minExpire == EPH_NEVER ? 0 : ephNowMs();
+    for (uint32_t i = 0; i < t.n; i++) {
+      entryView(e, &e->aEnt[e->aRowEnt[t.aIdx[i]]], now, &aHit[i].entry);
+      aHit[i].score = t.aScore[i];
+    }
+    *pnHit = t.n;
+  }
+  cairnTopKFree(&t);
+  return rc;
+}
+
+int cairn_eph_promote(cairn_eph *e, const void *pKey, size_t nKey, cairn_mem *pMem, const cairn_mem_record *pBase,
+                      int bRemove, uint64_t *pId) {
+  CAIRN_RETURN_ERROR_IF(!e || (!pKey && nKey) || !pMem, CAIRN_MISUSE, "eph_promote: NULL argument");
+  uint32_t idx;
+  int64_t now;
+  if (lookup(e, pKey, nKey, &idx, &now) != CAIRN_OK)
+    return cairnErr(CAIRN_NOTFOUND, "eph_promote: no such key (absent or expired)");
+  EphEnt *x = &e->aEnt[idx];
+  const char *zText = (const char *)x->pBlob + x->nKey;
+  const void *pNul = memchr(zText, 0, x->nValue);
+  CAIRN_RETURN_ERROR_IF(pNul, CAIRN_TYPE, "eph_promote: the value holds a NUL at byte %zu (a memory's text cannot)",
+                        (size_t)((const char *)pNul - zText));
+  cairn_mem_record r;
+  if (pBase) r = *pBase;
+  else memset(&r, 0, sizeof r);
+  r.zText = zText, r.aEmbedding = NULL, r.nEmbedding = 0;
+  if (x->row != EPH_NIL) {
+    cairn_mem_stats st;
+    CAIRN_TRY(cairn_mem_stats_get(pMem, &st));
+    if (st.dim == e->cfg.dim && !st.textOnly) r.aEmbedding = e->aVec + (size_t)x->row * e->cfg.dim, r.nEmbedding = st.dim;
+  }
+  CAIRN_TRY(cairn_mem_add(pMem, &r, pId));
+  if (bRemove) {
+    entryDrop(e, idx, slotOfEntry(e, idx), 0, now);
+    e->st.nDelete++;
+  }
+  return CAIRN_OK;
+}
+
+int cairn_eph_stats_get(cairn_eph *e, cairn_eph_stats *pStats) {
+  CAIRN_RETURN_ERROR_IF(!e || !pStats, CAIRN_MISUSE, "eph_stats: NULL argument");
+  *pStats = e->st;
+  pStats->count = e->count;
+  pStats->nEmbedded = e->nRow;
+  return CAIRN_OK;
+}
