@@ -21,6 +21,7 @@
 ** expiry time held, lets a purge that finds nothing due return without a walk.
 */
 #include "cairn/eph.h"
+#include "eph_int.h"
 #include "mem_int.h"
 
 #define EPH_NIL UINT32_MAX
@@ -163,6 +164,10 @@ static void lruTouch(cairn_eph *e, uint32_t idx) {
 }
 
 /* ------------------------------------------------------------------ embedding rows */
+/* Room for one more row. The rows grow with realloc: a large block then moves by remapping its
+** pages (no copy, no fresh pages to fault in and zero, which dominated a cold fill of 10K x 384
+** rows when each doubling copied into a new block); the 64-byte alignment is restored by one
+** memmove in the rare case where the block's offset to it changed. */
 static int rowReserve(cairn_eph *e) {
   if (e->nRow < e->nRowAlloc) return CAIRN_OK;
   uint32_t d = e->cfg.dim;
@@ -171,27 +176,24 @@ static int rowReserve(cairn_eph *e) {
   size_t nb;
   if (cairnMulOverflowSize(n, (size_t)d * sizeof(float), &nb) || nb > SIZE_MAX - 63)
     return cairnErr(CAIRN_NOMEM, "ephemeral tier: %u embeddings of %u floats are too many", n, d);
-  void *pMem = cairnMalloc(nb + 63);
-  float *aSq = cairnMallocArray(n, sizeof(float));
-  uint32_t *aRow = cairnMallocArray(n, sizeof(uint32_t));
-  if (!pMem || !aSq || !aRow) {
-    cairnFree(pMem), cairnFree(aSq), cairnFree(aRow);
-    return cairnErr(CAIRN_NOMEM, "ephemeral tier: cannot grow the embeddings to %u rows", n);
-  }
+  size_t oldOff = e->pVecMem ? (size_t)((uint8_t *)e->aVec - (uint8_t *)e->pVecMem) : 0;
+  uint8_t *pMem = cairnRealloc(e->pVecMem, nb + 63);
+  if (!pMem) return cairnErr(CAIRN_NOMEM, "ephemeral tier: cannot grow the embeddings to %u rows", n);
   float *a = (float *)(((uintptr_t)pMem + 63) & ~(uintptr_t)63);
-  if (e->nRow) {
-    memcpy(a, e->aVec, (size_t)e->nRow * d * sizeof(float));
-    memcpy(aSq, e->aSqNorm, (size_t)e->nRow * sizeof(float));
-    memcpy(aRow, e->aRowEnt, (size_t)e->nRow * sizeof(uint32_t));
-  }
-  cairnFree(e->pVecMem), cairnFree(e->aSqNorm), cairnFree(e->aRowEnt);
-  e->pVecMem = pMem, e->aVec = a, e->aSqNorm = aSq, e->aRowEnt = aRow, e->nRowAlloc = n;
+  if (e->nRow && (uint8_t *)a - pMem != (ptrdiff_t)oldOff) memmove(a, pMem + oldOff, (size_t)e->nRow * d * sizeof(float));
+  e->pVecMem = pMem, e->aVec = a;
+  float *aSq = cairnRealloc(e->aSqNorm, (size_t)n * sizeof(float));
+  if (!aSq) return cairnErr(CAIRN_NOMEM, "ephemeral tier: cannot grow the embeddings to %u rows", n);
+  e->aSqNorm = aSq;
+  uint32_t *aRow = cairnRealloc(e->aRowEnt, (size_t)n * sizeof(uint32_t));
+  if (!aRow) return cairnErr(CAIRN_NOMEM, "ephemeral tier: cannot grow the embeddings to %u rows", n);
+  e->aRowEnt = aRow, e->nRowAlloc = n;
   return CAIRN_OK;
 }
 
-/* Write the (already checked) embedding of entry idx into its row, taking one if needed (the
-** caller reserved it). */
-static void rowPut(cairn_eph *e, uint32_t idx, const float *x) {
+/* Write the (already checked, |x|^2 = sq) embedding of entry idx into its row, taking one if
+** needed (the caller reserved it). */
+static void rowPut(cairn_eph *e, uint32_t idx, const float *x, float sq) {
   EphEnt *p = &e->aEnt[idx];
   if (p->row == EPH_NIL) {
     p->row = e->nRow++;
@@ -199,16 +201,14 @@ static void rowPut(cairn_eph *e, uint32_t idx, const float *x) {
   }
   uint32_t d = e->cfg.dim;
   float *r = e->aVec + (size_t)p->row * d;
-  double sq = 0;
-  for (uint32_t j = 0; j < d; j++) sq += (double)x[j] * x[j];
   if (e->cfg.metric == CAIRN_METRIC_COSINE && sq > 0) {
-    float inv = (float)(1.0 / sqrt(sq));
+    float inv = 1.0f / sqrtf(sq);
     for (uint32_t j = 0; j < d; j++) r[j] = x[j] * inv;
     sq = 1;
   } else {
     memcpy(r, x, (size_t)d * sizeof(float));
   }
-  e->aSqNorm[p->row] = (float)sq;
+  e->aSqNorm[p->row] = sq;
 }
 
 /* Give up entry idx's row: the last row moves into it. */
@@ -274,12 +274,20 @@ static int expiryOf(const cairn_eph *e, int64_t ttlMs, int64_t *pAt) {
   return CAIRN_OK;
 }
 
-static int checkVec(const cairn_eph *e, const float *a, uint32_t n, const char *zWhat) {
+/* Check a vector of the tier's dim and return |a|^2 in *pSq. The sum of squares runs in the
+** SIMD dot kernel; only when it is not finite are the elements looked at, to say which one is
+** NaN or Inf (or that the norm itself overflows). */
+static int checkVec(const cairn_eph *e, const float *a, uint32_t n, const char *zWhat, float *pSq) {
   CAIRN_RETURN_ERROR_IF(e->cfg.dim == 0, CAIRN_MISUSE, "ephemeral tier: %s given but the tier has no dim", zWhat);
   CAIRN_RETURN_ERROR_IF(n != e->cfg.dim, CAIRN_MISUSE, "ephemeral tier: %s of %u floats, the tier has dim %u", zWhat, n,
                         e->cfg.dim);
-  for (uint32_t j = 0; j < n; j++)
-    CAIRN_RETURN_ERROR_IF(!isfinite(a[j]), CAIRN_TYPE, "ephemeral tier: %s has a NaN or Inf at %u", zWhat, j);
+  float sq = cairnMemDot(a, a, n);
+  if (!isfinite(sq)) {
+    for (uint32_t j = 0; j < n; j++)
+      CAIRN_RETURN_ERROR_IF(!isfinite(a[j]), CAIRN_TYPE, "ephemeral tier: %s has a NaN or Inf at %u", zWhat, j);
+    return cairnErr(CAIRN_RANGE, "ephemeral tier: the norm of the %s overflows a float", zWhat);
+  }
+  *pSq = sq;
   return CAIRN_OK;
 }
 
@@ -345,7 +353,8 @@ int cairn_eph_set(cairn_eph *e, const void *pKey, size_t nKey, const void *pValu
   CAIRN_RETURN_ERROR_IF(nValue > CAIRN_EPH_MAX_VALUE, CAIRN_RANGE, "eph_set: value of %zu bytes above %u", nValue,
                         CAIRN_EPH_MAX_VALUE);
   CAIRN_RETURN_ERROR_IF(!aEmb && nEmb, CAIRN_MISUSE, "eph_set: nEmbedding %u without an embedding", nEmb);
-  if (aEmb) CAIRN_TRY(checkVec(e, aEmb, nEmb, "embedding"));
+  float sq = 0;
+  if (aEmb) CAIRN_TRY(checkVec(e, aEmb, nEmb, "embedding", &sq));
   int64_t at = EPH_NEVER;
   CAIRN_TRY(expiryOf(e, ttlMs, &at));
 
@@ -400,7 +409,7 @@ int cairn_eph_set(cairn_eph *e, const void *pKey, size_t nKey, const void *pValu
   x->nValue = (uint32_t)nValue;
   x->expireMs = at;
   if (at < e->minExpire) e->minExpire = at;
-  if (aEmb) rowPut(e, idx, aEmb);
+  if (aEmb) rowPut(e, idx, aEmb, sq);
   else rowDrop(e, idx);
   if (found) lruTouch(e, idx);
   e->st.nBytes += nValue;
@@ -484,15 +493,14 @@ int cairn_eph_search(cairn_eph *e, const float *q, uint32_t nQuery, uint32_t k, 
   CAIRN_RETURN_ERROR_IF(!e || !q || !aHit || !pnHit, CAIRN_MISUSE, "eph_search: NULL argument");
   *pnHit = 0;
   CAIRN_RETURN_ERROR_IF(k == 0 || k > CAIRN_MEM_MAX_K, CAIRN_RANGE, "eph_search: k %u (1..%u)", k, CAIRN_MEM_MAX_K);
-  CAIRN_TRY(checkVec(e, q, nQuery, "query"));
+  float sq;
+  CAIRN_TRY(checkVec(e, q, nQuery, "query", &sq));
   CAIRN_TRY(cairn_eph_purge(e, NULL));
   if (e->nRow == 0) return CAIRN_OK;
   uint32_t d = e->cfg.dim;
   const float *qn = q;
   if (e->cfg.metric == CAIRN_METRIC_COSINE) {
-    double sq = 0;
-    for (uint32_t j = 0; j < d; j++) sq += (double)q[j] * q[j];
-    float inv = sq > 0 ? (float)(1.0 / sqrt(sq)) : 0.0f;
+    float inv = sq > 0 ? 1.0f / sqrtf(sq) : 0.0f;
     for (uint32_t j = 0; j < d; j++) e->aQuery[j] = q[j] * inv;
     qn = e->aQuery;
   }
@@ -534,12 +542,8 @@ int cairn_eph_promote(cairn_eph *e, const void *pKey, size_t nKey, cairn_mem *pM
   if (pBase) r = *pBase;
   else memset(&r, 0, sizeof r);
   r.zText = zText, r.aEmbedding = NULL, r.nEmbedding = 0;
-  if (x->row != EPH_NIL) {
-    cairn_mem_stats st;
-    CAIRN_TRY(cairn_mem_stats_get(pMem, &st));
-    if (st.dim == e->cfg.dim && !st.textOnly) r.aEmbedding = e->aVec + (size_t)x->row * e->cfg.dim, r.nEmbedding = st.dim;
-  }
-  CAIRN_TRY(cairn_mem_add(pMem, &r, pId));
+  if (x->row != EPH_NIL) r.aEmbedding = e->aVec + (size_t)x->row * e->cfg.dim, r.nEmbedding = e->cfg.dim;
+  CAIRN_TRY(cairnMemAddEmbeddingOrText(pMem, &r, pId));
   if (bRemove) {
     entryDrop(e, idx, slotOfEntry(e, idx), 0, now);
     e->st.nDelete++;

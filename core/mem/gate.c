@@ -16,6 +16,7 @@
 ** so the distance from the window's centroid costs one dot product, O(dim).
 */
 #include "cairn/gate.h"
+#include "eph_int.h"
 #include "mem_int.h"
 
 /* ------------------------------------------------------------------ word lists */
@@ -51,6 +52,9 @@ static const char *const azFunc[] = {
 #define WT_SIZE (1u << WT_BITS)
 static uint64_t aWordKey[WT_SIZE];
 static uint8_t aWordFlag[WT_SIZE];
+/* Per byte: its lowercase form if it belongs to words (ASCII letters and digits, bytes >= 0x80),
+** else 0. Built with the word table. */
+static uint8_t aWordByte[256];
 static int gWordState; /* 0 not built, 1 being built, 2 ready */
 
 static inline uint32_t wordHome(uint64_t k) { return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> (64 - WT_BITS)); }
@@ -80,6 +84,8 @@ static void wordsReady(void) {
   if (__atomic_load_n(&gWordState, __ATOMIC_ACQUIRE) == 2) return;
   int expect = 0;
   if (__atomic_compare_exchange_n(&gWordState, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    for (int c = 0; c < 256; c++)
+      aWordByte[c] = (uint8_t)(c >= 'A' && c <= 'Z' ? c | 0x20 : (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80 ? c : 0);
     for (size_t i = 0; i < CAIRN_ARRAY_SIZE(azAck); i++) wordAdd(azAck[i], W_ACK);
     for (size_t i = 0; i < CAIRN_ARRAY_SIZE(azFunc); i++) wordAdd(azFunc[i], W_FUNC);
     __atomic_store_n(&gWordState, 2, __ATOMIC_RELEASE);
@@ -120,9 +126,6 @@ static void gateDefaults(const cairn_gate_config *p, GateCfg *g) {
 }
 
 static inline int isSpace(uint8_t c) { return c == ' ' || (c >= 9 && c <= 13); }
-static inline int isWordByte(uint8_t c) {
-  return (uint8_t)((c | 0x20) - 'a') < 26 || (uint8_t)(c - '0') < 10 || c >= 0x80;
-}
 
 static void gateRun(const GateCfg *g, const char *z, size_t n, cairn_gate_result *r) {
   memset(r, 0, sizeof *r);
@@ -131,19 +134,26 @@ static void gateRun(const GateCfg *g, const char *z, size_t n, cairn_gate_result
   while (i1 > i0 && isSpace((uint8_t)z[i1 - 1])) i1--;
   size_t nb = i1 - i0;
   r->nBytes = nb > UINT32_MAX ? UINT32_MAX : (uint32_t)nb;
+  const uint8_t *a = (const uint8_t *)z;
   size_t end = i0 + CAIRN_MIN(nb, (size_t)g->scanBytes);
   uint32_t nWords = 0, nContent = 0, nAck = 0;
   for (size_t i = i0; i < end;) {
-    if (!isWordByte((uint8_t)z[i])) {
+    if (!aWordByte[a[i]]) {
       i++;
       continue;
     }
+    /* One word: pack its first 8 bytes lowercased while finding its end. */
     size_t j = i;
-    int ascii = 1;
-    while (j < end && isWordByte((uint8_t)z[j])) ascii &= (uint8_t)z[j] < 0x80, j++;
+    uint64_t k = 0;
+    unsigned hi = 0;
+    do {
+      uint8_t c = aWordByte[a[j]];
+      if (j - i < 8) k |= (uint64_t)c << (8 * (j - i));
+      hi |= c;
+      j++;
+    } while (j < end && aWordByte[a[j]]);
     nWords++;
-    int f = 0;
-    if (ascii && j - i <= 8) f = wordFlags(packWord(z + i, j - i));
+    int f = !(hi & 0x80) && j - i <= 8 ? wordFlags(k) : 0;
     nAck += (f & W_ACK) != 0;
     nContent += f == 0;
     i = j;
@@ -189,6 +199,7 @@ struct cairn_gate {
   uint32_t window, dim;
   float *aWin;  /* window * dim: the ring of recent exchange embeddings */
   double *aSum; /* dim: their sum */
+  float *aSumF; /* dim: aSum rounded, for the dot kernel */
   uint32_t nWin, iWin;
   float *aCur, *aTmp; /* dim each */
 };
@@ -220,7 +231,8 @@ int cairn_gate_open(const cairn_gate_config *pCfg, cairn_gate **ppGate) {
     p->aSum = cairnMallocArray(p->dim, sizeof(double));
     p->aCur = cairnMallocArray(p->dim, sizeof(float));
     p->aTmp = cairnMallocArray(p->dim, sizeof(float));
-    if (!p->aWin || !p->aSum || !p->aCur || !p->aTmp) {
+    p->aSumF = cairnMallocArray(p->dim, sizeof(float));
+    if (!p->aWin || !p->aSum || !p->aCur || !p->aTmp || !p->aSumF) {
       cairn_gate_close(p);
       return cairnErr(CAIRN_NOMEM, "gate_open: out of memory for a window of %u x %u", p->window, p->dim);
     }
@@ -233,11 +245,11 @@ int cairn_gate_open(const cairn_gate_config *pCfg, cairn_gate **ppGate) {
 
 void cairn_gate_close(cairn_gate *p) {
   if (!p) return;
-  cairnFree(p->aWin), cairnFree(p->aSum), cairnFree(p->aCur), cairnFree(p->aTmp);
+  cairnFree(p->aWin), cairnFree(p->aSum), cairnFree(p->aCur), cairnFree(p->aTmp), cairnFree(p->aSumF);
   cairnFree(p);
 }
 
-/* Add side zText (or its given embedding) into p->aCur. */
+/* Add side zText (or its given embedding), normalised, into p->aCur. */
 static int addSide(cairn_gate *p, const char *zText, const float *aEmb) {
   uint32_t d = p->dim;
   const float *v = aEmb;
@@ -246,9 +258,9 @@ static int addSide(cairn_gate *p, const char *zText, const float *aEmb) {
     CAIRN_TRY(cairn_mem_embed(zText, strlen(zText), p->aTmp, d));
     v = p->aTmp;
   }
-  double sq = 0;
-  for (uint32_t j = 0; j < d; j++) sq += (double)v[j] * v[j];
-  float inv = sq > 0 ? (float)(1.0 / sqrt(sq)) : 0.0f;
+  float sq = cairnMemDot(v, v, d);
+  CAIRN_RETURN_ERROR_IF(!isfinite(sq), CAIRN_RANGE, "gate_observe: the norm of an embedding overflows a float");
+  float inv = sq > 0 ? 1.0f / sqrtf(sq) : 0.0f;
   for (uint32_t j = 0; j < d; j++) p->aCur[j] += v[j] * inv;
   return CAIRN_OK;
 }
@@ -259,18 +271,19 @@ static int shiftOf(cairn_gate *p, const cairn_exchange *x, float *pShift) {
   memset(p->aCur, 0, sizeof(float) * d);
   CAIRN_TRY(addSide(p, x->zUser, x->aUserEmbedding));
   CAIRN_TRY(addSide(p, x->zAssistant, x->aAssistantEmbedding));
-  double sq = 0, dot = 0, sumSq = 0;
-  for (uint32_t j = 0; j < d; j++) sq += (double)p->aCur[j] * p->aCur[j];
-  if (sq > 0) {
-    float inv = (float)(1.0 / sqrt(sq));
-    for (uint32_t j = 0; j < d; j++) p->aCur[j] *= inv;
-  }
+  float sq = cairnMemDot(p->aCur, p->aCur, d);
   if (sq == 0) {
     *pShift = 0; /* nothing to compare: no topic, no shift */
     return CAIRN_OK;
   }
-  for (uint32_t j = 0; j < d; j++) dot += p->aSum[j] * p->aCur[j], sumSq += p->aSum[j] * p->aSum[j];
-  *pShift = p->nWin == 0 || sumSq <= 0 ? 1.0f : (float)(1.0 - dot / sqrt(sumSq));
+  float inv = 1.0f / sqrtf(sq);
+  for (uint32_t j = 0; j < d; j++) p->aCur[j] *= inv;
+  if (p->nWin == 0) {
+    *pShift = 1.0f;
+    return CAIRN_OK;
+  }
+  float dot = cairnMemDot(p->aSumF, p->aCur, d), sumSq = cairnMemDot(p->aSumF, p->aSumF, d);
+  *pShift = sumSq > 0 ? 1.0f - dot / sqrtf(sumSq) : 1.0f;
   return CAIRN_OK;
 }
 
@@ -281,18 +294,32 @@ static void windowPush(cairn_gate *p) {
     for (uint32_t j = 0; j < d; j++) p->aSum[j] -= slot[j];
   else p->nWin++;
   memcpy(slot, p->aCur, sizeof(float) * d);
-  for (uint32_t j = 0; j < d; j++) p->aSum[j] += slot[j];
+  for (uint32_t j = 0; j < d; j++) p->aSum[j] += slot[j], p->aSumF[j] = (float)p->aSum[j];
   p->iWin = (p->iWin + 1) % p->window;
 }
 
+/*
+** cairn_mem_add with the record's embedding, or, when the store refuses it as misuse (another
+** dimension, a text-only store: a failed add changes nothing), without it so that the store
+** embeds the text. Trying is cheaper than asking: cairn_mem_stats_get walks every memory.
+*/
+int cairnMemAddEmbeddingOrText(cairn_mem *m, cairn_mem_record *r, uint64_t *pId) {
+  int rc = cairn_mem_add(m, r, pId);
+  if (rc == CAIRN_MISUSE && r->aEmbedding) {
+    r->aEmbedding = NULL, r->nEmbedding = 0;
+    rc = cairn_mem_add(m, r, pId);
+  }
+  return rc;
+}
+
 static int saveSide(cairn_mem *m, const cairn_exchange *x, const char *zText, const float *aEmb, const char *zRole,
-                    float importance, uint32_t storeDim, uint64_t *pId) {
+                    float importance, uint64_t *pId) {
   cairn_mem_record r;
   memset(&r, 0, sizeof r);
   r.zText = zText, r.zSession = x->zSession, r.zRole = zRole;
   r.importance = importance, r.eventMs = x->eventMs;
-  if (aEmb && x->nEmbedding == storeDim) r.aEmbedding = aEmb, r.nEmbedding = storeDim;
-  return cairn_mem_add(m, &r, pId);
+  if (aEmb) r.aEmbedding = aEmb, r.nEmbedding = x->nEmbedding;
+  return cairnMemAddEmbeddingOrText(m, &r, pId);
 }
 
 int cairn_gate_observe(cairn_gate *p, const cairn_exchange *x, cairn_mem *pMem, cairn_observe_result *pOut) {
@@ -303,9 +330,12 @@ int cairn_gate_observe(cairn_gate *p, const cairn_exchange *x, cairn_mem *pMem, 
   CAIRN_RETURN_ERROR_IF(haveEmb && x->nEmbedding != p->dim, CAIRN_MISUSE,
                         "gate_observe: embeddings of %u floats, the observer has dim %u", x->nEmbedding, p->dim);
   for (int s = 0; s < 2 && haveEmb; s++) {
+    /* NaN or Inf anywhere makes the sum of squares non-finite (one SIMD pass); only then look. */
     const float *a = s ? x->aAssistantEmbedding : x->aUserEmbedding;
-    for (uint32_t j = 0; a && j < p->dim; j++)
+    if (!a || isfinite(cairnMemDot(a, a, p->dim))) continue;
+    for (uint32_t j = 0; j < p->dim; j++)
       CAIRN_RETURN_ERROR_IF(!isfinite(a[j]), CAIRN_TYPE, "gate_observe: embedding has a NaN or Inf at %u", j);
+    return cairnErr(CAIRN_RANGE, "gate_observe: the norm of an embedding overflows a float");
   }
   if (x->zUser) gateRun(&p->g, x->zUser, strlen(x->zUser), &pOut->user);
   else pOut->user.reason = CAIRN_GATE_EMPTY;
@@ -341,18 +371,11 @@ int cairn_gate_observe(cairn_gate *p, const cairn_exchange *x, cairn_mem *pMem, 
   if (want && !pOut->save) pOut->why = CAIRN_OBSERVE_GATED;
 
   if (pMem && pOut->save) {
-    uint32_t storeDim = 0;
-    if (haveEmb) {
-      cairn_mem_stats st;
-      CAIRN_TRY(cairn_mem_stats_get(pMem, &st));
-      storeDim = st.textOnly ? 0 : st.dim;
-    }
     if (pOut->saveUser)
-      CAIRN_TRY(saveSide(pMem, x, x->zUser, x->aUserEmbedding, x->zUserRole ? x->zUserRole : "user", imp, storeDim,
-                         &pOut->userId));
+      CAIRN_TRY(saveSide(pMem, x, x->zUser, x->aUserEmbedding, x->zUserRole ? x->zUserRole : "user", imp, &pOut->userId));
     if (pOut->saveAssistant)
       CAIRN_TRY(saveSide(pMem, x, x->zAssistant, x->aAssistantEmbedding,
-                         x->zAssistantRole ? x->zAssistantRole : "assistant", imp, storeDim, &pOut->assistantId));
+                         x->zAssistantRole ? x->zAssistantRole : "assistant", imp, &pOut->assistantId));
   }
   if (p->strategy == CAIRN_SAVE_ON_SHIFT) windowPush(p);
   return CAIRN_OK;

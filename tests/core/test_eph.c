@@ -696,5 +696,21 @@ TEST(gate, shift_with_given_embeddings) {
   CHECK_OK(cairn_gate_observe(g, &x, NULL, &o));
   CHECK(fabsf(o.shift - (1.0f - 0.70710678f)) < 1e-5f);
   CHECK(!o.save);
+  /* saving with embeddings the store cannot take (dim 256): the store embeds the text */
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  x.aUserEmbedding = c, x.zAssistant = "a different subject", x.aAssistantEmbedding = a;
+  float far[D] = {0, 0, 0, 0, 1};
+  x.aUserEmbedding = far;
+  CHECK_OK(cairn_gate_observe(g, &x, m, &o));
+  CHECK(o.save);
+  CHECK_EQ(o.userId, 1);
+  CHECK_EQ(o.assistantId, 2);
+  far[2] = NAN;
+  CHECK_RC(cairn_gate_observe(g, &x, m, &o), CAIRN_TYPE);
+  cairn_mem_stats st;
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.nMemory, 2);
+  cairn_mem_close(m);
   cairn_gate_close(g);
 }
