@@ -12,6 +12,9 @@ PKGS=(build-essential cmake pkg-config git ca-certificates
       libhdf5-dev hdf5-tools python3-h5py python3-numpy hdf5-filter-plugin netcdf-bin
       chromium qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       libclang-rt-14-dev openssl)
+# The ephemeral tier's peer (bench/eph/run.sh, issue 18): a real Redis server on loopback, driven
+# through hiredis, pipelined and not; the bench builds only where hiredis is present.
+PKGS+=(redis-server libhiredis-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
