@@ -9,7 +9,8 @@
 **        the ephemeral tier's and the gate's costs on the issue-18 workload shapes: SET, GET,
 **        miss, DELETE of N keys (10-byte keys, 64-byte values), SET with a D-float embedding,
 **        top-10 search over the N embeddings, gate on a trivial and on a non-trivial text, and
-**        the observer (every-exchange, on-shift) deciding and saving into an in-memory store.
+**        the observer (every-exchange, on-shift) deciding and saving into an in-memory store, and
+**        the consolidation score of 100, 1K and 10K memories and the selection of their best tenth.
 **        Each figure is the best of R rounds (the machine may be shared); the SET/GET/DELETE rounds
 **        reuse one cleared tier, and the first fill of fresh memory is reported apart (cold). bench/eph/run.sh runs
 **        it beside a Redis server on the same shapes.
@@ -22,6 +23,7 @@
 #if CAIRN_WITH_MEM
 #include "cairn/eph.h"
 #include "cairn/gate.h"
+#include "cairn/score.h"
 
 static int64_t ephNs(void) {
   const cairn_host *h = cairn_host_get();
@@ -252,6 +254,34 @@ static int benchObserve(const EphBench *b, int strategy, int bSave, double *pNs)
   return rc;
 }
 
+/* us to score n memories (cairn_score_many) and to select the best n/10 (cairn_score_select). */
+static int benchScore(const EphBench *b, size_t n, double *pScoreUs, double *pSelectUs) {
+  cairn_score_input *a = malloc(sizeof *a * n);
+  float *sc = malloc(sizeof(float) * n);
+  uint32_t *keep = malloc(sizeof(uint32_t) * n);
+  int rc = a && sc && keep ? CAIRN_OK : cairn_seterr(CAIRN_NOMEM, "bench: out of memory");
+  uint64_t s = 7;
+  int64_t now = (int64_t)1 << 40;
+  for (size_t i = 0; !rc && i < n; i++) {
+    uint64_t r = benchRand(&s);
+    a[i].importance = (float)(r % 1000) / 1000.0f, a[i].accessCount = (uint32_t)(r >> 20) % 20;
+    a[i].lastMs = now - (int64_t)((r >> 32) % 2592000000ull), a[i].nLinks = (uint32_t)(r >> 60);
+  }
+  double bestScore = INFINITY, bestSelect = INFINITY;
+  for (uint32_t k = 0; !rc && k < b->rounds; k++) {
+    int64_t t0 = ephNs();
+    for (int rep = 0; rep < 10 && !rc; rep++) rc = cairn_score_many(NULL, a, n, now, sc);
+    int64_t t1 = ephNs();
+    size_t nKeep;
+    if (!rc) rc = cairn_score_select(NULL, a, n, now, n / 10, keep, &nKeep);
+    int64_t t2 = ephNs();
+    bestScore = fmin(bestScore, (double)(t1 - t0) / 10 / 1e3), bestSelect = fmin(bestSelect, (double)(t2 - t1) / 1e3);
+  }
+  free(a), free(sc), free(keep);
+  *pScoreUs = bestScore, *pSelectUs = bestSelect;
+  return rc;
+}
+
 int cliEphBench(int argc, char **argv) {
   const char *zCmd = "eph bench";
   EphBench b;
@@ -296,15 +326,20 @@ int cliEphBench(int argc, char **argv) {
   if (!rc) rc = benchObserve(&b, CAIRN_SAVE_ON_SHIFT, 0, &oShift);
   if (!rc) rc = benchObserve(&b, CAIRN_SAVE_EVERY, 1, &oEverySave);
   if (!rc) rc = benchObserve(&b, CAIRN_SAVE_ON_SHIFT, 1, &oShiftSave);
+  double score100 = 0, select100 = 0, score1k = 0, select1k = 0, score10k = 0, select10k = 0;
+  if (!rc) rc = benchScore(&b, 100, &score100, &select100);
+  if (!rc) rc = benchScore(&b, 1000, &score1k, &select1k);
+  if (!rc) rc = benchScore(&b, 10000, &score10k, &select10k);
   free(b.aKey), free(b.aMiss), free(b.aPerm), free(b.aVec);
   if (rc) return cliFail(zCmd, rc);
   if (json) {
     printf("{\"n\":%u,\"dim\":%u,\"rounds\":%u,\"set_ns\":%.1f,\"get_ns\":%.1f,\"miss_ns\":%.1f,\"delete_ns\":%.1f,"
            "\"set_emb_ns\":%.1f,\"get_emb_ns\":%.1f,\"delete_emb_ns\":%.1f,\"cold_set_ns\":%.1f,\"cold_set_emb_ns\":%.1f,\"search_ms\":%.4f,\"gate_trivial_ns\":%.1f,"
            "\"gate_pass_ns\":%.1f,\"observe_every_ns\":%.1f,\"observe_shift_ns\":%.1f,\"observe_every_save_ns\":%.1f,"
-           "\"observe_shift_save_ns\":%.1f}\n",
+           "\"observe_shift_save_ns\":%.1f,\"score_100_us\":%.3f,\"score_1k_us\":%.2f,\"select_1k_us\":%.2f,"
+           "\"score_10k_us\":%.1f,\"select_10k_us\":%.1f}\n",
            b.n, b.dim, b.rounds, kv[0], kv[1], kv[2], kv[3], kvE[0], kvE[1], kvE[3], coldSet, coldSetE, searchMs, gTriv, gPass, oEvery, oShift,
-           oEverySave, oShiftSave);
+           oEverySave, oShiftSave, score100, score1k, select1k, score10k, select10k);
     return 0;
   }
   printf("ephemeral tier, %u keys of 10 bytes, values of 64 bytes, best of %u warm rounds\n", b.n, b.rounds);
@@ -318,6 +353,9 @@ int cliEphBench(int argc, char **argv) {
   printf("observe (embeddings given, %u-d)\n  every-exchange, decide      %8.1f ns\n  on-shift, decide            %8.1f ns\n",
          b.dim, oEvery, oShift);
   printf("  every-exchange, save        %8.1f ns\n  on-shift, save              %8.1f ns\n", oEverySave, oShiftSave);
+  printf("consolidation score (value, access, recency, links)\n  score 100 / 1K / 10K        %.3f / %.2f / %.1f us\n", score100,
+         score1k, score10k);
+  printf("  keep the best tenth of 1K / 10K  %.2f / %.1f us\n", select1k, select10k);
   return 0;
 }
 #endif

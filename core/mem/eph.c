@@ -417,8 +417,9 @@ int cairn_eph_set(cairn_eph *e, const void *pKey, size_t nKey, const void *pValu
   return CAIRN_OK;
 }
 
-/* The live entry of a key: its number and slot, or CAIRN_NOTFOUND (an expired one is dropped). */
-static int lookup(cairn_eph *e, const void *pKey, size_t nKey, uint32_t *pIdx, int64_t *pNow) {
+/* The live entry of a key: its number (and slot, for a delete), or CAIRN_NOTFOUND (an expired
+** one is dropped). */
+static int lookup(cairn_eph *e, const void *pKey, size_t nKey, uint32_t *pIdx, uint32_t *pSlot, int64_t *pNow) {
   int found, haveNow = 0;
   uint64_t h = ephHash(pKey, nKey);
   uint32_t iSlot = slotFind(e, h, pKey, nKey, &found);
@@ -430,6 +431,7 @@ static int lookup(cairn_eph *e, const void *pKey, size_t nKey, uint32_t *pIdx, i
     return CAIRN_NOTFOUND;
   }
   *pIdx = idx;
+  if (pSlot) *pSlot = iSlot;
   return CAIRN_OK;
 }
 
@@ -437,7 +439,7 @@ int cairn_eph_get(cairn_eph *e, const void *pKey, size_t nKey, cairn_eph_entry *
   CAIRN_RETURN_ERROR_IF(!e || (!pKey && nKey), CAIRN_MISUSE, "eph_get: NULL argument");
   uint32_t idx;
   int64_t now;
-  if (lookup(e, pKey, nKey, &idx, &now) != CAIRN_OK) {
+  if (lookup(e, pKey, nKey, &idx, NULL, &now) != CAIRN_OK) {
     e->st.nMiss++;
     return CAIRN_NOTFOUND;
   }
@@ -451,8 +453,9 @@ int cairn_eph_delete(cairn_eph *e, const void *pKey, size_t nKey) {
   CAIRN_RETURN_ERROR_IF(!e || (!pKey && nKey), CAIRN_MISUSE, "eph_delete: NULL argument");
   uint32_t idx;
   int64_t now;
-  if (lookup(e, pKey, nKey, &idx, &now) != CAIRN_OK) return CAIRN_NOTFOUND;
-  entryDrop(e, idx, slotOfEntry(e, idx), 0, now);
+  uint32_t iSlot;
+  if (lookup(e, pKey, nKey, &idx, &iSlot, &now) != CAIRN_OK) return CAIRN_NOTFOUND;
+  entryDrop(e, idx, iSlot, 0, now);
   e->st.nDelete++;
   return CAIRN_OK;
 }
@@ -463,7 +466,7 @@ int cairn_eph_expire(cairn_eph *e, const void *pKey, size_t nKey, int64_t ttlMs)
   CAIRN_TRY(expiryOf(e, ttlMs, &at));
   uint32_t idx;
   int64_t now;
-  if (lookup(e, pKey, nKey, &idx, &now) != CAIRN_OK) return CAIRN_NOTFOUND;
+  if (lookup(e, pKey, nKey, &idx, NULL, &now) != CAIRN_OK) return CAIRN_NOTFOUND;
   e->aEnt[idx].expireMs = at;
   if (at < e->minExpire) e->minExpire = at;
   return CAIRN_OK;
@@ -531,7 +534,7 @@ int cairn_eph_promote(cairn_eph *e, const void *pKey, size_t nKey, cairn_mem *pM
   CAIRN_RETURN_ERROR_IF(!e || (!pKey && nKey) || !pMem, CAIRN_MISUSE, "eph_promote: NULL argument");
   uint32_t idx;
   int64_t now;
-  if (lookup(e, pKey, nKey, &idx, &now) != CAIRN_OK)
+  if (lookup(e, pKey, nKey, &idx, NULL, &now) != CAIRN_OK)
     return cairnErr(CAIRN_NOTFOUND, "eph_promote: no such key (absent or expired)");
   EphEnt *x = &e->aEnt[idx];
   const char *zText = (const char *)x->pBlob + x->nKey;

@@ -5,13 +5,15 @@
 ** strategies (cairn/gate.h): set/get/delete against a reference model (hash table shifts, LRU
 ** order), TTLs on a fake host clock, capacity and TTL edge cases, embedding search against a
 ** brute-force scan for each metric, promotion into a memory store, out-of-memory failures that
-** change nothing, and the gate's rules on empty, trivial, short, thin and huge texts.
+** change nothing, the gate's rules on empty, trivial, short, thin and huge texts, the save
+** strategies, and the consolidation score (cairn/score.h) with its selection of the best.
 */
 #include <math.h>
 #include <stdlib.h>
 
 #include "cairn/eph.h"
 #include "cairn/gate.h"
+#include "cairn/score.h"
 #include "oom.h"
 #include "tf.h"
 
@@ -713,4 +715,110 @@ TEST(gate, shift_with_given_embeddings) {
   CHECK_EQ(st.nMemory, 2);
   cairn_mem_close(m);
   cairn_gate_close(g);
+}
+
+/* ---- the consolidation score (cairn/score.h) ---- */
+#define HOUR_MS 3600000ll
+
+TEST(score, parts_and_defaults) {
+  int64_t now = 1000 * HOUR_MS;
+  cairn_score_input x = {0.5f, 4, now - 168 * HOUR_MS, 2};
+  cairn_score_parts p;
+  CHECK_OK(cairn_score(NULL, &x, now, &p));
+  CHECK(fabsf(p.value - 0.5f) < 1e-6f && fabsf(p.access - 0.5f) < 1e-6f);
+  CHECK(fabsf(p.recency - 0.5f) < 1e-6f && fabsf(p.links - 0.5f) < 1e-6f);
+  CHECK(fabsf(p.score - 0.5f) < 1e-6f);
+  /* clamps and edges */
+  cairn_score_input y = {3.0f, 0, now + HOUR_MS, 0}; /* a future time: age 0 */
+  CHECK_OK(cairn_score(NULL, &y, now, &p));
+  CHECK(p.value == 1.0f && p.access == 0.0f && p.recency == 1.0f && p.links == 0.0f);
+  CHECK(fabsf(p.score - 0.6f) < 1e-6f);
+  y.importance = NAN;
+  CHECK_OK(cairn_score(NULL, &y, now, &p));
+  CHECK(p.value == 0.0f);
+  y.importance = -2;
+  CHECK_OK(cairn_score(NULL, &y, now, &p));
+  CHECK(p.value == 0.0f);
+  /* one part only */
+  cairn_score_config c;
+  memset(&c, 0, sizeof c);
+  c.wAccess = c.wRecency = c.wLinks = -1;
+  x.importance = 0.25f;
+  CHECK_OK(cairn_score(&c, &x, now, &p));
+  CHECK(fabsf(p.score - 0.25f) < 1e-6f);
+  c.wValue = -1, c.wRecency = 2, c.halfLifeH = 1; /* recency alone, a one-hour half-life */
+  x.lastMs = now - 3 * HOUR_MS;
+  CHECK_OK(cairn_score(&c, &x, now, &p));
+  CHECK(fabsf(p.score - 0.125f) < 1e-6f);
+  /* more accesses, more links, more recent: never a lower score */
+  float prev = -1;
+  for (uint32_t a = 0; a < 40; a++) {
+    cairn_score_input z = {0.3f, a, now - (int64_t)(40 - a) * HOUR_MS, a / 4};
+    CHECK_OK(cairn_score(NULL, &z, now, &p));
+    CHECK(p.score > prev);
+    CHECK(p.score >= 0 && p.score <= 1);
+    prev = p.score;
+  }
+  /* bad settings */
+  memset(&c, 0, sizeof c);
+  c.wValue = c.wAccess = c.wRecency = c.wLinks = -1;
+  CHECK_RC(cairn_score(&c, &x, now, &p), CAIRN_MISUSE);
+  memset(&c, 0, sizeof c);
+  c.wLinks = NAN;
+  CHECK_RC(cairn_score(&c, &x, now, &p), CAIRN_MISUSE);
+  memset(&c, 0, sizeof c);
+  c.halfLifeH = -1;
+  CHECK_RC(cairn_score(&c, &x, now, &p), CAIRN_MISUSE);
+  c.halfLifeH = INFINITY;
+  CHECK_RC(cairn_score(&c, &x, now, &p), CAIRN_MISUSE);
+  CHECK_RC(cairn_score(NULL, NULL, now, &p), CAIRN_MISUSE);
+}
+
+/* The seed's consolidation experiment on the scoring level: 1,000 memories, 10 signal ones
+** accessed 15+ times among 990 noise ones, a working capacity of 100: the 10 stay hot. */
+TEST(score, select_keeps_the_signal) {
+  enum { N = 1000, CAP = 100 };
+  static cairn_score_input a[N];
+  static uint32_t keep[N];
+  int64_t now = 2000 * HOUR_MS;
+  uint64_t s = 99;
+  for (int i = 0; i < N; i++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    int signal = i % 100 == 37;
+    /* the same importance for all: access tells them apart; being accessed, the signal ones were
+    ** touched within the last day, the noise ones at any time in the last month */
+    a[i].importance = 0.5f;
+    a[i].accessCount = signal ? 15 + (uint32_t)(s >> 20) % 16 : (uint32_t)(s >> 20) % 4;
+    a[i].lastMs = now - (int64_t)((s >> 32) % (signal ? 24 : 30 * 24)) * HOUR_MS;
+    a[i].nLinks = (uint32_t)(s >> 50) % 2;
+  }
+  size_t nKeep;
+  CHECK_OK(cairn_score_select(NULL, a, N, now, CAP, keep, &nKeep));
+  CHECK_EQ(nKeep, CAP);
+  int nSignal = 0;
+  for (size_t i = 0; i < nKeep; i++) nSignal += keep[i] % 100 == 37;
+  CHECK_EQ(nSignal, 10);
+  /* best first, and the kept ones score at least as well as any dropped one */
+  static float sc[N];
+  static char kept[N];
+  CHECK_OK(cairn_score_many(NULL, a, N, now, sc));
+  memset(kept, 0, sizeof kept);
+  for (size_t i = 0; i < nKeep; i++) {
+    kept[keep[i]] = 1;
+    if (i) CHECK(sc[keep[i - 1]] > sc[keep[i]] || (sc[keep[i - 1]] == sc[keep[i]] && keep[i - 1] < keep[i]));
+  }
+  float worstKept = sc[keep[nKeep - 1]];
+  for (int i = 0; i < N; i++)
+    if (!kept[i]) CHECK(sc[i] <= worstKept);
+  cairn_score_parts p;
+  CHECK_OK(cairn_score(NULL, &a[5], now, &p));
+  CHECK(p.score == sc[5]);
+  /* capacity 0 keeps none; beyond n keeps all; n 0 */
+  CHECK_OK(cairn_score_select(NULL, a, N, now, 0, keep, &nKeep));
+  CHECK_EQ(nKeep, 0);
+  CHECK_OK(cairn_score_select(NULL, a, 7, now, 50, keep, &nKeep));
+  CHECK_EQ(nKeep, 7);
+  CHECK_OK(cairn_score_select(NULL, NULL, 0, now, 50, NULL, &nKeep));
+  CHECK_EQ(nKeep, 0);
+  CHECK_RC(cairn_score_select(NULL, a, N, now, 5, NULL, &nKeep), CAIRN_MISUSE);
 }

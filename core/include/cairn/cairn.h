@@ -90,5 +90,6 @@ CAIRN_API const char *cairn_version(void);
 #include "json.h"
 #include "eph.h"
 #include "gate.h"
+#include "score.h"
 
 #endif /* CAIRN_H */
