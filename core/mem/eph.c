@@ -26,12 +26,16 @@
 
 #define EPH_NIL UINT32_MAX
 #define EPH_NEVER INT64_MAX
+/* A freed entry keeps its block up to this size for the next set that takes the entry: a delete
+** then frees nothing and the set after it allocates nothing (the common churn of a cache), at a
+** cost bounded by capacity x 256 bytes. */
+#define EPH_KEEP_BLOB 256
 
 typedef struct EphEnt {
   uint64_t hash;
   int64_t expireMs; /* host monotonic ms, or EPH_NEVER */
-  uint8_t *pBlob;   /* key, value, NUL; NULL = a free entry */
-  uint32_t nKey, nValue, nBlob;
+  uint8_t *pBlob;   /* key, value, NUL; a free entry may keep a small block for the next set */
+  uint32_t nKey, nValue, nBlob; /* nKey 0: a free entry */
   uint32_t prev, next; /* LRU neighbours; next also links the free list */
   uint32_t row;        /* embedding row, or EPH_NIL */
 } EphEnt;
@@ -56,6 +60,19 @@ struct cairn_eph {
 
 static int64_t ephNowMs(void) { return cairnClock(1) / 1000000; }
 
+/* The 1..7 bytes at p as one integer: two overlapping 4-byte loads, or three single bytes that
+** cover every position of a 1..3 byte tail. Equal lengths map equal bytes to equal values and
+** unequal bytes to unequal ones, so it serves the key comparison too. */
+static inline uint64_t loadTail(const uint8_t *p, size_t n) {
+  if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    return ((uint64_t)b << 32) | a;
+  }
+  return (uint64_t)p[0] | ((uint64_t)p[n >> 1] << 8) | ((uint64_t)p[n - 1] << 16);
+}
+
 /* A 64-bit hash of the key, 8 bytes per step (in-process only: byte order does not matter). */
 static uint64_t ephHash(const uint8_t *p, size_t n) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull);
@@ -65,13 +82,23 @@ static uint64_t ephHash(const uint8_t *p, size_t n) {
     h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
     h ^= h >> 31;
   }
-  uint64_t w = 0;
-  if (n) memcpy(&w, p, n);
+  uint64_t w = n ? loadTail(p, n) : 0;
   h = (h ^ w) * 0x94d049bb133111ebull;
   h ^= h >> 29;
   h *= 0xbf58476d1ce4e5b9ull;
   h ^= h >> 32;
   return h;
+}
+
+/* a[0..n) == b[0..n), inline for keys of up to 16 bytes (most are): no libc call per probe. */
+static inline int keyEq(const uint8_t *a, const uint8_t *b, size_t n) {
+  if (n > 16) return memcmp(a, b, n) == 0;
+  if (n >= 8) {
+    uint64_t a0, a1, b0, b1;
+    memcpy(&a0, a, 8), memcpy(&b0, b, 8), memcpy(&a1, a + n - 8, 8), memcpy(&b1, b + n - 8, 8);
+    return a0 == b0 && a1 == b1;
+  }
+  return loadTail(a, n) == loadTail(b, n);
 }
 
 /* ------------------------------------------------------------------ hash table */
@@ -85,7 +112,7 @@ static uint32_t slotFind(const cairn_eph *e, uint64_t h, const void *pKey, size_
     if (!s) break;
     if (slotTag(s) != tag) continue;
     const EphEnt *x = &e->aEnt[(uint32_t)s - 1];
-    if (x->hash == h && x->nKey == nKey && memcmp(x->pBlob, pKey, nKey) == 0) {
+    if (x->hash == h && x->nKey == nKey && keyEq(x->pBlob, pKey, nKey)) {
       *pFound = 1;
       return i;
     }
@@ -248,8 +275,11 @@ static void entryDrop(cairn_eph *e, uint32_t idx, uint32_t iSlot, int reason, in
   lruUnlink(e, idx);
   rowDrop(e, idx);
   e->st.nBytes -= (uint64_t)x->nKey + x->nValue;
-  cairnFree(x->pBlob);
-  x->pBlob = NULL;
+  if (x->nBlob > EPH_KEEP_BLOB) {
+    cairnFree(x->pBlob);
+    x->pBlob = NULL, x->nBlob = 0;
+  }
+  x->nKey = 0;
   x->next = e->freeHead;
   e->freeHead = idx;
   e->count--;
@@ -380,8 +410,17 @@ int cairn_eph_set(cairn_eph *e, const void *pKey, size_t nKey, const void *pValu
     CAIRN_TRY(slotReserve(e, e->count + 1));
     if (!evict && e->freeHead == EPH_NIL && e->nEnt == e->nEntAlloc)
       CAIRN_TRY(CAIRN_GROW(e->aEnt, e->nEntAlloc, CAIRN_MIN((uint64_t)e->nEnt + 1, e->cfg.capacity), "ephemeral entries"));
-    uint8_t *p = cairnMalloc(nBlob);
-    if (!p) return cairnErr(CAIRN_NOMEM, "eph_set: out of memory for a value of %zu bytes", nValue);
+    /* The entry this set takes: the evicted tail, a free one, or a new one. A block it keeps
+    ** (EPH_KEEP_BLOB) is reused when big enough; else a new block is allocated before anything
+    ** changes. */
+    uint32_t cand = evict ? e->tail : e->freeHead;
+    const EphEnt *pc = cand == EPH_NIL ? NULL : &e->aEnt[cand];
+    int reuse = pc && pc->pBlob && pc->nBlob >= nBlob && pc->nBlob <= EPH_KEEP_BLOB;
+    uint8_t *p = NULL;
+    if (!reuse) {
+      p = cairnMalloc(nBlob);
+      if (!p) return cairnErr(CAIRN_NOMEM, "eph_set: out of memory for a value of %zu bytes", nValue);
+    }
     if (evict) {
       uint32_t t = e->tail;
       int64_t now = 0;
@@ -389,11 +428,20 @@ int cairn_eph_set(cairn_eph *e, const void *pKey, size_t nKey, const void *pValu
       int why = expired(&e->aEnt[t], &now, &haveNow) ? CAIRN_EPH_EXPIRED : CAIRN_EPH_EVICTED;
       entryDrop(e, t, slotOfEntry(e, t), why, now);
     }
-    if (e->freeHead != EPH_NIL) idx = e->freeHead, e->freeHead = e->aEnt[idx].next;
-    else idx = e->nEnt++;
+    if (e->freeHead != EPH_NIL) {
+      idx = e->freeHead, e->freeHead = e->aEnt[idx].next;
+    } else {
+      idx = e->nEnt++;
+      e->aEnt[idx].pBlob = NULL, e->aEnt[idx].nBlob = 0;
+    }
+    cairnAssert(!reuse || idx == cand);
     EphEnt *x = &e->aEnt[idx];
-    memset(x, 0, sizeof *x);
-    x->hash = h, x->pBlob = p, x->nBlob = nBlob, x->nKey = (uint32_t)nKey, x->row = EPH_NIL;
+    if (!reuse) {
+      cairnFree(x->pBlob); /* a kept block too small for this set */
+      x->pBlob = p, x->nBlob = nBlob;
+    }
+    p = x->pBlob;
+    x->hash = h, x->nKey = (uint32_t)nKey, x->row = EPH_NIL, x->nValue = 0;
     memcpy(p, pKey, nKey);
     /* The table may have been rebuilt or shifted by the eviction: probe again for the hole. */
     iSlot = ((uint32_t)(h >> 32)) & e->mask;
@@ -481,7 +529,7 @@ int cairn_eph_purge(cairn_eph *e, uint32_t *pnDropped) {
       int64_t next = EPH_NEVER;
       for (uint32_t i = 0; i < e->nEnt; i++) {
         EphEnt *x = &e->aEnt[i];
-        if (!x->pBlob || x->expireMs == EPH_NEVER) continue;
+        if (!x->nKey || x->expireMs == EPH_NEVER) continue;
         if (now >= x->expireMs) entryDrop(e, i, slotOfEntry(e, i), CAIRN_EPH_EXPIRED, now), n++;
         else if (x->expireMs < next) next = x->expireMs;
       }

@@ -82,6 +82,21 @@ TEST(eph, set_get_delete) {
   float v[4] = {1, 0, 0, 0};
   CHECK_RC(cairn_eph_set(e, "v", 1, "v", 1, 0, v, 4), CAIRN_MISUSE); /* no dim */
   CHECK_RC(cairn_eph_search(e, v, 4, 1, (cairn_eph_hit[1]){0}, &(uint32_t){0}), CAIRN_MISUSE);
+  /* blocks a freed entry keeps (up to 256 bytes) and those it does not, reused by later sets */
+  static char big[1000];
+  memset(big, 'b', sizeof big);
+  CHECK_OK(cairn_eph_set(e, "big", 3, big, sizeof big, 0, NULL, 0));
+  CHECK_OK(cairn_eph_delete(e, "big", 3));
+  CHECK_OK(setS(e, "s1", "small", 0)); /* takes the freed entry: a new block */
+  CHECK_OK(cairn_eph_delete(e, "s1", 2));
+  CHECK_OK(setS(e, "s2", "tiny", 0)); /* reuses the kept block */
+  CHECK(getIs(e, "s2", "tiny"));
+  CHECK_OK(cairn_eph_delete(e, "s2", 2));
+  CHECK_OK(cairn_eph_set(e, "s3", 2, big, 200, 0, NULL, 0)); /* the kept block is too small */
+  cairn_eph_entry y;
+  CHECK_OK(cairn_eph_get(e, "s3", 2, &y));
+  CHECK(y.nValue == 200 && memcmp(y.pValue, big, 200) == 0);
+  CHECK_OK(cairn_eph_delete(e, "s3", 2));
   cairn_eph_clear(e);
   CHECK_OK(cairn_eph_stats_get(e, &st));
   CHECK_EQ(st.count, 0);
