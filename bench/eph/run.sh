@@ -21,7 +21,13 @@ cc -O2 -Wall -Wextra "$here/bench_redis.c" -lhiredis -lm -o "$out/bench_redis"
 port=$((20000 + RANDOM % 20000))
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
   --pidfile "$out/redis.pid" --logfile "$out/redis.log" --dir "$out"
-stop() { [ -f "$out/redis.pid" ] && kill "$(cat "$out/redis.pid")" 2>/dev/null; rm -f "$out/redis.pid"; }
+stop() { # by its pid, then wait (up to 5 s) until it has exited
+  [ -f "$out/redis.pid" ] || return 0
+  local pid; pid=$(cat "$out/redis.pid")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  rm -f "$out/redis.pid"
+}
 trap stop EXIT
 for _ in $(seq 1 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
 
