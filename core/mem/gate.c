@@ -12,8 +12,8 @@
 ** none of the listed words is longer than 8 bytes.
 **
 ** The observer keeps the shift strategy's window as a ring of the last `window` exchange
-** embeddings and their running sum (in double, so that adding and removing rows does not drift),
-** so the distance from the window's centroid costs one dot product, O(dim).
+** embeddings and their running sum (recomputed exactly every 8 * window pushes, so that float
+** rounding cannot drift), so the distance from the window's centroid costs two dot products, O(dim).
 */
 #include "cairn/gate.h"
 #include "eph_int.h"
@@ -197,10 +197,10 @@ struct cairn_gate {
   int strategy;
   float shiftThreshold, importanceThreshold;
   uint32_t window, dim;
-  float *aWin;  /* window * dim: the ring of recent exchange embeddings */
-  double *aSum; /* dim: their sum */
-  float *aSumF; /* dim: aSum rounded, for the dot kernel */
-  uint32_t nWin, iWin;
+  float *aWin; /* window * dim: the ring of recent exchange embeddings */
+  float *aSum; /* dim: their sum, updated in place and recomputed from the ring every 8 * window
+               ** pushes so that float rounding cannot drift */
+  uint32_t nWin, iWin, nPush;
   float *aCur, *aTmp; /* dim each */
 };
 
@@ -228,15 +228,14 @@ int cairn_gate_open(const cairn_gate_config *pCfg, cairn_gate **ppGate) {
   p->dim = pCfg->dim ? pCfg->dim : CAIRN_MEM_DEFAULT_DIM;
   if (p->strategy == CAIRN_SAVE_ON_SHIFT) {
     p->aWin = cairnMallocArray((size_t)p->window * p->dim, sizeof(float));
-    p->aSum = cairnMallocArray(p->dim, sizeof(double));
+    p->aSum = cairnMallocArray(p->dim, sizeof(float));
     p->aCur = cairnMallocArray(p->dim, sizeof(float));
     p->aTmp = cairnMallocArray(p->dim, sizeof(float));
-    p->aSumF = cairnMallocArray(p->dim, sizeof(float));
-    if (!p->aWin || !p->aSum || !p->aCur || !p->aTmp || !p->aSumF) {
+    if (!p->aWin || !p->aSum || !p->aCur || !p->aTmp) {
       cairn_gate_close(p);
       return cairnErr(CAIRN_NOMEM, "gate_open: out of memory for a window of %u x %u", p->window, p->dim);
     }
-    memset(p->aSum, 0, sizeof(double) * p->dim);
+    memset(p->aSum, 0, sizeof(float) * p->dim);
   }
   wordsReady();
   *ppGate = p;
@@ -245,20 +244,20 @@ int cairn_gate_open(const cairn_gate_config *pCfg, cairn_gate **ppGate) {
 
 void cairn_gate_close(cairn_gate *p) {
   if (!p) return;
-  cairnFree(p->aWin), cairnFree(p->aSum), cairnFree(p->aCur), cairnFree(p->aTmp), cairnFree(p->aSumF);
+  cairnFree(p->aWin), cairnFree(p->aSum), cairnFree(p->aCur), cairnFree(p->aTmp);
   cairnFree(p);
 }
 
-/* Add side zText (or its given embedding), normalised, into p->aCur. */
-static int addSide(cairn_gate *p, const char *zText, const float *aEmb) {
+/* Add side zText (or its given embedding, whose |v|^2 is sq), normalised, into p->aCur. */
+static int addSide(cairn_gate *p, const char *zText, const float *aEmb, float sq) {
   uint32_t d = p->dim;
   const float *v = aEmb;
   if (!v) {
     if (!zText) return CAIRN_OK;
     CAIRN_TRY(cairn_mem_embed(zText, strlen(zText), p->aTmp, d));
     v = p->aTmp;
+    sq = cairnMemDot(v, v, d);
   }
-  float sq = cairnMemDot(v, v, d);
   CAIRN_RETURN_ERROR_IF(!isfinite(sq), CAIRN_RANGE, "gate_observe: the norm of an embedding overflows a float");
   float inv = sq > 0 ? 1.0f / sqrtf(sq) : 0.0f;
   for (uint32_t j = 0; j < d; j++) p->aCur[j] += v[j] * inv;
@@ -266,11 +265,11 @@ static int addSide(cairn_gate *p, const char *zText, const float *aEmb) {
 }
 
 /* Embed the exchange into p->aCur (unit length, or zero) and measure its distance from the window. */
-static int shiftOf(cairn_gate *p, const cairn_exchange *x, float *pShift) {
+static int shiftOf(cairn_gate *p, const cairn_exchange *x, const float aSq[2], float *pShift) {
   uint32_t d = p->dim;
   memset(p->aCur, 0, sizeof(float) * d);
-  CAIRN_TRY(addSide(p, x->zUser, x->aUserEmbedding));
-  CAIRN_TRY(addSide(p, x->zAssistant, x->aAssistantEmbedding));
+  CAIRN_TRY(addSide(p, x->zUser, x->aUserEmbedding, aSq[0]));
+  CAIRN_TRY(addSide(p, x->zAssistant, x->aAssistantEmbedding, aSq[1]));
   float sq = cairnMemDot(p->aCur, p->aCur, d);
   if (sq == 0) {
     *pShift = 0; /* nothing to compare: no topic, no shift */
@@ -282,7 +281,7 @@ static int shiftOf(cairn_gate *p, const cairn_exchange *x, float *pShift) {
     *pShift = 1.0f;
     return CAIRN_OK;
   }
-  float dot = cairnMemDot(p->aSumF, p->aCur, d), sumSq = cairnMemDot(p->aSumF, p->aSumF, d);
+  float dot = cairnMemDot(p->aSum, p->aCur, d), sumSq = cairnMemDot(p->aSum, p->aSum, d);
   *pShift = sumSq > 0 ? 1.0f - dot / sqrtf(sumSq) : 1.0f;
   return CAIRN_OK;
 }
@@ -290,12 +289,21 @@ static int shiftOf(cairn_gate *p, const cairn_exchange *x, float *pShift) {
 static void windowPush(cairn_gate *p) {
   uint32_t d = p->dim;
   float *slot = p->aWin + (size_t)p->iWin * d;
-  if (p->nWin == p->window)
-    for (uint32_t j = 0; j < d; j++) p->aSum[j] -= slot[j];
-  else p->nWin++;
+  if (p->nWin == p->window) {
+    for (uint32_t j = 0; j < d; j++) p->aSum[j] += p->aCur[j] - slot[j];
+  } else {
+    p->nWin++;
+    for (uint32_t j = 0; j < d; j++) p->aSum[j] += p->aCur[j];
+  }
   memcpy(slot, p->aCur, sizeof(float) * d);
-  for (uint32_t j = 0; j < d; j++) p->aSum[j] += slot[j], p->aSumF[j] = (float)p->aSum[j];
   p->iWin = (p->iWin + 1) % p->window;
+  if (++p->nPush % (8 * p->window) == 0) { /* the exact sum again, in double */
+    for (uint32_t j = 0; j < d; j++) {
+      double t = 0;
+      for (uint32_t w = 0; w < p->nWin; w++) t += p->aWin[(size_t)w * d + j];
+      p->aSum[j] = (float)t;
+    }
+  }
 }
 
 /*
@@ -329,10 +337,11 @@ int cairn_gate_observe(cairn_gate *p, const cairn_exchange *x, cairn_mem *pMem, 
   int haveEmb = x->aUserEmbedding || x->aAssistantEmbedding;
   CAIRN_RETURN_ERROR_IF(haveEmb && x->nEmbedding != p->dim, CAIRN_MISUSE,
                         "gate_observe: embeddings of %u floats, the observer has dim %u", x->nEmbedding, p->dim);
+  float aSq[2] = {0, 0};
   for (int s = 0; s < 2 && haveEmb; s++) {
     /* NaN or Inf anywhere makes the sum of squares non-finite (one SIMD pass); only then look. */
     const float *a = s ? x->aAssistantEmbedding : x->aUserEmbedding;
-    if (!a || isfinite(cairnMemDot(a, a, p->dim))) continue;
+    if (!a || isfinite(aSq[s] = cairnMemDot(a, a, p->dim))) continue;
     for (uint32_t j = 0; j < p->dim; j++)
       CAIRN_RETURN_ERROR_IF(!isfinite(a[j]), CAIRN_TYPE, "gate_observe: embedding has a NaN or Inf at %u", j);
     return cairnErr(CAIRN_RANGE, "gate_observe: the norm of an embedding overflows a float");
@@ -355,7 +364,7 @@ int cairn_gate_observe(cairn_gate *p, const cairn_exchange *x, cairn_mem *pMem, 
 
   int want;
   if (p->strategy == CAIRN_SAVE_ON_SHIFT) {
-    CAIRN_TRY(shiftOf(p, x, &pOut->shift));
+    CAIRN_TRY(shiftOf(p, x, aSq, &pOut->shift));
     want = pOut->shift >= p->shiftThreshold;
     pOut->why = want ? CAIRN_OBSERVE_SHIFT : CAIRN_OBSERVE_NO_SHIFT;
   } else if (p->strategy == CAIRN_SAVE_ON_IMPORTANCE) {

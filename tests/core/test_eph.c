@@ -713,6 +713,14 @@ TEST(gate, shift_with_given_embeddings) {
   CHECK_OK(cairn_gate_observe(g, &x, NULL, &o));
   CHECK(fabsf(o.shift - (1.0f - 0.70710678f)) < 1e-5f);
   CHECK(!o.save);
+  /* many pushes (the window's sum is recomputed every 16 here): still exact */
+  for (int i = 0; i < 41; i++) {
+    x.aUserEmbedding = i % 2 ? a : b;
+    CHECK_OK(cairn_gate_observe(g, &x, NULL, &o));
+  }
+  x.aUserEmbedding = a; /* window {b, a} */
+  CHECK_OK(cairn_gate_observe(g, &x, NULL, &o));
+  CHECK(fabsf(o.shift - (1.0f - 0.70710678f)) < 1e-5f);
   /* saving with embeddings the store cannot take (dim 256): the store embeds the text */
   cairn_mem *m;
   CHECK_OK(cairn_mem_open(NULL, NULL, &m));
