@@ -57,6 +57,8 @@ export type EphemeralKey = string | ArrayBuffer | ArrayBufferView;
 export class Ephemeral {
   private constructor();
   static open(options: EphemeralOpenOptions): Promise<Ephemeral>;
+  /** open() once the package is initialised (after any awaited open or init()); throws before. */
+  static openSync(options: EphemeralOpenOptions): Ephemeral;
   set(key: EphemeralKey, value: string | ArrayBuffer | ArrayBufferView, options?: EphemeralSetOptions): this;
   /** The value as a string, or null (absent, expired or evicted). */
   get(key: EphemeralKey): string | null;
@@ -99,8 +101,11 @@ export interface GateResult {
   ratio: number;
 }
 
-/** Would `text` be worth saving? */
-export function gate(text: string, options?: GateOptions): Promise<GateResult>;
+/** Would `text` be worth saving? gate.sync: the same once the package is initialised. */
+export declare const gate: {
+  (text: string, options?: GateOptions): Promise<GateResult>;
+  sync(text: string, options?: GateOptions): GateResult;
+};
 
 export interface ObserverOptions extends GateOptions {
   strategy?: 'every' | 'shift' | 'importance';
@@ -141,6 +146,7 @@ export interface ObserveResult {
 export class Observer {
   private constructor();
   static open(options?: ObserverOptions): Promise<Observer>;
+  static openSync(options?: ObserverOptions): Observer;
   observe(exchange: Exchange, mem?: MemoryLike): ObserveResult;
   close(): void;
 }

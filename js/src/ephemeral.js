@@ -27,6 +27,11 @@ export function makeEphemeral(ctx) {
   const { CairnError } = ctx;
   const misuse = (msg) => new CairnError(7, msg);
 
+  function loaded() {
+    if (!ctx.M) throw misuse('the package is not initialised yet: await init() (or any async open) first');
+    return ctx.M;
+  }
+
   // One scratch block in the wasm heap for the small calls (out doubles, key, value), grown on
   // demand, so that get/set/delete allocate nothing per call.
   let scratch = 0, scratchCap = 0, scratchM = null;
@@ -104,7 +109,13 @@ export function makeEphemeral(ctx) {
      */
     static async open(options = {}) {
       await ctx.init();
-      const M = ctx.M;
+      return Ephemeral.openSync(options);
+    }
+
+    /** open() once the package is initialised (any earlier await of it, e.g. Memory.open): for a
+     *  getter such as mem.ephemeral. Throws if the WebAssembly module is not loaded yet. */
+    static openSync(options = {}) {
+      const M = loaded();
       const { capacity, dim = 0, metric, defaultTtlMs = 0 } = options;
       if (!Number.isInteger(capacity) || capacity < 0) throw misuse('capacity must be a positive integer (entries)');
       if (!Number.isInteger(dim) || dim < 0) throw misuse('dim must be a non-negative integer');
@@ -306,9 +317,10 @@ export function makeEphemeral(ctx) {
     await ctx.init();
     return gateSync(text, options);
   }
+  /** gate() once the package is initialised: for a static such as Memory.gate. */
   function gateSync(text, options) {
     if (typeof text !== 'string') throw misuse('gate() takes a string');
-    const M = ctx.M, s = scope(M, CairnError);
+    const M = loaded(), s = scope(M, CairnError);
     try {
       const n = M.lengthBytesUTF8(text), p = s.alloc(n + 1);
       M.stringToUTF8(text, p, n + 1);
@@ -337,7 +349,12 @@ export function makeEphemeral(ctx) {
      */
     static async open(options = {}) {
       await ctx.init();
-      const M = ctx.M, s = scope(M, CairnError);
+      return Observer.openSync(options);
+    }
+
+    /** open() once the package is initialised (see Ephemeral.openSync). */
+    static openSync(options = {}) {
+      const M = loaded(), s = scope(M, CairnError);
       try {
         const pp = s.alloc(4);
         const rc = M._cairn_em_gate_open(s.f64(gateConfig(options)), pp);
@@ -398,5 +415,6 @@ export function makeEphemeral(ctx) {
     }
   }
 
+  gate.sync = gateSync;
   return { Ephemeral, Observer, gate };
 }

@@ -20,6 +20,18 @@ test('exported from the package entry and its default export', () => {
   assert.equal(cairn.Observer, Observer);
 });
 
+test('sync forms for getters and statics (after init): openSync, gate.sync', async () => {
+  await cairn.init();
+  const e = Ephemeral.openSync({ capacity: 4 });
+  e.set('k', 'v');
+  assert.equal(e.get('k'), 'v');
+  e.close();
+  assert.equal(gate.sync('ok').reason, 'trivial');
+  const o = Observer.openSync({ strategy: 'importance' });
+  assert.equal(o.observe({ user: 'My sister Ana lives in Porto', importance: 0.9 }).why, 'important');
+  o.close();
+});
+
 test('set, get, delete, overwrite, binary keys, stats', async () => {
   const e = await Ephemeral.open({ capacity: 100 });
   e.set('a', 'apple').set('b', '').set('ünï', 'côdé ✓');

@@ -67,9 +67,11 @@ async function ephemeral(mem: Memory): Promise<void> {
   const hits: EphemeralHit[] = eph.search(new Float32Array(4), { k: 5 });
   const id: number = eph.promote('plan', mem, { session: 's1' }, { remove: true });
   const g: GateResult = await gate('ok', { minBytes: 3 });
+  const g2: GateResult = gate.sync('ok');
+  Ephemeral.openSync({ capacity: 2 }).close();
   const obs: Observer = await Observer.open({ strategy: 'shift', window: 8 });
   const o: ObserveResult = obs.observe({ user: 'I moved to Lisbon', assistant: 'Nice' }, mem);
-  console.log(v, hits[0]?.score, id, g.reason, o.why, o.saved.user, eph.stats().evicted, eph.size);
+  console.log(v, hits[0]?.score, id, g.reason, g2.save, o.why, o.saved.user, eph.stats().evicted, eph.size);
   obs.close();
   eph.close();
 }
