@@ -292,6 +292,19 @@ static const CliCommand aCommand[] = {
   {"salvage", "mem", CLI_MEMORY, "FILE -o NEW", NULL, "copy every memory that still verifies into a new store", cliMemSalvage},
   {"checkpoint", "mem", CLI_MEMORY, "FILE", NULL, "move the log into the HDF5 datasets (h5py/h5dump then see all)", cliMemCheckpoint},
   {"demo", "mem", CLI_MEMORY, "[FILE]", NULL, "ingest the built-in demo conversation and answer its questions", cliMemDemo},
+  /* issue 18 (cmd_eph.c): the decision gate and the ephemeral tier */
+  {"gate", "mem", CLI_MEMORY, "TEXT...|- [--json] [--min-bytes N] [--min-content N] [--min-ratio X] [--trivial-max N]",
+   "--json\tone JSON object: save, reason, bytes, words, content, acks, ratio\n"
+   "--min-bytes N\tshorter texts are skipped as short (default 12)\n--min-content N\tfewer content words: short (default 2)\n"
+   "--min-ratio X\tcontent words / words below X: low content (default 0.25; negative: off)\n"
+   "--trivial-max N\tat most N words, all acknowledgements or function words: trivial (default 6)\n",
+   "would the decision gate save TEXT? (trivial, short, low content, or pass; - reads stdin)", cliMemGate},
+  {"eph", NULL, CLI_MEMORY, "bench [--n N] [--dim D] [--rounds R] [--json]", NULL,
+   "the in-process ephemeral tier (cairn help eph)", NULL},
+  {"bench", "eph", CLI_MEMORY, "[--n N] [--dim D] [--rounds R] [--json]",
+   "--n N\tkeys (default 10000)\n--dim D\tembedding dimensions (default 384)\n--rounds R\tbest of R (default 5)\n"
+   "--json\tone JSON object\n",
+   "SET/GET/miss/DELETE, SET with an embedding, top-10 search, the gate and the observer: ns per operation", cliEphBench},
   {"eval", NULL, CLI_MEMORY, "locomo FILE.json [--mode M] [--json]", NULL, "retrieval quality on LoCoMo conversations", NULL},
   {"locomo", "eval", CLI_MEMORY, "FILE.json [--mode bm25|vector|hybrid] [--dim N] [--fusion rrf|weighted] [--wv W] [--json]",
    "--mode M\tbm25 (default), vector or hybrid\n--dim N\tvector dimensions\n--fusion F\trrf or weighted\n"

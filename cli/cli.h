@@ -136,5 +136,8 @@ int cliMemIndex(int argc, char **argv);
 int cliMemCheckpoint(int argc, char **argv);
 int cliMemDemo(int argc, char **argv);
 int cliEvalLocomo(int argc, char **argv);
+/* cmd_eph.c: the decision gate and the ephemeral tier */
+int cliMemGate(int argc, char **argv);
+int cliEphBench(int argc, char **argv);
 #endif
 #endif

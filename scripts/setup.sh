@@ -18,6 +18,9 @@ PKGS=(build-essential cmake pkg-config git ca-certificates
       ceph-mon ceph-mgr ceph-osd radosgw ceph-common
       # the peer of bench/s3: restic backups into the same RGW
       restic)
+# The ephemeral tier's peer (bench/eph/run.sh, issue 18): a real Redis server on loopback, driven
+# through hiredis, pipelined and not; the bench builds only where hiredis is present.
+PKGS+=(redis-server libhiredis-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -44,6 +44,19 @@ int cairn_em_h5w_write(cairn_h5w *w, const char *zPath, double row0, double nRow
 int cairn_em_h5w_resize(cairn_h5w *w, const char *zPath, double nRows);
 int cairn_em_h5w_attr(cairn_h5w *w, const char *zObj, const char *zName, const cairn_h5w_type *t, int rank, const double *aDim, const void *pData);
 int cairn_em_h5w_shape(cairn_h5w *w, const char *zPath, int *pRank, double *aOut);
+/* em_eph.c (the ephemeral tier and the decision gate) */
+int cairn_em_eph_open(uint32_t capacity, uint32_t dim, int metric, double defaultTtlMs, cairn_eph **pp);
+int cairn_em_eph_set(cairn_eph *e, const void *pKey, uint32_t nKey, const void *pValue, uint32_t nValue, double ttlMs,
+                     const float *aEmb, uint32_t nEmb);
+int cairn_em_eph_get(cairn_eph *e, const void *pKey, uint32_t nKey, double *aOut);
+int cairn_em_eph_expire(cairn_eph *e, const void *pKey, uint32_t nKey, double ttlMs);
+uint32_t cairn_em_eph_hit_size(void);
+int cairn_em_eph_search(cairn_eph *e, const float *q, uint32_t nQ, uint32_t k, cairn_eph_hit *aHit, double *aOut, uint32_t *pn);
+int cairn_em_eph_stats(cairn_eph *e, double *aOut);
+int cairn_em_gate_check(const char *z, uint32_t n, const double *aCfg, double *aOut);
+int cairn_em_gate_open(const double *aCfg, cairn_gate **pp);
+int cairn_em_gate_observe(cairn_gate *g, const char *zUser, const char *zAssistant, const float *aUser, const float *aAssistant,
+                          uint32_t nEmb, double importance, double *aOut);
 /* em_mem.c */
 int cairn_em_mem_open(cairn_file *f, uint32_t dim, int metric, int readOnly, int noSync, int textOnly, int diskVectors, cairn_mem **ppMem);
 int cairn_em_mem_add(cairn_mem *m, const char *zText, const float *aEmb, uint32_t nEmb, double createdMs, double eventMs, const char *zSession, const char *zRole, int tier, double importance, const char *zMeta, double *pId);

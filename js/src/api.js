@@ -10,6 +10,7 @@ import { makeMemory } from './memory.js';
 import { makeStore } from './store.js';
 import { makeZl } from './zl.js';
 import { makeH5 } from './h5.js';
+import { makeEphemeral } from './ephemeral.js';
 
 const STATUS = ['OK', 'ERROR', 'NOMEM', 'IOERR', 'CORRUPT', 'NOTFOUND', 'EXISTS', 'MISUSE', 'UNSUPPORTED', 'RANGE', 'READONLY', 'CHECKSUM', 'TYPE', 'LIMIT', 'BUSY'];
 
@@ -248,6 +249,7 @@ export function makeApi(loader, { openPath } = {}) {
     version,
     Memory: makeMemory(ctx),
     Store: makeStore(ctx),
+    ...makeEphemeral(ctx), // Ephemeral, Observer, gate
     zl,
     compress: zl.compress,
     decompress: zl.decompress,

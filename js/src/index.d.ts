@@ -433,6 +433,18 @@ export type * from './h5.js';
 /** HDF5 files, h5wasm-like: h5.File.open(fileObject | path, mode). */
 export declare const h5: H5;
 
+// ------------------------------------------------------------------ ephemeral tier, decision gate (js/src/ephemeral.d.ts)
+import type { Ephemeral as EphemeralClass, Observer as ObserverClass, gate as gateFn } from './ephemeral.js';
+export type * from './ephemeral.js';
+/** An in-process key-value tier with TTLs, an LRU capacity and optional embedding search. */
+export declare const Ephemeral: typeof EphemeralClass;
+export type Ephemeral = EphemeralClass;
+/** Applies a save strategy and the decision gate to each exchange of a conversation. */
+export declare const Observer: typeof ObserverClass;
+export type Observer = ObserverClass;
+/** The decision gate: would `text` be worth saving? */
+export declare const gate: typeof gateFn;
+
 // ------------------------------------------------------------------ default export
 declare const cairn: {
   init: typeof init;
@@ -448,6 +460,9 @@ declare const cairn: {
   compress: typeof compress;
   decompress: typeof decompress;
   h5: H5;
+  Ephemeral: typeof Ephemeral;
+  Observer: typeof Observer;
+  gate: typeof gate;
   MemoryFile: typeof MemoryFile;
   CairnError: typeof CairnError;
 };

@@ -52,3 +52,11 @@ void oomHooks(cairn_host *h) {
   h->xRealloc = oomRealloc;
   h->xFree = oomFree;
 }
+
+void oomInstallOnce(const cairn_host *pBase, long n) {
+  cairn_host h = *pBase;
+  oomHooks(&h);
+  h.xParallelFor = NULL;
+  cairn_host_set(&h);
+  oomArm(OOM_ONCE, n);
+}

@@ -31,5 +31,8 @@ int oomReached(void);
 long oomLive(void);
 /* Install the counting allocator into h (xMalloc, xRealloc, xFree). */
 void oomHooks(cairn_host *h);
+/* One step of a sweep: install *pBase with the counting allocator and no parallel-for (so the
+** allocation order is deterministic), then oomArm(OOM_ONCE, n). Restore *pBase afterwards. */
+void oomInstallOnce(const cairn_host *pBase, long n);
 
 #endif

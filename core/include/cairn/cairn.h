@@ -88,5 +88,8 @@ CAIRN_API const char *cairn_version(void);
 #include "mem.h"
 #include "cas.h"
 #include "json.h"
+#include "eph.h"
+#include "gate.h"
+#include "score.h"
 
 #endif /* CAIRN_H */

@@ -1,7 +1,7 @@
 // 2026-11-29 - type-checked usage of the package's declarations (npm run typecheck): compiles
 // against src/index.d.ts through the package's own "exports" (moduleResolution bundler), and a
 // few @ts-expect-error lines prove that wrong calls are rejected. Not executed.
-import cairn, { Memory, Store, compress, decompress, zl, zstd, sha256, MemoryFile, NodeFile, CairnError, type MemoryHit, type ZlProfile } from 'cairn-store';
+import cairn, { Memory, Store, compress, decompress, zl, zstd, sha256, MemoryFile, NodeFile, CairnError, type MemoryHit, type ZlProfile, Ephemeral, Observer, gate, type EphemeralHit, type GateResult, type ObserveResult } from 'cairn-store';
 
 async function main(): Promise<void> {
   const mem: Memory = await Memory.open(new MemoryFile(), { dim: 384, metric: 'cosine' });
@@ -58,3 +58,21 @@ async function paths(): Promise<void> {
   (await Store.open('data.cas')).close();
 }
 void paths;
+
+// The ephemeral tier, the gate and the observer (js/src/ephemeral.d.ts).
+async function ephemeral(mem: Memory): Promise<void> {
+  const eph: Ephemeral = await Ephemeral.open({ capacity: 1000, dim: 4, metric: 'cosine', defaultTtlMs: 0 });
+  eph.set('plan', 'book the flight', { ttlMs: 60000, embedding: [1, 0, 0, 0] }).set(new Uint8Array([1]), new Uint8Array([2]));
+  const v: string | null = eph.get('plan');
+  const hits: EphemeralHit[] = eph.search(new Float32Array(4), { k: 5 });
+  const id: number = eph.promote('plan', mem, { session: 's1' }, { remove: true });
+  const g: GateResult = await gate('ok', { minBytes: 3 });
+  const g2: GateResult = gate.sync('ok');
+  Ephemeral.openSync({ capacity: 2 }).close();
+  const obs: Observer = await Observer.open({ strategy: 'shift', window: 8 });
+  const o: ObserveResult = obs.observe({ user: 'I moved to Lisbon', assistant: 'Nice' }, mem);
+  console.log(v, hits[0]?.score, id, g.reason, g2.save, o.why, o.saved.user, eph.stats().evicted, eph.size);
+  obs.close();
+  eph.close();
+}
+void ephemeral;
