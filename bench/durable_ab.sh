@@ -32,7 +32,7 @@ sys() { # rev what -> "fsync/op write/op lock/op total/op"
   if [ "$what" = cas ]; then n=$NCAS; strace -f -c -o "$tmpd/st" "$abOut/bench_cas.$rev" small_durable_put "$tmpd" >/dev/null
   else n=$NMEM; strace -f -c -o "$tmpd/st" "$abOut/bench_mem.$rev" "$tmpd/m.$rev" --adds >/dev/null; fi
   awk -v n=$n '$NF ~ /^(fsync|fdatasync)$/ {s += $4} $NF ~ /^(write|pwrite64|writev|pwritev)$/ {w += $4}
-               $NF ~ /^(fcntl|flock|link|unlink|openat)$/ {l += $4} $NF == "total" {t = $3}
+               $NF ~ /^(fcntl|flock|link|unlink|openat)$/ {l += $4} $NF == "total" {t = $4}
                END {printf "%.2f %.2f %.2f %.1f", s / n, w / n, l / n, t / n}' "$tmpd/st"
 }
 icount() { # rev what -> instructions per operation in the durable call
@@ -61,7 +61,8 @@ for r in $(seq "$rounds"); do
     echo "wall round $r $rev: cas durable put $c puts/s, mem durable commit (log only) $m adds/s  (load $(cut -d' ' -f1 /proc/loadavg))"
   done
 done | tee "$tmpd/wall"
-for rev in "$A" "$B"; do
-  awk -v rev="$rev" '$4 == rev":" {c[++n] = $8; m[n] = $13} END {
-    asort(c); asort(m); printf "wall median %s: cas %s puts/s, mem %s adds/s\n", rev, c[int((n + 1) / 2)], m[int((n + 1) / 2)]}' "$tmpd/wall"
+for rev in "$A" "$B"; do # medians (mawk has no asort: sort -n)
+  c=$(awk -v rev="$rev" '$4 == rev":" {print $8}' "$tmpd/wall" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+  m=$(awk -v rev="$rev" '$4 == rev":" {print $13}' "$tmpd/wall" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+  echo "wall median $rev: cas $c puts/s, mem $m adds/s"
 done
