@@ -63,6 +63,6 @@ for r in $(seq "$rounds"); do
 done | tee "$tmpd/wall"
 for rev in "$A" "$B"; do # medians (mawk has no asort: sort -n)
   c=$(awk -v rev="$rev" '$4 == rev":" {print $8}' "$tmpd/wall" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
-  m=$(awk -v rev="$rev" '$4 == rev":" {print $13}' "$tmpd/wall" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+  m=$(awk -v rev="$rev" '$4 == rev":" {print $15}' "$tmpd/wall" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
   echo "wall median $rev: cas $c puts/s, mem $m adds/s"
 done
