@@ -196,6 +196,7 @@ static const CliCommand aCommand[] = {
   {"graph", "mem", CLI_MEMORY, "FILE ENTITY [--depth N] [--as-of T] [--graph G] [--json]", NULL,
    "entities within N hops of ENTITY and the facts between them", cliMemGraph},
   {"extract", "mem", CLI_MEMORY, "FILE [--graph G]", NULL, "run the built-in extractor over every memory into the graph", cliMemExtract},
+  {"extract-json", "mem", CLI_MEMORY, "TEXT [--speaker S] [--time T]", NULL, "what the extractor finds in TEXT, as JSON", cliMemExtractJson},
   {"import-facts", "mem", CLI_MEMORY, "FILE FACTS.jsonl [--graph G]", NULL,
    "add facts (one JSON object a line: subject, predicate, object|literal, validAt, sources), all or none", cliMemImportFacts},
   {"longmemeval", "eval", CLI_MEMORY, "FILE.json [--mode bm25|hybrid|full] [--json]", NULL,

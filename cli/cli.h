@@ -134,6 +134,7 @@ int cliMemFacts(int argc, char **argv);
 int cliMemGraph(int argc, char **argv);
 int cliMemExtract(int argc, char **argv);
 int cliMemImportFacts(int argc, char **argv);
+int cliMemExtractJson(int argc, char **argv);
 int cliEvalLongmemeval(int argc, char **argv);
 /* `cairn eval locomo --mode full` (cmd_mem.c): a graph filled by the extractor as turns are
 ** added, searched with cairn_kg_search instead of cairn_mem_search */

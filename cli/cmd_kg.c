@@ -308,6 +308,26 @@ int cliMemImportFacts(int argc, char **argv) {
   return closeGraph(zCmd, f, g, rc);
 }
 
+/* cairn mem extract-json TEXT [--speaker S] [--time T]: what the extractor finds, without a store */
+int cliMemExtractJson(int argc, char **argv) {
+  const char *zCmd = "mem extract-json", *zText = NULL, *zSpk = NULL;
+  int64_t ref = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--speaker") && i + 1 < argc) zSpk = argv[++i];
+    else if (!strcmp(argv[i], "--time") && i + 1 < argc) {
+      if (!parseAsOf(argv[++i], &ref) || ref == CAIRN_KG_NOW || ref == CAIRN_KG_ANY) return cliUsage(zCmd, "--time: ms or a date");
+    } else if (!zText) zText = argv[i];
+    else return cliUsage(zCmd, "one TEXT");
+  }
+  if (!zText) return cliUsage(zCmd, "need TEXT");
+  char *z;
+  int rc = cairn_kg_extract_json(zText, zSpk, ref, &z);
+  if (rc) return cliFail(zCmd, rc);
+  printf("%s\n", z);
+  cairn_free(z);
+  return 0;
+}
+
 /* ------------------------------------------------------------------ LongMemEval */
 typedef struct LmMetrics { double at[3], mrr, ndcg; int n; } LmMetrics;
 static void lmAdd(LmMetrics *m, const uint8_t *aRel, uint32_t nRank, uint32_t nRel) {
