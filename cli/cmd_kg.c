@@ -38,8 +38,15 @@ int cliKgEvalSearch(void *pKg, cairn_mem *m, const cairn_mem_query *q, cairn_mem
   memset(&o, 0, sizeof o);
   const char *zW = getenv("CAIRN_KG_WEIGHTS"); /* "graph,time" for tuning runs */
   if (zW) o.wGraph = (float)atof(zW), o.wTime = strchr(zW, ',') ? (float)atof(strchr(zW, ',') + 1) : 0;
+  if (getenv("CAIRN_KG_CONTEXT")) o.wContext = (float)atof(getenv("CAIRN_KG_CONTEXT")), o.noContext = o.wContext < 0;
   o.mode = getenv("CAIRN_KG_HYBRID") ? CAIRN_MEM_HYBRID : q->mode, o.k = q->k, o.pFilter = q->pFilter;
-  return cairn_kg_search(pKg, m, q->zText, &o, aHit, pnHit);
+  int rc = cairn_kg_search(pKg, m, q->zText, &o, aHit, pnHit);
+  if (rc == CAIRN_OK && q->k > 10 && getenv("CAIRN_KG_TRACE")) { /* tuning aid: the question and its top 5 ids */
+    fprintf(stderr, "Q\t%s", q->zText);
+    for (uint32_t i = 0; i < *pnHit && i < 5; i++) fprintf(stderr, "\t%llu", (unsigned long long)aHit[i].id);
+    fprintf(stderr, "\n");
+  }
+  return rc;
 }
 void cliKgEvalEnd(void *pKg) { cairn_kg_close(pKg); }
 

@@ -93,6 +93,8 @@ int cairn_kg_search(cairn_kg *g, cairn_mem *mem, const char *zQuery, const cairn
   uint32_t k = o.k ? o.k : 10;
   CAIRN_RETURN_ERROR_IF(k > CAIRN_MEM_MAX_K, CAIRN_RANGE, "cairn_kg_search: k %u above %d", k, CAIRN_MEM_MAX_K);
   float wG = o.wGraph > 0 ? o.wGraph : 0.35f, wT = o.wTime > 0 ? o.wTime : 0.5f;
+  const float idfFloor = 0.4f; /* an entity in every memory (the speaker) still counts this much */
+  float wC = o.noContext ? 0 : o.wContext > 0 ? o.wContext : 0.4f;
   *pnHit = 0;
   cairn_mem_stats st;
   CAIRN_TRY(cairn_mem_stats_get(mem, &st));
@@ -152,7 +154,7 @@ int cairn_kg_search(cairn_kg *g, cairn_mem *mem, const char *zQuery, const cairn
         float a = aActS[i] > 1 ? 1 : aActS[i];
         /* an entity mentioned everywhere (the speaker) says little about any one memory */
         float idf = nM > 8 ? 8.0f / (float)nM : 1.0f;
-        if (idf < 0.15f) idf = 0.15f;
+        if (idf < idfFloor) idf = idfFloor;
         for (uint32_t m = 0; m < nM; m++) {
           uint64_t id = aMen[m];
           if (id == 0 || id > nMem || (!aIn[id] && !mayAdd)) continue;
@@ -188,6 +190,29 @@ int cairn_kg_search(cairn_kg *g, cairn_mem *mem, const char *zQuery, const cairn
     if (!nT && askTime(zQuery))
       for (uint64_t id = 1; id <= nMem; id++)
         if (aIn[id] && cairnKgMemHasTime(g, id)) aScore[id] += 0.4f * wT;
+  }
+  /* conversation context: a turn next to a strong one in the same session (the answer often
+  ** sits one turn from the words the question repeats: "look at this" [a photo of ...]) */
+  if (wC > 0) {
+    float *aCtx = cairnMallocZero((size_t)(nMem + 2) * sizeof(float));
+    const char **azSess = cairnMallocZero((size_t)(nMem + 2) * sizeof(char *));
+    if (!aCtx || !azSess) {
+      cairnFree(aCtx), cairnFree(azSess);
+      CAIRN_ERROR_GOTO(rc, done, CAIRN_NOMEM, "cairn_kg_search: context");
+    }
+    for (uint64_t id = 1; id <= nMem; id++) {
+      cairn_mem_record r;
+      azSess[id] = cairn_mem_get(mem, id, &r) == CAIRN_OK && r.zSession ? r.zSession : "";
+    }
+    for (uint64_t id = 1; id <= nMem; id++) {
+      float b = 0;
+      if (id > 1 && aIn[id - 1] && !strcmp(azSess[id - 1], azSess[id])) b = aScore[id - 1];
+      if (id < nMem && aIn[id + 1] && !strcmp(azSess[id + 1], azSess[id]) && aScore[id + 1] > b) b = aScore[id + 1];
+      aCtx[id] = b;
+    }
+    for (uint64_t id = 1; id <= nMem; id++)
+      if (aCtx[id] > 0 && (aIn[id] || mayAdd)) aScore[id] += wC * aCtx[id], aIn[id] = 1;
+    cairnFree(aCtx), cairnFree(azSess);
   }
   /* top k */
   uint32_t nOut = 0;

@@ -265,6 +265,24 @@ static Res matchAt(const Tok *a, uint32_t n, uint32_t i, int64_t ref, const char
       }
     }
   }
+  /* durations up to the reference: "for 4 years", "3 years now", "since 2016" */
+  {
+    uint32_t j = i + is(a, n, i, "for");
+    int num = j < n ? a[j].num : -1;
+    if (j < n && is(a, n, j, "a") && is(a, n, j + 1, "few")) num = 3, j++;
+    if (num > 0 && num <= 100 && j + 1 < n) {
+      int un = unitOf(a[j + 1].w);
+      int tail = is(a, n, j + 2, "now") || is(a, n, j + 2, "already") || is(a, n, j + 2, "straight");
+      if (un >= 0 && un <= 3 && (j > i || tail) && !is(a, n, j + 2, "ago")) {
+        static const int64_t aDays[4] = {1, 7, 30, 365};
+        int64_t span = aDays[un] * num;
+        TAKE(((Res){(refDay - span) * DAY_MS, (refDay + 1) * DAY_MS, un == 3 ? CAIRN_KG_GRAIN_YEAR : CAIRN_KG_GRAIN_MONTH,
+                    j + 2 - i + (uint32_t)tail, 1}));
+      }
+    }
+    if (is(a, n, i, "since") && i + 1 < n && a[i + 1].digits && plausibleYear(a[i + 1].num))
+      TAKE(((Res){cairnKgDaysFromCivil(a[i + 1].num, 1, 1) * DAY_MS, (refDay + 1) * DAY_MS, CAIRN_KG_GRAIN_YEAR, 2, 0}));
+  }
   /* the day / week / month / year before / after (the reference is the memory's time) */
   if (is(a, n, i, "the") && i + 2 < n && (is(a, n, i + 2, "before") || is(a, n, i + 2, "after"))) {
     int un = unitOf(a[i + 1].w), d = is(a, n, i + 2, "after") ? 1 : -1;

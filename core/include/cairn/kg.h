@@ -249,7 +249,8 @@ typedef struct cairn_kg_search_opts {
                       ** the newest memory's event time (the host clock when the store is empty) */
   float wGraph;       /* weight of graph proximity; 0 = default 0.35 */
   float wTime;        /* weight of time agreement; 0 = default 0.5 */
-  int noGraph, noTime; /* turn either part off */
+  float wContext;     /* weight of the best neighbouring turn of the same session; 0 = 0.4 */
+  int noGraph, noTime, noContext; /* turn a part off */
   const cairn_mem_filter *pFilter; /* as cairn_mem_search */
 } cairn_kg_search_opts;
 /*
