@@ -274,7 +274,7 @@ int cairn_kg_close(cairn_kg *g) {
   cairnFree(g->dEnt.a), cairnFree(g->dFact.a), cairnFree(g->dPred.a), cairnFree(g->dMention.a);
   cairnFree(g->dSource.a), cairnFree(g->dMerge.a);
   mapFree(&g->mName), mapFree(&g->mAlias), mapFree(&g->mPred);
-  cairnFree(g->aUndo), cairnFree(g->adjStart), cairnFree(g->adjEdge), cairnFree(g->adjOther);
+  cairnFree(g->aUndo), cairnFree(g->adjStart), cairnFree(g->adjEdge), cairnFree(g->adjOther), cairnFree(g->adjNow);
   cairnFree(g->aTimeOrder), cairnFree(g->aTimeMem), cairnFree(g->aValidOrder);
   cairnFree(g->aMark), cairnFree(g->aQueue), cairnFree(g->aPrev), cairnFree(g->aAct), cairnFree(g->aAct2);
   cairnFree(g);
@@ -676,7 +676,7 @@ static int setInvalid(cairn_kg *g, size_t i, int64_t invalidAt, int64_t expiredA
   CAIRN_TRY(undo(g, U_FACT_EXPIRED, (uint32_t)i, f->expiredAt));
   if (i < g->nFactSaved) CAIRN_TRY(dirtyAdd(&g->dFact, i));
   f->invalidAt = invalidAt, f->expiredAt = expiredAt;
-  g->validStale = 1;
+  stale(g); /* the adjacency keeps a valid-now bit per edge */
   return CAIRN_OK;
 }
 static int invalidateOld(cairn_kg *g, size_t i, void *p) {
@@ -903,13 +903,14 @@ int cairnKgAdjacency(cairn_kg *g) {
   }
   for (size_t i = 1; i <= nE + 1; i++) st[i] += st[i - 1];
   if (nEdge > g->capAdjE || !g->adjEdge) {
-    cairnFree(g->adjEdge), cairnFree(g->adjOther);
+    cairnFree(g->adjEdge), cairnFree(g->adjOther), cairnFree(g->adjNow);
     g->adjEdge = cairnMallocArray(nEdge + 1, sizeof(uint32_t));
     g->adjOther = cairnMallocArray(nEdge + 1, sizeof(uint32_t));
+    g->adjNow = cairnMalloc(nEdge + 1);
     g->capAdjE = nEdge;
-    if (!g->adjEdge || !g->adjOther) {
-      cairnFree(st), cairnFree(g->adjEdge), cairnFree(g->adjOther);
-      g->adjEdge = g->adjOther = NULL, g->capAdjE = 0;
+    if (!g->adjEdge || !g->adjOther || !g->adjNow) {
+      cairnFree(st), cairnFree(g->adjEdge), cairnFree(g->adjOther), cairnFree(g->adjNow);
+      g->adjEdge = g->adjOther = NULL, g->adjNow = NULL, g->capAdjE = 0;
       return cairnErr(CAIRN_NOMEM, "graph adjacency of %zu edges", nEdge);
     }
   }
@@ -924,14 +925,22 @@ int cairnKgAdjacency(cairn_kg *g) {
     const KgFact *f = &g->aFact[i];
     if (f->removed || !f->obj) continue;
     uint32_t s = cairn_kg_canon(g, f->subj), o = cairn_kg_canon(g, f->obj);
-    g->adjEdge[fill[s]] = (uint32_t)i << 1 | 1, g->adjOther[fill[s]++] = o;
-    g->adjEdge[fill[o]] = (uint32_t)i << 1, g->adjOther[fill[o]++] = s;
+    uint8_t now = (uint8_t)cairnKgValidAt(f, CAIRN_KG_NOW);
+    g->adjNow[fill[s]] = now, g->adjEdge[fill[s]] = (uint32_t)i << 1 | 1, g->adjOther[fill[s]++] = o;
+    g->adjNow[fill[o]] = now, g->adjEdge[fill[o]] = (uint32_t)i << 1, g->adjOther[fill[o]++] = s;
   }
   cairnFree(fill);
   cairnFree(g->adjStart);
   g->adjStart = st;
   g->adjStale = 0;
   return CAIRN_OK;
+}
+
+/* Is CSR edge e valid at asOf? NOW and ANY need no look at the fact. */
+static inline int edgeValid(const cairn_kg *g, uint32_t e, int64_t asOf) {
+  if (asOf == CAIRN_KG_NOW) return g->adjNow[e];
+  if (asOf == CAIRN_KG_ANY) return 1;
+  return cairnKgValidAt(&g->aFact[g->adjEdge[e] >> 1], asOf);
 }
 
 static int scratch(cairn_kg *g) {
@@ -972,7 +981,7 @@ int cairn_kg_neighbors(cairn_kg *g, uint32_t id, int64_t asOf, cairn_kg_edge *aO
   uint32_t n = 0;
   for (uint32_t e = g->adjStart[id]; e < g->adjStart[id + 1]; e++) {
     uint32_t fi = g->adjEdge[e] >> 1;
-    if (!cairnKgValidAt(&g->aFact[fi], asOf)) continue;
+    if (!edgeValid(g, e, asOf)) continue;
     if (n < nMax) aOut[n] = (cairn_kg_edge){fi + 1, g->adjOther[e], (int)(g->adjEdge[e] & 1)};
     n++;
   }
@@ -991,7 +1000,7 @@ int cairn_kg_bfs(cairn_kg *g, uint32_t id, uint32_t depth, int64_t asOf, uint32_
     if (dist[u] >= depth) continue;
     for (uint32_t e = g->adjStart[u]; e < g->adjStart[u + 1]; e++) {
       uint32_t v = g->adjOther[e];
-      if (g->aMark[v] == gen || !cairnKgValidAt(&g->aFact[g->adjEdge[e] >> 1], asOf)) continue;
+      if (g->aMark[v] == gen || !edgeValid(g, e, asOf)) continue;
       g->aMark[v] = gen, dist[v] = dist[u] + 1, q[tail++] = v;
     }
   }
@@ -1003,33 +1012,61 @@ int cairn_kg_bfs(cairn_kg *g, uint32_t id, uint32_t depth, int64_t asOf, uint32_
   return CAIRN_OK;
 }
 
+/* Fewest hops, bidirectional: the smaller frontier grows a whole level at a time and the best
+** meeting of that level wins, so a path over a million edges explores two small balls instead of
+** one big one. A node belongs to the side that reached it first: aMark holds genA or genB, aPrev
+** its parent on that side, aAct2 (as uint32) its hops from that side's end; the a-queue grows up
+** from aQueue[0], the b-queue down from the top. */
 int cairn_kg_path(cairn_kg *g, uint32_t a, uint32_t b, int64_t asOf, uint32_t *aOut, uint32_t nMax, uint32_t *pn) {
   CAIRN_RETURN_ERROR_IF(!pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_path: NULL argument");
   CAIRN_TRY(queryPrep(g, &a, "cairn_kg_path"));
   uint32_t cb = cairn_kg_canon(g, b);
   CAIRN_RETURN_ERROR_IF(!cb, CAIRN_NOTFOUND, "cairn_kg_path: no entity %u", b);
-  uint32_t gen = nextGen(g), head = 0, tail = 0, *q = g->aQueue, *prev = g->aPrev;
-  q[tail++] = a, g->aMark[a] = gen, prev[a] = 0;
-  int found = a == cb;
-  while (head < tail && !found) {
-    uint32_t u = q[head++];
-    for (uint32_t e = g->adjStart[u]; e < g->adjStart[u + 1]; e++) {
-      uint32_t v = g->adjOther[e];
-      if (g->aMark[v] == gen || !cairnKgValidAt(&g->aFact[g->adjEdge[e] >> 1], asOf)) continue;
-      g->aMark[v] = gen, prev[v] = u, q[tail++] = v;
-      if (v == cb) {
-        found = 1;
-        break;
+  *pn = 0;
+  if (a == cb) {
+    if (nMax) aOut[0] = a;
+    *pn = 1;
+    return CAIRN_OK;
+  }
+  uint32_t genA = nextGen(g), genB = nextGen(g);
+  if (genB < genA) genA = nextGen(g), genB = nextGen(g); /* wrapped: both fresh */
+  uint32_t *q = g->aQueue, *prev = g->aPrev, *dist = (uint32_t *)(void *)g->aAct2, top = (uint32_t)g->capMark;
+  uint32_t aHead = 0, aTail = 0, bHead = top, bTail = top; /* b-queue: [bTail, bHead) grows down */
+  q[aTail++] = a, g->aMark[a] = genA, prev[a] = 0, dist[a] = 0;
+  q[--bTail] = cb, g->aMark[cb] = genB, prev[cb] = 0, dist[cb] = 0;
+  uint32_t bestU = 0, bestV = 0, best = UINT32_MAX; /* meeting edge u (a side) - v (b side) */
+  while (best == UINT32_MAX && aHead < aTail && bTail < bHead) {
+    int sideA = aTail - aHead <= bHead - bTail;
+    uint32_t mine = sideA ? genA : genB, other = sideA ? genB : genA;
+    uint32_t nLevel = sideA ? aTail - aHead : bHead - bTail;
+    for (uint32_t k = 0; k < nLevel; k++) {
+      uint32_t u = sideA ? q[aHead++] : q[--bHead];
+      for (uint32_t e = g->adjStart[u]; e < g->adjStart[u + 1]; e++) {
+        uint32_t v = g->adjOther[e];
+        if (g->aMark[v] == mine || !edgeValid(g, e, asOf)) continue;
+        if (g->aMark[v] == other) {
+          uint32_t len = dist[u] + dist[v] + 1;
+          if (len < best) best = len, bestU = sideA ? u : v, bestV = sideA ? v : u;
+          continue;
+        }
+        g->aMark[v] = mine, prev[v] = u, dist[v] = dist[u] + 1;
+        if (sideA) q[aTail++] = v;
+        else q[--bTail] = v;
       }
     }
   }
-  *pn = 0;
-  if (!found) return cairnErr(CAIRN_NOTFOUND, "graph: no path from entity %u to %u", a, cb);
-  uint32_t n = 0;
-  for (uint32_t v = cb; v; v = v == a ? 0 : prev[v]) n++;
-  uint32_t i = n;
-  for (uint32_t v = cb; v; v = v == a ? 0 : prev[v])
-    if (--i < nMax) aOut[i] = v;
+  if (best == UINT32_MAX) return cairnErr(CAIRN_NOTFOUND, "graph: no path from entity %u to %u", a, cb);
+  uint32_t n = best + 1, i = dist[bestU];
+  for (uint32_t v = bestU;; v = prev[v]) { /* a .. bestU */
+    if (i < nMax) aOut[i] = v;
+    if (v == a) break;
+    i--;
+  }
+  i = dist[bestU] + 1;
+  for (uint32_t v = bestV;; v = prev[v], i++) { /* bestV .. b */
+    if (i < nMax) aOut[i] = v;
+    if (v == cb) break;
+  }
   *pn = n;
   return CAIRN_OK;
 }
@@ -1058,11 +1095,11 @@ int cairn_kg_activate(cairn_kg *g, const uint32_t *aSeed, uint32_t nSeed, uint32
       uint32_t u = list[i];
       if (pulse[u] <= 0) continue;
       uint32_t deg = 0;
-      for (uint32_t e = g->adjStart[u]; e < g->adjStart[u + 1]; e++) deg += cairnKgValidAt(&g->aFact[g->adjEdge[e] >> 1], asOf);
+      for (uint32_t e = g->adjStart[u]; e < g->adjStart[u + 1]; e++) deg += edgeValid(g, e, asOf);
       if (!deg) continue;
       float share = decay * pulse[u] / (float)deg;
       for (uint32_t e = g->adjStart[u]; e < g->adjStart[u + 1]; e++) {
-        if (!cairnKgValidAt(&g->aFact[g->adjEdge[e] >> 1], asOf)) continue;
+        if (!edgeValid(g, e, asOf)) continue;
         uint32_t v = g->adjOther[e];
         if (g->aMark[v] != gen) g->aMark[v] = gen, list[nAct++] = v, tot[v] = 0, pulse[v] = 0;
         next[v] += share;
@@ -1115,10 +1152,20 @@ int cairn_kg_time_add(cairn_kg *g, uint64_t memId, int64_t lo, int64_t hi) {
   return KG_END(g, rc);
 }
 
-static const cairn_kg *gSortKg; /* qsort has no context argument; the core is single-threaded per handle */
-static int cmpTimeLo(const void *a, const void *b) {
-  int64_t x = gSortKg->aTime[*(const uint32_t *)a].lo, y = gSortKg->aTime[*(const uint32_t *)b].lo;
-  return x < y ? -1 : x > y;
+/* Sort aIdx[0..n) by aKey (qsort has no context argument: keys travel with the indices). */
+typedef struct KeyIdx { int64_t key; uint32_t i; } KeyIdx;
+static int cmpKeyIdx(const void *a, const void *b) {
+  const KeyIdx *x = a, *y = b;
+  return x->key < y->key ? -1 : x->key > y->key ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+static int sortByKey(uint32_t *aIdx, size_t n, const int64_t *aKey) {
+  KeyIdx *t = cairnMallocArray(n + 1, sizeof *t);
+  CAIRN_RETURN_ERROR_IF(!t, CAIRN_NOMEM, "graph index sort of %zu rows", n);
+  for (size_t i = 0; i < n; i++) t[i].i = aIdx[i], t[i].key = aKey[aIdx[i]];
+  qsort(t, n, sizeof *t, cmpKeyIdx);
+  for (size_t i = 0; i < n; i++) aIdx[i] = t[i].i;
+  cairnFree(t);
+  return CAIRN_OK;
 }
 static int cmpU64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -1139,8 +1186,12 @@ int cairnKgTimeIndex(cairn_kg *g) {
     g->aTimeOrder[i] = (uint32_t)i, g->aTimeMem[i] = g->aTime[i].mem;
     if (g->aTime[i].hi - g->aTime[i].lo > g->maxTimeLen) g->maxTimeLen = g->aTime[i].hi - g->aTime[i].lo;
   }
-  gSortKg = g;
-  qsort(g->aTimeOrder, g->nTime, sizeof(uint32_t), cmpTimeLo);
+  int64_t *aKey = cairnMallocArray(g->nTime + 1, sizeof(int64_t));
+  CAIRN_RETURN_ERROR_IF(!aKey, CAIRN_NOMEM, "graph time index");
+  for (size_t i = 0; i < g->nTime; i++) aKey[i] = g->aTime[i].lo;
+  int rc = sortByKey(g->aTimeOrder, g->nTime, aKey);
+  cairnFree(aKey);
+  CAIRN_TRY(rc);
   qsort(g->aTimeMem, g->nTime, sizeof(uint64_t), cmpU64);
   size_t u = 0;
   for (size_t i = 0; i < g->nTime; i++)
@@ -1188,10 +1239,6 @@ int cairn_kg_time_range(cairn_kg *g, int64_t lo, int64_t hi, uint64_t *aOut, uin
   return CAIRN_OK;
 }
 
-static int cmpValid(const void *a, const void *b) {
-  int64_t x = gSortKg->aFact[*(const uint32_t *)a].validAt, y = gSortKg->aFact[*(const uint32_t *)b].validAt;
-  return x < y ? -1 : x > y;
-}
 int cairn_kg_facts_between(cairn_kg *g, int64_t lo, int64_t hi, uint32_t *aOut, uint32_t nMax, uint32_t *pn) {
   CAIRN_RETURN_ERROR_IF(!g || !pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_facts_between: NULL argument");
   if (g->validStale) {
@@ -1201,8 +1248,14 @@ int cairn_kg_facts_between(cairn_kg *g, int64_t lo, int64_t hi, uint32_t *aOut, 
     size_t n = 0;
     for (size_t i = 0; i < g->nFact; i++)
       if (!g->aFact[i].removed && g->aFact[i].validAt != CAIRN_KG_NONE) g->aValidOrder[n++] = (uint32_t)i;
-    gSortKg = g;
-    qsort(g->aValidOrder, n, sizeof(uint32_t), cmpValid);
+    if (n) {
+      int64_t *aKey = cairnMallocArray(g->nFact, sizeof(int64_t));
+      CAIRN_RETURN_ERROR_IF(!aKey, CAIRN_NOMEM, "graph valid-time index");
+      for (size_t i = 0; i < g->nFact; i++) aKey[i] = g->aFact[i].validAt;
+      int rc = sortByKey(g->aValidOrder, n, aKey);
+      cairnFree(aKey);
+      CAIRN_TRY(rc);
+    }
     g->nValidOrder = n, g->validStale = 0;
   }
   size_t a = 0, b = g->nValidOrder;

@@ -84,6 +84,7 @@ struct cairn_kg {
   int adjStale;
   uint32_t *adjStart, *adjEdge; /* CSR over canonical ids: adjEdge holds fact<<1 | out */
   uint32_t *adjOther;
+  uint8_t *adjNow; /* per edge: the fact is valid now (CAIRN_KG_NOW without a look at the fact) */
   size_t capAdjE;
   int timeStale;
   uint32_t *aTimeOrder; int64_t maxTimeLen;

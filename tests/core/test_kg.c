@@ -401,3 +401,49 @@ TEST(kg, fused_search) {
   cairn_kg_close(g);
   cairn_mem_close(m);
 }
+
+/* The bidirectional path agrees with BFS distances on a random graph, and each step is an edge. */
+TEST(kg, path_matches_bfs) {
+  cairn_kg *g;
+  CHECK_OK(cairn_kg_open(NULL, 0, &g));
+  uint64_t x = 99;
+  char z[16];
+  for (int i = 0; i < 300; i++) {
+    uint32_t id;
+    sprintf(z, "n%d", i);
+    CHECK_OK(cairn_kg_entity_add(g, z, NULL, &id));
+  }
+  cairn_kg_fact f = fact(NULL, "r", NULL, CAIRN_KG_NONE);
+  for (int i = 0; i < 450; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    f.subject = 1 + (uint32_t)(x % 300), f.object = 1 + (uint32_t)((x >> 20) % 300);
+    CHECK_OK(cairn_kg_add_fact(g, &f, NULL));
+  }
+  static uint32_t aB[400], aD[400], aP[400];
+  for (uint32_t a = 1; a <= 300; a += 37) {
+    uint32_t nB;
+    CHECK_OK(cairn_kg_bfs(g, a, 1000, CAIRN_KG_NOW, aB, aD, 400, &nB));
+    for (uint32_t b = 1; b <= 300; b += 7) {
+      uint32_t want = 0, found = 0, nP = 0;
+      for (uint32_t i = 0; i < nB; i++)
+        if (aB[i] == b) want = aD[i], found = 1;
+      int rc = cairn_kg_path(g, a, b, CAIRN_KG_NOW, aP, 400, &nP);
+      if (!found) {
+        CHECK_RC(rc, CAIRN_NOTFOUND);
+        continue;
+      }
+      CHECK_OK(rc);
+      CHECK_EQ(nP, want + 1);
+      CHECK_EQ(aP[0], a);
+      CHECK_EQ(aP[nP - 1], b);
+      for (uint32_t i = 0; i + 1 < nP; i++) {
+        cairn_kg_edge aE[64];
+        uint32_t nE, adj = 0;
+        CHECK_OK(cairn_kg_neighbors(g, aP[i], CAIRN_KG_NOW, aE, 64, &nE));
+        for (uint32_t k = 0; k < nE && k < 64; k++) adj |= aE[k].other == aP[i + 1];
+        CHECK(adj);
+      }
+    }
+  }
+  cairn_kg_close(g);
+}
