@@ -182,8 +182,11 @@ int main(int argc, char **argv) {
       t[i] = nowNs() - t0;
       if (rc && rc != CAIRN_NOTFOUND) CHECK(rc);
     }
-    printf("bfs3_%-7u_edges          %10.2f us  (mean %u reached)\n", nEdge, bfs / 1e3, reached / (uint32_t)nRun);
-    printf("path_%-7u_edges          %10.2f us\n", nEdge, median(t, nRun) / 1e3);
+    char zName[64];
+    snprintf(zName, sizeof zName, "bfs3_%u_edges", nEdge);
+    printf("%-26s %10.2f us  (mean %u reached)\n", zName, bfs / 1e3, reached / (uint32_t)nRun);
+    snprintf(zName, sizeof zName, "path_%u_edges", nEdge);
+    printf("%-26s %10.2f us\n", zName, median(t, nRun) / 1e3);
     cairn_kg_close(g);
   }
   free(aOut), free(aS);

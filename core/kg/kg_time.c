@@ -280,7 +280,8 @@ static Res matchAt(const Tok *a, uint32_t n, uint32_t i, int64_t ref, const char
                     j + 2 - i + (uint32_t)tail, 1}));
       }
     }
-    if (is(a, n, i, "since") && i + 1 < n && a[i + 1].digits && plausibleYear(a[i + 1].num))
+    if (is(a, n, i, "since") && i + 1 < n && a[i + 1].digits && plausibleYear(a[i + 1].num) &&
+        cairnKgDaysFromCivil(a[i + 1].num, 1, 1) <= refDay)
       TAKE(((Res){cairnKgDaysFromCivil(a[i + 1].num, 1, 1) * DAY_MS, (refDay + 1) * DAY_MS, CAIRN_KG_GRAIN_YEAR, 2, 0}));
   }
   /* the day / week / month / year before / after (the reference is the memory's time) */
