@@ -72,7 +72,10 @@ static int reopenWriter(cairn_kg *g) {
   unsigned fl = (g->flags & CAIRN_KG_NOSYNC) ? CAIRN_H5W_NOSYNC : 0;
   uint64_t size = 0;
   CAIRN_TRY(cairn_file_size(g->f, &size));
-  return size ? cairn_h5w_open(g->f, fl, &g->w) : cairn_h5w_create(g->f, fl, &g->w);
+  if (size == 0) g->bFresh = 1; /* ours from the start: nothing of the caller's to keep */
+  int rc = size ? cairn_h5w_open(g->f, fl, &g->w) : cairn_h5w_create(g->f, fl, &g->w);
+  if (rc && g->bFresh && !(g->h5Have & (1u << 31))) rc = cairn_h5w_create(g->f, fl, &g->w); /* a first commit that failed */
+  return rc;
 }
 
 static int makeTable(cairn_h5w *w, const char *zPath, const cairn_h5w_type *ty, unsigned width, uint64_t nRow, const void *p) {
@@ -144,6 +147,23 @@ done:
   return rc;
 }
 
+static void markSaved(cairn_kg *g);
+/* After a failed save: did the commit land anyway (a sync after the superblock switch failed)?
+** The file then holds the new rows, and appending them again would duplicate them. Commits are
+** atomic, so one table that grew tells for all. */
+static int landed(cairn_kg *g) {
+  if (!g->w) return 0;
+  for (int t = 0; t < T_N; t++) {
+    size_t *pSaved, *pN = countOf(g, t, &pSaved);
+    if (*pN == *pSaved) continue;
+    int rank = 0;
+    uint64_t dims[CAIRN_H5W_MAXRANK];
+    if (cairn_h5w_shape(g->w, azTab[t], &rank, dims) != CAIRN_OK) return 0;
+    return dims[0] == *pN;
+  }
+  return 0;
+}
+
 int cairnKgSave(cairn_kg *g) {
   if (!g->w) CAIRN_TRY(reopenWriter(g));
   int rc = saveAll(g);
@@ -153,9 +173,14 @@ int cairnKgSave(cairn_kg *g) {
     const char *zm = cairn_errmsg();
     size_t n = strlen(zm) < sizeof zMsg - 1 ? strlen(zm) : sizeof zMsg - 1;
     memcpy(zMsg, zm, n), zMsg[n] = 0;
-    (void)reopenWriter(g);
+    if (reopenWriter(g) == CAIRN_OK && landed(g)) markSaved(g);
     return cairn_seterr(rc, "%s", zMsg);
   }
+  markSaved(g);
+  return CAIRN_OK;
+}
+
+static void markSaved(cairn_kg *g) {
   g->h5Have = ~0u;
   g->nPoolSaved = g->nPool;
   for (int t = 0; t < T_N; t++) {
@@ -164,7 +189,6 @@ int cairnKgSave(cairn_kg *g) {
     KgDirty *d = dirtyOf(g, t);
     if (d) d->n = 0;
   }
-  return CAIRN_OK;
 }
 
 /* ------------------------------------------------------------------ load */

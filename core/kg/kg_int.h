@@ -63,6 +63,7 @@ struct cairn_kg {
   cairn_file *f;
   cairn_h5w *w;
   unsigned flags;
+  int bFresh;      /* the file was empty at open (a failed first commit may be redone from scratch) */
   unsigned h5Have; /* bit t: table t exists in the file; 29 embedding values, 30 strtab, 31 the group */
   char *pool; size_t nPool, capPool, nPoolSaved;
   KgEnt *aEnt; size_t nEnt, capEnt, nEntSaved; /* entity id i+1 at [i] */
