@@ -116,7 +116,7 @@ static uint32_t mapSlot(const cairn_kg *g, const KgMap *m, const char *z, size_t
   uint32_t i = hashStr(z, n) & (m->nSlot - 1);
   while (m->aKey[i] != KG_NIL) {
     const char *k = KG_STR(g, m->aKey[i]);
-    if (!memcmp(k, z, n) && k[n] == 0) break;
+    if (!strncmp(k, z, n) && k[n] == 0) break; /* strncmp: k may be shorter than n */
     i = (i + 1) & (m->nSlot - 1);
   }
   return i;
