@@ -450,6 +450,7 @@ declare const cairn: {
   gzip: StreamCodec;
   version: typeof version;
   Memory: typeof Memory;
+  Graph: typeof Graph;
   Store: typeof Store;
   zl: typeof zl;
   compress: typeof compress;
