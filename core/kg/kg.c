@@ -190,6 +190,7 @@ static void rollback(cairn_kg *g) {
   for (size_t i = g->sp[1]; i < g->nEnt; i++) cairnFree(g->aEnt[i].mem.a);
   for (size_t i = g->sp[2]; i < g->nFact; i++) cairnFree(g->aFact[i].src.a);
   for (size_t i = g->sp[9]; i < g->nEmb; i++) cairnFree(g->aEmb[i].a);
+  if (g->nTriEnt > g->sp[1]) g->nTriEnt = g->sp[1], g->nTri = g->nTriEnt ? g->aTriStart[g->nTriEnt] : 0;
   g->nPool = g->sp[0], g->nEnt = g->sp[1], g->nFact = g->sp[2], g->nPred = g->sp[3], g->nAlias = g->sp[4];
   g->nMention = g->sp[5], g->nSource = g->sp[6], g->nTime = g->sp[7], g->nMerge = g->sp[8], g->nEmb = g->sp[9];
   while (g->nUndo) {
@@ -275,7 +276,7 @@ int cairn_kg_close(cairn_kg *g) {
   cairnFree(g->dSource.a), cairnFree(g->dMerge.a);
   mapFree(&g->mName), mapFree(&g->mAlias), mapFree(&g->mPred);
   cairnFree(g->aUndo), cairnFree(g->adjStart), cairnFree(g->adjEdge), cairnFree(g->adjOther), cairnFree(g->adjNow);
-  cairnFree(g->aTimeOrder), cairnFree(g->aTimeMem), cairnFree(g->aValidOrder);
+  cairnFree(g->aTimeOrder), cairnFree(g->aTimeMem), cairnFree(g->aValidOrder), cairnFree(g->aTri), cairnFree(g->aTriStart);
   cairnFree(g->aMark), cairnFree(g->aQueue), cairnFree(g->aPrev), cairnFree(g->aAct), cairnFree(g->aAct2);
   cairnFree(g);
   return rc;
@@ -464,6 +465,23 @@ static uint32_t levenshtein(const char *a, size_t na, const char *b, size_t nb) 
   }
   return row[nb];
 }
+/* Levenshtein distance of a pattern of m <= 64 bytes (its match masks in aPeq) to b[0..nb), bit-
+** parallel (Myers 1999, Hyyro's formulation for global distance): one pass of word operations per
+** byte of b instead of m cells. Debug builds check it against the table above. */
+static uint32_t levenshteinBits(const uint64_t *aPeq, size_t m, const char *b, size_t nb) {
+  uint64_t pv = ~0ull, mv = 0, top = 1ull << (m - 1);
+  uint32_t d = (uint32_t)m;
+  for (size_t j = 0; j < nb; j++) {
+    uint64_t eq = aPeq[(uint8_t)b[j]], xv = eq | mv, xh = (((eq & pv) + pv) ^ pv) | eq;
+    uint64_t ph = mv | ~(xh | pv), mh = pv & xh;
+    if (ph & top) d++;
+    else if (mh & top) d--;
+    ph = ph << 1 | 1, mh <<= 1;
+    pv = mh | ~(xv | ph), mv = ph & xv;
+  }
+  return d;
+}
+
 static int cmpU32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
@@ -497,6 +515,25 @@ static int wordOf(const char *zShort, size_t ns, const char *zLong) { /* zShort 
   return 0;
 }
 
+/* The sorted trigram set of entity i's normalised name, cached (names never change; the cache
+** grows with the entities and is dropped with the handle). */
+static int triCache(cairn_kg *g, size_t i, const uint32_t **ppT, uint32_t *pn) {
+  while (g->nTriEnt <= i) {
+    size_t e = g->nTriEnt;
+    const char *zn = KG_STR(g, g->aEnt[e].zNorm);
+    size_t nn = strlen(zn);
+    CAIRN_TRY(CAIRN_GROW(g->aTriStart, g->capTriStart, e + 2, "trigram cache"));
+    CAIRN_TRY(CAIRN_GROW(g->aTri, g->capTri, g->nTri + nn + 1, "trigram cache"));
+    if (e == 0) g->aTriStart[0] = 0;
+    g->nTri += trigrams(zn, nn, g->aTri + g->nTri, (uint32_t)nn + 1);
+    g->aTriStart[e + 1] = (uint32_t)g->nTri;
+    g->nTriEnt++;
+  }
+  *ppT = g->aTri + g->aTriStart[i];
+  *pn = g->aTriStart[i + 1] - g->aTriStart[i];
+  return CAIRN_OK;
+}
+
 int cairn_kg_resolve(cairn_kg *g, const char *zName, const float *aEmb, uint32_t nEmb, float minScore, cairn_kg_match *aOut,
                      uint32_t nMax, uint32_t *pn) {
   CAIRN_RETURN_ERROR_IF(!g || !pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_resolve: NULL argument");
@@ -508,6 +545,12 @@ int cairn_kg_resolve(cairn_kg *g, const char *zName, const float *aEmb, uint32_t
   uint32_t nTq = trigrams(z, n, aTq, CAIRN_KG_MAX_NAME + 2);
   double qn = 0;
   for (uint32_t i = 0; aEmb && i < nEmb; i++) qn += (double)aEmb[i] * aEmb[i];
+  uint64_t aPeq[256];
+  int bits = n <= 64;
+  if (bits) {
+    memset(aPeq, 0, sizeof aPeq);
+    for (size_t i = 0; i < n; i++) aPeq[(uint8_t)z[i]] |= 1ull << i;
+  }
   uint32_t nOut = 0;
   for (size_t i = 0; i < g->nEnt; i++) {
     const KgEnt *e = &g->aEnt[i];
@@ -518,10 +561,19 @@ int cairn_kg_resolve(cairn_kg *g, const char *zName, const float *aEmb, uint32_t
     int how = 0;
     if (nn == n && !memcmp(zn, z, n)) best = 1, how = CAIRN_KG_BY_EXACT;
     else {
-      size_t mx = nn > n ? nn : n;
-      float s = 1.0f - (float)levenshtein(z, n, zn, nn) / (float)mx;
-      if (s > best) best = s, how = CAIRN_KG_BY_EDIT;
-      s = jaccard(aTq, nTq, aTe, trigrams(zn, nn, aTe, CAIRN_KG_MAX_NAME + 2));
+      size_t mx = nn > n ? nn : n, diff = nn > n ? nn - n : n - nn;
+      /* the distance is at least the length difference: skip the DP when even that fails */
+      float s = 1.0f - (float)diff / (float)mx;
+      if (s >= minScore) {
+        uint32_t dist = bits ? levenshteinBits(aPeq, n, zn, nn) : levenshtein(z, n, zn, nn);
+        cairnAssert(!bits || dist == levenshtein(z, n, zn, nn));
+        s = 1.0f - (float)dist / (float)mx;
+        if (s > best) best = s, how = CAIRN_KG_BY_EDIT;
+      }
+      const uint32_t *aT = NULL;
+      uint32_t nT = 0;
+      if (triCache(g, i, &aT, &nT) != CAIRN_OK) nT = trigrams(zn, nn, aTe, CAIRN_KG_MAX_NAME + 2), aT = aTe;
+      s = jaccard(aTq, nTq, aT, nT);
       if (s > best) best = s, how = CAIRN_KG_BY_TRIGRAM;
       if (best < 0.9f && ((n < nn && wordOf(z, n, zn)) || (nn < n && wordOf(zn, nn, z)))) best = 0.9f, how = CAIRN_KG_BY_TOKEN;
       if (aEmb && e->iEmb >= 0 && g->aEmb[e->iEmb].n == nEmb && qn > 0) {

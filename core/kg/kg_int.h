@@ -91,6 +91,7 @@ struct cairn_kg {
   uint32_t *aTimeOrder; int64_t maxTimeLen;
   uint64_t *aTimeMem; size_t nTimeMem; /* sorted unique memories with a time */
   size_t nLiveMerge;
+  uint32_t *aTri, *aTriStart; size_t nTri, capTri, capTriStart, nTriEnt; /* trigram cache (resolve) */
   int validStale;
   uint32_t *aValidOrder; size_t nValidOrder;
   /* scratch for queries */

@@ -1,6 +1,7 @@
 /* 2026-12-02 - fuzz target: arbitrary bytes through the knowledge graph's text paths: the time
 ** expression parser (against three reference times, intervals must be non-empty and in range),
-** the extractor into a graph (with and without a speaker), its JSON form, the fused search with
+** the extractor into a graph (with and without a speaker), its JSON form, resolution of the bytes
+** as a name, the fused search with
 ** the bytes as the query, and the facts JSON importer. Nothing may crash or hang. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       cairn_kg_search(g, m, z, &o, aH, &nH);
       cairn_mem_close(m);
     }
+    cairn_kg_match aM[4];
+    uint32_t nM;
+    cairn_kg_resolve(g, z, NULL, 0, 0.0f, aM, 4, &nM); /* debug builds check the bit-parallel distance */
     char *zE;
     if (cairn_kg_entities_json(g, &zE) == CAIRN_OK) cairn_free(zE);
     cairn_kg_close(g);
