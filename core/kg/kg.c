@@ -1044,22 +1044,29 @@ int cairn_kg_neighbors(cairn_kg *g, uint32_t id, int64_t asOf, cairn_kg_edge *aO
 int cairn_kg_bfs(cairn_kg *g, uint32_t id, uint32_t depth, int64_t asOf, uint32_t *aOut, uint32_t *aDist, uint32_t nMax, uint32_t *pn) {
   CAIRN_RETURN_ERROR_IF(!pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_bfs: NULL argument");
   CAIRN_TRY(queryPrep(g, &id, "cairn_kg_bfs"));
-  uint32_t gen = nextGen(g), head = 0, tail = 0;
-  uint32_t *q = g->aQueue, *dist = g->aPrev;
-  q[tail++] = id, g->aMark[id] = gen, dist[id] = 0;
-  while (head < tail) {
-    uint32_t u = q[head++];
-    if (dist[u] >= depth) continue;
-    for (uint32_t e = g->adjStart[u]; e < g->adjStart[u + 1]; e++) {
-      uint32_t v = g->adjOther[e];
-      if (g->aMark[v] == gen || !edgeValid(g, e, asOf)) continue;
-      g->aMark[v] = gen, dist[v] = dist[u] + 1, q[tail++] = v;
+  /* level by level: the queue between levelStart and levelEnd is one hop count, so no per-node
+  ** distance is stored; the valid-now check is the adjacency's own byte */
+  uint32_t gen = nextGen(g), tail = 0, *q = g->aQueue, *mark = g->aMark;
+  const uint32_t *st = g->adjStart, *other = g->adjOther;
+  const uint8_t *now = g->adjNow;
+  q[tail++] = id, mark[id] = gen;
+  uint32_t levelStart = 0, levelEnd = 1, d = 0;
+  if (aDist && nMax) aDist[0] = 0;
+  while (levelStart < levelEnd && d < depth) {
+    for (uint32_t k = levelStart; k < levelEnd; k++) {
+      uint32_t u = q[k];
+      for (uint32_t e = st[u]; e < st[u + 1]; e++) {
+        uint32_t v = other[e];
+        if (mark[v] == gen) continue;
+        if (asOf == CAIRN_KG_NOW ? !now[e] : !edgeValid(g, e, asOf)) continue;
+        mark[v] = gen;
+        if (aDist && tail < nMax) aDist[tail] = d + 1;
+        q[tail++] = v;
+      }
     }
+    levelStart = levelEnd, levelEnd = tail, d++;
   }
-  for (uint32_t i = 0; i < tail && i < nMax; i++) {
-    aOut[i] = q[i];
-    if (aDist) aDist[i] = dist[q[i]];
-  }
+  if (nMax) memcpy(aOut, q, (tail < nMax ? tail : nMax) * sizeof(uint32_t));
   *pn = tail;
   return CAIRN_OK;
 }
