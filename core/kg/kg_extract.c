@@ -26,6 +26,7 @@ typedef struct XTok {
   uint32_t i, n;
   char w[24];     /* lowercased (truncated) */
   int cap, allcap, start, poss; /* capitalised; acronym; sentence start; followed by 's */
+  int gap;        /* punctuation (a comma, a dash, a bracket) between it and the word before */
 } XTok;
 typedef struct XEnt { char z[X_NAME]; const char *zType; } XEnt;
 typedef struct XFact { char s[X_NAME], p[32], o[X_NAME]; int64_t validAt; } XFact;
@@ -48,7 +49,7 @@ static const char *const azStop[] = {
   "now", "for", "to", "in", "on", "at", "of", "with", "as", "by", "from", "one", "after", "before", "since", "anyway", "btw", "by",
   "happy", "hope", "enjoy", "keep", "take", "see", "look", "looks", "check", "bye", "night", "morning", "ah", "hmm", "exactly", "true",
   "right", "agreed", "same", "even", "still", "plus", "like", "last", "next", "these", "those", "every", "being", "thinking", "speaking",
-  "wishing", "take", "things", "yay", "hahaha", "ugh", "dear", "super", "pretty", "mine", "yours", "ours", "theyre", "were", "dont",
+  "wishing", "take", "things", "yay", "woah", "whoa", "woohoo", "wooo", "yikes", "ooh", "hooray", "hahaha", "ugh", "dear", "super", "pretty", "mine", "yours", "ours", "theyre", "were", "dont",
   "didnt", "cant", "wasnt", "isnt", "doesnt", "wouldnt", "couldnt", "shouldnt", "wont", "havent", "gonna", "gotta", "wanna",
   "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
   "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "yesterday", "tomorrow", "christmas", NULL};
@@ -76,19 +77,21 @@ static int isKin(const char *w) { return inList(azKin, w); }
 
 static uint32_t xtokenize(const char *z, size_t n, XTok *a, uint32_t nMax) {
   uint32_t k = 0;
-  int start = 1;
+  int start = 1, gap = 0;
   size_t i = 0;
   while (i < n && k < nMax) {
     unsigned char c = (unsigned char)z[i];
     int alpha = (c | 32) >= 'a' && (c | 32) <= 'z', digit = c >= '0' && c <= '9';
     if (!alpha && !digit && c < 0x80) {
       if (c == '.' || c == '!' || c == '?' || c == '\n' || c == ':' || c == ';' || c == '"') start = 1;
+      if (c != ' ' && c != '\t') gap = 1;
       i++;
       continue;
     }
     XTok t;
     memset(&t, 0, sizeof t);
-    t.i = (uint32_t)i, t.start = start, t.cap = c >= 'A' && c <= 'Z';
+    t.i = (uint32_t)i, t.start = start, t.cap = c >= 'A' && c <= 'Z', t.gap = gap;
+    gap = 0;
     size_t j = i, w = 0;
     int nUpper = 0, nAlpha = 0;
     while (j < n) {
@@ -139,7 +142,7 @@ static void factAddX(Extract *x, const char *s, const char *p, const char *o, in
 static uint32_t nameSpan(const XTok *a, uint32_t n, uint32_t i, cairn_kg *g, const char *zText) {
   if (!a[i].cap || inList(azStop, a[i].w) || a[i].w[0] == 0) return 0;
   uint32_t j = i + 1;
-  while (j < n && !a[j].start && !a[j - 1].poss) {
+  while (j < n && !a[j].start && !a[j].gap && !a[j - 1].poss) {
     if (a[j].cap && !inList(azStop, a[j].w)) j++;
     else if ((!strcmp(a[j].w, "of") || !strcmp(a[j].w, "de")) && j + 1 < n && a[j + 1].cap && !inList(azStop, a[j + 1].w)) j += 2;
     else break;
@@ -254,7 +257,7 @@ int cairnKgNameSpans(const char *z, size_t n, uint32_t *aSpan, uint32_t nMax, ui
   for (uint32_t i = 0; i < nt && k + 2 <= nMax; i++) {
     uint32_t m = a[i].cap && !inList(azStop, a[i].w) ? 1 : 0;
     if (!m) continue;
-    while (i + m < nt && a[i + m].cap && !a[i + m - 1].poss && !inList(azStop, a[i + m].w)) m++;
+    while (i + m < nt && a[i + m].cap && !a[i + m].gap && !a[i + m - 1].poss && !inList(azStop, a[i + m].w)) m++;
     aSpan[k++] = a[i].i, aSpan[k++] = a[i + m - 1].i + a[i + m - 1].n - a[i].i;
     /* "Melanie's kids": the kin entity too */
     if (a[i + m - 1].poss && i + m < nt && isKin(a[i + m].w) && k + 2 <= nMax)
