@@ -311,6 +311,19 @@ static const CliCommand aCommand[] = {
    "--wv W\tweighted fusion: the vector weight (BM25 gets 1-W)\n--json\tone JSON object\n",
    "turn- and session-level recall@1/5/10, MRR, NDCG@10 per category, build time, median latency", cliEvalLocomo},
 #endif
+#if CAIRN_WITH_KG /* the knowledge graph (cli/cmd_kg.c): FILE's graph is FILE.graph unless --graph G */
+  {"entities", "mem", CLI_MEMORY, "FILE [--graph G] [--json]", NULL, "the graph's entities: names, types, aliases, mentions", cliMemEntities},
+  {"facts", "mem", CLI_MEMORY, "FILE [--as-of T] [--graph G] [--json]", "--as-of T\tms since 1970, a date, 'now' (default) or 'all'\n",
+   "facts valid at a time, with their validity and sources", cliMemFacts},
+  {"graph", "mem", CLI_MEMORY, "FILE ENTITY [--depth N] [--as-of T] [--graph G] [--json]", NULL,
+   "entities within N hops of ENTITY and the facts between them", cliMemGraph},
+  {"extract", "mem", CLI_MEMORY, "FILE [--graph G]", NULL, "run the built-in extractor over every memory into the graph", cliMemExtract},
+  {"extract-json", "mem", CLI_MEMORY, "TEXT [--speaker S] [--time T]", NULL, "what the extractor finds in TEXT, as JSON", cliMemExtractJson},
+  {"import-facts", "mem", CLI_MEMORY, "FILE FACTS.jsonl [--graph G]", NULL,
+   "add facts (one JSON object a line: subject, predicate, object|literal, validAt, sources), all or none", cliMemImportFacts},
+  {"longmemeval", "eval", CLI_MEMORY, "FILE.json [--mode bm25|hybrid|full] [--json]", NULL,
+   "LongMemEval retrieval: turn/session recall@1/5/10, MRR, NDCG@10 per question type", cliEvalLongmemeval},
+#endif
   {"version", NULL, CLI_GENERAL, "[--json]", "--json\tone JSON object (the npm package's version() has the same keys)\n", "print versions and the kernels in use", cliVersion},
   {"help", NULL, CLI_GENERAL, "[COMMAND [SUB]]", NULL, "this list, or a command's synopsis and options", cliHelp},
 };

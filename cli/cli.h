@@ -27,6 +27,9 @@
 #ifndef CAIRN_WITH_MEM
 #define CAIRN_WITH_MEM 1
 #endif
+#ifndef CAIRN_WITH_KG
+#define CAIRN_WITH_KG CAIRN_WITH_MEM
+#endif
 
 /* Where `cairn help` lists a command. */
 enum { CLI_HASH, CLI_HDF5, CLI_STORE, CLI_CODEC, CLI_MEMORY, CLI_GENERAL };
@@ -139,5 +142,28 @@ int cliEvalLocomo(int argc, char **argv);
 /* cmd_eph.c: the decision gate and the ephemeral tier */
 int cliMemGate(int argc, char **argv);
 int cliEphBench(int argc, char **argv);
+#endif
+#if CAIRN_WITH_KG /* cmd_kg.c: the knowledge graph beside a store (FILE.graph) */
+int cliMemEntities(int argc, char **argv);
+int cliMemFacts(int argc, char **argv);
+int cliMemGraph(int argc, char **argv);
+int cliMemExtract(int argc, char **argv);
+int cliMemImportFacts(int argc, char **argv);
+int cliMemExtractJson(int argc, char **argv);
+int cliEvalLongmemeval(int argc, char **argv);
+/* `cairn eval locomo --mode full` (cmd_mem.c): a graph filled by the extractor as turns are
+** added, searched with cairn_kg_search instead of cairn_mem_search */
+void *cliKgEvalBegin(void);
+int cliKgEvalAdd(void *pKg, uint64_t id, const cairn_mem_record *r);
+int cliKgEvalSearch(void *pKg, cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *aHit, uint32_t *pnHit);
+void cliKgEvalEnd(void *pKg);
+#elif CAIRN_WITH_MEM
+static inline void *cliKgEvalBegin(void) { return NULL; }
+static inline int cliKgEvalAdd(void *p, uint64_t id, const cairn_mem_record *r) { (void)p, (void)id, (void)r; return 0; }
+static inline int cliKgEvalSearch(void *p, cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *a, uint32_t *pn) {
+  (void)p;
+  return cairn_mem_search(m, q, a, pn);
+}
+static inline void cliKgEvalEnd(void *p) { (void)p; }
 #endif
 #endif

@@ -528,13 +528,14 @@ static int parseDia(const char *z, size_t n, int *pSess) {
 int cliEvalLocomo(int argc, char **argv) {
   const char *zCmd = "eval locomo";
   if (argc < 2) return cliUsage(zCmd, "need FILE.json");
-  int mode = CAIRN_MEM_BM25, json = 0, fusion = CAIRN_FUSE_RRF;
+  int mode = CAIRN_MEM_BM25, json = 0, fusion = CAIRN_FUSE_RRF, full = 0;
   uint32_t dim = 0;
   float wv = 0, wb = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = 1;
     else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
-      if (!parseMode(argv[++i], &mode)) return cliUsage(zCmd, "mode must be bm25, vector or hybrid");
+      if (CAIRN_WITH_KG && !strcmp(argv[i + 1], "full")) full = 1, mode = CAIRN_MEM_BM25, i++; /* cli/cmd_kg.c */
+      else if (!parseMode(argv[++i], &mode)) return cliUsage(zCmd, "mode must be bm25, vector, hybrid or full");
     } else if (!strcmp(argv[i], "--dim") && i + 1 < argc) dim = (uint32_t)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--fusion") && i + 1 < argc) fusion = !strcmp(argv[++i], "weighted") ? CAIRN_FUSE_WEIGHTED : CAIRN_FUSE_RRF;
     else if (!strcmp(argv[i], "--wv") && i + 1 < argc) wv = (float)atof(argv[++i]), wb = 1 - wv;
@@ -575,6 +576,7 @@ int cliEvalLocomo(int argc, char **argv) {
     cairn_mem *m;
     rc = cairn_mem_open(NULL, &cfg, &m);
     if (rc) break;
+    void *pKg = full ? cliKgEvalBegin() : NULL; /* --mode full: the graph beside the store */
 
     /* turns: session_1, session_2, ... until one is missing */
     char **azDia = NULL;
@@ -610,7 +612,9 @@ int cliEvalLocomo(int argc, char **argv) {
         r.zText = zT, r.zSession = zSess, r.zRole = zSp;
         r.eventMs = when ? when + iTurn * 1000 : 0;
         r.createdMs = r.eventMs ? r.eventMs : 1;
-        rc = cairn_mem_add(m, &r, NULL);
+        uint64_t idAdded = 0;
+        rc = cairn_mem_add(m, &r, &idAdded);
+        if (pKg && rc == CAIRN_OK) rc = cliKgEvalAdd(pKg, idAdded, &r);
         free(zT);
         if (nDia == nDiaAlloc) {
           nDiaAlloc = nDiaAlloc ? 2 * nDiaAlloc : 1024;
@@ -665,11 +669,11 @@ int cliEvalLocomo(int argc, char **argv) {
       /* latency: the top 10, as an agent asks and as the peers are timed */
       qq.k = (k < 10u ? k : 10u);
       int64_t q0 = nowNs();
-      rc = cairn_mem_search(m, &qq, aHit, &nHit);
+      rc = pKg ? cliKgEvalSearch(pKg, m, &qq, aHit, &nHit) : cairn_mem_search(m, &qq, aHit, &nHit);
       int64_t dq = nowNs() - q0;
       /* metrics: the ranking down to 1000 turns (MRR needs the first relevant hit's rank) */
       qq.k = k;
-      if (rc == CAIRN_OK) rc = cairn_mem_search(m, &qq, aHit, &nHit);
+      if (rc == CAIRN_OK) rc = pKg ? cliKgEvalSearch(pKg, m, &qq, aHit, &nHit) : cairn_mem_search(m, &qq, aHit, &nHit);
       if (rc) break;
       if (nLat == nLatAlloc) {
         nLatAlloc = nLatAlloc ? nLatAlloc * 2 : 1024;
@@ -696,6 +700,7 @@ int cliEvalLocomo(int argc, char **argv) {
       addMetrics(&aSessM[0], aSRel, nS, nRelS);
     }
     free(aHit), free(aRel), free(aSRel), free(aSeenSess), free(azDia), free(aSessOf);
+    cliKgEvalEnd(pKg);
     cairn_mem_close(m);
   }
   cairn_json_free(j);
@@ -709,7 +714,8 @@ int cliEvalLocomo(int argc, char **argv) {
     medMs = (double)aLat[nLat / 2] / 1e6;
   }
   free(aLat);
-  static const char *const azMode[] = {"hybrid", "vector", "bm25"};
+  static const char *const azMode[] = {"hybrid", "vector", "bm25", "full"};
+  if (full) mode = 3;
   static const char *const azCat[] = {"all", "1-multi-hop", "2-temporal", "3-open-domain", "4-single-hop"};
   if (json) {
     printf("{\"mode\":\"%s\",\"conversations\":%d,\"turns\":%zu,\"questions\":%d,\"build_ms\":%.3f,\"median_query_ms\":%.4f", azMode[mode],

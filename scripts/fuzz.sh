@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=("$@")
-[ ${#runs[@]} -eq 0 ] && runs=(h5_read:120 zl_decode:60 h5w_edit:60 cas_cdc:30 mem_text:30 cas_store:20 mem_log:20 deflate_enc:20)
+[ ${#runs[@]} -eq 0 ] && runs=(h5_read:120 zl_decode:60 h5w_edit:60 cas_cdc:30 mem_text:30 cas_store:20 mem_log:20 deflate_enc:20 kg_text:20)
 
 CC=${FUZZ_CC:-$(command -v clang-14 || command -v clang)}
 cmake -S . -B build/fuzz -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=Debug -DCAIRN_LIBFUZZER=ON >/dev/null

@@ -79,4 +79,15 @@ int cairn_em_zl_file(int compress, int profile, int level, cairn_file *in, cairn
 int cairn_em_zl_compress_records(const uint32_t *aWidth, int nField, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut);
 int cairn_em_zl_records_file(const uint32_t *aWidth, int nField, int level, cairn_file *in, cairn_file *out, double *pSizes);
 
+/* em_kg.c */
+struct EmKg;
+int cairn_em_kg_open(cairn_file *f, int readOnly, struct EmKg **pp);
+int cairn_em_kg_close(struct EmKg *h);
+int cairn_em_kg_commit(struct EmKg *h);
+int cairn_em_kg_functional(struct EmKg *h, const char *zPred, int resolve);
+int cairn_em_kg_add_facts(struct EmKg *h, const char *zJson, double *pn);
+int cairn_em_kg_extract(struct EmKg *h, double memId, const char *zText, const char *zSpeaker, double refMs);
+int cairn_em_kg_entities(struct EmKg *h, char **pz, double *pn);
+int cairn_em_kg_facts(struct EmKg *h, int kind, double asOf, char **pz, double *pn);
+int cairn_em_kg_graph(struct EmKg *h, const char *zName, uint32_t depth, int kind, double asOf, char **pz, double *pn);
 #endif /* CAIRN_EM_EXPORTS_H */

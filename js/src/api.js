@@ -7,6 +7,7 @@
 
 import { MemoryFile } from './hosts.js';
 import { makeMemory } from './memory.js';
+import { makeGraph } from './kg.js';
 import { makeStore } from './store.js';
 import { makeZl } from './zl.js';
 import { makeH5 } from './h5.js';
@@ -248,6 +249,7 @@ export function makeApi(loader, { openPath } = {}) {
     gzip: codec('gzip'),
     version,
     Memory: makeMemory(ctx),
+    Graph: makeGraph(ctx),
     Store: makeStore(ctx),
     ...makeEphemeral(ctx), // Ephemeral, Observer, gate
     zl,

@@ -359,6 +359,36 @@ export class Memory {
   close(options?: { commit?: boolean }): void;
 }
 
+/** A time to query at: a Date, ms since 1970, 'now' (not invalidated) or 'all'. */
+export type GraphAsOf = Date | number | 'now' | 'all';
+export interface GraphEntity { id: number; name: string; type: string; aliases: string[]; mentions: number; }
+export interface GraphFactInput {
+  subject: string; predicate: string; object?: string; literal?: string;
+  validAt?: Date | number; invalidAt?: Date | number; createdAt?: Date | number; expiredAt?: Date | number;
+  sources?: number[];
+}
+export interface GraphFact {
+  id: number; subject: string; predicate: string; object?: string; literal?: string;
+  validAt: number | null; invalidAt: number | null; createdAt: number | null; expiredAt: number | null; sources: number[];
+}
+export interface GraphNeighborhood { entity: string; nodes: { id: number; name: string; depth: number }[]; edges: GraphFact[]; }
+/** A knowledge graph with time (entities, facts with validity; core/kg). */
+export class Graph {
+  private constructor();
+  /** Open or create a graph in a file object (or, in Node, a path), or in memory when no file is given. */
+  static open(file?: CairnFile | string | null, options?: { readOnly?: boolean }): Promise<Graph>;
+  static open(options: { readOnly?: boolean }): Promise<Graph>;
+  entities(): GraphEntity[];
+  facts(options?: { asOf?: GraphAsOf }): GraphFact[];
+  neighbors(name: string, options?: { depth?: number; asOf?: GraphAsOf }): GraphNeighborhood;
+  /** Add facts, all or none; returns how many. */
+  addFacts(facts: GraphFactInput[]): number;
+  functional(predicate: string, options?: { resolve?: boolean }): void;
+  extract(memoryId: number, text: string, options?: { speaker?: string; time?: Date | number }): void;
+  commit(): void;
+  close(): void;
+}
+
 // ------------------------------------------------------------------ chunk store
 export interface StoreOpenOptions {
   /** How new chunks are stored (a chunk that does not shrink is stored raw). */
@@ -455,6 +485,7 @@ declare const cairn: {
   gzip: StreamCodec;
   version: typeof version;
   Memory: typeof Memory;
+  Graph: typeof Graph;
   Store: typeof Store;
   zl: typeof zl;
   compress: typeof compress;

@@ -7,7 +7,7 @@ import { makeApi } from './api.js';
 
 const api = makeApi((options) => createCairnCore(options));
 
-export const { init, sha256, sha256File, zstd, deflate, gzip, version, Memory, Store, zl, compress, decompress, h5, Ephemeral, Observer, gate } = api;
+export const { init, sha256, sha256File, zstd, deflate, gzip, version, Memory, Graph, Store, zl, compress, decompress, h5, Ephemeral, Observer, gate } = api;
 export { CairnError } from './api.js';
 export { MemoryFile, BlobFile, OpfsFile, HttpFile } from './hosts.js';
 export { S3File } from './s3file.js';

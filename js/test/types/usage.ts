@@ -1,7 +1,7 @@
 // 2026-11-29 - type-checked usage of the package's declarations (npm run typecheck): compiles
 // against src/index.d.ts through the package's own "exports" (moduleResolution bundler), and a
 // few @ts-expect-error lines prove that wrong calls are rejected. Not executed.
-import cairn, { Memory, Store, compress, decompress, zl, zstd, sha256, MemoryFile, NodeFile, CairnError, type MemoryHit, type ZlProfile, Ephemeral, Observer, gate, type EphemeralHit, type GateResult, type ObserveResult } from 'cairn-store';
+import cairn, { Memory, Graph, type GraphFact, Store, compress, decompress, zl, zstd, sha256, MemoryFile, NodeFile, CairnError, type MemoryHit, type ZlProfile, Ephemeral, Observer, gate, type EphemeralHit, type GateResult, type ObserveResult } from 'cairn-store';
 
 async function main(): Promise<void> {
   const mem: Memory = await Memory.open(new MemoryFile(), { dim: 384, metric: 'cosine' });
@@ -76,3 +76,13 @@ async function ephemeral(mem: Memory): Promise<void> {
   eph.close();
 }
 void ephemeral;
+async function graph(): Promise<void> {
+  const g: Graph = await Graph.open();
+  g.functional('lives_in');
+  const n: number = g.addFacts([{ subject: 'Maya', predicate: 'lives_in', object: 'Lisbon', validAt: new Date(), sources: [1] }]);
+  const facts: GraphFact[] = g.facts({ asOf: 'all' });
+  const names: string[] = g.neighbors('Maya', { depth: 2 }).nodes.map((x) => x.name);
+  void n, void facts, void names, void g.entities();
+  g.close();
+}
+void graph;
