@@ -159,6 +159,9 @@ static const CliCommand aCommand[] = {
    "\trecords:W1,W2,... (fixed-width records, one column per field)\n-l LEVEL\t1..22\n-o OUT\tthe frame to write\n",
    "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)", cliCompress},
   {"decompress", NULL, CLI_CODEC, "IN -o OUT", "-o OUT\tthe file to write\n", "decompress an OpenZL frame", cliDecompress},
+  {"zl", NULL, CLI_CODEC, "info FRAME [--json]", NULL, "OpenZL frames: info (cairn help zl)", NULL},
+  {"info", "zl", CLI_CODEC, "FRAME [--json]", "--json\tJSON instead of text\n",
+   "a frame's outputs, chunks, decoder graph, and each stream's size, type and codecs", cliZlInfo},
 #endif
 #if CAIRN_WITH_MEM
   {"mem", NULL, CLI_MEMORY, "add|search|stats|verify|salvage|index|checkpoint|demo FILE ...", NULL,

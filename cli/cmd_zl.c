@@ -79,3 +79,35 @@ static int zlRun(const char *zCmd, int argc, char **argv, int compress) {
 int cliCompress(int argc, char **argv) { return zlRun("compress", argc, argv, 1); }
 int cliDecompress(int argc, char **argv) { return zlRun("decompress", argc, argv, 0); }
 #endif
+
+#if CAIRN_WITH_ZL
+/* `cairn zl info FRAME [--json]` (2026-12-02): a frame's outputs, chunks, decoder graph and
+** streams (cairn_zl_info). The whole frame is read into memory. */
+int cliZlInfo(int argc, char **argv) {
+  const char *zIn = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) json = 1;
+    else if (!zIn) zIn = argv[i];
+    else return cliUsage("zl info", "unexpected argument '%s'", argv[i]);
+  }
+  if (!zIn) return cliUsage("zl info", "need FRAME");
+  cairn_file *f;
+  if (cliOpenRead("zl info", zIn, &f)) return 1;
+  uint64_t n = 0;
+  uint8_t *p = NULL;
+  int rc = cairn_file_size(f, &n);
+  if (!rc && n > (1ull << 31)) rc = CAIRN_LIMIT;
+  if (!rc && !(p = cairn_malloc((size_t)n + 1))) rc = CAIRN_NOMEM;
+  if (!rc) rc = cairn_file_read_exact(f, p, (size_t)n, 0);
+  cairn_file_close(f);
+  char *z = NULL;
+  size_t nz = 0;
+  if (!rc) rc = cairn_zl_info(p, (size_t)n, json, &z, &nz);
+  cairn_free(p);
+  if (rc) return cliFail("zl info", rc);
+  fwrite(z, 1, nz, stdout);
+  cairn_free(z);
+  return 0;
+}
+#endif

@@ -548,7 +548,20 @@ static int encTyped(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
   unsigned w = kZlWidth[o->profile];
   return cairnZlEncNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, cairnZlEncNumeric(e, p, n / w, w, 0));
 }
+static int encRootWhole(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n);
+/* Any length: a tail shorter than the unit (integer width or record) is stored beside the
+** typed part and joined by splitN (OpenZL's own profiles send such a last chunk whole to their
+** generic fallback; a frame of either shape decodes in both). */
 int cairnZlEncRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  size_t tail = o->unit > 1 ? n % o->unit : 0;
+  if (!tail) return encRootWhole(e, o, p, n);
+  if (n == tail) return cairnZlEncSerial(e, p, n);
+  int a[2];
+  a[0] = encRootWhole(e, o, p, n - tail);
+  a[1] = encStoredCopy(e, p + n - tail, tail);
+  return cairnZlEncNode(e, ZID_SPLITN, NULL, 0, a, 2, 2);
+}
+static int encRootWhole(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
   if (n == 0 || (o->profile == CAIRN_ZL_SERIAL && !o->nField)) return cairnZlEncSerial(e, p, n);
   /* integers: the typed selector's own "raw bytes" candidate already covers plain bytes */
   if (!o->nField && o->profile != CAIRN_ZL_CSV) return encTyped(e, o, p, n);

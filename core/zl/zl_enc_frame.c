@@ -242,7 +242,6 @@ static int optsRecords(ZlOpts *o, const uint32_t *aWidth, int nField, int level)
 static int zlCompressBuf(const ZlOpts *o, const void *pv, size_t n, void *out, size_t nOut, size_t *pnOut) {
   const uint8_t *p = pv;
   if ((!p && n) || (!out && nOut) || !pnOut) return cairnErr(CAIRN_MISUSE, "zl: NULL argument");
-  if (n % o->unit) return cairnErr(CAIRN_MISUSE, "zl: %zu bytes are not a whole number of %zu-byte units", n, o->unit);
   uint8_t h[32];
   size_t k = encHeader(h, n);
   size_t seg = segSize(o), nSeg = n ? (n + seg - 1) / seg : 1;
@@ -293,7 +292,6 @@ static int zlCompressFile(const ZlOpts *o, cairn_file *in, cairn_file *out, cair
   uint64_t size = 0, pos = 0, wpos = 0;
   if (!in || !out) return cairnErr(CAIRN_MISUSE, "zl: NULL file");
   CAIRN_TRY(cairn_file_size(in, &size));
-  if (size % o->unit) return cairnErr(CAIRN_MISUSE, "zl: %llu bytes are not a whole number of %zu-byte units", (unsigned long long)size, o->unit);
   uint8_t h[32];
   size_t k = encHeader(h, size), seg = segSize(o);
   CAIRN_TRY(cairn_file_write(out, h, k, 0));
