@@ -154,9 +154,10 @@ static const CliCommand aCommand[] = {
    "copy every payload that still verifies, and its names, into a new store", cliCasSalvage},
 #endif
 #if CAIRN_WITH_ZL
-  {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT",
+  {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] [--graph G] IN -o OUT",
    "-p PROFILE\tserial (default), u8, le-u16, le-u32, le-u64, le-i64, csv,\n"
-   "\trecords:W1,W2,... (fixed-width records, one column per field)\n-l LEVEL\t1..22\n-o OUT\tthe frame to write\n",
+   "\trecords:W1,W2,... (fixed-width records, one column per field)\n-l LEVEL\t1..22\n-o OUT\tthe frame to write\n"
+   "--graph G\tone named graph for the whole input: store zstd lz4 huffman entropy flatpack bitpack\n",
    "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)", cliCompress},
   {"decompress", NULL, CLI_CODEC, "IN -o OUT", "-o OUT\tthe file to write\n", "decompress an OpenZL frame", cliDecompress},
   {"zl", NULL, CLI_CODEC, "info FRAME [--json]", NULL, "OpenZL frames: info (cairn help zl)", NULL},

@@ -14,6 +14,7 @@
 
 static uint32_t aField[CAIRN_ZL_MAX_FIELDS];
 static int nField;
+static int iGraph; /* --graph NAME (2026-12-02), 0 = the profile's own selection */
 
 /* "records:W1,W2,..." -> aField/nField; 0 if it is not such a profile, -1 if malformed. */
 static int zlRecords(const char *z) {
@@ -34,9 +35,12 @@ static int zlArgs(const char *zCmd, int argc, char **argv, int withProfile, cons
   *pzIn = *pzOut = NULL;
   *pProfile = CAIRN_ZL_SERIAL;
   *pLevel = 0;
-  nField = 0;
+  nField = 0, iGraph = 0;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) *pzOut = argv[++i];
+    if (withProfile && strcmp(argv[i], "--graph") == 0 && i + 1 < argc) {
+      iGraph = cairn_zl_graph_from_name(argv[++i]);
+      if (iGraph < 0) return cliUsage(zCmd, "unknown graph '%s' (store, zstd, lz4, huffman, entropy, flatpack, bitpack; fse, field_lz: decode only)", argv[i]);
+    } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) *pzOut = argv[++i];
     else if (strcmp(argv[i], "-f") == 0) *pFlags |= CLI_OUT_FORCE;
     else if (withProfile && strcmp(argv[i], "-l") == 0 && i + 1 < argc) {
       *pLevel = atoi(argv[++i]);
@@ -65,7 +69,9 @@ static int zlRun(const char *zCmd, int argc, char **argv, int compress) {
   if (cliOpenRead(zCmd, zIn, &in)) return 1;
   if ((rc = cliOutOpen(zCmd, zOut, &zIn, 1, flags, &out))) return cairn_file_close(in), rc;
   uint64_t nIn = 0, nOut = 0;
-  if (compress && nField)
+  if (compress && iGraph && !nField)
+    rc = cairn_zl_compress_graph_file(profile, iGraph, level, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut);
+  else if (compress && nField)
     rc = cairn_zl_compress_records_file(aField, nField, level, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut);
   else
     rc = compress ? cairn_zl_compress_file(profile, level, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut)

@@ -238,6 +238,18 @@ int cairnZlEncSerial(Enc *e, const uint8_t *p, size_t n) {
   return encStoredCopy(e, p, n);
 }
 
+/* For the named graphs (zl_enc_graph.c). */
+int cairnZlEncStoredCopy(Enc *e, const void *p, size_t n) { return encStoredCopy(e, p, n); }
+int cairnZlEncStored(Enc *e, uint8_t *p, size_t n) { return encStored(e, p, n); }
+int cairnZlEncHuffman(Enc *e, const uint8_t *p, size_t n) { return encHuffman(e, p, n, 1); }
+int cairnZlEncZstdLeaf(Enc *e, const uint8_t *p, size_t n) {
+  uint8_t *q;
+  size_t nq;
+  int r = encZstdBytes(e, p, n, &q, &nq);
+  if (r < 0) return -1;
+  return r == 0 ? cairnZlEncNode1(e, ZID_ZSTD, NULL, 0, encStored(e, q, nq)) : encStoredCopy(e, p, n);
+}
+
 /* ---------------------------------------------------------------- numeric */
 
 /* Order-0 entropy of the differences of consecutive bytes, from up to 8192 of them spread over
@@ -562,6 +574,7 @@ int cairnZlEncRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
   return cairnZlEncNode(e, ZID_SPLITN, NULL, 0, a, 2, 2);
 }
 static int encRootWhole(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  if (o->graph) return cairnZlEncGraph(e, o, p, n);
   if (n == 0 || (o->profile == CAIRN_ZL_SERIAL && !o->nField)) return cairnZlEncSerial(e, p, n);
   /* integers: the typed selector's own "raw bytes" candidate already covers plain bytes */
   if (!o->nField && o->profile != CAIRN_ZL_CSV) return encTyped(e, o, p, n);

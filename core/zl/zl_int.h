@@ -190,7 +190,8 @@ typedef struct ZlOpts {
   int profile, level;
   unsigned nField;
   uint32_t aField[CAIRN_ZL_MAX_FIELDS];
-  size_t unit; /* input size must be a multiple of it: integer width or record size */
+  size_t unit; /* integer width or record size (a shorter tail is stored beside) */
+  int graph;   /* 0: the profile's own selection, else CAIRN_ZL_GRAPH_* (one named graph) */
 } ZlOpts;
 
 
@@ -204,5 +205,10 @@ int cairnZlEncNumBytes(Enc *e, const uint8_t *p, size_t n, unsigned w, int plane
 int cairnZlEncNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth); /* zl_enc.c */
 int cairnZlEncRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n); /* zl_enc.c */
 int cairnZlEncCsv(Enc *e, const uint8_t *p, size_t n); /* zl_enc_csv.c */
+int cairnZlEncGraph(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n); /* zl_enc_graph.c */
+int cairnZlEncStoredCopy(Enc *e, const void *p, size_t n); /* zl_enc.c */
+int cairnZlEncStored(Enc *e, uint8_t *p, size_t n);         /* zl_enc.c: takes ownership of p */
+int cairnZlEncZstdLeaf(Enc *e, const uint8_t *p, size_t n); /* zl_enc.c: zstd, else stored */
+int cairnZlEncHuffman(Enc *e, const uint8_t *p, size_t n);  /* zl_enc.c: Huffman, else stored */
 
 #endif

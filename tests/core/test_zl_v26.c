@@ -190,3 +190,28 @@ TEST(zl_v26, info_and_dictionary) {
   cairn_free(z);
   cairnFree(f), cairnFree(g), cairnFree(out);
 }
+
+/* Named graphs: each round-trips on any length, for every profile; fse and field_lz are refused. */
+TEST(zl_v26, named_graphs) {
+  static uint8_t a[3001], f[8192], d[3001];
+  for (size_t i = 0; i < sizeof a; i++) a[i] = (uint8_t)("0123456789,abc\n"[(i * 7 + i / 13) % 15]);
+  for (int g = CAIRN_ZL_GRAPH_STORE; g <= CAIRN_ZL_GRAPH_BITPACK; g++)
+    for (int prof = CAIRN_ZL_SERIAL; prof <= CAIRN_ZL_LE_I64; prof++) {
+      size_t nf = 0, nd = 0;
+      int rc = cairn_zl_compress_graph(prof, g, 3, a, sizeof a, f, sizeof f, &nf);
+      if (g == CAIRN_ZL_GRAPH_FSE || g == CAIRN_ZL_GRAPH_FIELD_LZ) {
+        CHECK_RC(rc, CAIRN_UNSUPPORTED);
+        continue;
+      }
+      if (rc) {
+        tfFail(__FILE__, __LINE__, "graph %s, profile %s: %s", cairn_zl_graph_name(g), cairn_zl_profile_name(prof), cairn_errmsg());
+        continue;
+      }
+      CHECK_OK(cairn_zl_decompress(f, nf, d, sizeof d, &nd));
+      CHECK(nd == sizeof a && memcmp(d, a, nd) == 0);
+    }
+  CHECK_EQ(cairn_zl_graph_from_name("flatpack"), CAIRN_ZL_GRAPH_FLATPACK);
+  CHECK_EQ(cairn_zl_graph_from_name("nope"), -1);
+  size_t nf;
+  CHECK_RC(cairn_zl_compress_graph(CAIRN_ZL_SERIAL, 99, 3, a, 10, f, sizeof f, &nf), CAIRN_MISUSE);
+}

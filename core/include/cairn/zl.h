@@ -56,6 +56,19 @@ CAIRN_API int cairn_zl_compress_level(int profile, int level, const void *p, siz
 #define CAIRN_ZL_MAX_FIELDS 64
 CAIRN_API int cairn_zl_compress_records(const uint32_t *aWidth, int nField, int level, const void *p, size_t n, void *out,
                               size_t nOut, size_t *pnOut);
+/* One named graph for the whole input instead of the profile's selection (OpenZL's standard
+** graphs by name): store, zstd, lz4, huffman, entropy (Huffman or stored), flatpack (<= 128
+** distinct bytes pay), bitpack (the profile's integers in the fewest bits). fse and field_lz:
+** CAIRN_UNSUPPORTED (cairn decodes them, writes neither). A graph that cannot apply falls back
+** to stored bytes. graph 0 ("auto") = cairn_zl_compress_level. level 0 = 19. */
+enum {
+  CAIRN_ZL_GRAPH_AUTO = 0, CAIRN_ZL_GRAPH_STORE, CAIRN_ZL_GRAPH_ZSTD, CAIRN_ZL_GRAPH_LZ4, CAIRN_ZL_GRAPH_HUFFMAN,
+  CAIRN_ZL_GRAPH_FSE, CAIRN_ZL_GRAPH_ENTROPY, CAIRN_ZL_GRAPH_FIELD_LZ, CAIRN_ZL_GRAPH_FLATPACK, CAIRN_ZL_GRAPH_BITPACK
+};
+CAIRN_API int cairn_zl_graph_from_name(const char *zName); /* -1 if unknown */
+CAIRN_API const char *cairn_zl_graph_name(int graph);
+CAIRN_API int cairn_zl_compress_graph(int profile, int graph, int level, const void *p, size_t n, void *out, size_t nOut,
+                                      size_t *pnOut);
 /* The decompressed size a frame declares (read from its header only). */
 CAIRN_API int cairn_zl_decompressed_size(const void *p, size_t n, uint64_t *pnSize);
 /* Decode the single frame p[0..n) (all of it) into out[0..nOut); *pnOut = bytes written. */
@@ -107,6 +120,8 @@ CAIRN_API int cairn_zl_info(const void *p, size_t n, int json, char **pz, size_t
 typedef void (*cairn_zl_progress_fn)(void *pArg, uint64_t nDone, uint64_t nTotal);
 CAIRN_API int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
                            void *pArg, uint64_t *pnIn, uint64_t *pnOut); /* level 0 = 19 */
+CAIRN_API int cairn_zl_compress_graph_file(int profile, int graph, int level, cairn_file *in, cairn_file *out,
+                                           cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn, uint64_t *pnOut);
 CAIRN_API int cairn_zl_compress_records_file(const uint32_t *aWidth, int nField, int level, cairn_file *in, cairn_file *out,
                                    cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn, uint64_t *pnOut);
 CAIRN_API int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress, void *pArg, uint64_t *pnIn,
