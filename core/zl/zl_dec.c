@@ -23,6 +23,7 @@
 
 #include "zl/zl_int.h"
 
+struct ZlMulti;
 struct ZlDec {
   uint64_t budget, live; /* bytes the transforms may still allocate, bytes now allocated */
   uint64_t chunkOff;
@@ -38,6 +39,10 @@ struct ZlDec {
   size_t nDirectCap;
   CairnSb *sb; /* cairn_zl_info: the chunk's graph and streams are described here */
   int json, nChunk;
+  /* Reached through pointers that only cairn_zl_info / cairn_zl_decompress_multi set, so a
+  ** decode-only program does not link them (bench/zl/wasm-size.sh). */
+  void (*xInfo)(ZlDec *, const uint8_t *, size_t, size_t, const void *, size_t, const ZlStream *, const int32_t *, const int32_t *, int);
+  int (*xMulti)(ZlDec *, struct ZlMulti *, ZlStream *, size_t, const uint8_t *, uint64_t, unsigned, size_t);
 };
 
 uint8_t *cairnZlDirectDst(const ZlDec *d) { return d->pDirectDst; }
@@ -185,8 +190,9 @@ static void infoList(CairnSb *s, int json, const char *zKey, size_t a0, size_t n
   cairnSbStr(s, "]");
 }
 /* One chunk's graph and streams (see cairn_zl_info). */
-static void infoChunk(ZlDec *d, const uint8_t *b, size_t off, size_t nDec, const Node *aNode, size_t total, const ZlStream *aRec,
+static void infoChunk(ZlDec *d, const uint8_t *b, size_t off, size_t nDec, const void *pvNode, size_t total, const ZlStream *aRec,
                       const int32_t *aProd, const int32_t *aCons, int rc) {
+  const Node *aNode = pvNode;
   CairnSb *s = d->sb;
   int J = d->json;
   (void)b;
@@ -544,7 +550,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
       for (size_t k = 0; k < pN->nIn; k++) cairnZlFreeStream(d, &aS[pN->base + k]);
   }
   if (pm) {
-    rc = multiFinish(d, pm, aS, total, b, endStreams, flags, off);
+    rc = d->xMulti(d, pm, aS, total, b, endStreams, flags, off);
     if (rc) goto done;
     *pnChunk = (size_t)(endChunk - off);
     goto done;
@@ -583,7 +589,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
   *pnOut += o->nb;
   *pnChunk = (size_t)(endChunk - off);
 done:
-  if (d->sb && aNode && aS) infoChunk(d, b, off, nDec, aNode, total, aRec, aProd, aCons, rc);
+  if (d->xInfo && aNode && aS) d->xInfo(d, b, off, nDec, aNode, total, aRec, aProd, aCons, rc);
   cairnFree(aRec);
   d->pDirect = NULL, d->pDirectDst = NULL;
   if (aS)
@@ -606,7 +612,7 @@ typedef struct {
   size_t iComment, nComment;    /* the comment's offset and length */
 } FrameInfo;
 
-static int decHeader(const uint8_t *b, size_t n, FrameInfo *f) {
+ZL_MINSIZE static int decHeader(const uint8_t *b, size_t n, FrameInfo *f) {
   memset(f, 0, sizeof *f);
   if (n < 4) return cairnErr(CAIRN_CORRUPT, "zl: frame of %zu bytes is shorter than its magic number", n);
   uint32_t m = cairnGetLE32(b);
@@ -674,7 +680,7 @@ static int decHeader(const uint8_t *b, size_t n, FrameInfo *f) {
 
 /* What the one-output readers refuse: a dictionary they were not given (named by its bundle
 ** ID), several outputs, a string output. */
-static int decSingle(const FrameInfo *f) {
+ZL_MINSIZE static int decSingle(const FrameInfo *f) {
   if (f->nBundle) {
     char z[65];
     cairn_hex(f->aBundle, f->nBundle, z);
@@ -815,7 +821,7 @@ int cairn_zl_info(const void *pv, size_t n, int json, char **pz, size_t *pn) {
   /* Decode each chunk to learn its regenerated streams' sizes (into a scratch output; a frame
   ** declaring more than 256 MiB is described without them). */
   ZlDec d = {0};
-  d.sb = &s, d.json = J;
+  d.sb = &s, d.json = J, d.xInfo = infoChunk, d.xMulti = multiFinish;
   d.budget = total * 8 + (uint64_t)n * 4 + (1u << 20);
   int one = f.nOut == 1 && f.type != ZT_STRING;
   uint8_t *out = one && total <= (256u << 20) ? cairnMalloc((size_t)total + 1) : NULL;
@@ -876,6 +882,7 @@ int cairn_zl_decompress_multi(const void *pv, size_t n, cairn_zl_output **paOut,
     m.aOut[k].width = f.aType[k] == ZT_SERIAL ? 1 : 0;
   }
   ZlDec d = {0};
+  d.xMulti = multiFinish;
   d.budget = total * 8 + (uint64_t)n * 4 + (1u << 20);
   size_t pos = f.nHeader;
   while (!rc) {

@@ -574,7 +574,7 @@ int cairnZlEncRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
   return cairnZlEncNode(e, ZID_SPLITN, NULL, 0, a, 2, 2);
 }
 static int encRootWhole(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
-  if (o->graph) return cairnZlEncGraph(e, o, p, n);
+  if (o->graph && o->xGraph) return o->xGraph(e, o, p, n);
   if (n == 0 || (o->profile == CAIRN_ZL_SERIAL && !o->nField)) return cairnZlEncSerial(e, p, n);
   /* integers: the typed selector's own "raw bytes" candidate already covers plain bytes */
   if (!o->nField && o->profile != CAIRN_ZL_CSV) return encTyped(e, o, p, n);

@@ -287,7 +287,7 @@ static int optsGraph(ZlOpts *o, int profile, int graph, int level) {
   if (!cairn_zl_graph_name(graph)) return cairnErr(CAIRN_MISUSE, "zl: unknown graph %d", graph);
   if (graph == CAIRN_ZL_GRAPH_FSE || graph == CAIRN_ZL_GRAPH_FIELD_LZ)
     return cairnErr(CAIRN_UNSUPPORTED, "zl: cairn has no encoder for the %s graph (it decodes its frames)", cairn_zl_graph_name(graph));
-  o->graph = graph;
+  o->graph = graph, o->xGraph = cairnZlEncGraph;
   return CAIRN_OK;
 }
 int cairn_zl_compress_graph(int profile, int graph, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {

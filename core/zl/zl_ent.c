@@ -307,7 +307,7 @@ static int hufDecode4(const HufD *t, const HufD2 *t2, unsigned L, const uint8_t 
 typedef struct {
   uint16_t sym, nb;
 } HufD16;
-static int decHuffmanStruct(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut) {
+ZL_MINSIZE static int decHuffmanStruct(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut) {
   const ZlStream *wt = in[0], *bits = in[1];
   (void)nIn, (void)nOut;
   if (wt->width != 1) return BAD("zl: Huffman-struct weights of %u bytes", wt->width);

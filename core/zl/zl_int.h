@@ -136,6 +136,12 @@ const ZlTransform *cairnZlTransform(unsigned id);
 /* Plain static, not inline (as they were in each file): the compiler keeps rdN/wrN calls out of
 ** line where inlining cairnGetLEn's switch would grow the wasm decoder (bench/zl/wasm-size.sh). */
 #define ZL_UNUSED __attribute__((unused))
+/* Code run once per frame or by rare codecs: built for size by clang (the wasm budget). */
+#if defined(__clang__)
+#define ZL_MINSIZE __attribute__((minsize))
+#else
+#define ZL_MINSIZE
+#endif
 static ZL_UNUSED int isIntWidth(uint32_t w) { return w == 1 || w == 2 || w == 4 || w == 8; }
 static ZL_UNUSED uint64_t rdN(const uint8_t *p, uint32_t w) { return cairnGetLEn(p, w); }
 static ZL_UNUSED void wrN(uint8_t *p, uint64_t v, uint32_t w) { cairnPutLEn(p, v, w); }
@@ -192,6 +198,9 @@ typedef struct ZlOpts {
   uint32_t aField[CAIRN_ZL_MAX_FIELDS];
   size_t unit; /* integer width or record size (a shorter tail is stored beside) */
   int graph;   /* 0: the profile's own selection, else CAIRN_ZL_GRAPH_* (one named graph) */
+  /* cairnZlEncGraph when graph != 0: a pointer, so programs that never name a graph do not link
+  ** the named graphs' encoders (lz4's among them; bench/zl/wasm-size.sh) */
+  int (*xGraph)(struct Enc *, const struct ZlOpts *, const uint8_t *, size_t);
 } ZlOpts;
 
 

@@ -11,6 +11,11 @@
 
 #define TRDEC(name) static ZL_TRDEC(name)
 
+/* Rare decoders: clang builds them for size (the wasm codec's 400 KB budget, wasm-size.sh). */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((minsize)), apply_to = function)
+#endif
+
 /* 2: transpose, struct of n x w bytes -> struct of w x n (0 x w when empty) */
 TRDEC(decTranspose) {
   const ZlStream *s = in[0];
@@ -257,6 +262,10 @@ TRDEC(decBitSplit) {
   }
   return CAIRN_OK;
 }
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
 
 #define S ZT_SERIAL
 #define T ZT_STRUCT
