@@ -258,14 +258,17 @@ static const CliCommand aCommand[] = {
   {"salvage", NULL, CLI_STORE, "--store S -o NEW", NULL, "= store salvage", cliCasSalvage},
 #endif
 #if CAIRN_WITH_ZL
-  {"zl", NULL, CLI_CODEC, "compress|decompress IN -o OUT", NULL, "OpenZL-format frames: compress typed data, decompress any format-26 frame", NULL},
-  {"compress", "zl", CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT",
+  {"zl", NULL, CLI_CODEC, "compress|decompress|info ...", NULL, "OpenZL-format frames: compress typed data, decompress any format-26 frame, describe one", NULL},
+  {"compress", "zl", CLI_CODEC, "[-p PROFILE] [-l LEVEL] [--graph G] IN -o OUT",
    "-p, --profile PROFILE\tserial (default), u8, le-u16, le-u32, le-u64, le-i64, csv,\n"
-   "\trecords:W1,W2,... (fixed-width records, one column per field)\n-l, --level LEVEL\t1..22 (default 19)\n"
+   "\trecords:W1,W2,... (fixed-width records, one column per field; any input length)\n-l, --level LEVEL\t1..22 (default 19)\n"
+   "--graph G\tone named graph for the whole input: store zstd lz4 huffman entropy flatpack bitpack\n"
    "-o, --output OUT\tthe frame to write ('-': stdout)\n-f, --force\treplace an existing OUT\n",
    "compress to an OpenZL frame (profiles: serial u8 le-u16 le-u32 le-u64 le-i64 csv records:W1,W2,...)", cliCompress},
   {"decompress", "zl", CLI_CODEC, "IN -o OUT", "-o, --output OUT\tthe file to write ('-': stdout)\n-f, --force\treplace an existing OUT\n",
    "decompress an OpenZL frame", cliDecompress},
+  {"info", "zl", CLI_CODEC, "FRAME [--json]", "--json\tJSON instead of text\n",
+   "a frame's outputs, chunks, decoder graph, and each stream's size, type and codecs", cliZlInfo},
   {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT", NULL, "= zl compress", cliCompress},
   {"decompress", NULL, CLI_CODEC, "IN -o OUT", NULL, "= zl decompress", cliDecompress},
 #endif

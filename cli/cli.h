@@ -128,6 +128,7 @@ int cliStorePull(int argc, char **argv);
 #if CAIRN_WITH_ZL /* cmd_zl.c */
 int cliCompress(int argc, char **argv);
 int cliDecompress(int argc, char **argv);
+int cliZlInfo(int argc, char **argv);
 #endif
 #if CAIRN_WITH_MEM /* cmd_mem.c */
 int cliMemAdd(int argc, char **argv);

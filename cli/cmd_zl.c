@@ -17,6 +17,7 @@
 
 static uint32_t aField[CAIRN_ZL_MAX_FIELDS];
 static int nField;
+static int iGraph; /* --graph NAME (2026-12-02), 0 = the profile's own selection */
 
 /* "records:W1,W2,..." -> aField/nField; 0 if it is not such a profile, -1 if malformed. */
 static int zlRecords(const char *z) {
@@ -37,9 +38,12 @@ static int zlArgs(const char *zCmd, int argc, char **argv, int withProfile, cons
   *pzIn = *pzOut = NULL;
   *pProfile = CAIRN_ZL_SERIAL;
   *pLevel = 0;
-  nField = 0;
+  nField = 0, iGraph = 0;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) *pzOut = argv[++i];
+    if (withProfile && strcmp(argv[i], "--graph") == 0 && i + 1 < argc) {
+      iGraph = cairn_zl_graph_from_name(argv[++i]);
+      if (iGraph < 0) return cliUsage(zCmd, "unknown graph '%s' (store, zstd, lz4, huffman, entropy, flatpack, bitpack; fse, field_lz: decode only)", argv[i]);
+    } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) *pzOut = argv[++i];
     else if (strcmp(argv[i], "-f") == 0) *pFlags |= CLI_OUT_FORCE;
     else if (withProfile && strcmp(argv[i], "-l") == 0 && i + 1 < argc) {
       *pLevel = atoi(argv[++i]);
@@ -68,7 +72,9 @@ static int zlRun(const char *zCmd, int argc, char **argv, int compress) {
   if (cliOpenRead(zCmd, zIn, &in)) return 1;
   if ((rc = cliOutOpen(zCmd, zOut, &zIn, 1, flags, &out))) return cairn_file_close(in), rc;
   uint64_t nIn = 0, nOut = 0;
-  if (compress && nField)
+  if (compress && iGraph && !nField)
+    rc = cairn_zl_compress_graph_file(profile, iGraph, level, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut);
+  else if (compress && nField)
     rc = cairn_zl_compress_records_file(aField, nField, level, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut);
   else
     rc = compress ? cairn_zl_compress_file(profile, level, in, out.f, cliProgress, (void *)zCmd, &nIn, &nOut)
@@ -97,5 +103,37 @@ static void zlKeepHeap(void) {
 int cliDecompress(int argc, char **argv) {
   zlKeepHeap();
   return zlRun("decompress", argc, argv, 0);
+}
+#endif
+
+#if CAIRN_WITH_ZL
+/* `cairn zl info FRAME [--json]` (2026-12-02): a frame's outputs, chunks, decoder graph and
+** streams (cairn_zl_info). The whole frame is read into memory. */
+int cliZlInfo(int argc, char **argv) {
+  const char *zIn = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) json = 1;
+    else if (!zIn) zIn = argv[i];
+    else return cliUsage("zl info", "unexpected argument '%s'", argv[i]);
+  }
+  if (!zIn) return cliUsage("zl info", "need FRAME");
+  cairn_file *f;
+  if (cliOpenRead("zl info", zIn, &f)) return 1;
+  uint64_t n = 0;
+  uint8_t *p = NULL;
+  int rc = cairn_file_size(f, &n);
+  if (!rc && n > (1ull << 31)) rc = CAIRN_LIMIT;
+  if (!rc && !(p = cairn_malloc((size_t)n + 1))) rc = CAIRN_NOMEM;
+  if (!rc) rc = cairn_file_read_exact(f, p, (size_t)n, 0);
+  cairn_file_close(f);
+  char *z = NULL;
+  size_t nz = 0;
+  if (!rc) rc = cairn_zl_info(p, (size_t)n, json, &z, &nz);
+  cairn_free(p);
+  if (rc) return cliFail("zl info", rc);
+  fwrite(z, 1, nz, stdout);
+  cairn_free(z);
+  return 0;
 }
 #endif

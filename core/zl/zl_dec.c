@@ -23,6 +23,7 @@
 
 #include "zl/zl_int.h"
 
+struct ZlMulti;
 struct ZlDec {
   uint64_t budget, live; /* bytes the transforms may still allocate, bytes now allocated */
   uint64_t chunkOff;
@@ -36,6 +37,12 @@ struct ZlDec {
   ZlStream *pDirect;
   uint8_t *pDirectDst;
   size_t nDirectCap;
+  CairnSb *sb; /* cairn_zl_info: the chunk's graph and streams are described here */
+  int json, nChunk;
+  /* Reached through pointers that only cairn_zl_info / cairn_zl_decompress_multi set, so a
+  ** decode-only program does not link them (bench/zl/wasm-size.sh). */
+  void (*xInfo)(ZlDec *, const uint8_t *, size_t, size_t, const void *, size_t, const ZlStream *, const int32_t *, const int32_t *, int);
+  int (*xMulti)(ZlDec *, struct ZlMulti *, ZlStream *, size_t, const uint8_t *, uint64_t, unsigned, size_t);
 };
 
 uint8_t *cairnZlDirectDst(const ZlDec *d) { return d->pDirectDst; }
@@ -140,10 +147,144 @@ typedef struct {
   const ZlTransform *t;
 } Node;
 
+/* Outputs of a multi-output decode (cairn_zl_decompress_multi): each chunk appends its part of
+** every output. aOut[k] is the frame's output k, which is the chunk's stream total-1-k. */
+typedef struct ZlMulti {
+  unsigned n;
+  cairn_zl_output *aOut;
+  uint64_t *aCap, *aCapLen; /* allocated bytes and lengths of each output */
+} ZlMulti;
+static int multiAppend(ZlDec *d, cairn_zl_output *o, uint64_t *pCap, uint64_t *pCapLen, const ZlStream *s, uint64_t limit) {
+  (void)d;
+  if (o->nb + s->nb > limit) return cairnErr(CAIRN_CORRUPT, "zl: a chunk regenerates more than the frame declares for output");
+  if (o->nb + s->nb > *pCap) {
+    uint64_t cap = CAIRN_MAX(o->nb + s->nb, *pCap * 2);
+    if (cap > limit) cap = limit;
+    uint8_t *q = cairnRealloc(o->p, (size_t)cap + 1);
+    if (!q) return cairnErr(CAIRN_NOMEM, "zl: out of memory for an output");
+    o->p = q, *pCap = cap;
+  }
+  if (s->nb) memcpy(o->p + o->nb, s->p, s->nb);
+  o->nb += s->nb;
+  if (s->type == ZT_STRING) {
+    if (o->n + s->n > *pCapLen) {
+      uint64_t cap = CAIRN_MAX(o->n + s->n, *pCapLen * 2);
+      uint32_t *q = cairnRealloc(o->aLen, (size_t)cap * 4 + 4);
+      if (!q) return cairnErr(CAIRN_NOMEM, "zl: out of memory for string lengths");
+      o->aLen = q, *pCapLen = cap;
+    }
+    if (s->n) memcpy(o->aLen + o->n, s->aLen, s->n * 4);
+  }
+  o->n += s->type == ZT_STRING ? s->n : s->nb / (s->width ? s->width : 1);
+  o->width = s->type == ZT_STRING ? 0 : s->width;
+  return CAIRN_OK;
+}
+
+static const char *infoType(unsigned t) { return t == ZT_SERIAL ? "serial" : t == ZT_STRUCT ? "struct" : t == ZT_NUMERIC ? "numeric" : t == ZT_STRING ? "string" : "?"; }
+static void infoList(CairnSb *s, int json, const char *zKey, size_t a0, size_t n, const uint32_t *aDist, size_t base) {
+  cairnSbStr(s, json ? ",\"" : " "), cairnSbStr(s, zKey), cairnSbStr(s, json ? "\":[" : " [");
+  for (size_t k = 0; k < n; k++) {
+    if (k) cairnSbStr(s, json ? "," : " ");
+    cairnSbU64(s, aDist ? base + aDist[k] : a0 + k);
+  }
+  cairnSbStr(s, "]");
+}
+/* One chunk's graph and streams (see cairn_zl_info). */
+static void infoChunk(ZlDec *d, const uint8_t *b, size_t off, size_t nDec, const void *pvNode, size_t total, const ZlStream *aRec,
+                      const int32_t *aProd, const int32_t *aCons, int rc) {
+  const Node *aNode = pvNode;
+  CairnSb *s = d->sb;
+  int J = d->json;
+  (void)b;
+  if (J) {
+    cairnSbStr(s, d->nChunk++ ? ",{\"offset\":" : "{\"offset\":"), cairnSbU64(s, off);
+    cairnSbStr(s, ",\"decoders\":[");
+  } else {
+    cairnSbStr(s, "chunk "), cairnSbU64(s, (uint64_t)d->nChunk++), cairnSbStr(s, " at offset "), cairnSbU64(s, off);
+    cairnSbStr(s, ": "), cairnSbU64(s, nDec), cairnSbStr(s, " decoders, "), cairnSbU64(s, total), cairnSbStr(s, " streams\n");
+  }
+  for (size_t i = 0; i < nDec; i++) {
+    const Node *pN = &aNode[i];
+    const char *zName = pN->t ? pN->t->zName : "?";
+    if (J) {
+      cairnSbStr(s, i ? ",{\"codec\":" : "{\"codec\":"), cairnSbU64(s, pN->id), cairnSbStr(s, ",\"name\":");
+      cairnSbJsonStr(s, zName, strlen(zName), 1);
+      cairnSbStr(s, ",\"header_bytes\":"), cairnSbU64(s, pN->hSize);
+    } else {
+      cairnSbStr(s, "  decoder "), cairnSbU64(s, i), cairnSbStr(s, ": "), cairnSbStr(s, zName), cairnSbStr(s, " ("), cairnSbU64(s, pN->id);
+      cairnSbStr(s, "), header "), cairnSbU64(s, pN->hSize), cairnSbStr(s, " bytes,");
+    }
+    infoList(s, J, "inputs", pN->base, pN->nIn, NULL, 0);
+    infoList(s, J, "outputs", 0, pN->nRegen, pN->aDist, (size_t)pN->base + pN->nIn);
+    cairnSbStr(s, J ? "}" : "\n");
+  }
+  cairnSbStr(s, J ? "],\"streams\":[" : "");
+  for (size_t j = 0; j < total; j++) {
+    const ZlStream *r = aRec ? &aRec[j] : NULL;
+    int known = r && r->own;
+    if (J) {
+      cairnSbStr(s, j ? ",{\"id\":" : "{\"id\":"), cairnSbU64(s, j);
+      cairnSbStr(s, aProd[j] < 0 ? ",\"stored\":true" : ",\"stored\":false");
+      if (known) {
+        cairnSbStr(s, ",\"type\":\""), cairnSbStr(s, infoType(r->type)), cairnSbStr(s, "\",\"width\":"), cairnSbU64(s, r->width);
+        cairnSbStr(s, ",\"count\":"), cairnSbU64(s, r->n), cairnSbStr(s, ",\"bytes\":"), cairnSbU64(s, r->nb);
+      }
+      cairnSbStr(s, ",\"producer\":"), cairnSbI64(s, aProd[j]), cairnSbStr(s, ",\"consumer\":"), cairnSbI64(s, aCons[j]);
+      cairnSbStr(s, "}");
+    } else {
+      cairnSbStr(s, "  stream "), cairnSbU64(s, j), cairnSbStr(s, aProd[j] < 0 ? ": stored" : ": regenerated");
+      if (known) {
+        cairnSbStr(s, " "), cairnSbStr(s, infoType(r->type)), cairnSbStr(s, " "), cairnSbU64(s, r->n), cairnSbStr(s, " x ");
+        cairnSbU64(s, r->width), cairnSbStr(s, " = "), cairnSbU64(s, r->nb), cairnSbStr(s, " bytes");
+      }
+      if (aProd[j] >= 0) cairnSbStr(s, ", from "), cairnSbStr(s, aNode[aProd[j]].t ? aNode[aProd[j]].t->zName : "?");
+      if (aCons[j] >= 0) cairnSbStr(s, ", into "), cairnSbStr(s, aNode[aCons[j]].t ? aNode[aCons[j]].t->zName : "?");
+      else cairnSbStr(s, ", frame output");
+      cairnSbStr(s, "\n");
+    }
+  }
+  if (J) {
+    cairnSbStr(s, "]");
+    if (rc) cairnSbStr(s, ",\"error\":"), cairnSbJsonStr(s, cairn_errmsg(), strlen(cairn_errmsg()), 1);
+    cairnSbStr(s, "}");
+  } else if (rc) cairnSbStr(s, "  not decoded: "), cairnSbStr(s, cairn_errmsg()), cairnSbStr(s, "\n");
+}
+
+/* A multi-output chunk's end: each output's type checked and its part appended; the content
+** checksum covers all outputs in order (each string output's lengths after its bytes). */
+static int multiFinish(ZlDec *d, ZlMulti *pm, ZlStream *aS, size_t total, const uint8_t *b, uint64_t endStreams, unsigned flags,
+                       size_t off) {
+  size_t nAll = 0;
+  for (unsigned k = 0; k < pm->n; k++) {
+    ZlStream *o = &aS[total - 1 - k];
+    if (o->type != pm->aOut[k].type)
+      return cairnErr(CAIRN_CORRUPT, "zl: the chunk at offset %llu regenerates type %u for output %u, the frame declares %u",
+                      (unsigned long long)off, o->type, k, pm->aOut[k].type);
+    nAll += o->nb + (o->type == ZT_STRING ? 4 * o->n : 0);
+  }
+  if (flags & 1) {
+    uint8_t *t = cairnMalloc(nAll ? nAll : 1), *q = t;
+    if (!t) return cairnErr(CAIRN_NOMEM, "zl: out of memory");
+    for (unsigned k = 0; k < pm->n; k++) {
+      ZlStream *o = &aS[total - 1 - k];
+      memcpy(q, o->p, o->nb), q += o->nb;
+      if (o->type == ZT_STRING)
+        for (size_t i = 0; i < o->n; i++) cairnPutLE32(q, o->aLen[i]), q += 4;
+    }
+    uint32_t got = (uint32_t)cairnXxh3(t, nAll), want = cairnGetLE32(b + endStreams);
+    cairnFree(t);
+    if (got != want && !d->noCheck) return cairnErr(CAIRN_CHECKSUM, "zl: content checksum mismatch for the chunk at offset %llu", (unsigned long long)off);
+  }
+  for (unsigned k = 0; k < pm->n; k++)
+    CAIRN_TRY(multiAppend(d, &pm->aOut[k], &pm->aCap[k], &pm->aCapLen[k], &aS[total - 1 - k], pm->aOut[k].declared));
+  return CAIRN_OK;
+}
+
 /* Decode one chunk at p[off..n). Appends its output to out (capacity nOut, *pnOut bytes so
 ** far); returns the chunk size in *pnChunk. */
 static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned version, unsigned flags,
-                    uint8_t outType, uint8_t *out, size_t nOut, size_t *pnOut, size_t *pnChunk) {
+                    uint8_t outType, uint8_t *out, size_t nOut, size_t *pnOut, size_t *pnChunk, ZlMulti *pm) {
+  size_t nFinal = pm ? pm->n : 1; /* the chunk's last nFinal streams are the frame's outputs */
   Cur c = {b + off, b + n, b};
   uint64_t v = 0, nDec, nSt = 0;
   int rc = CAIRN_OK;
@@ -162,6 +303,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
   uint32_t *aDist = NULL;
   uint64_t *aSize = cairnMalloc(sizeof(uint64_t) * (size_t)(nSt + 1));
   ZlStream *aS = NULL, **apIn = NULL;
+  ZlStream *aRec = NULL; /* cairn_zl_info: each stream's shape once it exists (no data) */
   int32_t *aProd = NULL, *aCons = NULL;
   if (!aNode || !aTmp || !aSize) {
     rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
@@ -279,6 +421,10 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     goto done;
   }
   for (size_t i = 0; i < total; i++) aProd[i] = aCons[i] = -1;
+  if (d->sb && !(aRec = cairnMallocZero(sizeof(ZlStream) * total))) {
+    rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+    goto done;
+  }
   size_t cursor = 0;
   for (size_t i = 0; i < nDec; i++) {
     Node *pN = &aNode[i];
@@ -311,9 +457,9 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     }
     cursor = end;
   }
-  if (cursor + 1 != total) {
-    rc = cairnErr(CAIRN_CORRUPT, "zl: the decoders of the chunk at offset %llu read %zu of %zu streams: the graph does not end in one output",
-                  (unsigned long long)off, cursor, total);
+  if (cursor + nFinal != total) {
+    rc = cairnErr(CAIRN_CORRUPT, "zl: the decoders of the chunk at offset %llu read %zu of %zu streams: the graph does not end in %zu output(s)",
+                  (unsigned long long)off, cursor, total, nFinal);
     goto done;
   }
   size_t pos = (size_t)(hdrPos + totalH), iSt = 0;
@@ -325,6 +471,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
       goto done;
     }
     aS[j].type = ZT_SERIAL, aS[j].width = 1, aS[j].n = aS[j].nb = (size_t)aSize[iSt], aS[j].p = (uint8_t *)b + pos;
+    if (aRec) aRec[j] = aS[j], aRec[j].own = 2; /* own 2: stored */
     pos += (size_t)aSize[iSt++];
   }
   if (iSt != nSt) {
@@ -334,7 +481,7 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
   }
   /* Direct output: the final stream, or, through a chain of pure retypings (conversions that
   ** keep the bytes, string to serial included), the stream they all start from. */
-  {
+  if (!pm) {
     size_t slot = total - 1;
     for (int guard = 0; guard < 64; guard++) {
       int fin = aProd[slot];
@@ -385,6 +532,10 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
       d->needLens = !(cons >= 0 && aNode[cons].id == ZID_SERIAL_STRING);
     }
     if (!rc) rc = t->x(d, b + hdrPos + pN->hOff, pN->hSize, apIn, pN->nIn, apOut, pN->nRegen);
+    for (size_t k = 0; !rc && aRec && k < pN->nRegen; k++) {
+      ZlStream *r = &aRec[pN->base + pN->nIn + pN->aDist[k]];
+      r->type = apOut[k]->type, r->width = apOut[k]->width, r->n = apOut[k]->n, r->nb = apOut[k]->nb, r->own = 1;
+    }
     for (size_t k = 0; !rc && k < pN->nRegen; k++)
       if (!apOut[k]->type || (t->outType && apOut[k]->type != t->outType))
         rc = cairnErr(CAIRN_CORRUPT, "zl: codec %s (decoder %zu) did not regenerate stream %zu", t->zName, i, k);
@@ -397,6 +548,12 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
     d->fuse = 0;
     if (!fused)
       for (size_t k = 0; k < pN->nIn; k++) cairnZlFreeStream(d, &aS[pN->base + k]);
+  }
+  if (pm) {
+    rc = d->xMulti(d, pm, aS, total, b, endStreams, flags, off);
+    if (rc) goto done;
+    *pnChunk = (size_t)(endChunk - off);
+    goto done;
   }
   ZlStream *o = &aS[total - 1];
   if (o->type != outType) {
@@ -432,6 +589,8 @@ static int decChunk(ZlDec *d, const uint8_t *b, size_t n, size_t off, unsigned v
   *pnOut += o->nb;
   *pnChunk = (size_t)(endChunk - off);
 done:
+  if (d->xInfo && aNode && aS) d->xInfo(d, b, off, nDec, aNode, total, aRec, aProd, aCons, rc);
+  cairnFree(aRec);
   d->pDirect = NULL, d->pDirectDst = NULL;
   if (aS)
     for (size_t j = 0; j < total; j++) cairnZlFreeStream(d, &aS[j]);
@@ -440,14 +599,20 @@ done:
   return rc;
 }
 
+#define ZL_MAX_OUT 64 /* outputs of a frame this reader takes (OpenZL's encoder allows 2048) */
 typedef struct {
   unsigned version, flags;
-  uint8_t type;
-  uint64_t size, nStrings;
+  uint8_t type;             /* output 0's */
+  uint64_t size, nStrings;  /* output 0's */
   size_t nHeader;
+  unsigned nOut;
+  uint8_t aType[ZL_MAX_OUT];
+  uint64_t aSize[ZL_MAX_OUT], aStr[ZL_MAX_OUT];
+  uint8_t aBundle[32], nBundle; /* dictionary bundle ID (format 25+, flag bit 3) */
+  size_t iComment, nComment;    /* the comment's offset and length */
 } FrameInfo;
 
-static int decHeader(const uint8_t *b, size_t n, FrameInfo *f) {
+ZL_MINSIZE static int decHeader(const uint8_t *b, size_t n, FrameInfo *f) {
   memset(f, 0, sizeof *f);
   if (n < 4) return cairnErr(CAIRN_CORRUPT, "zl: frame of %zu bytes is shorter than its magic number", n);
   uint32_t m = cairnGetLE32(b);
@@ -460,23 +625,46 @@ static int decHeader(const uint8_t *b, size_t n, FrameInfo *f) {
   if (c.p >= c.e) return cairnErr(CAIRN_CORRUPT, "zl: truncated frame header at offset 4");
   f->flags = *c.p++;
   if (f->flags & 0xf0) return cairnErr(CAIRN_CORRUPT, "zl: unknown frame flags 0x%x at offset 4", f->flags);
-  if ((f->flags & 8) && f->version >= 25)
-    return cairnErr(CAIRN_UNSUPPORTED, "zl: frame needs a dictionary bundle (offset 4)");
+  if ((f->flags & 8) && f->version >= 25) { /* bundle ID: length byte (1..32), bytes, not all zero */
+    if (c.p >= c.e) return cairnErr(CAIRN_CORRUPT, "zl: truncated dictionary bundle ID at offset %llu", (unsigned long long)curOff(&c));
+    unsigned k = *c.p++, nz = 0;
+    if (k == 0 || k > 32 || k > (size_t)(c.e - c.p))
+      return cairnErr(CAIRN_CORRUPT, "zl: bad dictionary bundle ID length %u at offset %llu", k, (unsigned long long)curOff(&c) - 1);
+    for (unsigned i = 0; i < k; i++) f->aBundle[i] = c.p[i], nz |= c.p[i];
+    if (!nz) return cairnErr(CAIRN_CORRUPT, "zl: dictionary bundle ID of zeros at offset %llu", (unsigned long long)curOff(&c));
+    f->nBundle = (uint8_t)k, c.p += k;
+  }
   if (c.p >= c.e) return cairnErr(CAIRN_CORRUPT, "zl: truncated frame header at offset %llu", (unsigned long long)curOff(&c));
   uint8_t tok = *c.p++;
-  if ((tok & 15) != 1)
-    return cairnErr((tok & 15) ? CAIRN_UNSUPPORTED : CAIRN_CORRUPT, "zl: frame has %u outputs, this reader takes exactly 1 (offset %llu)",
-                    tok & 15, (unsigned long long)curOff(&c) - 1);
-  f->type = (uint8_t)(1u << ((tok >> 4) & 3));
+  unsigned nOut = tok & 15, done = 0;
+  if (nOut == 15) {
+    if (c.p >= c.e) return cairnErr(CAIRN_CORRUPT, "zl: truncated frame header at offset %llu", (unsigned long long)curOff(&c));
+    nOut = ((unsigned)*c.p++ << 4) + (tok >> 4) + 15;
+  }
+  if (nOut == 0) return cairnErr(CAIRN_CORRUPT, "zl: frame without outputs (offset %llu)", (unsigned long long)curOff(&c) - 1);
+  if (nOut > ZL_MAX_OUT) return cairnErr(CAIRN_UNSUPPORTED, "zl: frame of %u outputs (this reader takes up to %d)", nOut, ZL_MAX_OUT);
+  f->nOut = nOut;
+  if (nOut <= 14) /* the first two types share the count's byte */
+    for (; done < nOut && done < 2; done++) f->aType[done] = (uint8_t)(1u << ((tok >> (4 + 2 * done)) & 3));
+  for (unsigned i = done; i < nOut; i++) {
+    if (c.p >= c.e) return cairnErr(CAIRN_CORRUPT, "zl: truncated output types at offset %llu", (unsigned long long)curOff(&c));
+    f->aType[i] = (uint8_t)(1u << ((*c.p >> (2 * ((i - done) % 4))) & 3));
+    if ((i - done) % 4 == 3 || i + 1 == nOut) c.p++;
+  }
   uint64_t v = 0;
-  CAIRN_TRY(curVar(&c, &v, "output size"));
-  if (v == 0) return cairnErr(CAIRN_UNSUPPORTED, "zl: frame of unknown output size (offset %llu)", (unsigned long long)curOff(&c) - 1);
-  f->size = v - 1;
-  if (f->type == ZT_STRING) CAIRN_TRY(curVar(&c, &f->nStrings, "string count"));
+  for (unsigned i = 0; i < nOut; i++) {
+    CAIRN_TRY(curVar(&c, &v, "output size"));
+    if (v == 0) return cairnErr(CAIRN_UNSUPPORTED, "zl: frame of unknown output size (offset %llu)", (unsigned long long)curOff(&c) - 1);
+    f->aSize[i] = v - 1;
+  }
+  for (unsigned i = 0; i < nOut; i++)
+    if (f->aType[i] == ZT_STRING) CAIRN_TRY(curVar(&c, &f->aStr[i], "string count"));
+  f->type = f->aType[0], f->size = f->aSize[0], f->nStrings = f->aStr[0];
   if (f->flags & 4) {
     CAIRN_TRY(curVar(&c, &v, "comment size"));
     if (v == 0 || v > 10000 || v > (uint64_t)(c.e - c.p))
       return cairnErr(CAIRN_CORRUPT, "zl: bad comment size %llu at offset %llu", (unsigned long long)v, (unsigned long long)curOff(&c));
+    f->iComment = (size_t)(c.p - b), f->nComment = (size_t)v;
     c.p += v;
   }
   if (f->flags & 2) {
@@ -487,6 +675,19 @@ static int decHeader(const uint8_t *b, size_t n, FrameInfo *f) {
     c.p++;
   }
   f->nHeader = (size_t)(c.p - b);
+  return CAIRN_OK;
+}
+
+/* What the one-output readers refuse: a dictionary they were not given (named by its bundle
+** ID), several outputs, a string output. */
+ZL_MINSIZE static int decSingle(const FrameInfo *f) {
+  if (f->nBundle) {
+    char z[65];
+    cairn_hex(f->aBundle, f->nBundle, z);
+    return cairnErr(CAIRN_UNSUPPORTED, "zl: frame needs dictionary bundle %s, which was not supplied", z);
+  }
+  if (f->nOut != 1) return cairnErr(CAIRN_UNSUPPORTED, "zl: frame has %u outputs (cairn_zl_decompress_multi reads them)", f->nOut);
+  if (f->type == ZT_STRING) return cairnErr(CAIRN_UNSUPPORTED, "zl: string-typed frame output (cairn_zl_decompress_multi reads it)");
   return CAIRN_OK;
 }
 
@@ -518,7 +719,7 @@ static int decodeFrame(cairn_zl_dctx *x, const uint8_t *b, size_t n, uint8_t *ou
                        int noCheck) {
   FrameInfo f;
   CAIRN_TRY(decHeader(b, n, &f));
-  if (f.type == ZT_STRING) return cairnErr(CAIRN_UNSUPPORTED, "zl: string-typed frame output (offset 5)");
+  CAIRN_TRY(decSingle(&f));
   if (f.size > nOut) return cairnErr(CAIRN_RANGE, "zl: frame declares %llu bytes, the buffer holds %zu", (unsigned long long)f.size, nOut);
   ZlDec d = {0};
   d.zd = x ? x->zd : NULL;
@@ -537,7 +738,7 @@ static int decodeFrame(cairn_zl_dctx *x, const uint8_t *b, size_t n, uint8_t *ou
       break;
     }
     size_t nChunk = 0;
-    if ((rc = decChunk(&d, b, n, pos, f.version, f.flags, f.type, out, (size_t)f.size, &got, &nChunk))) break;
+    if ((rc = decChunk(&d, b, n, pos, f.version, f.flags, f.type, out, (size_t)f.size, &got, &nChunk, NULL))) break;
     pos += nChunk;
   }
   if (x) x->zd = d.zd; /* kept for the next frame: zstd resets it per stream, after errors too */
@@ -563,6 +764,158 @@ int cairn_zl_decompress_dctx(cairn_zl_dctx *x, const void *p, size_t n, void *ou
   return CAIRN_OK;
 }
 
+/* At pos: 1 = a chunk starts, 0 = the end marker (pos moves past it), else an error. */
+static int frameNext(const uint8_t *b, size_t n, size_t *pPos) {
+  if (*pPos >= n) return cairnErr(CAIRN_CORRUPT, "zl: frame truncated at offset %zu (no end marker)", *pPos);
+  if (b[*pPos]) return 1;
+  ++*pPos;
+  return 0;
+}
+
+int cairn_zl_info(const void *pv, size_t n, int json, char **pz, size_t *pn) {
+  const uint8_t *b = pv;
+  FrameInfo f;
+  size_t nDummy;
+  if (!pv || !pz) return cairnErr(CAIRN_MISUSE, "zl: NULL argument");
+  *pz = NULL;
+  if (!pn) pn = &nDummy;
+  CAIRN_TRY(decHeader(b, n, &f));
+  CairnSb s = {0};
+  int J = json != 0;
+  char zHex[65];
+  if (J) {
+    cairnSbStr(&s, "{\"format\":"), cairnSbU64(&s, f.version), cairnSbStr(&s, ",\"frame_bytes\":"), cairnSbU64(&s, n);
+    cairnSbStr(&s, ",\"content_checksum\":"), cairnSbStr(&s, f.flags & 1 ? "true" : "false");
+    cairnSbStr(&s, ",\"compressed_checksum\":"), cairnSbStr(&s, f.flags & 2 ? "true" : "false");
+  } else {
+    cairnSbStr(&s, "OpenZL frame, format "), cairnSbU64(&s, f.version), cairnSbStr(&s, ", "), cairnSbU64(&s, n);
+    cairnSbStr(&s, " bytes; checksums:"), cairnSbStr(&s, f.flags & 1 ? " content" : ""), cairnSbStr(&s, f.flags & 2 ? " compressed" : "");
+    cairnSbStr(&s, f.flags & 3 ? "\n" : " none\n");
+  }
+  if (f.nBundle) {
+    cairn_hex(f.aBundle, f.nBundle, zHex);
+    cairnSbStr(&s, J ? ",\"dictionary_bundle\":\"" : "dictionary bundle "), cairnSbStr(&s, zHex), cairnSbStr(&s, J ? "\"" : "\n");
+  }
+  if (f.nComment) {
+    cairnSbStr(&s, J ? ",\"comment\":" : "comment: ");
+    if (J) cairnSbJsonStr(&s, (const char *)b + f.iComment, f.nComment, 1);
+    else cairnSbPut(&s, (const char *)b + f.iComment, f.nComment), cairnSbStr(&s, "\n");
+  }
+  cairnSbStr(&s, J ? ",\"outputs\":[" : "");
+  uint64_t total = 0;
+  for (unsigned k = 0; k < f.nOut; k++) {
+    total += f.aSize[k];
+    if (J) {
+      cairnSbStr(&s, k ? ",{\"type\":\"" : "{\"type\":\""), cairnSbStr(&s, infoType(f.aType[k])), cairnSbStr(&s, "\",\"bytes\":");
+      cairnSbU64(&s, f.aSize[k]);
+      if (f.aType[k] == ZT_STRING) cairnSbStr(&s, ",\"strings\":"), cairnSbU64(&s, f.aStr[k]);
+      cairnSbStr(&s, "}");
+    } else {
+      cairnSbStr(&s, "output "), cairnSbU64(&s, k), cairnSbStr(&s, ": "), cairnSbStr(&s, infoType(f.aType[k])), cairnSbStr(&s, ", ");
+      cairnSbU64(&s, f.aSize[k]), cairnSbStr(&s, " bytes");
+      if (f.aType[k] == ZT_STRING) cairnSbStr(&s, ", "), cairnSbU64(&s, f.aStr[k]), cairnSbStr(&s, " strings");
+      cairnSbStr(&s, "\n");
+    }
+  }
+  cairnSbStr(&s, J ? "],\"chunks\":[" : "");
+  /* Decode each chunk to learn its regenerated streams' sizes (into a scratch output; a frame
+  ** declaring more than 256 MiB is described without them). */
+  ZlDec d = {0};
+  d.sb = &s, d.json = J, d.xInfo = infoChunk, d.xMulti = multiFinish;
+  d.budget = total * 8 + (uint64_t)n * 4 + (1u << 20);
+  int one = f.nOut == 1 && f.type != ZT_STRING;
+  uint8_t *out = one && total <= (256u << 20) ? cairnMalloc((size_t)total + 1) : NULL;
+  ZlMulti m = {f.nOut, cairnMallocZero(sizeof(cairn_zl_output) * f.nOut), cairnMallocZero(8 * f.nOut), cairnMallocZero(8 * f.nOut)};
+  for (unsigned k = 0; m.aOut && k < f.nOut; k++) m.aOut[k].type = f.aType[k], m.aOut[k].declared = f.aSize[k];
+  size_t pos = f.nHeader, got = 0;
+  int rc = CAIRN_OK;
+  const char *zStop = NULL;
+  if ((one && total <= (256u << 20) && !out) || !m.aOut || !m.aCap || !m.aCapLen) rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+  while (!rc) {
+    int k = frameNext(b, n, &pos);
+    if (k != 1) {
+      if (k) zStop = cairn_errmsg();
+      break;
+    }
+    size_t nChunk = 0;
+    int r = decChunk(&d, b, n, pos, f.version, f.flags, f.type, out, out ? (size_t)total : 0, &got, &nChunk,
+                     one ? NULL : &m);
+    if (r) {
+      zStop = cairn_errmsg();
+      break;
+    }
+    pos += nChunk;
+  }
+  ZSTD_freeDCtx(d.zd);
+  cairnFree(out), cairn_zl_outputs_free(m.aOut, f.nOut), cairnFree(m.aCap), cairnFree(m.aCapLen);
+  if (J) {
+    cairnSbStr(&s, "]");
+    if (zStop) cairnSbStr(&s, ",\"error\":"), cairnSbJsonStr(&s, zStop, strlen(zStop), 1);
+    cairnSbStr(&s, "}\n");
+  } else if (zStop) cairnSbStr(&s, "stopped: "), cairnSbStr(&s, zStop), cairnSbStr(&s, "\n");
+  return cairnSbDone(&s, rc, "zl: frame info", pz, pn);
+}
+
+void cairn_zl_outputs_free(cairn_zl_output *a, unsigned n) {
+  for (unsigned k = 0; a && k < n; k++) cairnFree(a[k].p), cairnFree(a[k].aLen);
+  cairnFree(a);
+}
+
+int cairn_zl_decompress_multi(const void *pv, size_t n, cairn_zl_output **paOut, unsigned *pnOut) {
+  const uint8_t *b = pv;
+  FrameInfo f;
+  if (!pv || !paOut || !pnOut) return cairnErr(CAIRN_MISUSE, "zl: NULL argument");
+  *paOut = NULL, *pnOut = 0;
+  CAIRN_TRY(decHeader(b, n, &f));
+  if (f.nBundle) {
+    char z[65];
+    cairn_hex(f.aBundle, f.nBundle, z);
+    return cairnErr(CAIRN_UNSUPPORTED, "zl: frame needs dictionary bundle %s, which was not supplied", z);
+  }
+  uint64_t total = 0;
+  for (unsigned k = 0; k < f.nOut; k++) total += f.aSize[k];
+  ZlMulti m = {f.nOut, cairnMallocZero(sizeof(cairn_zl_output) * f.nOut), cairnMallocZero(8 * f.nOut), cairnMallocZero(8 * f.nOut)};
+  int rc = CAIRN_OK;
+  if (!m.aOut || !m.aCap || !m.aCapLen) rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+  for (unsigned k = 0; !rc && k < f.nOut; k++) {
+    m.aOut[k].type = f.aType[k], m.aOut[k].declared = f.aSize[k];
+    m.aOut[k].width = f.aType[k] == ZT_SERIAL ? 1 : 0;
+  }
+  ZlDec d = {0};
+  d.xMulti = multiFinish;
+  d.budget = total * 8 + (uint64_t)n * 4 + (1u << 20);
+  size_t pos = f.nHeader;
+  while (!rc) {
+    int k = frameNext(b, n, &pos);
+    if (k != 1) {
+      rc = k;
+      break;
+    }
+    size_t got = 0, nChunk = 0;
+    if ((rc = decChunk(&d, b, n, pos, f.version, f.flags, f.type, NULL, 0, &got, &nChunk, &m))) break;
+    pos += nChunk;
+  }
+  ZSTD_freeDCtx(d.zd);
+  if (!rc && pos != n) rc = cairnErr(CAIRN_CORRUPT, "zl: %zu bytes after the frame's end at offset %zu", n - pos, pos);
+  for (unsigned k = 0; !rc && k < f.nOut; k++) {
+    if (m.aOut[k].nb != f.aSize[k])
+      rc = cairnErr(CAIRN_CORRUPT, "zl: frame regenerated %llu bytes for output %u, its header declares %llu", (unsigned long long)m.aOut[k].nb,
+                    k, (unsigned long long)f.aSize[k]);
+    else if (f.aType[k] == ZT_STRING && m.aOut[k].n != f.aStr[k])
+      rc = cairnErr(CAIRN_CORRUPT, "zl: frame regenerated %llu strings for output %u, its header declares %llu", (unsigned long long)m.aOut[k].n,
+                    k, (unsigned long long)f.aStr[k]);
+    else if (!m.aOut[k].p && !(m.aOut[k].p = cairnMalloc(1)))
+      rc = cairnErr(CAIRN_NOMEM, "zl: out of memory");
+  }
+  cairnFree(m.aCap), cairnFree(m.aCapLen);
+  if (rc) {
+    cairn_zl_outputs_free(m.aOut, f.nOut);
+    return rc;
+  }
+  *paOut = m.aOut, *pnOut = f.nOut;
+  return CAIRN_OK;
+}
+
 int cairn_zl_decompress(const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
   return cairn_zl_decompress_dctx(NULL, p, n, out, nOut, pnOut);
 }
@@ -582,7 +935,7 @@ int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_
   int rc = cairn_file_read_exact(in, win, nWin, 0);
   FrameInfo f;
   if (!rc) rc = decHeader(win, nWin, &f);
-  if (!rc && f.type == ZT_STRING) rc = cairnErr(CAIRN_UNSUPPORTED, "zl: string-typed frame output (offset 5)");
+  if (!rc) rc = decSingle(&f);
   pos = rc ? 0 : f.nHeader;
   ZlDec d = {0};
   size_t nObuf = (size_t)CAIRN_MIN(f.size, ZL_STREAM_CAP);
@@ -611,7 +964,7 @@ int cairn_zl_decompress_file(cairn_file *in, cairn_file *out, cairn_zl_progress_
     }
     size_t got = 0, nChunk = 0;
     d.budget = (uint64_t)nObuf * 8 + (uint64_t)n * 4 + (1u << 20), d.live = 0;
-    rc = decChunk(&d, win, n, 0, f.version, f.flags, f.type, obuf, (size_t)CAIRN_MIN(nObuf, f.size - total), &got, &nChunk);
+    rc = decChunk(&d, win, n, 0, f.version, f.flags, f.type, obuf, (size_t)CAIRN_MIN(nObuf, f.size - total), &got, &nChunk, NULL);
     if (rc && n < size - pos && want < ZL_STREAM_CAP) { /* maybe the chunk is longer than the window */
       want *= 4, rc = CAIRN_OK;
       continue;

@@ -238,6 +238,18 @@ int cairnZlEncSerial(Enc *e, const uint8_t *p, size_t n) {
   return encStoredCopy(e, p, n);
 }
 
+/* For the named graphs (zl_enc_graph.c). */
+int cairnZlEncStoredCopy(Enc *e, const void *p, size_t n) { return encStoredCopy(e, p, n); }
+int cairnZlEncStored(Enc *e, uint8_t *p, size_t n) { return encStored(e, p, n); }
+int cairnZlEncHuffman(Enc *e, const uint8_t *p, size_t n) { return encHuffman(e, p, n, 1); }
+int cairnZlEncZstdLeaf(Enc *e, const uint8_t *p, size_t n) {
+  uint8_t *q;
+  size_t nq;
+  int r = encZstdBytes(e, p, n, &q, &nq);
+  if (r < 0) return -1;
+  return r == 0 ? cairnZlEncNode1(e, ZID_ZSTD, NULL, 0, encStored(e, q, nq)) : encStoredCopy(e, p, n);
+}
+
 /* ---------------------------------------------------------------- numeric */
 
 /* Order-0 entropy of the differences of consecutive bytes, from up to 8192 of them spread over
@@ -548,7 +560,21 @@ static int encTyped(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
   unsigned w = kZlWidth[o->profile];
   return cairnZlEncNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, cairnZlEncNumeric(e, p, n / w, w, 0));
 }
+static int encRootWhole(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n);
+/* Any length: a tail shorter than the unit (integer width or record) is stored beside the
+** typed part and joined by splitN (OpenZL's own profiles send such a last chunk whole to their
+** generic fallback; a frame of either shape decodes in both). */
 int cairnZlEncRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  size_t tail = o->unit > 1 ? n % o->unit : 0;
+  if (!tail) return encRootWhole(e, o, p, n);
+  if (n == tail) return cairnZlEncSerial(e, p, n);
+  int a[2];
+  a[0] = encRootWhole(e, o, p, n - tail);
+  a[1] = encStoredCopy(e, p + n - tail, tail);
+  return cairnZlEncNode(e, ZID_SPLITN, NULL, 0, a, 2, 2);
+}
+static int encRootWhole(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
+  if (o->graph && o->xGraph) return o->xGraph(e, o, p, n);
   if (n == 0 || (o->profile == CAIRN_ZL_SERIAL && !o->nField)) return cairnZlEncSerial(e, p, n);
   /* integers: the typed selector's own "raw bytes" candidate already covers plain bytes */
   if (!o->nField && o->profile != CAIRN_ZL_CSV) return encTyped(e, o, p, n);

@@ -242,7 +242,6 @@ static int optsRecords(ZlOpts *o, const uint32_t *aWidth, int nField, int level)
 static int zlCompressBuf(const ZlOpts *o, const void *pv, size_t n, void *out, size_t nOut, size_t *pnOut) {
   const uint8_t *p = pv;
   if ((!p && n) || (!out && nOut) || !pnOut) return cairnErr(CAIRN_MISUSE, "zl: NULL argument");
-  if (n % o->unit) return cairnErr(CAIRN_MISUSE, "zl: %zu bytes are not a whole number of %zu-byte units", n, o->unit);
   uint8_t h[32];
   size_t k = encHeader(h, n);
   size_t seg = segSize(o), nSeg = n ? (n + seg - 1) / seg : 1;
@@ -283,6 +282,20 @@ int cairn_zl_compress_records(const uint32_t *aWidth, int nField, int level, con
   return zlCompressBuf(&o, p, n, out, nOut, pnOut);
 }
 
+static int optsGraph(ZlOpts *o, int profile, int graph, int level) {
+  CAIRN_TRY(optsProfile(o, profile, level));
+  if (!cairn_zl_graph_name(graph)) return cairnErr(CAIRN_MISUSE, "zl: unknown graph %d", graph);
+  if (graph == CAIRN_ZL_GRAPH_FSE || graph == CAIRN_ZL_GRAPH_FIELD_LZ)
+    return cairnErr(CAIRN_UNSUPPORTED, "zl: cairn has no encoder for the %s graph (it decodes its frames)", cairn_zl_graph_name(graph));
+  o->graph = graph, o->xGraph = cairnZlEncGraph;
+  return CAIRN_OK;
+}
+int cairn_zl_compress_graph(int profile, int graph, int level, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
+  ZlOpts o;
+  CAIRN_TRY(optsGraph(&o, profile, graph, level));
+  return zlCompressBuf(&o, p, n, out, nOut, pnOut);
+}
+
 int cairn_zl_compress(int profile, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
   return cairn_zl_compress_level(profile, 19, p, n, out, nOut, pnOut);
 }
@@ -293,7 +306,6 @@ static int zlCompressFile(const ZlOpts *o, cairn_file *in, cairn_file *out, cair
   uint64_t size = 0, pos = 0, wpos = 0;
   if (!in || !out) return cairnErr(CAIRN_MISUSE, "zl: NULL file");
   CAIRN_TRY(cairn_file_size(in, &size));
-  if (size % o->unit) return cairnErr(CAIRN_MISUSE, "zl: %llu bytes are not a whole number of %zu-byte units", (unsigned long long)size, o->unit);
   uint8_t h[32];
   size_t k = encHeader(h, size), seg = segSize(o);
   CAIRN_TRY(cairn_file_write(out, h, k, 0));
@@ -333,6 +345,12 @@ int cairn_zl_compress_file(int profile, int level, cairn_file *in, cairn_file *o
                            void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
   ZlOpts o;
   CAIRN_TRY(optsProfile(&o, profile, level));
+  return zlCompressFile(&o, in, out, xProgress, pArg, pnIn, pnOut);
+}
+int cairn_zl_compress_graph_file(int profile, int graph, int level, cairn_file *in, cairn_file *out, cairn_zl_progress_fn xProgress,
+                                 void *pArg, uint64_t *pnIn, uint64_t *pnOut) {
+  ZlOpts o;
+  CAIRN_TRY(optsGraph(&o, profile, graph, level));
   return zlCompressFile(&o, in, out, xProgress, pArg, pnIn, pnOut);
 }
 int cairn_zl_compress_records_file(const uint32_t *aWidth, int nField, int level, cairn_file *in, cairn_file *out,

@@ -298,6 +298,80 @@ static int hufDecode4(const HufD *t, const HufD2 *t2, unsigned L, const uint8_t 
   return hufDecode(t, t2, L, 4, ab, l, ao, an);
 }
 
+/* 51: huffman_struct_v2, OpenZL's "large" Huffman over 16-bit symbols: (one weight per symbol
+** 0..nW-1, nW <= 65536, weights <= 20, bitstreams) -> struct of 2-byte elements; header = flags
+** (bit0: four streams) + decoded count. Each stream is LE32 symbol count, LE32 byte size, then a
+** backward bitstream; the four-stream form is four of them, all bytes used. Symbol s of weight
+** w > 0 has code length tableLog + 1 - w, codes in order of (weight, symbol) as zstd's. */
+#define HUF16_MAXLOG 20
+typedef struct {
+  uint16_t sym, nb;
+} HufD16;
+ZL_MINSIZE static int decHuffmanStruct(ZlDec *d, const uint8_t *h, size_t nh, ZlStream **in, size_t nIn, ZlStream **out, size_t nOut) {
+  const ZlStream *wt = in[0], *bits = in[1];
+  (void)nIn, (void)nOut;
+  if (wt->width != 1) return BAD("zl: Huffman-struct weights of %u bytes", wt->width);
+  if (nh < 2 || nh > 9) return BAD("zl: bad Huffman-struct header of %zu bytes", nh);
+  int x4 = h[0] & 1;
+  uint64_t n = cairnGetLEn(h + 1, (unsigned)nh - 1);
+  if (n < 2) return BAD("zl: Huffman-struct output of %llu symbols", (unsigned long long)n);
+  /* a code is at least one bit: n symbols need n/8 bytes */
+  if (n > (uint64_t)bits->nb * 8 + 64) return BAD("zl: Huffman-struct output of %llu symbols from %zu bytes", (unsigned long long)n, bits->nb);
+  size_t nW = wt->n;
+  if (nW < 2 || nW > 65536) return BAD("zl: Huffman-struct alphabet of %zu weights", nW);
+  uint64_t sum = 0;
+  size_t nNZ = 0;
+  unsigned cnt[HUF16_MAXLOG + 2] = {0};
+  for (size_t s = 0; s < nW; s++) {
+    unsigned w = wt->p[s];
+    if (w > HUF16_MAXLOG) return BAD("zl: Huffman-struct weight %u of symbol %zu above %d", w, s, HUF16_MAXLOG);
+    if (w) sum += 1ull << (w - 1), nNZ++;
+    cnt[w]++;
+  }
+  if (nNZ < 2 || (sum & (sum - 1))) return BAD("zl: Huffman-struct weights do not make a code (%zu used, sum %llu)", nNZ, (unsigned long long)sum);
+  unsigned log = (unsigned)(63 - __builtin_clzll(sum));
+  if (log > HUF16_MAXLOG) return BAD("zl: Huffman-struct table log %u", log);
+  HufD16 *t = cairnMalloc(sizeof(HufD16) << log);
+  if (!t) return cairnErr(CAIRN_NOMEM, "zl: out of memory for a Huffman table");
+  uint32_t start[HUF16_MAXLOG + 2];
+  for (unsigned w = 1, pos = 0; w <= log + 1 && w <= HUF16_MAXLOG; w++) start[w] = pos, pos += cnt[w] << (w - 1);
+  for (size_t s = 0; s < nW; s++) {
+    unsigned w = wt->p[s];
+    if (!w) continue;
+    HufD16 e = {(uint16_t)s, (uint16_t)(log + 1 - w)};
+    for (uint32_t i = 0, len = 1u << (w - 1); i < len; i++) t[start[w] + i] = e;
+    start[w] += 1u << (w - 1);
+  }
+  int rc = cairnZlNewStream(d, out[0], ZT_STRUCT, 2, (size_t)n);
+  const uint8_t *b = bits->p, *e = b + bits->nb;
+  uint8_t *o = rc ? NULL : out[0]->p;
+  size_t done = 0;
+  for (int k = 0; !rc && k < (x4 ? 4 : 1); k++) {
+    if (e - b < 8) {
+      rc = BAD("zl: Huffman-struct stream %d header truncated", k);
+      break;
+    }
+    uint32_t m = cairnGetLE32(b), sz = cairnGetLE32(b + 4);
+    b += 8;
+    if (sz > (size_t)(e - b) || m > n - done) {
+      rc = BAD("zl: Huffman-struct stream %d of %u symbols in %u bytes overruns", k, m, sz);
+      break;
+    }
+    BitR r = {0};
+    if ((rc = brInit(&r, b, sz))) break;
+    for (uint32_t i = 0; i < m; i++) {
+      const HufD16 *q = &t[brPeek(&r, log)];
+      cairnPutLE16(o + 2 * (done + i), q->sym);
+      r.p -= q->nb;
+    }
+    b += sz, done += m;
+  }
+  if (!rc && (done != n || b != e))
+    rc = BAD("zl: Huffman-struct streams hold %zu of %llu symbols, %zu bytes unused", done, (unsigned long long)n, (size_t)(e - b));
+  cairnFree(t);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- Huffman encoder */
 
 /* A backward bitstream of the codes (code[s], nbits nb[s]): written from the last symbol to
@@ -380,5 +454,6 @@ const ZlTransform cairnZlEntropyTransforms[] = {
     {ZID_FSE_NCOUNT, 1, 0, 1, {S}, N, decFseNcount, "fse_ncount"},
     {ZID_FSE, 2, 0, 1, {N, S}, S, decFse, "fse_v2"},
     {ZID_HUFFMAN, 2, 0, 1, {N, S}, S, decHuffman, "huffman_v2"},
+    {ZID_HUFFMAN_STRUCT, 2, 0, 1, {N, S}, ZT_STRUCT, decHuffmanStruct, "huffman_struct_v2"},
     {0, 0, 0, 0, {0}, 0, NULL, NULL},
 };

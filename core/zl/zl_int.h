@@ -20,17 +20,18 @@ enum { ZT_SERIAL = 1, ZT_STRUCT = 2, ZT_NUMERIC = 4, ZT_STRING = 8 };
 
 /* Standard transform IDs of the wire format (the ones this codec knows). */
 enum {
-  ZID_DELTA = 1, ZID_ZIGZAG = 3, ZID_TRANSPOSE_SPLIT = 4, ZID_SERIAL_TO_STRUCT = 5,
+  ZID_DELTA = 1, ZID_TRANSPOSE = 2, ZID_ZIGZAG = 3, ZID_TRANSPOSE_SPLIT = 4, ZID_SERIAL_TO_STRUCT = 5,
   ZID_STRUCT_TO_SERIAL = 6, ZID_STRUCT_TO_NUM = 7, ZID_NUM_TO_STRUCT = 8, ZID_SERIAL_TO_NUM = 9,
   ZID_NUM_TO_SERIAL = 10, ZID_SERIAL_STRING = 11, ZID_SEPARATE_STRING = 12,
   ZID_STRUCT_TO_NUM_BE = 13, ZID_SERIAL_TO_NUM_BE = 14, ZID_SENTINEL = 18, ZID_LZ = 19,
   ZID_ZSTD = 22, ZID_FIELD_LZ = 24, ZID_QUANT_OFFSETS = 25, ZID_QUANT_LENGTHS = 26,
   ZID_BITPACK_SERIAL = 27, ZID_BITPACK_INT = 28, ZID_FLATPACK = 29, ZID_TSPLIT2 = 30,
-  ZID_TSPLIT4 = 31, ZID_TSPLIT8 = 32, ZID_FLOAT_DECONSTRUCT = 33, ZID_RANGE_PACK = 35, ZID_TOKENIZE_FIXED = 36,
-  ZID_TOKENIZE_NUM = 37, ZID_TOKENIZE_STRING = 38, ZID_SPLITN = 40, ZID_SPLIT_BY_STRUCT = 41, ZID_CONST_SERIAL = 44,
-  ZID_CONST_FIXED = 45, ZID_SPLITN_STRUCT = 47, ZID_SPLITN_NUM = 48, ZID_FSE = 49,
+  ZID_TSPLIT4 = 31, ZID_TSPLIT8 = 32, ZID_FLOAT_DECONSTRUCT = 33, ZID_BITUNPACK = 34, ZID_RANGE_PACK = 35, ZID_TOKENIZE_FIXED = 36,
+  ZID_TOKENIZE_NUM = 37, ZID_TOKENIZE_STRING = 38, ZID_SPLITN = 40, ZID_SPLIT_BY_STRUCT = 41, ZID_DISPATCHN_BYTAG = 42, ZID_MERGE_SORTED = 43, ZID_CONST_SERIAL = 44,
+  ZID_CONST_FIXED = 45, ZID_PREFIX = 46, ZID_SPLITN_STRUCT = 47, ZID_SPLITN_NUM = 48, ZID_FSE = 49,
   ZID_HUFFMAN = 50, ZID_HUFFMAN_STRUCT = 51, ZID_FSE_NCOUNT = 52, ZID_DIVIDE_BY = 53, ZID_DISPATCH_STRING = 54, ZID_DEDUP_NUM = 56,
-  ZID_CONCAT_SERIAL = 55, ZID_CONCAT_NUM = 57, ZID_CONCAT_STRUCT = 58, ZID_PARSE_INT = 60, ZID_LZ4 = 62,
+  ZID_CONCAT_SERIAL = 55, ZID_CONCAT_NUM = 57, ZID_CONCAT_STRUCT = 58, ZID_CONCAT_STRING = 59, ZID_PARSE_INT = 60,
+  ZID_INTERLEAVE_STRING = 61, ZID_LZ4 = 62, ZID_BITSPLIT = 63,
   ZID_PARTITION = 64, ZID_MUX_LENGTHS = 65, ZID_SPARSE_NUM = 66, ZID_END = 128
 };
 
@@ -135,6 +136,12 @@ const ZlTransform *cairnZlTransform(unsigned id);
 /* Plain static, not inline (as they were in each file): the compiler keeps rdN/wrN calls out of
 ** line where inlining cairnGetLEn's switch would grow the wasm decoder (bench/zl/wasm-size.sh). */
 #define ZL_UNUSED __attribute__((unused))
+/* Code run once per frame or by rare codecs: built for size by clang (the wasm budget). */
+#if defined(__clang__)
+#define ZL_MINSIZE __attribute__((minsize))
+#else
+#define ZL_MINSIZE
+#endif
 static ZL_UNUSED int isIntWidth(uint32_t w) { return w == 1 || w == 2 || w == 4 || w == 8; }
 static ZL_UNUSED uint64_t rdN(const uint8_t *p, uint32_t w) { return cairnGetLEn(p, w); }
 static ZL_UNUSED void wrN(uint8_t *p, uint64_t v, uint32_t w) { cairnPutLEn(p, v, w); }
@@ -189,7 +196,11 @@ typedef struct ZlOpts {
   int profile, level;
   unsigned nField;
   uint32_t aField[CAIRN_ZL_MAX_FIELDS];
-  size_t unit; /* input size must be a multiple of it: integer width or record size */
+  size_t unit; /* integer width or record size (a shorter tail is stored beside) */
+  int graph;   /* 0: the profile's own selection, else CAIRN_ZL_GRAPH_* (one named graph) */
+  /* cairnZlEncGraph when graph != 0: a pointer, so programs that never name a graph do not link
+  ** the named graphs' encoders (lz4's among them; bench/zl/wasm-size.sh) */
+  int (*xGraph)(struct Enc *, const struct ZlOpts *, const uint8_t *, size_t);
 } ZlOpts;
 
 
@@ -203,5 +214,10 @@ int cairnZlEncNumBytes(Enc *e, const uint8_t *p, size_t n, unsigned w, int plane
 int cairnZlEncNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth); /* zl_enc.c */
 int cairnZlEncRoot(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n); /* zl_enc.c */
 int cairnZlEncCsv(Enc *e, const uint8_t *p, size_t n); /* zl_enc_csv.c */
+int cairnZlEncGraph(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n); /* zl_enc_graph.c */
+int cairnZlEncStoredCopy(Enc *e, const void *p, size_t n); /* zl_enc.c */
+int cairnZlEncStored(Enc *e, uint8_t *p, size_t n);         /* zl_enc.c: takes ownership of p */
+int cairnZlEncZstdLeaf(Enc *e, const uint8_t *p, size_t n); /* zl_enc.c: zstd, else stored */
+int cairnZlEncHuffman(Enc *e, const uint8_t *p, size_t n);  /* zl_enc.c: Huffman, else stored */
 
 #endif

@@ -546,7 +546,7 @@ TRDEC(decLz4) {
   return CAIRN_OK;
 }
 
-extern const ZlTransform cairnZlEntropyTransforms[], cairnZlLzTransforms[];
+extern const ZlTransform cairnZlEntropyTransforms[], cairnZlLzTransforms[], cairnZlMoreTransforms[];
 #define S ZT_SERIAL
 #define T ZT_STRUCT
 #define N ZT_NUMERIC
@@ -603,6 +603,8 @@ const ZlTransform *cairnZlTransform(unsigned id) {
   for (const ZlTransform *t = cairnZlEntropyTransforms; t->x; t++)
     if (t->id == id) return t;
   for (const ZlTransform *t = cairnZlLzTransforms; t->x; t++)
+    if (t->id == id) return t;
+  for (const ZlTransform *t = cairnZlMoreTransforms; t->x; t++)
     if (t->id == id) return t;
   return NULL;
 }

@@ -192,6 +192,17 @@ export interface ZlCompressOptions {
   fields?: number[];
   /** Level of the zstd stages, 1..22 (default 19, as the CLI). */
   level?: number;
+  /** One named graph for the whole input instead of the profile's selection (see zl.GRAPHS). */
+  graph?: 'auto' | 'store' | 'zstd' | 'lz4' | 'huffman' | 'entropy' | 'flatpack' | 'bitpack';
+}
+/** One output of a multi-output (or string-output) frame. */
+export interface ZlOutput {
+  type: 'serial' | 'struct' | 'numeric' | 'string';
+  width: number;
+  count: number;
+  data: Uint8Array;
+  /** String outputs: each string's length. */
+  lengths?: Uint32Array;
 }
 /** Compress a typed array (or bytes / a string) into one OpenZL frame (format 26). */
 export function compress(data: BytesLike, options?: ZlCompressOptions): Promise<Uint8Array>;
@@ -206,6 +217,11 @@ export const zl: {
   /** The profile compress() infers for this input. */
   inferProfile(data: BytesLike): ZlProfile;
   readonly PROFILES: readonly ZlProfile[];
+  readonly GRAPHS: readonly string[];
+  /** A frame's outputs, chunks, decoder graph and streams (parsed JSON; {text: true}: the text form). */
+  info(frame: ArrayBuffer | ArrayBufferView, options?: { text?: boolean }): Promise<any>;
+  /** Decode a frame of several typed outputs, or of a string output. */
+  decompressMulti(frame: ArrayBuffer | ArrayBufferView): Promise<ZlOutput[]>;
 };
 
 // ------------------------------------------------------------------ agent memory

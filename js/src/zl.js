@@ -12,6 +12,9 @@ import { scope, asBytes } from './util.js';
 /** Profiles cairn knows, as OpenZL's CLI names them. */
 export const PROFILES = ['serial', 'u8', 'le-u16', 'le-u32', 'le-u64', 'le-i64', 'csv'];
 
+/** Graphs that can be named in compress({ graph }), as OpenZL's standard graphs (fse and field_lz: decode only). */
+export const GRAPHS = ['auto', 'store', 'zstd', 'lz4', 'huffman', 'entropy', 'flatpack', 'bitpack'];
+
 /** The profile a typed array implies (little-endian, as typed arrays are on every platform JS runs on). */
 export function inferProfile(data) {
   if (typeof BigInt64Array !== 'undefined') {
@@ -59,10 +62,11 @@ export function makeZl(ctx) {
    * of the zstd stages: 19 by default (as the CLI), 1..3 for speed. The frame equals
    * `cairn compress -p PROFILE` output byte for byte when both link the same zstd.
    * @param {ArrayBufferView|ArrayBuffer|string} data
-   * @param {{profile?: string, level?: number, fields?: number[]}} [options]
+   * graph names one graph for the whole input (GRAPHS) instead of the profile's selection.
+   * @param {{profile?: string, level?: number, fields?: number[], graph?: string}} [options]
    * @returns {Promise<Uint8Array>}
    */
-  async function compress(data, { profile, level = 19, fields } = {}) {
+  async function compress(data, { profile, level = 19, fields, graph } = {}) {
     await ctx.init();
     const bytes = asBytes(data);
     if (!bytes) throw misuse('compress() takes a typed array, an ArrayBuffer or a string');
@@ -74,9 +78,17 @@ export function makeZl(ctx) {
       const bound = M._cairn_zl_compress_bound(bytes.length);
       if (!bound) throw new CairnError(9, `input of ${bytes.length} bytes is too large for one buffer; use compressFile`);
       const p = s.bytes(bytes), out = s.alloc(bound), pn = s.alloc(4);
+      let g = 0;
+      if (graph !== undefined && graph !== 'auto') {
+        if (rec) throw misuse('graph and record fields do not combine');
+        g = M._cairn_zl_graph_from_name(s.str(String(graph)));
+        if (g < 0) throw misuse(`unknown graph ${JSON.stringify(graph)} (${GRAPHS.join(', ')})`);
+      }
       const rc = rec
         ? M._cairn_em_zl_compress_records(u32(M, s, rec), rec.length, level, p, bytes.length, out, bound, pn)
-        : M._cairn_zl_compress_level(prof, level, p, bytes.length, out, bound, pn);
+        : g
+          ? M._cairn_zl_compress_graph(prof, g, level, p, bytes.length, out, bound, pn)
+          : M._cairn_zl_compress_level(prof, level, p, bytes.length, out, bound, pn);
       if (rc) throw ctx.fail(rc, `compress (${profile ?? inferProfile(data)})`);
       return M.HEAPU8.slice(out, out + M.HEAPU32[pn >> 2]);
     } finally {
@@ -153,5 +165,59 @@ export function makeZl(ctx) {
     return zlFile(false, null, 0, input, output);
   }
 
-  return { compress, decompress, compressFile, decompressFile, inferProfile, PROFILES };
+  /**
+   * A frame's anatomy (cairn_zl_info): format, checksums, outputs, dictionary bundle, and per
+   * chunk the decoder graph (codec ID and name, header size, stream numbers) and every stream
+   * (stored or regenerated, type, width, count, bytes, producer and consumer decoder).
+   * @returns {Promise<object>} the parsed JSON; {text: true} gives the text form instead
+   */
+  async function info(frame, { text = false } = {}) {
+    await ctx.init();
+    const bytes = asBytes(frame);
+    if (!bytes || typeof frame === 'string') throw misuse('info() takes the frame as bytes');
+    const M = ctx.M, s = scope(M, CairnError);
+    try {
+      const p = s.bytes(bytes), pz = s.alloc(4), pn = s.alloc(4);
+      const rc = M._cairn_zl_info(p, bytes.length, text ? 0 : 1, pz, pn);
+      if (rc) throw ctx.fail(rc, 'info');
+      const z = M.HEAPU32[pz >> 2], n = M.HEAPU32[pn >> 2];
+      const str = new TextDecoder().decode(M.HEAPU8.subarray(z, z + n));
+      M._cairn_free(z);
+      return text ? str : JSON.parse(str);
+    } finally {
+      s.free();
+    }
+  }
+
+  const TYPES = { 1: 'serial', 2: 'struct', 4: 'numeric', 8: 'string' };
+  /**
+   * Decode a frame of several typed outputs (OpenZL's multi-input compression) or of a string
+   * output: [{type, width, count, data: Uint8Array, lengths?: Uint32Array}] in frame order.
+   */
+  async function decompressMulti(frame) {
+    await ctx.init();
+    const bytes = asBytes(frame);
+    if (!bytes || typeof frame === 'string') throw misuse('decompressMulti() takes the frame as bytes');
+    const M = ctx.M, s = scope(M, CairnError);
+    try {
+      const p = s.bytes(bytes), pa = s.alloc(4), pn = s.alloc(4);
+      const rc = M._cairn_zl_decompress_multi(p, bytes.length, pa, pn);
+      if (rc) throw ctx.fail(rc, 'decompressMulti');
+      const a = M.HEAPU32[pa >> 2], n = M.HEAPU32[pn >> 2], res = [];
+      for (let k = 0; k < n; k++) { // cairn_zl_output on wasm32: type, width, n, nb, declared (u64), p, aLen
+        const o = a + 40 * k, u = o >> 2;
+        const count = M.HEAPU32[u + 2] + M.HEAPU32[u + 3] * 2 ** 32, nb = M.HEAPU32[u + 4] + M.HEAPU32[u + 5] * 2 ** 32;
+        const dp = M.HEAPU32[u + 8], lp = M.HEAPU32[u + 9];
+        const out = { type: TYPES[M.HEAP32[u]] ?? M.HEAP32[u], width: M.HEAPU32[u + 1], count, data: M.HEAPU8.slice(dp, dp + nb) };
+        if (out.type === 'string') out.lengths = lp ? M.HEAPU32.slice(lp >> 2, (lp >> 2) + count) : new Uint32Array(0);
+        res.push(out);
+      }
+      M._cairn_zl_outputs_free(a, n);
+      return res;
+    } finally {
+      s.free();
+    }
+  }
+
+  return { compress, decompress, compressFile, decompressFile, info, decompressMulti, inferProfile, PROFILES, GRAPHS };
 }

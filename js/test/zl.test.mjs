@@ -149,7 +149,8 @@ test('fixed-width records: one column per field where the codec has them, else U
   const out = new MemoryFile();
   await zl.compressFile(new MemoryFile(bytes), out, { fields: [4, 2, 8] });
   assert.deepEqual(out.bytes(), frame);
-  await assert.rejects(compress(bytes.subarray(1), { fields: [4, 2, 8] }), (e) => e instanceof CairnError && e.codeName === 'MISUSE');
+  // issue 21: any length, a partial last record kept as a tail
+  assert.deepEqual(await decompress(await compress(bytes.subarray(1), { fields: [4, 2, 8] })), bytes.subarray(1));
   await assert.rejects(compress(bytes, { fields: [0] }), (e) => e instanceof CairnError && e.codeName === 'MISUSE');
 });
 
@@ -189,9 +190,37 @@ test('bad input: CairnErrors, never a crash', async () => {
     }
   }
   await assert.rejects(decompress(frame, { maxSize: 1000 }), isErr('LIMIT'));
-  await assert.rejects(compress(new Uint8Array(10), { profile: 'le-u32' }), isErr('MISUSE'));
+  assert.deepEqual(await decompress(await compress(new Uint8Array(10), { profile: 'le-u32' })), new Uint8Array(10)); // issue 21: any length
   await assert.rejects(compress(new Uint8Array(10), { profile: 'jpeg' }), isErr('MISUSE'));
   await assert.rejects(compress(new Uint8Array(10), { level: 99 }), isErr('MISUSE'));
   await assert.rejects(compress(42), isErr('MISUSE'));
   await assert.rejects(decompress('a string'), isErr('MISUSE'));
+});
+
+// 2026-12-02 (issue 21): frame introspection, named graphs, multi-output frames, any length.
+test('zl.info, graphs, decompressMulti', async () => {
+  const corpus = new URL('../../tests/fuzz/corpus/zl_decode/', import.meta.url);
+  const huf = new Uint8Array(fs.readFileSync(new URL('v26_hufstruct_tok2.zl', corpus)));
+  const inf = await zl.info(huf);
+  assert.equal(inf.format, 26);
+  assert.ok(inf.chunks[0].decoders.some((d) => d.codec === 51 && d.name === 'huffman_struct_v2'));
+  assert.ok((await zl.info(huf, { text: true })).includes('huffman_struct_v2 (51)'));
+  assert.equal(sha(await decompress(huf)).length, 64);
+  const multi = new Uint8Array(fs.readFileSync(new URL('v26_multi3.zl', corpus)));
+  const outs = await zl.decompressMulti(multi);
+  assert.deepEqual(outs.map((o) => [o.type, o.count]), [['serial', 2072], ['numeric', 500], ['string', 600]]);
+  assert.equal(sha(outs[1].data), '200e9a6602e971c99248c0413c6d79a9e0d9d2469449947a3cb0995bcd9a25da');
+  assert.equal(outs[2].lengths.reduce((a, b) => a + b, 0), outs[2].data.length);
+  await assert.rejects(decompress(multi), (e) => e instanceof CairnError && e.codeName === 'UNSUPPORTED');
+  const text = new TextEncoder().encode('12,ab,345\n'.repeat(300) + 'x');
+  for (const graph of zl.GRAPHS) {
+    for (const profile of ['serial', 'le-u16', 'le-u32']) {
+      const f = await compress(text, { profile, graph, level: 3 });
+      assert.deepEqual(await decompress(f), text, `${graph} ${profile}`);
+    }
+  }
+  const fp = await zl.info(await compress(text, { graph: 'flatpack' }));
+  assert.ok(fp.chunks[0].decoders.some((d) => d.name === 'flatpack'));
+  await assert.rejects(compress(text, { graph: 'fse' }), (e) => e instanceof CairnError && e.codeName === 'UNSUPPORTED');
+  await assert.rejects(compress(text, { graph: 'nope' }), (e) => e instanceof CairnError && e.codeName === 'MISUSE');
 });

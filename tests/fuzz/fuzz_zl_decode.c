@@ -20,6 +20,13 @@ static cairn_zl_dctx *gCtx; /* one context for every input: it must give the one
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t n = 0;
   if (cairn_zl_decompressed_size(data, size, &n) != CAIRN_OK || n > (16u << 20)) return 0;
+  /* frames of several (or string) outputs, and the introspection walk (2026-12-02) */
+  cairn_zl_output *aMo = NULL;
+  unsigned nMo = 0;
+  if (cairn_zl_decompress_multi(data, size, &aMo, &nMo) == CAIRN_OK) cairn_zl_outputs_free(aMo, nMo);
+  else if (aMo) __builtin_trap();
+  char *zInfo = NULL;
+  if (cairn_zl_info(data, size, (int)(size & 1), &zInfo, NULL) == CAIRN_OK) cairn_free(zInfo);
   uint8_t *out = malloc(n + 1), *o2 = malloc(n + 1);
   size_t got = 0, got2 = 0;
   int rc = out ? cairn_zl_decompress(data, size, out, n, &got) : CAIRN_NOMEM;
