@@ -28,6 +28,8 @@ static void memFree(cairn_mem *m) {
   cairnFree(m->aCreated), cairnFree(m->aEvent), cairnFree(m->aSession), cairnFree(m->aRole), cairnFree(m->aTier);
   cairnFree(m->aImp), cairnFree(m->aAccess), cairnFree(m->pPend), cairnFree(m->aScratch), cairnFree(m->aScratchI8);
   cairnFree(m->aOrigId);
+  cairnFree(m->aUser), cairnFree(m->aAgent), cairnFree(m->aHead), cairnFree(m->aCur), cairnFree(m->aFrom), cairnFree(m->aTo);
+  cairnFree(m->aFlags), cairnFree(m->aLive), cairnFree(m->aDedup);
   cairnMemNamesFree(&m->names);
   cairnVecsFree(&m->vecs);
   cairnBm25Free(&m->bm25);
@@ -56,6 +58,8 @@ int cairnMemLegacyCreate; /* tests: create log-only files of format 1 */
 static int openFile(cairn_mem *m, const cairn_mem_config *cfg, int64_t *pCount) {
   uint64_t size;
   CAIRN_TRY(cairn_file_size(m->f, &size));
+  /* a rewrite (forgetting, compaction) interrupted while it copied its image over the file */
+  CAIRN_TRY(cairnMemRecoverRewrite(m->f, &size, m->readOnly, m->noSync));
   uint8_t h[48];
   memset(h, 0, sizeof h);
   if (size) CAIRN_TRY(cairn_file_read_exact(m->f, h, (size_t)CAIRN_MIN(size, (uint64_t)48), 0));
@@ -121,6 +125,7 @@ static int memLoad(cairn_file *f, const cairn_mem_config *cfg, cairn_mem_verify_
   m->diskVec = diskVec;
   m->pVer = pVer;
   m->touchMin = SIZE_MAX;
+  m->endMin = SIZE_MAX;
   m->ckEvery = cfg && cfg->checkpointEvery ? cfg->checkpointEvery : MEM_CK_EVERY_DEFAULT;
   int rc = CAIRN_OK;
   uint64_t size = 0;

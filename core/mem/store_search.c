@@ -100,7 +100,7 @@ int cairn_mem_search(cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *aHit
   }
   MemBits bits;
   int all;
-  int rc = cairnMemFilterBits(m, q->pFilter, &bits, &all);
+  int rc = cairnMemFilterBits(m, q->pFilter, q->asOfMs, &bits, &all);
   if (rc) {
     cairnFree(qv);
     return rc;
@@ -171,7 +171,8 @@ int cairn_mem_search(cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *aHit
     uint32_t nOut = CAIRN_MIN(nC, k);
     for (uint32_t i = 0; i < nOut; i++) {
       Cand *x = &aC[i];
-      aHit[i].id = (uint64_t)x->row + 1;
+      aHit[i].id = m->aHead[x->row];
+      aHit[i].version = (uint64_t)x->row + 1;
       aHit[i].score = x->score;
       /* vector similarity is cheap to give exactly even for BM25-only hits */
       aHit[i].vscore = wantV ? (x->rv ? x->v : cairnVecScore(&m->vecs, x->row, qv, 0)) : NAN;

@@ -118,6 +118,14 @@ typedef struct cairn_mem_record {
   /* Filled by cairn_mem_get only: */
   uint64_t id;
   uint32_t accessCount;
+  /* Scopes (2026-12-02): who the memory belongs to (mem0's user_id / agent_id; zSession is the
+  ** run). NULL = none. Indexed: every search, list, delete and export can be scoped. */
+  const char *zUser;
+  const char *zAgent;
+  /* Filled by cairn_mem_get / cairn_mem_history only (versions, FORMAT.md "Versions"): */
+  uint64_t version;     /* the id of this version (== id for the first one) */
+  int64_t validFromMs;  /* when this version was written */
+  int64_t validToMs;    /* when a later version superseded it; 0 = current */
 } cairn_mem_record;
 
 /*
@@ -127,6 +135,73 @@ typedef struct cairn_mem_record {
 ** A failed add changes nothing. The memory is searchable at once and durable after commit.
 */
 CAIRN_API int cairn_mem_add(cairn_mem *pMem, const cairn_mem_record *pRec, uint64_t *pId);
+/* ---- dedup on write (2026-12-02) ---- */
+#define CAIRN_MEM_NEAR_KEEP      0 /* a near duplicate is stored, and reported */
+#define CAIRN_MEM_NEAR_SKIP      1 /* not stored: the existing memory's id is returned */
+#define CAIRN_MEM_NEAR_SUPERSEDE 2 /* stored as a new version of the existing memory (an update) */
+typedef struct cairn_mem_put_opts {
+  int noExact;          /* 1: store an exact duplicate again (default: not stored twice) */
+  float nearThreshold;  /* 0 = no near-duplicate check; else cosine of the embeddings (text-only
+                        ** stores: of the built-in embedder's character-gram vectors) at or above
+                        ** which a memory of the same scope is a near duplicate, in (0, 1] */
+  int nearPolicy;       /* CAIRN_MEM_NEAR_* */
+} cairn_mem_put_opts;
+#define CAIRN_MEM_PUT_ADDED      0 /* a new memory */
+#define CAIRN_MEM_PUT_EXACT      1 /* exact duplicate: not stored; id is the existing one, its access counted */
+#define CAIRN_MEM_PUT_NEAR_KEPT  2 /* stored; duplicateOf / similarity say of what */
+#define CAIRN_MEM_PUT_NEAR_SKIP  3 /* not stored; id is the existing one */
+#define CAIRN_MEM_PUT_SUPERSEDED 4 /* stored as a new version of duplicateOf (id == duplicateOf) */
+typedef struct cairn_mem_put_result {
+  uint64_t id;          /* the memory's id */
+  uint64_t version;     /* the version written (0 when nothing was stored) */
+  int status;           /* CAIRN_MEM_PUT_* */
+  uint64_t duplicateOf; /* the existing memory (exact or near), 0 = none */
+  float similarity;     /* its similarity (1 for an exact duplicate) */
+} cairn_mem_put_result;
+/*
+** Add with dedup: the same normalised text (lowercased, runs of spaces as one, trimmed) in the
+** same scope (user, agent, session) as a current memory is not stored twice; near duplicates are
+** reported and handled by pOpts->nearPolicy. pOpts NULL = exact dedup only. cairn_mem_add stays
+** the raw add (every call stores a memory, as before 2026-12-02); cairn_mem_add_json, the CLI's
+** `mem add` and JS `mem.add` dedup (they go through cairn_mem_put).
+*/
+CAIRN_API int cairn_mem_put(cairn_mem *pMem, const cairn_mem_record *pRec, const cairn_mem_put_opts *pOpts, cairn_mem_put_result *pRes);
+
+/* ---- update, history, forget (2026-12-02; FORMAT.md "Versions and forgetting") ---- */
+/* Fields of an update (bits of `fields`): the others are copied from the current version. */
+#define CAIRN_MEM_F_TEXT       0x001 /* zText (without F_EMBEDDING the built-in embedder re-embeds it) */
+#define CAIRN_MEM_F_EMBEDDING  0x002
+#define CAIRN_MEM_F_META       0x004
+#define CAIRN_MEM_F_EVENT      0x008
+#define CAIRN_MEM_F_CREATED    0x010
+#define CAIRN_MEM_F_TIER       0x020
+#define CAIRN_MEM_F_IMPORTANCE 0x040
+#define CAIRN_MEM_F_SESSION    0x080
+#define CAIRN_MEM_F_ROLE       0x100
+#define CAIRN_MEM_F_USER       0x200
+#define CAIRN_MEM_F_AGENT      0x400
+#define CAIRN_MEM_F_ALL        0x7ff
+/*
+** Update memory id: a new version with the given fields changed is written; the current one
+** gets validToMs = now (superseded, not erased) and stays in cairn_mem_history and in searches
+** with asOfMs. Ids do not change. *pVersion (may be NULL) receives the new version's id.
+** CAIRN_NOTFOUND for an unknown or deleted id; nothing is changed on any error.
+*/
+CAIRN_API int cairn_mem_update(cairn_mem *pMem, uint64_t id, const cairn_mem_record *pRec, unsigned fields, uint64_t *pVersion);
+/* Every version of memory id, oldest first: up to nMax records into aOut (pointers as for
+** cairn_mem_get); *pnVersion receives how many versions there are. */
+CAIRN_API int cairn_mem_history(cairn_mem *pMem, uint64_t id, cairn_mem_record *aOut, uint32_t nMax, uint32_t *pnVersion);
+/*
+** Forget memory id and its whole history: from now on no call returns it, and after the next
+** checkpoint (cairn_mem_checkpoint, an automatic one, or close) its text, embedding, metadata
+** and names are gone from every byte of the file: the checkpoint then rewrites the file
+** (FORMAT.md "Forgetting"). CAIRN_NOTFOUND if unknown or already forgotten.
+*/
+CAIRN_API int cairn_mem_delete(cairn_mem *pMem, uint64_t id);
+/* Rewrite the file now with only what it holds (forgotten memories, freed space and the log
+** gone): the file shrinks to its live content. Commits first. */
+CAIRN_API int cairn_mem_compact(cairn_mem *pMem);
+
 /* Make every add so far durable (append to the log, then sync). Every checkpointEvery memories
 ** the commit also checkpoints (below). */
 CAIRN_API int cairn_mem_commit(cairn_mem *pMem);
@@ -169,6 +244,10 @@ typedef struct cairn_mem_filter {
   int hasAfter, hasBefore;
   const char *zMetaKey;  /* top-level metadata key ... */
   const char *zMetaJson; /* ... whose value equals this JSON value (e.g. "\"work\"", "3", "true") */
+  /* 2026-12-02 */
+  const char *zUser;     /* NULL = any */
+  const char *zAgent;    /* NULL = any */
+  const char *zExpr;     /* a filter in the JSON filter language (below), ANDed with the rest */
 } cairn_mem_filter;
 
 /*
@@ -197,6 +276,8 @@ typedef struct cairn_mem_query {
   float bm25K1, bm25B;      /* 0 = 1.2 / 0.75 */
   const cairn_mem_filter *pFilter;
   int touch;                /* count an access for every hit returned */
+  int64_t asOfMs;           /* 0 = the current versions; else the store as it was at that time
+                            ** (the versions valid then, memories forgotten since excluded) */
 } cairn_mem_query;
 
 typedef struct cairn_mem_hit {
@@ -204,6 +285,7 @@ typedef struct cairn_mem_hit {
   float score;   /* the ranking score of the chosen mode */
   float vscore;  /* vector similarity (NaN if not computed) */
   float bscore;  /* BM25 score (NaN if not computed or not among the BM25 candidates) */
+  uint64_t version; /* the version that matched (== id unless the memory was updated) */
 } cairn_mem_hit;
 
 /* Search; aHit has room for q->k hits; *pnHit receives how many were found (<= k). */
@@ -256,6 +338,7 @@ typedef struct cairn_mem_verify_info {
   uint64_t damageOffset;  /* file offset of the first damage (when known) */
   char zDamage[256];      /* the first damage: what and where ("" if none) */
   int indexDamaged;       /* the persisted IVF index is damaged (rebuild it: no memory is lost) */
+  uint64_t nForgotten;    /* of nMemory, forgotten on purpose (cairn_mem_delete): not lost */
 } cairn_mem_verify_info;
 /*
 ** Check every byte a store holds: the HDF5 superblock and object headers (their checksums),
