@@ -269,7 +269,8 @@ int cairnMemPrepare(cairn_mem *m, const cairn_mem_record *r, MemAddArgs *pa, con
     }
     if (!(sq < 1e30)) return cairnErr(CAIRN_TYPE, "%s: embedding norm overflows", zWho);
     memcpy(v, r->aEmbedding, (size_t)m->dim * 4);
-    if (m->metric == CAIRN_METRIC_COSINE && sq > 0) {
+    /* (a vector normalised already, as an export holds it, is kept bit for bit) */
+    if (m->metric == CAIRN_METRIC_COSINE && sq > 0 && fabs(sq - 1) > 1e-6) {
       float inv = (float)(1 / sqrt(sq));
       for (uint32_t j = 0; j < m->dim; j++) v[j] *= inv;
     }

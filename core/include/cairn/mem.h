@@ -393,6 +393,41 @@ CAIRN_API int cairn_mem_add_json(cairn_mem *pMem, const char *zJson, uint64_t *p
 ** "importance", "accessCount", "createdMs", "eventMs", "meta"}; free it with cairn_free.
 */
 CAIRN_API int cairn_mem_search_json(cairn_mem *pMem, const char *zQuery, const char *zOptions, char **pzResult);
+/*
+** (2026-12-02) A memory as JSON, the form every call below returns and export writes:
+** {"id", "version", "text", "user", "agent", "session", "role" (absent when empty), "tier",
+** "importance", "accessCount", "createdMs", "eventMs", "validFromMs", "validToMs" (0 = current),
+** "meta", and "embedding" when asked for}. Results are freed with cairn_free.
+*/
+/* Add with dedup: zOpts {"dedup": true (default) | false, "nearThreshold": 0..1, "nearPolicy":
+** "keep" | "skip" | "supersede"}; *pzResult {"id", "version", "status": "added" | "exact" |
+** "near_kept" | "near_skipped" | "superseded", "duplicateOf", "similarity"}. The record also
+** takes "user", "agent" and "run" (= "session"). */
+CAIRN_API int cairn_mem_put_json(cairn_mem *pMem, const char *zJson, const char *zOpts, char **pzResult);
+CAIRN_API int cairn_mem_get_json(cairn_mem *pMem, uint64_t id, int bEmbedding, char **pzResult);
+/* A JSON array of every version of memory id, oldest first. */
+CAIRN_API int cairn_mem_history_json(cairn_mem *pMem, uint64_t id, int bEmbedding, char **pzResult);
+/* Update the fields present in zJson (same keys as an add; null clears a string). */
+CAIRN_API int cairn_mem_update_json(cairn_mem *pMem, uint64_t id, const char *zJson, uint64_t *pVersion);
+/* List as a JSON array: zOpts {"filter": {...}, "order": "id" | "eventMs" | "createdMs" |
+** "importance" | "accessCount", "desc": bool, "offset": n, "limit": n, "history": bool (every
+** version of the memories selected), "asOf": ms, "embeddings": bool}. */
+CAIRN_API int cairn_mem_list_json(cairn_mem *pMem, const char *zOpts, char **pzResult);
+/* Forget every memory whose current version the filter admits ("{}": all); *pnDeleted (may be
+** NULL) gets how many. Bytes gone at the next checkpoint, as cairn_mem_delete. */
+CAIRN_API int cairn_mem_delete_where(cairn_mem *pMem, const char *zFilter, uint64_t *pnDeleted);
+/* Export: xLine is called with one JSON line (no newline) per version, oldest first; zOpts as
+** for list (default every version, no embeddings: {"embeddings": true} for a lossless copy of
+** caller embeddings). A non-zero return of xLine stops the export with that code. */
+CAIRN_API int cairn_mem_export(cairn_mem *pMem, const char *zOpts, int (*xLine)(void *pArg, const char *zLine, size_t nLine), void *pArg);
+/*
+** Import JSONL (an export, or plain records one per line). Every line is checked before any is
+** applied: an error names the line and nothing is imported. Into an empty store ids and
+** versions are kept (forgotten ids stay gaps); otherwise lines get new ids, versions of one
+** memory stay together. Lines without "embedding" are embedded by the built-in embedder.
+** Durable at the next commit.
+*/
+CAIRN_API int cairn_mem_import_jsonl(cairn_mem *pMem, const char *zJsonl, size_t nJsonl, uint64_t *pnImported);
 
 /* ---- the built-in demo data set (core/mem/demo_data.c) ---- */
 /* A synthetic multi-session conversation and questions about it, each naming the index of the
