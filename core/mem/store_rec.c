@@ -143,7 +143,7 @@ int cairnMemApplyAdd(cairn_mem *m, const MemAddArgs *a) {
   size_t r = m->n;
   m->aTextOff[r] = m->nText;
   m->aTextLen[r] = (uint32_t)a->nText;
-  memcpy(m->zText + m->nText, a->zText, a->nText);
+  if (a->nText) memcpy(m->zText + m->nText, a->zText, a->nText);
   m->zText[m->nText + a->nText] = 0;
   m->nText += a->nText + 1;
   m->aMetaOff[r] = m->nText;
@@ -350,6 +350,14 @@ int cairn_mem_get(cairn_mem *m, uint64_t id, cairn_mem_record *r) {
   size_t i = (size_t)id - 1;
   if (m->aHead[i] == id) i = (size_t)m->aCur[i];
   cairnMemRowGet(m, i, r);
+  return CAIRN_OK;
+}
+
+int cairn_mem_get_version(cairn_mem *m, uint64_t version, cairn_mem_record *r) {
+  if (!m || !r) return cairnErr(CAIRN_MISUSE, "mem_get_version: NULL argument");
+  if (version == 0 || version > m->n || (m->aFlags[version - 1] & MEM_ROW_DEAD))
+    return cairnErr(CAIRN_NOTFOUND, "mem_get_version: no version %llu", (unsigned long long)version);
+  cairnMemRowGet(m, (size_t)version - 1, r);
   return CAIRN_OK;
 }
 

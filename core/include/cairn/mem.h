@@ -211,8 +211,12 @@ CAIRN_API int cairn_mem_commit(cairn_mem *pMem);
 ** uncommitted. CAIRN_UNSUPPORTED on a log-only store of format 1.
 */
 CAIRN_API int cairn_mem_checkpoint(cairn_mem *pMem);
-/* Read a memory by id. Pointers inside *pRec live until the next change to the store. */
+/* Read a memory by id: its current version (the id of a later version gives that version).
+** Pointers inside *pRec live until the next change to the store. CAIRN_NOTFOUND once deleted. */
 CAIRN_API int cairn_mem_get(cairn_mem *pMem, uint64_t id, cairn_mem_record *pRec);
+/* One version of a memory by its version id (cairn_mem_hit.version, cairn_mem_history), the
+** current one or a superseded one. */
+CAIRN_API int cairn_mem_get_version(cairn_mem *pMem, uint64_t version, cairn_mem_record *pRec);
 /* The embedding of a memory as stored (normalised for cosine stores); pOut has dim floats. */
 CAIRN_API int cairn_mem_embedding(cairn_mem *pMem, uint64_t id, float *pOut);
 /* Count one more access of a memory (logged, durable at the next commit). */
