@@ -171,6 +171,7 @@ static const CliCommand aCommand[] = {
    "--dim N\tnew stores: vector dimensions\n--metric M\tnew stores: cosine, ip or l2\n"
    "--disk D\tnew stores: vectors on disk as f32, f16 or int8\n--text-only\tnew stores: no vectors (BM25 only)\n"
    "--user U, --agent A, --run R\tthe scopes of the TEXTs (--run is --session)\n"
+   "--model NAME\tthe embedding model of --vector/--embedding (recorded; other models refused)\n"
    "--no-dedup\tstore an exact duplicate again (default: the existing id is printed, its access counted)\n"
    "--near T\ta memory of the same scope this similar (0..1] is a near duplicate\n--near-policy P\tkeep (default), skip or supersede\n"
    "--vector FILE\tthe TEXT's vector: a JSON array or raw f32 (- = stdin)\n--json\tone {id, version, status, duplicateOf} per TEXT\n"
@@ -180,7 +181,7 @@ static const CliCommand aCommand[] = {
    "--k N\thits to return, 1..1000 (default 5)\n--mode M\thybrid (default), vector or bm25\n"
    "--filter JSON\tsession, role, tier, time... applied inside the search\n--index I\tauto, flat, f16, int8, ivf or ivfpq\n"
    "--nprobe N\tIVF lists to scan\n--fusion F\trrf or weighted\n--recency W\tweight of recency\n--json\tone JSON object per hit\n"
-   "--user U, --agent A, --run R\tonly memories of these scopes\n--as-of MS\tthe store as it was at MS (superseded versions)\n"
+   "--user U, --agent A, --run R\tonly memories of these scopes\n--model NAME\tthe model of --vector (must be the store's)\n--as-of MS\tthe store as it was at MS (superseded versions)\n"
    "--vector FILE\tthe query vector: a JSON array or raw f32 (- = stdin); QUERY \"\" = the vector alone\n",
    "search memories", cliMemSearch},
   {"get", "mem", CLI_MEMORY, "FILE ID... [--json] [--embeddings]", NULL, "print memories (the current version; a version id gives that version)", cliMemGet},

@@ -227,6 +227,7 @@ int cliMemAdd(int argc, char **argv) {
   const char *zFile = argv[1];
   const char *azText[256];
   const char *zJsonl = NULL; /* a file of JSON objects, one memory per line */
+  const char *zModel = NULL;
   int nText = 0, json = 0;
   float *aEmb = NULL;
   uint32_t nEmb = 0;
@@ -240,6 +241,7 @@ int cliMemAdd(int argc, char **argv) {
     else if (!strcmp(a, "--no-dedup")) po.noExact = 1;
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "--user")) r.zUser = v, i++;
+    else if (!strcmp(a, "--model")) zModel = v, i++;
     else if (!strcmp(a, "--agent")) r.zAgent = v, i++;
     else if (!strcmp(a, "--run")) r.zSession = v, i++;
     else if (!strcmp(a, "--near")) {
@@ -308,7 +310,7 @@ int cliMemAdd(int argc, char **argv) {
     return 1;
   }
   r.aEmbedding = aEmb, r.nEmbedding = nEmb;
-  int rc = CAIRN_OK;
+  int rc = zModel ? cairn_mem_model(m, zModel) : CAIRN_OK;
   static const char *const azStatus[] = {"added", "exact", "near_kept", "near_skipped", "superseded"};
   for (int i = 0; i < nText && rc == CAIRN_OK; i++) {
     cairn_mem_put_result res;
@@ -349,7 +351,7 @@ int cliMemSearch(int argc, char **argv) {
   cairn_mem_query q;
   memset(&q, 0, sizeof q);
   q.k = 5;
-  const char *zFilter = NULL, *zUser = NULL, *zAgent = NULL, *zRun = NULL;
+  const char *zFilter = NULL, *zUser = NULL, *zAgent = NULL, *zRun = NULL, *zModel = NULL;
   float *aVec = NULL;
   int json = 0;
   for (int i = 3; i < argc; i++) {
@@ -361,6 +363,7 @@ int cliMemSearch(int argc, char **argv) {
     if (!v) return cliUsage(zCmd, "option %s needs a value", a);
     i++;
     if (!strcmp(a, "--user")) zUser = v;
+    else if (!strcmp(a, "--model")) zModel = v;
     else if (!strcmp(a, "--agent")) zAgent = v;
     else if (!strcmp(a, "--run") || !strcmp(a, "--session")) zRun = v;
     else if (!strcmp(a, "--as-of")) {
@@ -400,6 +403,12 @@ int cliMemSearch(int argc, char **argv) {
     free(aVec);
     return 1;
   }
+  if (zModel && cairn_mem_model(m, zModel)) {
+    free(aVec);
+    cliFail(zCmd, CAIRN_MISUSE);
+    cairn_mem_close(m);
+    return 1;
+  }
   cairn_mem_filter f;
   memset(&f, 0, sizeof f);
   char *arena = NULL;
@@ -436,6 +445,7 @@ int cliMemStats(int argc, char **argv) {
   static const char *const azDisk[] = {"f32", "f16", "int8"};
   if (s.textOnly) printf("vectors     none (text-only store, BM25)\n");
   else printf("vectors     %u dimensions, %s, kept as %s on disk\n", s.dim, azMetric[s.metric], azDisk[s.diskVectors]);
+  if (s.zModel && s.zModel[0]) printf("model       %s\n", s.zModel);
   printf("sessions    %u\nroles       %u\n", s.nSession, s.nRole);
   printf("terms       %u (%llu postings)\n", s.nTerm, (unsigned long long)s.nPosting);
   printf("text        %llu bytes\nfile        %llu bytes\n", (unsigned long long)s.nTextBytes, (unsigned long long)s.nFileBytes);

@@ -180,6 +180,7 @@ extern int cairnMemV1Create;
 #define MEM_REC_IVF 4
 #define MEM_REC_ADD2 5   /* ADD + head, validity, flags, user, agent (2026-12-02) */
 #define MEM_REC_END 6    /* u64 row id, i64 valid_to: a version superseded */
+#define MEM_REC_MODEL 8  /* the embedding model's name (bytes) */
 #define MEM_REC_FORGET 7 /* u64 row id: forgotten (tombstoned; gone from the file at the next checkpoint) */
 #define MEM_REC_MAX ((uint64_t)1 << 31) /* bytes in one record */
 #define MEM_H5_SIG "\x89HDF\r\n\x1a\n"   /* the 8-byte HDF5 signature at offset 0 */
@@ -230,6 +231,8 @@ struct cairn_mem {
   /* exact dedup: open addressing on the normalised text's hash -> row + 1 of current rows */
   uint32_t *aDedup;
   size_t nDedupSlot, nDedup;
+  char zModel[256];        /* the embedding model recorded, "" none */
+  int modelUnlogged;        /* zModel set by this open, not yet in the log */
   MemNames names;
   MemVecs vecs;
   MemBm25 bm25;

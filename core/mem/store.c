@@ -234,6 +234,20 @@ int cairn_mem_open(const char *zPath, const cairn_mem_config *cfg, cairn_mem **p
   return cairn_mem_open_file(f, cfg, pp);
 }
 
+int cairn_mem_model(cairn_mem *m, const char *zModel) {
+  if (!m || !zModel || !zModel[0]) return cairnErr(CAIRN_MISUSE, "mem_model: NULL store or empty model name");
+  size_t n = strlen(zModel);
+  if (n >= sizeof m->zModel) return cairnErr(CAIRN_RANGE, "mem_model: model name of %zu bytes (at most %zu)", n, sizeof m->zModel - 1);
+  if (m->zModel[0] && strcmp(m->zModel, zModel))
+    return cairnErr(CAIRN_MISUSE, "mem_model: the store's embeddings come from model '%s' (%u dimensions), not '%s'", m->zModel, m->dim, zModel);
+  if (m->zModel[0]) return CAIRN_OK;
+  if (m->textOnly) return cairnErr(CAIRN_MISUSE, "mem_model: a text-only store takes no embedding model ('%s')", zModel);
+  if (m->readOnly && m->f) return cairnErr(CAIRN_READONLY, "mem_model: the store has no model yet and is opened read-only");
+  memcpy(m->zModel, zModel, n + 1);
+  m->modelUnlogged = m->f != NULL;
+  return CAIRN_OK;
+}
+
 int cairn_mem_stats_get(cairn_mem *m, cairn_mem_stats *s) {
   if (!m || !s) return cairnErr(CAIRN_MISUSE, "mem_stats: NULL argument");
   memset(s, 0, sizeof(*s));
@@ -264,6 +278,7 @@ int cairn_mem_stats_get(cairn_mem *m, cairn_mem_stats *s) {
   s->nLogBytes = m->f ? m->nFile - m->logStart : 0;
   s->nCheckpoint = m->nCheckpoint;
   s->checkpointNs = m->ckNs;
+  s->zModel = m->zModel;
   return CAIRN_OK;
 }
 

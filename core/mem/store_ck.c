@@ -430,6 +430,7 @@ static int ckAppend(cairn_mem *m, cairn_h5w *w, size_t r1) {
   if (!rc) rc = ckIvf(m, w, &t);
   if (!rc) rc = ckAttrI64(w, "/memory", "count", (int64_t)r1);
   if (!rc && m->ckV2) rc = ckAttrI64(w, "/memory", "forgotten", (int64_t)(r1 - (ckFileRow(m, r0) + nr)));
+  if (!rc && m->ckV2 && m->zModel[0]) rc = ckAttrStr(w, "/memory", "model", m->zModel);
   if (!rc) m->nCkNameBytes = nNameBytes;
   cairnFree(bytes);
   cairnFree(buf);
@@ -700,6 +701,11 @@ static int ckHeader(cairn_mem *m, const cairn_mem_config *cfg, int64_t *pCount) 
                   (long long)dim, zMetric, zEnc, (long long)*pCount);
   if (!rc && cfg && cfg->dim && cfg->dim != (uint32_t)dim)
     rc = cairnErr(CAIRN_MISUSE, "mem_open: the store has %u dimensions, %u were asked for", (uint32_t)dim, cfg->dim);
+  if (!rc && m->ckV2) { /* the embedding model, when one was named */
+    int rc2 = h5Attr(g, "model", NULL, m->zModel, sizeof m->zModel);
+    if (rc2 == CAIRN_NOTFOUND || CAIRN_PRIMARY(rc2) == CAIRN_NOTFOUND) cairn_clearerr(), m->zModel[0] = 0;
+    else rc = rc2;
+  }
   if (!rc) {
     m->dim = (uint32_t)dim, m->metric = metric;
     m->textOnly = enc == 3;

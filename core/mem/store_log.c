@@ -113,6 +113,14 @@ int cairn_mem_commit(cairn_mem *m) {
     CAIRN_TRY(cairnIvfAddRows(&m->ivf, &m->vecs));
     CAIRN_TRY(logIvf(m));
   }
+  if (m->modelUnlogged) {
+    size_t n = strlen(m->zModel);
+    uint8_t *q = memRecBegin(m, MEM_REC_MODEL, n);
+    if (!q) return CAIRN_NOMEM;
+    memcpy(q, m->zModel, n);
+    memRecEnd(m, n);
+    m->modelUnlogged = 0;
+  }
   if (m->nPend == 0 && m->nCommitted == m->n) return CAIRN_OK;
   uint8_t *p = memRecBegin(m, MEM_REC_COMMIT, 16);
   if (!p) {
@@ -312,7 +320,7 @@ static int logDamageAfter(LogRd *r, uint64_t x, uint64_t *pAt, int *pDamage) {
 static int logPlausible(const cairn_mem *m, uint8_t type, uint64_t len) {
   uint64_t maxAdd = 45 + CAIRN_MEM_MAX_TEXT + 2 * CAIRN_MEM_MAX_NAME + CAIRN_MEM_MAX_META + 4 + (uint64_t)m->dim * 4;
   return (type == MEM_REC_COMMIT && len == 16) || (type == MEM_REC_TOUCH && len == 12) || (type == MEM_REC_END && len == 16) ||
-         (type == MEM_REC_FORGET && len == 8) || ((type == MEM_REC_ADD || type == MEM_REC_ADD2) && len >= 45 && len <= maxAdd + 29 + 2 * CAIRN_MEM_MAX_NAME) ||
+         (type == MEM_REC_FORGET && len == 8) || (type == MEM_REC_MODEL && len >= 1 && len < 256) || ((type == MEM_REC_ADD || type == MEM_REC_ADD2) && len >= 45 && len <= maxAdd + 29 + 2 * CAIRN_MEM_MAX_NAME) ||
          (type == MEM_REC_IVF && len >= 32 && len <= MEM_REC_MAX);
 }
 /* salvage: the next offset > x where a valid record starts (r->size if none). */
@@ -489,6 +497,9 @@ int cairnMemReplay(cairn_mem *m, uint64_t size) {
       if (d.bad || (nRec != m->n && !(nRec < m->n && nRec <= m->nCk)))
         rc = cairnErr(CAIRN_CORRUPT, "log: COMMIT of %llu records after %llu adds at offset %llu", (unsigned long long)nRec,
                       (unsigned long long)m->n, (unsigned long long)off);
+    } else if (type == MEM_REC_MODEL) {
+      if (n == 0 || n >= sizeof m->zModel || memchr(p, 0, n)) rc = cairnErr(CAIRN_CORRUPT, "log: bad MODEL record at offset %llu", (unsigned long long)off);
+      else memcpy(m->zModel, p, n), m->zModel[n] = 0;
     } else if (type == MEM_REC_IVF) {
       MemRd d = {p, 0, n, 0};
       rc = replayIvf(m, &d, off);

@@ -274,6 +274,8 @@ int cairnMemPrepare(cairn_mem *m, const cairn_mem_record *r, MemAddArgs *pa, con
       float inv = (float)(1 / sqrt(sq));
       for (uint32_t j = 0; j < m->dim; j++) v[j] *= inv;
     }
+  } else if (m->zModel[0]) {
+    return cairnErr(CAIRN_MISUSE, "%s: the store's embeddings come from model '%s': pass this memory's embedding (the built-in embedder's would not match)", zWho, m->zModel);
   } else {
     CAIRN_TRY(cairn_mem_embed(a.zText, a.nText, v, m->dim));
   }

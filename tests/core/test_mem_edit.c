@@ -544,3 +544,60 @@ TEST(memedit, json_list_export_import_round_trip) {
   free(a.z), free(c.z);
   cairn_mem_close(m);
 }
+
+TEST(memedit, embedding_model_recorded_and_enforced) {
+  const char *zPath = tfTmp("model.mem");
+  remove(zPath);
+  cairn_mem_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.noSync = 1, cfg.dim = 4;
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(zPath, &cfg, &m));
+  CHECK_OK(cairn_mem_model(m, "fake-model-4"));
+  float e[4] = {1, 0, 0, 0};
+  cairn_mem_record r = rec("north", NULL, NULL);
+  r.aEmbedding = e, r.nEmbedding = 4;
+  CHECK_OK(cairn_mem_add(m, &r, NULL));
+  r = rec("no vector given", NULL, NULL);
+  CHECK_RC(cairn_mem_add(m, &r, NULL), CAIRN_MISUSE);
+  CHECK(strstr(cairn_errmsg(), "fake-model-4") != NULL);
+  CHECK_OK(cairn_mem_checkpoint(m));
+  cairn_mem_close(m);
+  for (int pass = 0; pass < 2; pass++) { /* from the checkpoint, then from the log */
+    CHECK_OK(cairn_mem_open(zPath, &cfg, &m));
+    CHECK_RC(cairn_mem_model(m, "another-model"), CAIRN_MISUSE);
+    CHECK(strstr(cairn_errmsg(), "fake-model-4") && strstr(cairn_errmsg(), "another-model"));
+    CHECK_OK(cairn_mem_model(m, "fake-model-4"));
+    cairn_mem_stats st;
+    CHECK_OK(cairn_mem_stats_get(m, &st));
+    CHECK(!strcmp(st.zModel, "fake-model-4"));
+    cairn_mem_query q;
+    memset(&q, 0, sizeof q);
+    q.zText = pass ? "east" : "north", q.k = 3, q.mode = CAIRN_MEM_VECTOR;
+    cairn_mem_hit h[3];
+    uint32_t n;
+    CHECK_RC(cairn_mem_search(m, &q, h, &n), CAIRN_MISUSE);
+    q.mode = CAIRN_MEM_HYBRID; /* text only: BM25 */
+    CHECK_OK(cairn_mem_search(m, &q, h, &n));
+    CHECK_EQ(n, 1);
+    CHECK(h[0].vscore != h[0].vscore);
+    cairn_mem_close(m);
+    /* a store of an older open without a model takes the model on the first open naming it */
+    if (pass == 0) {
+      remove(zPath);
+      CHECK_OK(cairn_mem_open(zPath, &cfg, &m));
+      r = rec("east", NULL, NULL);
+      float e2[4] = {0, 1, 0, 0};
+      r.aEmbedding = e2, r.nEmbedding = 4;
+      CHECK_OK(cairn_mem_add(m, &r, NULL));
+      CHECK_OK(cairn_mem_commit(m));
+      cairn_mem_close(m);
+      cfg.checkpointEvery = UINT32_MAX;
+      CHECK_OK(cairn_mem_open(zPath, &cfg, &m));
+      CHECK_OK(cairn_mem_model(m, "fake-model-4"));
+      CHECK_OK(cairn_mem_commit(m));
+      cairn_mem_close(m);
+    }
+  }
+  remove(zPath);
+}

@@ -100,6 +100,15 @@ CAIRN_API int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *pCfg, c
 ** fails the open with CAIRN_CORRUPT naming the offset and the object, read-only or not, and
 ** nothing is ever truncated or rewritten over it: see cairn_mem_verify and cairn_mem_salvage.
 */
+/*
+** (2026-12-02) Say which embedding model the caller's vectors come from ("all-MiniLM-L6-v2",
+** "text-embedding-3-small"...; at most 255 bytes). Recorded in the store with its dim (durable
+** at the next commit) when it has none; CAIRN_MISUSE naming both when it has another. A store
+** with a model refuses adds without an embedding and vector searches without a query vector
+** (the built-in embedder's would not match); the default (hybrid) search with text only is then
+** BM25. cairn_mem_stats.zModel says which model a store has.
+*/
+CAIRN_API int cairn_mem_model(cairn_mem *pMem, const char *zModel);
 /* Close; uncommitted adds are discarded (call cairn_mem_commit first). NULL is a no-op. */
 CAIRN_API int cairn_mem_close(cairn_mem *pMem);
 
@@ -325,6 +334,7 @@ typedef struct cairn_mem_stats {
   uint64_t nLogBytes;            /* committed log after the HDF5 part */
   uint64_t nCheckpoint;          /* checkpoints written since open */
   int64_t checkpointNs;          /* time the last one took */
+  const char *zModel;            /* the embedding model recorded ("" none: the built-in embedder or unnamed vectors) */
 } cairn_mem_stats;
 CAIRN_API int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
 
