@@ -262,6 +262,16 @@ int cairn_mem_get_json(cairn_mem *m, uint64_t id, int bEmbedding, char **pz) {
   return cairnSbDone(&sb, CAIRN_OK, "mem_get_json", pz, NULL);
 }
 
+int cairn_mem_version_json(cairn_mem *m, uint64_t version, int bEmbedding, char **pz) {
+  if (!m || !pz) return cairnErr(CAIRN_MISUSE, "mem_version_json: NULL argument");
+  *pz = NULL;
+  cairn_mem_record r;
+  CAIRN_TRY(cairn_mem_get_version(m, version, &r));
+  CairnSb sb = {0};
+  outRecord(&sb, &r, bEmbedding);
+  return cairnSbDone(&sb, CAIRN_OK, "mem_version_json", pz, NULL);
+}
+
 int cairn_mem_history_json(cairn_mem *m, uint64_t id, int bEmbedding, char **pz) {
   if (!m || !pz) return cairnErr(CAIRN_MISUSE, "mem_history_json: NULL argument");
   *pz = NULL;

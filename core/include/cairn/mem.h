@@ -419,6 +419,8 @@ CAIRN_API int cairn_mem_search_json(cairn_mem *pMem, const char *zQuery, const c
 ** takes "user", "agent" and "run" (= "session"). */
 CAIRN_API int cairn_mem_put_json(cairn_mem *pMem, const char *zJson, const char *zOpts, char **pzResult);
 CAIRN_API int cairn_mem_get_json(cairn_mem *pMem, uint64_t id, int bEmbedding, char **pzResult);
+/* One version by its version id (cairn_mem_get_version) as JSON. */
+CAIRN_API int cairn_mem_version_json(cairn_mem *pMem, uint64_t version, int bEmbedding, char **pzResult);
 /* A JSON array of every version of memory id, oldest first. */
 CAIRN_API int cairn_mem_history_json(cairn_mem *pMem, uint64_t id, int bEmbedding, char **pzResult);
 /* Update the fields present in zJson (same keys as an add; null clears a string). */
