@@ -273,7 +273,7 @@ static const CliCommand aCommand[] = {
   {"decompress", NULL, CLI_CODEC, "IN -o OUT", NULL, "= zl decompress", cliDecompress},
 #endif
 #if CAIRN_WITH_MEM
-  {"mem", NULL, CLI_MEMORY, "add|search|stats|verify|salvage|index|checkpoint|demo FILE ...", NULL,
+  {"mem", NULL, CLI_MEMORY, "add|search|get|list|update|delete|history|export|import|compact|stats|verify|salvage|index|checkpoint|demo FILE ...", NULL,
    "agent memory store (cairn help mem)", NULL},
   {"add", "mem", CLI_MEMORY, "FILE [TEXT...] [--jsonl MEMORIES.jsonl] [OPTIONS]",
    "--jsonl F\tone memory per line: {\"text\":..,\"session\":..,\"embedding\":[..],...}\n"
@@ -282,13 +282,34 @@ static const CliCommand aCommand[] = {
    "--no-checkpoint\tleave the new memories in the log (h5py sees them after the next checkpoint)\n"
    "--dim N\tnew stores: vector dimensions\n--metric M\tnew stores: cosine, ip or l2\n"
    "--disk D\tnew stores: vectors on disk as f32, f16 or int8\n--text-only\tnew stores: no vectors (BM25 only)\n"
+   "--user U, --agent A, --run R\tthe scopes of the TEXTs (--run is --session)\n"
+   "--model NAME\tthe embedding model of --vector/--embedding (recorded; other models refused)\n"
+   "--no-dedup\tstore an exact duplicate again (default: the existing id is printed, its access counted)\n"
+   "--near T\ta memory of the same scope this similar (0..1] is a near duplicate\n--near-policy P\tkeep (default), skip or supersede\n"
+   "--vector FILE\tthe TEXT's vector: a JSON array or raw f32 (- = stdin)\n--json\tone {id, version, status, duplicateOf} per TEXT\n"
    "--busy-timeout MS\t(every mem command) wait up to MS for another writer's lock (default 5000)\n",
    "add memories (prints their IDs)", cliMemAdd},
   {"search", "mem", CLI_MEMORY, "FILE QUERY [--k N] [--mode M] [--json]",
    "--k N\thits to return, 1..1000 (default 5)\n--mode M\thybrid (default), vector or bm25\n"
    "--filter JSON\tsession, role, tier, time... applied inside the search\n--index I\tauto, flat, f16, int8, ivf or ivfpq\n"
-   "--nprobe N\tIVF lists to scan\n--fusion F\trrf or weighted\n--recency W\tweight of recency\n--json\tone JSON object per hit\n",
+   "--nprobe N\tIVF lists to scan\n--fusion F\trrf or weighted\n--recency W\tweight of recency\n--json\tone JSON object per hit\n"
+   "--user U, --agent A, --run R\tonly memories of these scopes\n--model NAME\tthe model of --vector (must be the store's)\n--as-of MS\tthe store as it was at MS (superseded versions)\n"
+   "--vector FILE\tthe query vector: a JSON array or raw f32 (- = stdin); QUERY \"\" = the vector alone\n",
    "search memories", cliMemSearch},
+  {"get", "mem", CLI_MEMORY, "FILE ID... [--json] [--embeddings]", NULL, "print memories (the current version; a version id gives that version)", cliMemGet},
+  {"list", "mem", CLI_MEMORY, "FILE [--filter JSON] [--user U] [--agent A] [--run R] [--order O] [--desc] [--offset N] [--limit N] [--history] [--as-of MS] [--json]",
+   "--filter JSON\tthe filter language: {\"user\": \"u\", \"meta.topic\": {\"in\": [..]}, \"or\": [...]} (docs/memory.md)\n"
+   "--order O\tid (default), eventMs, createdMs, importance or accessCount\n--history\tevery version\n--json\tone object per line\n",
+   "list memories with a filter, order and pagination", cliMemList},
+  {"update", "mem", CLI_MEMORY, "FILE ID [--text T] [--meta JSON] [--user U] [--agent A] [--run R] [--set JSON] [--json]",
+   "--set JSON\tany fields: {\"tier\": 2, \"importance\": 0.9, \"eventMs\": ms, \"embedding\": [..]}\n",
+   "write a new version of a memory (the old one stays in its history)", cliMemUpdate},
+  {"delete", "mem", CLI_MEMORY, "FILE (ID... | --filter JSON | --user U | --agent A | --run R | --all) [--json]", NULL,
+   "forget memories and their history: gone from the file's bytes when it returns", cliMemDelete},
+  {"history", "mem", CLI_MEMORY, "FILE ID [--json]", NULL, "every version of a memory with its validity", cliMemHistory},
+  {"export", "mem", CLI_MEMORY, "FILE [--filter JSON] [--embeddings] > OUT.jsonl", NULL, "every version as JSONL (every field; --embeddings: vectors too)", cliMemExport},
+  {"import", "mem", CLI_MEMORY, "FILE IN.jsonl|- [--json]", NULL, "add an export (or plain records); checked whole first, errors name the line", cliMemImport},
+  {"compact", "mem", CLI_MEMORY, "FILE [--json]", NULL, "rewrite the file with only what it holds: it shrinks", cliMemCompact},
   {"stats", "mem", CLI_MEMORY, "FILE", NULL, "counts, sizes, vectors, index and format of a store", cliMemStats},
   {"index", "mem", CLI_MEMORY, "FILE --kind ivf|ivfpq [--nlist N] [--m M]", NULL, "build an approximate vector index", cliMemIndex},
   {"verify", "mem", CLI_MEMORY, "FILE", NULL, "check every checksum; exit 1 on damage, saying what is lost and intact", cliMemVerify},

@@ -139,6 +139,14 @@ int cliMemStats(int argc, char **argv);
 int cliMemIndex(int argc, char **argv);
 int cliMemCheckpoint(int argc, char **argv);
 int cliMemDemo(int argc, char **argv);
+int cliMemGet(int argc, char **argv);
+int cliMemList(int argc, char **argv);
+int cliMemUpdate(int argc, char **argv);
+int cliMemDelete(int argc, char **argv);
+int cliMemHistory(int argc, char **argv);
+int cliMemExport(int argc, char **argv);
+int cliMemImport(int argc, char **argv);
+int cliMemCompact(int argc, char **argv);
 int cliEvalLocomo(int argc, char **argv);
 /* cmd_eph.c: the decision gate and the ephemeral tier */
 int cliMemGate(int argc, char **argv);

@@ -46,18 +46,29 @@ static int parseMode(const char *z, int *p) {
 
 static const char *const azIndex[] = {"auto", "flat", "f16", "int8", "ivf", "ivfpq"};
 
+static void printJsonStr(const char *z) {
+  putchar('"');
+  for (; z && *z; z++) {
+    if (*z == '"' || *z == '\\') printf("\\%c", *z);
+    else if ((unsigned char)*z < 0x20) printf("\\u%04x", (unsigned char)*z);
+    else putchar(*z);
+  }
+  putchar('"');
+}
+
 static void printHit(cairn_mem *m, const cairn_mem_hit *h, int rank, int json) {
   cairn_mem_record r;
-  if (cairn_mem_get(m, h->id, &r)) return;
+  if (h->version ? cairn_mem_get_version(m, h->version, &r) : cairn_mem_get(m, h->id, &r)) return;
   if (json) {
-    printf("{\"id\":%llu,\"score\":%.6g,\"session\":\"%s\",\"role\":\"%s\",\"text\":\"", (unsigned long long)h->id,
-           (double)h->score, r.zSession ? r.zSession : "", r.zRole ? r.zRole : "");
-    for (const char *z = r.zText; *z; z++) {
-      if (*z == '"' || *z == '\\') printf("\\%c", *z);
-      else if ((unsigned char)*z < 0x20) printf("\\u%04x", (unsigned char)*z);
-      else putchar(*z);
-    }
-    printf("\"}\n");
+    printf("{\"id\":%llu,\"version\":%llu,\"score\":%.6g,\"session\":", (unsigned long long)h->id, (unsigned long long)r.version, (double)h->score);
+    printJsonStr(r.zSession);
+    printf(",\"role\":");
+    printJsonStr(r.zRole);
+    if (r.zUser) printf(",\"user\":"), printJsonStr(r.zUser);
+    if (r.zAgent) printf(",\"agent\":"), printJsonStr(r.zAgent);
+    printf(",\"text\":");
+    printJsonStr(r.zText);
+    printf("}\n");
   } else {
     printf("%2d. [%llu] %.4f  (%s%s%s)  %s\n", rank, (unsigned long long)h->id, (double)h->score, r.zSession ? r.zSession : "",
            r.zRole ? "/" : "", r.zRole ? r.zRole : "", r.zText);
@@ -89,11 +100,11 @@ static int memOpen(const char *zCmd, const char *zPath, const cairn_mem_config *
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
-/* Add every line of a JSONL file ({"text": ..., "session": ..., "embedding": [...], ...});
-** commits every 1000 lines. Errors name the line. */
-static int addJsonl(cairn_mem *m, const char *zPath) {
+/* The whole of an input ("-", pipes and FIFOs read to their end), NUL-terminated; free() it. */
+static int readAll(const char *zPath, char **pz, size_t *pn) {
   cairn_file *f;
-  int rc = cliInput(zPath, &f); /* "-", pipes and FIFOs: read to their end */
+  *pz = NULL, *pn = 0;
+  int rc = cliInput(zPath, &f);
   if (rc) return rc;
   uint64_t size;
   rc = cairn_file_size(f, &size);
@@ -106,7 +117,18 @@ static int addJsonl(cairn_mem *m, const char *zPath) {
     return rc;
   }
   z[size] = 0;
-  long line = 0, nAdded = 0;
+  *pz = z, *pn = (size_t)size;
+  return CAIRN_OK;
+}
+
+/* Add every line of a JSONL file ({"text": ..., "session": ..., "embedding": [...], ...});
+** commits every 1000 lines. Errors name the line. zPutOpts: the dedup options of cairn_mem_put_json. */
+static int addJsonl(cairn_mem *m, const char *zPath, const char *zPutOpts) {
+  char *z;
+  size_t nz;
+  int rc = readAll(zPath, &z, &nz);
+  if (rc) return rc;
+  long line = 0, nAdded = 0, nDup = 0;
   for (char *p = z; rc == CAIRN_OK && *p;) {
     char *e = strchr(p, '\n');
     if (e) *e = 0;
@@ -114,19 +136,85 @@ static int addJsonl(cairn_mem *m, const char *zPath) {
     char *t = p;
     while (*t == ' ' || *t == '\t' || *t == '\r') t++;
     if (*t) {
-      uint64_t id;
-      rc = cairn_mem_add_json(m, p, &id);
+      char *zRes = NULL;
+      rc = cairn_mem_put_json(m, p, zPutOpts, &zRes);
       if (rc) {
         char zMsg[512];
         snprintf(zMsg, sizeof zMsg, "%s", cairn_errmsg());
         rc = cairn_seterr(rc, "%s line %lld: %s", zPath, (long long)line, zMsg);
-      } else if (++nAdded % 1000 == 0) rc = cairn_mem_commit(m);
+      } else {
+        if (strstr(zRes, "\"version\":0,")) nDup++;
+        else nAdded++;
+        if ((nAdded + nDup) % 1000 == 0) rc = cairn_mem_commit(m);
+      }
+      cairn_free(zRes);
     }
     p = e ? e + 1 : p + strlen(p);
   }
   free(z);
-  if (rc == CAIRN_OK) fprintf(stderr, "%ld memories added from %s\n", nAdded, zPath);
+  if (rc == CAIRN_OK) {
+    if (nDup) fprintf(stderr, "%ld memories added from %s, %ld duplicates not stored again\n", nAdded, zPath, nDup);
+    else fprintf(stderr, "%ld memories added from %s\n", nAdded, zPath);
+  }
   return rc;
+}
+
+/* A query or memory vector: a JSON array of numbers, or raw little-endian f32 (FILE or "-"). */
+static int readVector(const char *zCmd, const char *zPath, float **pa, uint32_t *pn) {
+  char *z;
+  size_t n;
+  *pa = NULL, *pn = 0;
+  int rc = readAll(zPath, &z, &n);
+  if (rc) return cliFail(zCmd, rc);
+  size_t i = 0;
+  while (i < n && (z[i] == ' ' || z[i] == '\n' || z[i] == '\t' || z[i] == '\r')) i++;
+  float *a = NULL;
+  uint32_t k = 0;
+  if (i < n && z[i] == '[') {
+    a = malloc((n / 2 + 1) * sizeof(float));
+    char *p = z + i + 1;
+    for (;;) {
+      while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+      if (*p == ']') break;
+      char *e;
+      double d = strtod(p, &e);
+      if (e == p || !(d == d) || d - d != 0) {
+        free(a), free(z);
+        return cliUsage(zCmd, "%s: element %u of the vector is not a finite number", zPath, k);
+      }
+      a[k++] = (float)d;
+      p = e;
+      while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+      if (*p == ',') p++;
+      else if (*p != ']') {
+        free(a), free(z);
+        return cliUsage(zCmd, "%s: expected ',' or ']' after element %u", zPath, k - 1);
+      }
+    }
+  } else {
+    if (n == 0 || n % 4) {
+      free(z);
+      return cliUsage(zCmd, "%s: %zu bytes is not a JSON array nor raw f32 (a multiple of 4 bytes)", zPath, n);
+    }
+    k = (uint32_t)(n / 4);
+    a = malloc(n);
+    for (uint32_t j = 0; j < k; j++) {
+      uint8_t *b = (uint8_t *)z + 4 * j;
+      uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+      memcpy(&a[j], &u, 4);
+      if (!(a[j] == a[j]) || a[j] - a[j] != 0) {
+        free(a), free(z);
+        return cliUsage(zCmd, "%s: element %u of the vector is not a finite number", zPath, j);
+      }
+    }
+  }
+  free(z);
+  if (k == 0) {
+    free(a);
+    return cliUsage(zCmd, "%s: the vector is empty", zPath);
+  }
+  *pa = a, *pn = k;
+  return 0;
 }
 
 int cliMemAdd(int argc, char **argv) {
@@ -139,15 +227,40 @@ int cliMemAdd(int argc, char **argv) {
   const char *zFile = argv[1];
   const char *azText[256];
   const char *zJsonl = NULL; /* a file of JSON objects, one memory per line */
-  int nText = 0;
+  const char *zModel = NULL;
+  int nText = 0, json = 0;
   float *aEmb = NULL;
   uint32_t nEmb = 0;
+  cairn_mem_put_opts po;
+  memset(&po, 0, sizeof po);
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (a[0] == '-' && a[1] == '-' && !v && strcmp(a, "--text-only") && strcmp(a, "--no-checkpoint"))
-      return cliUsage(zCmd, "option %s needs a value", a);
+    int isFlag = !strcmp(a, "--text-only") || !strcmp(a, "--no-checkpoint") || !strcmp(a, "--no-dedup") || !strcmp(a, "--json");
+    if (a[0] == '-' && a[1] == '-' && !v && !isFlag) return cliUsage(zCmd, "option %s needs a value", a);
     if (!strcmp(a, "--no-checkpoint")) cfg.checkpointEvery = UINT32_MAX;
-    else if (!strcmp(a, "--session")) r.zSession = v, i++;
+    else if (!strcmp(a, "--no-dedup")) po.noExact = 1;
+    else if (!strcmp(a, "--json")) json = 1;
+    else if (!strcmp(a, "--user")) r.zUser = v, i++;
+    else if (!strcmp(a, "--model")) zModel = v, i++;
+    else if (!strcmp(a, "--agent")) r.zAgent = v, i++;
+    else if (!strcmp(a, "--run")) r.zSession = v, i++;
+    else if (!strcmp(a, "--near")) {
+      char *e;
+      po.nearThreshold = strtof(v, &e);
+      if (*e || !(po.nearThreshold > 0 && po.nearThreshold <= 1)) return cliUsage(zCmd, "--near must be a similarity in (0, 1]");
+      i++;
+    } else if (!strcmp(a, "--near-policy")) {
+      if (!strcmp(v, "keep")) po.nearPolicy = CAIRN_MEM_NEAR_KEEP;
+      else if (!strcmp(v, "skip")) po.nearPolicy = CAIRN_MEM_NEAR_SKIP;
+      else if (!strcmp(v, "supersede")) po.nearPolicy = CAIRN_MEM_NEAR_SUPERSEDE;
+      else return cliUsage(zCmd, "--near-policy must be keep, skip or supersede");
+      i++;
+    } else if (!strcmp(a, "--vector")) {
+      free(aEmb);
+      int e = readVector(zCmd, v, &aEmb, &nEmb);
+      if (e) return e;
+      i++;
+    } else if (!strcmp(a, "--session")) r.zSession = v, i++;
     else if (!strcmp(a, "--role")) r.zRole = v, i++;
     else if (!strcmp(a, "--tier")) r.tier = atoi(v), i++;
     else if (!strcmp(a, "--importance")) r.importance = (float)atof(v), i++;
@@ -197,14 +310,29 @@ int cliMemAdd(int argc, char **argv) {
     return 1;
   }
   r.aEmbedding = aEmb, r.nEmbedding = nEmb;
-  int rc = CAIRN_OK;
+  int rc = zModel ? cairn_mem_model(m, zModel) : CAIRN_OK;
+  static const char *const azStatus[] = {"added", "exact", "near_kept", "near_skipped", "superseded"};
   for (int i = 0; i < nText && rc == CAIRN_OK; i++) {
-    uint64_t id;
+    cairn_mem_put_result res;
     r.zText = azText[i];
-    rc = cairn_mem_add(m, &r, &id);
-    if (rc == CAIRN_OK) printf("%llu\n", (unsigned long long)id);
+    rc = cairn_mem_put(m, &r, &po, &res);
+    if (rc) break;
+    if (json) {
+      printf("{\"id\":%llu,\"version\":%llu,\"status\":\"%s\"", (unsigned long long)res.id, (unsigned long long)res.version, azStatus[res.status]);
+      if (res.duplicateOf) printf(",\"duplicateOf\":%llu,\"similarity\":%.6g", (unsigned long long)res.duplicateOf, (double)res.similarity);
+      printf("}\n");
+    } else {
+      printf("%llu\n", (unsigned long long)res.id);
+      if (res.status == CAIRN_MEM_PUT_EXACT) fprintf(stderr, "already stored as %llu (its access counted)\n", (unsigned long long)res.id);
+      else if (res.duplicateOf)
+        fprintf(stderr, "near duplicate of %llu (similarity %.3f): %s\n", (unsigned long long)res.duplicateOf, (double)res.similarity,
+                res.status == CAIRN_MEM_PUT_NEAR_SKIP ? "not stored" : res.status == CAIRN_MEM_PUT_SUPERSEDED ? "stored as its new version" : "stored");
+    }
   }
-  if (rc == CAIRN_OK && zJsonl) rc = addJsonl(m, zJsonl);
+  char zPutOpts[128];
+  snprintf(zPutOpts, sizeof zPutOpts, "{\"dedup\":%s,\"nearThreshold\":%.6g,\"nearPolicy\":\"%s\"}", po.noExact ? "false" : "true",
+           (double)po.nearThreshold, po.nearPolicy == CAIRN_MEM_NEAR_SKIP ? "skip" : po.nearPolicy == CAIRN_MEM_NEAR_SUPERSEDE ? "supersede" : "keep");
+  if (rc == CAIRN_OK && zJsonl) rc = addJsonl(m, zJsonl, zPutOpts);
   if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
   free(aEmb);
   if (rc) {
@@ -223,7 +351,8 @@ int cliMemSearch(int argc, char **argv) {
   cairn_mem_query q;
   memset(&q, 0, sizeof q);
   q.k = 5;
-  const char *zFilter = NULL;
+  const char *zFilter = NULL, *zUser = NULL, *zAgent = NULL, *zRun = NULL, *zModel = NULL;
+  float *aVec = NULL;
   int json = 0;
   for (int i = 3; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -233,7 +362,20 @@ int cliMemSearch(int argc, char **argv) {
     }
     if (!v) return cliUsage(zCmd, "option %s needs a value", a);
     i++;
-    if (!strcmp(a, "--k")) q.k = (uint32_t)atoi(v);
+    if (!strcmp(a, "--user")) zUser = v;
+    else if (!strcmp(a, "--model")) zModel = v;
+    else if (!strcmp(a, "--agent")) zAgent = v;
+    else if (!strcmp(a, "--run") || !strcmp(a, "--session")) zRun = v;
+    else if (!strcmp(a, "--as-of")) {
+      char *e;
+      q.asOfMs = strtoll(v, &e, 10);
+      if (*e || q.asOfMs <= 0) return cliUsage(zCmd, "--as-of must be a time in ms since 1970");
+    } else if (!strcmp(a, "--vector")) {
+      free(aVec);
+      int e = readVector(zCmd, v, &aVec, &q.nEmbedding);
+      if (e) return e;
+      q.aEmbedding = aVec;
+    } else if (!strcmp(a, "--k")) q.k = (uint32_t)atoi(v);
     else if (!strcmp(a, "--mode")) {
       if (!parseMode(v, &q.mode)) return cliUsage(zCmd, "mode must be hybrid, vector or bm25");
     } else if (!strcmp(a, "--filter")) zFilter = v;
@@ -251,24 +393,39 @@ int cliMemSearch(int argc, char **argv) {
       q.vindex = k;
     } else return cliUsage(zCmd, "unknown option '%s'", a);
   }
-  if (q.k == 0 || q.k > 1000) return cliUsage(zCmd, "--k must be 1..1000");
+  if (q.k == 0 || q.k > 1000) {
+    free(aVec);
+    return cliUsage(zCmd, "--k must be 1..1000");
+  }
   cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
-  if (memOpen(zCmd, argv[1], &cfg, &m)) return 1;
+  if (memOpen(zCmd, argv[1], &cfg, &m)) {
+    free(aVec);
+    return 1;
+  }
+  if (zModel && cairn_mem_model(m, zModel)) {
+    free(aVec);
+    cliFail(zCmd, CAIRN_MISUSE);
+    cairn_mem_close(m);
+    return 1;
+  }
   cairn_mem_filter f;
+  memset(&f, 0, sizeof f);
   char *arena = NULL;
   int rc = CAIRN_OK;
-  if (zFilter) {
-    rc = cairn_mem_filter_parse(zFilter, &f, &arena);
-    q.pFilter = &f;
-  }
-  q.zText = argv[2];
+  if (zFilter) rc = cairn_mem_filter_parse(zFilter, &f, &arena);
+  if (zUser) f.zUser = zUser;
+  if (zAgent) f.zAgent = zAgent;
+  if (zRun) f.zSession = zRun;
+  if (zFilter || zUser || zAgent || zRun) q.pFilter = &f;
+  q.zText = argv[2][0] ? argv[2] : NULL; /* "" with --vector: the vector alone */
   cairn_mem_hit *h = malloc(q.k * sizeof(cairn_mem_hit));
   uint32_t n = 0;
   if (rc == CAIRN_OK) rc = cairn_mem_search(m, &q, h, &n);
   if (rc == CAIRN_OK)
     for (uint32_t i = 0; i < n; i++) printHit(m, &h[i], (int)i + 1, json);
   free(h);
+  free(aVec);
   cairn_free(arena);
   if (rc) cliFail(zCmd, rc);
   cairn_mem_close(m);
@@ -288,6 +445,7 @@ int cliMemStats(int argc, char **argv) {
   static const char *const azDisk[] = {"f32", "f16", "int8"};
   if (s.textOnly) printf("vectors     none (text-only store, BM25)\n");
   else printf("vectors     %u dimensions, %s, kept as %s on disk\n", s.dim, azMetric[s.metric], azDisk[s.diskVectors]);
+  if (s.zModel && s.zModel[0]) printf("model       %s\n", s.zModel);
   printf("sessions    %u\nroles       %u\n", s.nSession, s.nRole);
   printf("terms       %u (%llu postings)\n", s.nTerm, (unsigned long long)s.nPosting);
   printf("text        %llu bytes\nfile        %llu bytes\n", (unsigned long long)s.nTextBytes, (unsigned long long)s.nFileBytes);
@@ -749,5 +907,393 @@ int cliEvalLocomo(int argc, char **argv) {
     }
   }
   return 0;
+}
+/* ------------------------------------------------------------------ get, list, update, delete, history, export, import, compact */
+/* Parse "--json" and the given value options out of argv[2..]: positional arguments are left in
+** azPos. Returns 0, or the exit status after reporting. */
+typedef struct MemArgs {
+  const char *azPos[64];
+  int nPos, json, all, embeddings, history, desc;
+  const char *zFilter, *zUser, *zAgent, *zRun, *zOrder, *zText, *zMeta, *zSet;
+  long long offset, limit, asOf;
+} MemArgs;
+static int memArgs(const char *zCmd, int argc, char **argv, MemArgs *a) {
+  memset(a, 0, sizeof *a);
+  a->limit = -1;
+  for (int i = 2; i < argc; i++) {
+    const char *z = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(z, "--json")) a->json = 1;
+    else if (!strcmp(z, "--all")) a->all = 1;
+    else if (!strcmp(z, "--embeddings")) a->embeddings = 1;
+    else if (!strcmp(z, "--history")) a->history = 1;
+    else if (!strcmp(z, "--desc")) a->desc = 1;
+    else if (z[0] == '-' && z[1] == '-') {
+      if (!v) return cliUsage(zCmd, "option %s needs a value", z);
+      i++;
+      char *e = NULL;
+      if (!strcmp(z, "--filter")) a->zFilter = v;
+      else if (!strcmp(z, "--user")) a->zUser = v;
+      else if (!strcmp(z, "--agent")) a->zAgent = v;
+      else if (!strcmp(z, "--run") || !strcmp(z, "--session")) a->zRun = v;
+      else if (!strcmp(z, "--order")) a->zOrder = v;
+      else if (!strcmp(z, "--text")) a->zText = v;
+      else if (!strcmp(z, "--meta")) a->zMeta = v;
+      else if (!strcmp(z, "--set")) a->zSet = v;
+      else if (!strcmp(z, "--offset") || !strcmp(z, "--limit") || !strcmp(z, "--as-of")) {
+        long long x = strtoll(v, &e, 10);
+        if (!e || *e || x < 0) return cliUsage(zCmd, "%s must be a number >= 0", z);
+        if (z[2] == 'o') a->offset = x;
+        else if (z[2] == 'l') a->limit = x;
+        else a->asOf = x;
+      } else return cliUsage(zCmd, "unknown option '%s'", z);
+    } else if (a->nPos < 64) a->azPos[a->nPos++] = z;
+  }
+  return 0;
+}
+/* The JSON filter of --filter, --user, --agent, --run together (malloc'ed; NULL: none). */
+static char *memArgsFilter(const MemArgs *a) {
+  if (!a->zFilter && !a->zUser && !a->zAgent && !a->zRun) return NULL;
+  size_t n = 64 + (a->zFilter ? strlen(a->zFilter) : 0) + 8 * ((a->zUser ? strlen(a->zUser) : 0) + (a->zAgent ? strlen(a->zAgent) : 0) + (a->zRun ? strlen(a->zRun) : 0));
+  char *z = malloc(n), *o = z;
+  o += sprintf(o, "{\"and\":[%s", a->zFilter ? a->zFilter : "{}");
+  const char *azK[3] = {"user", "agent", "session"}, *azV[3] = {a->zUser, a->zAgent, a->zRun};
+  for (int k = 0; k < 3; k++) {
+    if (!azV[k]) continue;
+    o += sprintf(o, ",{\"%s\":\"", azK[k]);
+    for (const char *p = azV[k]; *p; p++) {
+      if (*p == '"' || *p == '\\') *o++ = '\\', *o++ = *p;
+      else if ((unsigned char)*p < 0x20) o += sprintf(o, "\\u%04x", (unsigned char)*p);
+      else *o++ = *p;
+    }
+    o += sprintf(o, "\"}");
+  }
+  sprintf(o, "]}");
+  return z;
+}
+static int parseId(const char *zCmd, const char *z, uint64_t *pId) {
+  char *e;
+  unsigned long long v = strtoull(z, &e, 10);
+  if (!*z || *e || v == 0) return cliUsage(zCmd, "'%s' is not a memory id (1, 2, ...)", z);
+  *pId = v;
+  return 0;
+}
+static void printRecord(const cairn_mem_record *r) {
+  printf("id          %llu (version %llu)\n", (unsigned long long)r->id, (unsigned long long)r->version);
+  printf("text        %s\n", r->zText);
+  if (r->zUser) printf("user        %s\n", r->zUser);
+  if (r->zAgent) printf("agent       %s\n", r->zAgent);
+  if (r->zSession) printf("session     %s\n", r->zSession);
+  if (r->zRole) printf("role        %s\n", r->zRole);
+  printf("tier        %d\nimportance  %g\naccesses    %u\n", r->tier, (double)r->importance, r->accessCount);
+  printf("created     %lld\nevent       %lld\nvalid       %lld .. %s", (long long)r->createdMs, (long long)r->eventMs, (long long)r->validFromMs,
+         r->validToMs ? "" : "now\n");
+  if (r->validToMs) printf("%lld\n", (long long)r->validToMs);
+  if (r->zMeta) printf("meta        %s\n", r->zMeta);
+}
+static void printLine(const cairn_mem_record *r) {
+  printf("[%llu] %s  (%s%s%s%s%s)\n", (unsigned long long)r->id, r->zText, r->zUser ? r->zUser : "", r->zSession ? "/" : "",
+         r->zSession ? r->zSession : "", r->zRole ? "/" : "", r->zRole ? r->zRole : "");
+}
+
+/* Call x for each top-level object of the JSON array z (as cairn_mem_*_json return them). */
+static void jsonEach(const char *z, void (*x)(const char *zObj, size_t n, void *pArg), void *pArg) {
+  int depth = 0, inStr = 0;
+  const char *start = NULL;
+  for (const char *p = z + 1; *p; p++) {
+    char c = *p;
+    if (inStr) {
+      if (c == '\\' && p[1]) p++;
+      else if (c == '"') inStr = 0;
+      continue;
+    }
+    if (c == '"') inStr = 1;
+    else if (c == '{' || c == '[') {
+      if (depth++ == 0) start = p;
+    } else if ((c == '}' || c == ']') && depth > 0 && --depth == 0) x(start, (size_t)(p - start + 1), pArg);
+  }
+}
+typedef struct EachCtx {
+  cairn_mem *m;
+  int json, history;
+} EachCtx;
+static void eachPrint(const char *zObj, size_t n, void *pArg) {
+  EachCtx *c = pArg;
+  if (c->json) {
+    printf("%.*s\n", (int)n, zObj);
+    return;
+  }
+  const char *q = strstr(zObj, "\"version\":");
+  unsigned long long ver = q ? strtoull(q + 10, NULL, 10) : 0;
+  cairn_mem_record r;
+  if (!ver || cairn_mem_get_version(c->m, ver, &r) != CAIRN_OK) return;
+  if (c->history) printf("v%llu ", ver);
+  printLine(&r);
+}
+
+int cliMemGet(int argc, char **argv) {
+  const char *zCmd = "mem get";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  MemArgs a;
+  if (memArgs(zCmd, argc, argv, &a)) return 2;
+  if (argc < 2 || a.nPos < 1) return cliUsage(zCmd, "need FILE and ID...");
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
+  cairn_mem *m;
+  if (memOpen(zCmd, argv[1], &cfg, &m)) return 1;
+  int rc = CAIRN_OK, bad = 0;
+  for (int i = 0; i < a.nPos && rc == CAIRN_OK; i++) {
+    uint64_t id = 0;
+    if ((bad = parseId(zCmd, a.azPos[i], &id)) != 0) break;
+    if (a.json) {
+      char *z = NULL;
+      rc = cairn_mem_get_json(m, id, a.embeddings, &z);
+      if (rc == CAIRN_OK) printf("%s\n", z);
+      cairn_free(z);
+    } else {
+      cairn_mem_record r;
+      rc = cairn_mem_get(m, id, &r);
+      if (rc == CAIRN_OK) printRecord(&r), printf(i + 1 < a.nPos ? "\n" : "");
+    }
+  }
+  if (rc) cliFail(zCmd, rc);
+  cairn_mem_close(m);
+  return bad ? bad : rc ? 1 : 0;
+}
+
+int cliMemList(int argc, char **argv) {
+  const char *zCmd = "mem list";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  MemArgs a;
+  if (memArgs(zCmd, argc, argv, &a)) return 2;
+  if (argc < 2 || a.nPos) return cliUsage(zCmd, "need FILE (and options only)");
+  char *zF = memArgsFilter(&a);
+  char zOpts[512];
+  int n = snprintf(zOpts, sizeof zOpts, "{\"desc\":%s,\"history\":%s,\"embeddings\":%s,\"offset\":%lld", a.desc ? "true" : "false",
+                   a.history ? "true" : "false", a.embeddings ? "true" : "false", a.offset);
+  if (a.limit >= 0) n += snprintf(zOpts + n, sizeof zOpts - (size_t)n, ",\"limit\":%lld", a.limit);
+  if (a.asOf) n += snprintf(zOpts + n, sizeof zOpts - (size_t)n, ",\"asOf\":%lld", a.asOf);
+  if (a.zOrder) n += snprintf(zOpts + n, sizeof zOpts - (size_t)n, ",\"order\":\"%s\"", a.zOrder);
+  char *zAll = malloc(strlen(zOpts) + (zF ? strlen(zF) : 0) + 16);
+  sprintf(zAll, "%s%s%s}", zOpts, zF ? ",\"filter\":" : "", zF ? zF : "");
+  free(zF);
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
+  cairn_mem *m;
+  if (memOpen(zCmd, argv[1], &cfg, &m)) {
+    free(zAll);
+    return 1;
+  }
+  char *z = NULL;
+  int rc = cairn_mem_list_json(m, zAll, &z);
+  free(zAll);
+  EachCtx ec = {m, a.json, a.history};
+  if (rc == CAIRN_OK) jsonEach(z, eachPrint, &ec);
+  cairn_free(z);
+  if (rc) cliFail(zCmd, rc);
+  cairn_mem_close(m);
+  return rc ? 1 : 0;
+}
+
+int cliMemUpdate(int argc, char **argv) {
+  const char *zCmd = "mem update";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  MemArgs a;
+  if (memArgs(zCmd, argc, argv, &a)) return 2;
+  uint64_t id = 0;
+  if (argc < 2 || a.nPos != 1) return cliUsage(zCmd, "need FILE ID and --text T, --meta JSON or --set JSON");
+  if (parseId(zCmd, a.azPos[0], &id)) return 2;
+  if (!a.zText && !a.zMeta && !a.zSet && !a.zUser && !a.zAgent && !a.zRun) return cliUsage(zCmd, "nothing to change (--text, --meta, --user, --agent, --run, --set JSON)");
+  /* the change as JSON: --set holds any fields; --text/--meta/... are merged into it */
+  size_t n = 64 + (a.zSet ? strlen(a.zSet) : 0) + (a.zMeta ? strlen(a.zMeta) : 0) +
+             8 * ((a.zText ? strlen(a.zText) : 0) + (a.zUser ? strlen(a.zUser) : 0) + (a.zAgent ? strlen(a.zAgent) : 0) + (a.zRun ? strlen(a.zRun) : 0));
+  char *z = malloc(n), *o = z;
+  if (a.zSet) {
+    const char *p = a.zSet;
+    while (*p == ' ') p++;
+    const char *e = a.zSet + strlen(a.zSet);
+    while (e > p && (e[-1] == ' ' || e[-1] == '\n')) e--;
+    if (*p != '{' || e[-1] != '}') {
+      free(z);
+      return cliUsage(zCmd, "--set must be a JSON object of the fields to change");
+    }
+    o += sprintf(o, "%.*s", (int)(e - p - 1), p);
+  } else *o++ = '{';
+  int first = !a.zSet || strspn(a.zSet + 1, " \t\n}") == strlen(a.zSet + 1);
+  const char *azK[4] = {"text", "user", "agent", "session"}, *azV[4] = {a.zText, a.zUser, a.zAgent, a.zRun};
+  for (int k = 0; k < 4; k++) {
+    if (!azV[k]) continue;
+    o += sprintf(o, "%s\"%s\":\"", first ? "" : ",", azK[k]);
+    first = 0;
+    for (const char *p = azV[k]; *p; p++) {
+      if (*p == '"' || *p == '\\') *o++ = '\\', *o++ = *p;
+      else if ((unsigned char)*p < 0x20) o += sprintf(o, "\\u%04x", (unsigned char)*p);
+      else *o++ = *p;
+    }
+    *o++ = '"';
+  }
+  if (a.zMeta) o += sprintf(o, "%s\"meta\":%s", first ? "" : ",", a.zMeta);
+  sprintf(o, "}");
+  cairn_mem *m;
+  if (memOpen(zCmd, argv[1], NULL, &m)) {
+    free(z);
+    return 1;
+  }
+  uint64_t ver = 0;
+  int rc = cairn_mem_update_json(m, id, z, &ver);
+  free(z);
+  if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
+  if (rc == CAIRN_OK) {
+    if (a.json) printf("{\"id\":%llu,\"version\":%llu}\n", (unsigned long long)id, (unsigned long long)ver);
+    else printf("%llu (version %llu)\n", (unsigned long long)id, (unsigned long long)ver);
+  } else cliFail(zCmd, rc);
+  cairn_mem_close(m);
+  return rc ? 1 : 0;
+}
+
+int cliMemDelete(int argc, char **argv) {
+  const char *zCmd = "mem delete";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  MemArgs a;
+  if (memArgs(zCmd, argc, argv, &a)) return 2;
+  char *zF = memArgsFilter(&a);
+  if (argc < 2 || (!a.nPos && !zF && !a.all) || (a.nPos && (zF || a.all)) || (zF && a.all)) {
+    free(zF);
+    return cliUsage(zCmd, "need FILE and one of: ID..., --filter JSON (or --user/--agent/--run), --all");
+  }
+  uint64_t aId[64];
+  for (int i = 0; i < a.nPos; i++)
+    if (parseId(zCmd, a.azPos[i], &aId[i])) {
+      free(zF);
+      return 2;
+    }
+  cairn_mem *m;
+  if (memOpen(zCmd, argv[1], NULL, &m)) {
+    free(zF);
+    return 1;
+  }
+  uint64_t nDel = 0;
+  int rc = CAIRN_OK;
+  for (int i = 0; i < a.nPos && rc == CAIRN_OK; i++) rc = cairn_mem_delete(m, aId[i]), nDel += rc == CAIRN_OK;
+  if (rc == CAIRN_OK && (zF || a.all)) rc = cairn_mem_delete_where(m, zF ? zF : "{}", &nDel);
+  free(zF);
+  /* committed, then checkpointed: the bytes are gone from the file when the command returns */
+  if (rc == CAIRN_OK) rc = cairn_mem_checkpoint(m);
+  if (rc == CAIRN_OK) {
+    if (a.json) printf("{\"deleted\":%llu}\n", (unsigned long long)nDel);
+    else fprintf(stderr, "%llu memories forgotten (gone from the file)\n", (unsigned long long)nDel);
+  } else cliFail(zCmd, rc);
+  cairn_mem_close(m);
+  return rc ? 1 : 0;
+}
+
+int cliMemHistory(int argc, char **argv) {
+  const char *zCmd = "mem history";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  MemArgs a;
+  if (memArgs(zCmd, argc, argv, &a)) return 2;
+  uint64_t id = 0;
+  if (argc < 2 || a.nPos != 1) return cliUsage(zCmd, "need FILE ID");
+  if (parseId(zCmd, a.azPos[0], &id)) return 2;
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
+  cairn_mem *m;
+  if (memOpen(zCmd, argv[1], &cfg, &m)) return 1;
+  int rc = CAIRN_OK;
+  if (a.json) {
+    char *z = NULL;
+    rc = cairn_mem_history_json(m, id, a.embeddings, &z);
+    EachCtx ec = {m, 1, 0};
+    if (rc == CAIRN_OK) jsonEach(z, eachPrint, &ec);
+    cairn_free(z);
+  } else {
+    uint32_t n = 0;
+    rc = cairn_mem_history(m, id, NULL, 0, &n);
+    cairn_mem_record *aR = rc ? NULL : calloc(n ? n : 1, sizeof *aR);
+    if (rc == CAIRN_OK) rc = cairn_mem_history(m, id, aR, n, &n);
+    for (uint32_t i = 0; rc == CAIRN_OK && i < n; i++) {
+      printf("v%llu  %lld .. ", (unsigned long long)aR[i].version, (long long)aR[i].validFromMs);
+      if (aR[i].validToMs) printf("%lld", (long long)aR[i].validToMs);
+      else printf("now");
+      printf("  %s\n", aR[i].zText);
+    }
+    free(aR);
+  }
+  if (rc) cliFail(zCmd, rc);
+  cairn_mem_close(m);
+  return rc ? 1 : 0;
+}
+
+static int exportLine(void *pArg, const char *z, size_t n) {
+  FILE *f = pArg;
+  if (fwrite(z, 1, n, f) != n || fputc('\n', f) == EOF) return cairn_seterr(CAIRN_IOERR, "export: write failed");
+  return CAIRN_OK;
+}
+int cliMemExport(int argc, char **argv) {
+  const char *zCmd = "mem export";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  MemArgs a;
+  if (memArgs(zCmd, argc, argv, &a)) return 2;
+  if (argc < 2 || a.nPos) return cliUsage(zCmd, "need FILE (JSONL goes to stdout)");
+  char *zF = memArgsFilter(&a);
+  char *zOpts = malloc(64 + (zF ? strlen(zF) : 0));
+  sprintf(zOpts, "{\"embeddings\":%s%s%s}", a.embeddings ? "true" : "false", zF ? ",\"filter\":" : "", zF ? zF : "");
+  free(zF);
+  cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
+  cairn_mem *m;
+  if (memOpen(zCmd, argv[1], &cfg, &m)) {
+    free(zOpts);
+    return 1;
+  }
+  int rc = cairn_mem_export(m, zOpts, exportLine, stdout);
+  free(zOpts);
+  if (rc == CAIRN_OK && fflush(stdout)) rc = cairn_seterr(CAIRN_IOERR, "export: write failed");
+  if (rc) cliFail(zCmd, rc);
+  cairn_mem_close(m);
+  return rc ? 1 : 0;
+}
+
+int cliMemImport(int argc, char **argv) {
+  const char *zCmd = "mem import";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  MemArgs a;
+  if (memArgs(zCmd, argc, argv, &a)) return 2;
+  if (argc < 2 || a.nPos != 1) return cliUsage(zCmd, "need FILE and MEMORIES.jsonl (or -)");
+  char *z;
+  size_t n;
+  int rc = readAll(a.azPos[0], &z, &n);
+  if (rc) return cliFail(zCmd, rc);
+  cairn_mem *m;
+  if (memOpen(zCmd, argv[1], NULL, &m)) {
+    free(z);
+    return 1;
+  }
+  uint64_t nImp = 0;
+  rc = cairn_mem_import_jsonl(m, z, n, &nImp);
+  free(z);
+  if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
+  if (rc == CAIRN_OK) {
+    if (a.json) printf("{\"imported\":%llu}\n", (unsigned long long)nImp);
+    else fprintf(stderr, "%llu memories imported\n", (unsigned long long)nImp);
+  } else cliFail(zCmd, rc);
+  cairn_mem_close(m);
+  return rc ? 1 : 0;
+}
+
+int cliMemCompact(int argc, char **argv) {
+  const char *zCmd = "mem compact";
+  if (memBusyOpt(zCmd, &argc, argv)) return 1;
+  MemArgs a;
+  if (memArgs(zCmd, argc, argv, &a)) return 2;
+  if (argc < 2 || a.nPos) return cliUsage(zCmd, "need FILE");
+  cairn_mem *m;
+  if (memOpen(zCmd, argv[1], NULL, &m)) return 1;
+  cairn_mem_stats s0, s1;
+  cairn_mem_stats_get(m, &s0);
+  uint64_t before = s0.nFileBytes;
+  int rc = cairn_mem_compact(m);
+  cairn_mem_stats_get(m, &s1);
+  if (rc == CAIRN_OK) {
+    if (a.json) printf("{\"before\":%llu,\"after\":%llu}\n", (unsigned long long)before, (unsigned long long)s1.nFileBytes);
+    else fprintf(stderr, "%llu bytes -> %llu bytes\n", (unsigned long long)before, (unsigned long long)s1.nFileBytes);
+  } else cliFail(zCmd, rc);
+  cairn_mem_close(m);
+  return rc ? 1 : 0;
 }
 #endif

@@ -63,13 +63,20 @@ int cairn_em_mem_add(cairn_mem *m, const char *zText, const float *aEmb, uint32_
 int cairn_em_mem_get(cairn_mem *m, double id, double *aNum, const char **azStr);
 int cairn_em_mem_embedding(cairn_mem *m, double id, float *pOut);
 int cairn_em_mem_touch(cairn_mem *m, double id);
-int cairn_em_mem_search(cairn_mem *m, const char *zText, const float *aEmb, uint32_t nEmb, uint32_t k, int mode, int fusion, double rrfK, double wVector, double wBm25, double recencyWeight, double halfLifeH, double nowMs, int vindex, uint32_t nprobe, uint32_t rerank, double bm25K1, double bm25B, const char *zFilter, int touch, double *aOut, uint32_t *pn);
+int cairn_em_mem_search(cairn_mem *m, const char *zText, const float *aEmb, uint32_t nEmb, uint32_t k, int mode, int fusion, double rrfK, double wVector, double wBm25, double recencyWeight, double halfLifeH, double nowMs, int vindex, uint32_t nprobe, uint32_t rerank, double bm25K1, double bm25B, const char *zFilter, int touch, double asOfMs, double *aOut, uint32_t *pn);
 int cairn_em_mem_build_index(cairn_mem *m, int kind, uint32_t nlist, uint32_t pqM, uint32_t nIter, uint32_t nTrain, double seed);
 int cairn_em_mem_stats(cairn_mem *m, double *aNum, const char **pzKernel);
 int cairn_em_mem_tokenize(const char *zText, size_t nText, char **pz, size_t *pn);
 double cairn_em_mem_demo_count(int questions);
 double cairn_em_mem_demo_turn(uint32_t i, const char **azStr);
 const char *cairn_em_mem_demo_question(uint32_t i, int *piTurn);
+int cairn_em_mem_get_json(cairn_mem *m, double id, int bEmb, int bVersion, char **pz);
+int cairn_em_mem_history_json(cairn_mem *m, double id, int bEmb, char **pz);
+int cairn_em_mem_update_json(cairn_mem *m, double id, const char *zJson, double *pVersion);
+int cairn_em_mem_delete(cairn_mem *m, double id);
+int cairn_em_mem_delete_where(cairn_mem *m, const char *zFilter, double *pn);
+int cairn_em_mem_import(cairn_mem *m, const char *z, size_t n, double *pn);
+int cairn_em_mem_export(cairn_mem *m, const char *zOpts, char **pz);
 /* em_services.c */
 int cairn_em_host_install(void);
 double cairn_em_heap_used(void);

@@ -70,14 +70,14 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_mem_embedding(cairn_mem *m, double id, float *
 EMSCRIPTEN_KEEPALIVE int cairn_em_mem_touch(cairn_mem *m, double id) { return cairn_mem_touch(m, (uint64_t)id); }
 
 /*
-** Search. zFilter is the JSON filter (cairn_mem_filter_parse) or NULL. aOut receives 4 doubles
-** per hit {id, score, vscore, bscore} and has room for k hits; *pn receives the hit count.
+** Search. zFilter is the JSON filter (cairn_mem_filter_parse) or NULL. aOut receives 5 doubles
+** per hit {id, score, vscore, bscore, version} and has room for k hits; *pn receives the hit count.
 */
 EMSCRIPTEN_KEEPALIVE int cairn_em_mem_search(cairn_mem *m, const char *zText, const float *aEmb, uint32_t nEmb, uint32_t k,
                                              int mode, int fusion, double rrfK, double wVector, double wBm25,
                                              double recencyWeight, double halfLifeH, double nowMs, int vindex, uint32_t nprobe,
                                              uint32_t rerank, double bm25K1, double bm25B, const char *zFilter, int touch,
-                                             double *aOut, uint32_t *pn) {
+                                             double asOfMs, double *aOut, uint32_t *pn) {
   cairn_mem_query q;
   memset(&q, 0, sizeof q);
   q.zText = zText, q.aEmbedding = aEmb, q.nEmbedding = nEmb, q.k = k, q.mode = mode, q.fusion = fusion;
@@ -85,6 +85,7 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_mem_search(cairn_mem *m, const char *zText, co
   q.recencyWeight = (float)recencyWeight, q.recencyHalfLifeH = (float)halfLifeH, q.nowMs = (int64_t)nowMs;
   q.vindex = vindex, q.nprobe = nprobe, q.rerank = rerank, q.bm25K1 = (float)bm25K1, q.bm25B = (float)bm25B;
   q.touch = touch;
+  q.asOfMs = (int64_t)asOfMs;
   *pn = 0;
   cairn_mem_filter flt;
   char *zArena = NULL;
@@ -101,8 +102,8 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_mem_search(cairn_mem *m, const char *zText, co
   int rc = aHit ? cairn_mem_search(m, &q, aHit, pn) : cairn_seterr(CAIRN_NOMEM, "mem search: out of memory for %u hits", nCap);
   if (rc == CAIRN_OK) {
     for (uint32_t i = 0; i < *pn; i++) {
-      aOut[4 * i] = (double)aHit[i].id, aOut[4 * i + 1] = aHit[i].score;
-      aOut[4 * i + 2] = aHit[i].vscore, aOut[4 * i + 3] = aHit[i].bscore;
+      aOut[5 * i] = (double)aHit[i].id, aOut[5 * i + 1] = aHit[i].score;
+      aOut[5 * i + 2] = aHit[i].vscore, aOut[5 * i + 3] = aHit[i].bscore, aOut[5 * i + 4] = (double)aHit[i].version;
     }
   } else {
     *pn = 0;
@@ -197,4 +198,60 @@ EMSCRIPTEN_KEEPALIVE const char *cairn_em_mem_demo_question(uint32_t i, int *piT
   if (i >= n) return NULL;
   *piTurn = a[i].iTurn;
   return a[i].zQuestion;
+}
+
+/* ---- 2026-12-02 (issue 17): ids as doubles around the JSON calls of cairn/mem.h ---- */
+EMSCRIPTEN_KEEPALIVE int cairn_em_mem_get_json(cairn_mem *m, double id, int bEmb, int bVersion, char **pz) {
+  return bVersion ? cairn_mem_version_json(m, (uint64_t)id, bEmb, pz) : cairn_mem_get_json(m, (uint64_t)id, bEmb, pz);
+}
+EMSCRIPTEN_KEEPALIVE int cairn_em_mem_history_json(cairn_mem *m, double id, int bEmb, char **pz) { return cairn_mem_history_json(m, (uint64_t)id, bEmb, pz); }
+EMSCRIPTEN_KEEPALIVE int cairn_em_mem_update_json(cairn_mem *m, double id, const char *zJson, double *pVersion) {
+  uint64_t v = 0;
+  int rc = cairn_mem_update_json(m, (uint64_t)id, zJson, &v);
+  *pVersion = (double)v;
+  return rc;
+}
+EMSCRIPTEN_KEEPALIVE int cairn_em_mem_delete(cairn_mem *m, double id) { return cairn_mem_delete(m, (uint64_t)id); }
+EMSCRIPTEN_KEEPALIVE int cairn_em_mem_delete_where(cairn_mem *m, const char *zFilter, double *pn) {
+  uint64_t n = 0;
+  int rc = cairn_mem_delete_where(m, zFilter, &n);
+  *pn = (double)n;
+  return rc;
+}
+EMSCRIPTEN_KEEPALIVE int cairn_em_mem_import(cairn_mem *m, const char *z, size_t n, double *pn) {
+  uint64_t k = 0;
+  int rc = cairn_mem_import_jsonl(m, z, n, &k);
+  *pn = (double)k;
+  return rc;
+}
+typedef struct EmLines {
+  char *z;
+  size_t n, cap;
+} EmLines;
+static int emLine(void *pArg, const char *z, size_t n) {
+  EmLines *l = pArg;
+  if (l->n + n + 2 > l->cap) {
+    size_t c = (l->n + n + 2) * 2;
+    char *p = cairn_realloc(l->z, c);
+    if (!p) return cairn_seterr(CAIRN_NOMEM, "export: out of memory");
+    l->z = p, l->cap = c;
+  }
+  memcpy(l->z + l->n, z, n);
+  l->n += n;
+  l->z[l->n++] = '\n';
+  l->z[l->n] = 0;
+  return CAIRN_OK;
+}
+/* The whole export as one JSONL string (*pz, "" when empty; free with cairn_free). */
+EMSCRIPTEN_KEEPALIVE int cairn_em_mem_export(cairn_mem *m, const char *zOpts, char **pz) {
+  EmLines l = {0};
+  int rc = cairn_mem_export(m, zOpts, emLine, &l);
+  if (rc == CAIRN_OK && !l.z) {
+    l.z = cairn_malloc(1);
+    if (l.z) l.z[0] = 0;
+    else rc = cairn_seterr(CAIRN_NOMEM, "export: out of memory");
+  }
+  if (rc) cairn_free(l.z), l.z = NULL;
+  *pz = l.z;
+  return rc;
 }

@@ -125,6 +125,16 @@ static void tokCollect(void *pArg, const char *z, size_t n) {
   t->a[t->n++] = id;
 }
 
+/* The known terms of a text (lookup only) into t; on failure t holds nothing. */
+static int tokKnown(const MemBm25 *b, const char *z, size_t n, TokBuf *t) {
+  memset(t, 0, sizeof *t);
+  t->bq = b;
+  int rc = cairn_mem_tokenize(z, n, tokCollect, t);
+  if (rc == CAIRN_OK) rc = t->rc;
+  if (rc) cairnFree(t->a), t->a = NULL;
+  return rc;
+}
+
 static int cmpU32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
@@ -178,6 +188,35 @@ int cairnBm25Add(MemBm25 *b, const char *zText, size_t nText) {
   }
   b->aDocLen[b->nDoc++] = len;
   b->nTotLen += len;
+  cairnFree(t.a);
+  return CAIRN_OK;
+}
+
+/* Take row's postings out (forgetting): its text is tokenized again and the row removed from
+** the posting list of each of its terms. maxTf / minLen stay what they were: bounds still. */
+int cairnBm25Remove(MemBm25 *b, uint32_t row, const char *zText, size_t nText) {
+  if (row >= b->nDoc) return cairnErr(CAIRN_CORRUPT, "bm25: remove of row %u of %zu", row, b->nDoc);
+  TokBuf t;
+  CAIRN_TRY(tokKnown(b, zText, nText, &t));
+  if (t.n) qsort(t.a, t.n, 4, cmpU32);
+  for (uint32_t i = 0; i < t.n; i++) {
+    if (i && t.a[i] == t.a[i - 1]) continue;
+    MemPost *p = &b->aPost[t.a[i]];
+    uint32_t lo = 0, hi = p->n;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (p->aDoc[mid] < row) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < p->n && p->aDoc[lo] == row) {
+      memmove(p->aDoc + lo, p->aDoc + lo + 1, (size_t)(p->n - lo - 1) * 4);
+      memmove(p->aTf + lo, p->aTf + lo + 1, (size_t)(p->n - lo - 1) * 2);
+      p->n--;
+      b->nPosting--;
+    }
+  }
+  b->nTotLen -= b->aDocLen[row];
+  b->aDocLen[row] = 0;
   cairnFree(t.a);
   return CAIRN_OK;
 }
@@ -246,14 +285,8 @@ int cairnBm25Search(const MemBm25 *b, const char *zQuery, size_t nQuery, float k
                     int pruned, MemTopK *t) {
   if (b->nDoc == 0) return CAIRN_OK;
   TokBuf tb;
-  memset(&tb, 0, sizeof tb);
-  tb.bq = b;
-  int rc = cairn_mem_tokenize(zQuery, nQuery, tokCollect, &tb);
-  if (rc == CAIRN_OK) rc = tb.rc;
-  if (rc) {
-    cairnFree(tb.a);
-    return rc;
-  }
+  int rc = tokKnown(b, zQuery, nQuery, &tb);
+  if (rc) return rc;
   /* distinct query terms in order of first appearance, with their counts */
   QTerm aQ[BM25_MAX_QTERMS];
   uint32_t nQ = 0;

@@ -168,6 +168,8 @@ int cairnBm25Search(const MemBm25 *b, const char *zQuery, size_t nQuery, float k
 extern int cairnMemLegacyCreate;
 /* Tests: checkpoint datasets get chunks of 8 rows (or bytes), so a small store is a small file. */
 extern int cairnMemSmallChunks;
+/* Tests: new stores are HDF5 stores of version 1 (before 2026-12-02), and are not migrated. */
+extern int cairnMemV1Create;
 
 #define MEM_LOG_MAGIC "CAIRNMEM"
 #define MEM_LOG_VERSION 1
@@ -176,6 +178,10 @@ extern int cairnMemSmallChunks;
 #define MEM_REC_TOUCH 2
 #define MEM_REC_COMMIT 3
 #define MEM_REC_IVF 4
+#define MEM_REC_ADD2 5   /* ADD + head, validity, flags, user, agent (2026-12-02) */
+#define MEM_REC_END 6    /* u64 row id, i64 valid_to: a version superseded */
+#define MEM_REC_MODEL 8  /* the embedding model's name (bytes) */
+#define MEM_REC_FORGET 7 /* u64 row id: forgotten (tombstoned; gone from the file at the next checkpoint) */
 #define MEM_REC_MAX ((uint64_t)1 << 31) /* bytes in one record */
 #define MEM_H5_SIG "\x89HDF\r\n\x1a\n"   /* the 8-byte HDF5 signature at offset 0 */
 #define MEM_CK_EVERY_DEFAULT 4096
@@ -210,6 +216,23 @@ struct cairn_mem {
   uint8_t *aTier;
   float *aImp;
   uint32_t *aAccess;
+  /* 2026-12-02: scopes, versions, forgetting (FORMAT.md "Versions and forgetting") */
+  uint32_t *aUser, *aAgent; /* name id + 1, 0 = none */
+  uint64_t *aCur;           /* for a first version: the row of the memory's latest version */
+  uint64_t *aHead;          /* the memory (id of its first version) this row is a version of */
+  int64_t *aFrom, *aTo;     /* validity of the version: [from, to), to 0 = current */
+  uint8_t *aFlags;          /* MEM_ROW_DEAD: forgotten (a tombstone: no text, vector, names) */
+  uint64_t *aLive;          /* bitmap: current and not forgotten (what a search sees) */
+  size_t nLiveAlloc;        /* words of aLive */
+  size_t nNotLive;          /* rows not in aLive */
+  size_t endMin;            /* lowest checkpointed row whose valid_to changed since (SIZE_MAX: none) */
+  int forgetPending;        /* a forget since the last checkpoint: the next one rewrites the file */
+  int ckV2;                 /* the checkpoint has the datasets of 2026-12-02 (user, agent, head...) */
+  /* exact dedup: open addressing on the normalised text's hash -> row + 1 of current rows */
+  uint32_t *aDedup;
+  size_t nDedupSlot, nDedup;
+  char zModel[256];        /* the embedding model recorded, "" none */
+  int modelUnlogged;        /* zModel set by this open, not yet in the log */
   MemNames names;
   MemVecs vecs;
   MemBm25 bm25;
@@ -267,7 +290,14 @@ typedef struct MemAddArgs {
   int32_t tier;
   float imp;
   uint32_t access;
+  const char *zUser, *zAgent;
+  size_t nUser, nAgent;
+  uint64_t head;      /* 0: its own id (a new memory) */
+  int64_t from, to;   /* validity (from 0 = created) */
+  uint8_t flags;      /* MEM_ROW_* */
 } MemAddArgs;
+#define MEM_ROW_DEAD 1
+#define MEM_ROW_ABSENT 2 /* in memory only: a forgotten row the file's datasets leave out */
 
 /* verify / salvage (store_verify.c): note damage (the first one is kept with its offset); lost
 ** memories are counted from the ids missing at the end. */
@@ -316,8 +346,31 @@ int cairnMemCkCreate(cairn_mem *m);                   /* a new file holding the 
 int cairnMemCkOpen(cairn_mem *m, const cairn_mem_config *cfg, uint64_t size, int64_t *pCount);
 int cairnMemCkLoad(cairn_mem *m, uint64_t nRow);      /* rows and IVF index from m->pH5 */
 
-/* store_filter.c: the row bitmap of a filter; *pAll set when it admits every row. */
-int cairnMemFilterBits(cairn_mem *m, const cairn_mem_filter *pf, MemBits *pb, int *pAll);
+/* store_filter.c: the row bitmap of a filter; *pAll set when it admits every row. asOf 0: the
+** current versions only (aLive); else the versions valid at asOf. Forgotten rows never. */
+int cairnMemFilterBits(cairn_mem *m, const cairn_mem_filter *pf, int64_t asOf, MemBits *pb, int *pAll);
+
+/* store_filter.c: the rows a filter expression (the JSON filter language) admits; pb->a is
+** allocated (m->n bits). */
+int cairnMemExprBits(cairn_mem *m, const char *zExpr, MemBits *pb);
+int cairnMemExprCheck(const char *zExpr); /* the errors of a filter, before any row */
+/* store_edit.c: versions, forgetting, dedup */
+static inline int memRowLive(const cairn_mem *m, size_t r) { return (int)((m->aLive[r >> 6] >> (r & 63)) & 1); }
+void cairnMemSetLive(cairn_mem *m, size_t r, int live);
+int cairnMemApplyEnd(cairn_mem *m, size_t r, int64_t to);
+int cairnMemApplyForget(cairn_mem *m, size_t r);
+uint64_t cairnMemNormHash(const char *z, size_t n);
+int cairnMemDedupAdd(cairn_mem *m, size_t r);
+void cairnMemDedupDel(cairn_mem *m, size_t r);
+size_t cairnMemCurRow(const cairn_mem *m, uint64_t id); /* the latest version's row of memory id; SIZE_MAX: none */
+void cairnMemRowGet(cairn_mem *m, size_t r, cairn_mem_record *rec);
+int cairnMemPrepare(cairn_mem *m, const cairn_mem_record *r, MemAddArgs *pa, const char *zWho);
+/* bm25.c: take row's postings out (its text, tokenized again). */
+int cairnBm25Remove(MemBm25 *b, uint32_t row, const char *zText, size_t nText);
+/* store_ck.c: rewrite the whole file (forgetting, compaction, migration) */
+int cairnMemRewrite(cairn_mem *m);
+/* store_ck.c: an interrupted rewrite found at open (the image at the end of the file): finish it */
+int cairnMemRecoverRewrite(cairn_file *f, uint64_t *pSize, int readOnly, int noSync);
 
 /* Record payloads: little-endian writer (room was reserved) and bounds-checked reader (a short
 ** read sets bad and returns 0). */

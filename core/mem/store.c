@@ -28,6 +28,8 @@ static void memFree(cairn_mem *m) {
   cairnFree(m->aCreated), cairnFree(m->aEvent), cairnFree(m->aSession), cairnFree(m->aRole), cairnFree(m->aTier);
   cairnFree(m->aImp), cairnFree(m->aAccess), cairnFree(m->pPend), cairnFree(m->aScratch), cairnFree(m->aScratchI8);
   cairnFree(m->aOrigId);
+  cairnFree(m->aUser), cairnFree(m->aAgent), cairnFree(m->aHead), cairnFree(m->aCur), cairnFree(m->aFrom), cairnFree(m->aTo);
+  cairnFree(m->aFlags), cairnFree(m->aLive), cairnFree(m->aDedup);
   cairnMemNamesFree(&m->names);
   cairnVecsFree(&m->vecs);
   cairnBm25Free(&m->bm25);
@@ -56,6 +58,8 @@ int cairnMemLegacyCreate; /* tests: create log-only files of format 1 */
 static int openFile(cairn_mem *m, const cairn_mem_config *cfg, int64_t *pCount) {
   uint64_t size;
   CAIRN_TRY(cairn_file_size(m->f, &size));
+  /* a rewrite (forgetting, compaction) interrupted while it copied its image over the file */
+  CAIRN_TRY(cairnMemRecoverRewrite(m->f, &size, m->readOnly, m->noSync));
   uint8_t h[48];
   memset(h, 0, sizeof h);
   if (size) CAIRN_TRY(cairn_file_read_exact(m->f, h, (size_t)CAIRN_MIN(size, (uint64_t)48), 0));
@@ -121,6 +125,7 @@ static int memLoad(cairn_file *f, const cairn_mem_config *cfg, cairn_mem_verify_
   m->diskVec = diskVec;
   m->pVer = pVer;
   m->touchMin = SIZE_MAX;
+  m->endMin = SIZE_MAX;
   m->ckEvery = cfg && cfg->checkpointEvery ? cfg->checkpointEvery : MEM_CK_EVERY_DEFAULT;
   int rc = CAIRN_OK;
   uint64_t size = 0;
@@ -229,6 +234,20 @@ int cairn_mem_open(const char *zPath, const cairn_mem_config *cfg, cairn_mem **p
   return cairn_mem_open_file(f, cfg, pp);
 }
 
+int cairn_mem_model(cairn_mem *m, const char *zModel) {
+  if (!m || !zModel || !zModel[0]) return cairnErr(CAIRN_MISUSE, "mem_model: NULL store or empty model name");
+  size_t n = strlen(zModel);
+  if (n >= sizeof m->zModel) return cairnErr(CAIRN_RANGE, "mem_model: model name of %zu bytes (at most %zu)", n, sizeof m->zModel - 1);
+  if (m->zModel[0] && strcmp(m->zModel, zModel))
+    return cairnErr(CAIRN_MISUSE, "mem_model: the store's embeddings come from model '%s' (%u dimensions), not '%s'", m->zModel, m->dim, zModel);
+  if (m->zModel[0]) return CAIRN_OK;
+  if (m->textOnly) return cairnErr(CAIRN_MISUSE, "mem_model: a text-only store takes no embedding model ('%s')", zModel);
+  if (m->readOnly && m->f) return cairnErr(CAIRN_READONLY, "mem_model: the store has no model yet and is opened read-only");
+  memcpy(m->zModel, zModel, n + 1);
+  m->modelUnlogged = m->f != NULL;
+  return CAIRN_OK;
+}
+
 int cairn_mem_stats_get(cairn_mem *m, cairn_mem_stats *s) {
   if (!m || !s) return cairnErr(CAIRN_MISUSE, "mem_stats: NULL argument");
   memset(s, 0, sizeof(*s));
@@ -259,6 +278,7 @@ int cairn_mem_stats_get(cairn_mem *m, cairn_mem_stats *s) {
   s->nLogBytes = m->f ? m->nFile - m->logStart : 0;
   s->nCheckpoint = m->nCheckpoint;
   s->checkpointNs = m->ckNs;
+  s->zModel = m->zModel;
   return CAIRN_OK;
 }
 

@@ -54,6 +54,7 @@ static int ckAttrI64(cairn_h5w *w, const char *zObj, const char *zName, int64_t 
 }
 
 int cairnMemSmallChunks; /* tests: chunks of 8 rows or bytes (small files for bit-flip sweeps) */
+int cairnMemV1Create;    /* tests: new stores are of version 1 (before 2026-12-02) and stay so */
 
 /* A resizable dataset of rank 1 (nCol 0) or 2 (rows of nCol), nInit rows from pInit. */
 static int ckDset(cairn_h5w *w, const char *zPath, const cairn_h5w_type *t, uint64_t nCol, uint64_t chunk0, uint64_t nInit,
@@ -115,8 +116,41 @@ static uint32_t ckIvfCrc(const MemIvf *ix, size_t nRows) {
   if (ix->m) c = cairnCrc32c(c, ix->aCode, nRows * ix->m);
   return c;
 }
-/* Row r of the store in memory as ckRowCrc sees it (scratch: dim * 2 bytes or more). */
+/* Version 2 rows: the CRC goes on over u64 head, i64 valid_from, u8 flags, then u32 length +
+** bytes of the user and the agent names. */
+static uint32_t ckRowCrc2(uint32_t c, uint64_t head, int64_t from, uint8_t flags, const char *zU, size_t nU, const char *zA, size_t nA) {
+  uint8_t h[17];
+  cairnPutLE64(h, head);
+  cairnPutLE64(h + 8, (uint64_t)from);
+  h[16] = flags;
+  c = cairnCrc32c(c, h, sizeof h);
+  const char *ap[2] = {zU, zA};
+  size_t an[2] = {nU, nA};
+  for (int i = 0; i < 2; i++) {
+    uint8_t l[4];
+    cairnPutLE32(l, (uint32_t)an[i]);
+    c = cairnCrc32c(c, l, 4);
+    if (an[i]) c = cairnCrc32c(c, ap[i], an[i]);
+  }
+  return c;
+}
+static uint32_t ckI64Crc(const int64_t *a, size_t n) {
+  uint32_t c = 0;
+  uint8_t b[8];
+  for (size_t i = 0; i < n; i++) cairnPutLE64(b, (uint64_t)a[i]), c = cairnCrc32c(c, b, 8);
+  return c;
+}
+static uint32_t ckRowCrcMem1(cairn_mem *m, size_t r, uint8_t *scratch);
 static uint32_t ckRowCrcMem(cairn_mem *m, size_t r, uint8_t *scratch) {
+  uint32_t c = ckRowCrcMem1(m, r, scratch);
+  if (!m->ckV2) return c;
+  const char *zU = m->aUser[r] ? m->names.z + m->names.aOff[m->aUser[r] - 1] : NULL;
+  const char *zA = m->aAgent[r] ? m->names.z + m->names.aOff[m->aAgent[r] - 1] : NULL;
+  return ckRowCrc2(c, m->aHead[r], m->aFrom[r], m->aFlags[r], zU, zU ? m->names.aLen[m->aUser[r] - 1] : 0, zA,
+                   zA ? m->names.aLen[m->aAgent[r] - 1] : 0);
+}
+/* Row r of the store in memory as ckRowCrc sees it (scratch: dim * 2 bytes or more). */
+static uint32_t ckRowCrcMem1(cairn_mem *m, size_t r, uint8_t *scratch) {
   MemAddArgs a;
   memset(&a, 0, sizeof a);
   a.zText = m->zText + m->aTextOff[r], a.nText = m->aTextLen[r];
@@ -150,7 +184,7 @@ static int ckCreateObjects(cairn_mem *m, cairn_h5w *w) {
   int rc = cairn_h5w_group(w, "/memory");
   if (!rc) rc = cairn_h5w_group(w, "/memory/index");
   if (!rc) rc = ckAttrStr(w, "/memory", "format", "cairn-memory");
-  if (!rc) rc = ckAttrI64(w, "/memory", "version", 1);
+  if (!rc) rc = ckAttrI64(w, "/memory", "version", cairnMemV1Create ? 1 : 2);
   if (!rc) rc = ckAttrI64(w, "/memory", "dim", m->dim);
   if (!rc) rc = ckAttrStr(w, "/memory", "metric", azMetric[m->metric]);
   if (!rc) rc = ckAttrStr(w, "/memory", "encoding", azEnc[m->textOnly ? 3 : m->diskVec]);
@@ -171,6 +205,17 @@ static int ckCreateObjects(cairn_mem *m, cairn_h5w *w) {
   if (!rc) rc = ckDset(w, "/memory/names_bytes", t.u8, 0, 16384, 0, NULL);
   if (!rc) rc = ckDset(w, "/memory/row_crc", t.u32, 0, CK_ROW_CHUNK, 0, NULL);
   if (!rc) rc = ckAttrI64(w, "/memory", "access_crc", 0);
+  /* version 2 (2026-12-02): scopes, versions, tombstones */
+  if (cairnMemV1Create) goto vectors;
+  if (!rc) rc = ckDset(w, "/memory/user", t.u32, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/agent", t.u32, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/head", t.u64, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/valid_from_ms", t.i64, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/valid_to_ms", t.i64, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckDset(w, "/memory/flags", t.u8, 0, CK_ROW_CHUNK, 0, NULL);
+  if (!rc) rc = ckAttrI64(w, "/memory", "valid_crc", 0);
+  if (!rc) rc = ckAttrI64(w, "/memory", "forgotten", 0);
+vectors:
   if (!rc && !m->textOnly) {
     const cairn_h5w_type *tv = m->diskVec == CAIRN_MEM_DISK_F16 ? t.f16 : m->diskVec == CAIRN_MEM_DISK_INT8 ? t.i8 : t.f32;
     rc = ckDset(w, "/memory/embedding", tv, m->dim, ckVecChunk(m), 0, NULL);
@@ -215,42 +260,80 @@ static int ckIvf(cairn_mem *m, cairn_h5w *w, const CkTypes *t) {
   return rc;
 }
 
-/* Rows [nCk, nCommitted), changed access counts, new names and the IVF index into the open
-** writer; the caller commits. */
+/* Rows of the file: memories [0, nCk) not marked MEM_ROW_ABSENT (forgotten ones are left out
+** of the datasets; /memory/id says which memory each row is). r -> its row in the file. */
+static size_t ckFileRow(const cairn_mem *m, size_t r) {
+  size_t k = 0;
+  for (size_t i = 0; i < r; i++) k += !(m->aFlags[i] & MEM_ROW_ABSENT);
+  return k;
+}
+/* The CRC of a per-row array over the rows in the file after this checkpoint (forgotten rows
+** in [r0, r1) are left out too). */
+static uint32_t ckColCrc(const cairn_mem *m, size_t r0, size_t r1, int i64) {
+  uint32_t c = 0;
+  uint8_t b[8];
+  for (size_t i = 0; i < r1; i++) {
+    if ((m->aFlags[i] & MEM_ROW_ABSENT) || (i >= r0 && (m->aFlags[i] & MEM_ROW_DEAD))) continue;
+    if (i64) cairnPutLE64(b, (uint64_t)m->aTo[i]), c = cairnCrc32c(c, b, 8);
+    else cairnPutLE32(b, m->aAccess[i]), c = cairnCrc32c(c, b, 4);
+  }
+  return c;
+}
+
+/* Rows [nCk, nCommitted) (forgotten ones left out), changed access counts and validity, new
+** names and the IVF index into the open writer; the caller commits. */
 static int ckAppend(cairn_mem *m, cairn_h5w *w, size_t r1) {
-  size_t r0 = m->nCk, nr = r1 - r0;
+  size_t r0 = m->nCk, nr = 0;
   CkTypes t;
   CAIRN_TRY(ckTypesInit(&t));
   int rc = CAIRN_OK;
-  size_t nBuf = CAIRN_MAX(nr, (size_t)1) * 8 + 8;
+  size_t lo0 = CAIRN_MIN(CAIRN_MIN(m->touchMin, m->endMin), r0); /* rows rewritten below */
+  size_t nBuf = CAIRN_MAX(CAIRN_MAX(r1 - r0, r0 - lo0), (size_t)1) * 8 + 8;
   uint8_t *buf = cairnMalloc(nBuf);
+  size_t *aRow = cairnMallocArray(CAIRN_MAX(r1 - r0, (size_t)1), sizeof(size_t));
   uint8_t *bytes = NULL;
-  if (!buf) rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
+  if (!buf || !aRow) rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
+  for (size_t r = r0; !rc && r < r1; r++)
+    if (!(m->aFlags[r] & MEM_ROW_DEAD)) aRow[nr++] = r;
   uint64_t *u64 = (uint64_t *)(void *)buf;
   uint32_t *u32 = (uint32_t *)(void *)buf;
+  int64_t *i64 = (int64_t *)(void *)buf;
+  uint8_t *u8 = buf;
   float *f32 = (float *)(void *)buf;
+#define NAMECOL(arr, path)                                                          \
+  if (!rc) {                                                                        \
+    for (size_t i = 0; i < nr; i++) u32[i] = m->arr[aRow[i]] ? m->arr[aRow[i]] - 1 : CK_NONE; \
+    rc = cairn_h5w_append(w, path, nr, u32);                                        \
+  }
+#define COL(dst, arr, path)                                                         \
+  if (!rc) {                                                                        \
+    for (size_t i = 0; i < nr; i++) dst[i] = m->arr[aRow[i]];                      \
+    rc = cairn_h5w_append(w, path, nr, dst);                                        \
+  }
   if (!rc && nr) {
-    for (size_t i = 0; i < nr; i++) u64[i] = r0 + i + 1;
+    for (size_t i = 0; i < nr; i++) u64[i] = aRow[i] + 1;
     rc = cairn_h5w_append(w, "/memory/id", nr, u64);
-    if (!rc) rc = cairn_h5w_append(w, "/memory/created_ms", nr, m->aCreated + r0);
-    if (!rc) rc = cairn_h5w_append(w, "/memory/event_ms", nr, m->aEvent + r0);
-    if (!rc) rc = cairn_h5w_append(w, "/memory/tier", nr, m->aTier + r0);
-    if (!rc) rc = cairn_h5w_append(w, "/memory/importance", nr, m->aImp + r0);
-    if (!rc) rc = cairn_h5w_append(w, "/memory/access_count", nr, m->aAccess + r0);
-    if (!rc) {
-      for (size_t i = 0; i < nr; i++) u32[i] = m->aSession[r0 + i] ? m->aSession[r0 + i] - 1 : CK_NONE;
-      rc = cairn_h5w_append(w, "/memory/session", nr, u32);
-    }
-    if (!rc) {
-      for (size_t i = 0; i < nr; i++) u32[i] = m->aRole[r0 + i] ? m->aRole[r0 + i] - 1 : CK_NONE;
-      rc = cairn_h5w_append(w, "/memory/role", nr, u32);
+    COL(i64, aCreated, "/memory/created_ms")
+    COL(i64, aEvent, "/memory/event_ms")
+    COL(u8, aTier, "/memory/tier")
+    COL(f32, aImp, "/memory/importance")
+    COL(u32, aAccess, "/memory/access_count")
+    NAMECOL(aSession, "/memory/session")
+    NAMECOL(aRole, "/memory/role")
+    if (!rc && m->ckV2) {
+      NAMECOL(aUser, "/memory/user")
+      NAMECOL(aAgent, "/memory/agent")
+      COL(u64, aHead, "/memory/head")
+      COL(i64, aFrom, "/memory/valid_from_ms")
+      COL(i64, aTo, "/memory/valid_to_ms")
+      COL(u8, aFlags, "/memory/flags")
     }
     /* text and metadata: CSR, absolute offsets */
     for (int pass = 0; !rc && pass < 2; pass++) {
       const size_t *aOff = pass ? m->aMetaOff : m->aTextOff;
       const uint32_t *aLen = pass ? m->aMetaLen : m->aTextLen;
       uint64_t o = pass ? m->nCkMeta : m->nCkText, n = 0;
-      for (size_t i = 0; i < nr; i++) n += aLen[r0 + i];
+      for (size_t i = 0; i < nr; i++) n += aLen[aRow[i]];
       cairnFree(bytes);
       bytes = cairnMalloc(n ? (size_t)n : 1);
       if (!bytes) {
@@ -259,8 +342,8 @@ static int ckAppend(cairn_mem *m, cairn_h5w *w, size_t r1) {
       }
       n = 0;
       for (size_t i = 0; i < nr; i++) {
-        memcpy(bytes + n, m->zText + aOff[r0 + i], aLen[r0 + i]);
-        n += aLen[r0 + i];
+        memcpy(bytes + n, m->zText + aOff[aRow[i]], aLen[aRow[i]]);
+        n += aLen[aRow[i]];
         u64[i] = o + n;
       }
       rc = cairn_h5w_append(w, pass ? "/memory/meta_offsets" : "/memory/text_offsets", nr, u64);
@@ -272,21 +355,19 @@ static int ckAppend(cairn_mem *m, cairn_h5w *w, size_t r1) {
       const size_t nBlk = 1024;
       size_t es = m->diskVec == CAIRN_MEM_DISK_F16 ? 2 : m->diskVec == CAIRN_MEM_DISK_INT8 ? 1 : 4;
       cairnFree(bytes);
-      bytes = m->diskVec == CAIRN_MEM_DISK_F32 ? NULL : cairnMallocArray(nBlk, (size_t)m->dim * es);
-      if (m->diskVec != CAIRN_MEM_DISK_F32 && !bytes) rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
+      bytes = cairnMallocArray(nBlk, (size_t)m->dim * es);
+      if (!bytes) rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
       for (size_t b = 0; !rc && b < nr; b += nBlk) {
         size_t k = CAIRN_MIN(nBlk, nr - b);
-        const float *src = m->vecs.aF32 + (r0 + b) * m->dim;
-        if (m->diskVec == CAIRN_MEM_DISK_F32) {
-          rc = cairn_h5w_append(w, "/memory/embedding", k, src);
-          continue;
-        }
         for (size_t i = 0; i < k; i++) {
-          if (m->diskVec == CAIRN_MEM_DISK_F16) {
+          const float *src = m->vecs.aF32 + aRow[b + i] * m->dim;
+          if (m->diskVec == CAIRN_MEM_DISK_F32) {
+            memcpy(bytes + i * m->dim * 4, src, (size_t)m->dim * 4);
+          } else if (m->diskVec == CAIRN_MEM_DISK_F16) {
             uint16_t *h = (uint16_t *)(void *)bytes + i * m->dim;
-            for (uint32_t j = 0; j < m->dim; j++) h[j] = cairnF32ToF16(src[i * m->dim + j]);
+            for (uint32_t j = 0; j < m->dim; j++) h[j] = cairnF32ToF16(src[j]);
           } else {
-            f32[b + i] = cairnQuantI8(src + i * m->dim, m->dim, (int8_t *)bytes + i * m->dim);
+            f32[b + i] = cairnQuantI8(src, m->dim, (int8_t *)bytes + i * m->dim);
           }
         }
         rc = cairn_h5w_append(w, "/memory/embedding", k, bytes);
@@ -294,8 +375,22 @@ static int ckAppend(cairn_mem *m, cairn_h5w *w, size_t r1) {
       if (!rc && m->diskVec == CAIRN_MEM_DISK_INT8) rc = cairn_h5w_append(w, "/memory/embedding_scale", nr, f32);
     }
   }
-  /* access counts of checkpointed rows touched since */
-  if (!rc && m->touchMin < r0) rc = cairn_h5w_write(w, "/memory/access_count", m->touchMin, r0 - m->touchMin, m->aAccess + m->touchMin);
+#undef COL
+#undef NAMECOL
+  /* access counts of checkpointed rows touched since, and ends of validity of checkpointed
+  ** versions superseded since: rewritten from the first one changed (rows in the file) */
+  for (int pass = 0; pass < 2 && !rc; pass++) {
+    size_t lo = pass ? m->endMin : m->touchMin;
+    if (lo >= r0 || (pass && !m->ckV2)) continue;
+    size_t k = 0;
+    for (size_t r = lo; r < r0; r++) {
+      if (m->aFlags[r] & MEM_ROW_ABSENT) continue;
+      if (pass) i64[k++] = m->aTo[r];
+      else u32[k++] = m->aAccess[r];
+    }
+    if (k) rc = cairn_h5w_write(w, pass ? "/memory/valid_to_ms" : "/memory/access_count", ckFileRow(m, lo), k, buf);
+  }
+  if (!rc && m->ckV2) rc = ckAttrI64(w, "/memory", "valid_crc", (int64_t)ckColCrc(m, r0, r1, 1));
   /* new names */
   uint64_t nNameBytes = m->nCkNameBytes;
   if (!rc && m->names.n > m->nCkNames) {
@@ -321,23 +416,32 @@ static int ckAppend(cairn_mem *m, cairn_h5w *w, size_t r1) {
   /* row checksums of the new rows (of every row, the first time a store of before 2026-12-02
   ** is checkpointed), and the checksum of every access count */
   if (!rc && (nr || !m->ckRowCrc)) {
-    size_t c0 = m->ckRowCrc ? r0 : 0, nc = r1 - c0;
-    uint32_t *aC = cairnMallocArray(CAIRN_MAX(nc, (size_t)1), 4);
+    size_t nc = 0;
+    uint32_t *aC = cairnMallocArray(CAIRN_MAX(r1, (size_t)1), 4);
     uint8_t *scratch = cairnMalloc((size_t)m->dim * 2 + 8);
     if (!aC || !scratch) rc = cairnErr(CAIRN_NOMEM, "checkpoint: out of memory");
-    for (size_t i = 0; !rc && i < nc; i++) aC[i] = ckRowCrcMem(m, c0 + i, scratch);
+    for (size_t r = m->ckRowCrc ? r0 : 0; !rc && r < r1; r++)
+      if (!(m->aFlags[r] & (MEM_ROW_ABSENT | MEM_ROW_DEAD))) aC[nc++] = ckRowCrcMem(m, r, scratch);
     if (!rc && !m->ckRowCrc) rc = ckDset(w, "/memory/row_crc", t.u32, 0, CK_ROW_CHUNK, nc, aC);
     else if (!rc) rc = cairn_h5w_append(w, "/memory/row_crc", nc, aC);
     cairnFree(aC), cairnFree(scratch);
   }
-  if (!rc) rc = ckAttrI64(w, "/memory", "access_crc", (int64_t)ckU32Crc(m->aAccess, r1));
+  if (!rc) rc = ckAttrI64(w, "/memory", "access_crc", (int64_t)ckColCrc(m, r0, r1, 0));
   if (!rc) rc = ckIvf(m, w, &t);
   if (!rc) rc = ckAttrI64(w, "/memory", "count", (int64_t)r1);
+  if (!rc && m->ckV2) rc = ckAttrI64(w, "/memory", "forgotten", (int64_t)(r1 - (ckFileRow(m, r0) + nr)));
+  if (!rc && m->ckV2 && m->zModel[0]) rc = ckAttrStr(w, "/memory", "model", m->zModel);
   if (!rc) m->nCkNameBytes = nNameBytes;
   cairnFree(bytes);
   cairnFree(buf);
+  cairnFree(aRow);
   ckTypesFree(&t);
   return rc;
+}
+/* After a checkpoint of rows [r0, r1): the forgotten ones are not in the file. */
+static void ckMarkAbsent(cairn_mem *m, size_t r0, size_t r1) {
+  for (size_t r = r0; r < r1; r++)
+    if (m->aFlags[r] & MEM_ROW_DEAD) m->aFlags[r] |= MEM_ROW_ABSENT;
 }
 
 /* Move the committed log into the HDF5 datasets. Needs no uncommitted work (the caller
@@ -349,7 +453,15 @@ int cairnMemCheckpointRun(cairn_mem *m) {
   if (m->fmt != 2) return cairnErr(CAIRN_UNSUPPORTED, "checkpoint: a log-only store of format 1 (before 2026-11-29) has no HDF5 part");
   int64_t t0 = cairnClock(1);
   size_t r1 = m->nCommitted;
-  if (r1 == m->nCk && m->touchMin == SIZE_MAX && m->nFile == m->logStart && (!m->ivf.kind || m->ivfCkGen == m->ivfGen)) return CAIRN_OK;
+  if (r1 == m->nCk && m->touchMin == SIZE_MAX && m->endMin == SIZE_MAX && !m->forgetPending && m->nFile == m->logStart &&
+      (!m->ivf.kind || m->ivfCkGen == m->ivfGen))
+    return CAIRN_OK;
+  /* a forget since the last checkpoint, or a store of version 1 (migrated): rewrite it whole */
+  if (m->forgetPending || (!m->ckV2 && !cairnMemV1Create)) {
+    int rc = cairnMemRewrite(m);
+    if (rc == CAIRN_OK) m->ckNs = cairnClock(1) - t0;
+    return rc;
+  }
   cairn_h5w *w = NULL;
   uint64_t nCkText0 = m->nCkText, nCkMeta0 = m->nCkMeta, nCkNb0 = m->nCkNameBytes;
   /* RECLAIM: the space of old logs and of chunks rewritten by earlier checkpoints is found
@@ -377,10 +489,12 @@ int cairnMemCheckpointRun(cairn_mem *m) {
   }
   /* text bytes are the sum of the rows' lengths */
   for (size_t i = m->nCk; i < r1; i++) m->nCkText += m->aTextLen[i];
+  ckMarkAbsent(m, m->nCk, r1);
   m->nCk = r1;
   m->ckRowCrc = 1;
   m->nCkNames = m->names.n;
   m->touchMin = SIZE_MAX;
+  m->endMin = SIZE_MAX;
   if (m->ivf.kind) m->ivfCkGen = m->ivfGen, m->ivfCkRows = m->ivf.nAssigned;
   m->logStart = m->nFile = st.nEof;
   uint64_t size = 0;
@@ -410,6 +524,7 @@ int cairnMemCkCreate(cairn_mem *m) {
   if (rc) return cairnErr(rc, "mem_open: cannot create the store: %s", cairn_errmsg());
   m->fmt = 2;
   m->ckRowCrc = 1;
+  m->ckV2 = !cairnMemV1Create;
   m->logStart = m->nFile = st.nEof;
   return CAIRN_OK;
 }
@@ -574,7 +689,8 @@ static int ckHeader(cairn_mem *m, const cairn_mem_config *cfg, int64_t *pCount) 
   rc = h5Attr(g, "format", NULL, zFmt, sizeof zFmt);
   if (!rc && strcmp(zFmt, "cairn-memory")) rc = cairnErr(CAIRN_CORRUPT, "mem_open: /memory@format is '%s', not 'cairn-memory'", zFmt);
   if (!rc) rc = h5Attr(g, "version", &ver, NULL, 0);
-  if (!rc && ver != 1) rc = cairnErr(CAIRN_UNSUPPORTED, "mem_open: store version %lld (this build reads 1)", (long long)ver);
+  if (!rc && ver != 1 && ver != 2) rc = cairnErr(CAIRN_UNSUPPORTED, "mem_open: store version %lld (this build reads 1 and 2)", (long long)ver);
+  if (!rc) m->ckV2 = ver == 2;
   if (!rc) rc = h5Attr(g, "dim", &dim, NULL, 0);
   if (!rc) rc = h5Attr(g, "metric", NULL, zMetric, sizeof zMetric);
   if (!rc) rc = h5Attr(g, "encoding", NULL, zEnc, sizeof zEnc);
@@ -585,6 +701,11 @@ static int ckHeader(cairn_mem *m, const cairn_mem_config *cfg, int64_t *pCount) 
                   (long long)dim, zMetric, zEnc, (long long)*pCount);
   if (!rc && cfg && cfg->dim && cfg->dim != (uint32_t)dim)
     rc = cairnErr(CAIRN_MISUSE, "mem_open: the store has %u dimensions, %u were asked for", (uint32_t)dim, cfg->dim);
+  if (!rc && m->ckV2) { /* the embedding model, when one was named */
+    int rc2 = h5Attr(g, "model", NULL, m->zModel, sizeof m->zModel);
+    if (rc2 == CAIRN_NOTFOUND || CAIRN_PRIMARY(rc2) == CAIRN_NOTFOUND) cairn_clearerr(), m->zModel[0] = 0;
+    else rc = rc2;
+  }
   if (!rc) {
     m->dim = (uint32_t)dim, m->metric = metric;
     m->textOnly = enc == 3;
@@ -696,6 +817,17 @@ static int ckLoadIvf(cairn_mem *m) {
   return CAIRN_OK;
 }
 
+/* Forgotten memories the file leaves out: tombstones in memory up to row n. */
+static int ckPadForgotten(cairn_mem *m, size_t n) {
+  while (m->n < n) {
+    MemAddArgs a;
+    memset(&a, 0, sizeof a);
+    a.flags = MEM_ROW_DEAD | MEM_ROW_ABSENT;
+    CAIRN_TRY(cairnMemApplyAdd(m, &a));
+  }
+  return CAIRN_OK;
+}
+
 /* Load every row of the checkpoint into memory (rebuilding BM25 and the vector copies as the
 ** adds do), check each against its row checksum, then the access counts and the persisted IVF
 ** index. verify / salvage: rows that fail are left out (and noted), the rest renumbered. */
@@ -708,12 +840,34 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
   int64_t *aCr = NULL, *aEv = NULL;
   float *aImp = NULL, *aSc = NULL;
   uint32_t *aAcc = NULL, *aSes = NULL, *aRole = NULL, *aCrc = NULL;
+  uint32_t *aUsr = NULL, *aAgt = NULL;
+  uint64_t *aHd = NULL;
+  int64_t *aFr = NULL, *aVt = NULL;
+  uint8_t *aFl = NULL;
   uint64_t nNames = 0;
+  /* version 2: @count is the number of memories (the next id - 1), the datasets hold the rows
+  ** of those not forgotten (their ids in /memory/id); version 1: one row per memory */
+  uint64_t nMem = nRow;
+  if (m->ckV2) {
+    rc = h5Rows(h, "/memory/id", CAIRN_H5_U64, 8, 0, 0, 0, NULL, &nRow);
+    if (rc && sal && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) ckNote(m, "/memory/id"), nRow = 0, rc = CAIRN_OK;
+    if (rc) return rc;
+    int64_t nForgot = -1;
+    cairn_h5_obj *g = NULL;
+    rc = cairn_h5_get(h, "/memory", &g);
+    if (!rc) rc = h5Attr(g, "forgotten", &nForgot, NULL, 0);
+    cairn_h5_obj_close(g);
+    if (rc && sal && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) ckNote(m, "/memory@forgotten"), nForgot = (int64_t)(nMem - nRow), rc = CAIRN_OK;
+    if (rc) return rc;
+    if (nRow > nMem || nForgot < 0 || nRow + (uint64_t)nForgot != nMem)
+      return cairnErr(CAIRN_CORRUPT, "store: /memory/id has %llu rows, but /memory@count is %llu and @forgotten %lld", (unsigned long long)nRow,
+                      (unsigned long long)nMem, (long long)nForgot);
+  }
   size_t n = (size_t)nRow;
-  if ((uint64_t)n != nRow) return cairnErr(CAIRN_RANGE, "mem_open: %llu rows", (unsigned long long)nRow);
+  if ((uint64_t)n != nRow || (uint64_t)(size_t)nMem != nMem) return cairnErr(CAIRN_RANGE, "mem_open: %llu rows", (unsigned long long)nMem);
   if (sal) {
-    m->pVer->nCheckpointed = nRow;
-    if (m->pVer->nMemory < nRow) m->pVer->nMemory = nRow;
+    m->pVer->nCheckpointed = nMem;
+    if (m->pVer->nMemory < nMem) m->pVer->nMemory = nMem;
   }
   size_t nA = CAIRN_MAX(n, (size_t)1);
   aId = cairnMallocArray(nA, 8), aCr = cairnMallocArray(nA, 8), aEv = cairnMallocArray(nA, 8), aTier = cairnMalloc(nA);
@@ -740,6 +894,17 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
   if (!rc) rc = ROWS("/memory/session", CAIRN_H5_U32, 4, aSes);
   if (!rc) rc = ROWS("/memory/role", CAIRN_H5_U32, 4, aRole);
   if (!rc && m->ckRowCrc) rc = ROWS("/memory/row_crc", CAIRN_H5_U32, 4, aCrc);
+  if (!rc && m->ckV2) {
+    aUsr = cairnMallocArray(nA, 4), aAgt = cairnMallocArray(nA, 4), aHd = cairnMallocArray(nA, 8);
+    aFr = cairnMallocArray(nA, 8), aVt = cairnMallocArray(nA, 8), aFl = cairnMalloc(nA);
+    if (!aUsr || !aAgt || !aHd || !aFr || !aVt || !aFl) rc = cairnErr(CAIRN_NOMEM, "mem_open: %zu rows", n);
+    if (!rc) rc = ROWS("/memory/user", CAIRN_H5_U32, 4, aUsr);
+    if (!rc) rc = ROWS("/memory/agent", CAIRN_H5_U32, 4, aAgt);
+    if (!rc) rc = ROWS("/memory/head", CAIRN_H5_U64, 8, aHd);
+    if (!rc) rc = ROWS("/memory/valid_from_ms", CAIRN_H5_I64, 8, aFr);
+    if (!rc) rc = ROWS("/memory/valid_to_ms", CAIRN_H5_I64, 8, aVt);
+    if (!rc) rc = ROWS("/memory/flags", CAIRN_H5_U8, 1, aFl);
+  }
 #undef ROWS
   if (!rc) rc = h5Csr(m, "/memory/text_offsets", "/memory/text_bytes", nRow, &aTo, &aTb, aBad);
   if (!rc) rc = h5Csr(m, "/memory/meta_offsets", "/memory/meta_bytes", nRow, &aMo, &aMb, aBad);
@@ -799,12 +964,24 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
       int badName = (aSes[r] != CK_NONE && (aSes[r] >= nNames || aBadName[aSes[r]])) || (aRole[r] != CK_NONE && (aRole[r] >= nNames || aBadName[aRole[r]]));
       if (!badName && aSes[r] != CK_NONE) a.zSession = (const char *)aNb + aNo[aSes[r]], a.nSession = (size_t)(aNo[aSes[r] + 1] - aNo[aSes[r]]);
       if (!badName && aRole[r] != CK_NONE) a.zRole = (const char *)aNb + aNo[aRole[r]], a.nRole = (size_t)(aNo[aRole[r] + 1] - aNo[aRole[r]]);
+      if (m->ckV2) {
+        badName |= (aUsr[r] != CK_NONE && (aUsr[r] >= nNames || aBadName[aUsr[r]])) || (aAgt[r] != CK_NONE && (aAgt[r] >= nNames || aBadName[aAgt[r]]));
+        if (!badName && aUsr[r] != CK_NONE) a.zUser = (const char *)aNb + aNo[aUsr[r]], a.nUser = (size_t)(aNo[aUsr[r] + 1] - aNo[aUsr[r]]);
+        if (!badName && aAgt[r] != CK_NONE) a.zAgent = (const char *)aNb + aNo[aAgt[r]], a.nAgent = (size_t)(aNo[aAgt[r] + 1] - aNo[aAgt[r]]);
+        a.head = aHd[r] == r + 1 ? 0 : aHd[r], a.from = aFr[r], a.to = aVt[r], a.flags = aFl[r];
+      }
+      int dead = (a.flags & MEM_ROW_DEAD) != 0;
       const uint8_t *pv = aVec + i * m->dim * es;
+      uint64_t id = m->ckV2 ? aId[r] : r + 1;
       uint32_t crc = !m->ckRowCrc ? 0
-                     : m->textOnly ? ckRowCrc(&a, r + 1, NULL, NULL, 0)
-                     : ckRowCrc(&a, r + 1, aSc ? (const void *)(aSc + r) : NULL, pv, (size_t)m->dim * es);
+                     : m->textOnly ? ckRowCrc(&a, id, NULL, NULL, 0)
+                     : ckRowCrc(&a, id, aSc ? (const void *)(aSc + r) : NULL, pv, (size_t)m->dim * es);
+      if (m->ckV2) crc = ckRowCrc2(crc, aHd[r], a.from, a.flags, a.zUser, a.nUser, a.zAgent, a.nAgent);
       const char *zWhy = NULL;
-      if (aId[r] != r + 1 || a.nText == 0 || a.nText > CAIRN_MEM_MAX_TEXT || a.nMeta > CAIRN_MEM_MAX_META || a.tier > 31 ||
+      uint64_t idPrev = r ? aId[r - 1] : 0;
+      if (m->ckV2 && (a.flags != 0 || aHd[r] == 0 || aHd[r] > id || aId[r] <= idPrev || aId[r] > nMem))
+        zWhy = "has a bad id, version link or flags";
+      else if ((!m->ckV2 && aId[r] != r + 1) || (a.nText == 0 && !dead) || a.nText > CAIRN_MEM_MAX_TEXT || a.nMeta > CAIRN_MEM_MAX_META || a.tier > 31 ||
           !memIsFinite(a.imp) || badName || a.nSession > CAIRN_MEM_MAX_NAME || a.nRole > CAIRN_MEM_MAX_NAME)
         zWhy = "is out of range";
       else if (m->ckRowCrc && crc != aCrc[r])
@@ -834,7 +1011,12 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
         cairnMemNoteDamage(m, 0, z);
         continue;
       }
-      rc = sal ? cairnMemApplySalvaged(m, &a, r + 1) : cairnMemApplyAdd(m, &a);
+      if (sal) {
+        rc = cairnMemApplySalvaged(m, &a, id);
+        continue;
+      }
+      rc = ckPadForgotten(m, id - 1);
+      if (!rc) rc = cairnMemApplyAdd(m, &a);
     }
   }
   /* the access counts: one checksum for the array (they change in place) */
@@ -847,14 +1029,25 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
     if (!rc && (uint32_t)want != ckU32Crc(aAcc, n)) rc = cairnErr(CAIRN_CORRUPT, "store: /memory/access_count fails its checksum (/memory@access_crc)");
     if (rc && sal && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) ckNote(m, "access counts"), rc = CAIRN_OK;
   }
+  if (!rc && m->ckV2 && !sal) {
+    int64_t want = 0;
+    cairn_h5_obj *g = NULL;
+    rc = cairn_h5_get(h, "/memory", &g);
+    if (!rc) rc = h5Attr(g, "valid_crc", &want, NULL, 0);
+    cairn_h5_obj_close(g);
+    if (!rc && (uint32_t)want != ckI64Crc(aVt, n)) rc = cairnErr(CAIRN_CORRUPT, "store: /memory/valid_to_ms fails its checksum (/memory@valid_crc)");
+  }
+  if (!rc && !sal) rc = ckPadForgotten(m, (size_t)nMem);
+  if (!rc && sal && m->ckV2) m->pVer->nForgotten += nMem - n;
   if (!rc && !sal) {
-    m->nCk = n;
+    m->nCk = m->n;
     m->nCkNames = (uint32_t)nNames;
     m->nCkText = aTo[n], m->nCkMeta = aMo[n], m->nCkNameBytes = aNo[nNames];
   }
   cairnFree(aTo), cairnFree(aMo), cairnFree(aNo), cairnFree(aId), cairnFree(aTb), cairnFree(aMb), cairnFree(aNb);
   cairnFree(aTier), cairnFree(aVec), cairnFree(aCr), cairnFree(aEv), cairnFree(aImp), cairnFree(aSc);
   cairnFree(aAcc), cairnFree(aSes), cairnFree(aRole), cairnFree(aCrc), cairnFree(aBad), cairnFree(aBadName);
+  cairnFree(aUsr), cairnFree(aAgt), cairnFree(aHd), cairnFree(aFr), cairnFree(aVt), cairnFree(aFl);
   if (!rc && !m->textOnly) {
     rc = ckLoadIvf(m);
     if (rc && sal && CAIRN_PRIMARY(rc) != CAIRN_NOMEM) {
@@ -886,3 +1079,165 @@ int cairnMemCkOpen(cairn_mem *m, const cairn_mem_config *cfg, uint64_t size, int
   return CAIRN_OK;
 }
 
+
+/* ------------------------------------------------------------------ rewrite */
+/* Forgetting, compaction and migration rewrite the whole file (FORMAT.md "Forgetting"): the
+** store as it is in memory becomes a fresh HDF5 image (no log, no free space, no name or byte
+** of a forgotten memory), which is installed over the file in three synced steps:
+**   1. the image and a 32-byte trailer ("CAIRNRWR", u64 offset, u64 length, u32 CRC-32C of the
+**      image, u32 CRC-32C of the trailer's first 28 bytes) are appended at the end of the file;
+**   2. the image is written at offset 0;
+**   3. the file is cut to the image's length.
+** A crash in 1 leaves the old store (its log ends in a torn tail); from 2 on, every open finds
+** the trailer first and redoes 2 and 3 (cairnMemRecoverRewrite). */
+#define RW_MAGIC "CAIRNRWR"
+#define RW_TRAILER 32
+
+/* A names table holding only the names rows still use, in first-use order; rows remapped. */
+static int rwNames(cairn_mem *m) {
+  MemNames nn;
+  memset(&nn, 0, sizeof nn);
+  uint32_t *map = cairnMallocZero(((size_t)m->names.n + 1) * 4);
+  if (!map) return cairnErr(CAIRN_NOMEM, "rewrite: names");
+  uint32_t *aa[4] = {m->aSession, m->aRole, m->aUser, m->aAgent};
+  int rc = CAIRN_OK;
+  for (size_t r = 0; rc == CAIRN_OK && r < m->n; r++)
+    for (int k = 0; k < 4 && rc == CAIRN_OK; k++) {
+      uint32_t v = aa[k][r];
+      if (!v || map[v - 1]) continue;
+      uint32_t id = 0;
+      rc = cairnMemNamesFind(&nn, m->names.z + m->names.aOff[v - 1], m->names.aLen[v - 1], &id, 1);
+      map[v - 1] = id + 1;
+    }
+  if (rc) {
+    cairnMemNamesFree(&nn);
+    cairnFree(map);
+    return rc;
+  }
+  for (size_t r = 0; r < m->n; r++)
+    for (int k = 0; k < 4; k++)
+      if (aa[k][r]) aa[k][r] = map[aa[k][r] - 1];
+  cairnFree(map);
+  /* the old table's bytes (names of forgotten memories among them) are wiped before the free */
+  if (m->names.z) memset(m->names.z, 0, m->names.nz);
+  cairnMemNamesFree(&m->names);
+  m->names = nn;
+  /* the dedup keys hold name ids: rebuilt (an empty table on NOMEM: dedup then finds nothing) */
+  cairnFree(m->aDedup);
+  m->aDedup = NULL, m->nDedupSlot = m->nDedup = 0;
+  if (cairnMemDedupAdd(m, SIZE_MAX) != CAIRN_OK) cairn_clearerr();
+  return CAIRN_OK;
+}
+
+typedef struct RwSaved {
+  cairn_file *f;
+  size_t nCk, touchMin, endMin, ivfCkRows;
+  uint32_t nCkNames, ivfCkGen;
+  uint64_t nCkText, nCkMeta, nCkNameBytes;
+  int ckRowCrc, ckV2;
+} RwSaved;
+
+int cairnMemRewrite(cairn_mem *m) {
+  if (m->rcFatal) return cairnErr(m->rcFatal, "rewrite: an earlier checkpoint failed after its superblock switch; reopen the store");
+  if (m->fmt != 2) return cairnErr(CAIRN_UNSUPPORTED, "rewrite: a log-only store of format 1 (before 2026-11-29)");
+  if (m->nPend || m->nCommitted != m->n) return cairnErr(CAIRN_MISUSE, "rewrite: uncommitted changes (commit first)");
+  int64_t t0 = cairnClock(1);
+  m->forgetPending = 1; /* until the rewrite is in: names may be renumbered below, so only a
+                        ** whole rewrite may write the next checkpoint */
+  CAIRN_TRY(rwNames(m));
+  RwSaved sv = {m->f, m->nCk, m->touchMin, m->endMin, m->ivfCkRows, m->nCkNames, m->ivfCkGen, m->nCkText, m->nCkMeta, m->nCkNameBytes, m->ckRowCrc, m->ckV2};
+  cairn_file *mf = NULL;
+  CAIRN_TRY(cairn_memfile_open(NULL, 0, &mf));
+  m->f = mf;
+  m->nCk = 0, m->touchMin = m->endMin = SIZE_MAX, m->ivfCkRows = 0, m->nCkNames = 0, m->ivfCkGen = 0;
+  m->nCkText = m->nCkMeta = m->nCkNameBytes = 0, m->ckRowCrc = 1, m->ckV2 = 1;
+  cairn_h5w *w = NULL;
+  int rc = cairn_h5w_create(mf, CAIRN_H5W_NOSYNC, &w);
+  if (!rc) rc = ckCreateObjects(m, w);
+  if (!rc) rc = ckAppend(m, w, m->n);
+  if (!rc) rc = cairn_h5w_commit(w);
+  cairn_h5w_stats st;
+  memset(&st, 0, sizeof st);
+  if (!rc) rc = cairn_h5w_stats_get(w, &st);
+  cairn_h5w_discard(w);
+  m->f = sv.f;
+  uint64_t nCkMeta = m->nCkMeta, nCkNameBytes = m->nCkNameBytes;
+  const uint8_t *img = NULL;
+  size_t nImg = 0;
+  if (!rc) rc = cairn_memfile_data(mf, &img, &nImg);
+  if (!rc && (st.nEof > nImg || st.nEof < 48)) rc = cairnErr(CAIRN_CORRUPT, "rewrite: image of %zu bytes, end of file %llu", nImg, (unsigned long long)st.nEof);
+  uint64_t size = 0, S = st.nEof, J = 0;
+  if (!rc) rc = cairn_file_size(m->f, &size);
+  if (!rc) {
+    J = (CAIRN_MAX(size, S) + 4095) & ~(uint64_t)4095;
+    uint8_t t[RW_TRAILER];
+    memcpy(t, RW_MAGIC, 8);
+    cairnPutLE64(t + 8, J);
+    cairnPutLE64(t + 16, S);
+    cairnPutLE32(t + 24, cairnCrc32c(0, img, (size_t)S));
+    cairnPutLE32(t + 28, cairnCrc32c(0, t, 28));
+    rc = cairn_file_write(m->f, img, (size_t)S, J);
+    if (!rc) rc = cairn_file_write(m->f, t, RW_TRAILER, J + S);
+    if (!rc && !m->noSync) rc = cairn_file_sync(m->f);
+    if (rc) (void)cairn_file_truncate(m->f, size); /* step 1 failed: the old store stays */
+  }
+  if (rc) {
+    char zErr[256];
+    cairnFormat(zErr, sizeof zErr, "%s", cairn_errmsg());
+    cairn_file_close(mf);
+    m->nCk = sv.nCk, m->touchMin = sv.touchMin, m->endMin = sv.endMin, m->ivfCkRows = sv.ivfCkRows, m->nCkNames = sv.nCkNames;
+    m->ivfCkGen = sv.ivfCkGen, m->nCkText = sv.nCkText, m->nCkMeta = sv.nCkMeta, m->nCkNameBytes = sv.nCkNameBytes;
+    m->ckRowCrc = sv.ckRowCrc, m->ckV2 = sv.ckV2;
+    return cairnErr(rc, "rewrite: %s", zErr);
+  }
+  /* steps 2 and 3: from here a failure leaves the image to be installed by the next open */
+  rc = cairn_file_write(m->f, img, (size_t)S, 0);
+  if (!rc && !m->noSync) rc = cairn_file_sync(m->f);
+  if (!rc) rc = cairn_file_truncate(m->f, S);
+  if (!rc && !m->noSync) rc = cairn_file_sync(m->f);
+  cairn_file_close(mf);
+  if (rc) {
+    m->rcFatal = rc;
+    return cairnErr(rc, "rewrite: installing the new image failed (%s); reopen the store to finish it", cairn_errmsg());
+  }
+  ckMarkAbsent(m, 0, m->n);
+  m->nCk = m->n, m->touchMin = m->endMin = SIZE_MAX, m->nCkNames = m->names.n;
+  m->nCkText = 0;
+  for (size_t i = 0; i < m->n; i++) m->nCkText += m->aTextLen[i];
+  m->nCkMeta = nCkMeta, m->nCkNameBytes = nCkNameBytes;
+  m->ckRowCrc = 1, m->ckV2 = 1, m->forgetPending = 0;
+  if (m->ivf.kind) m->ivfCkGen = m->ivfGen, m->ivfCkRows = m->ivf.nAssigned;
+  m->logStart = m->nFile = S;
+  m->nCheckpoint++;
+  m->ckNs = cairnClock(1) - t0;
+  return CAIRN_OK;
+}
+
+int cairnMemRecoverRewrite(cairn_file *f, uint64_t *pSize, int readOnly, int noSync) {
+  uint64_t size = *pSize;
+  if (size < RW_TRAILER + 48) return CAIRN_OK;
+  uint8_t t[RW_TRAILER];
+  CAIRN_TRY(cairn_file_read_exact(f, t, RW_TRAILER, size - RW_TRAILER));
+  if (memcmp(t, RW_MAGIC, 8) || cairnCrc32c(0, t, 28) != cairnGetLE32(t + 28)) return CAIRN_OK;
+  uint64_t J = cairnGetLE64(t + 8), S = cairnGetLE64(t + 16);
+  if (S < 48 || J < S || J > size || size - J != S + RW_TRAILER) return CAIRN_OK;
+  if ((uint64_t)(size_t)S != S) return cairnErr(CAIRN_RANGE, "mem_open: rewrite image of %llu bytes", (unsigned long long)S);
+  uint8_t *img = cairnMalloc((size_t)S);
+  if (!img) return cairnErr(CAIRN_NOMEM, "mem_open: rewrite image of %llu bytes", (unsigned long long)S);
+  int rc = cairn_file_read_exact(f, img, (size_t)S, J);
+  if (rc == CAIRN_OK && cairnCrc32c(0, img, (size_t)S) != cairnGetLE32(t + 24)) {
+    /* step 1 never became durable (the trailer landed, part of the image did not): the file
+    ** at offset 0 was not touched yet, the old store stands and this is its torn tail */
+    cairnFree(img);
+    return CAIRN_OK;
+  }
+  if (rc == CAIRN_OK && readOnly)
+    rc = cairnErr(CAIRN_BUSY, "mem_open: a rewrite of the store (forget or compact) was interrupted; an open for writing finishes it");
+  if (rc == CAIRN_OK) rc = cairn_file_write(f, img, (size_t)S, 0);
+  if (rc == CAIRN_OK && !noSync) rc = cairn_file_sync(f);
+  if (rc == CAIRN_OK) rc = cairn_file_truncate(f, S);
+  if (rc == CAIRN_OK && !noSync) rc = cairn_file_sync(f);
+  cairnFree(img);
+  if (rc == CAIRN_OK) *pSize = S;
+  return rc;
+}

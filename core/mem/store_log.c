@@ -113,6 +113,14 @@ int cairn_mem_commit(cairn_mem *m) {
     CAIRN_TRY(cairnIvfAddRows(&m->ivf, &m->vecs));
     CAIRN_TRY(logIvf(m));
   }
+  if (m->modelUnlogged) {
+    size_t n = strlen(m->zModel);
+    uint8_t *q = memRecBegin(m, MEM_REC_MODEL, n);
+    if (!q) return CAIRN_NOMEM;
+    memcpy(q, m->zModel, n);
+    memRecEnd(m, n);
+    m->modelUnlogged = 0;
+  }
   if (m->nPend == 0 && m->nCommitted == m->n) return CAIRN_OK;
   uint8_t *p = memRecBegin(m, MEM_REC_COMMIT, 16);
   if (!p) {
@@ -203,7 +211,7 @@ static int logRecord(LogRd *r, uint64_t off, uint8_t *pType, const uint8_t **pPa
   return CAIRN_OK;
 }
 
-static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off) {
+static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off, int type) {
   MemRd r = {p, 0, n, 0};
   MemAddArgs a;
   memset(&a, 0, sizeof a);
@@ -224,12 +232,25 @@ static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off) {
   uint8_t enc = memRU8(&r);
   size_t nVec = enc == 0 ? (size_t)m->dim * 4 : enc == 2 ? (size_t)m->dim * 2 : enc == 3 ? 4 + (size_t)m->dim : 0;
   const uint8_t *pv = nVec ? memRBytes(&r, nVec) : NULL;
-  if (r.bad || r.i != n || enc != memVecEncByte(m))
+  if (type == MEM_REC_ADD2) {
+    a.head = memRU64(&r);
+    a.from = (int64_t)memRU64(&r);
+    a.to = (int64_t)memRU64(&r);
+    a.flags = memRU8(&r);
+    a.nUser = memRU16(&r);
+    a.zUser = (const char *)memRBytes(&r, a.nUser);
+    a.nAgent = memRU16(&r);
+    a.zAgent = (const char *)memRBytes(&r, a.nAgent);
+    if (a.head == id) a.head = 0;
+  }
+  int dead = (a.flags & MEM_ROW_DEAD) != 0;
+  if (r.bad || r.i != n || (enc != memVecEncByte(m) && !(dead && enc == 1)) || a.flags > MEM_ROW_DEAD || a.nUser > CAIRN_MEM_MAX_NAME ||
+      a.nAgent > CAIRN_MEM_MAX_NAME)
     return cairnErr(CAIRN_CORRUPT, "log: malformed ADD record at offset %llu", (unsigned long long)off);
   if (id != (uint64_t)m->n + 1 && !m->pVer)
     return cairnErr(CAIRN_CORRUPT, "log: ADD of id %llu where %llu was expected at offset %llu", (unsigned long long)id,
                     (unsigned long long)m->n + 1, (unsigned long long)off);
-  if (a.nText == 0 || a.nText > CAIRN_MEM_MAX_TEXT || a.nMeta > CAIRN_MEM_MAX_META || a.tier < 0 || a.tier > 31 ||
+  if ((a.nText == 0 && !dead) || a.nText > CAIRN_MEM_MAX_TEXT || a.nMeta > CAIRN_MEM_MAX_META || a.tier < 0 || a.tier > 31 ||
       a.nSession > CAIRN_MEM_MAX_NAME || a.nRole > CAIRN_MEM_MAX_NAME || !memIsFinite(a.imp))
     return cairnErr(CAIRN_CORRUPT, "log: ADD record out of range at offset %llu", (unsigned long long)off);
   float *v = m->aScratch;
@@ -298,7 +319,8 @@ static int logDamageAfter(LogRd *r, uint64_t x, uint64_t *pAt, int *pDamage) {
 ** checksum) */
 static int logPlausible(const cairn_mem *m, uint8_t type, uint64_t len) {
   uint64_t maxAdd = 45 + CAIRN_MEM_MAX_TEXT + 2 * CAIRN_MEM_MAX_NAME + CAIRN_MEM_MAX_META + 4 + (uint64_t)m->dim * 4;
-  return (type == MEM_REC_COMMIT && len == 16) || (type == MEM_REC_TOUCH && len == 12) || (type == MEM_REC_ADD && len >= 45 && len <= maxAdd) ||
+  return (type == MEM_REC_COMMIT && len == 16) || (type == MEM_REC_TOUCH && len == 12) || (type == MEM_REC_END && len == 16) ||
+         (type == MEM_REC_FORGET && len == 8) || (type == MEM_REC_MODEL && len >= 1 && len < 256) || ((type == MEM_REC_ADD || type == MEM_REC_ADD2) && len >= 45 && len <= maxAdd + 29 + 2 * CAIRN_MEM_MAX_NAME) ||
          (type == MEM_REC_IVF && len >= 32 && len <= MEM_REC_MAX);
 }
 /* salvage: the next offset > x where a valid record starts (r->size if none). */
@@ -323,7 +345,7 @@ static int logResync(cairn_mem *m, LogRd *r, uint64_t x, uint64_t *pNext) {
   return CAIRN_OK;
 }
 
-static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off);
+static int replayAdd(cairn_mem *m, const uint8_t *p, size_t n, uint64_t off, int type);
 
 /* verify / salvage: every record that verifies, in order; damaged stretches are skipped (and
 ** noted), ADDs whose id is already there are skipped, ids need not follow each other. What a
@@ -362,12 +384,12 @@ static int logSalvage(cairn_mem *m, LogRd *r) {
       if (rc) break;
       if (pass == 0) {
         if (type == MEM_REC_COMMIT) end = off + n + 9;
-      } else if (type == MEM_REC_ADD && n >= 8) {
+      } else if ((type == MEM_REC_ADD || type == MEM_REC_ADD2) && n >= 8) {
         uint64_t id = cairnGetLE64(p);
         uint64_t nHave = m->n ? m->aOrigId[m->n - 1] : 0;
         if (id > nHave) {
           nMax = CAIRN_MAX(nMax, id);
-          int rc2 = replayAdd(m, p, n, off); /* salvage: applies through cairnMemApplySalvaged */
+          int rc2 = replayAdd(m, p, n, off, type); /* salvage: applies through cairnMemApplySalvaged */
           if (rc2 && CAIRN_PRIMARY(rc2) == CAIRN_CORRUPT) {
             cairnFormat(z, sizeof z, "%s", cairn_errmsg());
             cairnMemNoteDamage(m, off, z);
@@ -383,6 +405,13 @@ static int logSalvage(cairn_mem *m, LogRd *r) {
           else hi = mid;
         }
         if (lo < m->n && m->aOrigId[lo] == id) m->aAccess[lo] += cairnGetLE32(p + 8);
+      } else if (type == MEM_REC_FORGET && n == 8) {
+        uint64_t id = cairnGetLE64(p);
+        for (size_t i = m->n; i-- > 0 && rc == CAIRN_OK;)
+          if (m->aOrigId[i] == id) {
+            rc = cairnMemApplyForget(m, i);
+            break;
+          }
       } else if (type == MEM_REC_COMMIT && n == 16) {
         nMax = CAIRN_MAX(nMax, cairnGetLE64(p));
       }
@@ -440,9 +469,19 @@ int cairnMemReplay(cairn_mem *m, uint64_t size) {
     rc = logRecord(&r, off, &type, &p, &n);
     if (rc == CAIRN_NOTFOUND) rc = cairnErr(CAIRN_CORRUPT, "log: record at offset %llu changed while reading", (unsigned long long)off);
     if (rc) break;
-    if (type == MEM_REC_ADD && n >= 8 && cairnGetLE64(p) <= m->nCk && m->nCk == m->n) {
+    if ((type == MEM_REC_ADD || type == MEM_REC_ADD2) && n >= 8 && cairnGetLE64(p) <= m->nCk && m->nCk == m->n) {
       /* already in the checkpoint */
-    } else if (type == MEM_REC_ADD) rc = replayAdd(m, p, n, off);
+    } else if (type == MEM_REC_ADD || type == MEM_REC_ADD2) rc = replayAdd(m, p, n, off, type);
+    else if (type == MEM_REC_END || type == MEM_REC_FORGET) {
+      MemRd d = {p, 0, n, 0};
+      uint64_t id = memRU64(&d);
+      int64_t to = type == MEM_REC_END ? (int64_t)memRU64(&d) : 0;
+      if (d.bad || d.i != n || id == 0 || id > m->n)
+        rc = cairnErr(CAIRN_CORRUPT, "log: %s of unknown version at offset %llu", type == MEM_REC_END ? "END" : "FORGET", (unsigned long long)off);
+      else if (type == MEM_REC_FORGET) rc = cairnMemApplyForget(m, (size_t)id - 1);
+      else if (m->aTo[id - 1] != to) rc = cairnMemApplyEnd(m, (size_t)id - 1, to); /* the same END again: in the checkpoint already */
+      if (rc && CAIRN_PRIMARY(rc) == CAIRN_CORRUPT) rc = cairnErr(CAIRN_CORRUPT, "log: record at offset %llu: %s", (unsigned long long)off, cairn_errmsg());
+    }
     else if (type == MEM_REC_TOUCH) {
       MemRd d = {p, 0, n, 0};
       uint64_t id = memRU64(&d);
@@ -458,6 +497,9 @@ int cairnMemReplay(cairn_mem *m, uint64_t size) {
       if (d.bad || (nRec != m->n && !(nRec < m->n && nRec <= m->nCk)))
         rc = cairnErr(CAIRN_CORRUPT, "log: COMMIT of %llu records after %llu adds at offset %llu", (unsigned long long)nRec,
                       (unsigned long long)m->n, (unsigned long long)off);
+    } else if (type == MEM_REC_MODEL) {
+      if (n == 0 || n >= sizeof m->zModel || memchr(p, 0, n)) rc = cairnErr(CAIRN_CORRUPT, "log: bad MODEL record at offset %llu", (unsigned long long)off);
+      else memcpy(m->zModel, p, n), m->zModel[n] = 0;
     } else if (type == MEM_REC_IVF) {
       MemRd d = {p, 0, n, 0};
       rc = replayIvf(m, &d, off);

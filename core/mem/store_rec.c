@@ -79,6 +79,13 @@ static int growRecords(cairn_mem *m) {
   GROW(aTier);
   GROW(aImp);
   GROW(aAccess);
+  GROW(aUser);
+  GROW(aAgent);
+  GROW(aHead);
+  GROW(aCur);
+  GROW(aFrom);
+  GROW(aTo);
+  GROW(aFlags);
 #undef GROW
   m->nAlloc = nA;
   return CAIRN_OK;
@@ -105,8 +112,29 @@ int cairnMemApplyAdd(cairn_mem *m, const MemAddArgs *a) {
     CAIRN_TRY(cairnMemNamesFind(&m->names, a->zRole, a->nRole, &rid, 1));
     rid++;
   }
-  /* vectors first: its failure leaves nothing behind */
-  if (!m->textOnly) CAIRN_TRY(cairnVecsAppend(&m->vecs, a->aVec));
+  uint32_t uid = 0, aid = 0;
+  if (a->nUser) {
+    CAIRN_TRY(cairnMemNamesFind(&m->names, a->zUser, a->nUser, &uid, 1));
+    uid++;
+  }
+  if (a->nAgent) {
+    CAIRN_TRY(cairnMemNamesFind(&m->names, a->zAgent, a->nAgent, &aid, 1));
+    aid++;
+  }
+  uint64_t head = a->head ? a->head : (uint64_t)m->n + 1;
+  if (head > (uint64_t)m->n + 1 || (head <= m->n && m->aHead[head - 1] != head))
+    return cairnErr(CAIRN_CORRUPT, "store: version %llu of memory %llu, which is not a memory", (unsigned long long)m->n + 1, (unsigned long long)head);
+  if (((m->n >> 6) + 1) > m->nLiveAlloc) {
+    size_t nW = m->nLiveAlloc;
+    CAIRN_TRY(cairnArrayReserve(&m->aLive, &nW, (m->n >> 6) + 1, 8, 64, "store: live rows"));
+    memset(m->aLive + m->nLiveAlloc, 0, (nW - m->nLiveAlloc) * 8);
+    m->nLiveAlloc = nW;
+  }
+  int live = !(a->flags & MEM_ROW_DEAD) && a->to == 0;
+  if (live && (m->nDedup + 1) * 2 > m->nDedupSlot) CAIRN_TRY(cairnMemDedupAdd(m, SIZE_MAX)); /* grow only */
+  /* vectors first: its failure leaves nothing behind (a tombstone has the zero vector) */
+  if (!m->textOnly && !a->aVec) memset(m->aScratch, 0, (size_t)m->dim * 4);
+  if (!m->textOnly) CAIRN_TRY(cairnVecsAppend(&m->vecs, a->aVec ? a->aVec : m->aScratch));
   int rc = cairnBm25Add(&m->bm25, a->zText, a->nText);
   if (rc) {
     if (!m->textOnly) m->vecs.n--;
@@ -115,7 +143,7 @@ int cairnMemApplyAdd(cairn_mem *m, const MemAddArgs *a) {
   size_t r = m->n;
   m->aTextOff[r] = m->nText;
   m->aTextLen[r] = (uint32_t)a->nText;
-  memcpy(m->zText + m->nText, a->zText, a->nText);
+  if (a->nText) memcpy(m->zText + m->nText, a->zText, a->nText);
   m->zText[m->nText + a->nText] = 0;
   m->nText += a->nText + 1;
   m->aMetaOff[r] = m->nText;
@@ -126,8 +154,16 @@ int cairnMemApplyAdd(cairn_mem *m, const MemAddArgs *a) {
   m->aCreated[r] = a->created, m->aEvent[r] = a->event;
   m->aSession[r] = sid, m->aRole[r] = rid;
   m->aTier[r] = (uint8_t)a->tier, m->aImp[r] = a->imp, m->aAccess[r] = a->access;
-  if (m->n == 0 || a->event > m->maxEvent) m->maxEvent = a->event;
+  m->aUser[r] = uid, m->aAgent[r] = aid;
+  m->aHead[r] = head, m->aFrom[r] = a->from ? a->from : a->created, m->aTo[r] = a->to, m->aFlags[r] = a->flags;
+  m->aCur[r] = r;
+  if (head != r + 1 && !(a->flags & MEM_ROW_DEAD)) m->aCur[head - 1] = r;
+  if (!(a->flags & MEM_ROW_DEAD) && (m->n == 0 || a->event > m->maxEvent)) m->maxEvent = a->event;
   m->n++;
+  if (live) {
+    cairnMemSetLive(m, r, 1);
+    (void)cairnMemDedupAdd(m, r); /* room was made above: cannot fail */
+  } else m->nNotLive++;
   return CAIRN_OK;
 }
 
@@ -146,9 +182,11 @@ static int logAdd(cairn_mem *m, const MemAddArgs *a, uint64_t id) {
                 : m->diskVec == CAIRN_MEM_DISK_F16  ? (size_t)m->dim * 2
                 : m->diskVec == CAIRN_MEM_DISK_INT8 ? 4 + (size_t)m->dim
                                                     : (size_t)m->dim * 4;
+  if (!a->aVec) nVec = 0; /* a tombstone (salvage / import of a gap) */
   size_t n = 8 + 8 + 8 + 4 + 4 + 4 + 4 + a->nText + 2 + a->nSession + 2 + a->nRole + 4 + a->nMeta + 1 + nVec;
+  n += 8 + 8 + 8 + 1 + 2 + a->nUser + 2 + a->nAgent; /* ADD2 */
   cairnAssert(id == (uint64_t)m->n + 1); /* ids are the log's sequence numbers */
-  uint8_t *p = memRecBegin(m, MEM_REC_ADD, n);
+  uint8_t *p = memRecBegin(m, MEM_REC_ADD2, n);
   if (!p) return CAIRN_NOMEM;
   MemWr w = {p, 0};
   memWU64(&w, id);
@@ -165,8 +203,8 @@ static int logAdd(cairn_mem *m, const MemAddArgs *a, uint64_t id) {
   memWBytes(&w, a->zRole, a->nRole);
   memWU32(&w, (uint32_t)a->nMeta);
   memWBytes(&w, a->zMeta, a->nMeta);
-  memWU8(&w, (uint8_t)memVecEncByte(m)); /* vector encoding: 0 f32, 1 none, 2 f16, 3 int8 */
-  if (m->textOnly) {
+  memWU8(&w, (uint8_t)(a->aVec ? memVecEncByte(m) : 1)); /* vector encoding: 0 f32, 1 none, 2 f16, 3 int8 */
+  if (m->textOnly || !a->aVec) {
   } else if (m->diskVec == CAIRN_MEM_DISK_F16) {
     for (uint32_t j = 0; j < m->dim; j++) memWU16(&w, cairnF32ToF16(a->aVec[j]));
   } else if (m->diskVec == CAIRN_MEM_DISK_INT8) {
@@ -177,52 +215,67 @@ static int logAdd(cairn_mem *m, const MemAddArgs *a, uint64_t id) {
   } else {
     for (uint32_t j = 0; j < m->dim; j++) memWF32(&w, a->aVec[j]);
   }
+  memWU64(&w, a->head ? a->head : id);
+  memWU64(&w, (uint64_t)(a->from ? a->from : a->created));
+  memWU64(&w, (uint64_t)a->to);
+  memWU8(&w, a->flags);
+  memWU16(&w, (uint16_t)a->nUser);
+  memWBytes(&w, a->zUser, a->nUser);
+  memWU16(&w, (uint16_t)a->nAgent);
+  memWBytes(&w, a->zAgent, a->nAgent);
   cairnAssert(w.i == n);
   memRecEnd(m, n);
   return CAIRN_OK;
 }
 
-int cairn_mem_add(cairn_mem *m, const cairn_mem_record *r, uint64_t *pId) {
-  if (!m || !r) return cairnErr(CAIRN_MISUSE, "mem_add: NULL argument");
-  if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_add: store opened read-only");
+/* Check a record and fill *a (its vector in m->aScratch, normalised and rounded for the disk).
+** zWho names the call in errors. */
+int cairnMemPrepare(cairn_mem *m, const cairn_mem_record *r, MemAddArgs *pa, const char *zWho) {
   MemAddArgs a;
   memset(&a, 0, sizeof a);
   a.zText = r->zText ? r->zText : "";
   a.nText = strlen(a.zText);
-  if (a.nText == 0) return cairnErr(CAIRN_RANGE, "mem_add: text is empty");
-  if (a.nText > CAIRN_MEM_MAX_TEXT) return cairnErr(CAIRN_RANGE, "mem_add: text of %zu bytes > %u", a.nText, CAIRN_MEM_MAX_TEXT);
+  if (a.nText == 0) return cairnErr(CAIRN_RANGE, "%s: text is empty", zWho);
+  if (a.nText > CAIRN_MEM_MAX_TEXT) return cairnErr(CAIRN_RANGE, "%s: text of %zu bytes > %u", zWho, a.nText, CAIRN_MEM_MAX_TEXT);
   a.zSession = r->zSession ? r->zSession : "", a.nSession = strlen(a.zSession);
   a.zRole = r->zRole ? r->zRole : "", a.nRole = strlen(a.zRole);
+  a.zUser = r->zUser ? r->zUser : "", a.nUser = strlen(a.zUser);
+  a.zAgent = r->zAgent ? r->zAgent : "", a.nAgent = strlen(a.zAgent);
   if (a.nSession > CAIRN_MEM_MAX_NAME || a.nRole > CAIRN_MEM_MAX_NAME)
-    return cairnErr(CAIRN_RANGE, "mem_add: session or role longer than %u bytes", CAIRN_MEM_MAX_NAME);
+    return cairnErr(CAIRN_RANGE, "%s: session or role longer than %u bytes", zWho, CAIRN_MEM_MAX_NAME);
+  if (a.nUser > CAIRN_MEM_MAX_NAME || a.nAgent > CAIRN_MEM_MAX_NAME)
+    return cairnErr(CAIRN_RANGE, "%s: user or agent longer than %u bytes", zWho, CAIRN_MEM_MAX_NAME);
   a.zMeta = r->zMeta ? r->zMeta : "", a.nMeta = strlen(a.zMeta);
-  if (a.nMeta > CAIRN_MEM_MAX_META) return cairnErr(CAIRN_RANGE, "mem_add: metadata of %zu bytes > %u", a.nMeta, CAIRN_MEM_MAX_META);
+  if (a.nMeta > CAIRN_MEM_MAX_META) return cairnErr(CAIRN_RANGE, "%s: metadata of %zu bytes > %u", zWho, a.nMeta, CAIRN_MEM_MAX_META);
   if (a.nMeta) {
     Json j;
     CAIRN_TRY(cairnJsonParse(&j, a.zMeta, a.nMeta));
     int isObj = j.a[0].type == JSON_OBJ;
     cairnJsonFree(&j);
-    if (!isObj) return cairnErr(CAIRN_TYPE, "mem_add: metadata must be a JSON object");
+    if (!isObj) return cairnErr(CAIRN_TYPE, "%s: metadata must be a JSON object", zWho);
   }
-  if (r->tier < 0 || r->tier > 31) return cairnErr(CAIRN_RANGE, "mem_add: tier %d not in 0..31", r->tier);
-  if (!memIsFinite(r->importance)) return cairnErr(CAIRN_TYPE, "mem_add: importance is not a finite number");
+  if (r->tier < 0 || r->tier > 31) return cairnErr(CAIRN_RANGE, "%s: tier %d not in 0..31", zWho, r->tier);
+  if (!memIsFinite(r->importance)) return cairnErr(CAIRN_TYPE, "%s: importance is not a finite number", zWho);
   float *v = m->aScratch;
   if (m->textOnly) {
-    if (r->aEmbedding) return cairnErr(CAIRN_MISUSE, "mem_add: this store is text-only and takes no embedding");
+    if (r->aEmbedding) return cairnErr(CAIRN_MISUSE, "%s: this store is text-only and takes no embedding", zWho);
   } else if (r->aEmbedding) {
     if (r->nEmbedding != m->dim)
-      return cairnErr(CAIRN_MISUSE, "mem_add: embedding has %u dimensions, the store %u", r->nEmbedding, m->dim);
+      return cairnErr(CAIRN_MISUSE, "%s: embedding has %u dimensions, the store %u", zWho, r->nEmbedding, m->dim);
     double sq = 0;
     for (uint32_t j = 0; j < m->dim; j++) {
-      if (!memIsFinite(r->aEmbedding[j])) return cairnErr(CAIRN_TYPE, "mem_add: embedding[%u] is NaN or infinite", j);
+      if (!memIsFinite(r->aEmbedding[j])) return cairnErr(CAIRN_TYPE, "%s: embedding[%u] is NaN or infinite", zWho, j);
       sq += (double)r->aEmbedding[j] * r->aEmbedding[j];
     }
-    if (!(sq < 1e30)) return cairnErr(CAIRN_TYPE, "mem_add: embedding norm overflows");
+    if (!(sq < 1e30)) return cairnErr(CAIRN_TYPE, "%s: embedding norm overflows", zWho);
     memcpy(v, r->aEmbedding, (size_t)m->dim * 4);
-    if (m->metric == CAIRN_METRIC_COSINE && sq > 0) {
+    /* (a vector normalised already, as an export holds it, is kept bit for bit) */
+    if (m->metric == CAIRN_METRIC_COSINE && sq > 0 && fabs(sq - 1) > 1e-6) {
       float inv = (float)(1 / sqrt(sq));
       for (uint32_t j = 0; j < m->dim; j++) v[j] *= inv;
     }
+  } else if (m->zModel[0]) {
+    return cairnErr(CAIRN_MISUSE, "%s: the store's embeddings come from model '%s': pass this memory's embedding (the built-in embedder's would not match)", zWho, m->zModel);
   } else {
     CAIRN_TRY(cairn_mem_embed(a.zText, a.nText, v, m->dim));
   }
@@ -231,64 +284,91 @@ int cairn_mem_add(cairn_mem *m, const cairn_mem_record *r, uint64_t *pId) {
   a.created = r->createdMs ? r->createdMs : cairnClock(0) / 1000000;
   a.event = r->eventMs ? r->eventMs : a.created;
   a.tier = r->tier, a.imp = r->importance;
-  size_t nPend0 = m->nPend;
-  if (m->f) CAIRN_TRY(logAdd(m, &a, (uint64_t)m->n + 1));
-  int rc = cairnMemApplyAdd(m, &a);
-  if (rc) {
-    m->nPend = nPend0;
-    return rc;
-  }
-  if (pId) *pId = m->n;
+  *pa = a;
   return CAIRN_OK;
 }
 
-/* A validated record (salvage's copy): logged and applied as an add. */
+/* Log and apply a prepared record as the next row; nothing changes on failure. */
 int cairnMemAddArgs(cairn_mem *m, const MemAddArgs *a) {
   size_t nPend0 = m->nPend;
-  if (m->f) CAIRN_TRY(logAdd(m, a, (uint64_t)m->n + 1));
+  if (m->f && !m->readOnly) CAIRN_TRY(logAdd(m, a, (uint64_t)m->n + 1));
   int rc = cairnMemApplyAdd(m, a);
   if (rc) m->nPend = nPend0;
   return rc;
 }
 
+int cairn_mem_add(cairn_mem *m, const cairn_mem_record *r, uint64_t *pId) {
+  cairn_mem_put_result res;
+  cairn_mem_put_opts o;
+  memset(&o, 0, sizeof o);
+  o.noExact = 1; /* the raw add: every call stores a memory (cairn_mem_put dedups) */
+  int rc = cairn_mem_put(m, r, &o, &res);
+  if (rc == CAIRN_OK && pId) *pId = res.id;
+  return rc;
+}
+
 int cairn_mem_touch(cairn_mem *m, uint64_t id) {
   if (!m) return cairnErr(CAIRN_MISUSE, "mem_touch: NULL store");
-  if (id == 0 || id > m->n) return cairnErr(CAIRN_NOTFOUND, "mem_touch: no memory %llu", (unsigned long long)id);
+  size_t r = cairnMemCurRow(m, id);
+  if (r == SIZE_MAX) return cairnErr(CAIRN_NOTFOUND, "mem_touch: no memory %llu", (unsigned long long)id);
   if (m->f && !m->readOnly) {
     uint8_t *p = memRecBegin(m, MEM_REC_TOUCH, 12);
     if (!p) return CAIRN_NOMEM;
     MemWr w = {p, 0};
-    memWU64(&w, id);
+    memWU64(&w, (uint64_t)r + 1);
     memWU32(&w, 1);
     memRecEnd(m, 12);
   }
-  m->aAccess[id - 1]++;
-  if (id - 1 < m->nCk && id - 1 < m->touchMin) m->touchMin = (size_t)id - 1;
+  m->aAccess[r]++;
+  if (r < m->nCk && r < m->touchMin) m->touchMin = r;
   return CAIRN_OK;
 }
 
-int cairn_mem_get(cairn_mem *m, uint64_t id, cairn_mem_record *r) {
-  if (!m || !r) return cairnErr(CAIRN_MISUSE, "mem_get: NULL argument");
-  if (id == 0 || id > m->n) return cairnErr(CAIRN_NOTFOUND, "mem_get: no memory %llu", (unsigned long long)id);
-  size_t i = (size_t)id - 1;
+/* Row r into *rec (pointers into the store). */
+void cairnMemRowGet(cairn_mem *m, size_t i, cairn_mem_record *r) {
   memset(r, 0, sizeof(*r));
-  r->id = id;
+  r->id = m->aHead[i];
+  r->version = (uint64_t)i + 1;
   r->zText = m->zText + m->aTextOff[i];
   r->zMeta = m->aMetaLen[i] ? m->zText + m->aMetaOff[i] : NULL;
   r->aEmbedding = m->textOnly ? NULL : m->vecs.aF32 + i * m->dim;
   r->nEmbedding = m->textOnly ? 0 : m->dim;
   r->createdMs = m->aCreated[i], r->eventMs = m->aEvent[i];
-  r->zSession = m->aSession[i] ? m->names.z + m->names.aOff[m->aSession[i] - 1] : NULL;
-  r->zRole = m->aRole[i] ? m->names.z + m->names.aOff[m->aRole[i] - 1] : NULL;
+#define NAME(a) (a ? m->names.z + m->names.aOff[a - 1] : NULL)
+  r->zSession = NAME(m->aSession[i]);
+  r->zRole = NAME(m->aRole[i]);
+  r->zUser = NAME(m->aUser[i]);
+  r->zAgent = NAME(m->aAgent[i]);
+#undef NAME
   r->tier = m->aTier[i], r->importance = m->aImp[i], r->accessCount = m->aAccess[i];
+  r->validFromMs = m->aFrom[i], r->validToMs = m->aTo[i];
+}
+
+/* A memory id gives its latest version; the id of a later version gives that version. */
+int cairn_mem_get(cairn_mem *m, uint64_t id, cairn_mem_record *r) {
+  if (!m || !r) return cairnErr(CAIRN_MISUSE, "mem_get: NULL argument");
+  if (id == 0 || id > m->n || (m->aFlags[id - 1] & MEM_ROW_DEAD))
+    return cairnErr(CAIRN_NOTFOUND, "mem_get: no memory %llu", (unsigned long long)id);
+  size_t i = (size_t)id - 1;
+  if (m->aHead[i] == id) i = (size_t)m->aCur[i];
+  cairnMemRowGet(m, i, r);
+  return CAIRN_OK;
+}
+
+int cairn_mem_get_version(cairn_mem *m, uint64_t version, cairn_mem_record *r) {
+  if (!m || !r) return cairnErr(CAIRN_MISUSE, "mem_get_version: NULL argument");
+  if (version == 0 || version > m->n || (m->aFlags[version - 1] & MEM_ROW_DEAD))
+    return cairnErr(CAIRN_NOTFOUND, "mem_get_version: no version %llu", (unsigned long long)version);
+  cairnMemRowGet(m, (size_t)version - 1, r);
   return CAIRN_OK;
 }
 
 int cairn_mem_embedding(cairn_mem *m, uint64_t id, float *pOut) {
   if (!m || !pOut) return cairnErr(CAIRN_MISUSE, "mem_embedding: NULL argument");
-  if (id == 0 || id > m->n) return cairnErr(CAIRN_NOTFOUND, "mem_embedding: no memory %llu", (unsigned long long)id);
+  size_t r = id && id <= m->n && m->aHead[id - 1] != id && !(m->aFlags[id - 1] & MEM_ROW_DEAD) ? (size_t)id - 1 : cairnMemCurRow(m, id);
+  if (r == SIZE_MAX) return cairnErr(CAIRN_NOTFOUND, "mem_embedding: no memory %llu", (unsigned long long)id);
   if (m->textOnly) return cairnErr(CAIRN_MISUSE, "mem_embedding: this store is text-only");
-  memcpy(pOut, m->vecs.aF32 + ((size_t)id - 1) * m->dim, (size_t)m->dim * 4);
+  memcpy(pOut, m->vecs.aF32 + r * m->dim, (size_t)m->dim * 4);
   return CAIRN_OK;
 }
 

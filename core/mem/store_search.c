@@ -61,6 +61,13 @@ int cairn_mem_search(cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *aHit
     if (q->mode == CAIRN_MEM_BM25) return cairnErr(CAIRN_MISUSE, "mem_search: bm25 needs query text");
     wantB = 0; /* hybrid with only a vector: vector alone */
   }
+  if (wantV && !q->aEmbedding && m->zModel[0]) {
+    /* the built-in embedder's query vector would not match the model's: BM25 alone, or an error */
+    if (q->mode == CAIRN_MEM_VECTOR)
+      return cairnErr(CAIRN_MISUSE, "mem_search: the store's embeddings come from model '%s': pass the query's embedding", m->zModel);
+    wantV = 0;
+    if (!nQText) return cairnErr(CAIRN_MISUSE, "mem_search: no query text and no query embedding");
+  }
   if (wantV && !q->aEmbedding && !nQText) return cairnErr(CAIRN_MISUSE, "mem_search: vector search needs query text or an embedding");
   if (q->aEmbedding && q->nEmbedding != m->dim)
     return cairnErr(CAIRN_MISUSE, "mem_search: query embedding has %u dimensions, the store %u", q->nEmbedding, m->dim);
@@ -100,7 +107,7 @@ int cairn_mem_search(cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *aHit
   }
   MemBits bits;
   int all;
-  int rc = cairnMemFilterBits(m, q->pFilter, &bits, &all);
+  int rc = cairnMemFilterBits(m, q->pFilter, q->asOfMs, &bits, &all);
   if (rc) {
     cairnFree(qv);
     return rc;
@@ -171,7 +178,8 @@ int cairn_mem_search(cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *aHit
     uint32_t nOut = CAIRN_MIN(nC, k);
     for (uint32_t i = 0; i < nOut; i++) {
       Cand *x = &aC[i];
-      aHit[i].id = (uint64_t)x->row + 1;
+      aHit[i].id = m->aHead[x->row];
+      aHit[i].version = (uint64_t)x->row + 1;
       aHit[i].score = x->score;
       /* vector similarity is cheap to give exactly even for BM25-only hits */
       aHit[i].vscore = wantV ? (x->rv ? x->v : cairnVecScore(&m->vecs, x->row, qv, 0)) : NAN;

@@ -23,7 +23,10 @@ int cairnMemApplySalvaged(cairn_mem *m, const MemAddArgs *a, uint64_t origId) {
   size_t nA = m->nOrigIdAlloc;
   CAIRN_TRY(CAIRN_GROW(m->aOrigId, nA, m->n + 1, "salvage: ids"));
   m->nOrigIdAlloc = nA;
-  CAIRN_TRY(cairnMemApplyAdd(m, a));
+  MemAddArgs b = *a;
+  b.head = 0; /* ids are renumbered: every version is copied as a memory of its own */
+  b.to = 0;
+  CAIRN_TRY(cairnMemApplyAdd(m, &b));
   m->aOrigId[m->n - 1] = origId;
   if (origId > m->pVer->nMemory) m->pVer->nMemory = origId;
   return CAIRN_OK;
@@ -54,9 +57,11 @@ static int verifyLoad(cairn_file *f, cairn_mem_verify_info *p, cairn_mem **ppMem
   m->f = NULL;
   p->format = m->fmt;
   p->checksums = m->fmt == 1 || m->ckRowCrc;
-  p->nIntact = m->n;
-  if (p->nMemory < p->nIntact) p->nMemory = p->nIntact;
-  p->nLost = p->nMemory - p->nIntact;
+  p->nIntact = 0;
+  for (size_t r = 0; r < m->n; r++) p->nIntact += !(m->aFlags[r] & MEM_ROW_DEAD);
+  p->nForgotten += m->n - p->nIntact; /* forgotten in the log, not yet checkpointed */
+  if (p->nMemory < p->nIntact + p->nForgotten) p->nMemory = p->nIntact + p->nForgotten;
+  p->nLost = p->nMemory - p->nIntact - p->nForgotten;
   if (p->nLost && !p->damaged) {
     p->damaged = 1;
     cairnFormat(p->zDamage, sizeof p->zDamage, "%llu memories are missing", (unsigned long long)p->nLost);
@@ -92,8 +97,11 @@ int cairn_mem_salvage(cairn_file *in, cairn_file *out, cairn_mem_verify_info *pI
   cfg.checkpointEvery = UINT32_MAX; /* one checkpoint at the end */
   if (!rc) rc = cairnMemOpenLocked(out, &cfg, NULL, &o);
   for (size_t r = 0; !rc && r < m->n; r++) {
+    if (m->aFlags[r] & MEM_ROW_DEAD) continue; /* forgotten: never copied */
     MemAddArgs a;
     memset(&a, 0, sizeof a);
+    if (m->aUser[r]) a.zUser = m->names.z + m->names.aOff[m->aUser[r] - 1], a.nUser = m->names.aLen[m->aUser[r] - 1];
+    if (m->aAgent[r]) a.zAgent = m->names.z + m->names.aOff[m->aAgent[r] - 1], a.nAgent = m->names.aLen[m->aAgent[r] - 1];
     a.zText = m->zText + m->aTextOff[r], a.nText = m->aTextLen[r];
     a.zMeta = m->zText + m->aMetaOff[r], a.nMeta = m->aMetaLen[r];
     if (m->aSession[r]) a.zSession = m->names.z + m->names.aOff[m->aSession[r] - 1], a.nSession = m->names.aLen[m->aSession[r] - 1];

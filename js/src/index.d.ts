@@ -243,6 +243,12 @@ export interface MemoryOpenOptions {
   disk?: 'f32' | 'f16' | 'int8';
   /** ms to wait while another writer (this process or another) holds the store; default 0: CairnError BUSY at once. */
   busyTimeout?: number;
+  /** The caller's embedding model: add/addMany/put/update/search then return promises and embed texts with it. */
+  embed?: (texts: string[]) => Promise<ArrayLike<number>[]> | ArrayLike<number>[];
+  /** The model's name: recorded in the store with its dimension; another model's name is refused (CairnError MISUSE). */
+  model?: string;
+  /** Texts per embed() call in addMany (default 64). */
+  batchSize?: number;
 }
 
 export interface MemoryInput {
@@ -259,10 +265,21 @@ export interface MemoryInput {
   tier?: number;
   importance?: number;
   metadata?: { [key: string]: Json };
+  /** Scopes (mem0's user_id, agent_id, run_id); run is the session. */
+  user?: string;
+  agent?: string;
+  run?: string;
 }
 
 export interface MemoryRecord {
   id: number;
+  /** The id of this version (== id until the memory is updated). */
+  version?: number;
+  user?: string | null;
+  agent?: string | null;
+  /** When this version was written, and when a later one superseded it (null: current). */
+  validFrom?: number;
+  validTo?: number | null;
   text: string;
   session: string | null;
   role: string | null;
@@ -292,8 +309,40 @@ export interface MemoryFilter {
   after?: Date | number;
   /** Event time < before. */
   before?: Date | number;
-  /** One top-level metadata key and the JSON value it must equal. */
+  /** One top-level metadata key and the JSON value it must equal (or { path: value | { op: value } }). */
   meta?: { [key: string]: Json };
+  user?: MemoryCondition;
+  agent?: MemoryCondition;
+  run?: MemoryCondition;
+  and?: MemoryFilter[];
+  or?: MemoryFilter[];
+  not?: MemoryFilter;
+  /** "meta.a.b", importance, eventMs, createdMs, id...: a value (equality) or operators. */
+  [field: string]: MemoryCondition | MemoryFilter[] | MemoryFilter | { [key: string]: Json } | Date | undefined;
+}
+/** A value (equality) or operators, all of which must hold. */
+export type MemoryCondition = Json | { eq?: Json; ne?: Json; in?: Json[]; nin?: Json[]; gt?: number | string; gte?: number | string;
+  lt?: number | string; lte?: number | string; exists?: boolean; contains?: Json };
+export interface MemoryPutResult {
+  id: number;
+  version: number;
+  status: 'added' | 'exact' | 'near_kept' | 'near_skipped' | 'superseded';
+  duplicateOf?: number;
+  similarity?: number;
+}
+export interface MemoryListOptions {
+  filter?: MemoryFilter | string;
+  user?: string;
+  agent?: string;
+  run?: string;
+  order?: 'id' | 'eventMs' | 'createdMs' | 'importance' | 'accessCount';
+  desc?: boolean;
+  offset?: number;
+  limit?: number;
+  /** Every version of the memories selected. */
+  history?: boolean;
+  asOf?: Date | number;
+  embeddings?: boolean;
 }
 
 export interface MemorySearchOptions {
@@ -316,6 +365,11 @@ export interface MemorySearchOptions {
   bm25?: { k1?: number; b?: number };
   /** Count an access for every hit returned. */
   touch?: boolean;
+  /** The store as it was at that time (superseded versions; forgotten memories never). */
+  asOf?: Date | number;
+  user?: string;
+  agent?: string;
+  run?: string;
 }
 
 export interface MemoryStats {
@@ -373,6 +427,20 @@ export class Memory {
   stats(): MemoryStats;
   /** Close; pending adds are committed unless commit is false. The file stays yours. */
   close(options?: { commit?: boolean }): void;
+  /** Add with dedup (exact: the existing id comes back; near: nearThreshold + nearPolicy). */
+  put(record: MemoryInput | string, options?: { dedup?: boolean; nearThreshold?: number; nearPolicy?: 'keep' | 'skip' | 'supersede' }): MemoryPutResult;
+  /** A new version with the fields changed; returns its version id. */
+  update(id: number, fields: Partial<MemoryInput>): number;
+  history(id: number): MemoryRecord[];
+  /** Forget a memory and its history (gone from the file's bytes at the next checkpoint). */
+  delete(id: number): void;
+  deleteWhere(filter?: MemoryFilter, options?: { user?: string; agent?: string; run?: string }): number;
+  list(options?: MemoryListOptions): MemoryRecord[];
+  /** JSONL, one line per version. */
+  export(options?: MemoryListOptions): string;
+  import(jsonl: string): number;
+  compact(): void;
+  getVersion(version: number): MemoryRecord | null;
 }
 
 /** A time to query at: a Date, ms since 1970, 'now' (not invalidated) or 'all'. */

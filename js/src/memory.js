@@ -61,6 +61,58 @@ export function makeMemory(ctx) {
     return JSON.stringify(f);
   }
 
+  // user / agent / run options ANDed with a filter.
+  function scoped(filter, o = {}) {
+    const parts = [];
+    for (const [k, key] of [['user', 'user'], ['agent', 'agent'], ['run', 'session']]) if (o[k] != null) parts.push({ [key]: str(o[k], k) });
+    if (!parts.length) return filter;
+    if (filter != null) parts.push(typeof filter === 'string' ? JSON.parse(filter) : filter);
+    return parts.length === 1 ? parts[0] : { and: parts };
+  }
+  function listOptions(o) {
+    const out = {};
+    const f = scoped(o.filter, o);
+    if (f != null) out.filter = JSON.parse(filterJson(f));
+    for (const k of ['order', 'desc', 'offset', 'limit', 'history', 'embeddings']) if (o[k] !== undefined) out[k] = o[k];
+    if (o.asOf !== undefined) out.asOf = ms(o.asOf, 'asOf');
+    return out;
+  }
+  // A record in the JS shape as the JSON the core reads (cairn_mem_put_json / update_json).
+  function recordJson(r, partial = false) {
+    if (!r || typeof r !== 'object') throw misuse('a memory is an object { text, embedding?, user?, agent?, run?, session?, role?, time?, ... }');
+    const o = {};
+    const map = { text: 'text', user: 'user', agent: 'agent', run: 'session', session: 'session', role: 'role', tier: 'tier', importance: 'importance' };
+    for (const [k, v] of Object.entries(r)) {
+      if (v === undefined) continue;
+      if (k in map) o[map[k]] = v;
+      else if (k === 'time') o.eventMs = v === null ? 0 : ms(v, 'time');
+      else if (k === 'created') o.createdMs = ms(v, 'created');
+      else if (k === 'metadata') o.meta = v;
+      else if (k === 'embedding') o.embedding = v === null ? null : Array.from(vec(v, 'embedding'));
+      else throw misuse(`unknown field '${k}' (text, embedding, user, agent, run, session, role, time, created, tier, importance, metadata)`);
+    }
+    if (!partial && typeof o.text !== 'string') throw misuse('a memory needs a text');
+    return o;
+  }
+  // The core's JSON record in the JS shape of get().
+  function fromJson(j) {
+    return {
+      id: j.id, version: j.version, text: j.text, user: j.user ?? null, agent: j.agent ?? null, session: j.session ?? null,
+      role: j.role ?? null, time: j.eventMs, created: j.createdMs, tier: j.tier, importance: j.importance,
+      accessCount: j.accessCount, metadata: j.meta ?? null, validFrom: j.validFromMs, validTo: j.validToMs || null,
+      ...(j.embedding ? { embedding: Float32Array.from(j.embedding) } : {}),
+    };
+  }
+  // What an embed callback returned: n vectors of finite numbers.
+  function checkVectors(v, n) {
+    if (!Array.isArray(v) || v.length !== n) throw misuse(`embed() must return ${n} vector(s) (got ${Array.isArray(v) ? v.length : typeof v})`);
+    return v.map((x, i) => {
+      const f = vec(x, `embed() vector ${i}`);
+      for (let j = 0; j < f.length; j++) if (!Number.isFinite(f[j])) throw new CairnError(12, `embed() vector ${i}: element ${j} is not a finite number`);
+      return f;
+    });
+  }
+
   /** An agent memory store. Create it with `await Memory.open(...)`. */
   class Memory {
     #h;
@@ -93,7 +145,10 @@ export function makeMemory(ctx) {
       }
       await ctx.init();
       const M = ctx.M;
-      const { dim = 0, metric, readOnly = false, noSync = false, textOnly = false, disk, busyTimeout = 0 } = options;
+      const { dim = 0, metric, readOnly = false, noSync = false, textOnly = false, disk, busyTimeout = 0, embed, model, batchSize = 64 } = options;
+      if (embed !== undefined && typeof embed !== 'function') throw misuse('embed must be a function (texts) => vectors (or a promise of them)');
+      if (model !== undefined && (typeof model !== 'string' || !model)) throw misuse('model must be a non-empty string');
+      if (!Number.isInteger(batchSize) || batchSize < 1) throw misuse('batchSize must be a positive integer');
       if (!Number.isInteger(dim) || dim < 0) throw misuse('dim must be a non-negative integer');
       if (typeof busyTimeout !== 'number' || !(busyTimeout >= 0)) throw misuse('busyTimeout must be a number of ms >= 0');
       const met = pick(METRICS, metric, 'metric', 0);
@@ -115,7 +170,17 @@ export function makeMemory(ctx) {
         const f = file ? ctx.openFile(file, owned) : 0; // the store owns the wrapper from here on (and a file it opened)
         const rc = M._cairn_em_mem_open(f, dim, met, readOnly ? 1 : 0, noSync ? 1 : 0, textOnly ? 1 : 0, pick(DISK, disk, 'disk', 0), pp);
         if (rc) throw ctx.fail(rc, `Memory.open${file && file.name ? ' ' + file.name : ''}`);
-        return new Memory(M.HEAPU32[pp >> 2], (file && file.name) || 'memory', readOnly);
+        const mem = new Memory(M.HEAPU32[pp >> 2], (file && file.name) || 'memory', readOnly);
+        mem._embedder = embed ? { embed, batchSize } : null;
+        if (model) {
+          const rc2 = M._cairn_mem_model(mem.#h, s.str(model));
+          if (rc2) {
+            const err = ctx.fail(rc2, 'Memory.open (model)');
+            mem.close({ commit: false });
+            throw err;
+          }
+        }
+        return mem;
       } finally {
         s.free();
       }
@@ -134,8 +199,12 @@ export function makeMemory(ctx) {
      * @returns {number}
      */
     add(rec) {
-      const h = this.#handle();
       if (typeof rec === 'string') rec = { text: rec };
+      if (this._embedder && rec && typeof rec === 'object' && rec.embedding == null) return this.addMany([rec]).then((ids) => ids[0]);
+      if (rec && typeof rec === 'object' && (rec.user != null || rec.agent != null || rec.run != null)) {
+        return this.put(rec, { dedup: false }).id; // scoped: through the JSON form (a raw add, no dedup)
+      }
+      const h = this.#handle();
       if (!rec || typeof rec !== 'object') throw misuse('add() takes { text, embedding?, session?, role?, time?, tier?, importance?, metadata? }');
       const text = str(rec.text, 'text');
       if (text === null) throw misuse('add(): text is required');
@@ -161,9 +230,150 @@ export function makeMemory(ctx) {
       }
     }
 
-    /** Add many memories; returns their ids. Stops at the first failure (earlier ones stay added). */
+    /** Add many memories; returns their ids. Stops at the first failure (earlier ones stay added).
+     * With an `embed` callback (Memory.open) the texts without an embedding are embedded in batches
+     * of `batchSize` and a promise of the ids is returned. */
     addMany(records) {
-      return Array.from(records, (r) => this.add(r));
+      const recs = Array.from(records, (r) => (typeof r === 'string' ? { text: r } : r));
+      if (!this._embedder) return recs.map((r) => this.add(r));
+      return this.#withEmbeddings(recs).then((rs) => rs.map((r) => this.add(r)));
+    }
+
+    // Records with the caller's embeddings filled in where they had none (batched).
+    async #withEmbeddings(recs) {
+      const { embed, batchSize } = this._embedder;
+      const need = recs.map((r, i) => (r && r.embedding == null && typeof r.text === 'string' ? i : -1)).filter((i) => i >= 0);
+      const out = recs.map((r) => ({ ...r }));
+      for (let b = 0; b < need.length; b += batchSize) {
+        const idx = need.slice(b, b + batchSize);
+        const vecs = checkVectors(await embed(idx.map((i) => recs[i].text)), idx.length);
+        idx.forEach((i, j) => { out[i].embedding = vecs[j]; });
+      }
+      return out;
+    }
+
+    /**
+     * Add with dedup: the same normalised text in the same scope (user, agent, session) is not
+     * stored twice (the existing id comes back, its access counted); with nearThreshold, a near
+     * duplicate is reported and handled by nearPolicy ('keep', 'skip' or 'supersede').
+     * @returns {{id: number, version: number, status: 'added'|'exact'|'near_kept'|'near_skipped'|'superseded',
+     *   duplicateOf?: number, similarity?: number}} (a promise with an `embed` callback)
+     */
+    put(rec, { dedup = true, nearThreshold, nearPolicy } = {}) {
+      if (typeof rec === 'string') rec = { text: rec };
+      if (this._embedder && rec && rec.embedding == null) return this.#withEmbeddings([rec]).then((r) => this.put(r[0], { dedup, nearThreshold, nearPolicy }));
+      const opts = { dedup };
+      if (nearThreshold !== undefined) opts.nearThreshold = nearThreshold;
+      if (nearPolicy !== undefined) opts.nearPolicy = nearPolicy;
+      return JSON.parse(this.#callJson('Memory.put', (M, s, pz) => M._cairn_mem_put_json(this.#handle(), s.str(JSON.stringify(recordJson(rec))), s.str(JSON.stringify(opts)), pz)));
+    }
+
+    /**
+     * Write a new version of memory id with the given fields changed (text, embedding, metadata,
+     * time, created, tier, importance, user, agent, session, role); the old one stays in history(id)
+     * and in searches with asOf. Returns the new version's id. Unknown or deleted ids: CairnError NOTFOUND.
+     */
+    update(id, fields) {
+      if (!fields || typeof fields !== 'object') throw misuse('update(id, fields) takes an object of the fields to change');
+      if (this._embedder && typeof fields.text === 'string' && fields.embedding == null) {
+        return Promise.resolve(this._embedder.embed([fields.text])).then((v) => this.update(id, { ...fields, embedding: checkVectors(v, 1)[0] }));
+      }
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const pv = s.alloc(8);
+        const rc = M._cairn_em_mem_update_json(this.#handle(), id, s.str(JSON.stringify(recordJson(fields, true))), pv);
+        if (rc) throw ctx.fail(rc, `Memory.update ${id}`);
+        return M.HEAPF64[pv >> 3];
+      } finally {
+        s.free();
+      }
+    }
+
+    /** Every version of memory id, oldest first ({...memory, version, validFrom, validTo}). */
+    history(id) {
+      return JSON.parse(this.#callJson(`Memory.history ${id}`, (M, s, pz) => M._cairn_em_mem_history_json(this.#handle(), id, 0, pz))).map(fromJson);
+    }
+
+    /** Forget memory id and its history (gone from the file's bytes at the next checkpoint / close). */
+    delete(id) {
+      const rc = ctx.M._cairn_em_mem_delete(this.#handle(), id);
+      if (rc) throw ctx.fail(rc, `Memory.delete ${id}`);
+    }
+
+    /** Forget every memory a filter selects ({} or no filter: all); returns how many. */
+    deleteWhere(filter = {}, options = {}) {
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const pn = s.alloc(8);
+        const rc = M._cairn_em_mem_delete_where(this.#handle(), s.str(filterJson(scoped(filter, options)) || '{}'), pn);
+        if (rc) throw ctx.fail(rc, 'Memory.deleteWhere');
+        return M.HEAPF64[pn >> 3];
+      } finally {
+        s.free();
+      }
+    }
+
+    /**
+     * List memories: { filter, user, agent, run, order: 'id'|'eventMs'|'createdMs'|'importance'|'accessCount',
+     * desc, offset, limit, history (every version), asOf, embeddings }.
+     */
+    list(options = {}) {
+      const o = listOptions(options);
+      return JSON.parse(this.#callJson('Memory.list', (M, s, pz) => M._cairn_mem_list_json(this.#handle(), s.str(JSON.stringify(o)), pz))).map(fromJson);
+    }
+
+    /** Export as JSONL (one line per version, every field; { embeddings: true } for vectors too). */
+    export(options = {}) {
+      const o = listOptions(options);
+      return this.#callJson('Memory.export', (M, s, pz) => M._cairn_em_mem_export(this.#handle(), s.str(JSON.stringify(o)), pz));
+    }
+
+    /** Import JSONL (an export or plain records); checked whole first, errors name the line. Returns the count. */
+    import(jsonl) {
+      if (typeof jsonl !== 'string') throw misuse('import() takes a JSONL string');
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const pn = s.alloc(8);
+        const rc = M._cairn_em_mem_import(this.#handle(), s.str(jsonl), M.lengthBytesUTF8(jsonl), pn);
+        if (rc) throw ctx.fail(rc, 'Memory.import');
+        return M.HEAPF64[pn >> 3];
+      } finally {
+        s.free();
+      }
+    }
+
+    /** Rewrite the file with only what it holds: forgotten memories and free space gone, the file shrinks. */
+    compact() {
+      const rc = ctx.M._cairn_mem_compact(this.#handle());
+      if (rc) throw ctx.fail(rc, 'Memory.compact');
+    }
+
+    /** One version by its version id (search hits carry it), or null. */
+    getVersion(version) {
+      if (!Number.isInteger(version) || version < 1) return null;
+      try {
+        return fromJson(JSON.parse(this.#callJson(`Memory.getVersion ${version}`, (M, s, pz) => M._cairn_em_mem_get_json(this.#handle(), version, 0, 1, pz))));
+      } catch (e) {
+        if (e instanceof CairnError && (e.code & 0xff) === 5) return null;
+        throw e;
+      }
+    }
+
+    // Call f(M, scope, pz) that leaves a C string in *pz; returns it (freed).
+    #callJson(what, f) {
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const pz = s.alloc(4);
+        M.HEAPU32[pz >> 2] = 0;
+        const rc = f(M, s, pz);
+        const z = M.HEAPU32[pz >> 2];
+        const out = z ? cstr(M, z) : '';
+        if (z) M._cairn_free(z);
+        if (rc) throw ctx.fail(rc, what);
+        return out;
+      } finally {
+        s.free();
+      }
     }
 
     /** Make every add so far durable (appended to the file and synced). */
@@ -192,6 +402,11 @@ export function makeMemory(ctx) {
      *   touch?: boolean}} [options]
      */
     search(query, options = {}) {
+      const e = this._embedder;
+      if (e && typeof query === 'string' && !options.embedding && options.mode !== 'bm25') {
+        // the caller's model embeds the query (a promise then)
+        return Promise.resolve(e.embed([query])).then((v) => this.search({ text: query, embedding: checkVectors(v, 1)[0] }, options));
+      }
       const h = this.#handle();
       let text = null, emb = null;
       if (typeof query === 'string') text = query;
@@ -207,18 +422,18 @@ export function makeMemory(ctx) {
       const w = options.weights || {}, rec = options.recency || {}, bm = options.bm25 || {};
       const M = ctx.M, s = scope(M, CairnError);
       try {
-        const out = s.alloc(k * 32), pn = s.alloc(4);
+        const out = s.alloc(k * 40), pn = s.alloc(4);
         const rc = M._cairn_em_mem_search(h, s.str(text), emb ? s.f32(emb) : 0, emb ? emb.length : 0, k, mode, fusion,
           options.rrfK ?? 0, w.vector ?? 0, w.bm25 ?? 0, rec.weight ?? 0, rec.halfLifeHours ?? 0, ms(rec.now, 'recency.now'),
-          vindex, options.nprobe ?? 0, options.rerank ?? 0, bm.k1 ?? 0, bm.b ?? 0, s.str(filterJson(options.filter)),
-          options.touch ? 1 : 0, out, pn);
+          vindex, options.nprobe ?? 0, options.rerank ?? 0, bm.k1 ?? 0, bm.b ?? 0, s.str(filterJson(scoped(options.filter, options))),
+          options.touch ? 1 : 0, ms(options.asOf, 'asOf'), out, pn);
         if (rc) throw ctx.fail(rc, 'Memory.search');
         const n = M.HEAPU32[pn >> 2];
-        const raw = M.HEAPF64.slice(out >> 3, (out >> 3) + 4 * n);
+        const raw = M.HEAPF64.slice(out >> 3, (out >> 3) + 5 * n);
         const hits = [];
         for (let i = 0; i < n; i++) {
-          const v = raw[4 * i + 2], b = raw[4 * i + 3];
-          hits.push({ ...this.get(raw[4 * i]), score: raw[4 * i + 1], vectorScore: Number.isNaN(v) ? null : v, bm25Score: Number.isNaN(b) ? null : b });
+          const v = raw[5 * i + 2], b = raw[5 * i + 3];
+          hits.push({ ...this.getVersion(raw[5 * i + 4]), score: raw[5 * i + 1], vectorScore: Number.isNaN(v) ? null : v, bm25Score: Number.isNaN(b) ? null : b });
         }
         return hits;
       } finally {
@@ -232,23 +447,13 @@ export function makeMemory(ctx) {
      *   tier: number, importance: number, accessCount: number, metadata: object|null}|null}
      */
     get(id) {
-      const h = this.#handle();
+      this.#handle();
       if (!Number.isInteger(id) || id < 1) return null;
-      const M = ctx.M, s = scope(M, CairnError);
       try {
-        const num = s.alloc(5 * 8), strs = s.alloc(4 * 4);
-        const rc = M._cairn_em_mem_get(h, id, num, strs);
-        if ((rc & 0xff) === 5) return null; // NOTFOUND
-        if (rc) throw ctx.fail(rc, `Memory.get ${id}`);
-        const a = M.HEAPF64.slice(num >> 3, (num >> 3) + 5), p = M.HEAPU32.slice(strs >> 2, (strs >> 2) + 4);
-        const meta = cstr(M, p[3], true);
-        return {
-          id, text: cstr(M, p[0]), session: cstr(M, p[1], true), role: cstr(M, p[2], true),
-          time: a[1], created: a[0], tier: a[2], importance: a[3], accessCount: a[4],
-          metadata: meta === null ? null : JSON.parse(meta),
-        };
-      } finally {
-        s.free();
+        return fromJson(JSON.parse(this.#callJson(`Memory.get ${id}`, (M, s, pz) => M._cairn_em_mem_get_json(this.#handle(), id, 0, 0, pz))));
+      } catch (e) {
+        if (e instanceof CairnError && (e.code & 0xff) === 5) return null; // NOTFOUND
+        throw e;
       }
     }
 

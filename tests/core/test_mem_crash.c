@@ -196,6 +196,14 @@ static int ckCheckRow(cairn_mem *m, uint64_t id) {
   return memcmp(want, got, sizeof want) == 0;
 }
 
+/* The text of memory id (edRun's memories 3..6 are ckText's) and its user. */
+static int ckCheckRowText(cairn_mem *m, uint64_t id) {
+  char z[96];
+  ckText((int)id - 1, z, sizeof z);
+  cairn_mem_record r;
+  return cairn_mem_get(m, id, &r) == CAIRN_OK && !strcmp(r.zText, z) && r.zUser && !strcmp(r.zUser, "u") && r.createdMs == 5000 + (int64_t)id - 1;
+}
+
 static int ckRun(const FaultSpec *spec, const char *zWhat) {
   cairn_file *base, *f;
   cairn_mem *m;
@@ -299,4 +307,111 @@ TEST(memcrash, checkpoint_torn_and_lost_writes) {
     ckSweep("checkpoint: crash before sync", 4, (int)(seed & 1), seed * 1000);
   }
   CHECK(gRuns >= 3 * 3 * CK_ROUNDS);
+}
+
+/* ---- versions and forgetting (2026-12-02, issue 17): updates, deletes and the rewrite that
+** forgets (and compaction) crashed at every write and sync. After the crash: every acknowledged
+** update and delete holds, nothing else changed, the HDF5 part verifies, and once the reopened
+** store checkpoints (or had finished the rewrite) no byte of the forgotten memory is in the file. */
+#define ED_SECRET "okapisecret-8812"
+static int bytesHave(cairn_file *base, const char *z) {
+  const uint8_t *p;
+  size_t n, k = strlen(z);
+  if (cairn_memfile_data(base, &p, &n)) return -1;
+  for (size_t i = 0; i + k <= n; i++)
+    if (!memcmp(p + i, z, k)) return 1;
+  return 0;
+}
+static int edRun(const FaultSpec *spec, const char *zWhat) {
+  cairn_file *base, *f;
+  cairn_mem *m;
+  cairn_mem_config cfg = {CK_DIM, CAIRN_METRIC_COSINE, 0, 0, 0, 0, UINT32_MAX, 0};
+  if (openUnderFaults(&cfg, spec, zWhat, &base, &f, &m)) return -1;
+  int nAcked = 0, updAcked = 0, delAcked = 0, rewriteDone = 0;
+  for (int i = 0; i < 6; i++) {
+    char z[96];
+    if (i == 1) cairnFormat(z, sizeof z, "%s lives at the mill", ED_SECRET);
+    else ckText(i, z, sizeof z);
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = z, r.zUser = i == 1 ? "secret-user-77" : "u", r.createdMs = 5000 + i;
+    cairn_mem_add(m, &r, NULL);
+  }
+  if (cairn_mem_commit(m) == CAIRN_OK) nAcked = 6;
+  cairn_mem_checkpoint(m);
+  cairn_mem_record u;
+  memset(&u, 0, sizeof u);
+  u.zText = "the heron moved to lake 9";
+  u.validFromMs = 7000;
+  if (nAcked && cairn_mem_update(m, 1, &u, CAIRN_MEM_F_TEXT, NULL) == CAIRN_OK && cairn_mem_commit(m) == CAIRN_OK) updAcked = 1;
+  if (updAcked && cairn_mem_delete(m, 2) == CAIRN_OK && cairn_mem_commit(m) == CAIRN_OK) delAcked = 1;
+  if (delAcked && cairn_mem_checkpoint(m) == CAIRN_OK) rewriteDone = 1;
+  if (rewriteDone) cairn_mem_compact(m);
+  uint32_t nW, nS;
+  faultfileCounts(f, &nW, &nS);
+  int reached = (spec->nFailWrite && nW >= spec->nFailWrite) || (spec->nTearWrite && nW >= spec->nTearWrite) ||
+                (spec->nCrashWrite && nW >= spec->nCrashWrite) || (spec->nFailSync && nS >= spec->nFailSync) ||
+                (spec->nCrashSync && nS >= spec->nCrashSync);
+  faultfilePowerLoss(f);
+  cairn_mem_close(m);
+  int bad = 0;
+  if (rewriteDone && bytesHave(base, ED_SECRET) != 0) {
+    tfFail(__FILE__, __LINE__, "%s: the forgotten text is back in the file after an acknowledged rewrite", zWhat);
+    bad = 1;
+  }
+  faultfileWrap(base, 0, NULL, &f);
+  if (bad || cairn_mem_open_file(f, NULL, &m)) { /* a writable open finishes an interrupted rewrite */
+    if (!bad) tfFail(__FILE__, __LINE__, "%s: reopen after the crash: %s", zWhat, cairn_errmsg());
+    cairn_file_close(base);
+    return -1;
+  }
+  cairn_h5w *w = NULL;
+  uint8_t dg[32];
+  if (cairn_h5w_open(base, CAIRN_H5W_READONLY, &w) || cairn_h5w_verify(w, dg)) {
+    tfFail(__FILE__, __LINE__, "%s: the HDF5 part fails verification: %s", zWhat, cairn_errmsg());
+    bad = 1;
+  }
+  cairn_h5w_discard(w);
+  cairn_mem_stats st;
+  cairn_mem_stats_get(m, &st);
+  cairn_mem_record r;
+  if (!bad && st.nMemory < (uint64_t)nAcked) tfFail(__FILE__, __LINE__, "%s: %llu memories, %d acknowledged", zWhat, (unsigned long long)st.nMemory, nAcked), bad = 1;
+  if (!bad && nAcked) {
+    for (uint64_t id = 3; id <= 6 && !bad; id++)
+      if (!ckCheckRowText(m, id)) tfFail(__FILE__, __LINE__, "%s: memory %llu damaged", zWhat, (unsigned long long)id), bad = 1;
+    int upd = cairn_mem_get(m, 1, &r) == CAIRN_OK && !strcmp(r.zText, "the heron moved to lake 9");
+    if (!bad && updAcked && !upd) tfFail(__FILE__, __LINE__, "%s: an acknowledged update was lost", zWhat), bad = 1;
+    uint32_t nv = 0;
+    if (!bad && upd && (cairn_mem_history(m, 1, NULL, 0, &nv) || nv != 2)) tfFail(__FILE__, __LINE__, "%s: history of %u versions", zWhat, nv), bad = 1;
+    int gone = cairn_mem_get(m, 2, &r) == CAIRN_NOTFOUND;
+    if (!gone) cairn_clearerr();
+    if (!bad && delAcked && !gone) tfFail(__FILE__, __LINE__, "%s: an acknowledged delete came back", zWhat), bad = 1;
+    if (!bad && !gone && (strncmp(r.zText, ED_SECRET, strlen(ED_SECRET)) || !r.zUser || strcmp(r.zUser, "secret-user-77")))
+      tfFail(__FILE__, __LINE__, "%s: memory 2 damaged", zWhat), bad = 1;
+    /* forgotten: after this writer's checkpoint no byte of it is left */
+    if (!bad && gone && (cairn_mem_checkpoint(m) || bytesHave(base, ED_SECRET) != 0 || bytesHave(base, "secret-user-77") != 0))
+      tfFail(__FILE__, __LINE__, "%s: forgotten bytes in the file after the checkpoint (%s)", zWhat, cairn_errmsg()), bad = 1;
+  }
+  memset(&r, 0, sizeof r);
+  r.zText = "after the crash";
+  if (!bad && (cairn_mem_add(m, &r, NULL) || cairn_mem_checkpoint(m))) tfFail(__FILE__, __LINE__, "%s: checkpoint after: %s", zWhat, cairn_errmsg()), bad = 1;
+  cairn_mem_close(m);
+  cairn_file_close(base);
+  return bad ? -1 : reached;
+}
+static void edSweep(const char *zWhat, int field, int garble, uint64_t seed) { sweepWith(edRun, 400, 1, zWhat, field, garble, seed); }
+TEST(memcrash, forget_and_update_io_errors) {
+  gRuns = 0;
+  edSweep("forget: fail write", 0, 0, 21);
+  edSweep("forget: fail sync", 1, 0, 22);
+  CHECK(gRuns >= 10);
+}
+TEST(memcrash, forget_and_update_torn_and_lost_writes) {
+  gRuns = 0;
+  for (uint64_t seed = 1; seed <= 2; seed++) {
+    edSweep("forget: tear write", 2, (int)(seed & 1), seed * 3000);
+    edSweep("forget: crash before write", 3, (int)(seed & 1), seed * 3000);
+    edSweep("forget: crash before sync", 4, (int)(seed & 1), seed * 3000);
+  }
+  CHECK(gRuns >= 30);
 }

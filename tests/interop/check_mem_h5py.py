@@ -52,7 +52,12 @@ def check(d, kind, batches):
     n = len(want)
     g = h5py.File(f"{d}/{kind}.mem", "r")["memory"]
     a = g.attrs
-    assert a["format"] == b"cairn-memory" and a["version"] == 1, dict(a)
+    # version 2 (2026-12-02, issue 17): scopes, versions and tombstones in their own datasets
+    assert a["format"] == b"cairn-memory" and a["version"] == 2, dict(a)
+    assert a["forgotten"] == 0 and g["head"][:].tolist() == list(range(1, n + 1)), dict(a)
+    assert g["valid_to_ms"][:].tolist() == [0] * n and g["flags"][:].tolist() == [0] * n
+    assert g["valid_from_ms"][:].tolist() == g["created_ms"][:].tolist()
+    assert g["user"].shape == (n,) and g["agent"].shape == (n,)
     assert a["count"] == n, (a["count"], n)
     assert a["encoding"] == (b"none" if kind == "text" else kind.encode()), a["encoding"]
     assert g["id"][:].tolist() == list(range(1, n + 1))

@@ -100,6 +100,15 @@ CAIRN_API int cairn_mem_open_file(cairn_file *f, const cairn_mem_config *pCfg, c
 ** fails the open with CAIRN_CORRUPT naming the offset and the object, read-only or not, and
 ** nothing is ever truncated or rewritten over it: see cairn_mem_verify and cairn_mem_salvage.
 */
+/*
+** (2026-12-02) Say which embedding model the caller's vectors come from ("all-MiniLM-L6-v2",
+** "text-embedding-3-small"...; at most 255 bytes). Recorded in the store with its dim (durable
+** at the next commit) when it has none; CAIRN_MISUSE naming both when it has another. A store
+** with a model refuses adds without an embedding and vector searches without a query vector
+** (the built-in embedder's would not match); the default (hybrid) search with text only is then
+** BM25. cairn_mem_stats.zModel says which model a store has.
+*/
+CAIRN_API int cairn_mem_model(cairn_mem *pMem, const char *zModel);
 /* Close; uncommitted adds are discarded (call cairn_mem_commit first). NULL is a no-op. */
 CAIRN_API int cairn_mem_close(cairn_mem *pMem);
 
@@ -118,6 +127,14 @@ typedef struct cairn_mem_record {
   /* Filled by cairn_mem_get only: */
   uint64_t id;
   uint32_t accessCount;
+  /* Scopes (2026-12-02): who the memory belongs to (mem0's user_id / agent_id; zSession is the
+  ** run). NULL = none. Indexed: every search, list, delete and export can be scoped. */
+  const char *zUser;
+  const char *zAgent;
+  /* Filled by cairn_mem_get / cairn_mem_history only (versions, FORMAT.md "Versions"): */
+  uint64_t version;     /* the id of this version (== id for the first one) */
+  int64_t validFromMs;  /* when this version was written */
+  int64_t validToMs;    /* when a later version superseded it; 0 = current */
 } cairn_mem_record;
 
 /*
@@ -127,6 +144,73 @@ typedef struct cairn_mem_record {
 ** A failed add changes nothing. The memory is searchable at once and durable after commit.
 */
 CAIRN_API int cairn_mem_add(cairn_mem *pMem, const cairn_mem_record *pRec, uint64_t *pId);
+/* ---- dedup on write (2026-12-02) ---- */
+#define CAIRN_MEM_NEAR_KEEP      0 /* a near duplicate is stored, and reported */
+#define CAIRN_MEM_NEAR_SKIP      1 /* not stored: the existing memory's id is returned */
+#define CAIRN_MEM_NEAR_SUPERSEDE 2 /* stored as a new version of the existing memory (an update) */
+typedef struct cairn_mem_put_opts {
+  int noExact;          /* 1: store an exact duplicate again (default: not stored twice) */
+  float nearThreshold;  /* 0 = no near-duplicate check; else cosine of the embeddings (text-only
+                        ** stores: of the built-in embedder's character-gram vectors) at or above
+                        ** which a memory of the same scope is a near duplicate, in (0, 1] */
+  int nearPolicy;       /* CAIRN_MEM_NEAR_* */
+} cairn_mem_put_opts;
+#define CAIRN_MEM_PUT_ADDED      0 /* a new memory */
+#define CAIRN_MEM_PUT_EXACT      1 /* exact duplicate: not stored; id is the existing one, its access counted */
+#define CAIRN_MEM_PUT_NEAR_KEPT  2 /* stored; duplicateOf / similarity say of what */
+#define CAIRN_MEM_PUT_NEAR_SKIP  3 /* not stored; id is the existing one */
+#define CAIRN_MEM_PUT_SUPERSEDED 4 /* stored as a new version of duplicateOf (id == duplicateOf) */
+typedef struct cairn_mem_put_result {
+  uint64_t id;          /* the memory's id */
+  uint64_t version;     /* the version written (0 when nothing was stored) */
+  int status;           /* CAIRN_MEM_PUT_* */
+  uint64_t duplicateOf; /* the existing memory (exact or near), 0 = none */
+  float similarity;     /* its similarity (1 for an exact duplicate) */
+} cairn_mem_put_result;
+/*
+** Add with dedup: the same normalised text (lowercased, runs of spaces as one, trimmed) in the
+** same scope (user, agent, session) as a current memory is not stored twice; near duplicates are
+** reported and handled by pOpts->nearPolicy. pOpts NULL = exact dedup only. cairn_mem_add stays
+** the raw add (every call stores a memory, as before 2026-12-02); cairn_mem_add_json, the CLI's
+** `mem add` and JS `mem.add` dedup (they go through cairn_mem_put).
+*/
+CAIRN_API int cairn_mem_put(cairn_mem *pMem, const cairn_mem_record *pRec, const cairn_mem_put_opts *pOpts, cairn_mem_put_result *pRes);
+
+/* ---- update, history, forget (2026-12-02; FORMAT.md "Versions and forgetting") ---- */
+/* Fields of an update (bits of `fields`): the others are copied from the current version. */
+#define CAIRN_MEM_F_TEXT       0x001 /* zText (without F_EMBEDDING the built-in embedder re-embeds it) */
+#define CAIRN_MEM_F_EMBEDDING  0x002
+#define CAIRN_MEM_F_META       0x004
+#define CAIRN_MEM_F_EVENT      0x008
+#define CAIRN_MEM_F_CREATED    0x010
+#define CAIRN_MEM_F_TIER       0x020
+#define CAIRN_MEM_F_IMPORTANCE 0x040
+#define CAIRN_MEM_F_SESSION    0x080
+#define CAIRN_MEM_F_ROLE       0x100
+#define CAIRN_MEM_F_USER       0x200
+#define CAIRN_MEM_F_AGENT      0x400
+#define CAIRN_MEM_F_ALL        0x7ff
+/*
+** Update memory id: a new version with the given fields changed is written; the current one
+** gets validToMs = now (superseded, not erased) and stays in cairn_mem_history and in searches
+** with asOfMs. Ids do not change. *pVersion (may be NULL) receives the new version's id.
+** CAIRN_NOTFOUND for an unknown or deleted id; nothing is changed on any error.
+*/
+CAIRN_API int cairn_mem_update(cairn_mem *pMem, uint64_t id, const cairn_mem_record *pRec, unsigned fields, uint64_t *pVersion);
+/* Every version of memory id, oldest first: up to nMax records into aOut (pointers as for
+** cairn_mem_get); *pnVersion receives how many versions there are. */
+CAIRN_API int cairn_mem_history(cairn_mem *pMem, uint64_t id, cairn_mem_record *aOut, uint32_t nMax, uint32_t *pnVersion);
+/*
+** Forget memory id and its whole history: from now on no call returns it, and after the next
+** checkpoint (cairn_mem_checkpoint, an automatic one, or close) its text, embedding, metadata
+** and names are gone from every byte of the file: the checkpoint then rewrites the file
+** (FORMAT.md "Forgetting"). CAIRN_NOTFOUND if unknown or already forgotten.
+*/
+CAIRN_API int cairn_mem_delete(cairn_mem *pMem, uint64_t id);
+/* Rewrite the file now with only what it holds (forgotten memories, freed space and the log
+** gone): the file shrinks to its live content. Commits first. */
+CAIRN_API int cairn_mem_compact(cairn_mem *pMem);
+
 /* Make every add so far durable (append to the log, then sync). Every checkpointEvery memories
 ** the commit also checkpoints (below). */
 CAIRN_API int cairn_mem_commit(cairn_mem *pMem);
@@ -136,8 +220,12 @@ CAIRN_API int cairn_mem_commit(cairn_mem *pMem);
 ** uncommitted. CAIRN_UNSUPPORTED on a log-only store of format 1.
 */
 CAIRN_API int cairn_mem_checkpoint(cairn_mem *pMem);
-/* Read a memory by id. Pointers inside *pRec live until the next change to the store. */
+/* Read a memory by id: its current version (the id of a later version gives that version).
+** Pointers inside *pRec live until the next change to the store. CAIRN_NOTFOUND once deleted. */
 CAIRN_API int cairn_mem_get(cairn_mem *pMem, uint64_t id, cairn_mem_record *pRec);
+/* One version of a memory by its version id (cairn_mem_hit.version, cairn_mem_history), the
+** current one or a superseded one. */
+CAIRN_API int cairn_mem_get_version(cairn_mem *pMem, uint64_t version, cairn_mem_record *pRec);
 /* The embedding of a memory as stored (normalised for cosine stores); pOut has dim floats. */
 CAIRN_API int cairn_mem_embedding(cairn_mem *pMem, uint64_t id, float *pOut);
 /* Count one more access of a memory (logged, durable at the next commit). */
@@ -169,6 +257,10 @@ typedef struct cairn_mem_filter {
   int hasAfter, hasBefore;
   const char *zMetaKey;  /* top-level metadata key ... */
   const char *zMetaJson; /* ... whose value equals this JSON value (e.g. "\"work\"", "3", "true") */
+  /* 2026-12-02 */
+  const char *zUser;     /* NULL = any */
+  const char *zAgent;    /* NULL = any */
+  const char *zExpr;     /* a filter in the JSON filter language (below), ANDed with the rest */
 } cairn_mem_filter;
 
 /*
@@ -197,6 +289,8 @@ typedef struct cairn_mem_query {
   float bm25K1, bm25B;      /* 0 = 1.2 / 0.75 */
   const cairn_mem_filter *pFilter;
   int touch;                /* count an access for every hit returned */
+  int64_t asOfMs;           /* 0 = the current versions; else the store as it was at that time
+                            ** (the versions valid then, memories forgotten since excluded) */
 } cairn_mem_query;
 
 typedef struct cairn_mem_hit {
@@ -204,6 +298,7 @@ typedef struct cairn_mem_hit {
   float score;   /* the ranking score of the chosen mode */
   float vscore;  /* vector similarity (NaN if not computed) */
   float bscore;  /* BM25 score (NaN if not computed or not among the BM25 candidates) */
+  uint64_t version; /* the version that matched (== id unless the memory was updated) */
 } cairn_mem_hit;
 
 /* Search; aHit has room for q->k hits; *pnHit receives how many were found (<= k). */
@@ -239,6 +334,7 @@ typedef struct cairn_mem_stats {
   uint64_t nLogBytes;            /* committed log after the HDF5 part */
   uint64_t nCheckpoint;          /* checkpoints written since open */
   int64_t checkpointNs;          /* time the last one took */
+  const char *zModel;            /* the embedding model recorded ("" none: the built-in embedder or unnamed vectors) */
 } cairn_mem_stats;
 CAIRN_API int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
 
@@ -256,6 +352,7 @@ typedef struct cairn_mem_verify_info {
   uint64_t damageOffset;  /* file offset of the first damage (when known) */
   char zDamage[256];      /* the first damage: what and where ("" if none) */
   int indexDamaged;       /* the persisted IVF index is damaged (rebuild it: no memory is lost) */
+  uint64_t nForgotten;    /* of nMemory, forgotten on purpose (cairn_mem_delete): not lost */
 } cairn_mem_verify_info;
 /*
 ** Check every byte a store holds: the HDF5 superblock and object headers (their checksums),
@@ -310,6 +407,43 @@ CAIRN_API int cairn_mem_add_json(cairn_mem *pMem, const char *zJson, uint64_t *p
 ** "importance", "accessCount", "createdMs", "eventMs", "meta"}; free it with cairn_free.
 */
 CAIRN_API int cairn_mem_search_json(cairn_mem *pMem, const char *zQuery, const char *zOptions, char **pzResult);
+/*
+** (2026-12-02) A memory as JSON, the form every call below returns and export writes:
+** {"id", "version", "text", "user", "agent", "session", "role" (absent when empty), "tier",
+** "importance", "accessCount", "createdMs", "eventMs", "validFromMs", "validToMs" (0 = current),
+** "meta", and "embedding" when asked for}. Results are freed with cairn_free.
+*/
+/* Add with dedup: zOpts {"dedup": true (default) | false, "nearThreshold": 0..1, "nearPolicy":
+** "keep" | "skip" | "supersede"}; *pzResult {"id", "version", "status": "added" | "exact" |
+** "near_kept" | "near_skipped" | "superseded", "duplicateOf", "similarity"}. The record also
+** takes "user", "agent" and "run" (= "session"). */
+CAIRN_API int cairn_mem_put_json(cairn_mem *pMem, const char *zJson, const char *zOpts, char **pzResult);
+CAIRN_API int cairn_mem_get_json(cairn_mem *pMem, uint64_t id, int bEmbedding, char **pzResult);
+/* One version by its version id (cairn_mem_get_version) as JSON. */
+CAIRN_API int cairn_mem_version_json(cairn_mem *pMem, uint64_t version, int bEmbedding, char **pzResult);
+/* A JSON array of every version of memory id, oldest first. */
+CAIRN_API int cairn_mem_history_json(cairn_mem *pMem, uint64_t id, int bEmbedding, char **pzResult);
+/* Update the fields present in zJson (same keys as an add; null clears a string). */
+CAIRN_API int cairn_mem_update_json(cairn_mem *pMem, uint64_t id, const char *zJson, uint64_t *pVersion);
+/* List as a JSON array: zOpts {"filter": {...}, "order": "id" | "eventMs" | "createdMs" |
+** "importance" | "accessCount", "desc": bool, "offset": n, "limit": n, "history": bool (every
+** version of the memories selected), "asOf": ms, "embeddings": bool}. */
+CAIRN_API int cairn_mem_list_json(cairn_mem *pMem, const char *zOpts, char **pzResult);
+/* Forget every memory whose current version the filter admits ("{}": all); *pnDeleted (may be
+** NULL) gets how many. Bytes gone at the next checkpoint, as cairn_mem_delete. */
+CAIRN_API int cairn_mem_delete_where(cairn_mem *pMem, const char *zFilter, uint64_t *pnDeleted);
+/* Export: xLine is called with one JSON line (no newline) per version, oldest first; zOpts as
+** for list (default every version, no embeddings: {"embeddings": true} for a lossless copy of
+** caller embeddings). A non-zero return of xLine stops the export with that code. */
+CAIRN_API int cairn_mem_export(cairn_mem *pMem, const char *zOpts, int (*xLine)(void *pArg, const char *zLine, size_t nLine), void *pArg);
+/*
+** Import JSONL (an export, or plain records one per line). Every line is checked before any is
+** applied: an error names the line and nothing is imported. Into an empty store ids and
+** versions are kept (forgotten ids stay gaps); otherwise lines get new ids, versions of one
+** memory stay together. Lines without "embedding" are embedded by the built-in embedder.
+** Durable at the next commit.
+*/
+CAIRN_API int cairn_mem_import_jsonl(cairn_mem *pMem, const char *zJsonl, size_t nJsonl, uint64_t *pnImported);
 
 /* ---- the built-in demo data set (core/mem/demo_data.c) ---- */
 /* A synthetic multi-session conversation and questions about it, each naming the index of the
