@@ -543,9 +543,41 @@ static int posixUnlock(cairn_file *pF, int eLock) {
 }
 #define POSIX_LOCK posixLock
 #define POSIX_UNLOCK posixUnlock
+#elif defined(__EMSCRIPTEN__)
+/* Emscripten (NODERAWFS: the C tests under Node): no OFD locks or flock, so no writer
+** exclusion ("no locks", as before); readers leave markers (hosts/readers.h) so that a writer's
+** CAIRN_LOCK_EXCLUSIVE sees them, in this process or another. zLockFile holds the marker. */
+#include "readers.h"
+static void lockFileDrop(PosixFile *f) { readersMarkerDrop(&f->zLockFile); }
+static int posixLock(cairn_file *pF, int eLock) {
+  PosixFile *f = (PosixFile *)pF;
+  if (eLock == CAIRN_LOCK_EXCLUSIVE) return readersNone(f->zPath, pfName(f));
+  if (eLock <= f->eLock) return CAIRN_OK;
+  if (eLock == CAIRN_LOCK_READ) {
+    uint8_t aId[8];
+    if (getentropy(aId, sizeof aId) == 0) readersMarkerTake(f->zPath, "em", aId, &f->zLockFile);
+  } else {
+    lockFileDrop(f); /* READ -> WRITE: a writer now */
+  }
+  f->eLock = eLock;
+  return CAIRN_OK;
+}
+static int posixUnlock(cairn_file *pF, int eLock) {
+  PosixFile *f = (PosixFile *)pF;
+  if (eLock >= f->eLock) return CAIRN_OK;
+  if (eLock == CAIRN_LOCK_NONE) lockFileDrop(f);
+  else {
+    uint8_t aId[8]; /* WRITE -> READ: a reader now */
+    if (getentropy(aId, sizeof aId) == 0) readersMarkerTake(f->zPath, "em", aId, &f->zLockFile);
+  }
+  f->eLock = eLock;
+  return CAIRN_OK;
+}
+#define POSIX_LOCK posixLock
+#define POSIX_UNLOCK posixUnlock
 #else
 static void lockFileDrop(PosixFile *f) { (void)f; }
-#define POSIX_LOCK NULL /* no OFD locks here (Emscripten's NODERAWFS, non-Linux): "no locks" */
+#define POSIX_LOCK NULL /* no OFD locks here (non-Linux): "no locks" */
 #define POSIX_UNLOCK NULL
 #endif
 

@@ -15,8 +15,9 @@
 ** id=<id>") until it is released or the file closed, so that native writers keep the space this
 ** reader may still read (hosts/posix.c, readerMarkersBusy). A WASI process killed while reading
 ** leaves its marker: native writers then never reuse that file's freed space (the file grows)
-** until the marker is deleted by hand. A WASI writer asked whether readers are gone answers yes
-** (cairn/host.h: a host that cannot tell).
+** until the marker is deleted by hand. A WASI writer asked whether readers are gone
+** (CAIRN_LOCK_EXCLUSIVE) answers BUSY while any marker is there (its own process's readers, WASI
+** or Node ones); native readers' OFD locks it cannot see.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 
 #include "cairn/cairn.h"
 #include "cairn/platform.h"
+#include "readers.h"
 
 typedef struct WasiFile {
   cairn_file base;
@@ -37,6 +39,7 @@ typedef struct WasiFile {
   int writable;
   char *zPath;
   char *zMarker; /* this handle's reader marker (malloc'd), or NULL */
+  int eLock;     /* the level it holds (a writer's handle makes no reader marker) */
 } WasiFile;
 
 static void markerDrop(WasiFile *f);
@@ -118,67 +121,24 @@ static int wasiClose(cairn_file *pF) {
   return rc;
 }
 
-static void markerDrop(WasiFile *f) {
-  if (!f->zMarker) return;
-  unlink(f->zMarker);
-  char *zSlash = strrchr(f->zMarker, '/');
-  if (zSlash) {
-    *zSlash = 0;
-    rmdir(f->zMarker); /* fails while other readers are there: fine */
-  }
-  free(f->zMarker);
-  f->zMarker = NULL;
-}
+static void markerDrop(WasiFile *f) { readersMarkerDrop(&f->zMarker); }
 
-/* The reader marker (best effort: a place where it cannot be made gets none). */
+/* The reader marker (hosts/readers.h). */
 static void markerTake(WasiFile *f) {
-  if (f->zMarker || !f->zPath) return;
   uint8_t aId[8];
-  if (__wasi_random_get(aId, sizeof aId) != 0) return;
-  char zId[17];
-  for (int i = 0; i < 8; i++) {
-    zId[2 * i] = "0123456789abcdef"[aId[i] >> 4];
-    zId[2 * i + 1] = "0123456789abcdef"[aId[i] & 15];
-  }
-  zId[16] = 0;
-  size_t n = strlen(f->zPath) + sizeof(".cairn-readers/.tmp.wasi.") + 17;
-  char *zDir = malloc(n), *zTmp = malloc(n), *zMarker = malloc(n);
-  if (zDir && zTmp && zMarker) {
-    snprintf(zDir, n, "%s.cairn-readers", f->zPath);
-    snprintf(zTmp, n, "%s/.tmp.wasi.%s", zDir, zId);
-    snprintf(zMarker, n, "%s/wasi.%s", zDir, zId);
-    for (int iTry = 0; iTry < 4; iTry++) {
-      if (mkdir(zDir, 0755) != 0 && errno != EEXIST) break;
-      int fd = open(zTmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd < 0) {
-        if (errno == ENOENT) continue; /* the empty directory was removed meanwhile */
-        break;
-      }
-      char z[64];
-      int k = snprintf(z, sizeof z, "cairn-reader wasi id=%s\n", zId);
-      ssize_t w = write(fd, z, (size_t)k);
-      close(fd);
-      if (w == k && rename(zTmp, zMarker) == 0) {
-        f->zMarker = zMarker;
-        zMarker = NULL;
-        break;
-      }
-      unlink(zTmp);
-      break;
-    }
-  }
-  free(zDir);
-  free(zTmp);
-  free(zMarker);
+  if (f->zMarker || __wasi_random_get(aId, sizeof aId) != 0) return;
+  readersMarkerTake(f->zPath, "wasi", aId, &f->zMarker);
 }
 
 static int wasiLock(cairn_file *pF, int eLock) {
   WasiFile *f = (WasiFile *)pF;
   if (eLock == CAIRN_LOCK_READ) {
-    markerTake(f);
+    if (f->eLock < CAIRN_LOCK_READ) markerTake(f), f->eLock = CAIRN_LOCK_READ;
     return CAIRN_OK;
   }
-  if (eLock != CAIRN_LOCK_WRITE || !f->zPath) return CAIRN_OK;
+  if (eLock == CAIRN_LOCK_EXCLUSIVE) return readersNone(f->zPath, wfName(f)); /* WASI and Node readers */
+  if (eLock != CAIRN_LOCK_WRITE) return CAIRN_OK;
+  if (!f->zPath) return f->eLock = CAIRN_LOCK_WRITE, CAIRN_OK;
   if (!f->writable) return cairn_seterr(CAIRN_READONLY, "%s is open read-only: no writer lock", wfName(f));
   size_t n = strlen(f->zPath);
   char *zLock = malloc(n + sizeof(".cairn-lock"));
@@ -201,10 +161,18 @@ static int wasiLock(cairn_file *pF, int eLock) {
                       "whether it still runs: if not, delete the lock file)", wfName(f), zLock, z);
   }
   free(zLock);
+  if (rc == CAIRN_OK) {
+    markerDrop(f); /* READ -> WRITE: a writer now */
+    f->eLock = CAIRN_LOCK_WRITE;
+  }
   return rc;
 }
 static int wasiUnlock(cairn_file *pF, int eLock) {
-  if (eLock == CAIRN_LOCK_NONE) markerDrop((WasiFile *)pF);
+  WasiFile *f = (WasiFile *)pF;
+  if (eLock >= f->eLock) return CAIRN_OK;
+  if (eLock == CAIRN_LOCK_NONE) markerDrop(f);
+  else if (f->eLock == CAIRN_LOCK_WRITE) markerTake(f); /* WRITE -> READ: a reader now */
+  f->eLock = eLock;
   return CAIRN_OK;
 }
 
