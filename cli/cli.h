@@ -111,6 +111,10 @@ int cliCasGet(int argc, char **argv);
 int cliCasLs(int argc, char **argv);
 int cliCasVerify(int argc, char **argv);
 int cliCasSalvage(int argc, char **argv);
+/* --opt VALUE or --opt=VALUE at argv[*pi]: the value (advancing *pi past a separate one), or NULL. */
+const char *cliOptValue(int argc, char **argv, int *pi, const char *zOpt);
+/* The value of argv's --store, or NULL. */
+const char *cliStoreArg(int argc, char **argv);
 #endif
 #if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3 /* cmd_s3.c: cairn store ... (s3:// or a local store) */
 int cliStorePut(int argc, char **argv);

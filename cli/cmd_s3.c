@@ -119,25 +119,7 @@ void cliS3Install(int argc, char **argv) {
 }
 
 /* ---------------------------------------------------------------- cairn store ... --store s3:// */
-#if CAIRN_WITH_CAS
-/* --opt VALUE or --opt=VALUE; advances *pi past a separate value. */
-static const char *opt(int argc, char **argv, int *pi, const char *zOpt) {
-  size_t n = strlen(zOpt);
-  const char *a = argv[*pi];
-  if (strncmp(a, zOpt, n) != 0) return NULL;
-  if (a[n] == '=') return a + n + 1;
-  if (a[n] == 0 && *pi + 1 < argc) return argv[++*pi];
-  return NULL;
-}
-/* The --store value of argv, or NULL. */
-static const char *storeArg(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    const char *v = opt(argc, argv, &i, "--store");
-    if (v) return v;
-  }
-  return NULL;
-}
-
+#if CAIRN_WITH_CAS /* cliOptValue and cliStoreArg: cli/cmd_cas.c */
 typedef struct Remote {
   cairn_objstore *os;
   cairn_rcas *r;
@@ -169,7 +151,7 @@ static void report(const char *zCmd, const cairn_rcas_report *q) {
 }
 
 int cliStorePut(int argc, char **argv) {
-  const char *zStore = storeArg(argc, argv);
+  const char *zStore = cliStoreArg(argc, argv);
   if (!zStore || !cairn_s3_is_url(zStore)) return cliCasPut(argc, argv);
   const char *zName = NULL, *azFile[256];
   int nFile = 0, bNoName = 0, bQuiet = 0;
@@ -177,15 +159,15 @@ int cliStorePut(int argc, char **argv) {
   memset(&cfg, 0, sizeof cfg);
   for (int i = 1; i < argc; i++) {
     const char *v;
-    if ((v = opt(argc, argv, &i, "--store"))) continue;
-    else if ((v = opt(argc, argv, &i, "--name"))) zName = v;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) continue;
+    else if ((v = cliOptValue(argc, argv, &i, "--name"))) zName = v;
     else if (strcmp(argv[i], "--no-name") == 0) bNoName = 1;
     else if (strcmp(argv[i], "-q") == 0) bQuiet = 1;
     else if (strncmp(argv[i], "--zstd", 6) == 0 || strncmp(argv[i], "--zlib", 6) == 0) {
       cfg.codec = argv[i][3] == 's' ? CAIRN_ZSTD : CAIRN_DEFLATE;
       if (argv[i][6] == '=') cfg.level = atoi(argv[i] + 7);
       else if (argv[i][6]) return cliUsage("store put", "unknown option '%s'", argv[i]);
-    } else if ((v = opt(argc, argv, &i, "--chunk"))) {
+    } else if ((v = cliOptValue(argc, argv, &i, "--chunk"))) {
       unsigned a, b, c;
       if (sscanf(v, "%u,%u,%u", &a, &b, &c) != 3) return cliUsage("store put", "--chunk wants MIN,AVG,MAX in bytes");
       cfg.chunking.nMin = a, cfg.chunking.nAvg = b, cfg.chunking.nMax = c, cfg.chunking.level = 2;
@@ -220,14 +202,14 @@ int cliStorePut(int argc, char **argv) {
 }
 
 int cliStoreGet(int argc, char **argv) {
-  const char *zStore = storeArg(argc, argv);
+  const char *zStore = cliStoreArg(argc, argv);
   if (!zStore || !cairn_s3_is_url(zStore)) return cliCasGet(argc, argv);
   const char *zOut = NULL, *zRange = NULL, *zWhat = NULL;
   int flags = 0;
   for (int i = 1; i < argc; i++) {
     const char *v;
-    if ((v = opt(argc, argv, &i, "--store"))) continue;
-    else if ((v = opt(argc, argv, &i, "--range"))) zRange = v;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) continue;
+    else if ((v = cliOptValue(argc, argv, &i, "--range"))) zRange = v;
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
     else if (strcmp(argv[i], "-f") == 0) flags |= CLI_OUT_FORCE;
     else if (argv[i][0] == '-' && argv[i][1]) return cliUsage("store get", "unknown option '%s'", argv[i]);
@@ -270,7 +252,7 @@ static int lsEach(void *pArg, const cairn_cas_entry *e) {
   return 0;
 }
 int cliStoreLs(int argc, char **argv) {
-  const char *zStore = storeArg(argc, argv);
+  const char *zStore = cliStoreArg(argc, argv);
   if (!zStore || !cairn_s3_is_url(zStore)) return cliCasLs(argc, argv);
   Remote rm;
   if (remoteOpen("store ls", zStore, NULL, &rm)) return 1;
@@ -284,7 +266,7 @@ int cliStoreLs(int argc, char **argv) {
 
 static void onProblem(void *pArg, const char *zMsg) { fprintf(stderr, "cairn: %s: %s\n", (const char *)pArg, zMsg); }
 int cliStoreVerify(int argc, char **argv) {
-  const char *zStore = storeArg(argc, argv);
+  const char *zStore = cliStoreArg(argc, argv);
   if (!zStore || !cairn_s3_is_url(zStore)) return cliCasVerify(argc, argv);
   Remote rm;
   if (remoteOpen("store verify", zStore, NULL, &rm)) return 1;

@@ -4,7 +4,9 @@
 # this script starts (scripts/objectstore.sh, its own folder and ports) and stops on exit:
 #   HDF5 from S3 (ls -r and dump equal the local file's, bytes fetched bounded), the chunk store in
 #   S3 (put/get/ls/verify, re-put sends nothing, push/pull, two writers at once, the same name from
-#   two writers), memory snapshots (search from S3), the JS S3File (node), and faults: a wrong key
+#   two writers; also as cairn put/get/ls/verify --store s3://), memory snapshots (search from S3), the
+#   JS S3File (js/test/s3: Node; a browser worker in headless Chromium, CORS set on the bucket; virtual-host
+#   style), and faults: a wrong key
 #   (clear error), a 503 storm through tests/s3/proxy503.py (retries), RGW killed mid-upload (the
 #   store stays consistent, the put resumes).
 # Needs ceph-mon ceph-mgr ceph-osd radosgw (scripts/setup.sh) and python3-h5py.
@@ -74,6 +76,13 @@ id2=$("$CAIRN" store put --store "$S" --name p1 "$T/p1" 2>"$T/put2.err")
 [ "$id" = "$id2" ] || fail "same bytes, other ID"
 grep -q " 0 chunks uploaded" "$T/put2.err" || fail "re-put uploaded chunks: $(cat "$T/put2.err")"
 ok "store put/get/range, re-put sends no chunk"
+# the old command forms route to the S3 store too
+"$CAIRN" put --store "$S" --name old/p1 "$T/p1" >"$T/old.id" 2>/dev/null
+[ "$(cat "$T/old.id")" = "$id" ] || fail "cairn put --store s3://: other ID"
+"$CAIRN" get --store "$S" old/p1 -o - | cmp - "$T/p1" || fail "cairn get --store s3:// differs"
+"$CAIRN" ls --store "$S" 2>/dev/null | grep -q "^$id " || fail "cairn ls --store s3:// lacks $id"
+"$CAIRN" verify --store="$S" >/dev/null || fail "cairn verify --store=s3://"
+ok "cairn put/get/ls/verify --store s3://... are the store's commands"
 # a one-byte edit uploads one or two chunks
 cp "$T/p1" "$T/p1e" && printf 'X' | dd of="$T/p1e" bs=1 seek=10000000 conv=notrunc status=none
 "$CAIRN" store put --store "$S" --name p1e "$T/p1e" >/dev/null 2>"$T/put3.err"
@@ -177,7 +186,7 @@ grep -q "[1-9][0-9]* chunks already there" "$T/resume.err" || fail "resume re-se
 "$CAIRN" store verify --store "$S" >/dev/null
 ok "after RGW restart: verify passes, no half payload, put resumes ($(cat "$T/resume.err"))"
 
-# ---- JS: S3File + h5.File.open against RGW
+# ---- JS: S3File + h5.File.open against RGW (Node), in a browser worker (Chromium), virtual-host style
 if [ -f "$here/js/dist/cairn-core.mjs" ] && [ -f "$here/js/test/s3/s3file.test.mjs" ]; then
   (cd "$here/js" && H5=$T/f.h5 node --test test/s3/) || fail "js S3File"
   ok "js S3File"
