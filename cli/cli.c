@@ -155,10 +155,10 @@ static const CliCommand aCommand[] = {
 #endif
 #if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3
   /* cli/cmd_s3.c: the chunk store where --store may be s3://BUCKET/PREFIX (local paths: as put/get/ls/verify) */
-  {"store", NULL, CLI_STORE, "put|get|ls|verify|push|pull --store S ...",
+  {"store", NULL, CLI_STORE, "put|get|ls|verify|push|pull|gc --store S ...",
    "S\ta store file, or s3://BUCKET/PREFIX (endpoint, region, keys: AWS_* variables or ~/.aws files;\n"
    "\tcore/cas/FORMAT.md \"A store in an object store\"); CAIRN_S3_STATS=1 prints requests and bytes\n",
-   "chunk stores, local or in S3: put, get, ls, verify, push, pull", NULL},
+   "chunk stores, local or in S3: put, get, ls, verify, push, pull, gc", NULL},
   {"put", "store", CLI_STORE, "--store S [--name NAME] [--zstd|--zlib] FILE...",
    "--name NAME\tthe catalog name (default: FILE as given)\n--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress chunks\n"
    "-q\tno upload report on stderr\n\tonly the chunks the store lacks are uploaded, in parallel; a failed put is resumed by running it again\n",
@@ -169,6 +169,10 @@ static const CliCommand aCommand[] = {
   {"verify", "store", CLI_STORE, "--store S", NULL, "check every manifest, chunk and name (exit 1 on damage)", cliStoreVerify},
   {"push", "store", CLI_STORE, "LOCAL s3://BUCKET/PREFIX", NULL, "copy payloads and names S3 lacks (chunks it has are not sent)", cliStorePush},
   {"pull", "store", CLI_STORE, "s3://BUCKET/PREFIX LOCAL", NULL, "copy payloads and names the local store lacks (only chunks it lacks are fetched)", cliStorePull},
+  {"gc", "store", CLI_STORE, "--store s3://BUCKET/PREFIX [--grace S] [--dry-run]",
+   "--grace S\tnothing is deleted while a writer's marker is younger than S seconds (default 3600; keep it\n"
+   "\tabove 1800 plus the clock skew between writers: core/cas/FORMAT.md \"Sweeping unused chunks\")\n--dry-run\tcount only\n",
+   "delete chunks no manifest names (left by failed puts)", cliStoreGc},
 #endif
 #if CAIRN_WITH_ZL
   {"compress", NULL, CLI_CODEC, "[-p PROFILE] [-l LEVEL] IN -o OUT",

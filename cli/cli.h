@@ -123,6 +123,7 @@ int cliStoreLs(int argc, char **argv);
 int cliStoreVerify(int argc, char **argv);
 int cliStorePush(int argc, char **argv);
 int cliStorePull(int argc, char **argv);
+int cliStoreGc(int argc, char **argv);
 #endif
 #if CAIRN_WITH_ZL /* cmd_zl.c */
 int cliCompress(int argc, char **argv);

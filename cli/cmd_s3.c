@@ -8,6 +8,7 @@
 **     wait on the network, not on a core: CAIRN_S3_THREADS, default 16);
 **   cairn store put|get|ls|verify|push|pull --store S   the chunk store, S a local store file or
 **     s3://BUCKET/PREFIX (core/cas/remote.c; layout in core/cas/FORMAT.md);
+**   cairn store gc --store s3://... [--grace S] [--dry-run]   delete chunks no manifest names;
 **   CAIRN_S3_STATS=1 prints the requests made and bytes fetched on stderr at exit.
 */
 #include <stdio.h>
@@ -310,6 +311,33 @@ static int sync(int argc, char **argv, int bPush) {
   remoteClose(&rm);
   if (rc) return cliFail(zCmd, rc);
   report(zCmd, &q);
+  return 0;
+}
+/* gc --store s3://... [--grace SECONDS] [--dry-run] */
+int cliStoreGc(int argc, char **argv) {
+  const char *zStore = NULL;
+  long long nGrace = 3600;
+  int bDry = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    char *e;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) zStore = v;
+    else if ((v = cliOptValue(argc, argv, &i, "--grace"))) {
+      nGrace = strtoll(v, &e, 10);
+      if (*e || nGrace < 0) return cliUsage("store gc", "--grace wants seconds");
+    } else if (strcmp(argv[i], "--dry-run") == 0) bDry = 1;
+    else return cliUsage("store gc", "unexpected argument '%s'", argv[i]);
+  }
+  if (!zStore || !cairn_s3_is_url(zStore)) return cliUsage("store gc", "need --store s3://BUCKET/PREFIX (a local store: cairn salvage)");
+  Remote rm;
+  if (remoteOpen("store gc", zStore, NULL, &rm)) return 1;
+  cairn_rcas_gc_report q;
+  int rc = cairn_rcas_gc(rm.r, (int64_t)nGrace * 1000, bDry, &q);
+  remoteClose(&rm);
+  if (rc) return cliFail("store gc", rc);
+  printf("store gc: %llu chunks, %llu named by no manifest (%llu bytes): %llu deleted%s; %llu expired markers removed\n",
+         (unsigned long long)q.nChunk, (unsigned long long)q.nUnused, (unsigned long long)q.nBytesUnused,
+         (unsigned long long)q.nDeleted, bDry ? " (dry run)" : "", (unsigned long long)q.nMarker);
   return 0;
 }
 int cliStorePush(int argc, char **argv) { return sync(argc, argv, 1); }
