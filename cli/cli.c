@@ -230,8 +230,8 @@ static const CliCommand aCommand[] = {
 #define CLI_STORE_VERIFY cliCasVerify
 #define CLI_STORE_S NULL
 #endif
-  {"store", NULL, CLI_STORE, "put|get|ls|verify|salvage|push|pull --store S ...", CLI_STORE_S,
-   "content-addressed chunk store, local or in S3: publish, read back verified, list, check, salvage, sync", NULL},
+  {"store", NULL, CLI_STORE, "put|get|ls|verify|salvage|push|pull|gc --store S ...", CLI_STORE_S,
+   "content-addressed chunk store, local or in S3: publish, read back verified, list, check, salvage, sync, sweep", NULL},
   {"put", "store", CLI_STORE, "--store S [--zstd|--zlib] FILE...",
    "--store S\tthe store file (created if missing)\n--name NAME\tthe catalog name (default: FILE as given)\n"
    "--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress the chunks\n--chunk MIN,AVG,MAX\tchunk sizes in bytes\n"
@@ -250,6 +250,10 @@ static const CliCommand aCommand[] = {
 #if defined(CAIRN_WITH_S3) && CAIRN_WITH_S3
   {"push", "store", CLI_STORE, "LOCAL s3://BUCKET/PREFIX", NULL, "copy payloads and names S3 lacks (chunks it has are not sent)", cliStorePush},
   {"pull", "store", CLI_STORE, "s3://BUCKET/PREFIX LOCAL", NULL, "copy payloads and names the local store lacks (only chunks it lacks are fetched)", cliStorePull},
+  {"gc", "store", CLI_STORE, "--store s3://BUCKET/PREFIX [--grace S] [--dry-run]",
+   "--grace S\tnothing is deleted while a writer's marker is younger than S seconds (default 3600; keep it\n"
+   "\tabove 1800 plus the clock skew between writers: core/cas/FORMAT.md \"Sweeping unused chunks\")\n--dry-run\tcount only\n",
+   "delete chunks no manifest names (left by failed puts)", cliStoreGc},
 #endif
   /* today's forms of the store commands (cairn help lists them as aliases) */
   {"put", NULL, CLI_STORE, "--store S FILE...", NULL, "= store put", CLI_STORE_PUT},

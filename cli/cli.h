@@ -116,6 +116,10 @@ int cliCasGet(int argc, char **argv);
 int cliCasLs(int argc, char **argv);
 int cliCasVerify(int argc, char **argv);
 int cliCasSalvage(int argc, char **argv);
+/* --opt VALUE or --opt=VALUE at argv[*pi]: the value (advancing *pi past a separate one), or NULL. */
+const char *cliOptValue(int argc, char **argv, int *pi, const char *zOpt);
+/* The value of argv's --store, or NULL. */
+const char *cliStoreArg(int argc, char **argv);
 #endif
 #if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3 /* cmd_s3.c: cairn store ... (s3:// or a local store) */
 int cliStorePut(int argc, char **argv);
@@ -124,6 +128,7 @@ int cliStoreLs(int argc, char **argv);
 int cliStoreVerify(int argc, char **argv);
 int cliStorePush(int argc, char **argv);
 int cliStorePull(int argc, char **argv);
+int cliStoreGc(int argc, char **argv);
 #endif
 #if CAIRN_WITH_ZL /* cmd_zl.c */
 int cliCompress(int argc, char **argv);

@@ -11,6 +11,8 @@
 ** one transaction). Long operations show a progress bar when stderr is a terminal. Every command
 ** takes --busy-timeout MS (default 5000): how long it waits for another writer of the store to
 ** finish (put) before failing with "locked"; so put loops on one store take turns.
+** With --store s3://BUCKET/PREFIX (native builds with the S3 host) put, get, ls and verify are
+** `cairn store put|get|ls|verify` (cli/cmd_s3.c). cliOptValue and cliStoreArg are shared with it.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +21,11 @@
 #include "cli.h"
 #if CAIRN_WITH_CAS
 #include "cairn/cas.h"
+#if CAIRN_WITH_S3
+#include "cairn/objstore.h"
+#endif
 
-/* --opt VALUE or --opt=VALUE; returns the value or NULL. Advances *pi past a separate value. */
-static const char *optValue(int argc, char **argv, int *pi, const char *zOpt) {
+const char *cliOptValue(int argc, char **argv, int *pi, const char *zOpt) {
   size_t n = strlen(zOpt);
   const char *a = argv[*pi];
   if (strncmp(a, zOpt, n) != 0) return NULL;
@@ -29,6 +33,24 @@ static const char *optValue(int argc, char **argv, int *pi, const char *zOpt) {
   if (a[n] == 0 && *pi + 1 < argc) return argv[++*pi];
   return NULL;
 }
+const char *cliStoreArg(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    const char *v = cliOptValue(argc, argv, &i, "--store");
+    if (v) return v;
+  }
+  return NULL;
+}
+
+/* --store s3://...: the command is the S3 chunk store's (cli/cmd_s3.c), which hands a local store back. */
+#if CAIRN_WITH_S3
+#define S3_ROUTE(xStore)                                                   \
+  do {                                                                     \
+    const char *zS3_ = cliStoreArg(argc, argv);                            \
+    if (zS3_ && cairn_s3_is_url(zS3_)) return xStore(argc, argv);          \
+  } while (0)
+#else
+#define S3_ROUTE(xStore) ((void)0)
+#endif
 
 static int parseU64(const char *z, uint64_t *pv) {
   char *e;
@@ -43,7 +65,7 @@ static int parseU64(const char *z, uint64_t *pv) {
 static int optBusy(int argc, char **argv, int *pi, cairn_cas_config *cfg) {
   cfg->iVersion = 2;
   if (cfg->busyTimeoutMs == 0) cfg->busyTimeoutMs = BUSY_DEFAULT_MS;
-  const char *v = optValue(argc, argv, pi, "--busy-timeout");
+  const char *v = cliOptValue(argc, argv, pi, "--busy-timeout");
   if (!v) return 0;
   uint64_t ms;
   if (!parseU64(v, &ms) || ms > 86400000) return -1;
@@ -73,6 +95,7 @@ static int resolveId(const char *zCmd, cairn_cas *cas, const char *z, uint8_t aI
 }
 
 int cliCasPut(int argc, char **argv) {
+  S3_ROUTE(cliStorePut);
   const char *zStore = NULL, *zName = NULL;
   const char *azFile[256];
   int nFile = 0, bNoName = 0;
@@ -81,14 +104,14 @@ int cliCasPut(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *v;
     int k;
-    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
-    else if ((v = optValue(argc, argv, &i, "--name"))) zName = v;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) zStore = v;
+    else if ((v = cliOptValue(argc, argv, &i, "--name"))) zName = v;
     else if (strcmp(argv[i], "--no-name") == 0) bNoName = 1;
     else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
       if (k < 0) return cliUsage("put", "--busy-timeout wants milliseconds");
     } else if ((k = optCodec(argv[i], &cfg)) != 0) {
       if (k < 0) return cliUsage("put", "unknown option '%s'", argv[i]);
-    } else if ((v = optValue(argc, argv, &i, "--chunk"))) {
+    } else if ((v = cliOptValue(argc, argv, &i, "--chunk"))) {
       unsigned a, b, c;
       if (sscanf(v, "%u,%u,%u", &a, &b, &c) != 3) return cliUsage("put", "--chunk wants MIN,AVG,MAX in bytes");
       cfg.chunking.nMin = a, cfg.chunking.nAvg = b, cfg.chunking.nMax = c, cfg.chunking.level = 2;
@@ -133,6 +156,7 @@ done:
 }
 
 int cliCasGet(int argc, char **argv) {
+  S3_ROUTE(cliStoreGet);
   const char *zStore = NULL, *zOut = NULL, *zRange = NULL, *zWhat = NULL;
   int flags = 0; /* an existing output is replaced only with -f */
   cairn_cas_config cfg;
@@ -140,10 +164,10 @@ int cliCasGet(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *v;
     int k;
-    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) zStore = v;
     else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
       if (k < 0) return cliUsage("get", "--busy-timeout wants milliseconds");
-    } else if ((v = optValue(argc, argv, &i, "--range"))) zRange = v;
+    } else if ((v = cliOptValue(argc, argv, &i, "--range"))) zRange = v;
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
     else if (strcmp(argv[i], "-f") == 0) flags |= CLI_OUT_FORCE;
     else if (argv[i][0] == '-' && argv[i][1]) return cliUsage("get", "unknown option '%s'", argv[i]);
@@ -207,7 +231,7 @@ static int openReadonly(const char *zCmd, int argc, char **argv, cairn_cas **pp,
   for (int i = 1; i < argc; i++) {
     const char *v;
     int k;
-    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) zStore = v;
     else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
       if (k < 0) return cliUsage(zCmd, "--busy-timeout wants milliseconds");
     } else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);
@@ -221,6 +245,7 @@ static int openReadonly(const char *zCmd, int argc, char **argv, cairn_cas **pp,
 }
 
 int cliCasLs(int argc, char **argv) {
+  S3_ROUTE(cliStoreLs);
   cairn_cas *cas;
   int r = openReadonly("ls", argc, argv, &cas, NULL);
   if (r) return r;
@@ -247,6 +272,7 @@ static void onProblem(void *pArg, const char *zMsg) {
 }
 
 int cliCasVerify(int argc, char **argv) {
+  S3_ROUTE(cliStoreVerify);
   cairn_cas *cas;
   const char *zStore = NULL;
   int r = openReadonly("verify", argc, argv, &cas, &zStore);
@@ -287,7 +313,7 @@ int cliCasSalvage(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *v;
     int k;
-    if ((v = optValue(argc, argv, &i, "--store"))) zStore = v;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) zStore = v;
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
     else if (strcmp(argv[i], "-f") == 0) flags |= CLI_OUT_FORCE;
     else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {

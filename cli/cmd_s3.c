@@ -8,6 +8,7 @@
 **     wait on the network, not on a core: CAIRN_S3_THREADS, default 16);
 **   cairn store put|get|ls|verify|push|pull --store S   the chunk store, S a local store file or
 **     s3://BUCKET/PREFIX (core/cas/remote.c; layout in core/cas/FORMAT.md);
+**   cairn store gc --store s3://... [--grace S] [--dry-run]   delete chunks no manifest names;
 **   CAIRN_S3_STATS=1 prints the requests made and bytes fetched on stderr at exit.
 */
 #include <stdio.h>
@@ -119,25 +120,7 @@ void cliS3Install(int argc, char **argv) {
 }
 
 /* ---------------------------------------------------------------- cairn store ... --store s3:// */
-#if CAIRN_WITH_CAS
-/* --opt VALUE or --opt=VALUE; advances *pi past a separate value. */
-static const char *opt(int argc, char **argv, int *pi, const char *zOpt) {
-  size_t n = strlen(zOpt);
-  const char *a = argv[*pi];
-  if (strncmp(a, zOpt, n) != 0) return NULL;
-  if (a[n] == '=') return a + n + 1;
-  if (a[n] == 0 && *pi + 1 < argc) return argv[++*pi];
-  return NULL;
-}
-/* The --store value of argv, or NULL. */
-static const char *storeArg(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    const char *v = opt(argc, argv, &i, "--store");
-    if (v) return v;
-  }
-  return NULL;
-}
-
+#if CAIRN_WITH_CAS /* cliOptValue and cliStoreArg: cli/cmd_cas.c */
 typedef struct Remote {
   cairn_objstore *os;
   cairn_rcas *r;
@@ -169,7 +152,7 @@ static void report(const char *zCmd, const cairn_rcas_report *q) {
 }
 
 int cliStorePut(int argc, char **argv) {
-  const char *zStore = storeArg(argc, argv);
+  const char *zStore = cliStoreArg(argc, argv);
   if (!zStore || !cairn_s3_is_url(zStore)) return cliCasPut(argc, argv);
   const char *zName = NULL, *azFile[256];
   int nFile = 0, bNoName = 0, bQuiet = 0;
@@ -177,15 +160,15 @@ int cliStorePut(int argc, char **argv) {
   memset(&cfg, 0, sizeof cfg);
   for (int i = 1; i < argc; i++) {
     const char *v;
-    if ((v = opt(argc, argv, &i, "--store"))) continue;
-    else if ((v = opt(argc, argv, &i, "--name"))) zName = v;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) continue;
+    else if ((v = cliOptValue(argc, argv, &i, "--name"))) zName = v;
     else if (strcmp(argv[i], "--no-name") == 0) bNoName = 1;
     else if (strcmp(argv[i], "-q") == 0) bQuiet = 1;
     else if (strncmp(argv[i], "--zstd", 6) == 0 || strncmp(argv[i], "--zlib", 6) == 0) {
       cfg.codec = argv[i][3] == 's' ? CAIRN_ZSTD : CAIRN_DEFLATE;
       if (argv[i][6] == '=') cfg.level = atoi(argv[i] + 7);
       else if (argv[i][6]) return cliUsage("store put", "unknown option '%s'", argv[i]);
-    } else if ((v = opt(argc, argv, &i, "--chunk"))) {
+    } else if ((v = cliOptValue(argc, argv, &i, "--chunk"))) {
       unsigned a, b, c;
       if (sscanf(v, "%u,%u,%u", &a, &b, &c) != 3) return cliUsage("store put", "--chunk wants MIN,AVG,MAX in bytes");
       cfg.chunking.nMin = a, cfg.chunking.nAvg = b, cfg.chunking.nMax = c, cfg.chunking.level = 2;
@@ -220,14 +203,14 @@ int cliStorePut(int argc, char **argv) {
 }
 
 int cliStoreGet(int argc, char **argv) {
-  const char *zStore = storeArg(argc, argv);
+  const char *zStore = cliStoreArg(argc, argv);
   if (!zStore || !cairn_s3_is_url(zStore)) return cliCasGet(argc, argv);
   const char *zOut = NULL, *zRange = NULL, *zWhat = NULL;
   int flags = 0;
   for (int i = 1; i < argc; i++) {
     const char *v;
-    if ((v = opt(argc, argv, &i, "--store"))) continue;
-    else if ((v = opt(argc, argv, &i, "--range"))) zRange = v;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) continue;
+    else if ((v = cliOptValue(argc, argv, &i, "--range"))) zRange = v;
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) zOut = argv[++i];
     else if (strcmp(argv[i], "-f") == 0) flags |= CLI_OUT_FORCE;
     else if (argv[i][0] == '-' && argv[i][1]) return cliUsage("store get", "unknown option '%s'", argv[i]);
@@ -270,7 +253,7 @@ static int lsEach(void *pArg, const cairn_cas_entry *e) {
   return 0;
 }
 int cliStoreLs(int argc, char **argv) {
-  const char *zStore = storeArg(argc, argv);
+  const char *zStore = cliStoreArg(argc, argv);
   if (!zStore || !cairn_s3_is_url(zStore)) return cliCasLs(argc, argv);
   Remote rm;
   if (remoteOpen("store ls", zStore, NULL, &rm)) return 1;
@@ -284,7 +267,7 @@ int cliStoreLs(int argc, char **argv) {
 
 static void onProblem(void *pArg, const char *zMsg) { fprintf(stderr, "cairn: %s: %s\n", (const char *)pArg, zMsg); }
 int cliStoreVerify(int argc, char **argv) {
-  const char *zStore = storeArg(argc, argv);
+  const char *zStore = cliStoreArg(argc, argv);
   if (!zStore || !cairn_s3_is_url(zStore)) return cliCasVerify(argc, argv);
   Remote rm;
   if (remoteOpen("store verify", zStore, NULL, &rm)) return 1;
@@ -328,6 +311,33 @@ static int sync(int argc, char **argv, int bPush) {
   remoteClose(&rm);
   if (rc) return cliFail(zCmd, rc);
   report(zCmd, &q);
+  return 0;
+}
+/* gc --store s3://... [--grace SECONDS] [--dry-run] */
+int cliStoreGc(int argc, char **argv) {
+  const char *zStore = NULL;
+  long long nGrace = 3600;
+  int bDry = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    char *e;
+    if ((v = cliOptValue(argc, argv, &i, "--store"))) zStore = v;
+    else if ((v = cliOptValue(argc, argv, &i, "--grace"))) {
+      nGrace = strtoll(v, &e, 10);
+      if (*e || nGrace < 0) return cliUsage("store gc", "--grace wants seconds");
+    } else if (strcmp(argv[i], "--dry-run") == 0) bDry = 1;
+    else return cliUsage("store gc", "unexpected argument '%s'", argv[i]);
+  }
+  if (!zStore || !cairn_s3_is_url(zStore)) return cliUsage("store gc", "need --store s3://BUCKET/PREFIX (a local store: cairn salvage)");
+  Remote rm;
+  if (remoteOpen("store gc", zStore, NULL, &rm)) return 1;
+  cairn_rcas_gc_report q;
+  int rc = cairn_rcas_gc(rm.r, (int64_t)nGrace * 1000, bDry, &q);
+  remoteClose(&rm);
+  if (rc) return cliFail("store gc", rc);
+  printf("store gc: %llu chunks, %llu named by no manifest (%llu bytes): %llu deleted%s; %llu expired markers removed\n",
+         (unsigned long long)q.nChunk, (unsigned long long)q.nUnused, (unsigned long long)q.nBytesUnused,
+         (unsigned long long)q.nDeleted, bDry ? " (dry run)" : "", (unsigned long long)q.nMarker);
   return 0;
 }
 int cliStorePush(int argc, char **argv) { return sync(argc, argv, 1); }

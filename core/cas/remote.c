@@ -17,6 +17,9 @@
 #define RCAS_CHUNK_FIXED 8    /* codec 1, reserved 3, raw length 4 */
 #define RCAS_BATCH ((size_t)32 << 20) /* input chunked per prepare call */
 #define RCAS_CACHE 8          /* chunks a payload file keeps */
+#define RCAS_SEC ((int64_t)1000000000)
+#define RCAS_LEASE_RENEW_NS (600 * RCAS_SEC) /* a writer renews its marker after 10 minutes of work */
+#define RCAS_LEASE_MAX_NS (1800 * RCAS_SEC)  /* and stops if it could not for 30 (FORMAT.md: the sweep) */
 
 /* A set of 32-byte hashes (open addressing; the all-zero hash marks a free slot, and is kept
 ** apart in bZero). */
@@ -69,6 +72,8 @@ struct cairn_rcas {
   int codec, level;
   HashSet chunks;   /* chunks known to be in the store */
   int bChunksListed;
+  char zLease[64];  /* this writer's marker writers/TIME-RANDOM, while tLease != 0 */
+  int64_t tLease;
 };
 
 /* ---------------------------------------------------------------- object helpers */
@@ -89,6 +94,36 @@ static void keyOf(char *z, size_t nz, const char *zDir, const uint8_t h[32]) {
 /* The hex key part of a listing's "dir/HEX" into h; 0 if it is not one. */
 static int keyHash(const char *zKey, size_t nDir, uint8_t h[32]) {
   return strlen(zKey) == nDir + 65 && cairn_cas_id_parse(zKey + nDir + 1, h) == CAIRN_OK;
+}
+
+/* The 16 hex digits of a TIME-RANDOM key part as a number. */
+static uint64_t hexTime(const char *z) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 16; i++) v = v << 4 | (uint64_t)(z[i] >= 'a' ? z[i] - 'a' + 10 : z[i] - '0');
+  return v;
+}
+/* 8 random bytes from the host, or (no random source) bits unique enough: time, p[0..n), handle. */
+static void uniqueBits(const cairn_rcas *r, int64_t t, const void *p, size_t n, const uint8_t *aId, uint8_t rnd[8]) {
+  const cairn_host *h = cairn_host_get();
+  if (h->xRandom && h->xRandom(h->pCtx, rnd, 8) == CAIRN_OK) return;
+  uint8_t mix[32];
+  cairn_sha256_ctx c;
+  cairn_sha256_init(&c);
+  cairn_sha256_update(&c, &t, sizeof t);
+  cairn_sha256_update(&c, p, n);
+  if (aId) cairn_sha256_update(&c, aId, 32);
+  cairn_sha256_update(&c, &r, sizeof r);
+  cairn_sha256_final(&c, mix);
+  memcpy(rnd, mix, 8);
+}
+/* zKey + TIME-RANDOM (TIME big-endian: keys sort by time), at zKey[n]. */
+static void timedName(const cairn_rcas *r, char *zKey, size_t n, int64_t t, const uint8_t *aId) {
+  uint8_t tb[8], rnd[8];
+  uniqueBits(r, t, zKey, n, aId, rnd);
+  for (int i = 0; i < 8; i++) tb[i] = (uint8_t)((uint64_t)t >> (56 - 8 * i));
+  cairn_hex(tb, 8, zKey + n);
+  zKey[n + 16] = '-';
+  cairn_hex(rnd, 8, zKey + n + 17);
 }
 
 /* Parallel work whose items fail one by one (uploads, downloads): xOne(pCtx, i) for every i in
@@ -180,8 +215,10 @@ int cairn_rcas_open(cairn_objstore *pStore, const cairn_cas_config *pCfg, cairn_
   return CAIRN_OK;
 }
 
+static void leaseDrop(cairn_rcas *r);
 int cairn_rcas_close(cairn_rcas *r) {
   if (!r) return CAIRN_OK;
+  leaseDrop(r);
   cairnFree(r->chunks.a);
   cairnFree(r->cdc);
   cairnFree(r);
@@ -320,12 +357,85 @@ int cairn_rcas_stat(cairn_rcas *r, const uint8_t aId[32], uint64_t *pnSize) {
 /* ---------------------------------------------------------------- put */
 static int64_t nowNs(void) { return cairnClock(0); }
 
+/* ---------------------------------------------------------------- markers: writers and sweeps */
+/* FORMAT.md "Sweeping unused chunks": a writer keeps a marker writers/TIME-RANDOM while it works
+** and a sweep one gc/TIME-RANDOM; each writes its own, then lists the other's, so that (the listing
+** being consistent) a writer and a sweep never both go on. */
+struct Keys;
+static int eachKey(void *pArg, const char *zKey, uint64_t nSize);
+typedef struct Markers {
+  int64_t tNow, nGraceNs, tNewest;
+  size_t nLive;
+  const char *zSelf;   /* a key not counted (this handle's own marker), or NULL */
+  struct Keys *pStale; /* receives the expired markers, or NULL */
+} Markers;
+static int eachMarker(void *pArg, const char *zKey, uint64_t nSize) {
+  Markers *m = pArg;
+  const char *s = strrchr(zKey, '/');
+  if (!s || strlen(s + 1) != 33 || s[17] != '-' || (m->zSelf && strcmp(zKey, m->zSelf) == 0)) return CAIRN_OK;
+  int64_t t = (int64_t)hexTime(s + 1);
+  if (t > m->tNow - m->nGraceNs) {
+    m->nLive++;
+    if (t > m->tNewest) m->tNewest = t;
+    return CAIRN_OK;
+  }
+  return m->pStale ? eachKey(m->pStale, zKey, nSize) : CAIRN_OK;
+}
+/* The markers under zDir younger than nGraceNs (by this clock) into *m. */
+static int markersList(cairn_rcas *r, const char *zDir, int64_t nGraceNs, const char *zSelf, struct Keys *pStale, Markers *m) {
+  memset(m, 0, sizeof *m);
+  m->tNow = nowNs(), m->nGraceNs = nGraceNs, m->zSelf = zSelf, m->pStale = pStale;
+  return r->s->pMethods->xList(r->s, zDir, eachMarker, m);
+}
+static int markerPut(cairn_rcas *r, const char *zDir, int64_t t, char zKey[64]) {
+  size_t n = strlen(zDir);
+  memcpy(zKey, zDir, n + 1);
+  timedName(r, zKey, n, t, NULL);
+  int rc = objPut(r, zKey, "", 0, CAIRN_OBJ_CREATE_ONLY);
+  return rc == CAIRN_EXISTS ? CAIRN_OK : rc; /* our own key: a retried PUT that had landed */
+}
+static void leaseDrop(cairn_rcas *r) {
+  if (r->tLease) r->s->pMethods->xDelete(r->s, r->zLease); /* a failure: the marker expires by itself */
+  r->tLease = 0;
+}
+/* Before a put (bStart) and at each of its steps: this writer's marker, renewed after
+** RCAS_LEASE_RENEW_NS. A new marker after none (or an expired one) is the handshake: then no
+** sweep may be live, and the chunks this handle knew of are listed again (a sweep may have run). */
+static int leaseTake(cairn_rcas *r, int bStart) {
+  int64_t t = nowNs();
+  if (r->tLease && t - r->tLease < RCAS_LEASE_RENEW_NS) return CAIRN_OK;
+  int bGap = !r->tLease || t - r->tLease >= RCAS_LEASE_MAX_NS;
+  if (bGap && !bStart)
+    return cairnErr(CAIRN_BUSY, "remote store: this put paused for more than %d minutes (a sweep may have run): run it again",
+                    (int)(RCAS_LEASE_MAX_NS / RCAS_SEC / 60));
+  char zKey[64];
+  CAIRN_TRY(markerPut(r, "writers/", t, zKey));
+  leaseDrop(r); /* the new marker covers from here on */
+  memcpy(r->zLease, zKey, sizeof zKey);
+  r->tLease = t;
+  if (!bGap) return CAIRN_OK; /* covered without a gap: every sweep since saw one of ours and stopped */
+  Markers m;
+  int rc = markersList(r, "gc/", RCAS_LEASE_MAX_NS, NULL, NULL, &m);
+  if (rc == CAIRN_OK && m.nLive)
+    rc = cairnErr(CAIRN_BUSY, "remote store: a sweep (cairn store gc) has been running for %lld s: put again when it is done",
+                  (long long)((t - m.tNewest) / RCAS_SEC));
+  if (rc) {
+    leaseDrop(r);
+    return rc;
+  }
+  cairnFree(r->chunks.a);
+  memset(&r->chunks, 0, sizeof r->chunks);
+  r->bChunksListed = 0;
+  return CAIRN_OK;
+}
+
 int cairn_rcas_put_file(cairn_rcas *r, cairn_file *in, const char *zName, uint8_t aId[32], cairn_rcas_report *pRep) {
   CAIRN_RETURN_ERROR_IF(!r || !in || !aId, CAIRN_MISUSE, "cairn_rcas_put_file: NULL argument");
   cairn_rcas_report rep;
   memset(&rep, 0, sizeof rep);
   uint64_t nIn = 0;
   CAIRN_TRY(cairn_file_size(in, &nIn));
+  CAIRN_TRY(leaseTake(r, 1));
   CAIRN_TRY(chunksList(r));
   size_t nBuf = (size_t)CAIRN_MIN((uint64_t)RCAS_BATCH + r->prm.nMax, nIn + 1);
   uint8_t *buf = cairnMalloc(nBuf);
@@ -341,6 +451,7 @@ int cairn_rcas_put_file(cairn_rcas *r, cairn_file *in, const char *zName, uint8_
   size_t nHave = 0;
   uint32_t nChunkAll = 0;
   for (;;) {
+    CAIRN_TRY_GOTO(rc, leaseTake(r, 0), done);
     size_t want = (size_t)CAIRN_MIN((uint64_t)(nBuf - nHave), nIn - iPos - nHave);
     if (want) CAIRN_TRY_GOTO(rc, cairn_file_read_exact(in, buf + nHave, want, iPos + nHave), done);
     nHave += want;
@@ -382,6 +493,7 @@ int cairn_rcas_put_file(cairn_rcas *r, cairn_file *in, const char *zName, uint8_
   cairn_sha256(mani + 40, nMani - 40, aId);
   memcpy(mani, aId, 32);
   /* the manifest only after every chunk it names: a reader never finds a payload with a hole */
+  CAIRN_TRY_GOTO(rc, leaseTake(r, 0), done);
   char zKey[80];
   keyOf(zKey, sizeof zKey, "manifests", aId);
   rc = objPut(r, zKey, mani, nMani, CAIRN_OBJ_CREATE_ONLY);
@@ -428,11 +540,7 @@ static int nameTime(cairn_rcas *r, const char *zDir, int64_t *pt) {
   int64_t t = nowNs();
   size_t n = strlen(zDir);
   if (strlen(w.zKey) == n + 33) {
-    uint64_t prev = 0;
-    for (size_t i = 0; i < 16; i++) {
-      char ch = w.zKey[n + i];
-      prev = prev << 4 | (uint64_t)(ch >= 'a' ? ch - 'a' + 10 : ch - '0');
-    }
+    uint64_t prev = hexTime(w.zKey + n);
     if ((int64_t)prev >= t) t = (int64_t)prev + 1;
   }
   *pt = t;
@@ -444,25 +552,7 @@ static int nameWrite(cairn_rcas *r, const char *zName, const uint8_t aId[32], in
   CAIRN_TRY(nameDir(zKey, sizeof zKey, zName));
   int64_t t;
   CAIRN_TRY(nameTime(r, zKey, &t));
-  uint8_t rnd[8];
-  const cairn_host *h = cairn_host_get();
-  if (!h->xRandom || h->xRandom(h->pCtx, rnd, 8) != CAIRN_OK) { /* unique enough: time, name, ID, this handle */
-    uint8_t mix[32];
-    cairn_sha256_ctx c;
-    cairn_sha256_init(&c);
-    cairn_sha256_update(&c, &t, sizeof t);
-    cairn_sha256_update(&c, zName, strlen(zName));
-    cairn_sha256_update(&c, aId, 32);
-    cairn_sha256_update(&c, &r, sizeof r);
-    cairn_sha256_final(&c, mix);
-    memcpy(rnd, mix, 8);
-  }
-  size_t n = strlen(zKey);
-  uint8_t tb[8];
-  for (int i = 0; i < 8; i++) tb[i] = (uint8_t)((uint64_t)t >> (56 - 8 * i)); /* big-endian: keys sort by time */
-  cairn_hex(tb, 8, zKey + n);
-  zKey[n + 16] = '-';
-  cairn_hex(rnd, 8, zKey + n + 17);
+  timedName(r, zKey, strlen(zKey), t, aId); /* the key part holds the name (hex): time, name, ID */
   size_t nName = strlen(zName);
   uint8_t body[NAME_FIXED + 400];
   memcpy(body, aId, 32);
@@ -1096,6 +1186,73 @@ int cairn_rcas_pull(cairn_rcas *r, cairn_cas *pLocal, cairn_rcas_report *pRep) {
 done:
   if (rc) cairn_cas_rollback(pLocal);
   sideFree(&d);
+  if (pRep) *pRep = rep;
+  return rc;
+}
+
+/* ---------------------------------------------------------------- the sweep */
+typedef struct DelJob {
+  cairn_rcas *r;
+  Keys *k;
+  size_t *aIdx;
+} DelJob;
+static int delOne(void *pArg, size_t i) {
+  DelJob *j = pArg;
+  return j->r->s->pMethods->xDelete(j->r->s, j->k->az[j->aIdx ? j->aIdx[i] : i]);
+}
+
+int cairn_rcas_gc(cairn_rcas *r, int64_t nGraceMs, int bDryRun, cairn_rcas_gc_report *pRep) {
+  CAIRN_RETURN_ERROR_IF(!r || nGraceMs < 0, CAIRN_MISUSE, "cairn_rcas_gc: NULL handle or a negative grace period");
+  cairn_rcas_gc_report rep;
+  memset(&rep, 0, sizeof rep);
+  int64_t nGrace = nGraceMs * 1000000, t0 = nowNs();
+  Keys stale, chunks;
+  Manis ms;
+  HashSet used;
+  memset(&stale, 0, sizeof stale), memset(&chunks, 0, sizeof chunks), memset(&ms, 0, sizeof ms), memset(&used, 0, sizeof used);
+  size_t *aDel = NULL, nDel = 0;
+  char zSelf[64];
+  CAIRN_TRY(markerPut(r, "gc/", t0, zSelf)); /* first ours, then the writers': see markers above */
+  Markers m;
+  int rc = markersList(r, "writers/", nGrace, r->tLease ? r->zLease : NULL, &stale, &m);
+  if (rc == CAIRN_OK && m.nLive)
+    CAIRN_ERROR_GOTO(rc, done, CAIRN_BUSY,
+                     "remote store: %zu writer marker%s younger than the grace period (the newest %lld s old): nothing swept "
+                     "(a put in progress, or one that died: its marker expires after %lld s)",
+                     m.nLive, m.nLive == 1 ? "" : "s", (long long)((t0 - m.tNewest) / RCAS_SEC), (long long)(nGraceMs / 1000));
+  CAIRN_TRY_GOTO(rc, markersList(r, "gc/", RCAS_LEASE_MAX_NS, zSelf, &stale, &m), done); /* another sweep: harmless */
+  CAIRN_TRY_GOTO(rc, manisGet(r, 1, &ms), done);
+  for (size_t i = 0; i < ms.n; i++) {
+    if (ms.aRc[i]) /* the chunks of a manifest that cannot be read are unknown */
+      CAIRN_ERROR_GOTO(rc, done, ms.aRc[i], "%s: nothing swept", ms.azErr[i]);
+    for (uint32_t k = 0; k < ms.aM[i].nChunk; k++) CAIRN_TRY_GOTO(rc, hsAdd(&used, ms.aM[i].a + MANI_FIXED + (size_t)k * MANI_ENTRY), done);
+  }
+  CAIRN_TRY_GOTO(rc, r->s->pMethods->xList(r->s, "chunks/", eachKey, &chunks), done);
+  aDel = cairnMallocArray(chunks.n + 1, sizeof *aDel);
+  if (!aDel) CAIRN_ERROR_GOTO(rc, done, CAIRN_NOMEM, "remote store: out of memory for %zu chunks", chunks.n);
+  for (size_t i = 0; i < chunks.n; i++) {
+    uint8_t h[32];
+    if (!keyHash(chunks.az[i], 6, h)) continue; /* not ours */
+    rep.nChunk++;
+    if (hsHas(&used, h)) continue;
+    aDel[nDel++] = i;
+    rep.nUnused++, rep.nBytesUnused += chunks.an[i];
+  }
+  if (!bDryRun) {
+    if (nowNs() - t0 >= RCAS_LEASE_MAX_NS / 2) /* writers take our marker for live this long only */
+      CAIRN_ERROR_GOTO(rc, done, CAIRN_BUSY, "remote store: the sweep's listing took more than %lld minutes: nothing swept",
+                       (long long)(RCAS_LEASE_MAX_NS / 2 / RCAS_SEC / 60));
+    DelJob j = {r, &chunks, aDel};
+    CAIRN_TRY_GOTO(rc, parRun(nDel, delOne, &j, NULL, NULL), done);
+    rep.nDeleted = rep.nUnused, rep.nBytesDeleted = rep.nBytesUnused;
+    DelJob js = {r, &stale, NULL};
+    CAIRN_TRY_GOTO(rc, parRun(stale.n, delOne, &js, NULL, NULL), done);
+    rep.nMarker = stale.n;
+  }
+done:
+  r->s->pMethods->xDelete(r->s, zSelf);
+  keysFree(&stale), keysFree(&chunks), manisFree(&ms);
+  cairnFree(used.a), cairnFree(aDel);
   if (pRep) *pRep = rep;
   return rc;
 }

@@ -36,6 +36,13 @@ export function s3Config(o = {}) {
   return c;
 }
 
+/** The HTTP URL of an object: path style `ENDPOINT/BUCKET/KEY`, or virtual-host style `BUCKET.HOST/KEY`. */
+export function s3HttpUrl(cfg, bucket, key) {
+  if (cfg.addressing !== 'virtual') return `${cfg.endpoint}/${bucket}/${encodeKey(key)}`;
+  const e = new URL(cfg.endpoint);
+  return `${e.protocol}//${bucket}.${e.host}/${encodeKey(key)}`;
+}
+
 let nodeWorker = null;
 async function nodeWorkerClass() {
   if (!nodeWorker) nodeWorker = (await import('node:worker_threads')).Worker;
@@ -49,9 +56,19 @@ async function nodeWorkerClass() {
 export class S3File {
   static async open(url, options = {}) {
     const W = isNode ? await nodeWorkerClass() : Worker;
-    return new S3File(url, options, W);
+    const f = new S3File(url, options, W, true);
+    // A browser starts a nested worker only while its creator's event loop turns: wait for the
+    // helper thread to answer before the first request blocks this thread in Atomics.wait.
+    await new Promise((resolve, reject) => {
+      const w = f.worker;
+      if (w.once) w.once('message', resolve), w.once('error', reject);
+      else w.addEventListener('message', resolve, { once: true }), w.addEventListener('error', (e) => reject(new Error(`S3File: the helper thread failed to start: ${e.message || e}`)), { once: true });
+    });
+    if (f.worker.unref) f.worker.unref();
+    f.head();
+    return f;
   }
-  constructor(url, options = {}, WorkerClass = isNode ? nodeWorker : Worker) {
+  constructor(url, options = {}, WorkerClass = isNode ? nodeWorker : Worker, _started = false) {
     const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(url);
     if (!m) throw new Error(`S3File: '${url}' is not s3://BUCKET/KEY`);
     if (!WorkerClass) throw new Error('S3File: use await S3File.open(url) in Node');
@@ -59,10 +76,7 @@ export class S3File {
     this.key = m[2];
     this.name = url;
     this.cfg = s3Config(options);
-    const e = new URL(this.cfg.endpoint);
-    this.httpUrl = this.cfg.addressing === 'virtual'
-      ? `${e.protocol}//${this.bucket}.${e.host}/${encodeKey(this.key)}`
-      : `${this.cfg.endpoint}/${this.bucket}/${encodeKey(this.key)}`;
+    this.httpUrl = s3HttpUrl(this.cfg, this.bucket, this.key);
     this.blockSize = options.blockSize || 65536;
     this.cache = new Map();
     this.maxCached = options.maxCachedBlocks || 256;
@@ -72,10 +86,13 @@ export class S3File {
     // import of aws4fetch; Node's worker_threads takes the same file URL.
     this.worker = isNode ? new WorkerClass(new URL('./s3worker-node.js', import.meta.url))
       : new Worker(new URL('./s3worker.js', import.meta.url), { type: 'module' });
+    this.worker.postMessage({ config: this.cfg }); // answered with {ready: true}
+    if (_started) return; // open() waits for the answer, then calls head()
     if (this.worker.unref) this.worker.unref(); // a forgotten close() does not keep Node alive
-    this.worker.postMessage({ config: this.cfg });
-    const r = this.request('HEAD', {}, 1024);
-    this.length = r.contentLength;
+    this.head();
+  }
+  head() {
+    this.length = this.request('HEAD', {}, 1024).contentLength;
   }
   /** One signed request, waited for synchronously; the body (at most nMax bytes) or an Error. */
   request(method, headers, nMax) {

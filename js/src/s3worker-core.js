@@ -12,10 +12,12 @@ import { AwsClient } from 'aws4fetch';
 // (worker_threads), so that a bundler that bundles the browser worker never sees a Node import.
 let client = null;
 
-export async function onMessage(m) {
+// post(message) answers the configuration message with {ready: true} (S3File.open waits for it).
+export async function onMessage(m, post) {
   if (m.config) {
     client = new AwsClient({ accessKeyId: m.config.accessKeyId, secretAccessKey: m.config.secretAccessKey,
       sessionToken: m.config.sessionToken, region: m.config.region, service: 's3', retries: 0 });
+    post({ ready: true });
     return;
   }
   const { method, url, headers, ctrl, data, retries } = m;

@@ -4,4 +4,4 @@
 import { parentPort } from 'node:worker_threads';
 import { onMessage } from './s3worker-core.js';
 
-parentPort.on('message', onMessage);
+parentPort.on('message', (m) => onMessage(m, (x) => parentPort.postMessage(x)));

@@ -3,4 +3,4 @@
 // bundle, aws4fetch included); the work is in s3worker-core.js, Node's entry is s3worker-node.js.
 import { onMessage } from './s3worker-core.js';
 
-self.onmessage = (e) => onMessage(e.data);
+self.onmessage = (e) => onMessage(e.data, (x) => self.postMessage(x));

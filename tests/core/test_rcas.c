@@ -299,3 +299,64 @@ TEST(rcas, push_pull) {
   free(p), free(p2);
   msClose(&s->base);
 }
+
+/* A marker key dir/TIME-0000000000000000 for time t (ns). */
+static void markerAt(MemStore *s, const char *zDir, int64_t t, char z[80]) {
+  snprintf(z, 80, "%s%016llx-0000000000000000", zDir, (unsigned long long)t);
+  msPut(&s->base, z, "", 0, 0);
+}
+TEST(rcas, gc_sweeps_unused_chunks) {
+  MemStore *s = msNew();
+  cairn_cas_config cfg = smallCfg(0);
+  cairn_rcas *r, *g;
+  CHECK_OK(cairn_rcas_open(&s->base, &cfg, &r));
+  size_t n = 200000;
+  uint8_t *p = pseudo(n, 7), *p2 = pseudo(n, 8), *q = NULL, aId[32], aId2[32];
+  cairn_rcas_report rep;
+  cairn_rcas_gc_report gr;
+  CHECK_OK(putBytes(r, p, n, "kept", aId, &rep));
+  s->nPut = 0, s->failPutAt = 12; /* a failed put: chunks, no manifest */
+  CHECK_RC(putBytes(r, p2, n, "lost", aId2, &rep), CAIRN_IOERR);
+  s->failPutAt = 0;
+  size_t nChunk = msCount(s, "chunks/");
+  CHECK_EQ(msCount(s, "writers/"), 1);
+  /* a sweep while the writer's handle is open (its marker is fresh): nothing deleted */
+  CHECK_OK(cairn_rcas_open(&s->base, &cfg, &g));
+  CHECK_RC(cairn_rcas_gc(g, 3600000, 0, &gr), CAIRN_BUSY);
+  CHECK(strstr(cairn_errmsg(), "nothing swept") != NULL);
+  CHECK_EQ(msCount(s, "chunks/"), nChunk);
+  CHECK_EQ(msCount(s, "gc/"), 0);
+  cairn_rcas_close(r); /* the writer is done: its marker goes */
+  CHECK_EQ(msCount(s, "writers/"), 0);
+  char zM[80];
+  markerAt(s, "writers/", 1, zM); /* a writer that died long ago: expired, removed */
+  CHECK_OK(cairn_rcas_gc(g, 3600000, 1, &gr)); /* dry run */
+  CHECK(gr.nUnused > 0 && gr.nDeleted == 0 && gr.nChunk == nChunk);
+  CHECK_EQ(msCount(s, "chunks/"), nChunk);
+  uint64_t nUnused = gr.nUnused;
+  CHECK_OK(cairn_rcas_gc(g, 3600000, 0, &gr));
+  CHECK(gr.nDeleted == nUnused && gr.nMarker == 1);
+  CHECK_EQ(msCount(s, "chunks/"), nChunk - nUnused);
+  CHECK_EQ(msCount(s, "writers/") + msCount(s, "gc/"), 0);
+  CHECK_OK(cairn_rcas_verify(g, NULL, NULL, NULL));
+  size_t nq = 0;
+  CHECK_OK(getBytes(g, aId, 0, UINT64_MAX, &q, &nq));
+  CHECK(nq == n && memcmp(p, q, n) == 0);
+  free(q);
+  /* a writer does not start while a sweep's marker is fresh; after it, it uploads what was swept */
+  markerAt(s, "gc/", cairnClock(0), zM);
+  CHECK_OK(cairn_rcas_open(&s->base, &cfg, &r));
+  CHECK_RC(putBytes(r, p2, n, "lost", aId2, &rep), CAIRN_BUSY);
+  CHECK_EQ(msCount(s, "writers/"), 0);
+  CHECK_EQ(msCount(s, "chunks/"), nChunk - nUnused);
+  msDelete(&s->base, zM); /* the sweep is done */
+  CHECK_OK(putBytes(r, p2, n, "lost", aId2, &rep));
+  CHECK(rep.nChunk > 0 && rep.nPayload == 1);
+  /* a handle's own marker does not stop its own sweep */
+  CHECK_OK(cairn_rcas_gc(r, 3600000, 0, &gr));
+  CHECK(gr.nUnused == 0);
+  CHECK_OK(cairn_rcas_verify(r, NULL, NULL, NULL));
+  cairn_rcas_close(r), cairn_rcas_close(g);
+  free(p), free(p2);
+  msClose(&s->base);
+}

@@ -4,14 +4,17 @@
 # this script starts (scripts/objectstore.sh, its own folder and ports) and stops on exit:
 #   HDF5 from S3 (ls -r and dump equal the local file's, bytes fetched bounded), the chunk store in
 #   S3 (put/get/ls/verify, re-put sends nothing, push/pull, two writers at once, the same name from
-#   two writers), memory snapshots (search from S3), the JS S3File (node), and faults: a wrong key
+#   two writers; also as cairn put/get/ls/verify --store s3://), memory snapshots (search from S3), the
+#   JS S3File (js/test/s3: Node; a browser worker in headless Chromium, CORS set on the bucket; virtual-host
+#   style), and faults: a wrong key
 #   (clear error), a 503 storm through tests/s3/proxy503.py (retries), RGW killed mid-upload (the
 #   store stays consistent, the put resumes).
 # Needs ceph-mon ceph-mgr ceph-osd radosgw (scripts/setup.sh) and python3-h5py.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 CAIRN=${1:?usage: run.sh CAIRN TMPDIR}
-T=${2:?usage: run.sh CAIRN TMPDIR}/s3
+mkdir -p "${2:?usage: run.sh CAIRN TMPDIR}"
+T=$(cd "$2" && pwd)/s3 # absolute: the JS tests run from js/
 PY=/usr/bin/python3
 export CAIRN_S3_DIR=$T/ceph CAIRN_S3_PORT=${CAIRN_S3_TEST_PORT:-8177} CAIRN_S3_MON_PORT=${CAIRN_S3_TEST_MON_PORT:-3377}
 OS=$here/scripts/objectstore.sh
@@ -74,6 +77,13 @@ id2=$("$CAIRN" store put --store "$S" --name p1 "$T/p1" 2>"$T/put2.err")
 [ "$id" = "$id2" ] || fail "same bytes, other ID"
 grep -q " 0 chunks uploaded" "$T/put2.err" || fail "re-put uploaded chunks: $(cat "$T/put2.err")"
 ok "store put/get/range, re-put sends no chunk"
+# the old command forms route to the S3 store too
+"$CAIRN" put --store "$S" --name old/p1 "$T/p1" >"$T/old.id" 2>/dev/null
+[ "$(cat "$T/old.id")" = "$id" ] || fail "cairn put --store s3://: other ID"
+"$CAIRN" get --store "$S" old/p1 -o - | cmp - "$T/p1" || fail "cairn get --store s3:// differs"
+"$CAIRN" ls --store "$S" 2>/dev/null | grep -q "^$id " || fail "cairn ls --store s3:// lacks $id"
+"$CAIRN" verify --store="$S" >/dev/null || fail "cairn verify --store=s3://"
+ok "cairn put/get/ls/verify --store s3://... are the store's commands"
 # a one-byte edit uploads one or two chunks
 cp "$T/p1" "$T/p1e" && printf 'X' | dd of="$T/p1e" bs=1 seek=10000000 conv=notrunc status=none
 "$CAIRN" store put --store "$S" --name p1e "$T/p1e" >/dev/null 2>"$T/put3.err"
@@ -177,7 +187,37 @@ grep -q "[1-9][0-9]* chunks already there" "$T/resume.err" || fail "resume re-se
 "$CAIRN" store verify --store "$S" >/dev/null
 ok "after RGW restart: verify passes, no half payload, put resumes ($(cat "$T/resume.err"))"
 
-# ---- JS: S3File + h5.File.open against RGW
+# ---- the sweep of chunks no manifest names (cairn store gc)
+s3del() { curl -sf -o /dev/null -X DELETE --aws-sigv4 "aws:amz:$AWS_REGION:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+  -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$AWS_ENDPOINT_URL/$B/$1"; }
+marker() { printf '%s/%016x-%s' "$1" "$(date +%s%N)" "$2"; }
+# the put killed with RGW above could not remove its writer marker: a sweep waits for it (grace)
+"$CAIRN" store gc --store "$S" 2>"$T/e" && fail "gc swept while a writer marker was fresh"
+grep -q "writer marker.*nothing swept" "$T/e" || fail "gc with a fresh writer marker: $(cat "$T/e")"
+ok "gc refuses while a writer's marker is younger than the grace: $(cat "$T/e")"
+# two orphan chunks (as a failed put leaves them), then a sweep with a 1 s grace
+head -c 5000 /dev/urandom >"$T/o1" && head -c 7000 /dev/urandom >"$T/o2"
+s3put "$T/o1" "store/chunks/$(sha256sum "$T/o1" | cut -c1-64)" && s3put "$T/o2" "store/chunks/$(sha256sum "$T/o2" | cut -c1-64)"
+sleep 1.2
+nch() { sed -n 's/^store gc: \([0-9]*\) chunks.*/\1/p' "$1"; }
+"$CAIRN" store gc --store "$S" --grace 1 --dry-run >"$T/gc0" && grep -q " 2 named by no manifest (12000 bytes): 0 deleted" "$T/gc0" ||
+  fail "gc --dry-run: $(cat "$T/gc0")"
+"$CAIRN" store gc --store "$S" --grace 1 >"$T/gc1" && grep -q ": 2 deleted; [1-9][0-9]* expired markers removed" "$T/gc1" || fail "gc: $(cat "$T/gc1")"
+"$CAIRN" store gc --store "$S" --grace 1 --dry-run >"$T/gc2"
+[ "$(nch "$T/gc0")" = "$(nch "$T/gc1")" ] && [ "$(nch "$T/gc2")" = "$(($(nch "$T/gc1") - 2))" ] && grep -q " 0 named by no manifest" "$T/gc2" ||
+  fail "chunks before/after gc: $(cat "$T/gc0" "$T/gc1" "$T/gc2")"
+"$CAIRN" store verify --store "$S" >/dev/null || fail "verify after gc"
+"$CAIRN" store get --store "$S" big -o - | cmp - "$T/big" || fail "a payload differs after gc"
+ok "gc: $(cat "$T/gc1"); verify passes, payloads intact"
+# a writer does not start while a sweep's marker is fresh
+: >"$T/empty" && m=$(marker store/gc 00000000000000aa) && s3put "$T/empty" "$m"
+"$CAIRN" store put --store "$S" --name later "$T/w3" 2>"$T/e" && fail "a put ran during a sweep"
+grep -q "a sweep (cairn store gc)" "$T/e" || fail "put during a sweep: $(cat "$T/e")"
+s3del "$m"
+"$CAIRN" store put --store "$S" --name later -q "$T/w3" >/dev/null || fail "put after the sweep"
+ok "a put waits for a running sweep: $(cat "$T/e")"
+
+# ---- JS: S3File + h5.File.open against RGW (Node), in a browser worker (Chromium), virtual-host style
 if [ -f "$here/js/dist/cairn-core.mjs" ] && [ -f "$here/js/test/s3/s3file.test.mjs" ]; then
   (cd "$here/js" && H5=$T/f.h5 node --test test/s3/) || fail "js S3File"
   ok "js S3File"

@@ -169,6 +169,22 @@ CAIRN_API int cairn_rcas_verify(cairn_rcas *p, cairn_cas_problem_fn xProblem, vo
 ** the same (payload IDs depend on it): CAIRN_MISUSE otherwise. */
 CAIRN_API int cairn_rcas_push(cairn_rcas *p, cairn_cas *pLocal, cairn_rcas_report *pReport);
 CAIRN_API int cairn_rcas_pull(cairn_rcas *p, cairn_cas *pLocal, cairn_rcas_report *pReport);
+
+/* What a sweep found and did. */
+typedef struct cairn_rcas_gc_report {
+  uint64_t nChunk;                   /* chunks in the store */
+  uint64_t nUnused, nBytesUnused;    /* of them, named by no manifest (stored bytes) */
+  uint64_t nDeleted, nBytesDeleted;  /* deleted (0 in a dry run) */
+  uint64_t nMarker;                  /* expired writer and sweep markers removed */
+} cairn_rcas_gc_report;
+/*
+** Delete the chunks no manifest names (left by failed puts), unless a writer may be at work:
+** CAIRN_BUSY, nothing deleted, while a writer's marker is younger than nGraceMs (a put in
+** progress, or one that died less than nGraceMs ago). Writers refuse to start while a sweep runs.
+** The rule, and why nGraceMs must exceed 30 minutes plus the clock skew between the machines that
+** write: core/cas/FORMAT.md "Sweeping unused chunks". bDryRun: count only.
+*/
+CAIRN_API int cairn_rcas_gc(cairn_rcas *p, int64_t nGraceMs, int bDryRun, cairn_rcas_gc_report *pReport);
 #endif
 
 #ifdef __cplusplus
