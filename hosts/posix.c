@@ -553,12 +553,8 @@ static int posixLock(cairn_file *pF, int eLock) {
   PosixFile *f = (PosixFile *)pF;
   if (eLock == CAIRN_LOCK_EXCLUSIVE) return readersNone(f->zPath, pfName(f));
   if (eLock <= f->eLock) return CAIRN_OK;
-  if (eLock == CAIRN_LOCK_READ) {
-    uint8_t aId[8];
-    if (getentropy(aId, sizeof aId) == 0) readersMarkerTake(f->zPath, "em", aId, &f->zLockFile);
-  } else {
-    lockFileDrop(f); /* READ -> WRITE: a writer now */
-  }
+  if (eLock == CAIRN_LOCK_READ) readersMarkerTake(f->zPath, "em", &f->zLockFile);
+  else lockFileDrop(f); /* READ -> WRITE: a writer now */
   f->eLock = eLock;
   return CAIRN_OK;
 }
@@ -566,10 +562,7 @@ static int posixUnlock(cairn_file *pF, int eLock) {
   PosixFile *f = (PosixFile *)pF;
   if (eLock >= f->eLock) return CAIRN_OK;
   if (eLock == CAIRN_LOCK_NONE) lockFileDrop(f);
-  else {
-    uint8_t aId[8]; /* WRITE -> READ: a reader now */
-    if (getentropy(aId, sizeof aId) == 0) readersMarkerTake(f->zPath, "em", aId, &f->zLockFile);
-  }
+  else readersMarkerTake(f->zPath, "em", &f->zLockFile); /* WRITE -> READ: a reader now */
   f->eLock = eLock;
   return CAIRN_OK;
 }

@@ -20,15 +20,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cairn/cairn.h"
 
-/* Make this reader's marker for zPath; *pzMarker gets its path (malloc'd), or stays NULL where
-** it cannot be made (best effort: a read-only directory). aId: 8 random bytes. */
-static void readersMarkerTake(const char *zPath, const char *zKind, const uint8_t aId[8], char **pzMarker) {
-  if (*pzMarker || !zPath) return;
+/* Make this reader's marker for zPath (named by 8 random bytes); *pzMarker gets its path
+** (malloc'd), or stays NULL where it cannot be made (best effort: a read-only directory). */
+static void readersMarkerTake(const char *zPath, const char *zKind, char **pzMarker) {
+  uint8_t aId[8];
+  if (*pzMarker || !zPath || getentropy(aId, sizeof aId) != 0) return;
   char zId[17];
   for (int i = 0; i < 8; i++) {
     zId[2 * i] = "0123456789abcdef"[aId[i] >> 4];

@@ -124,11 +124,7 @@ static int wasiClose(cairn_file *pF) {
 static void markerDrop(WasiFile *f) { readersMarkerDrop(&f->zMarker); }
 
 /* The reader marker (hosts/readers.h). */
-static void markerTake(WasiFile *f) {
-  uint8_t aId[8];
-  if (f->zMarker || __wasi_random_get(aId, sizeof aId) != 0) return;
-  readersMarkerTake(f->zPath, "wasi", aId, &f->zMarker);
-}
+static void markerTake(WasiFile *f) { readersMarkerTake(f->zPath, "wasi", &f->zMarker); }
 
 static int wasiLock(cairn_file *pF, int eLock) {
   WasiFile *f = (WasiFile *)pF;
