@@ -28,6 +28,11 @@
 
 /* not every includer uses every function (the native POSIX host walks markers only) */
 #define READERS_FN static __attribute__((unused))
+#ifdef O_CLOEXEC
+#define READERS_O_CLOEXEC O_CLOEXEC /* the native host has threads that may fork */
+#else
+#define READERS_O_CLOEXEC 0
+#endif
 
 /* Make this reader's marker for zPath (named by 8 random bytes); *pzMarker gets its path
 ** (malloc'd), or stays NULL where it cannot be made (best effort: a read-only directory). */
@@ -88,7 +93,8 @@ READERS_FN void readersMarkerDrop(char **pzMarker) {
 ** CAIRN_BUSY naming the first one and its line (zName: the file's name for the message). xGone
 ** (may be NULL: no reader can be told dead) is given a marker's first line and answers nonzero
 ** when its reader is known gone: that marker is removed and does not count. Markers being made
-** (".tmp...") are not counted. */
+** (".tmp...") are not counted. A marker or directory that is there but cannot be read counts as
+** a live reader (BUSY): a writer must not reuse space under a reader it cannot see. */
 READERS_FN int readersWalk(const char *zDir, const char *zName, int (*xGone)(const char *zLine)) {
   DIR *d = opendir(zDir);
   if (!d) {
@@ -106,7 +112,7 @@ READERS_FN int readersWalk(const char *zDir, const char *zName, int (*xGone)(con
       break;
     }
     snprintf(zMarker, n, "%s/%s", zDir, e->d_name);
-    int fd = open(zMarker, O_RDONLY);
+    int fd = open(zMarker, O_RDONLY | READERS_O_CLOEXEC);
     ssize_t k = fd < 0 ? -1 : read(fd, zLine, sizeof zLine - 1);
     if (fd >= 0) close(fd);
     if (fd < 0 && errno == ENOENT) { /* removed meanwhile */
