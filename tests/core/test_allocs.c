@@ -19,7 +19,8 @@
 **        (file and object open)
 **   zl   cairn_zl_decompress_dctx of a 256 KiB le-u32 frame into the caller's buffer
 **   zstd cairn_zdecompress of a 64 KiB frame into the caller's buffer
-**   cas  cairn_cas_read of a 256-byte object from a file store
+**   cas  cairn_cas_read of a 256-byte object from a file store; of a 4 MiB payload into the
+**        caller's buffer, whole and in pieces through an open payload
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,4 +213,48 @@ TEST(allocs, cas_small_read_file) {
   CHECK(nGot == sizeof b && memcmp(a, b, sizeof b) == 0);
   acRemove();
   CHECK_OK(cairn_cas_close(cas));
+}
+
+/* Large reads into the caller's buffer (issue 23; JS Store.getInto reads this way): a whole
+** multi-chunk payload through cairn_cas_read, and the same payload in pieces that cut chunks
+** through one open payload (cairn_cas_payload_read): after the first piece, no allocation. */
+TEST(allocs, cas_large_read_into) {
+  enum { N = 4 << 20, PIECE = 100000 };
+  uint8_t *a = malloc(N), *b = malloc(N), id[32];
+  CHECK(a && b);
+  uint32_t x = 11;
+  for (size_t i = 0; i < N; i++) x ^= x << 13, x ^= x >> 17, x ^= x << 5, a[i] = (uint8_t)x;
+  cairn_cas_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.chunking.nMin = 16 << 10, cfg.chunking.nAvg = 64 << 10, cfg.chunking.nMax = 256 << 10;
+  cairn_cas *cas;
+  CHECK_OK(cairn_cas_open_memory(&cfg, &cas));
+  CHECK_OK(cairn_cas_begin(cas));
+  CHECK_OK(cairn_cas_put(cas, a, N, id));
+  CHECK_OK(cairn_cas_commit(cas));
+  size_t nGot = 0;
+  acInstall();
+  CHECK_OK(cairn_cas_read(cas, id, 0, b, N, &nGot));
+  memset(b, 0, N);
+  acReset();
+  CHECK_OK(cairn_cas_read(cas, id, 0, b, N, &nGot));
+  AC_CHECK("cas read of a 4 MiB payload (64 KiB chunks) into the caller's buffer", 2, 1 << 12);
+  CHECK(nGot == N && memcmp(a, b, N) == 0);
+  memset(b, 0, N);
+  cairn_cas_payload *pl;
+  CHECK_OK(cairn_cas_payload_open(cas, id, &pl));
+  CHECK_OK(cairn_cas_payload_read(pl, 0, b, PIECE, &nGot));
+  acReset();
+  size_t iOff = PIECE;
+  while (iOff < N) {
+    CHECK_OK(cairn_cas_payload_read(pl, iOff, b + iOff, PIECE, &nGot));
+    CHECK(nGot == (N - iOff < PIECE ? N - iOff : PIECE));
+    iOff += nGot;
+  }
+  AC_CHECK("cas open payload read in 100,000-byte pieces, after the first", 0, 0);
+  CHECK(memcmp(a, b, N) == 0);
+  cairn_cas_payload_close(pl);
+  acRemove();
+  CHECK_OK(cairn_cas_close(cas));
+  free(a), free(b);
 }
