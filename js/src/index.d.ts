@@ -521,6 +521,8 @@ export class Store {
   put(data: PutSource, options?: { name?: string }): Promise<string>;
   /** Bytes [start, end) of a payload (by id or name), verified. */
   get(idOrName: string, range?: { start?: number; end?: number }): Uint8Array;
+  /** Bytes [start, start + out.byteLength) of a payload (clipped to its end) into the caller's array, verified; the count written. No new array (docs/js-memory.md). */
+  getInto(idOrName: string, out: ArrayBufferView, options?: { start?: number }): number;
   /** A stream of [start, end) of a payload, read and verified pieceSize bytes at a time (default 4 MiB). */
   stream(idOrName: string, options?: { start?: number; end?: number; pieceSize?: number }): ReadableStream<Uint8Array>;
   /** Write [start, end) of a payload to a file object in bounded memory. */
