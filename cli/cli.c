@@ -41,32 +41,12 @@ int cliUsage(const char *zCmd, const char *zFmt, ...) {
 
 int cliVerbosity = 1;
 
-static int gProgressShown;
-void cliProgress(void *pArg, uint64_t nDone, uint64_t nTotal) {
-  static int64_t lastNs;
-  const char *zLabel = pArg ? (const char *)pArg : "";
-  /* only long operations, only on a terminal, never with -q */
-  if (cliVerbosity < 1 || !isatty(2) || nTotal < (8u << 20)) return;
-  int64_t now = cairn_host_get()->xClock ? cairn_host_get()->xClock(cairn_host_get()->pCtx, 1) : 0;
-  if (nDone < nTotal && now - lastNs < 100000000) return;
-  lastNs = now;
-  int w = 30, k = nTotal ? (int)(nDone * (uint64_t)w / nTotal) : w;
-  fprintf(stderr, "\r%s [", zLabel);
-  for (int i = 0; i < w; i++) fputc(i < k ? '#' : '.', stderr);
-  fprintf(stderr, "] %3d%% %llu/%llu MiB", nTotal ? (int)(nDone * 100 / nTotal) : 100,
-          (unsigned long long)(nDone >> 20), (unsigned long long)(nTotal >> 20));
-  gProgressShown = 1;
-}
-void cliProgressEnd(void) {
-  if (gProgressShown) fprintf(stderr, "\r\033[K");
-  gProgressShown = 0;
-}
-
-/* Commands whose work has no byte count to show (repack, eval, verify, salvage...): on a terminal,
+/* Commands whose work has no fraction to show (mem verify, salvage...): on a terminal,
 ** after a second, a line on stderr says the command is still at work and for how long, until it
 ** returns. A second thread, natively only (cairn.wasm has none: it stays silent). The commands
-** that report bytes through cliProgress (put, get, store verify, zstd...) do not get it. */
-static const char *const azTicker[] = {"h5 repack", "eval locomo", "mem verify", "mem salvage", "mem checkpoint", "mem index", "h5w verify", "h5 dumpall"};
+** that report done/total through cli/progress.c (repack, eval, put, get, store verify, zstd...)
+** do not get it. */
+static const char *const azTicker[] = {"mem verify", "mem salvage", "mem checkpoint", "mem index", "h5w verify", "h5 dumpall"};
 #ifndef __wasi__
 static struct {
   pthread_mutex_t mu;

@@ -50,9 +50,14 @@ extern int cliVerbosity;
 int cliFail(const char *zCmd, int rc);
 /* Report bad usage and return 2. */
 int cliUsage(const char *zCmd, const char *zFmt, ...);
-/* A progress bar on stderr, only when stderr is a terminal; a cairn_progress_fn. */
+/* The progress line (cli/progress.c) on stderr: on a terminal, or with -v; never with -q. cliProgress
+** is a cairn_progress_fn counting bytes (pArg: the label, "repack"); cliProgressItems counts
+** items; cliProgressEnd ends the operation (clears the line). Done never goes back on screen. */
 void cliProgress(void *pArg, uint64_t nDone, uint64_t nTotal);
+void cliProgressItems(const char *zLabel, uint64_t nDone, uint64_t nTotal);
 void cliProgressEnd(void);
+/* An informational note on stderr (printf's format), dropped with -q (cli/progress.c). */
+void cliNote(const char *zFmt, ...) __attribute__((format(printf, 1, 2)));
 /* Open an input (cli/io.c): "-" is stdin; pipes, FIFOs and devices are read to their end.
 ** cliOpenRead reports a failure itself, cliInput returns the cairn status. */
 int cliOpenRead(const char *zCmd, const char *zPath, cairn_file **pp);

@@ -258,7 +258,7 @@ int cliCasLs(int argc, char **argv) {
   }
   cairn_cas_stats s;
   if (cairn_cas_get_stats(cas, &s) == CAIRN_OK)
-    fprintf(stderr, "%llu payloads, %llu names, %llu chunks: %llu bytes, %llu stored, store file %llu bytes\n",
+    cliNote("%llu payloads, %llu names, %llu chunks: %llu bytes, %llu stored, store file %llu bytes\n",
             (unsigned long long)s.nPayload, (unsigned long long)s.nName, (unsigned long long)s.nChunk,
             (unsigned long long)s.nRawBytes, (unsigned long long)s.nStoredBytes, (unsigned long long)s.nFileBytes);
   cairn_cas_close(cas);
