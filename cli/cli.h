@@ -78,6 +78,10 @@ typedef struct CliOut {
 #define CLI_OUT_SEEK 4    /* written out of order: a regular file only, never a stream */
 int cliOutOpen(const char *zCmd, const char *zOut, const char *const *azIn, int nIn, int flags, CliOut *o);
 int cliOutClose(CliOut *o, int rc);
+/* A JSON string on stdout, NULL as null (cli/io.c). */
+void cliJsonStr(const char *z);
+/* --json anywhere in argv: taken out (argv and *pArgc rewritten), 1 if it was there (cli/io.c). */
+int cliTakeJson(int *pArgc, char **argv);
 /* Is argument z the --help flag? */
 int cliIsHelp(const char *z);
 
@@ -125,6 +129,8 @@ int cliCasSalvage(int argc, char **argv);
 const char *cliOptValue(int argc, char **argv, int *pi, const char *zOpt);
 /* The value of argv's --store, or NULL. */
 const char *cliStoreArg(int argc, char **argv);
+/* One line of store ls (--json: {"id","size","name"}). */
+void cliCasLsLine(const cairn_cas_entry *e, int json);
 #endif
 #if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3 /* cmd_s3.c: cairn store ... (s3:// or a local store) */
 int cliStorePut(int argc, char **argv);

@@ -432,8 +432,27 @@ int cliMemSearch(int argc, char **argv) {
   return rc ? 1 : 0;
 }
 
+/* mem stats --json: one object (docs/memory.md "mem stats --json"); the keys are stable. */
+static void memStatsJson(const cairn_mem_stats *s, const char *const *azMetric, const char *const *azDisk) {
+  printf("{\"memories\":%llu,\"textOnly\":%s,\"dim\":%u,\"metric\":", (unsigned long long)s->nMemory, s->textOnly ? "true" : "false",
+         s->textOnly ? 0 : s->dim);
+  cliJsonStr(s->textOnly ? NULL : azMetric[s->metric]);
+  printf(",\"diskVectors\":");
+  cliJsonStr(s->textOnly ? NULL : azDisk[s->diskVectors]);
+  printf(",\"model\":");
+  cliJsonStr(s->zModel && s->zModel[0] ? s->zModel : NULL);
+  printf(",\"sessions\":%u,\"roles\":%u,\"terms\":%u,\"postings\":%llu,\"textBytes\":%llu,\"fileBytes\":%llu,\"index\":", s->nSession,
+         s->nRole, s->nTerm, (unsigned long long)s->nPosting, (unsigned long long)s->nTextBytes, (unsigned long long)s->nFileBytes);
+  cliJsonStr(s->ivfKind ? azIndex[s->ivfKind] : "exact");
+  printf(",\"nlist\":%u,\"format\":%d,\"checkpointed\":%llu,\"logBytes\":%llu,\"kernel\":", s->ivfKind ? s->ivfNlist : 0, s->format,
+         (unsigned long long)s->nCheckpointed, (unsigned long long)s->nLogBytes);
+  cliJsonStr(s->zKernel);
+  printf(",\"openMs\":%.3f}\n", (double)s->openNs / 1e6);
+}
+
 int cliMemStats(int argc, char **argv) {
   if (memBusyOpt("mem stats", &argc, argv)) return 1;
+  int json = cliTakeJson(&argc, argv);
   if (argc < 2) return cliUsage("mem stats", "need FILE");
   cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
@@ -441,8 +460,13 @@ int cliMemStats(int argc, char **argv) {
   cairn_mem_stats s;
   cairn_mem_stats_get(m, &s);
   static const char *const azMetric[] = {"cosine", "ip", "l2"};
-  printf("memories    %llu\n", (unsigned long long)s.nMemory);
   static const char *const azDisk[] = {"f32", "f16", "int8"};
+  if (json) {
+    memStatsJson(&s, azMetric, azDisk);
+    cairn_mem_close(m);
+    return 0;
+  }
+  printf("memories    %llu\n", (unsigned long long)s.nMemory);
   if (s.textOnly) printf("vectors     none (text-only store, BM25)\n");
   else printf("vectors     %u dimensions, %s, kept as %s on disk\n", s.dim, azMetric[s.metric], azDisk[s.diskVectors]);
   if (s.zModel && s.zModel[0]) printf("model       %s\n", s.zModel);
