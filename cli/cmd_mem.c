@@ -153,8 +153,8 @@ static int addJsonl(cairn_mem *m, const char *zPath, const char *zPutOpts) {
   }
   free(z);
   if (rc == CAIRN_OK) {
-    if (nDup) fprintf(stderr, "%ld memories added from %s, %ld duplicates not stored again\n", nAdded, zPath, nDup);
-    else fprintf(stderr, "%ld memories added from %s\n", nAdded, zPath);
+    if (nDup) cliNote("%ld memories added from %s, %ld duplicates not stored again\n", nAdded, zPath, nDup);
+    else cliNote("%ld memories added from %s\n", nAdded, zPath);
   }
   return rc;
 }
@@ -323,9 +323,9 @@ int cliMemAdd(int argc, char **argv) {
       printf("}\n");
     } else {
       printf("%llu\n", (unsigned long long)res.id);
-      if (res.status == CAIRN_MEM_PUT_EXACT) fprintf(stderr, "already stored as %llu (its access counted)\n", (unsigned long long)res.id);
+      if (res.status == CAIRN_MEM_PUT_EXACT) cliNote("already stored as %llu (its access counted)\n", (unsigned long long)res.id);
       else if (res.duplicateOf)
-        fprintf(stderr, "near duplicate of %llu (similarity %.3f): %s\n", (unsigned long long)res.duplicateOf, (double)res.similarity,
+        cliNote("near duplicate of %llu (similarity %.3f): %s\n", (unsigned long long)res.duplicateOf, (double)res.similarity,
                 res.status == CAIRN_MEM_PUT_NEAR_SKIP ? "not stored" : res.status == CAIRN_MEM_PUT_SUPERSEDED ? "stored as its new version" : "stored");
     }
   }
@@ -432,8 +432,27 @@ int cliMemSearch(int argc, char **argv) {
   return rc ? 1 : 0;
 }
 
+/* mem stats --json: one object (docs/memory.md "mem stats --json"); the keys are stable. */
+static void memStatsJson(const cairn_mem_stats *s, const char *const *azMetric, const char *const *azDisk) {
+  printf("{\"memories\":%llu,\"textOnly\":%s,\"dim\":%u,\"metric\":", (unsigned long long)s->nMemory, s->textOnly ? "true" : "false",
+         s->textOnly ? 0 : s->dim);
+  cliJsonStr(s->textOnly ? NULL : azMetric[s->metric]);
+  printf(",\"diskVectors\":");
+  cliJsonStr(s->textOnly ? NULL : azDisk[s->diskVectors]);
+  printf(",\"model\":");
+  cliJsonStr(s->zModel && s->zModel[0] ? s->zModel : NULL);
+  printf(",\"sessions\":%u,\"roles\":%u,\"terms\":%u,\"postings\":%llu,\"textBytes\":%llu,\"fileBytes\":%llu,\"index\":", s->nSession,
+         s->nRole, s->nTerm, (unsigned long long)s->nPosting, (unsigned long long)s->nTextBytes, (unsigned long long)s->nFileBytes);
+  cliJsonStr(s->ivfKind ? azIndex[s->ivfKind] : "exact");
+  printf(",\"nlist\":%u,\"format\":%d,\"checkpointed\":%llu,\"logBytes\":%llu,\"kernel\":", s->ivfKind ? s->ivfNlist : 0, s->format,
+         (unsigned long long)s->nCheckpointed, (unsigned long long)s->nLogBytes);
+  cliJsonStr(s->zKernel);
+  printf(",\"openMs\":%.3f}\n", (double)s->openNs / 1e6);
+}
+
 int cliMemStats(int argc, char **argv) {
   if (memBusyOpt("mem stats", &argc, argv)) return 1;
+  int json = cliTakeJson(&argc, argv);
   if (argc < 2) return cliUsage("mem stats", "need FILE");
   cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
@@ -441,8 +460,13 @@ int cliMemStats(int argc, char **argv) {
   cairn_mem_stats s;
   cairn_mem_stats_get(m, &s);
   static const char *const azMetric[] = {"cosine", "ip", "l2"};
-  printf("memories    %llu\n", (unsigned long long)s.nMemory);
   static const char *const azDisk[] = {"f32", "f16", "int8"};
+  if (json) {
+    memStatsJson(&s, azMetric, azDisk);
+    cairn_mem_close(m);
+    return 0;
+  }
+  printf("memories    %llu\n", (unsigned long long)s.nMemory);
   if (s.textOnly) printf("vectors     none (text-only store, BM25)\n");
   else printf("vectors     %u dimensions, %s, kept as %s on disk\n", s.dim, azMetric[s.metric], azDisk[s.diskVectors]);
   if (s.zModel && s.zModel[0]) printf("model       %s\n", s.zModel);
@@ -472,7 +496,7 @@ int cliMemCheckpoint(int argc, char **argv) {
   if (rc) cliFail(zCmd, rc);
   else {
     cairn_mem_stats_get(m, &s1);
-    fprintf(stderr, "%llu memories in the HDF5 datasets (%llu were), %.1f ms\n", (unsigned long long)s1.nCheckpointed,
+    cliNote("%llu memories in the HDF5 datasets (%llu were), %.1f ms\n", (unsigned long long)s1.nCheckpointed,
             (unsigned long long)s0.nCheckpointed, s1.nCheckpoint ? (double)s1.checkpointNs / 1e6 : 0.0);
   }
   cairn_mem_close(m);
@@ -498,7 +522,7 @@ int cliMemIndex(int argc, char **argv) {
   int rc = cairn_mem_build_index(m, &ic);
   if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
   if (rc) cliFail(zCmd, rc);
-  else fprintf(stderr, "index built in %.1f ms\n", (double)(nowNs() - t0) / 1e6);
+  else cliNote("index built in %.1f ms\n", (double)(nowNs() - t0) / 1e6);
   cairn_mem_close(m);
   return rc ? 1 : 0;
 }
@@ -552,7 +576,7 @@ int cliMemSalvage(int argc, char **argv) {
     remove(zOut); /* no partial output */
     return cliFail(zCmd, rc);
   }
-  fprintf(stderr, "%llu memories copied to %s, %llu lost%s%s\n", (unsigned long long)v.nIntact, zOut, (unsigned long long)v.nLost,
+  cliNote("%llu memories copied to %s, %llu lost%s%s\n", (unsigned long long)v.nIntact, zOut, (unsigned long long)v.nLost,
           v.damaged ? "; first damage: " : " (nothing was damaged)", v.damaged ? v.zDamage : "");
   return 0;
 }
@@ -683,6 +707,26 @@ static int parseDia(const char *z, size_t n, int *pSess) {
   return 1;
 }
 
+/* The progress total of eval locomo: every turn of every session and every question, as the
+** loops below visit them. Maintenance reminder: follows cliEvalLocomo's walk. */
+static uint64_t locomoSteps(cairn_json *j) {
+  uint64_t n = 0;
+  for (uint32_t conv = cairn_json_child(j, 0); conv; conv = cairn_json_next(j, conv)) {
+    uint32_t c = cairn_json_get(j, conv, "conversation"), qa = cairn_json_get(j, conv, "qa");
+    if (!c || !qa || cairn_json_type(j, qa) != CAIRN_JSON_ARRAY) continue;
+    for (int s = 1;; s++) {
+      char zKey[48];
+      snprintf(zKey, sizeof zKey, "session_%d", s);
+      uint32_t sess = cairn_json_get(j, c, zKey);
+      if (!sess && s > 60) break;
+      if (sess && cairn_json_type(j, sess) == CAIRN_JSON_ARRAY)
+        for (uint32_t t = cairn_json_child(j, sess); t; t = cairn_json_next(j, t)) n++;
+    }
+    for (uint32_t q = cairn_json_child(j, qa); q; q = cairn_json_next(j, q)) n++;
+  }
+  return n;
+}
+
 int cliEvalLocomo(int argc, char **argv) {
   const char *zCmd = "eval locomo";
   if (argc < 2) return cliUsage(zCmd, "need FILE.json");
@@ -725,6 +769,8 @@ int cliEvalLocomo(int argc, char **argv) {
   int64_t *aLat = NULL, buildNs = 0;
   size_t nLat = 0, nLatAlloc = 0, nTurnTotal = 0;
   int nConv = 0;
+  uint64_t nStep = 0, nSteps = locomoSteps(j); /* progress: turns added and questions asked */
+  cliProgressItems(zCmd, 0, nSteps);
   for (uint32_t conv = cairn_json_child(j, 0); conv && rc == CAIRN_OK; conv = cairn_json_next(j, conv)) {
     uint32_t c = cairn_json_get(j, conv, "conversation"), qa = cairn_json_get(j, conv, "qa");
     if (!c || !qa || cairn_json_type(j, qa) != CAIRN_JSON_ARRAY) continue;
@@ -757,6 +803,7 @@ int cliEvalLocomo(int argc, char **argv) {
       snprintf(zSess, sizeof zSess, "session_%d", s);
       int iTurn = 0;
       for (uint32_t t = cairn_json_child(j, sess); t && rc == CAIRN_OK; t = cairn_json_next(j, t), iTurn++) {
+        cliProgressItems(zCmd, ++nStep, nSteps);
         uint32_t sp = cairn_json_get(j, t, "speaker"), tx = cairn_json_get(j, t, "text"), di = cairn_json_get(j, t, "dia_id");
         uint32_t cap = cairn_json_get(j, t, "blip_caption");
         if (!tx || cairn_json_type(j, tx) != CAIRN_JSON_STRING || !di || cairn_json_type(j, di) != CAIRN_JSON_STRING) continue;
@@ -790,6 +837,7 @@ int cliEvalLocomo(int argc, char **argv) {
     uint8_t *aRel = malloc(k + 1), *aSRel = malloc(k + 1);
     int *aSeenSess = calloc(200, sizeof(int));
     for (uint32_t q = cairn_json_child(j, qa); q && rc == CAIRN_OK && k; q = cairn_json_next(j, q)) {
+      cliProgressItems(zCmd, ++nStep, nSteps);
       uint32_t qt = cairn_json_get(j, q, "question"), ev = cairn_json_get(j, q, "evidence"), ca = cairn_json_get(j, q, "category");
       if (!qt || cairn_json_type(j, qt) != CAIRN_JSON_STRING || !ev || cairn_json_type(j, ev) != CAIRN_JSON_ARRAY || !ca || cairn_json_type(j, ca) != CAIRN_JSON_NUMBER) continue;
       int cat = (int)cairn_json_num(j, ca);
@@ -862,6 +910,8 @@ int cliEvalLocomo(int argc, char **argv) {
     cairn_mem_close(m);
   }
   cairn_json_free(j);
+  if (rc == CAIRN_OK) cliProgressItems(zCmd, nSteps, nSteps);
+  cliProgressEnd();
   if (rc) {
     free(aLat);
     return cliFail(zCmd, rc);
@@ -1178,7 +1228,7 @@ int cliMemDelete(int argc, char **argv) {
   if (rc == CAIRN_OK) rc = cairn_mem_checkpoint(m);
   if (rc == CAIRN_OK) {
     if (a.json) printf("{\"deleted\":%llu}\n", (unsigned long long)nDel);
-    else fprintf(stderr, "%llu memories forgotten (gone from the file)\n", (unsigned long long)nDel);
+    else cliNote("%llu memories forgotten (gone from the file)\n", (unsigned long long)nDel);
   } else cliFail(zCmd, rc);
   cairn_mem_close(m);
   return rc ? 1 : 0;
@@ -1270,7 +1320,7 @@ int cliMemImport(int argc, char **argv) {
   if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
   if (rc == CAIRN_OK) {
     if (a.json) printf("{\"imported\":%llu}\n", (unsigned long long)nImp);
-    else fprintf(stderr, "%llu memories imported\n", (unsigned long long)nImp);
+    else cliNote("%llu memories imported\n", (unsigned long long)nImp);
   } else cliFail(zCmd, rc);
   cairn_mem_close(m);
   return rc ? 1 : 0;
@@ -1291,7 +1341,7 @@ int cliMemCompact(int argc, char **argv) {
   cairn_mem_stats_get(m, &s1);
   if (rc == CAIRN_OK) {
     if (a.json) printf("{\"before\":%llu,\"after\":%llu}\n", (unsigned long long)before, (unsigned long long)s1.nFileBytes);
-    else fprintf(stderr, "%llu bytes -> %llu bytes\n", (unsigned long long)before, (unsigned long long)s1.nFileBytes);
+    else cliNote("%llu bytes -> %llu bytes\n", (unsigned long long)before, (unsigned long long)s1.nFileBytes);
   } else cliFail(zCmd, rc);
   cairn_mem_close(m);
   return rc ? 1 : 0;
