@@ -228,6 +228,7 @@ struct cairn_mem {
   size_t endMin;            /* lowest checkpointed row whose valid_to changed since (SIZE_MAX: none) */
   int forgetPending;        /* a forget since the last checkpoint: the next one rewrites the file */
   int ckV2;                 /* the checkpoint has the datasets of 2026-12-02 (user, agent, head...) */
+  const struct cairnMemHook *pHook; /* the graph kept in this file (mem_hook.h), NULL none */
   /* exact dedup: open addressing on the normalised text's hash -> row + 1 of current rows */
   uint32_t *aDedup;
   size_t nDedupSlot, nDedup;

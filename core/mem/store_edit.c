@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "mem_int.h"
+#include "mem_hook.h"
 
 void cairnMemSetLive(cairn_mem *m, size_t r, int live) {
   if (live) m->aLive[r >> 6] |= 1ull << (r & 63);
@@ -373,6 +374,9 @@ int cairn_mem_delete(cairn_mem *m, uint64_t id) {
       memRecEnd(m, 8);
     }
   }
+  /* the graph kept in the file drops the facts only this memory supported (mem_hook.h); were it
+  ** to fail, the next checkpoint's rewrite finds the memory gone and drops them then */
+  if (m->pHook && m->pHook->xForget(m->pHook->pCtx, id) != CAIRN_OK) cairn_clearerr();
   return CAIRN_OK;
 }
 
