@@ -306,6 +306,8 @@ typedef struct MemAddArgs {
 void cairnMemNoteDamage(cairn_mem *m, uint64_t off, const char *zMsg);
 /* salvage: apply a row read from the file, whose id there is origId. */
 int cairnMemApplySalvaged(cairn_mem *m, const MemAddArgs *a, uint64_t origId);
+/* salvage: the row of the version whose id in the file is origId; SIZE_MAX: not loaded */
+size_t cairnMemSalvagedRow(const cairn_mem *m, uint64_t origId);
 /* store_rec.c: log and apply a validated record (salvage's copy). */
 int cairnMemAddArgs(cairn_mem *m, const MemAddArgs *a);
 /* Open f as a store (store.c); the caller has taken the lock; f is never closed here. */
