@@ -225,7 +225,8 @@ export const zl: {
 };
 
 // ------------------------------------------------------------------ agent memory
-export type MemoryMode = 'hybrid' | 'vector' | 'bm25';
+/** 'auto' (the default): hybrid with a query embedding (yours or your `embed`'s), else BM25 (docs/memory.md). */
+export type MemoryMode = 'auto' | 'hybrid' | 'vector' | 'bm25';
 export type Metric = 'cosine' | 'ip' | 'l2';
 export type VectorIndex = 'auto' | 'flat' | 'f16' | 'int8' | 'ivf' | 'ivfpq';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
