@@ -83,15 +83,17 @@ int cairnZlEncNode1(Enc *e, int id, const uint8_t *hdr, size_t nh, int in) {
 }
 
 static Mark encMark(Enc *e) { return (Mark){e->nNode, e->nSt}; }
-static size_t encCost(Enc *e, Mark m) {
-  size_t c = 0;
-  for (int i = m.nSt; i < e->nSt; i++) c += e->anSt[i] + 2;
-  for (int i = m.nNode; i < e->nNode; i++) c += e->aNode[i].nh + 2 + e->aNode[i].nIn / 4;
-  return c;
-}
 void cairnZlEncRollback(Enc *e, Mark m) {
   while (e->nSt > m.nSt) cairnFree(e->aSt[--e->nSt]);
   while (e->nNode > m.nNode) cairnFree(e->aNode[--e->nNode].aIn);
+}
+/* The cost of a trial built since m (r its result; SIZE_MAX if it did not apply), rolled back. */
+static size_t encTrialCost(Enc *e, Mark m, int r) {
+  size_t c = 0;
+  for (int i = m.nSt; i < e->nSt; i++) c += e->anSt[i] + 2;
+  for (int i = m.nNode; i < e->nNode; i++) c += e->aNode[i].nh + 2 + e->aNode[i].nIn / 4;
+  cairnZlEncRollback(e, m);
+  return r == ENC_SKIP ? SIZE_MAX : c;
 }
 
 /* ---------------------------------------------------------------- leaves */
@@ -128,14 +130,11 @@ static size_t encZstdRun(Enc *e, const uint8_t *p, size_t n, int level, int lit,
 #define ENC_SAMPLE (64u << 10)
 static int encZstdLevel(Enc *e, const uint8_t *p, size_t n, uint8_t *q, size_t cap) {
   int level = e->fast ? e->trialLevel : e->dense ? e->denseLevel : e->stageLevel;
-  if (e->fast || level < ENC_SLOW_LEVEL || n < 4 * ENC_SAMPLE || cap < ENC_SAMPLE + 1024) return level;
+  if (e->fast || level < ENC_SLOW_LEVEL || n < 4 * ENC_SAMPLE) return level;
   const uint8_t *s = p + (n - ENC_SAMPLE) / 2;
-  size_t a = encZstdRun(e, s, ENC_SAMPLE, 1, 0, q, cap), b = 0;
-  if (a == (size_t)-1) return level;
-  if (a == 0) a = ENC_SAMPLE; /* did not fit: as large as the sample */
-  b = encZstdRun(e, s, ENC_SAMPLE, level, 0, q, cap);
-  if (b == (size_t)-1) return level;
-  if (b == 0) b = ENC_SAMPLE;
+  /* cap (n - 5 >= 4 samples) holds zstd's bound of a sample: both runs fit; an error sets e->rc */
+  size_t a = encZstdRun(e, s, ENC_SAMPLE, 1, 0, q, cap);
+  size_t b = encZstdRun(e, s, ENC_SAMPLE, level, 0, q, cap);
   return b + a / 100 >= a ? 1 : level;
 }
 
@@ -537,8 +536,7 @@ int cairnZlEncNumeric(Enc *e, const uint8_t *p, size_t n, unsigned w, int depth)
       if (w == 1 && e->level <= 5 && (c == NC_DZZ || c == NC_TOK)) continue;
       Mark m = encMark(e);
       int r = encNumCand(e, p, CAIRN_MIN(n, e->trial / w), w, c, depth); /* decide on a prefix */
-      size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
-      cairnZlEncRollback(e, m);
+      size_t cost = encTrialCost(e, m, r);
       if (cost < bestCost) bestCost = cost, best = c;
     }
     e->fast = fast;
@@ -596,18 +594,14 @@ static int encTyped(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
     ** differences are narrow, the 64-bit ones carry borrows into the high half): the 4-byte
     ** graph is tried beside the 8-byte one on a prefix, the smaller wins. Either is a numeric
     ** view of the same serial bytes (serial_to_num takes its width from its input). */
-    size_t nt = CAIRN_MIN(n, 2 * e->trial) / 8 * 8, aCost[2] = {SIZE_MAX, SIZE_MAX};
+    size_t nt = CAIRN_MIN(n, 2 * e->trial) / 8;
     int fast = e->fast;
     e->fast = 1;
-    for (int k = 0; k < 2 && !e->rc; k++) {
-      Mark m = encMark(e);
-      unsigned wk = k ? 4 : 8;
-      int r = cairnZlEncNumeric(e, p, nt / wk, wk, 0);
-      aCost[k] = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
-      cairnZlEncRollback(e, m);
-    }
+    Mark m = encMark(e);
+    size_t c8 = encTrialCost(e, m, cairnZlEncNumeric(e, p, nt, 8, 0));
+    size_t c4 = encTrialCost(e, m, cairnZlEncNumeric(e, p, nt * 2, 4, 0));
     e->fast = fast;
-    if (aCost[1] < aCost[0]) w = 4;
+    if (c4 < c8) w = 4;
   }
   return cairnZlEncNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, cairnZlEncNumeric(e, p, n / w, w, 0));
 }
@@ -642,8 +636,7 @@ static int encRootWhole(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
         while (nt < n && p[nt - 1] != '\n') nt++;
     }
     int r = c == 0 ? cairnZlEncSerial(e, p, nt) : encTyped(e, o, p, nt);
-    size_t cost = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
-    cairnZlEncRollback(e, m);
+    size_t cost = encTrialCost(e, m, r);
     if (cost < bestCost) bestCost = cost, best = c;
   }
   e->fast = fast;
