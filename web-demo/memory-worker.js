@@ -1,8 +1,9 @@
 // 2026-11-29 - web-demo/memory-worker.js: the demo's agent memory in a dedicated worker, kept in
 // an OPFS file (durable across visits: synchronous access handles exist only in workers).
-// Protocol: {id, op: 'open'|'ask'|'remember'|'reset', ...} -> {id, result} or {id, error}.
+// Protocol: {id, op: 'open'|'reset'|'ask'|'remember'|'edit'|'remove'|'forgetSession'|'timeline', ...}
+// -> {id, result} or {id, error} (the operations: web-demo/shared.js playgroundOps).
 import { Memory, OpfsFile } from '../js/src/index.js';
-import { ingestDemo, toAnswer, serveOps } from './shared.js';
+import { ingestDemo, playgroundOps, serveOps } from './shared.js';
 
 const PATH = 'cairn-demo/memory.cairnmem';
 let file = null, mem = null;
@@ -18,12 +19,7 @@ async function open() {
 
 const ops = {
   open,
-  ask: ({ question, mode, k }) => mem.search(question, { k, mode }).map(toAnswer),
-  remember: ({ text }) => {
-    const id = mem.add({ text: `You: ${text}`, session: 'you', role: 'You' });
-    mem.commit();
-    return { id, stats: mem.stats() };
-  },
+  ...playgroundOps(() => mem),
   reset: async () => {
     mem.close();
     file.truncate(0);
