@@ -278,7 +278,7 @@ static const CliCommand aCommand[] = {
    "--busy-timeout MS\t(every mem command) wait up to MS for another writer's lock (default 5000)\n",
    "add memories (prints their IDs)", cliMemAdd},
   {"search", "mem", CLI_MEMORY, "FILE QUERY [--k N] [--mode M] [--json]",
-   "--k N\thits to return, 1..1000 (default 5)\n--mode M\thybrid (default), vector or bm25\n"
+   "--k N\thits to return, 1..1000 (default 5)\n--mode M\tauto (default: hybrid with --vector, else bm25), hybrid, vector or bm25\n"
    "--filter JSON\tsession, role, tier, time... applied inside the search\n--index I\tauto, flat, f16, int8, ivf or ivfpq\n"
    "--nprobe N\tIVF lists to scan\n--fusion F\trrf or weighted\n--recency W\tweight of recency\n--json\tone JSON object per hit\n"
    "--user U, --agent A, --run R\tonly memories of these scopes\n--model NAME\tthe model of --vector (must be the store's)\n--as-of MS\tthe store as it was at MS (superseded versions)\n"
@@ -320,9 +320,11 @@ static const CliCommand aCommand[] = {
    "--json\tone JSON object\n",
    "SET/GET/miss/DELETE, SET with an embedding, top-10 search, the gate and the observer: ns per operation", cliEphBench},
   {"eval", NULL, CLI_MEMORY, "locomo FILE.json [--mode M] [--json]", NULL, "retrieval quality on LoCoMo conversations", NULL},
-  {"locomo", "eval", CLI_MEMORY, "FILE.json [--mode bm25|vector|hybrid] [--dim N] [--fusion rrf|weighted] [--wv W] [--json]",
-   "--mode M\tbm25 (default), vector or hybrid\n--dim N\tvector dimensions\n--fusion F\trrf or weighted\n"
-   "--wv W\tweighted fusion: the vector weight (BM25 gets 1-W)\n--json\tone JSON object\n",
+  {"locomo", "eval", CLI_MEMORY, "FILE.json [--mode auto|bm25|vector|hybrid|all] [--speaker text|role] [--dim N] [--fusion rrf|weighted] [--wv W] [--json]",
+   "--mode M\tauto (the store's default), bm25, vector, hybrid or all (default: all, side by side per category)\n"
+   "--speaker S\ttext: turns stored as \"Speaker: text\" (default); role: the text alone, the speaker in the role\n"
+   "--dim N\tvector dimensions\n--fusion F\trrf or weighted\n"
+   "--wv W\tweighted fusion: the vector weight (BM25 gets 1-W)\n--json\tone JSON object per mode, a line each\n",
    "turn- and session-level recall@1/5/10, MRR, NDCG@10 per category, build time, median latency", cliEvalLocomo},
 #endif
 #if CAIRN_WITH_KG /* the knowledge graph (cli/cmd_kg.c): FILE's graph is FILE.graph unless --graph G */
