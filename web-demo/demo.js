@@ -4,26 +4,14 @@
 // carry score bars (fused, BM25, vector, recency) and edit / delete / forget-session buttons; the
 // timeline draws every memory at its event time, one lane per session, with its versions.
 import { Memory } from '../js/src/index.js';
-import { ingestDemo, playgroundOps, HALF_LIFE_HOURS } from './shared.js';
+import { ingestDemo, playgroundOps, statsOf, workerClient } from './shared.js';
 
 const $ = (id) => document.getElementById(id);
 
 // The same small interface over either backend: call(op, args) -> Promise.
 async function workerBackend() {
   const w = new Worker(new URL('./memory-worker.js', import.meta.url), { type: 'module' });
-  let next = 1;
-  const pending = new Map();
-  w.onmessage = (e) => {
-    const p = pending.get(e.data.id);
-    pending.delete(e.data.id);
-    if (e.data.error) p.reject(new Error(e.data.error));
-    else p.resolve(e.data.result);
-  };
-  const call = (op, args = {}) => new Promise((resolve, reject) => {
-    const id = next++;
-    pending.set(id, { resolve, reject });
-    w.postMessage({ id, op, ...args });
-  });
+  const call = workerClient(w);
   try {
     const opened = await Promise.race([call('open'), new Promise((_, rej) => (w.onerror = (e) => rej(new Error(e.message || 'worker failed'))))]);
     return { call, opened };
@@ -37,14 +25,14 @@ async function localBackend(reason) {
   const t0 = performance.now();
   let mem = await Memory.open();
   const ingested = await ingestDemo(mem);
-  const opened = { storage: `memory only (${reason})`, reopened: 0, ingested, ms: performance.now() - t0, stats: mem.stats() };
+  const opened = { storage: `memory only (${reason})`, reopened: 0, ingested, ms: performance.now() - t0, stats: statsOf(mem) };
   const ops = {
     ...playgroundOps(() => mem),
     reset: async () => {
       mem.close();
       mem = await Memory.open();
       await ingestDemo(mem);
-      return { ...opened, stats: mem.stats() };
+      return { ...opened, stats: statsOf(mem) };
     },
   };
   return { call: async (op, args) => ops[op](args), opened };
@@ -52,7 +40,7 @@ async function localBackend(reason) {
 
 function showStatus(o) {
   const how = o.reopened ? `reopened ${o.reopened} memories` : `ingested ${o.ingested} turns`;
-  $('status').textContent = `${how} in ${o.ms.toFixed(0)} ms - storage: ${o.storage} - ${o.stats.memories} memories, ` +
+  $('status').textContent = `${how} in ${o.ms.toFixed(0)} ms - storage: ${o.storage} - ${o.stats.live} memories, ` +
     `${o.stats.sessions} sessions, ${o.stats.dim}-d vectors (${o.stats.kernel} kernels)`;
 }
 
@@ -170,8 +158,10 @@ async function act(op, args, said) {
   if ($('question').value.trim()) await ask();
 }
 
-// The timeline: x is the event time, one lane per session; a memory edited has a square per
-// version above its dot (its history). Drawn on a canvas as wide as its box; the edited ones are
+// The timeline: one lane per session, the memories in event-time order at equal steps (a session
+// lasts minutes and the gaps months: on a time axis each session would be one dot), a tick and
+// its date where a new day starts. A memory edited has a square per earlier version above its dot
+// (its history, up to three drawn). Drawn on a canvas as wide as its box; the edited ones are
 // listed below it as text (versions, and when each was written).
 const LANE_COLOURS = ['#1f6feb', '#8250df', '#1a7f37', '#bc4c00', '#bf3989', '#0a7ea4', '#6e7781'];
 async function drawTimeline() {
@@ -195,41 +185,53 @@ async function drawTimeline() {
   g.scale(dpr, dpr);
   g.fillStyle = '#fbfcfd';
   g.fillRect(0, 0, w, h);
-  const times = rows.map((r) => r.time);
-  const t0 = Math.min(...times), t1 = Math.max(...times);
-  const left = 70, right = 12;
-  const x = (t) => left + (t1 > t0 ? ((t - t0) / (t1 - t0)) * (w - left - right) : (w - left - right) / 2);
+  for (const v of byId.values()) v.sort((p, q) => p.validFrom - q.validFrom);
+  const order = [...byId.values()].map((v) => v[v.length - 1]).sort((p, q) => p.time - q.time || p.id - q.id);
+  const left = 50, right = 12, span = w - left - right;
+  const x = (k) => left + (order.length > 1 ? (k / (order.length - 1)) * span : span / 2);
+  const day = (t) => new Date(t).toISOString().slice(0, 10);
   g.font = '11px system-ui, sans-serif';
   g.textBaseline = 'middle';
   sessions.forEach((s, i) => {
     const y = top + lane * i + lane / 2;
     g.fillStyle = '#59636e';
-    g.fillText(s.length > 10 ? `${s.slice(0, 9)}\u2026` : s, 4, y);
+    g.fillText(s.length > 7 ? `${s.slice(0, 6)}\u2026` : s, 4, y);
     g.strokeStyle = '#e6eaee';
     g.beginPath();
     g.moveTo(left, y);
     g.lineTo(w - right, y);
     g.stroke();
   });
-  for (const [, versions] of byId) {
-    const cur = versions[versions.length - 1], i = sessions.indexOf(cur.session ?? '-');
-    const cx = x(cur.time), cy = top + lane * i + lane / 2;
+  // a tick and a short date where a day starts, skipped when it would overlap the previous label
+  g.textBaseline = 'alphabetic';
+  let lastEnd = -Infinity;
+  order.forEach((r, k) => {
+    if (k > 0 && day(r.time) === day(order[k - 1].time)) return;
+    const tx = x(k);
+    g.strokeStyle = '#c9d1d9';
+    g.beginPath();
+    g.moveTo(tx, top);
+    g.lineTo(tx, h - 18);
+    g.stroke();
+    const label = new Date(r.time).toLocaleDateString('en', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+    const lw = g.measureText(label).width, lx = Math.min(tx, w - right - lw);
+    if (lx < lastEnd + 6) return;
+    g.fillStyle = '#59636e';
+    g.fillText(label, lx, h - 6);
+    lastEnd = lx + lw;
+  });
+  order.forEach((cur, k) => {
+    const versions = byId.get(cur.id), i = sessions.indexOf(cur.session ?? '-');
+    const cx = x(k), cy = top + lane * i + lane / 2;
     g.fillStyle = LANE_COLOURS[i % LANE_COLOURS.length];
     g.beginPath();
     g.arc(cx, cy, 4, 0, 2 * Math.PI);
     g.fill();
-    if (versions.length > 1) {
-      g.fillStyle = '#f0a500';
-      versions.slice(0, -1).forEach((_, k) => g.fillRect(cx - 3, cy - 9 - 5 * k, 6, 4));
-    }
-  }
-  g.fillStyle = '#59636e';
-  g.textBaseline = 'alphabetic';
-  const day = (t) => new Date(t).toISOString().slice(0, 10);
-  g.fillText(day(t0), left, h - 6);
-  const end = day(t1);
-  g.fillText(end, w - right - g.measureText(end).width, h - 6);
-  canvas.setAttribute('aria-label', `timeline of ${byId.size} memories in ${sessions.length} sessions, from ${day(t0)} to ${end}`);
+    g.fillStyle = '#f0a500';
+    for (let v = 0; v < Math.min(3, versions.length - 1); v++) g.fillRect(cx - 3, cy - 9 - 5 * v, 6, 4);
+  });
+  const [first, end] = order.length ? [day(order[0].time), day(order[order.length - 1].time)] : ['-', '-'];
+  canvas.setAttribute('aria-label', `timeline of ${byId.size} memories in ${sessions.length} sessions, from ${first} to ${end}`);
   const edited = [...byId.values()].filter((v) => v.length > 1);
   const ul = $('mem-edits');
   ul.replaceChildren();

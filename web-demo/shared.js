@@ -12,8 +12,10 @@ export async function ingestDemo(mem) {
 }
 
 // Recency as the core scores it (core/include/cairn/mem.h, cairn_mem_query): 2^(-age / halfLife),
-// the age from the newest event time in the store, half-life a week by default.
-export const HALF_LIFE_HOURS = 168;
+// the age from the newest event time in the store. The core's default half-life is a week; the
+// demo conversation spans eight months, so the page uses 60 days (else every hit but the last
+// session's would score 0.000).
+export const HALF_LIFE_HOURS = 60 * 24;
 export function recencyOf(time, now, halfLifeHours = HALF_LIFE_HOURS) {
   return 2 ** (-Math.max(0, now - time) / (halfLifeHours * 3600e3));
 }
@@ -26,12 +28,17 @@ export function toAnswer(h, now) {
   };
 }
 
+/** mem.stats() and `live`, the memories it holds now (stats().memories is the highest id, forgotten ones included). */
+export function statsOf(mem) {
+  return { ...mem.stats(), live: mem.list().length };
+}
+
 /** The playground's operations over the Memory getMem() returns (each commits what it changes). */
 export function playgroundOps(getMem) {
   const newest = (mem) => mem.list({ order: 'eventMs', desc: true, limit: 1 })[0]?.time ?? 0;
   const done = (mem, more = {}) => {
     mem.commit();
-    return { ...more, stats: mem.stats() };
+    return { ...more, stats: statsOf(mem) };
   };
   return {
     ask: ({ question, mode, k, recency }) => {
@@ -71,12 +78,32 @@ export function playgroundOps(getMem) {
   };
 }
 
-/** A worker's side of the page protocol: {id, op, ...args} -> {id, result} or {id, error}. */
+/** The page's side of the protocol: call(op, args) -> a Promise of the worker's result. */
+export function workerClient(w) {
+  let next = 1;
+  const pending = new Map();
+  w.onmessage = (e) => {
+    const p = pending.get(e.data.id);
+    if (!p) return;
+    pending.delete(e.data.id);
+    if (e.data.error) p.reject(new Error(e.data.error));
+    else p.resolve(e.data.result);
+  };
+  // args apart from id and op: an edit's own id must not clobber the message's
+  return (op, args = {}) => new Promise((resolve, reject) => {
+    const id = next++;
+    pending.set(id, { resolve, reject });
+    w.postMessage({ id, op, args });
+  });
+}
+
+/** A worker's side of the page protocol: {id, op, args} -> {id, result} or {id, error}. */
 export function serveOps(ops) {
   onmessage = async (e) => {
-    const { id, op, ...args } = e.data;
+    const { id, op, args } = e.data;
     try {
-      postMessage({ id, result: await ops[op](args) });
+      if (!Object.hasOwn(ops, op)) throw new Error(`unknown operation ${op}`);
+      postMessage({ id, result: await ops[op](args ?? {}) });
     } catch (err) {
       postMessage({ id, error: `${err.name}: ${err.message}` });
     }

@@ -131,6 +131,7 @@ test('web app: HDF5 viewer, memory playground, chunk-store panel', { timeout: 24
   await page.waitForFunction((n) => document.body.dataset.timeline === `${n - 1}:${n - 1}`, nMem0);
   assert.ok(!(await page.$(`#answers li.answer[data-id="${id0}"]`)), 'the deleted memory is not an answer');
   assert.equal(await page.textContent('#mem-edits'), '');
+  assert.match(await page.textContent('#status'), new RegExp(` ${nMem0 - 1} memories, `), 'the status counts the memories held, not the highest id');
   // forget a whole session
   const sess = await page.$eval('#answers li.answer:first-child', (li) => li.dataset.session);
   await page.click('#answers li.answer:first-child button.forget');
