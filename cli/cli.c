@@ -193,7 +193,7 @@ static const CliCommand aCommand[] = {
   {"write", "h5w", CLI_HDF5, "FILE PATH ROW0 VALUE...", NULL, "overwrite whole rows from ROW0", cliH5wWrite},
   {"attr", "h5w", CLI_HDF5, "FILE OBJECT NAME TYPE VALUE...", NULL, "set an attribute (one VALUE: a scalar)", cliH5wAttr},
   {"softlink", "h5w", CLI_HDF5, "FILE PATH TARGET", NULL, "create a soft link", cliH5wSoftlink},
-  {"verify", "h5w", CLI_HDF5, "FILE", NULL, "check a file, print a SHA-256 of its logical content", cliH5wVerify},
+  {"verify", "h5w", CLI_HDF5, "[--json] FILE", "--json\tone JSON object: {\"path\", \"sha256\"}\n", "check a file, print a SHA-256 of its logical content", cliH5wVerify},
   {"loop", "h5w", CLI_HDF5, "FILE PATH N", NULL, "append N rows one commit at a time (for kill tests)", cliH5wLoop},
 #endif
 #if CAIRN_WITH_CAS
@@ -215,18 +215,20 @@ static const CliCommand aCommand[] = {
 #endif
   {"store", NULL, CLI_STORE, "put|get|ls|verify|salvage|push|pull|gc --store S ...", CLI_STORE_S,
    "content-addressed chunk store, local or in S3: publish, read back verified, list, check, salvage, sync, sweep", NULL},
-  {"put", "store", CLI_STORE, "--store S [--zstd|--zlib] FILE...",
+  {"put", "store", CLI_STORE, "--store S [--zstd|--zlib] [--json] FILE...",
    "--store S\tthe store file (created if missing)\n--name NAME\tthe catalog name (default: FILE as given)\n"
    "--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress the chunks\n--chunk MIN,AVG,MAX\tchunk sizes in bytes\n"
    "--no-sync\tdo not sync the store at the commit\n\tseveral FILEs are published in one transaction\n"
-   "--busy-timeout MS\twait up to MS for another writer of the store (default 5000; every store command)\n",
+   "--busy-timeout MS\twait up to MS for another writer of the store (default 5000; every store command)\n"
+   "--json\tone JSON object per FILE: {\"id\", \"name\" (null: none), \"bytes\"} (a local store)\n",
    "publish files in a chunk store, print IDs (to S3: only the chunks it lacks, in parallel; a failed put resumes)", CLI_STORE_PUT},
   {"get", "store", CLI_STORE, "--store S ID [--range A:B] -o OUT",
    "ID\t64 hex digits, or a catalog name\n--range A:B\tbytes A to B (B exclusive; either may be empty)\n-o, --output OUT\tthe file to write\n",
    "write a payload or a byte range, verified", CLI_STORE_GET},
   {"ls", "store", CLI_STORE, "--store S [--json]", "--store S\tthe store file\n--json\tone JSON object per payload: {\"id\", \"size\", \"name\" (null: none)}\n",
    "list payloads: ID, size, name", CLI_STORE_LS},
-  {"verify", "store", CLI_STORE, "--store S", "--store S\tthe store file\n",
+  {"verify", "store", CLI_STORE, "--store S [--json]", "--store S\tthe store file\n--json\tone JSON object: {\"ok\", \"payloads\", \"chunks\", \"bytes\"}, or on damage\n"
+   "\t{\"ok\": false, \"problems\", \"intact\", \"listed\"} (a local store)\n",
    "check a store: every record, chunk, manifest and name (exit 1 on damage, listing what is lost)", CLI_STORE_VERIFY},
   {"salvage", "store", CLI_STORE, "--store S -o NEW [-f] [--zstd|--zlib]",
    "-o, --output NEW\tthe new store (same chunking, same IDs)\n-f, --force\treplace an existing NEW\n--zstd[=L], --zlib[=L]\tcompress its chunks\n",

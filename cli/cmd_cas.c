@@ -96,6 +96,7 @@ static int resolveId(const char *zCmd, cairn_cas *cas, const char *z, uint8_t aI
 
 int cliCasPut(int argc, char **argv) {
   S3_ROUTE(cliStorePut);
+  int json = cliTakeJson(&argc, argv);
   const char *zStore = NULL, *zName = NULL;
   const char *azFile[256];
   int nFile = 0, bNoName = 0;
@@ -148,7 +149,14 @@ done:
   for (int i = 0; i < nFile; i++) {
     char z[65];
     cairn_cas_id_hex(aId[i], z);
-    if (nFile == 1) printf("%s\n", z);
+    if (json) { /* {"id", "name" (null: none), "bytes"} a line per FILE */
+      const char *zN = bNoName ? NULL : zName ? zName : strcmp(azFile[i], "-") ? azFile[i] : NULL;
+      uint64_t nSize = 0;
+      cairn_cas_stat(cas, aId[i], &nSize);
+      printf("{\"id\":\"%s\",\"name\":", z);
+      cliJsonStr(zN);
+      printf(",\"bytes\":%llu}\n", (unsigned long long)nSize);
+    } else if (nFile == 1) printf("%s\n", z);
     else printf("%s  %s\n", z, azFile[i]);
   }
   rc = cairn_cas_close(cas);
@@ -283,6 +291,7 @@ static void onProblem(void *pArg, const char *zMsg) {
 
 int cliCasVerify(int argc, char **argv) {
   S3_ROUTE(cliStoreVerify);
+  int json = cliTakeJson(&argc, argv);
   cairn_cas *cas;
   const char *zStore = NULL;
   int r = openReadonly("verify", argc, argv, &cas, &zStore);
@@ -306,11 +315,16 @@ int cliCasVerify(int argc, char **argv) {
     cairn_cas_close(cas);
     fprintf(stderr, "cairn: verify: %llu problem%s; %zu of %zu listed payloads intact (cairn salvage --store %s -o NEW copies them)\n",
             (unsigned long long)nBad, nBad == 1 ? "" : "s", nIntact, n, zStore);
+    if (json) printf("{\"ok\":false,\"problems\":%llu,\"intact\":%zu,\"listed\":%zu}\n", (unsigned long long)nBad, nIntact, n);
     return 1;
   }
   cairn_cas_close(cas);
-  printf("ok: %llu payloads, %llu chunks, %llu bytes verified\n", (unsigned long long)s.nPayload, (unsigned long long)s.nChunk,
-         (unsigned long long)s.nRawBytes);
+  if (json)
+    printf("{\"ok\":true,\"payloads\":%llu,\"chunks\":%llu,\"bytes\":%llu}\n", (unsigned long long)s.nPayload,
+           (unsigned long long)s.nChunk, (unsigned long long)s.nRawBytes);
+  else
+    printf("ok: %llu payloads, %llu chunks, %llu bytes verified\n", (unsigned long long)s.nPayload, (unsigned long long)s.nChunk,
+           (unsigned long long)s.nRawBytes);
   return 0;
 }
 
