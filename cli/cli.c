@@ -19,6 +19,7 @@
 
 int cliFail(const char *zCmd, int rc) {
   const char *z = cairn_errmsg();
+  cliProgressEnd(); /* the error on a line of its own */
   fprintf(stderr, "cairn: %s: %s\n", zCmd, z[0] ? z : cairn_errstr(rc));
   return 1;
 }
@@ -41,31 +42,37 @@ int cliUsage(const char *zCmd, const char *zFmt, ...) {
 
 int cliVerbosity = 1;
 
-/* Commands whose work has no fraction to show (mem verify, salvage...): on a terminal,
-** after a second, a line on stderr says the command is still at work and for how long, until it
-** returns. A second thread, natively only (cairn.wasm has none: it stays silent). The commands
-** that report done/total through cli/progress.c (repack, eval, put, get, store verify, zstd...)
-** do not get it. */
-static const char *const azTicker[] = {"mem verify", "mem salvage", "mem checkpoint", "mem index", "h5w verify", "h5 dumpall"};
+/* Commands whose work has no fraction to show (mem verify, import, salvage...): on a terminal,
+** after a second (CAIRN_TICK_MS), a line on stderr says the command is still at work and for how
+** long, until it prints (cliProgressEnd, cliNote and cliFail stop it and clear its line; stdout, if
+** the same terminal, is held in a buffer until then) or returns. A second thread, natively only
+** (cairn.wasm has none: it stays silent). The commands that report done/total through
+** cli/progress.c (repack, eval, put, get, store verify, zstd...) do not get it. h5 dumpall gets
+** it only when its stdout is not a terminal (its lines are the progress there). */
+static const char *const azTicker[] = {"mem verify", "mem salvage", "mem checkpoint", "mem index", "mem import",
+                                       "mem compact", "mem extract", "h5w verify", "h5 dumpall", "store salvage"};
 #ifndef __wasi__
 static struct {
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int done, shown;
+  int done, shown, running;
+  long firstMs;
   const char *zLabel;
-} gTick = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL};
+  pthread_t th;
+} gTick = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 1000, NULL, 0};
 static void *tickerMain(void *p) {
   (void)p;
   struct timespec t0;
   clock_gettime(CLOCK_REALTIME, &t0);
   pthread_mutex_lock(&gTick.mu);
   for (int n = 0; !gTick.done; n++) {
+    long ms = gTick.firstMs + 500L * n; /* the first tick, then every half second */
     struct timespec t = t0;
-    t.tv_sec += 1 + n / 2, t.tv_nsec += (n % 2) * 500000000L;
+    t.tv_sec += ms / 1000, t.tv_nsec += (ms % 1000) * 1000000L;
     if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
     while (!gTick.done && pthread_cond_timedwait(&gTick.cv, &gTick.mu, &t) == 0) {}
     if (gTick.done) break;
-    fprintf(stderr, "\r\033[Kcairn %s: working, %d.%d s", gTick.zLabel, 1 + n / 2, (n % 2) * 5);
+    fprintf(stderr, "\r\033[Kcairn %s: working, %.1f s", gTick.zLabel, (double)ms / 1000);
     gTick.shown = 1;
   }
   if (gTick.shown) fprintf(stderr, "\r\033[K");
@@ -73,21 +80,38 @@ static void *tickerMain(void *p) {
   return NULL;
 }
 #endif
+
+/* Stop the "working" line (clearing it) before the command prints; a no-op when none runs. */
+void cliTickerStop(void) {
+#ifndef __wasi__
+  if (!gTick.running) return;
+  pthread_mutex_lock(&gTick.mu);
+  gTick.done = 1;
+  pthread_cond_signal(&gTick.cv);
+  pthread_mutex_unlock(&gTick.mu);
+  pthread_join(gTick.th, NULL);
+  gTick.running = 0;
+  fflush(stdout); /* what the command printed while the line was up */
+#endif
+}
+
 /* Run xRun(argc, argv) with the ticker if zRow is one of azTicker and stderr is a terminal. */
 static int runTicking(const char *zRow, int (*xRun)(int, char **), int argc, char **argv) {
   int on = 0;
   for (size_t i = 0; i < sizeof azTicker / sizeof azTicker[0]; i++) on |= strcmp(azTicker[i], zRow) == 0;
 #ifndef __wasi__
-  pthread_t th;
+  if (on && strcmp(zRow, "h5 dumpall") == 0 && isatty(1)) on = 0;
   if (on && cliVerbosity > 0 && isatty(2)) {
+    static char aOut[1 << 16];
+    const char *zMs = getenv("CAIRN_TICK_MS"); /* the first tick's delay (tests/cli/progress.sh: 1) */
+    gTick.firstMs = zMs && *zMs ? strtol(zMs, NULL, 10) : 1000;
+    if (gTick.firstMs < 0) gTick.firstMs = 0;
+    if (isatty(1)) setvbuf(stdout, aOut, _IOFBF, sizeof aOut); /* not under the line: held until it stops */
     gTick.done = 0, gTick.shown = 0, gTick.zLabel = zRow;
-    if (pthread_create(&th, NULL, tickerMain, NULL) == 0) {
+    if (pthread_create(&gTick.th, NULL, tickerMain, NULL) == 0) {
+      gTick.running = 1;
       int rc = xRun(argc, argv);
-      pthread_mutex_lock(&gTick.mu);
-      gTick.done = 1;
-      pthread_cond_signal(&gTick.cv);
-      pthread_mutex_unlock(&gTick.mu);
-      pthread_join(th, NULL);
+      cliTickerStop();
       return rc;
     }
   }

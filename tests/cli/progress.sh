@@ -31,7 +31,8 @@ ptyrun() {
 import os, pty, subprocess, sys
 t, argv = sys.argv[1], sys.argv[2:]
 m, s = pty.openpty()
-p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=s)
+both = os.environ.get('PTY_BOTH') == '1'  # stdout on the pty too (then $t/out is empty)
+p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=s if both else subprocess.PIPE, stderr=s)
 os.close(s)
 buf = b''
 while True:
@@ -41,7 +42,7 @@ while True:
         break
     if not k: break
     buf += k
-out = p.stdout.read()
+out = b'' if both else p.stdout.read()
 rc = p.wait()
 open(t + '/out', 'wb').write(out)
 open(t + '/tty', 'wb').write(buf)
@@ -92,7 +93,7 @@ loc=$here/../shared/data/locomo/locomo_dev.json
 ptyrun "$CAIRN" eval locomo "$loc" --json
 check "eval locomo --json: exit 0" '[ $? -eq 0 ]'
 check "eval locomo: turns and questions rise to 100%" 'rising "eval locomo" 2'
-check "eval locomo --json: stdout is one JSON object, no progress in it" '"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"questions\"]>0" "$t/out" && ! grep -q "%" "$t/out"'
+check "eval locomo --json: stdout is JSON lines (one object per mode), no progress in it" '"$PY" -c "import json,sys; ds=[json.loads(l) for l in open(sys.argv[1])]; assert len(ds) >= 1 and all(d[\"questions\"]>0 for d in ds)" "$t/out" && ! grep -q "%" "$t/out"'
 ptyrun "$CAIRN" eval locomo "$loc" -q
 check "eval locomo -q: nothing on the terminal, the table on stdout" '[ ! -s "$t/tty" ] && grep -q "LoCoMo retrieval" "$t/out"'
 
@@ -138,6 +139,18 @@ note2 delete mem delete "$t/m2.h5" 1
 "$CAIRN" store ls --store "$S" >/dev/null 2>"$t/err1"
 "$CAIRN" store ls --store "$S" -q >/dev/null 2>"$t/err2"
 check "store ls: the summary note, none with -q" 'grep -q payloads "$t/err1" && [ ! -s "$t/err2" ]'
+
+# the "working, N s" line of commands without a fraction (mem import, mem verify): shown (the first
+# tick after 1 ms here, CAIRN_TICK_MS), then cleared before the command's own line, which starts a
+# line of its own, with stdout and stderr on the same terminal; none with -q
+"$PY" -c "import json; [print(json.dumps({'text': f'note {i} on topic {i % 31}', 'session': f's{i % 7}'})) for i in range(5000)]" >"$t/tick.jsonl"
+lineof() { "$PY" -c "import re,sys; raw=open(sys.argv[1],'rb').read().decode(); ls=re.split(r'[\r\n]', raw.replace('\x1b[K', '')); sys.exit(0 if 'working' in raw and sys.argv[2] in ls else 1)" "$t/tty" "$1"; }
+PTY_BOTH=1 CAIRN_TICK_MS=1 ptyrun "$CAIRN" mem import "$t/tick.mem" "$t/tick.jsonl"
+check "mem import on a terminal: the working line, then its note on a clean line" 'lineof "5000 memories imported"'
+PTY_BOTH=1 CAIRN_TICK_MS=1 ptyrun "$CAIRN" mem verify "$t/tick.mem"
+check "mem verify on a terminal: the working line, then stdout's ok on a clean line" 'lineof "ok: 5000 memories intact (5000 in the HDF5 datasets), every byte under a checksum"'
+PTY_BOTH=1 CAIRN_TICK_MS=1 ptyrun "$CAIRN" -q mem verify "$t/tick.mem"
+check "mem verify -q on a terminal: no working line" '! grep -q working "$t/tty"'
 
 rm -rf "$t"
 exit $fail
