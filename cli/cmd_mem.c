@@ -1033,6 +1033,11 @@ static int memArgs(const char *zCmd, int argc, char **argv, MemArgs *a) {
     else if (!strcmp(z, "--history")) a->history = 1;
     else if (!strcmp(z, "--desc")) a->desc = 1;
     else if (z[0] == '-' && z[1] == '-') {
+      static const char *const azValued[] = {"--filter", "--user", "--agent", "--run", "--session", "--order",
+                                             "--text", "--meta", "--set", "--offset", "--limit", "--as-of"};
+      int known = 0;
+      for (size_t k = 0; k < sizeof azValued / sizeof azValued[0]; k++) known |= !strcmp(z, azValued[k]);
+      if (!known) return cliUsage(zCmd, "unknown option '%s'", z); /* not "needs a value" when it is last */
       if (!v) return cliUsage(zCmd, "option %s needs a value", z);
       i++;
       char *e = NULL;
