@@ -321,7 +321,7 @@ static const CliCommand aCommand[] = {
   {"delete", "mem", CLI_MEMORY, "FILE (ID... | --filter JSON | --user U | --agent A | --run R | --all) [--json]", NULL,
    "forget memories and their history: gone from the file's bytes when it returns", cliMemDelete},
   {"history", "mem", CLI_MEMORY, "FILE ID [--json]", NULL, "every version of a memory with its validity", cliMemHistory},
-  {"export", "mem", CLI_MEMORY, "FILE [--filter JSON] [--embeddings] > OUT.jsonl", NULL, "every version as JSONL (every field; --embeddings: vectors too)", cliMemExport},
+  {"export", "mem", CLI_MEMORY, "FILE [--filter JSON] [--user U] [--agent A] [--run R] [--embeddings] > OUT.jsonl", NULL, "every version as JSONL (every field; --embeddings: vectors too)", cliMemExport},
   {"import", "mem", CLI_MEMORY, "FILE IN.jsonl|- [--json]", NULL, "add an export (or plain records); checked whole first, errors name the line", cliMemImport},
   {"compact", "mem", CLI_MEMORY, "FILE [--json]", NULL, "rewrite the file with only what it holds: it shrinks", cliMemCompact},
   {"stats", "mem", CLI_MEMORY, "FILE [--json]", "--json\tone JSON object: memories, textOnly, dim, metric, diskVectors, model, sessions,\n"
@@ -538,6 +538,21 @@ static int numberOk(const char *z, char cKind) {
   if (cKind == 'u' && *z == '-') return 0;
   (void)strtoll(z, &e, 10);
   return *e == 0;
+}
+
+/* Whether row zRow ("mem export") documents long option zOpt, in its options or its synopsis
+** (the shared parsers of a family, e.g. cmd_mem.c's memArgs, refuse the others: an option of
+** `mem list` is not silently taken by `mem compact`). Rows not found: 1. */
+int cliOptDocumented(const char *zRow, const char *zOpt) {
+  char zA[32] = "", zB[32] = "";
+  if (sscanf(zRow, "%31s %31s", zA, zB) < 1) return 1;
+  const CliCommand *t = zB[0] ? rowFind(zA, zB) : rowFind(NULL, zA);
+  if (!t) return 1;
+  if (optListed(t, zOpt)) return 1;
+  size_t n = strlen(zOpt);
+  for (const char *p = strstr(t->zSynopsis, zOpt); p; p = strstr(p + 1, zOpt))
+    if ((p == t->zSynopsis || strchr(" [(|", p[-1])) && strchr(" ]|)=", p[n] ? p[n] : ' ')) return 1;
+  return 0;
 }
 
 /* -q/-v (anywhere: removed), option spellings, --json where the command has none, numbers:

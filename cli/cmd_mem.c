@@ -455,6 +455,7 @@ int cliMemStats(int argc, char **argv) {
   if (memBusyOpt("mem stats", &argc, argv)) return 1;
   int json = cliTakeJson(&argc, argv);
   if (argc < 2) return cliUsage("mem stats", "need FILE");
+  if (argc > 2) return cliUsage("mem stats", argv[2][0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", argv[2]);
   cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen("mem stats", argv[1], &cfg, &m)) return 1;
@@ -1027,6 +1028,7 @@ static int memArgs(const char *zCmd, int argc, char **argv, MemArgs *a) {
   a->limit = -1;
   for (int i = 2; i < argc; i++) {
     const char *z = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (z[0] == '-' && z[1] == '-' && !cliOptDocumented(zCmd, z)) return cliUsage(zCmd, "unknown option '%s'", z);
     if (!strcmp(z, "--json")) a->json = 1;
     else if (!strcmp(z, "--all")) a->all = 1;
     else if (!strcmp(z, "--embeddings")) a->embeddings = 1;

@@ -58,6 +58,8 @@ check "a non-numeric value (--tier abc)" 'usage2 mem add "$t/m.mem" hello --tier
 check "a non-numeric value (-l x)" 'usage2 zstd "$t/in.txt" -o "$t/z9" -l x'
 check "a negative count (--k -1)" 'usage2 mem search "$t/m.mem" hello --k -1'
 check "an unknown option last (not 'needs a value')" 'usage2 mem import "$t/m.mem" "$t/none.jsonl" --text-only && grep -q "unknown option .--text-only." "$t/err"'
+check "an option of another mem command (mem compact --limit)" 'usage2 mem compact "$t/m.mem" --limit 3 && grep -q "unknown option .--limit." "$t/err"'
+check "mem stats with an extra option" 'usage2 mem stats "$t/m.mem" --history'
 check "a bad selection" 'usage2 dump --sel 0:2,0:5,7 "$t/a.h5" /x'
 "$CAIRN" mem add "$t/m.mem" "I live in Lisbon" "the cat is grey" --text-only >/dev/null 2>&1
 check "mem search -k == --k" '[ "$("$CAIRN" mem search "$t/m.mem" lisbon -k 1)" = "$("$CAIRN" mem search "$t/m.mem" lisbon --k 1)" ] && [ "$("$CAIRN" mem search "$t/m.mem" lisbon -k 1 | wc -l)" = 1 ]'
