@@ -82,9 +82,17 @@ static cairn_cas_config openCfg(cairn_cas_config cfg) {
 static int optCodec(const char *a, cairn_cas_config *cfg) {
   if (strncmp(a, "--zstd", 6) != 0 && strncmp(a, "--zlib", 6) != 0) return 0;
   cfg->codec = a[3] == 's' ? CAIRN_ZSTD : CAIRN_DEFLATE;
-  if (a[6] == '=') cfg->level = atoi(a + 7);
-  else if (a[6]) return -1;
+  if (a[6] == '=') { /* a whole number in the codec's range: --zstd=abc is refused, not level 0 */
+    char *e;
+    long L = strtol(a + 7, &e, 10);
+    if (e == a + 7 || *e || (L < 1 || L > (a[3] == 's' ? 22 : 9))) return -2;
+    cfg->level = (int)L;
+  } else if (a[6]) return -1;
   return 1;
+}
+static int codecUsage(const char *zCmd, int k, const char *a) {
+  if (k == -2) return cliUsage(zCmd, "%s: the level must be a whole number, 1..22 for zstd, 1..9 for zlib", a);
+  return cliUsage(zCmd, "unknown option '%s'", a);
 }
 
 /* ID as 64 hex digits, or a name in the catalog. */
@@ -111,7 +119,7 @@ int cliCasPut(int argc, char **argv) {
     else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
       if (k < 0) return cliUsage("put", "--busy-timeout wants milliseconds");
     } else if ((k = optCodec(argv[i], &cfg)) != 0) {
-      if (k < 0) return cliUsage("put", "unknown option '%s'", argv[i]);
+      if (k < 0) return codecUsage("put", k, argv[i]);
     } else if ((v = cliOptValue(argc, argv, &i, "--chunk"))) {
       unsigned a, b, c;
       if (sscanf(v, "%u,%u,%u", &a, &b, &c) != 3) return cliUsage("put", "--chunk wants MIN,AVG,MAX in bytes");
@@ -343,7 +351,7 @@ int cliCasSalvage(int argc, char **argv) {
     else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
       if (k < 0) return cliUsage("salvage", "--busy-timeout wants milliseconds");
     } else if ((k = optCodec(argv[i], &dcfg)) != 0) {
-      if (k < 0) return cliUsage("salvage", "unknown option '%s'", argv[i]);
+      if (k < 0) return codecUsage("salvage", k, argv[i]);
     } else return cliUsage("salvage", "unexpected argument '%s'", argv[i]);
   }
   if (!zStore || !zOut) return cliUsage("salvage", "need --store PATH and -o NEW");

@@ -60,6 +60,8 @@ check "a negative count (--k -1)" 'usage2 mem search "$t/m.mem" hello --k -1'
 check "an unknown option last (not 'needs a value')" 'usage2 mem import "$t/m.mem" "$t/none.jsonl" --text-only && grep -q "unknown option .--text-only." "$t/err"'
 check "an option of another mem command (mem compact --limit)" 'usage2 mem compact "$t/m.mem" --limit 3 && grep -q "unknown option .--limit." "$t/err"'
 check "mem stats with an extra option" 'usage2 mem stats "$t/m.mem" --history'
+check "a codec level that is not one (store put --zstd=abc, --zlib=10)" 'usage2 store put --store "$t/lv.cas" --zstd=abc "$t/in.txt" && grep -q "level must be a whole number" "$t/err" && usage2 store put --store "$t/lv.cas" --zlib=10 "$t/in.txt" && [ ! -e "$t/lv.cas" ]'
+check "a level out of the codec's range (zstd -l 99, gzip -l 12): usage, no OUT" 'usage2 zstd "$t/in.txt" -o "$t/zr" -l 99 && usage2 gzip "$t/in.txt" -o "$t/zr" -l 12 && [ ! -e "$t/zr" ]'
 check "a bad selection" 'usage2 dump --sel 0:2,0:5,7 "$t/a.h5" /x'
 "$CAIRN" mem add "$t/m.mem" "I live in Lisbon" "the cat is grey" --text-only >/dev/null 2>&1
 check "mem search -k == --k" '[ "$("$CAIRN" mem search "$t/m.mem" lisbon -k 1)" = "$("$CAIRN" mem search "$t/m.mem" lisbon --k 1)" ] && [ "$("$CAIRN" mem search "$t/m.mem" lisbon -k 1 | wc -l)" = 1 ]'
