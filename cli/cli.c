@@ -19,6 +19,7 @@
 
 int cliFail(const char *zCmd, int rc) {
   const char *z = cairn_errmsg();
+  cliProgressEnd(); /* the error on a line of its own */
   fprintf(stderr, "cairn: %s: %s\n", zCmd, z[0] ? z : cairn_errstr(rc));
   return 1;
 }
@@ -41,31 +42,37 @@ int cliUsage(const char *zCmd, const char *zFmt, ...) {
 
 int cliVerbosity = 1;
 
-/* Commands whose work has no fraction to show (mem verify, salvage...): on a terminal,
-** after a second, a line on stderr says the command is still at work and for how long, until it
-** returns. A second thread, natively only (cairn.wasm has none: it stays silent). The commands
-** that report done/total through cli/progress.c (repack, eval, put, get, store verify, zstd...)
-** do not get it. */
-static const char *const azTicker[] = {"mem verify", "mem salvage", "mem checkpoint", "mem index", "h5w verify", "h5 dumpall"};
+/* Commands whose work has no fraction to show (mem verify, import, salvage...): on a terminal,
+** after a second (CAIRN_TICK_MS), a line on stderr says the command is still at work and for how
+** long, until it prints (cliProgressEnd, cliNote and cliFail stop it and clear its line; stdout, if
+** the same terminal, is held in a buffer until then) or returns. A second thread, natively only
+** (cairn.wasm has none: it stays silent). The commands that report done/total through
+** cli/progress.c (repack, eval, put, get, store verify, zstd...) do not get it. h5 dumpall gets
+** it only when its stdout is not a terminal (its lines are the progress there). */
+static const char *const azTicker[] = {"mem verify", "mem salvage", "mem checkpoint", "mem index", "mem import",
+                                       "mem compact", "mem extract", "h5w verify", "h5 dumpall", "store salvage"};
 #ifndef __wasi__
 static struct {
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int done, shown;
+  int done, shown, running;
+  long firstMs;
   const char *zLabel;
-} gTick = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL};
+  pthread_t th;
+} gTick = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 1000, NULL, 0};
 static void *tickerMain(void *p) {
   (void)p;
   struct timespec t0;
   clock_gettime(CLOCK_REALTIME, &t0);
   pthread_mutex_lock(&gTick.mu);
   for (int n = 0; !gTick.done; n++) {
+    long ms = gTick.firstMs + 500L * n; /* the first tick, then every half second */
     struct timespec t = t0;
-    t.tv_sec += 1 + n / 2, t.tv_nsec += (n % 2) * 500000000L;
+    t.tv_sec += ms / 1000, t.tv_nsec += (ms % 1000) * 1000000L;
     if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
     while (!gTick.done && pthread_cond_timedwait(&gTick.cv, &gTick.mu, &t) == 0) {}
     if (gTick.done) break;
-    fprintf(stderr, "\r\033[Kcairn %s: working, %d.%d s", gTick.zLabel, 1 + n / 2, (n % 2) * 5);
+    fprintf(stderr, "\r\033[Kcairn %s: working, %.1f s", gTick.zLabel, (double)ms / 1000);
     gTick.shown = 1;
   }
   if (gTick.shown) fprintf(stderr, "\r\033[K");
@@ -73,21 +80,38 @@ static void *tickerMain(void *p) {
   return NULL;
 }
 #endif
+
+/* Stop the "working" line (clearing it) before the command prints; a no-op when none runs. */
+void cliTickerStop(void) {
+#ifndef __wasi__
+  if (!gTick.running) return;
+  pthread_mutex_lock(&gTick.mu);
+  gTick.done = 1;
+  pthread_cond_signal(&gTick.cv);
+  pthread_mutex_unlock(&gTick.mu);
+  pthread_join(gTick.th, NULL);
+  gTick.running = 0;
+  fflush(stdout); /* what the command printed while the line was up */
+#endif
+}
+
 /* Run xRun(argc, argv) with the ticker if zRow is one of azTicker and stderr is a terminal. */
 static int runTicking(const char *zRow, int (*xRun)(int, char **), int argc, char **argv) {
   int on = 0;
   for (size_t i = 0; i < sizeof azTicker / sizeof azTicker[0]; i++) on |= strcmp(azTicker[i], zRow) == 0;
 #ifndef __wasi__
-  pthread_t th;
+  if (on && strcmp(zRow, "h5 dumpall") == 0 && isatty(1)) on = 0;
   if (on && cliVerbosity > 0 && isatty(2)) {
+    static char aOut[1 << 16];
+    const char *zMs = getenv("CAIRN_TICK_MS"); /* the first tick's delay (tests/cli/progress.sh: 1) */
+    gTick.firstMs = zMs && *zMs ? strtol(zMs, NULL, 10) : 1000;
+    if (gTick.firstMs < 0) gTick.firstMs = 0;
+    if (isatty(1)) setvbuf(stdout, aOut, _IOFBF, sizeof aOut); /* not under the line: held until it stops */
     gTick.done = 0, gTick.shown = 0, gTick.zLabel = zRow;
-    if (pthread_create(&th, NULL, tickerMain, NULL) == 0) {
+    if (pthread_create(&gTick.th, NULL, tickerMain, NULL) == 0) {
+      gTick.running = 1;
       int rc = xRun(argc, argv);
-      pthread_mutex_lock(&gTick.mu);
-      gTick.done = 1;
-      pthread_cond_signal(&gTick.cv);
-      pthread_mutex_unlock(&gTick.mu);
-      pthread_join(th, NULL);
+      cliTickerStop();
       return rc;
     }
   }
@@ -193,7 +217,7 @@ static const CliCommand aCommand[] = {
   {"write", "h5w", CLI_HDF5, "FILE PATH ROW0 VALUE...", NULL, "overwrite whole rows from ROW0", cliH5wWrite},
   {"attr", "h5w", CLI_HDF5, "FILE OBJECT NAME TYPE VALUE...", NULL, "set an attribute (one VALUE: a scalar)", cliH5wAttr},
   {"softlink", "h5w", CLI_HDF5, "FILE PATH TARGET", NULL, "create a soft link", cliH5wSoftlink},
-  {"verify", "h5w", CLI_HDF5, "FILE", NULL, "check a file, print a SHA-256 of its logical content", cliH5wVerify},
+  {"verify", "h5w", CLI_HDF5, "[--json] FILE", "--json\tone JSON object: {\"path\", \"sha256\"}\n", "check a file, print a SHA-256 of its logical content", cliH5wVerify},
   {"loop", "h5w", CLI_HDF5, "FILE PATH N", NULL, "append N rows one commit at a time (for kill tests)", cliH5wLoop},
 #endif
 #if CAIRN_WITH_CAS
@@ -215,18 +239,20 @@ static const CliCommand aCommand[] = {
 #endif
   {"store", NULL, CLI_STORE, "put|get|ls|verify|salvage|push|pull|gc --store S ...", CLI_STORE_S,
    "content-addressed chunk store, local or in S3: publish, read back verified, list, check, salvage, sync, sweep", NULL},
-  {"put", "store", CLI_STORE, "--store S [--zstd|--zlib] FILE...",
+  {"put", "store", CLI_STORE, "--store S [--zstd|--zlib] [--json] FILE...",
    "--store S\tthe store file (created if missing)\n--name NAME\tthe catalog name (default: FILE as given)\n"
    "--no-name\tno catalog entry\n--zstd[=L], --zlib[=L]\tcompress the chunks\n--chunk MIN,AVG,MAX\tchunk sizes in bytes\n"
    "--no-sync\tdo not sync the store at the commit\n\tseveral FILEs are published in one transaction\n"
-   "--busy-timeout MS\twait up to MS for another writer of the store (default 5000; every store command)\n",
+   "--busy-timeout MS\twait up to MS for another writer of the store (default 5000; every store command)\n"
+   "--json\tone JSON object per FILE: {\"id\", \"name\" (null: none), \"bytes\"} (a local store)\n",
    "publish files in a chunk store, print IDs (to S3: only the chunks it lacks, in parallel; a failed put resumes)", CLI_STORE_PUT},
   {"get", "store", CLI_STORE, "--store S ID [--range A:B] -o OUT",
    "ID\t64 hex digits, or a catalog name\n--range A:B\tbytes A to B (B exclusive; either may be empty)\n-o, --output OUT\tthe file to write\n",
    "write a payload or a byte range, verified", CLI_STORE_GET},
   {"ls", "store", CLI_STORE, "--store S [--json]", "--store S\tthe store file\n--json\tone JSON object per payload: {\"id\", \"size\", \"name\" (null: none)}\n",
    "list payloads: ID, size, name", CLI_STORE_LS},
-  {"verify", "store", CLI_STORE, "--store S", "--store S\tthe store file\n",
+  {"verify", "store", CLI_STORE, "--store S [--json]", "--store S\tthe store file\n--json\tone JSON object: {\"ok\", \"payloads\", \"chunks\", \"bytes\"}, or on damage\n"
+   "\t{\"ok\": false, \"problems\", \"intact\", \"listed\"} (a local store)\n",
    "check a store: every record, chunk, manifest and name (exit 1 on damage, listing what is lost)", CLI_STORE_VERIFY},
   {"salvage", "store", CLI_STORE, "--store S -o NEW [-f] [--zstd|--zlib]",
    "-o, --output NEW\tthe new store (same chunking, same IDs)\n-f, --force\treplace an existing NEW\n--zstd[=L], --zlib[=L]\tcompress its chunks\n",
@@ -295,7 +321,7 @@ static const CliCommand aCommand[] = {
   {"delete", "mem", CLI_MEMORY, "FILE (ID... | --filter JSON | --user U | --agent A | --run R | --all) [--json]", NULL,
    "forget memories and their history: gone from the file's bytes when it returns", cliMemDelete},
   {"history", "mem", CLI_MEMORY, "FILE ID [--json]", NULL, "every version of a memory with its validity", cliMemHistory},
-  {"export", "mem", CLI_MEMORY, "FILE [--filter JSON] [--embeddings] > OUT.jsonl", NULL, "every version as JSONL (every field; --embeddings: vectors too)", cliMemExport},
+  {"export", "mem", CLI_MEMORY, "FILE [--filter JSON] [--user U] [--agent A] [--run R] [--embeddings] > OUT.jsonl", NULL, "every version as JSONL (every field; --embeddings: vectors too)", cliMemExport},
   {"import", "mem", CLI_MEMORY, "FILE IN.jsonl|- [--json]", NULL, "add an export (or plain records); checked whole first, errors name the line", cliMemImport},
   {"compact", "mem", CLI_MEMORY, "FILE [--json]", NULL, "rewrite the file with only what it holds: it shrinks", cliMemCompact},
   {"stats", "mem", CLI_MEMORY, "FILE [--json]", "--json\tone JSON object: memories, textOnly, dim, metric, diskVectors, model, sessions,\n"
@@ -512,6 +538,21 @@ static int numberOk(const char *z, char cKind) {
   if (cKind == 'u' && *z == '-') return 0;
   (void)strtoll(z, &e, 10);
   return *e == 0;
+}
+
+/* Whether row zRow ("mem export") documents long option zOpt, in its options or its synopsis
+** (the shared parsers of a family, e.g. cmd_mem.c's memArgs, refuse the others: an option of
+** `mem list` is not silently taken by `mem compact`). Rows not found: 1. */
+int cliOptDocumented(const char *zRow, const char *zOpt) {
+  char zA[32] = "", zB[32] = "";
+  if (sscanf(zRow, "%31s %31s", zA, zB) < 1) return 1;
+  const CliCommand *t = zB[0] ? rowFind(zA, zB) : rowFind(NULL, zA);
+  if (!t) return 1;
+  if (optListed(t, zOpt)) return 1;
+  size_t n = strlen(zOpt);
+  for (const char *p = strstr(t->zSynopsis, zOpt); p; p = strstr(p + 1, zOpt))
+    if ((p == t->zSynopsis || strchr(" [(|", p[-1])) && strchr(" ]|)=", p[n] ? p[n] : ' ')) return 1;
+  return 0;
 }
 
 /* -q/-v (anywhere: removed), option spellings, --json where the command has none, numbers:

@@ -56,6 +56,10 @@ int cliUsage(const char *zCmd, const char *zFmt, ...);
 void cliProgress(void *pArg, uint64_t nDone, uint64_t nTotal);
 void cliProgressItems(const char *zLabel, uint64_t nDone, uint64_t nTotal);
 void cliProgressEnd(void);
+/* Stop cli.c's "working, N s" line (no fraction to show), clearing it; cliProgressEnd calls it. */
+void cliTickerStop(void);
+/* Whether row zRow ("mem export") documents the long option zOpt (cli.c's table). */
+int cliOptDocumented(const char *zRow, const char *zOpt);
 /* An informational note on stderr (printf's format), dropped with -q (cli/progress.c). */
 void cliNote(const char *zFmt, ...) __attribute__((format(printf, 1, 2)));
 /* Open an input (cli/io.c): "-" is stdin; pipes, FIFOs and devices are read to their end.

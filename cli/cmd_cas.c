@@ -82,9 +82,17 @@ static cairn_cas_config openCfg(cairn_cas_config cfg) {
 static int optCodec(const char *a, cairn_cas_config *cfg) {
   if (strncmp(a, "--zstd", 6) != 0 && strncmp(a, "--zlib", 6) != 0) return 0;
   cfg->codec = a[3] == 's' ? CAIRN_ZSTD : CAIRN_DEFLATE;
-  if (a[6] == '=') cfg->level = atoi(a + 7);
-  else if (a[6]) return -1;
+  if (a[6] == '=') { /* a whole number in the codec's range: --zstd=abc is refused, not level 0 */
+    char *e;
+    long L = strtol(a + 7, &e, 10);
+    if (e == a + 7 || *e || (L < 1 || L > (a[3] == 's' ? 22 : 9))) return -2;
+    cfg->level = (int)L;
+  } else if (a[6]) return -1;
   return 1;
+}
+static int codecUsage(const char *zCmd, int k, const char *a) {
+  if (k == -2) return cliUsage(zCmd, "%s: the level must be a whole number, 1..22 for zstd, 1..9 for zlib", a);
+  return cliUsage(zCmd, "unknown option '%s'", a);
 }
 
 /* ID as 64 hex digits, or a name in the catalog. */
@@ -96,6 +104,7 @@ static int resolveId(const char *zCmd, cairn_cas *cas, const char *z, uint8_t aI
 
 int cliCasPut(int argc, char **argv) {
   S3_ROUTE(cliStorePut);
+  int json = cliTakeJson(&argc, argv);
   const char *zStore = NULL, *zName = NULL;
   const char *azFile[256];
   int nFile = 0, bNoName = 0;
@@ -110,7 +119,7 @@ int cliCasPut(int argc, char **argv) {
     else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
       if (k < 0) return cliUsage("put", "--busy-timeout wants milliseconds");
     } else if ((k = optCodec(argv[i], &cfg)) != 0) {
-      if (k < 0) return cliUsage("put", "unknown option '%s'", argv[i]);
+      if (k < 0) return codecUsage("put", k, argv[i]);
     } else if ((v = cliOptValue(argc, argv, &i, "--chunk"))) {
       unsigned a, b, c;
       if (sscanf(v, "%u,%u,%u", &a, &b, &c) != 3) return cliUsage("put", "--chunk wants MIN,AVG,MAX in bytes");
@@ -148,7 +157,14 @@ done:
   for (int i = 0; i < nFile; i++) {
     char z[65];
     cairn_cas_id_hex(aId[i], z);
-    if (nFile == 1) printf("%s\n", z);
+    if (json) { /* {"id", "name" (null: none), "bytes"} a line per FILE */
+      const char *zN = bNoName ? NULL : zName ? zName : strcmp(azFile[i], "-") ? azFile[i] : NULL;
+      uint64_t nSize = 0;
+      cairn_cas_stat(cas, aId[i], &nSize);
+      printf("{\"id\":\"%s\",\"name\":", z);
+      cliJsonStr(zN);
+      printf(",\"bytes\":%llu}\n", (unsigned long long)nSize);
+    } else if (nFile == 1) printf("%s\n", z);
     else printf("%s  %s\n", z, azFile[i]);
   }
   rc = cairn_cas_close(cas);
@@ -283,6 +299,7 @@ static void onProblem(void *pArg, const char *zMsg) {
 
 int cliCasVerify(int argc, char **argv) {
   S3_ROUTE(cliStoreVerify);
+  int json = cliTakeJson(&argc, argv);
   cairn_cas *cas;
   const char *zStore = NULL;
   int r = openReadonly("verify", argc, argv, &cas, &zStore);
@@ -306,11 +323,16 @@ int cliCasVerify(int argc, char **argv) {
     cairn_cas_close(cas);
     fprintf(stderr, "cairn: verify: %llu problem%s; %zu of %zu listed payloads intact (cairn salvage --store %s -o NEW copies them)\n",
             (unsigned long long)nBad, nBad == 1 ? "" : "s", nIntact, n, zStore);
+    if (json) printf("{\"ok\":false,\"problems\":%llu,\"intact\":%zu,\"listed\":%zu}\n", (unsigned long long)nBad, nIntact, n);
     return 1;
   }
   cairn_cas_close(cas);
-  printf("ok: %llu payloads, %llu chunks, %llu bytes verified\n", (unsigned long long)s.nPayload, (unsigned long long)s.nChunk,
-         (unsigned long long)s.nRawBytes);
+  if (json)
+    printf("{\"ok\":true,\"payloads\":%llu,\"chunks\":%llu,\"bytes\":%llu}\n", (unsigned long long)s.nPayload,
+           (unsigned long long)s.nChunk, (unsigned long long)s.nRawBytes);
+  else
+    printf("ok: %llu payloads, %llu chunks, %llu bytes verified\n", (unsigned long long)s.nPayload, (unsigned long long)s.nChunk,
+           (unsigned long long)s.nRawBytes);
   return 0;
 }
 
@@ -329,7 +351,7 @@ int cliCasSalvage(int argc, char **argv) {
     else if ((k = optBusy(argc, argv, &i, &cfg)) != 0) {
       if (k < 0) return cliUsage("salvage", "--busy-timeout wants milliseconds");
     } else if ((k = optCodec(argv[i], &dcfg)) != 0) {
-      if (k < 0) return cliUsage("salvage", "unknown option '%s'", argv[i]);
+      if (k < 0) return codecUsage("salvage", k, argv[i]);
     } else return cliUsage("salvage", "unexpected argument '%s'", argv[i]);
   }
   if (!zStore || !zOut) return cliUsage("salvage", "need --store PATH and -o NEW");

@@ -303,6 +303,7 @@ int cliH5wSoftlink(int argc, char **argv) {
 }
 
 int cliH5wVerify(int argc, char **argv) {
+  int json = cliTakeJson(&argc, argv);
   if (argc < 2) return cliUsage("h5w verify", "need FILE");
   cairn_file *f;
   cairn_h5w *w;
@@ -318,7 +319,12 @@ int cliH5wVerify(int argc, char **argv) {
   if (rc) return cliFail("h5w verify", rc);
   char z[65];
   cairn_hex(d, 32, z);
-  printf("%s  %s\n", z, argv[1]);
+  if (json) {
+    fputs("{\"path\":", stdout);
+    cliJsonStr(argv[1]);
+    printf(",\"sha256\":\"%s\"}\n", z);
+  } else
+    printf("%s  %s\n", z, argv[1]);
   return 0;
 }
 

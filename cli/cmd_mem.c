@@ -455,6 +455,7 @@ int cliMemStats(int argc, char **argv) {
   if (memBusyOpt("mem stats", &argc, argv)) return 1;
   int json = cliTakeJson(&argc, argv);
   if (argc < 2) return cliUsage("mem stats", "need FILE");
+  if (argc > 2) return cliUsage("mem stats", argv[2][0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", argv[2]);
   cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
   if (memOpen("mem stats", argv[1], &cfg, &m)) return 1;
@@ -1027,12 +1028,18 @@ static int memArgs(const char *zCmd, int argc, char **argv, MemArgs *a) {
   a->limit = -1;
   for (int i = 2; i < argc; i++) {
     const char *z = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (z[0] == '-' && z[1] == '-' && !cliOptDocumented(zCmd, z)) return cliUsage(zCmd, "unknown option '%s'", z);
     if (!strcmp(z, "--json")) a->json = 1;
     else if (!strcmp(z, "--all")) a->all = 1;
     else if (!strcmp(z, "--embeddings")) a->embeddings = 1;
     else if (!strcmp(z, "--history")) a->history = 1;
     else if (!strcmp(z, "--desc")) a->desc = 1;
     else if (z[0] == '-' && z[1] == '-') {
+      static const char *const azValued[] = {"--filter", "--user", "--agent", "--run", "--session", "--order",
+                                             "--text", "--meta", "--set", "--offset", "--limit", "--as-of"};
+      int known = 0;
+      for (size_t k = 0; k < sizeof azValued / sizeof azValued[0]; k++) known |= !strcmp(z, azValued[k]);
+      if (!known) return cliUsage(zCmd, "unknown option '%s'", z); /* not "needs a value" when it is last */
       if (!v) return cliUsage(zCmd, "option %s needs a value", z);
       i++;
       char *e = NULL;

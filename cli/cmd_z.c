@@ -52,6 +52,9 @@ static int zcmd(int argc, char **argv, cairn_zkind kind, int compress) {
       char *e;
       level = (int)strtol(argv[++i], &e, 10);
       if (*e) return cliUsage(zCmd, "level '%s' is not a number", argv[i]);
+      /* the ranges of the codecs (zstd's negative "fast" levels too), refused before OUT exists */
+      if (kind == CAIRN_ZSTD ? level < -131072 || level > 22 : level < 0 || level > 9)
+        return cliUsage(zCmd, "level %d outside %s", level, kind == CAIRN_ZSTD ? "-131072..22" : "0..9");
     } else if (argv[i][0] == '-' && argv[i][1]) return cliUsage(zCmd, "unknown option '%s'", argv[i]);
     else if (!zIn) zIn = argv[i];
     else return cliUsage(zCmd, "unexpected argument '%s'", argv[i]);

@@ -78,6 +78,7 @@ void cliProgress(void *pArg, uint64_t nDone, uint64_t nTotal) { progUpdate((cons
 void cliProgressItems(const char *zLabel, uint64_t nDone, uint64_t nTotal) { progUpdate(zLabel, 1, nDone, nTotal); }
 
 void cliProgressEnd(void) {
+  cliTickerStop();
   if (gProg.bShown) fprintf(stderr, "\r\033[K");
   memset(&gProg, 0, sizeof gProg);
 }

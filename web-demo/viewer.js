@@ -5,22 +5,13 @@
 // for 2-D slices of N-D data (a slider per leading dimension), a table for compounds and strings.
 import uPlot from '../js/node_modules/uplot/dist/uPlot.esm.js';
 import { h5, MemoryFile } from '../js/src/index.js';
+import { workerClient } from './shared.js';
 
 const $ = (id) => document.getElementById(id);
 const fmt = (n) => n.toLocaleString('en');
 const w = new Worker(new URL('./h5-worker.js', import.meta.url), { type: 'module' });
-let next = 1, fileSize = 0, plot = null;
-const pending = new Map();
-w.onmessage = (e) => {
-  const p = pending.get(e.data.id);
-  pending.delete(e.data.id);
-  e.data.error ? p.reject(new Error(e.data.error)) : p.resolve(e.data.result);
-};
-const call = (op, args = {}) => new Promise((resolve, reject) => {
-  const id = next++;
-  pending.set(id, { resolve, reject });
-  w.postMessage({ id, op, ...args });
-});
+let fileSize = 0, plot = null;
+const call = workerClient(w);
 
 function showBytes(r) {
   const pct = fileSize ? ` (${((100 * r.bytes) / fileSize).toFixed(r.bytes < fileSize / 100 ? 2 : 1)}% of the file)` : '';

@@ -2,7 +2,8 @@
 // on its sample file (tree clicks, a 1-D line plot, a 2-D heatmap, an N-D slice moved with the
 // keyboard, a compound table), on a URL read through range requests (fewer bytes than the file),
 // on a server without range requests (whole download, said so) and on a file that is not HDF5
-// (the reader's error shown); the memory playground's score bars; the chunk-store panel's dedup;
+// (the reader's error shown); the memory playground's score bars (recency too), its timeline,
+// edit (a version in the history), delete and forget-a-session; the chunk-store panel's dedup;
 // canvases not blank, no console errors, no horizontal overflow at 390 px. SHOTS=dir keeps the
 // screenshots (docs/web-app.png is one of them).
 import { test } from 'node:test';
@@ -104,6 +105,43 @@ test('web app: HDF5 viewer, memory playground, chunk-store panel', { timeout: 24
   await page.waitForSelector('#answers li.answer .bars .bar');
   assert.match(await page.textContent('#answers li.answer'), /My teacher is called Rui/);
   assert.ok((await page.$$('#answers li.answer:first-child .bar')).length >= 2, 'bars for the fused score and its parts');
+  assert.ok(await page.$('#answers li.answer:first-child .bar.recency'), 'a recency bar beside the others');
+  const rec = await page.$eval('#answers li.answer:first-child .meta', (m) => Number(/recency ([\d.]+)/.exec(m.textContent)[1]));
+  assert.ok(rec > 0 && rec <= 1, `recency ${rec} in (0, 1]`);
+  // the timeline: every memory drawn, no version yet
+  await page.waitForFunction(() => /^\d+:\d+$/.test(document.body.dataset.timeline || ''));
+  const [nMem0, nRow0] = (await page.evaluate(() => document.body.dataset.timeline)).split(':').map(Number);
+  assert.ok(nMem0 >= 20 && nRow0 === nMem0, `timeline ${nMem0} memories, ${nRow0} versions`);
+  assert.ok((await page.evaluate(colours('#mem-timeline'))) > 3, 'the timeline is drawn');
+  // edit with the keyboard: a new version, the old text kept in the history the timeline lists
+  const id0 = await page.$eval('#answers li.answer:first-child', (li) => li.dataset.id);
+  await page.focus('#answers li.answer:first-child button.edit');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('Maya: My cello teacher is now called Ines.');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((id) => document.body.dataset.memAct === `edit:${id}`, id0);
+  await page.waitForFunction((n) => document.body.dataset.timeline === `${n}:${n + 1}`, nMem0);
+  const edits = await page.textContent('#mem-edits');
+  assert.match(edits, new RegExp(`memory #${id0}, 2 versions: ".*Rui.*" .*"Maya: My cello teacher is now called Ines\\."`));
+  await page.waitForFunction((id) => [...document.querySelectorAll('#answers li.answer')].some((li) => li.dataset.id === id && /Ines/.test(li.textContent)), id0);
+  // delete: gone from the answers and the timeline, its versions with it
+  await page.click(`#answers li.answer[data-id="${id0}"] button.delete`);
+  await page.waitForFunction((id) => document.body.dataset.memAct === `remove:${id}`, id0);
+  await page.waitForFunction((n) => document.body.dataset.timeline === `${n - 1}:${n - 1}`, nMem0);
+  assert.ok(!(await page.$(`#answers li.answer[data-id="${id0}"]`)), 'the deleted memory is not an answer');
+  assert.equal(await page.textContent('#mem-edits'), '');
+  assert.match(await page.textContent('#status'), new RegExp(` ${nMem0 - 1} memories, `), 'the status counts the memories held, not the highest id');
+  // forget a whole session
+  const sess = await page.$eval('#answers li.answer:first-child', (li) => li.dataset.session);
+  await page.click('#answers li.answer:first-child button.forget');
+  await page.waitForFunction((s) => document.body.dataset.memAct === `forgetSession:${s}`, sess);
+  assert.match(await page.textContent('#mem-said'), new RegExp(`session ${sess} forgotten \\((\\d+) memories\\)`));
+  const nForgot = Number(/\((\d+) memories\)/.exec(await page.textContent('#mem-said'))[1]);
+  assert.ok(nForgot >= 1, 'some memories forgotten');
+  await page.waitForFunction((n) => document.body.dataset.timeline === `${n}:${n}`, nMem0 - 1 - nForgot);
+  await page.waitForFunction((s) => document.querySelectorAll('#answers li.answer').length > 0 && ![...document.querySelectorAll('#answers li.answer')].some((li) => li.dataset.session === s), sess);
+  await page.screenshot({ path: path.join(shots, 'web-app-memory.png'), fullPage: true });
 
   // chunk store: the edited log adds only a few chunks
   await page.click('#cas-sample');
@@ -124,6 +162,11 @@ test('web app: HDF5 viewer, memory playground, chunk-store panel', { timeout: 24
   await page.waitForFunction(() => document.body.dataset.h5view === '/images/gauss:image:');
   await page.click('#h5-tree button[data-path="/signals/sine"]');
   await page.waitForFunction(() => document.body.dataset.h5view === '/signals/sine:line:');
+  await page.fill('#question', 'Where does Maya live?');
+  await page.click('#go');
+  await page.waitForFunction(() => document.body.dataset.answered === 'Where does Maya live?');
+  await page.focus('#answers li.answer:first-child button.edit');
+  await page.keyboard.press('Enter'); // the editor open at 390 px too
   const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(over <= 0, `horizontal overflow of ${over} px at 390 px`);
   await page.screenshot({ path: path.join(shots, 'web-app-390.png'), fullPage: true });

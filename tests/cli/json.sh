@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# 2026-12-02 - tests/cli/json.sh TMPDIR: --json of hash, h5 attrs, store ls and mem stats, parsed
-# with python3's json and checked against independent tools: sha256sum and stat for hash, h5py's
-# attrs for h5 attrs (made by h5py, every type class it writes simply), sha256sum/stat and the
-# put's printed IDs for store ls, and file sizes and the memories added for mem stats. Also:
+# 2026-12-02 - tests/cli/json.sh TMPDIR: --json of hash, h5 attrs, store ls / put / verify, h5w verify
+# and mem stats, parsed with python3's json and checked against independent tools: sha256sum and
+# stat for hash, h5py's attrs for h5 attrs (made by h5py, every type class it writes simply),
+# sha256sum/stat and the put's printed IDs for store ls, stat and store ls for store put, stat and
+# a damaged copy for store verify, the text form for h5w verify, and file sizes and the memories
+# added for mem stats. Also:
 # each still refuses an unknown option with exit 2. Needs python3 with h5py and numpy.
 set -u
 CAIRN=${CAIRN:?set CAIRN to the cairn binary}
@@ -92,6 +94,42 @@ for i, (fn, name) in enumerate([(t + "/a.txt", t + "/a.txt"), (t + "/b.bin", t +
     assert set(r) == {"id", "size", "name"}, r
 EOF'
 check "store ls: text lines equal the JSON rows" '[ "$("$CAIRN" store ls --store "$S" -q | awk "{print \$1, \$2}" | sort)" = "$("$PY" -c "import json,sys; [print(json.loads(l)[\"id\"], json.loads(l)[\"size\"]) for l in open(sys.argv[1])]" "$t/ls.json" | sort)" ]'
+
+# store put --json: the id store ls lists, the name as given (null with --no-name), bytes as stat
+P=$t/p.cas
+"$CAIRN" store put --store "$P" --json "$t/a.txt" "$t/b.bin" >"$t/put.json"
+check "store put --json: exit 0" '[ $? -eq 0 ]'
+"$CAIRN" store put --store "$P" --no-name --json - <"$t/empty" >>"$t/put.json"
+"$CAIRN" store ls --store "$P" --json -q >"$t/pls.json"
+check "store put --json: ids, names and bytes as store ls and stat say" '"$PY" - "$t" <<EOF
+import json, os, sys
+t = sys.argv[1]
+rows = [json.loads(l) for l in open(t + "/put.json")]
+assert [r["name"] for r in rows] == [t + "/a.txt", t + "/b.bin", None], rows
+assert [r["bytes"] for r in rows] == [os.path.getsize(t + f) for f in ("/a.txt", "/b.bin", "/empty")], rows
+assert all(set(r) == {"id", "name", "bytes"} and len(r["id"]) == 64 for r in rows), rows
+ls = {r["id"]: r for r in map(json.loads, open(t + "/pls.json"))}
+for r in rows:
+    assert r["id"] in ls and ls[r["id"]]["size"] == r["bytes"], (r, ls)
+EOF'
+check "store put: the text form prints the same ids" '[ "$("$CAIRN" store put --store "$P" -q "$t/a.txt")" = "$(sed -n "1s/.*\"id\":\"\([0-9a-f]*\)\".*/\1/p" "$t/put.json")" ]'
+"$CAIRN" store verify --store "$P" --json >"$t/ver.json"
+check "store verify --json: ok, payloads and bytes as the files put" '[ $? -eq 0 ] && "$PY" - "$t" <<EOF
+import json, os, sys
+t = sys.argv[1]
+v = json.load(open(t + "/ver.json"))
+assert v["ok"] is True and v["payloads"] == 3 and v["chunks"] >= 2, v
+assert v["bytes"] == sum(os.path.getsize(t + f) for f in ("/a.txt", "/b.bin", "/empty")), v
+EOF'
+# damage the store: verify --json says ok false (exit 1), the problems on stderr
+cp "$P" "$t/bad.cas"
+"$PY" -c "import sys; f=open(sys.argv[1],'r+b'); f.seek(4096+1000); b=f.read(64); f.seek(4096+1000); f.write(bytes(x^0xff for x in b))" "$t/bad.cas"
+"$CAIRN" store verify --store "$t/bad.cas" --json >"$t/bad.json" 2>"$t/bad.err"
+check "store verify --json on a damaged store: exit 1, ok false, problems counted" '[ $? -eq 1 ] && "$PY" -c "import json,sys; v=json.load(open(sys.argv[1])); assert v[\"ok\"] is False and v[\"problems\"] >= 1 and v[\"listed\"] == 3, v" "$t/bad.json" && [ -s "$t/bad.err" ]'
+
+# h5w verify --json: the same digest and path as the text form
+"$CAIRN" h5w new "$t/v.h5" && "$CAIRN" h5w dataset "$t/v.h5" /d i32 3 1 2 3
+check "h5w verify --json: the text form's digest and path" '[ "$("$CAIRN" h5w verify --json "$t/v.h5" | "$PY" -c "import json,sys; r=json.load(sys.stdin); assert set(r)=={\"path\",\"sha256\"}; print(r[\"sha256\"] + \"  \" + r[\"path\"])")" = "$("$CAIRN" h5w verify "$t/v.h5")" ]'
 
 M=$t/m.h5
 "$CAIRN" mem add "$M" --text-only "the first memory" "a second one" "and a third" -q >/dev/null
