@@ -40,6 +40,20 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_kg_open(cairn_file *f, int readOnly, EmKg **pp
   *pp = h;
   return CAIRN_OK;
 }
+/* Open the graph kept in memory store m's own file (cairn_kg_open_mem); closed before m. */
+EMSCRIPTEN_KEEPALIVE int cairn_em_kg_open_mem(cairn_mem *m, int readOnly, EmKg **pp) {
+  *pp = NULL;
+  EmKg *h = cairn_malloc(sizeof *h);
+  if (!h) return cairn_seterr(CAIRN_NOMEM, "kg_open_mem: handle");
+  h->f = NULL;
+  int rc = cairn_kg_open_mem(m, NULL, readOnly ? CAIRN_KG_READONLY : 0, &h->g);
+  if (rc) {
+    cairn_free(h);
+    return rc;
+  }
+  *pp = h;
+  return CAIRN_OK;
+}
 EMSCRIPTEN_KEEPALIVE int cairn_em_kg_close(EmKg *h) {
   if (!h) return CAIRN_OK;
   int rc = cairn_kg_close(h->g);

@@ -249,7 +249,7 @@ export function makeApi(loader, { openPath } = {}) {
     gzip: codec('gzip'),
     version,
     Memory: makeMemory(ctx),
-    Graph: makeGraph(ctx),
+    Graph: (ctx.Graph = makeGraph(ctx)), // memory.js: mem.graph()
     Store: makeStore(ctx),
     ...makeEphemeral(ctx), // Ephemeral, Observer, gate
     zl,

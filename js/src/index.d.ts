@@ -442,6 +442,16 @@ export class Memory {
   import(jsonl: string): number;
   compact(): void;
   getVersion(version: number): MemoryRecord | null;
+  /** The store's knowledge graph, kept in the store's own file (/graph), one per store, closed with it; delete(id) drops the facts only that memory supported. */
+  graph(): Graph;
+  /** mem.graph().entities() */
+  entities(): GraphEntity[];
+  /** mem.graph().facts() */
+  facts(options?: { asOf?: GraphAsOf }): GraphFact[];
+  /** mem.graph().neighbors() */
+  neighbors(name: string, options?: { depth?: number; asOf?: GraphAsOf }): GraphNeighborhood;
+  /** mem.graph().addFacts(): all or none; durable at commit() (then a checkpoint). */
+  addFacts(facts: GraphFactInput[]): number;
 }
 
 /** A time to query at: a Date, ms since 1970, 'now' (not invalidated) or 'all'. */

@@ -12,7 +12,10 @@
 //   g.extract(memoryId, 'My sister Ines moved to Lisbon last May', { speaker: 'Caroline', time: Date.now() });
 //   g.commit(); g.close();
 //
-// The graph is stored in a /graph group of an HDF5 file (core/kg/FORMAT.md); h5py reads it.
+// The graph is stored in a /graph group of an HDF5 file (core/kg/FORMAT.md); h5py reads it. A
+// memory store's own graph is `mem.graph()` (or mem.entities(), mem.facts(), mem.neighbors(),
+// mem.addFacts()): its /graph lives in the store's file, written at the store's checkpoints, and
+// mem.delete(id) removes the facts only that memory supported.
 import { scope, storeFileArg } from './util.js';
 
 /** @param {object} ctx the package internals (api.js): init, M, openFile, fail, CairnError */
@@ -62,6 +65,19 @@ export function makeGraph(ctx) {
         const rc = M._cairn_em_kg_open(f, readOnly ? 1 : 0, pp);
         if (rc) throw ctx.fail(rc, 'Graph.open');
         return new Graph(M.HEAPU32[pp >> 2], (file && file.name) || 'memory');
+      } finally {
+        s.free();
+      }
+    }
+
+    /** @private the graph inside a memory store's file: Memory.graph() */
+    static _ofStore(memHandle, name, readOnly) {
+      const M = ctx.M, s = scope(M, CairnError);
+      try {
+        const pp = s.alloc(4);
+        const rc = M._cairn_em_kg_open_mem(memHandle, readOnly ? 1 : 0, pp);
+        if (rc) throw ctx.fail(rc, `Memory.graph ${name}`);
+        return new Graph(M.HEAPU32[pp >> 2], name);
       } finally {
         s.free();
       }
@@ -141,7 +157,7 @@ export function makeGraph(ctx) {
         s.free();
       }
     }
-    /** Make every change durable (a file-backed graph). */
+    /** Make every change durable (a file-backed graph; a store's graph: checkpoints the store). */
     commit() {
       const rc = ctx.M._cairn_em_kg_commit(this.#handle());
       if (rc) throw ctx.fail(rc, 'Graph.commit');

@@ -119,6 +119,7 @@ export function makeMemory(ctx) {
     #h;
     #name;
     #readOnly;
+    #graph = null;
 
     /** @private use Memory.open */
     constructor(handle, name, readOnly) {
@@ -191,6 +192,25 @@ export function makeMemory(ctx) {
       if (!this.#h) throw misuse(`memory store ${this.#name} is closed`);
       return this.#h;
     }
+
+    /**
+     * The store's knowledge graph (a Graph, js/src/kg.js), kept in the store's own file (/graph
+     * beside /memory), written at each checkpoint with the memories; delete(id) removes the facts
+     * only that memory supported. One per store, closed with it.
+     */
+    graph() {
+      const h = this.#handle();
+      if (!this.#graph) this.#graph = ctx.Graph._ofStore(h, this.#name, this.#readOnly);
+      return this.#graph;
+    }
+    /** The graph's canonical entities (mem.graph().entities()). */
+    entities() { return this.graph().entities(); }
+    /** The graph's facts valid at asOf (mem.graph().facts()). */
+    facts(options) { return this.graph().facts(options); }
+    /** Entities within depth hops of name (mem.graph().neighbors()). */
+    neighbors(name, options) { return this.graph().neighbors(name, options); }
+    /** Add facts to the graph, all or none (mem.graph().addFacts()); durable at commit() (a checkpoint). */
+    addFacts(facts) { return this.graph().addFacts(facts); }
 
     /**
      * Add a memory; returns its id (1, 2, 3... in order of addition). Searchable at once,
@@ -381,6 +401,7 @@ export function makeMemory(ctx) {
     commit() {
       const rc = ctx.M._cairn_mem_commit(this.#handle());
       if (rc) throw ctx.fail(rc, 'Memory.commit');
+      if (this.#graph) this.#graph.commit(); // graph changes: a checkpoint (none if it has none)
     }
 
     /**
@@ -526,6 +547,14 @@ export function makeMemory(ctx) {
       if (!this.#h) return;
       const h = this.#h;
       let err = null;
+      if (this.#graph) { // before the store: its commit is the store's checkpoint
+        try {
+          this.#graph.close();
+        } catch (e) {
+          err = e;
+        }
+        this.#graph = null;
+      }
       if (commit && !this.#readOnly) {
         const rc = ctx.M._cairn_mem_commit(h);
         if (rc) err = ctx.fail(rc, 'Memory.close (commit)');

@@ -1,11 +1,12 @@
 // 2026-12-02 - the knowledge graph from JS (js/src/kg.js): facts with validity and functional
-// predicates, as-of views, neighbours, all-or-none batches, the extractor, and a file-backed graph
-// reopened from JS and read by the native CLI.
+// predicates, as-of views, neighbours, all-or-none batches, the extractor, a file-backed graph
+// reopened from JS and read by the native CLI, and a memory store's own graph (mem.graph(): /graph
+// in the store's file, forgetting a memory drops its facts) read back and by the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Graph, MemoryFile, CairnError } from '../src/node.js';
+import { Graph, Memory, MemoryFile, CairnError } from '../src/node.js';
 import { run, tmp } from './helpers.mjs';
 
 const may2023 = Date.UTC(2023, 4, 1);
@@ -61,11 +62,46 @@ test('Graph: a file-backed graph reopens and the native CLI reads it', async () 
   g = await Graph.open(file, { readOnly: true });
   assert.equal(g.facts().length, 1);
   g.close();
-  const out = run('mem', 'facts', path.join(dir, 's.cmem'), '--json');
+  const mem = await Memory.open(path.join(dir, 's.cmem'), { textOnly: true });
+  mem.add('Jon works at the Studio');
+  mem.close();
+  const out = run('mem', 'facts', path.join(dir, 's.cmem'), '--json'); // s.cmem.graph: a graph of before
   assert.equal(JSON.parse(out)[0].object, 'Studio');
   const mf = new MemoryFile();
   g = await Graph.open(mf);
   g.addFacts([{ subject: 'x', predicate: 'y', literal: 'z' }]);
   g.commit();
   g.close();
+});
+
+test('Memory.graph: the graph lives in the store file, survives reopen, forgets with its memory', async () => {
+  const dir = tmp('kg-js-mem');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'm.cmem');
+  fs.rmSync(file, { force: true });
+  let mem = await Memory.open(file, { textOnly: true });
+  const a = mem.add('Maya moved to Lisbon'), b = mem.add('Maya cooks a stew');
+  mem.graph().functional('lives_in');
+  assert.equal(mem.addFacts([
+    { subject: 'Maya', predicate: 'lives_in', object: 'Lisbon', sources: [a] },
+    { subject: 'Maya', predicate: 'favourite_dish', literal: 'wombat-saffron-stew-31', sources: [b] },
+  ]), 2);
+  assert.equal(mem.graph(), mem.graph());
+  mem.commit();
+  mem.close();
+  assert.ok(!fs.existsSync(file + '.graph'));
+  assert.ok(fs.readFileSync(file).includes('wombat-saffron-stew-31'));
+  mem = await Memory.open(file);
+  assert.deepEqual(mem.facts().map((f) => f.predicate).sort(), ['favourite_dish', 'lives_in']);
+  assert.ok(mem.neighbors('maya').nodes.some((n) => n.name === 'Lisbon'));
+  mem.delete(b);
+  assert.deepEqual(mem.facts({ asOf: 'all' }).map((f) => f.predicate), ['lives_in']);
+  mem.close();
+  assert.ok(!fs.readFileSync(file).includes('wombat-saffron-stew-31'));
+  const out = JSON.parse(run('mem', 'facts', file, '--as-of', 'all', '--json'));
+  assert.deepEqual(out.map((f) => f.object), ['Lisbon']);
+  mem = await Memory.open(file, { readOnly: true });
+  assert.equal(mem.entities().filter((e) => e.name === 'Maya').length, 1);
+  assert.throws(() => mem.addFacts([{ subject: 'x', predicate: 'y', object: 'z' }]), CairnError);
+  mem.close();
 });
