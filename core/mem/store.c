@@ -35,6 +35,7 @@ static void memFree(cairn_mem *m) {
   cairnVecsFree(&m->vecs);
   cairnBm25Free(&m->bm25);
   cairnIvfFree(&m->ivf);
+  cairnMemNearFree(m);
 }
 
 int cairn_mem_close(cairn_mem *m) {
