@@ -236,6 +236,7 @@ struct cairn_mem {
   size_t nDedupSlot, nDedup;
   struct MemNear *pNear;    /* near-duplicate index (near.c), NULL until a check builds it */
   uint32_t nNearScan;       /* near-duplicate checks that scanned every row (near.c) */
+  struct MemSave *pBatch;   /* inside cairn_mem_batch_begin/end: the state at begin (store_undo.c) */
   char zModel[256];        /* the embedding model recorded, "" none */
   int modelUnlogged;        /* zModel set by this open, not yet in the log */
   MemNames names;
@@ -391,6 +392,11 @@ typedef struct MemSave {
 } MemSave;
 void cairnMemSave(const cairn_mem *m, MemSave *s);
 void cairnMemRollback(cairn_mem *m, const MemSave *s);
+/* Calls that change more than appends refuse to run inside a batch (cairn_mem_batch_begin). */
+#define MEM_NO_BATCH(m, zWho) \
+  do { \
+    if ((m)->pBatch) return cairnErr(CAIRN_MISUSE, "%s: inside a batch of adds (cairn_mem_batch_end first)", zWho); \
+  } while (0)
 /* The postings of the rows set in aBit (nRow bits) taken out, as cairnBm25Remove of each. */
 void cairnMemBm25DropRows(MemBm25 *b, const uint64_t *aBit, size_t nRow);
 /* store_edit.c: forget every version of the memories of rows aRow, all or nothing. */

@@ -192,6 +192,7 @@ int cairn_mem_put(cairn_mem *m, const cairn_mem_record *r, const cairn_mem_put_o
   if (m->rcFatal) return cairnErr(m->rcFatal, "mem_add: an earlier checkpoint failed after its superblock switch; reopen the store");
   if (o && (!(o->nearThreshold >= 0 && o->nearThreshold <= 1) || o->nearPolicy < CAIRN_MEM_NEAR_KEEP || o->nearPolicy > CAIRN_MEM_NEAR_SUPERSEDE))
     return cairnErr(CAIRN_RANGE, "mem_add: nearThreshold must be in [0, 1] and nearPolicy keep, skip or supersede");
+  if (!o || !o->noExact || o->nearThreshold > 0) MEM_NO_BATCH(m, "mem_put with dedup"); /* it may touch or update */
   MemAddArgs a;
   CAIRN_TRY(cairnMemPrepare(m, r, &a, "mem_add"));
   if (!o || !o->noExact) {
@@ -262,6 +263,7 @@ static char *copyStrings(cairn_mem_record *r) {
 
 int cairn_mem_update(cairn_mem *m, uint64_t id, const cairn_mem_record *p, unsigned fields, uint64_t *pVersion) {
   if (!m || !p) return cairnErr(CAIRN_MISUSE, "mem_update: NULL argument");
+  MEM_NO_BATCH(m, "mem_update");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_update: store opened read-only");
   if (m->rcFatal) return cairnErr(m->rcFatal, "mem_update: an earlier checkpoint failed after its superblock switch; reopen the store");
   if (fields & ~(unsigned)CAIRN_MEM_F_ALL) return cairnErr(CAIRN_MISUSE, "mem_update: unknown field bits 0x%x", fields & ~(unsigned)CAIRN_MEM_F_ALL);
@@ -368,6 +370,7 @@ static void forgetRow(cairn_mem *m, size_t r) {
 
 int cairnMemForgetRows(cairn_mem *m, const size_t *aRow, size_t nRow, uint64_t *pnDel) {
   if (pnDel) *pnDel = 0;
+  MEM_NO_BATCH(m, "mem_delete");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_delete: store opened read-only");
   if (m->rcFatal) return cairnErr(m->rcFatal, "mem_delete: an earlier checkpoint failed after its superblock switch; reopen the store");
   if (!nRow) return CAIRN_OK;
@@ -415,6 +418,7 @@ int cairnMemForgetRows(cairn_mem *m, const size_t *aRow, size_t nRow, uint64_t *
 
 int cairn_mem_delete(cairn_mem *m, uint64_t id) {
   if (!m) return cairnErr(CAIRN_MISUSE, "mem_delete: NULL store");
+  MEM_NO_BATCH(m, "mem_delete");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_delete: store opened read-only");
   if (m->rcFatal) return cairnErr(m->rcFatal, "mem_delete: an earlier checkpoint failed after its superblock switch; reopen the store");
   if (cairnMemCurRow(m, id) == SIZE_MAX) return cairnErr(CAIRN_NOTFOUND, "mem_delete: no memory %llu (never added, or deleted)", (unsigned long long)id);
@@ -443,6 +447,7 @@ int cairn_mem_delete(cairn_mem *m, uint64_t id) {
 
 int cairn_mem_compact(cairn_mem *m) {
   if (!m) return cairnErr(CAIRN_MISUSE, "mem_compact: NULL store");
+  MEM_NO_BATCH(m, "mem_compact");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_compact: store opened read-only");
   if (!m->f) return CAIRN_OK;
   if (m->fmt != 2) return cairnErr(CAIRN_UNSUPPORTED, "mem_compact: a log-only store of format 1 (before 2026-11-29): checkpoint into a new store first");

@@ -11,6 +11,7 @@
 ** added since: entries are inserted, and re-inserted when a table grows, in id order, so the
 ** table left is one that only ever held the older ids. Only appends of new memories are undone
 ** (an import): the rows before the save are not touched by them.
+** The same rollback makes cairn_mem_batch_begin / cairn_mem_batch_end(m, 0) (JS addMany).
 ** Maintenance reminder: a per-row structure added to cairn_mem must be cut here too.
 **
 ** Forgetting many rows: cairnMemBm25DropRows takes the postings of a set of rows out in one
@@ -82,4 +83,24 @@ void cairnMemBm25DropRows(MemBm25 *b, const uint64_t *aBit, size_t nRow) {
   }
   for (size_t r = 0; r < nRow && r < b->nDoc; r++)
     if ((aBit[r >> 6] >> (r & 63)) & 1) b->nTotLen -= b->aDocLen[r], b->aDocLen[r] = 0;
+}
+
+int cairn_mem_batch_begin(cairn_mem *m) {
+  if (!m) return cairnErr(CAIRN_MISUSE, "mem_batch_begin: NULL store");
+  if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_batch_begin: store opened read-only");
+  if (m->pBatch) return cairnErr(CAIRN_MISUSE, "mem_batch_begin: a batch is open already (batches do not nest)");
+  MemSave *s = cairnMalloc(sizeof *s);
+  if (!s) return cairnErr(CAIRN_NOMEM, "mem_batch_begin: out of memory");
+  cairnMemSave(m, s);
+  m->pBatch = s;
+  return CAIRN_OK;
+}
+
+int cairn_mem_batch_end(cairn_mem *m, int bKeep) {
+  if (!m) return cairnErr(CAIRN_MISUSE, "mem_batch_end: NULL store");
+  if (!m->pBatch) return cairnErr(CAIRN_MISUSE, "mem_batch_end: no batch is open");
+  if (!bKeep) cairnMemRollback(m, m->pBatch);
+  cairnFree(m->pBatch);
+  m->pBatch = NULL;
+  return CAIRN_OK;
 }

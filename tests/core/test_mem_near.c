@@ -202,12 +202,26 @@ static char *reopenPrint(const char *zPath) {
   return z;
 }
 
-/* op 0: import azImport; 1: delete by a filter; 2: delete of a memory with two versions */
+/* op 0: import azImport; 1: delete by a filter; 2: delete of a memory with two versions;
+** 3: a batch of adds (cairn_mem_batch_begin / end, JS addMany) */
 static int runOp(cairn_mem *m, int op, char *zJsonl) {
   uint64_t n = 0;
   if (op == 0) return cairn_mem_import_jsonl(m, zJsonl, strlen(zJsonl), &n);
   if (op == 1) return cairn_mem_delete_where(m, "{\"user\": \"bob\"}", &n);
-  return cairn_mem_delete(m, 4);
+  if (op == 2) return cairn_mem_delete(m, 4);
+  int rc = cairn_mem_batch_begin(m);
+  if (rc) return rc;
+  const char *azText[4] = {"batch zanzibar quokka one", "batch Lisbon two", "batch three garden", "batch four brandnewword"};
+  const char *azName[4] = {"newuser", NULL, "alice", "u4"};
+  for (int i = 0; rc == CAIRN_OK && i < 4; i++) {
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = azText[i], r.zUser = azName[i], r.zRole = azName[3 - i], r.zSession = i == 1 ? "batch-s" : NULL;
+    r.createdMs = 1700000200000 + i, r.zMeta = i == 2 ? "{\"a\": {\"b\": 1}}" : NULL;
+    rc = cairn_mem_add(m, &r, NULL);
+  }
+  int rc2 = cairn_mem_batch_end(m, rc == CAIRN_OK);
+  return rc ? rc : rc2;
 }
 
 static void sweep(int op) {
@@ -270,3 +284,31 @@ static void sweep(int op) {
 TEST(memnear, import_all_or_nothing_under_oom) { sweep(0); }
 TEST(memnear, delete_where_all_or_nothing_under_oom) { sweep(1); }
 TEST(memnear, delete_of_versions_all_or_nothing_under_oom) { sweep(2); }
+TEST(memnear, batch_of_adds_all_or_nothing_under_oom) { sweep(3); }
+
+/* Inside a batch only appends run; batch_end(0) takes back adds that succeeded too. */
+TEST(memnear, batch_rules) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  cairn_mem_record r;
+  memset(&r, 0, sizeof r);
+  r.zText = "kept before the batch";
+  CHECK_OK(cairn_mem_add(m, &r, NULL));
+  char *zBefore = fingerprint(m, 1);
+  CHECK_OK(cairn_mem_batch_begin(m));
+  CHECK_RC(cairn_mem_batch_begin(m), CAIRN_MISUSE);
+  r.zText = "inside the batch", r.zUser = "zed";
+  CHECK_OK(cairn_mem_add(m, &r, NULL));
+  CHECK_RC(cairn_mem_commit(m), CAIRN_MISUSE);
+  CHECK_RC(cairn_mem_delete(m, 1), CAIRN_MISUSE);
+  CHECK_RC(cairn_mem_touch(m, 1), CAIRN_MISUSE);
+  cairn_mem_put_result res;
+  CHECK_RC(cairn_mem_put(m, &r, NULL, &res), CAIRN_MISUSE);
+  CHECK_OK(cairn_mem_batch_end(m, 0));
+  CHECK_RC(cairn_mem_batch_end(m, 0), CAIRN_MISUSE);
+  char *zAfter = fingerprint(m, 1);
+  CHECK(!strcmp(zBefore, zAfter));
+  free(zBefore), free(zAfter);
+  CHECK_OK(cairn_mem_commit(m));
+  cairn_mem_close(m);
+}
