@@ -29,6 +29,9 @@
 
 #include "cairn/platform.h"
 #include "mem/mem_int.h"
+#if !defined(__wasi__) && !defined(__EMSCRIPTEN__)
+#include "../faults.h"
+#endif
 
 /* The two wasm builds (WASI under node:wasi, Emscripten under Node) run only the scans, on one
 ** thread. */
@@ -223,6 +226,78 @@ static double reopenMs(const char *zPath, cairn_mem_stats *ps) {
 
 /* adds/s: text + 384-d embedding, commit every 100 (goal >= 50,000/s with fsync), the automatic
 ** checkpoints into the HDF5 part included and also timed on their own; then reopen times. */
+/* Near-duplicate checks on write (--near): M puts into a store of n memories (x's rows), half of
+** them near copies of a stored row (cosine about 0.93), half new rows; with the check off (exact
+** dedup only: the hash), through the index (threshold 0.9, near.c; the lazy build after 32
+** scanning checks is inside the timed loop) and with the exact scan (threshold 0.84, below the
+** index's range). Adds/s, best of ROUNDS (the exact scan at 100K: one round), over all M puts
+** (with the index's first 32 scans and its build) and over the second half (the index built),
+** and minor faults per put. */
+#define NEAR_M 2000
+static int benchNear(const float *x) {
+  float *aNew = malloc((size_t)NEAR_M * DIM * 4);
+  for (int i = 0; i < NEAR_M; i++) {
+    const float *b = x + (size_t)((i * 7919) % NSMALL) * DIM;
+    for (int j = 0; j < DIM; j++) aNew[(size_t)i * DIM + j] = i % 2 ? grand() : b[j] + grand() * 0.02f;
+    normalise(aNew + (size_t)i * DIM);
+  }
+  const size_t an[2] = {NSMALL, NBIG};
+  const float aThr[3] = {0, 0.9f, 0.84f};
+  const char *azMode[3] = {"off (exact dedup only)", "index (threshold 0.9)", "exact scan (threshold 0.84)"};
+  for (int k = 0; k < 2; k++) {
+    double aRate[3] = {0, 0, 0}, aFault[3] = {0, 0, 0}, aSteady[3] = {0, 0, 0};
+    uint64_t nDup[3] = {0, 0, 0}, nCompared = 0, nCheck = 0;
+    for (int round = 0; round < ROUNDS; round++)
+      for (int mode = 0; mode < 3; mode++) {
+        if (mode == 2 && an[k] == NBIG && round > 0) continue; /* slow: one round */
+        if (getenv("BENCH_NEAR_MODE") && atoi(getenv("BENCH_NEAR_MODE")) != mode) continue; /* profiling one mode */
+        cairn_mem_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.dim = DIM;
+        cairn_mem *m;
+        if (cairn_mem_open(NULL, &cfg, &m)) return 1;
+        char z[64];
+        cairn_mem_record r;
+        memset(&r, 0, sizeof r);
+        r.zText = z, r.nEmbedding = DIM, r.createdMs = 1700000000000;
+        for (size_t i = 0; i < an[k]; i++) {
+          snprintf(z, sizeof z, "stored memory %zu", i);
+          r.aEmbedding = x + i * DIM;
+          if (cairn_mem_add(m, &r, NULL)) return 1;
+        }
+        cairn_mem_put_opts o;
+        memset(&o, 0, sizeof o);
+        o.nearThreshold = aThr[mode], o.nearPolicy = CAIRN_MEM_NEAR_SKIP;
+        uint64_t nd = 0;
+        long f0 = benchFaults();
+        double t0 = nowMs(), tHalf = 0;
+        for (int i = 0; i < NEAR_M; i++) {
+          if (i == NEAR_M / 2) tHalf = nowMs();
+          snprintf(z, sizeof z, "new memory %d", i);
+          r.aEmbedding = aNew + (size_t)i * DIM;
+          cairn_mem_put_result res;
+          if (cairn_mem_put(m, &r, &o, &res)) return 1;
+          nd += res.status == CAIRN_MEM_PUT_NEAR_SKIP;
+        }
+        double tEnd = nowMs(), rate = NEAR_M / ((tEnd - t0) / 1e3), steady = (NEAR_M / 2) / ((tEnd - tHalf) / 1e3);
+        if (steady > aSteady[mode]) aSteady[mode] = steady;
+        double fp = (double)(benchFaults() - f0) / NEAR_M;
+        if (rate > aRate[mode]) aRate[mode] = rate, aFault[mode] = fp;
+        nDup[mode] = nd;
+        if (mode == 1) cairnMemNearCounts(m, &nCheck, &nCompared);
+        cairn_mem_close(m);
+      }
+    for (int mode = 0; mode < 3; mode++)
+      printf("near-dup puts into %6zu x %d: %-28s %9.0f adds/s (second half %9.0f)  %5.1f faults/put  %llu of %d skipped as near duplicates\n",
+             an[k], DIM, azMode[mode], aRate[mode], aSteady[mode], aFault[mode], (unsigned long long)nDup[mode], NEAR_M);
+    printf("near-dup puts into %6zu x %d: index/off %.3fx (second half %.3fx), index/scan %.1fx (second half %.1fx); index compared %.0f rows per check (%.2f%% of the rows)\n",
+           an[k], DIM, aRate[1] / aRate[0], aSteady[1] / aSteady[0], aRate[1] / aRate[2], aSteady[1] / aSteady[2], nCheck ? (double)nCompared / nCheck : 0,
+           nCheck ? 100.0 * nCompared / nCheck / an[k] : 0);
+  }
+  free(aNew);
+  return 0;
+}
+
 static int benchAdds(const char *zDir, const float *x) {
   cairn_posix_install(1);
   char zPath[512], zLog[512];
@@ -304,6 +379,7 @@ int main(int argc, char **argv) {
   const char *zDir = argc > 1 ? argv[1] : "/tmp/cairn-bench-mem";
   int scansOnly = argc > 2 && !strcmp(argv[2], "--scans");
   int addsOnly = argc > 2 && !strcmp(argv[2], "--adds"); /* only the adds / checkpoint / reopen rows */
+  int nearOnly = argc > 2 && !strcmp(argv[2], "--near"); /* only the near-duplicate puts */
 #ifdef BENCH_WASM
 #ifdef __wasi__
   cairn_wasi_install();
@@ -332,8 +408,9 @@ int main(int argc, char **argv) {
   }
 #ifndef BENCH_WASM
   if (addsOnly) return benchAdds(zDir, x);
+  if (nearOnly) return benchNear(x);
 #else
-  (void)addsOnly;
+  (void)addsOnly, (void)nearOnly;
 #endif
   if (!scansOnly) {
     writeFile(zDir, "base.f32", x, (size_t)NBIG * DIM * 4);

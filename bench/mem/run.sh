@@ -18,6 +18,7 @@ cc -O2 -I"$root/core/include" -I"$root/core" "$here/bench_mem.c" "$lib" -lzstd -
 [ -d "$here/node_modules/usearch" ] || (cd "$here" && npm install --no-audit --no-fund --loglevel=error)
 echo "== $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), load $(cut -d" " -f1-3 /proc/loadavg)"
 "$out/bench_mem" "$out"
+echo; "$out/bench_mem" "$out" --near   # near-duplicate checks on write: off / index / exact scan
 locomo=$(realpath "$root/../shared/data/locomo/locomo_dev.json")
 for mode in bm25 vector hybrid; do
   echo; "$root/build/native/cairn" eval locomo "$locomo" --mode "$mode"

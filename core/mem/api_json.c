@@ -444,10 +444,7 @@ int cairn_mem_delete_where(cairn_mem *m, const char *zFilter, uint64_t *pnDelete
   size_t *a = NULL, n = 0;
   if (rc == CAIRN_OK) rc = listRows(m, &o, &a, &n);
   uint64_t nDel = 0;
-  for (size_t i = 0; rc == CAIRN_OK && i < n; i++) {
-    rc = cairn_mem_delete(m, m->aHead[a[i]]);
-    nDel++;
-  }
+  if (rc == CAIRN_OK) rc = cairnMemForgetRows(m, a, n, &nDel); /* all or nothing */
   cairnFree(a);
   listOptsFree(&o);
   if (pnDeleted) *pnDeleted = nDel;
@@ -647,8 +644,11 @@ int cairn_mem_import_jsonl(cairn_mem *m, const char *z, size_t n, uint64_t *pnIm
   int rc = CAIRN_OK;
   uint64_t lastVer = 0, nImp = 0;
   IdMap map = {0};
-  /* pass 0 checks every line (nothing is applied if one fails), pass 1 applies */
+  MemSave save;
+  /* pass 0 checks every line (nothing is applied if one fails), pass 1 applies; a failure in
+  ** pass 1 (out of memory) rolls the store back to before the call (store_undo.c) */
   for (int pass = 0; pass < 2 && rc == CAIRN_OK; pass++) {
+    if (pass == 1) cairnMemSave(m, &save);
     long line = 0;
     lastVer = 0;
     map.n = 0;
@@ -700,7 +700,8 @@ int cairn_mem_import_jsonl(cairn_mem *m, const char *z, size_t n, uint64_t *pnIm
       if (rc) {
         char zMsg[400];
         cairnFormat(zMsg, sizeof zMsg, "%s", cairn_errmsg());
-        rc = cairnErr(rc, "mem_import: line %lld: %s%s", (long long)line, zMsg, pass ? "" : " (nothing was imported)");
+        if (pass == 1) cairnMemRollback(m, &save), nImp = 0;
+        rc = cairnErr(rc, "mem_import: line %lld: %s (nothing was imported)", (long long)line, zMsg);
       }
     }
   }

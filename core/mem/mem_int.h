@@ -234,6 +234,9 @@ struct cairn_mem {
   /* exact dedup: open addressing on the normalised text's hash -> row + 1 of current rows */
   uint32_t *aDedup;
   size_t nDedupSlot, nDedup;
+  struct MemNear *pNear;    /* near-duplicate index (near.c), NULL until a check builds it */
+  uint32_t nNearScan;       /* near-duplicate checks that scanned every row (near.c) */
+  struct MemSave *pBatch;   /* inside cairn_mem_batch_begin/end: the state at begin (store_undo.c) */
   char zModel[256];        /* the embedding model recorded, "" none */
   int modelUnlogged;        /* zModel set by this open, not yet in the log */
   MemNames names;
@@ -372,6 +375,32 @@ void cairnMemRowGet(cairn_mem *m, size_t r, cairn_mem_record *rec);
 int cairnMemPrepare(cairn_mem *m, const cairn_mem_record *r, MemAddArgs *pa, const char *zWho);
 /* bm25.c: take row's postings out (its text and field as added, tokenized again). */
 int cairnBm25Remove(MemBm25 *b, uint32_t row, const char *zText, size_t nText, const char *zField, size_t nField);
+/* near.c: the near-duplicate index of cairn_mem_put (LSH over the vectors, in memory only). */
+typedef struct MemNear MemNear;
+#define MEM_NEAR_INDEX_MIN 0.85f /* thresholds below it scan every row (exact) */
+int cairnMemNearIndexFind(cairn_mem *m, const float *q, float threshold, uint32_t sid, uint32_t uid, uint32_t aid, size_t *pRow, float *pSim);
+void cairnMemNearTruncate(cairn_mem *m, size_t n); /* rows >= n are gone (store_undo.c) */
+void cairnMemNearFree(cairn_mem *m);
+/* Checks made through the index and rows they compared (0, 0 while there is none). */
+void cairnMemNearCounts(const cairn_mem *m, uint64_t *pnCheck, uint64_t *pnCompared);
+/* store_undo.c: all or nothing for calls that write many rows. Save, append new memories,
+** and on a failure roll back to the save (allocates nothing). */
+typedef struct MemSave {
+  size_t n, nText, nPend, nNotLive, nDoc;
+  uint32_t nName, nTerm;
+  int64_t maxEvent;
+} MemSave;
+void cairnMemSave(const cairn_mem *m, MemSave *s);
+void cairnMemRollback(cairn_mem *m, const MemSave *s);
+/* Calls that change more than appends refuse to run inside a batch (cairn_mem_batch_begin). */
+#define MEM_NO_BATCH(m, zWho) \
+  do { \
+    if ((m)->pBatch) return cairnErr(CAIRN_MISUSE, "%s: inside a batch of adds (cairn_mem_batch_end first)", zWho); \
+  } while (0)
+/* The postings of the rows set in aBit (nRow bits) taken out, as cairnBm25Remove of each. */
+void cairnMemBm25DropRows(MemBm25 *b, const uint64_t *aBit, size_t nRow);
+/* store_edit.c: forget every version of the memories of rows aRow, all or nothing. */
+int cairnMemForgetRows(cairn_mem *m, const size_t *aRow, size_t nRow, uint64_t *pnDel);
 /* store_ck.c: rewrite the whole file (forgetting, compaction, migration) */
 int cairnMemRewrite(cairn_mem *m);
 /* store_ck.c: an interrupted rewrite found at open (the image at the end of the file): finish it */

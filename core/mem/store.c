@@ -35,6 +35,8 @@ static void memFree(cairn_mem *m) {
   cairnVecsFree(&m->vecs);
   cairnBm25Free(&m->bm25);
   cairnIvfFree(&m->ivf);
+  cairnMemNearFree(m);
+  cairnFree(m->pBatch);
 }
 
 int cairn_mem_close(cairn_mem *m) {
@@ -238,6 +240,7 @@ int cairn_mem_open(const char *zPath, const cairn_mem_config *cfg, cairn_mem **p
 
 int cairn_mem_model(cairn_mem *m, const char *zModel) {
   if (!m || !zModel || !zModel[0]) return cairnErr(CAIRN_MISUSE, "mem_model: NULL store or empty model name");
+  MEM_NO_BATCH(m, "mem_model");
   size_t n = strlen(zModel);
   if (n >= sizeof m->zModel) return cairnErr(CAIRN_RANGE, "mem_model: model name of %zu bytes (at most %zu)", n, sizeof m->zModel - 1);
   if (m->zModel[0] && strcmp(m->zModel, zModel))

@@ -140,7 +140,7 @@ static size_t dedupFind(cairn_mem *m, const MemAddArgs *a) {
 
 /* The most similar current memory of a's scope: cosine of the vectors (text-only stores: of
 ** the built-in embedder's vectors of the BM25 candidates' texts). */
-static int nearFind(cairn_mem *m, const MemAddArgs *a, size_t *pRow, float *pSim) {
+static int nearFind(cairn_mem *m, const MemAddArgs *a, float threshold, size_t *pRow, float *pSim) {
   *pRow = SIZE_MAX, *pSim = -INFINITY;
   int missing = 0;
   uint32_t sid = nameId(m, a->zSession, a->nSession, &missing), uid = nameId(m, a->zUser, a->nUser, &missing);
@@ -148,6 +148,9 @@ static int nearFind(cairn_mem *m, const MemAddArgs *a, size_t *pRow, float *pSim
   if (missing) return CAIRN_OK;
   if (!m->textOnly) {
     const float *q = a->aVec;
+    /* through the index (near.c) once a handle has made enough checks; exact scan before */
+    int rc = cairnMemNearIndexFind(m, q, threshold, sid, uid, aid, pRow, pSim);
+    if (rc != CAIRN_NOTFOUND) return rc;
     float qn = sqrtf(cairnMemDot(q, q, m->dim));
     for (size_t r = 0; r < m->n; r++) {
       if (!memRowLive(m, r) || m->aSession[r] != sid || m->aUser[r] != uid || m->aAgent[r] != aid) continue;
@@ -189,6 +192,7 @@ int cairn_mem_put(cairn_mem *m, const cairn_mem_record *r, const cairn_mem_put_o
   if (m->rcFatal) return cairnErr(m->rcFatal, "mem_add: an earlier checkpoint failed after its superblock switch; reopen the store");
   if (o && (!(o->nearThreshold >= 0 && o->nearThreshold <= 1) || o->nearPolicy < CAIRN_MEM_NEAR_KEEP || o->nearPolicy > CAIRN_MEM_NEAR_SUPERSEDE))
     return cairnErr(CAIRN_RANGE, "mem_add: nearThreshold must be in [0, 1] and nearPolicy keep, skip or supersede");
+  if (!o || !o->noExact || o->nearThreshold > 0) MEM_NO_BATCH(m, "mem_put with dedup"); /* it may touch or update */
   MemAddArgs a;
   CAIRN_TRY(cairnMemPrepare(m, r, &a, "mem_add"));
   if (!o || !o->noExact) {
@@ -203,7 +207,7 @@ int cairn_mem_put(cairn_mem *m, const cairn_mem_record *r, const cairn_mem_put_o
   if (o && o->nearThreshold > 0) {
     size_t d;
     float sim;
-    CAIRN_TRY(nearFind(m, &a, &d, &sim));
+    CAIRN_TRY(nearFind(m, &a, o->nearThreshold, &d, &sim));
     if (d != SIZE_MAX && sim >= o->nearThreshold) {
       uint64_t id = m->aHead[d];
       res->duplicateOf = id, res->similarity = sim;
@@ -259,6 +263,7 @@ static char *copyStrings(cairn_mem_record *r) {
 
 int cairn_mem_update(cairn_mem *m, uint64_t id, const cairn_mem_record *p, unsigned fields, uint64_t *pVersion) {
   if (!m || !p) return cairnErr(CAIRN_MISUSE, "mem_update: NULL argument");
+  MEM_NO_BATCH(m, "mem_update");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_update: store opened read-only");
   if (m->rcFatal) return cairnErr(m->rcFatal, "mem_update: an earlier checkpoint failed after its superblock switch; reopen the store");
   if (fields & ~(unsigned)CAIRN_MEM_F_ALL) return cairnErr(CAIRN_MISUSE, "mem_update: unknown field bits 0x%x", fields & ~(unsigned)CAIRN_MEM_F_ALL);
@@ -328,6 +333,7 @@ int cairn_mem_history(cairn_mem *m, uint64_t id, cairn_mem_record *aOut, uint32_
 }
 
 /* ------------------------------------------------------------------ forgetting */
+static void forgetRow(cairn_mem *m, size_t r);
 /* Tombstone row r in memory: postings, text, metadata, vector and names gone. */
 int cairnMemApplyForget(cairn_mem *m, size_t r) {
   if (r >= m->n) return cairnErr(CAIRN_CORRUPT, "store: forget of unknown version %zu", r + 1);
@@ -335,6 +341,11 @@ int cairnMemApplyForget(cairn_mem *m, size_t r) {
   uint32_t role = m->aRole[r]; /* the role is indexed with the text (store_rec.c cairnMemApplyAdd) */
   CAIRN_TRY(cairnBm25Remove(&m->bm25, (uint32_t)r, m->zText + m->aTextOff[r], m->aTextLen[r], role ? m->names.z + m->names.aOff[role - 1] : NULL,
                             role ? m->names.aLen[role - 1] : 0));
+  forgetRow(m, r);
+  return CAIRN_OK;
+}
+/* The rest of a forget, once row r's postings are out: cannot fail. */
+static void forgetRow(cairn_mem *m, size_t r) {
   if (memRowLive(m, r)) {
     cairnMemDedupDel(m, r);
     cairnMemSetLive(m, r, 0);
@@ -355,16 +366,68 @@ int cairnMemApplyForget(cairn_mem *m, size_t r) {
   m->aTier[r] = 0, m->aImp[r] = 0, m->aAccess[r] = 0;
   m->aFlags[r] |= MEM_ROW_DEAD;
   m->forgetPending = 1;
-  return CAIRN_OK;
+}
+
+int cairnMemForgetRows(cairn_mem *m, const size_t *aRow, size_t nRow, uint64_t *pnDel) {
+  if (pnDel) *pnDel = 0;
+  MEM_NO_BATCH(m, "mem_delete");
+  if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_delete: store opened read-only");
+  if (m->rcFatal) return cairnErr(m->rcFatal, "mem_delete: an earlier checkpoint failed after its superblock switch; reopen the store");
+  if (!nRow) return CAIRN_OK;
+  /* everything that can fail first: the set of rows (every version of the memories) and room
+  ** in the log for their records; then each row is forgotten with nothing left to fail */
+  size_t nW = (m->n + 63) / 64;
+  uint64_t *aHeadBit = cairnMallocZero(2 * nW * 8), *aBit = aHeadBit + nW;
+  if (!aHeadBit) return cairnErr(CAIRN_NOMEM, "mem_delete: set of %zu rows", m->n);
+  uint64_t nMem = 0;
+  for (size_t i = 0; i < nRow; i++) {
+    size_t h = (size_t)m->aHead[aRow[i]] - 1;
+    if ((aHeadBit[h >> 6] >> (h & 63)) & 1) continue;
+    aHeadBit[h >> 6] |= 1ull << (h & 63);
+    nMem++;
+  }
+  size_t nVer = 0;
+  for (size_t r = 0; r < m->n; r++) {
+    if ((m->aFlags[r] & MEM_ROW_DEAD) || !m->aHead[r]) continue;
+    size_t h = (size_t)m->aHead[r] - 1;
+    if (!((aHeadBit[h >> 6] >> (h & 63)) & 1)) continue;
+    aBit[r >> 6] |= 1ull << (r & 63);
+    nVer++;
+  }
+  int rc = m->f ? cairnMemPendGrow(m, nVer * 17) : CAIRN_OK;
+  if (rc == CAIRN_OK) {
+    cairnMemBm25DropRows(&m->bm25, aBit, m->n);
+    for (size_t r = 0; r < m->n; r++) {
+      if (!((aBit[r >> 6] >> (r & 63)) & 1)) continue;
+      forgetRow(m, r);
+      if (m->f) {
+        uint8_t *q = memRecBegin(m, MEM_REC_FORGET, 8); /* room was made above */
+        MemWr w = {q, 0};
+        memWU64(&w, (uint64_t)r + 1);
+        memRecEnd(m, 8);
+      }
+    }
+    /* the graph kept in the file (mem_hook.h): as in cairn_mem_delete */
+    for (size_t h = 0; m->pHook && h < m->n; h++)
+      if (((aHeadBit[h >> 6] >> (h & 63)) & 1) && m->pHook->xForget(m->pHook->pCtx, (uint64_t)h + 1) != CAIRN_OK) cairn_clearerr();
+    if (pnDel) *pnDel = nMem;
+  }
+  cairnFree(aHeadBit);
+  return rc;
 }
 
 int cairn_mem_delete(cairn_mem *m, uint64_t id) {
   if (!m) return cairnErr(CAIRN_MISUSE, "mem_delete: NULL store");
+  MEM_NO_BATCH(m, "mem_delete");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_delete: store opened read-only");
   if (m->rcFatal) return cairnErr(m->rcFatal, "mem_delete: an earlier checkpoint failed after its superblock switch; reopen the store");
   if (cairnMemCurRow(m, id) == SIZE_MAX) return cairnErr(CAIRN_NOTFOUND, "mem_delete: no memory %llu (never added, or deleted)", (unsigned long long)id);
   size_t nVer = 0;
   for (size_t r = (size_t)id - 1; r < m->n; r++) nVer += m->aHead[r] == id && !(m->aFlags[r] & MEM_ROW_DEAD);
+  if (nVer > 1) { /* all versions or none (one version: its forget below fails before changing anything) */
+    size_t c = cairnMemCurRow(m, id);
+    return cairnMemForgetRows(m, &c, 1, NULL);
+  }
   if (m->f) CAIRN_TRY(cairnMemPendGrow(m, nVer * 17));
   for (size_t r = (size_t)id - 1; r < m->n; r++) {
     if (m->aHead[r] != id || (m->aFlags[r] & MEM_ROW_DEAD)) continue;
@@ -384,6 +447,7 @@ int cairn_mem_delete(cairn_mem *m, uint64_t id) {
 
 int cairn_mem_compact(cairn_mem *m) {
   if (!m) return cairnErr(CAIRN_MISUSE, "mem_compact: NULL store");
+  MEM_NO_BATCH(m, "mem_compact");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_compact: store opened read-only");
   if (!m->f) return CAIRN_OK;
   if (m->fmt != 2) return cairnErr(CAIRN_UNSUPPORTED, "mem_compact: a log-only store of format 1 (before 2026-11-29): checkpoint into a new store first");

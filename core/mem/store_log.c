@@ -91,6 +91,7 @@ static int replayIvf(cairn_mem *m, MemRd *r, uint64_t off) {
 
 int cairn_mem_build_index(cairn_mem *m, const cairn_mem_index_config *cfg) {
   if (!m || !cfg) return cairnErr(CAIRN_MISUSE, "build_index: NULL argument");
+  MEM_NO_BATCH(m, "build_index");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "build_index: store opened read-only");
   if (m->textOnly) return cairnErr(CAIRN_MISUSE, "build_index: this store is text-only");
   CAIRN_TRY(cairnIvfTrain(&m->ivf, &m->vecs, cfg));
@@ -102,6 +103,7 @@ int cairn_mem_build_index(cairn_mem *m, const cairn_mem_index_config *cfg) {
 /* ------------------------------------------------------------------ commit */
 int cairn_mem_commit(cairn_mem *m) {
   if (!m) return cairnErr(CAIRN_MISUSE, "mem_commit: NULL store");
+  MEM_NO_BATCH(m, "mem_commit");
   if (m->readOnly) return cairnErr(CAIRN_READONLY, "mem_commit: store opened read-only");
   if (!m->f) {
     m->nCommitted = m->n;

@@ -311,6 +311,7 @@ int cairn_mem_add(cairn_mem *m, const cairn_mem_record *r, uint64_t *pId) {
 
 int cairn_mem_touch(cairn_mem *m, uint64_t id) {
   if (!m) return cairnErr(CAIRN_MISUSE, "mem_touch: NULL store");
+  MEM_NO_BATCH(m, "mem_touch");
   size_t r = cairnMemCurRow(m, id);
   if (r == SIZE_MAX) return cairnErr(CAIRN_NOTFOUND, "mem_touch: no memory %llu", (unsigned long long)id);
   if (m->f && !m->readOnly) {

@@ -5,7 +5,8 @@
 # grepped, list/export/import round trip, compact, --vector (JSON and raw f32), and bad input
 # named with nothing applied. Every command's --json output is parsed with python3; after the
 # forget h5py reads every dataset and attribute and finds none of the forgotten text.
-# CAIRN may be a wrapper: tests/wasm/targets.test.mjs runs this script with cairn.wasm (WASI).
+# CAIRN may be a wrapper: tests/wasm/targets.test.mjs runs this script with cairn.wasm (WASI, a
+# wrapper around scripts/wasi-run.mjs).
 set -u
 CAIRN=${CAIRN:?set CAIRN to the cairn binary}
 PY=${PYTHON:-/usr/bin/python3} # with h5py (scripts/setup.sh: python3-h5py)

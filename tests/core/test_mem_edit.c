@@ -607,6 +607,7 @@ TEST(memedit, embedding_model_recorded_and_enforced) {
 ** version; a forgotten memory is not copied and ids are renumbered over its gap. */
 TEST(memedit, salvage_keeps_history) {
   const char *zPath = tfTmp("salvage-history.mem");
+  remove(zPath); /* a new store every run */
   cairn_mem_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.checkpointEvery = UINT32_MAX; /* close leaves the log as it is */

@@ -99,3 +99,17 @@ test('WASI compress - reads a pipe to its end and exits cleanly', { timeout: 120
   const back = execFileSync(path.join(root, 'build/native/cairn'), ['decompress', out, '-o', '-'], { maxBuffer: 1 << 26 });
   assert.deepEqual(back, fs.readFileSync(src));
 });
+
+// tests/cli/mem_edit.sh (issue 17's memory commands, their --json output, the raw file grepped,
+// h5py reading the store) with the WASI CLI as $CAIRN: a wrapper runs cairn.wasm under
+// scripts/wasi-run.mjs with the test's directory preopened. The script's own checks decide.
+test('tests/cli/mem_edit.sh passes with cairn.wasm (WASI)', { timeout: 300000 }, () => {
+  const dir = fs.mkdtempSync(path.join(tmp, 'mem-edit-'));
+  const wrapper = path.join(dir, 'cairn-wasi');
+  fs.writeFileSync(wrapper, `#!/bin/sh\nexec node '${wasiRun}' --dir '${dir}' '${path.join(root, 'build/wasi/cairn.wasm')}' "$@"\n`, { mode: 0o755 });
+  const r = spawnSync('bash', [path.join(root, 'tests/cli/mem_edit.sh'), dir], { env: { ...env, CAIRN: wrapper }, encoding: 'utf8', maxBuffer: 1 << 24 });
+  const lines = r.stdout.split('\n').filter((l) => l.trim());
+  assert.ok(lines.filter((l) => l.startsWith('ok')).length > 20, r.stdout + r.stderr);
+  assert.deepEqual(lines.filter((l) => !l.startsWith('ok')), [], r.stderr);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});

@@ -144,6 +144,15 @@ typedef struct cairn_mem_record {
 ** A failed add changes nothing. The memory is searchable at once and durable after commit.
 */
 CAIRN_API int cairn_mem_add(cairn_mem *pMem, const cairn_mem_record *pRec, uint64_t *pId);
+/*
+** (2026-12-02) All or nothing for many adds (JS addMany): after cairn_mem_batch_begin, the
+** cairn_mem_add calls until cairn_mem_batch_end(m, 0) are taken back whole (the store as at
+** begin, also after a failed add half-way); cairn_mem_batch_end(m, 1) keeps them. Inside a
+** batch only raw adds run (cairn_mem_add, cairn_mem_put without dedup, imports, searches
+** without touch): commit, update, delete, touch... fail with CAIRN_MISUSE. No nesting.
+*/
+CAIRN_API int cairn_mem_batch_begin(cairn_mem *pMem);
+CAIRN_API int cairn_mem_batch_end(cairn_mem *pMem, int bKeep);
 /* ---- dedup on write (2026-12-02) ---- */
 #define CAIRN_MEM_NEAR_KEEP      0 /* a near duplicate is stored, and reported */
 #define CAIRN_MEM_NEAR_SKIP      1 /* not stored: the existing memory's id is returned */
@@ -152,7 +161,10 @@ typedef struct cairn_mem_put_opts {
   int noExact;          /* 1: store an exact duplicate again (default: not stored twice) */
   float nearThreshold;  /* 0 = no near-duplicate check; else cosine of the embeddings (text-only
                         ** stores: of the built-in embedder's character-gram vectors) at or above
-                        ** which a memory of the same scope is a near duplicate, in (0, 1] */
+                        ** which a memory of the same scope is a near duplicate, in (0, 1].
+                        ** From a handle's 33rd check on, an in-memory LSH index finds it
+                        ** (approximate: found with probability 0.996 at cosine 0.9, 0.96 at
+                        ** 0.85; core/mem/near.c); below 0.85 every memory is compared (exact) */
   int nearPolicy;       /* CAIRN_MEM_NEAR_* */
 } cairn_mem_put_opts;
 #define CAIRN_MEM_PUT_ADDED      0 /* a new memory */
@@ -437,7 +449,8 @@ CAIRN_API int cairn_mem_update_json(cairn_mem *pMem, uint64_t id, const char *zJ
 ** version of the memories selected), "asOf": ms, "embeddings": bool}. */
 CAIRN_API int cairn_mem_list_json(cairn_mem *pMem, const char *zOpts, char **pzResult);
 /* Forget every memory whose current version the filter admits ("{}": all); *pnDeleted (may be
-** NULL) gets how many. Bytes gone at the next checkpoint, as cairn_mem_delete. */
+** NULL) gets how many. Bytes gone at the next checkpoint, as cairn_mem_delete. All or nothing:
+** on any error no memory is forgotten. */
 CAIRN_API int cairn_mem_delete_where(cairn_mem *pMem, const char *zFilter, uint64_t *pnDeleted);
 /* Export: xLine is called with one JSON line (no newline) per version, oldest first; zOpts as
 ** for list (default every version, no embeddings: {"embeddings": true} for a lossless copy of
@@ -445,7 +458,8 @@ CAIRN_API int cairn_mem_delete_where(cairn_mem *pMem, const char *zFilter, uint6
 CAIRN_API int cairn_mem_export(cairn_mem *pMem, const char *zOpts, int (*xLine)(void *pArg, const char *zLine, size_t nLine), void *pArg);
 /*
 ** Import JSONL (an export, or plain records one per line). Every line is checked before any is
-** applied: an error names the line and nothing is imported. Into an empty store ids and
+** applied: an error names the line and nothing is imported; a failure while applying (out of
+** memory) rolls the store back to before the call (all or nothing). Into an empty store ids and
 ** versions are kept (forgotten ids stay gaps); otherwise lines get new ids, versions of one
 ** memory stay together. Lines without "embedding" are embedded by the built-in embedder.
 ** Durable at the next commit.
