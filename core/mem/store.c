@@ -279,6 +279,7 @@ int cairn_mem_stats_get(cairn_mem *m, cairn_mem_stats *s) {
   s->nCheckpoint = m->nCheckpoint;
   s->checkpointNs = m->ckNs;
   s->zModel = m->zModel;
+  s->bm25Read = m->bm25Read;
   return CAIRN_OK;
 }
 

@@ -335,6 +335,8 @@ typedef struct cairn_mem_stats {
   uint64_t nCheckpoint;          /* checkpoints written since open */
   int64_t checkpointNs;          /* time the last one took */
   const char *zModel;            /* the embedding model recorded ("" none: the built-in embedder or unnamed vectors) */
+  int bm25Read;                  /* 1: the open read the BM25 index from the file; 0: built it from the texts
+                                 ** (a store of before 2026-12-02, never checkpointed, or a damaged index) */
 } cairn_mem_stats;
 CAIRN_API int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
 
