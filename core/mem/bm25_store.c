@@ -49,26 +49,35 @@ int cairnMemBm25Save(cairn_mem *m, cairn_h5w *w, int bFresh) {
   int rc = CAIRN_OK;
   /* the index must cover exactly the checkpointed rows; else none is written (open rebuilds) */
   if (b->nDoc == m->n && m->nCommitted == m->n) {
-    uint64_t n = blobSize(b->nTerm, b->nDoc, b->nPosting, b->nTermBytes);
+    /* terms left with no posting (their rows forgotten) are not written: a forgotten text's
+    ** words must not stay in the file (the forget test greps its bytes) */
+    uint32_t nLive = 0;
+    uint64_t nLiveBytes = 0;
+    for (uint32_t t = 0; t < b->nTerm; t++)
+      if (b->aPost[t].n) nLive++, nLiveBytes += b->aTermOff[t + 1] - b->aTermOff[t];
+    uint64_t n = blobSize(nLive, b->nDoc, b->nPosting, nLiveBytes);
     if (n == 0 || (uint64_t)(size_t)n != n) return cairnErr(CAIRN_RANGE, "checkpoint: BM25 index of %llu postings", (unsigned long long)b->nPosting);
     z = cairnMallocZero((size_t)n);
     if (!z) return cairnErr(CAIRN_NOMEM, "checkpoint: BM25 index of %llu bytes", (unsigned long long)n);
     memcpy(z, BM25_MAGIC, 8);
     cairnPutLE32(z + 8, MEM_BM25_FMT);
-    cairnPutLE32(z + 12, b->nTerm);
+    cairnPutLE32(z + 12, nLive);
     cairnPutLE64(z + 16, b->nDoc);
     cairnPutLE64(z + 24, b->nTotLen);
     cairnPutLE64(z + 32, b->nPosting);
-    cairnPutLE64(z + 40, b->nTermBytes);
+    cairnPutLE64(z + 40, nLiveBytes);
     size_t i = BM25_HDR;
-    if (b->nTermBytes) memcpy(z + i, b->zTerm, (size_t)b->nTermBytes);
-    i += pad((size_t)b->nTermBytes, 8);
-    for (uint32_t t = 0; t < b->nTerm; t++, i += 16) {
+    for (uint32_t t = 0; t < b->nTerm; t++)
+      if (b->aPost[t].n) memcpy(z + i, b->zTerm + b->aTermOff[t], (size_t)(b->aTermOff[t + 1] - b->aTermOff[t])), i += (size_t)(b->aTermOff[t + 1] - b->aTermOff[t]);
+    i = BM25_HDR + pad((size_t)nLiveBytes, 8);
+    for (uint32_t t = 0; t < b->nTerm; t++) {
       const MemPost *p = &b->aPost[t];
+      if (!p->n) continue;
       cairnPutLE32(z + i, (uint32_t)(b->aTermOff[t + 1] - b->aTermOff[t]));
       cairnPutLE32(z + i + 4, p->n);
       cairnPutLE32(z + i + 8, p->maxTf);
       cairnPutLE32(z + i + 12, p->minLen);
+      i += 16;
     }
     for (size_t d = 0; d < b->nDoc; d++, i += 4) cairnPutLE32(z + i, b->aDocLen[d]);
     size_t iTf = i + (size_t)b->nPosting * 4;
@@ -81,7 +90,11 @@ int cairnMemBm25Save(cairn_mem *m, cairn_h5w *w, int bFresh) {
     nBytes = (int64_t)n;
   }
   if (bFresh) {
-    uint64_t dims[1] = {0}, maxd[1] = {CAIRN_H5W_UNLIMITED}, chunk[1] = {cairnMemSmallChunks ? 8 : BM25_CHUNK};
+    /* chunks sized for the blob of now (a rewrite sizes them again): a small store's file
+    ** stays small, a large one's has few chunks */
+    uint64_t c = 4096;
+    while (c < BM25_CHUNK && c * 8 < (uint64_t)nBytes) c *= 2;
+    uint64_t dims[1] = {0}, maxd[1] = {CAIRN_H5W_UNLIMITED}, chunk[1] = {cairnMemSmallChunks ? 8 : c};
     cairn_h5w_dset_opts o;
     memset(&o, 0, sizeof o);
     o.layout = CAIRN_H5W_CHUNKED;

@@ -872,11 +872,11 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
   size_t n = (size_t)nRow;
   if ((uint64_t)n != nRow || (uint64_t)(size_t)nMem != nMem) return cairnErr(CAIRN_RANGE, "mem_open: %llu rows", (unsigned long long)nMem);
   /* the persisted BM25 index (bm25_store.c), before the rows: those it covers skip the
-  ** tokenizer. Missing or damaged: built from the texts as they load. verify: damage noted */
+  ** tokenizer. Missing or damaged: built from the texts as they load. verify: indexDamaged only */
   int rcBm = cairnMemBm25Load(m, h, nMem);
   if (CAIRN_PRIMARY(rcBm) == CAIRN_NOMEM) return rcBm;
   if (rcBm == CAIRN_OK) m->bm25Read = !sal;
-  else if (rcBm != CAIRN_NOTFOUND && sal) ckNote(m, "BM25 index (rebuilt from the texts)"), m->pVer->indexDamaged = 1;
+  else if (rcBm != CAIRN_NOTFOUND && sal) m->pVer->indexDamaged = 1, cairn_clearerr(); /* derived: no memory is lost */
   else cairn_clearerr();
   if (sal) cairnBm25Free(&m->bm25); /* rows are renumbered: built as they load */
   if (sal) {

@@ -360,7 +360,7 @@ typedef struct cairn_mem_verify_info {
   uint64_t nTornBytes;    /* bytes after the last commit (a crash during a commit; not damage) */
   uint64_t damageOffset;  /* file offset of the first damage (when known) */
   char zDamage[256];      /* the first damage: what and where ("" if none) */
-  int indexDamaged;       /* the persisted IVF index is damaged (rebuild it: no memory is lost) */
+  int indexDamaged;       /* the persisted IVF or BM25 index is damaged (rebuilt: no memory is lost) */
   uint64_t nForgotten;    /* of nMemory, forgotten on purpose (cairn_mem_delete): not lost */
 } cairn_mem_verify_info;
 /*
