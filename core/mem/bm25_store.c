@@ -6,7 +6,7 @@
 **
 ** At every checkpoint the whole index of the checkpointed rows is written as one byte blob into
 ** the resizable dataset /memory/bm25 (Fletcher-32 chunks, like every dataset of the store), its
-** length in /memory@bm25_bytes. The blob:
+** length in /memory@bm25_bytes (the dataset is zero-padded to whole chunks). The blob:
 **   header (64 bytes): "CAIRNBM1", u32 MEM_BM25_FMT, u32 terms, u64 documents (rows), u64 total
 **     document length, u64 postings, u64 term bytes, 16 bytes zero
 **   term bytes (padded to 8)
@@ -56,8 +56,10 @@ int cairnMemBm25Save(cairn_mem *m, cairn_h5w *w, int bFresh) {
     for (uint32_t t = 0; t < b->nTerm; t++)
       if (b->aPost[t].n) nLive++, nLiveBytes += b->aTermOff[t + 1] - b->aTermOff[t];
     uint64_t n = blobSize(nLive, b->nDoc, b->nPosting, nLiveBytes);
-    if (n == 0 || (uint64_t)(size_t)n != n) return cairnErr(CAIRN_RANGE, "checkpoint: BM25 index of %llu postings", (unsigned long long)b->nPosting);
-    z = cairnMallocZero((size_t)n);
+    if (n == 0 || (uint64_t)(size_t)(n + BM25_CHUNK) != n + BM25_CHUNK)
+      return cairnErr(CAIRN_RANGE, "checkpoint: BM25 index of %llu postings", (unsigned long long)b->nPosting);
+    /* zeros after the blob up to a whole chunk (see below) */
+    z = cairnMallocZero((size_t)pad((size_t)n, BM25_CHUNK));
     if (!z) return cairnErr(CAIRN_NOMEM, "checkpoint: BM25 index of %llu bytes", (unsigned long long)n);
     memcpy(z, BM25_MAGIC, 8);
     cairnPutLE32(z + 8, MEM_BM25_FMT);
@@ -89,12 +91,18 @@ int cairnMemBm25Save(cairn_mem *m, cairn_h5w *w, int bFresh) {
     cairnPutLE32(z + i, cairnCrc32c(0, z, i));
     nBytes = (int64_t)n;
   }
+  /* The dataset is only ever written in whole chunks (its extent a multiple of the chunk): the
+  ** writer then never reads an old chunk back to merge into it, so a damaged chunk of the last
+  ** index cannot fail the checkpoint that replaces it. A chunk size unknown (the open could not
+  ** read the dataset's header) is taken as BM25_CHUNK, a multiple of every size used here. */
+  uint64_t c = m->bm25Chunk ? m->bm25Chunk : BM25_CHUNK;
   if (bFresh) {
     /* chunks sized for the blob of now (a rewrite sizes them again): a small store's file
-    ** stays small, a large one's has few chunks */
-    uint64_t c = 4096;
+    ** stays small, a large one's has few chunks; powers of two, 8 up to BM25_CHUNK */
+    c = 4096;
     while (c < BM25_CHUNK && c * 8 < (uint64_t)nBytes) c *= 2;
-    uint64_t dims[1] = {0}, maxd[1] = {CAIRN_H5W_UNLIMITED}, chunk[1] = {cairnMemSmallChunks ? 8 : c};
+    if (cairnMemSmallChunks) c = 8;
+    uint64_t dims[1] = {0}, maxd[1] = {CAIRN_H5W_UNLIMITED}, chunk[1] = {c};
     cairn_h5w_dset_opts o;
     memset(&o, 0, sizeof o);
     o.layout = CAIRN_H5W_CHUNKED;
@@ -110,9 +118,9 @@ int cairnMemBm25Save(cairn_mem *m, cairn_h5w *w, int bFresh) {
   if (!rc && nBytes) {
     /* the blob only grows between rewrites (a forget rewrites the file); a shorter one is
     ** written over the start and its length is the attribute's */
-    uint64_t k = CAIRN_MIN(have, (uint64_t)nBytes);
+    uint64_t nPad = pad((size_t)nBytes, (size_t)c), k = CAIRN_MIN(have, nPad);
     if (k) rc = cairn_h5w_write(w, "/memory/bm25", 0, k, z);
-    if (!rc && (uint64_t)nBytes > k) rc = cairn_h5w_append(w, "/memory/bm25", (uint64_t)nBytes - k, z + k);
+    if (!rc && nPad > k) rc = cairn_h5w_append(w, "/memory/bm25", nPad - k, z + k);
   }
   cairnFree(z);
   if (!rc) {
@@ -120,7 +128,7 @@ int cairnMemBm25Save(cairn_mem *m, cairn_h5w *w, int bFresh) {
     rc = t ? cairn_h5w_attr(w, "/memory", "bm25_bytes", t, 0, NULL, &nBytes) : cairnErr(CAIRN_NOMEM, "checkpoint: BM25 attribute");
     cairn_h5w_type_free(t);
   }
-  if (!rc) m->bm25Ck = 1;
+  if (!rc) m->bm25Ck = 1, m->bm25Chunk = (uint32_t)c;
   return rc;
 }
 
@@ -199,6 +207,9 @@ int cairnMemBm25Load(cairn_mem *m, cairn_h5 *h, uint64_t nDoc) {
     rc = cairnErr(CAIRN_CORRUPT, "/memory@bm25_bytes is %lld", (long long)nBytes);
   if (!rc) rc = cairn_h5_get(h, "/memory/bm25", &o);
   if (!rc) rc = cairn_h5_info_get(o, &in);
+  if (!rc && in.layout == CAIRN_H5_CHUNKED && in.rank == 1 && in.chunk[0] && in.chunk[0] <= BM25_CHUNK &&
+      BM25_CHUNK % in.chunk[0] == 0)
+    m->bm25Chunk = (uint32_t)in.chunk[0]; /* Save writes whole chunks of it */
   if (!rc && (in.kind != CAIRN_H5_DATASET || in.rank != 1 || in.typeSize != 1 || in.dims[0] < (uint64_t)nBytes))
     rc = cairnErr(CAIRN_CORRUPT, "/memory/bm25 has the wrong shape for %lld bytes", (long long)nBytes);
   uint8_t *z = rc ? NULL : cairnMalloc((size_t)nBytes);

@@ -242,6 +242,7 @@ struct cairn_mem {
   MemBm25 bm25;
   int bm25Ck;               /* the file has /memory/bm25 (bm25_store.c) */
   int bm25Read;             /* this open read the index from the file (0: built from the texts) */
+  uint32_t bm25Chunk;       /* bytes per chunk of /memory/bm25 (0: unknown) */
   MemIvf ivf;
   int ivfUnlogged;
   int64_t maxEvent;

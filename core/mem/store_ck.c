@@ -469,6 +469,7 @@ int cairnMemCheckpointRun(cairn_mem *m) {
   ** (a walk of the metadata only) and reused */
   int rc = cairn_h5w_open(m->f, CAIRN_H5W_TAIL | CAIRN_H5W_RECLAIM | (m->noSync ? CAIRN_H5W_NOSYNC : 0), &w);
   int bm25Ck0 = m->bm25Ck;
+  uint32_t bm25Chunk0 = m->bm25Chunk;
   if (!rc) rc = ckAppend(m, w, r1);
   if (!rc) rc = cairnMemBm25Save(m, w, !m->bm25Ck);
   if (!rc) rc = cairnMemHookSave(m, w, 0); /* the graph's group, same commit (mem_hook.h) */
@@ -482,7 +483,7 @@ int cairnMemCheckpointRun(cairn_mem *m) {
     char zErr[256];
     cairnFormat(zErr, sizeof zErr, "%s", cairn_errmsg());
     m->nCkText = nCkText0, m->nCkMeta = nCkMeta0, m->nCkNameBytes = nCkNb0;
-    m->bm25Ck = bm25Ck0;
+    m->bm25Ck = bm25Ck0, m->bm25Chunk = bm25Chunk0;
     /* Did the superblock switch reach the file? If not, the old checkpoint and the whole log
     ** are the store: drop what the writer left after the log and go on. If it did (a sync
     ** failed after it), either state may be the durable one: refuse every later write. */
@@ -1171,6 +1172,7 @@ int cairnMemRewrite(cairn_mem *m) {
   int rc = cairn_h5w_create(mf, CAIRN_H5W_NOSYNC, &w);
   if (!rc) rc = ckCreateObjects(m, w);
   int bm25Ck0 = m->bm25Ck;
+  uint32_t bm25Chunk0 = m->bm25Chunk;
   if (!rc) rc = ckAppend(m, w, m->n);
   if (!rc) rc = cairnMemBm25Save(m, w, 1);
   if (!rc) rc = cairnMemHookSave(m, w, 1); /* the graph's group, whole (mem_hook.h) */
@@ -1210,7 +1212,7 @@ int cairnMemRewrite(cairn_mem *m) {
     m->nCk = sv.nCk, m->touchMin = sv.touchMin, m->endMin = sv.endMin, m->ivfCkRows = sv.ivfCkRows, m->nCkNames = sv.nCkNames;
     m->ivfCkGen = sv.ivfCkGen, m->nCkText = sv.nCkText, m->nCkMeta = sv.nCkMeta, m->nCkNameBytes = sv.nCkNameBytes;
     m->ckRowCrc = sv.ckRowCrc, m->ckV2 = sv.ckV2;
-    m->bm25Ck = bm25Ck0;
+    m->bm25Ck = bm25Ck0, m->bm25Chunk = bm25Chunk0;
     cairnMemHookSaved(m, 1, 0);
     return cairnErr(rc, "rewrite: %s", zErr);
   }

@@ -84,8 +84,9 @@ typedef struct cairn_mem_config {
 ** Open (or create) a store. zPath NULL keeps it in memory only. An existing file keeps its own
 ** dim and metric; a cfg that disagrees (dim != 0 and different) fails with CAIRN_MISUSE.
 ** textOnly is also fixed at creation (an existing store keeps its own).
-** Reopening replays the log and rebuilds every index (see FORMAT.md for what is rebuilt and
-** what is persisted); records after the last commit are dropped, and a torn tail is cut off.
+** Reopening replays the log and rebuilds the indexes the file does not hold (the BM25 index of
+** the checkpointed rows is read back; FORMAT.md says what is rebuilt and what is persisted);
+** records after the last commit are dropped, and a torn tail is cut off.
 */
 CAIRN_API int cairn_mem_open(const char *zPath, const cairn_mem_config *pCfg, cairn_mem **ppMem);
 /* Same on a file the caller opened (any cairn_file: POSIX, memory, JS). The store owns f and
