@@ -448,7 +448,7 @@ static void memStatsJson(const cairn_mem_stats *s, const char *const *azMetric, 
   printf(",\"nlist\":%u,\"format\":%d,\"checkpointed\":%llu,\"logBytes\":%llu,\"kernel\":", s->ivfKind ? s->ivfNlist : 0, s->format,
          (unsigned long long)s->nCheckpointed, (unsigned long long)s->nLogBytes);
   cliJsonStr(s->zKernel);
-  printf(",\"openMs\":%.3f}\n", (double)s->openNs / 1e6);
+  printf(",\"openMs\":%.3f,\"bm25Read\":%s}\n", (double)s->openNs / 1e6, s->bm25Read ? "true" : "false");
 }
 
 int cliMemStats(int argc, char **argv) {
