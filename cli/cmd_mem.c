@@ -448,7 +448,7 @@ static void memStatsJson(const cairn_mem_stats *s, const char *const *azMetric, 
   printf(",\"nlist\":%u,\"format\":%d,\"checkpointed\":%llu,\"logBytes\":%llu,\"kernel\":", s->ivfKind ? s->ivfNlist : 0, s->format,
          (unsigned long long)s->nCheckpointed, (unsigned long long)s->nLogBytes);
   cliJsonStr(s->zKernel);
-  printf(",\"openMs\":%.3f}\n", (double)s->openNs / 1e6);
+  printf(",\"openMs\":%.3f,\"bm25Read\":%s}\n", (double)s->openNs / 1e6, s->bm25Read ? "true" : "false");
 }
 
 int cliMemStats(int argc, char **argv) {
@@ -481,7 +481,8 @@ int cliMemStats(int argc, char **argv) {
     printf("file format HDF5 (/memory) + log: %llu memories in the HDF5 datasets, %llu log bytes after them\n",
            (unsigned long long)s.nCheckpointed, (unsigned long long)s.nLogBytes);
   else printf("file format log-only (format 1, before 2026-11-29; not readable by HDF5 tools)\n");
-  printf("kernels     %s\nopen        %.3f ms (HDF5 read + log replay + BM25 rebuild)\n", s.zKernel, (double)s.openNs / 1e6);
+  printf("kernels     %s\nopen        %.3f ms (HDF5 read + log replay%s)\n", s.zKernel, (double)s.openNs / 1e6,
+         s.bm25Read ? ", BM25 index read from the file" : " + BM25 index built from the texts");
   cairn_mem_close(m);
   return 0;
 }

@@ -232,6 +232,17 @@ int cairnBm25Remove(MemBm25 *b, uint32_t row, const char *zText, size_t nText, c
   return CAIRN_OK;
 }
 
+/* The vocabulary's hashes and slots for terms read back (bm25_store.c): aTermHash has room
+** for nTerm entries. */
+int cairnBm25Vocab(MemBm25 *b) {
+  for (uint32_t t = 0; t < b->nTerm; t++) b->aTermHash[t] = termHash(b->zTerm + b->aTermOff[t], (size_t)(b->aTermOff[t + 1] - b->aTermOff[t]));
+  cairnFree(b->aSlot);
+  uint32_t half = 512; /* vocabGrow doubles it: at least 1024 slots, at most half of them used */
+  while ((uint64_t)(b->nTerm + 1) * 2 > (uint64_t)half * 2) half *= 2;
+  b->aSlot = NULL, b->nSlot = half;
+  return vocabGrow(b);
+}
+
 void cairnBm25Free(MemBm25 *b) {
   for (uint32_t t = 0; t < b->nTerm; t++) {
     cairnFree(b->aPost[t].aDoc);

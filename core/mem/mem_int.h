@@ -153,6 +153,7 @@ void cairnBm25Free(MemBm25 *b);
 int cairnBm25Search(const MemBm25 *b, const char *zQuery, size_t nQuery, float k1, float bb,
                     const MemBits *pBits, int pruned, MemTopK *t);
 /* Score of one row (for hybrid re-scoring); terms of the query are looked up each call. */
+int cairnBm25Vocab(MemBm25 *b); /* hashes and slots of terms read back */
 
 /* ------------------------------------------------------------------ store */
 /* The store is one struct shared by its files (FORMAT.md describes the file):
@@ -242,6 +243,9 @@ struct cairn_mem {
   MemNames names;
   MemVecs vecs;
   MemBm25 bm25;
+  int bm25Ck;               /* the file has /memory/bm25 (bm25_store.c) */
+  int bm25Read;             /* this open read the index from the file (0: built from the texts) */
+  uint32_t bm25Chunk;       /* bytes per chunk of /memory/bm25 (0: unknown) */
   MemIvf ivf;
   int ivfUnlogged;
   int64_t maxEvent;
@@ -401,6 +405,15 @@ void cairnMemRollback(cairn_mem *m, const MemSave *s);
 void cairnMemBm25DropRows(MemBm25 *b, const uint64_t *aBit, size_t nRow);
 /* store_edit.c: forget every version of the memories of rows aRow, all or nothing. */
 int cairnMemForgetRows(cairn_mem *m, const size_t *aRow, size_t nRow, uint64_t *pnDel);
+/* bm25_store.c: the BM25 index in the HDF5 file. Save writes it into the checkpoint being
+** written (bFresh: create /memory/bm25 first); Load reads and checks it before the rows are
+** loaded (nDoc rows expected): CAIRN_NOTFOUND if the file has none, any other error if it is
+** damaged (the caller then builds it from the texts). Bump MEM_BM25_FMT when what is indexed
+** changes (cairnMemApplyAdd's cairnBm25Add call). */
+#define MEM_BM25_FMT 1
+struct cairn_h5w;
+int cairnMemBm25Save(cairn_mem *m, struct cairn_h5w *w, int bFresh);
+int cairnMemBm25Load(cairn_mem *m, struct cairn_h5 *h, uint64_t nDoc);
 /* store_ck.c: rewrite the whole file (forgetting, compaction, migration) */
 int cairnMemRewrite(cairn_mem *m);
 /* store_ck.c: an interrupted rewrite found at open (the image at the end of the file): finish it */

@@ -14,10 +14,10 @@
 ** into the HDF5 datasets. Reopening loads the checkpoint, then reads the log twice: the first
 ** pass checks every checksum and finds the end of the last COMMIT; the second applies the
 ** records up to there. Anything after it (a torn write, garbage, adds that were never
-** committed) is cut off when the file is writable. Every index is rebuilt on open (BM25
-** postings, the f16/int8 copies), except the IVF index whose centroids, codebooks and row
-** assignments are stored, because retraining would cost seconds where replay costs
-** milliseconds. Files of format 1 (before 2026-11-29) are the log alone after a 32-byte header;
+** committed) is cut off when the file is writable. The f16/int8 copies are rebuilt on open;
+** the IVF index (centroids, codebooks, row assignments) is stored, because retraining would
+** cost seconds where replay costs milliseconds; so is the BM25 index of the checkpointed rows
+** (bm25_store.c; rebuilt from the texts when missing or damaged). Files of format 1 (before 2026-11-29) are the log alone after a 32-byte header;
 ** they are read and appended to, never checkpointed.
 */
 #include "mem_int.h"
@@ -284,6 +284,7 @@ int cairn_mem_stats_get(cairn_mem *m, cairn_mem_stats *s) {
   s->nCheckpoint = m->nCheckpoint;
   s->checkpointNs = m->ckNs;
   s->zModel = m->zModel;
+  s->bm25Read = m->bm25Read;
   return CAIRN_OK;
 }
 

@@ -468,7 +468,10 @@ int cairnMemCheckpointRun(cairn_mem *m) {
   /* RECLAIM: the space of old logs and of chunks rewritten by earlier checkpoints is found
   ** (a walk of the metadata only) and reused */
   int rc = cairn_h5w_open(m->f, CAIRN_H5W_TAIL | CAIRN_H5W_RECLAIM | (m->noSync ? CAIRN_H5W_NOSYNC : 0), &w);
+  int bm25Ck0 = m->bm25Ck;
+  uint32_t bm25Chunk0 = m->bm25Chunk;
   if (!rc) rc = ckAppend(m, w, r1);
+  if (!rc) rc = cairnMemBm25Save(m, w, !m->bm25Ck);
   if (!rc) rc = cairnMemHookSave(m, w, 0); /* the graph's group, same commit (mem_hook.h) */
   if (!rc) rc = cairn_h5w_commit(w);
   cairn_h5w_stats st;
@@ -480,6 +483,7 @@ int cairnMemCheckpointRun(cairn_mem *m) {
     char zErr[256];
     cairnFormat(zErr, sizeof zErr, "%s", cairn_errmsg());
     m->nCkText = nCkText0, m->nCkMeta = nCkMeta0, m->nCkNameBytes = nCkNb0;
+    m->bm25Ck = bm25Ck0, m->bm25Chunk = bm25Chunk0;
     /* Did the superblock switch reach the file? If not, the old checkpoint and the whole log
     ** are the store: drop what the writer left after the log and go on. If it did (a sync
     ** failed after it), either state may be the durable one: refuse every later write. */
@@ -868,6 +872,14 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
   }
   size_t n = (size_t)nRow;
   if ((uint64_t)n != nRow || (uint64_t)(size_t)nMem != nMem) return cairnErr(CAIRN_RANGE, "mem_open: %llu rows", (unsigned long long)nMem);
+  /* the persisted BM25 index (bm25_store.c), before the rows: those it covers skip the
+  ** tokenizer. Missing or damaged: built from the texts as they load. verify: indexDamaged only */
+  int rcBm = cairnMemBm25Load(m, h, nMem);
+  if (CAIRN_PRIMARY(rcBm) == CAIRN_NOMEM) return rcBm;
+  if (rcBm == CAIRN_OK) m->bm25Read = !sal;
+  else if (rcBm != CAIRN_NOTFOUND && sal) m->pVer->indexDamaged = 1, cairn_clearerr(); /* derived: no memory is lost */
+  else cairn_clearerr();
+  if (sal) cairnBm25Free(&m->bm25); /* rows are renumbered: built as they load */
   if (sal) {
     m->pVer->nCheckpointed = nMem;
     if (m->pVer->nMemory < nMem) m->pVer->nMemory = nMem;
@@ -1041,6 +1053,8 @@ int cairnMemCkLoad(cairn_mem *m, uint64_t nRow) {
     if (!rc && (uint32_t)want != ckI64Crc(aVt, n)) rc = cairnErr(CAIRN_CORRUPT, "store: /memory/valid_to_ms fails its checksum (/memory@valid_crc)");
   }
   if (!rc && !sal) rc = ckPadForgotten(m, (size_t)nMem);
+  if (!rc && !sal && m->bm25.nDoc != m->n)
+    rc = cairnErr(CAIRN_CORRUPT, "store: the BM25 index holds %zu rows, the checkpoint %zu", m->bm25.nDoc, m->n);
   if (!rc && sal && m->ckV2) m->pVer->nForgotten += nMem - n;
   if (!rc && !sal) {
     m->nCk = m->n;
@@ -1157,7 +1171,10 @@ int cairnMemRewrite(cairn_mem *m) {
   cairn_h5w *w = NULL;
   int rc = cairn_h5w_create(mf, CAIRN_H5W_NOSYNC, &w);
   if (!rc) rc = ckCreateObjects(m, w);
+  int bm25Ck0 = m->bm25Ck;
+  uint32_t bm25Chunk0 = m->bm25Chunk;
   if (!rc) rc = ckAppend(m, w, m->n);
+  if (!rc) rc = cairnMemBm25Save(m, w, 1);
   if (!rc) rc = cairnMemHookSave(m, w, 1); /* the graph's group, whole (mem_hook.h) */
 #if CAIRN_WITH_KG
   if (!rc && !m->pHook) rc = cairnKgRewriteDetached(m, sv.f, w); /* a graph in the file no one opened */
@@ -1195,6 +1212,7 @@ int cairnMemRewrite(cairn_mem *m) {
     m->nCk = sv.nCk, m->touchMin = sv.touchMin, m->endMin = sv.endMin, m->ivfCkRows = sv.ivfCkRows, m->nCkNames = sv.nCkNames;
     m->ivfCkGen = sv.ivfCkGen, m->nCkText = sv.nCkText, m->nCkMeta = sv.nCkMeta, m->nCkNameBytes = sv.nCkNameBytes;
     m->ckRowCrc = sv.ckRowCrc, m->ckV2 = sv.ckV2;
+    m->bm25Ck = bm25Ck0, m->bm25Chunk = bm25Chunk0;
     cairnMemHookSaved(m, 1, 0);
     return cairnErr(rc, "rewrite: %s", zErr);
   }

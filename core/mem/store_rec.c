@@ -136,8 +136,9 @@ int cairnMemApplyAdd(cairn_mem *m, const MemAddArgs *a) {
   if (!m->textOnly && !a->aVec) memset(m->aScratch, 0, (size_t)m->dim * 4);
   if (!m->textOnly) CAIRN_TRY(cairnVecsAppend(&m->vecs, a->aVec ? a->aVec : m->aScratch));
   /* the role (speaker) is a BM25 field: "what did Ana say about X" finds Ana's turns even when the
-  ** text does not name her; cairnMemApplyForget removes it with the text */
-  int rc = cairnBm25Add(&m->bm25, a->zText, a->nText, a->zRole, a->nRole);
+  ** text does not name her; cairnMemApplyForget removes it with the text. Rows the index read from
+  ** the file already holds are not tokenized again (bm25_store.c) */
+  int rc = m->n < m->bm25.nDoc ? CAIRN_OK : cairnBm25Add(&m->bm25, a->zText, a->nText, a->zRole, a->nRole);
   if (rc) {
     if (!m->textOnly) m->vecs.n--;
     return rc;

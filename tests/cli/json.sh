@@ -138,8 +138,9 @@ check "mem stats --json: exit 0" '[ $? -eq 0 ]'
 check "mem stats --json: counts and sizes as the store and the file say" '"$PY" - "$t" "$M" <<EOF
 import sys, json, os
 s = json.load(open(sys.argv[1] + "/stats.json"))
-keys = {"memories","textOnly","dim","metric","diskVectors","model","sessions","roles","terms","postings","textBytes","fileBytes","index","nlist","format","checkpointed","logBytes","kernel","openMs"}
+keys = {"memories","textOnly","dim","metric","diskVectors","model","sessions","roles","terms","postings","textBytes","fileBytes","index","nlist","format","checkpointed","logBytes","kernel","openMs","bm25Read"}
 assert set(s) == keys, set(s) ^ keys
+assert s["bm25Read"] is (s["checkpointed"] > 0), s  # the open read the BM25 index a checkpoint wrote
 assert s["memories"] == 3 and s["textOnly"] is True and s["metric"] is None and s["dim"] == 0, s
 assert s["fileBytes"] == os.path.getsize(sys.argv[2]), (s["fileBytes"], os.path.getsize(sys.argv[2]))
 assert s["textBytes"] >= len("the first memory" "a second one" "and a third"), s

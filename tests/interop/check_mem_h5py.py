@@ -92,7 +92,43 @@ def check(d, kind, batches):
             y = e[:].astype(np.float32) * s[:, None]
             assert np.all(np.abs(y - x) <= s[:, None] * 0.5 + 1e-6), np.max(np.abs(y - x))
             assert np.allclose(s, np.abs(x).max(axis=1) / 127, rtol=1e-6)
+    bm25(g, want)
     print(f"ok   h5py: {kind} store, {n} memories ({'+'.join(batches)}) as added")
+
+
+def bm25(g, want):
+    """/memory/bm25 (core/mem/bm25_store.c): the BM25 index of the checkpointed rows, read here
+    without cairn: its counts add up, and every term it posts for a row is in that row's text or
+    role (lowercased), every row's length is at least its distinct terms."""
+    n = len(want)
+    nb = int(g.attrs["bm25_bytes"])
+    d = g["bm25"]
+    assert d.fletcher32 and d.dtype == np.uint8 and nb > 64 and d.shape[0] >= nb, (d.shape, nb)
+    z = bytes(d[:nb])
+    le = lambda o, k: int.from_bytes(z[o:o + k], "little")
+    assert z[:8] == b"CAIRNBM1" and le(8, 4) == 1, z[:12]
+    nterm, ndoc, ntot, npost, ntb = le(12, 4), le(16, 8), le(24, 8), le(32, 8), le(40, 8)
+    assert ndoc == n, (ndoc, n)
+    i_info = 64 + (ntb + 7) // 8 * 8
+    i_len = i_info + nterm * 16
+    i_doc = i_len + ndoc * 4
+    i_tf = i_doc + npost * 4
+    assert i_tf + (npost * 2 + 3) // 4 * 4 + 4 == nb, nb
+    lens = [le(i_len + 4 * r, 4) for r in range(ndoc)]
+    assert sum(lens) == ntot
+    low = [(r["text"] + " " + (r.get("role") or "")).lower() for r in want]
+    off, k, distinct = 64, 0, [0] * ndoc
+    for t in range(nterm):
+        tl, tn = le(i_info + 16 * t, 4), le(i_info + 16 * t + 4, 4)
+        term = z[off:off + tl].decode("utf-8")
+        off += tl
+        for j in range(tn):
+            r = le(i_doc + 4 * (k + j), 4)
+            assert term in low[r], (term, r, low[r])
+            distinct[r] += 1
+        k += tn
+    assert k == npost and off == 64 + ntb
+    assert all(distinct[r] <= lens[r] for r in range(ndoc))
 
 
 def checksums(path):

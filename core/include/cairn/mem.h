@@ -84,8 +84,9 @@ typedef struct cairn_mem_config {
 ** Open (or create) a store. zPath NULL keeps it in memory only. An existing file keeps its own
 ** dim and metric; a cfg that disagrees (dim != 0 and different) fails with CAIRN_MISUSE.
 ** textOnly is also fixed at creation (an existing store keeps its own).
-** Reopening replays the log and rebuilds every index (see FORMAT.md for what is rebuilt and
-** what is persisted); records after the last commit are dropped, and a torn tail is cut off.
+** Reopening replays the log and rebuilds the indexes the file does not hold (the BM25 index of
+** the checkpointed rows is read back; FORMAT.md says what is rebuilt and what is persisted);
+** records after the last commit are dropped, and a torn tail is cut off.
 */
 CAIRN_API int cairn_mem_open(const char *zPath, const cairn_mem_config *pCfg, cairn_mem **ppMem);
 /* Same on a file the caller opened (any cairn_file: POSIX, memory, JS). The store owns f and
@@ -354,6 +355,8 @@ typedef struct cairn_mem_stats {
   uint64_t nCheckpoint;          /* checkpoints written since open */
   int64_t checkpointNs;          /* time the last one took */
   const char *zModel;            /* the embedding model recorded ("" none: the built-in embedder or unnamed vectors) */
+  int bm25Read;                  /* 1: the open read the BM25 index from the file; 0: built it from the texts
+                                 ** (a store of before 2026-12-02, never checkpointed, or a damaged index) */
 } cairn_mem_stats;
 CAIRN_API int cairn_mem_stats_get(cairn_mem *pMem, cairn_mem_stats *pStats);
 
@@ -370,7 +373,7 @@ typedef struct cairn_mem_verify_info {
   uint64_t nTornBytes;    /* bytes after the last commit (a crash during a commit; not damage) */
   uint64_t damageOffset;  /* file offset of the first damage (when known) */
   char zDamage[256];      /* the first damage: what and where ("" if none) */
-  int indexDamaged;       /* the persisted IVF index is damaged (rebuild it: no memory is lost) */
+  int indexDamaged;       /* the persisted IVF or BM25 index is damaged (rebuilt: no memory is lost) */
   uint64_t nForgotten;    /* of nMemory, forgotten on purpose (cairn_mem_delete): not lost */
 } cairn_mem_verify_info;
 /*
