@@ -408,9 +408,10 @@ TEST(cons, oom_sweep) {
   for (long n = 0; n < 400 && !nOk; n++) {
     cairn_mem *m = NULL;
     CHECK_OK(cairn_mem_open(NULL, NULL, &m));
-    CHECK(addText(m, "the boiler service is booked for monday", 0, NULL));
+    /* memory 1 (linked to, so it scores highest) stays; the two near duplicates are evicted and merged */
+    CHECK(addText(m, "an unrelated thought about kites", 0, NULL));
+    CHECK(addText(m, "the boiler service is booked for monday", 0, "{\"links\":[1]}"));
     CHECK(addText(m, "the boiler service is booked for monday.", 0, NULL));
-    CHECK(addText(m, "an unrelated thought about kites", 0, "{\"links\":[1]}"));
     cairn_mem_consolidate_config cf = cfgCap(1);
     cairn_mem_consolidate_report rep;
     oomInstallOnce(&base, n);
