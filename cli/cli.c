@@ -339,6 +339,22 @@ static const CliCommand aCommand[] = {
    "--min-ratio X\tcontent words / words below X: low content (default 0.25; negative: off)\n"
    "--trivial-max N\tat most N words, all acknowledgements or function words: trivial (default 6)\n",
    "would the decision gate save TEXT? (trivial, short, low content, or pass; - reads stdin)", cliMemGate},
+  /* issue 18 (cmd_cons.c): consolidation, the session tick, explain */
+  {"consolidate", "mem", CLI_MEMORY, "FILE [--capacity N] [--half-life H] [--merge T | --no-merge] [--no-link-merge] [--min-group N] [--now MS] [--dry-run] [--json]",
+   "--capacity N\tworking memories kept hot (default 1000; the weakest beyond it go to the episodic tier)\n"
+   "--half-life H\trecency half-life in hours (default 168)\n--merge T\tcosine at which episodic memories are near duplicates (default 0.9)\n"
+   "--no-merge\tno promotion to the semantic tier\n--no-link-merge\tmemories that link each other are not merged\n"
+   "--min-group N\tmembers of a new semantic memory (default 2)\n--now MS\t\"now\" for recency (default the clock)\n"
+   "--dry-run\tsay what would change, change nothing\n--json\tthe report and the plan (evictions, groups) as one JSON object\n",
+   "one consolidation cycle: score, evict working memories beyond capacity, merge what recurs into semantic memories", cliMemConsolidate},
+  {"tick", "mem", CLI_MEMORY, "FILE [--budget MS] [--capacity N] [--no-consolidate] [--checkpoint-at N] [--json]",
+   "--budget MS\ttime the tick may take (default 50; 0 runs nothing and reports what is due)\n"
+   "--capacity N\tthe consolidation's working capacity (default 1000)\n--no-consolidate\tno consolidation\n"
+   "--checkpoint-at N\tcheckpoint once the log holds N memories (default 1024)\n--json\tone JSON object: due, done, skipped, ms per task\n",
+   "the session tick: the maintenance that is due and fits the budget (commit, consolidation, index upkeep, checkpoint)", cliMemTick},
+  {"explain", "mem", CLI_MEMORY, "FILE ID [--capacity N] [--half-life H] [--now MS] [--json]",
+   "--capacity N, --half-life H, --now MS\tthe consolidation settings the score and rank are computed with\n--json\tone JSON object\n",
+   "why a memory is in its tier: its score's parts, its rank or merge, its tier history", cliMemExplain},
   {"eph", NULL, CLI_MEMORY, "bench [--n N] [--dim D] [--rounds R] [--json]", NULL,
    "the in-process ephemeral tier (cairn help eph)", NULL},
   {"bench", "eph", CLI_MEMORY, "[--n N] [--dim D] [--rounds R] [--json]",

@@ -171,6 +171,10 @@ int cliEvalLocomo(int argc, char **argv);
 /* cmd_eph.c: the decision gate and the ephemeral tier */
 int cliMemGate(int argc, char **argv);
 int cliEphBench(int argc, char **argv);
+/* cmd_cons.c: consolidation, the session tick, explain */
+int cliMemConsolidate(int argc, char **argv);
+int cliMemTick(int argc, char **argv);
+int cliMemExplain(int argc, char **argv);
 #endif
 #if CAIRN_WITH_KG /* cmd_kg.c: the knowledge graph beside a store (FILE.graph) */
 int cliMemEntities(int argc, char **argv);

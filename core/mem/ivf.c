@@ -292,6 +292,11 @@ static int ivfRegroup(MemIvf *ix) {
   return CAIRN_OK;
 }
 
+int cairnIvfUpkeep(MemIvf *ix, const MemVecs *v) {
+  CAIRN_TRY(cairnIvfAddRows(ix, v));
+  return ix->dirty ? ivfRegroup(ix) : CAIRN_OK;
+}
+
 int cairnIvfSearch(MemIvf *ix, const MemVecs *v, const float *q, uint32_t nprobe, uint32_t nRerank,
                    const MemBits *pBits, MemTopK *t) {
   if (!ix->kind) return cairnErr(CAIRN_MISUSE, "search: no IVF index built (cairn_mem_build_index)");

@@ -285,6 +285,8 @@ struct cairn_mem {
   cairn_mem_verify_info *pVer;
   uint64_t *aOrigId;
   size_t nOrigIdAlloc;
+  /* consolidation (consolidate.c, 2026-12-02): what makes the next cycle incremental; freed by close */
+  struct MemCons *pCons;
 };
 
 
@@ -418,6 +420,11 @@ int cairnMemBm25Load(cairn_mem *m, struct cairn_h5 *h, uint64_t nDoc);
 int cairnMemRewrite(cairn_mem *m);
 /* store_ck.c: an interrupted rewrite found at open (the image at the end of the file): finish it */
 int cairnMemRecoverRewrite(cairn_file *f, uint64_t *pSize, int readOnly, int noSync);
+
+/* consolidate.c (cairn/consolidate.h): free the per-handle state (cairn_mem_close) */
+void cairnMemConsFree(cairn_mem *m);
+/* ivf.c: new rows into their lists and the lists regrouped (the tick's index upkeep) */
+int cairnIvfUpkeep(MemIvf *ix, const MemVecs *v);
 
 /* Record payloads: little-endian writer (room was reserved) and bounds-checked reader (a short
 ** read sets bad and returns 0). */

@@ -51,6 +51,7 @@ int cairn_mem_close(cairn_mem *m) {
   cairn_h5_close(m->pH5);
   int rc2 = cairn_file_close(m->f);
   if (rc == CAIRN_OK) rc = rc2;
+  cairnMemConsFree(m);
   memFree(m);
   cairnFree(m);
   return rc;

@@ -12,6 +12,7 @@ import { makeStore } from './store.js';
 import { makeZl } from './zl.js';
 import { makeH5 } from './h5.js';
 import { makeEphemeral } from './ephemeral.js';
+import { attachConsolidation } from './consolidate.js';
 
 const STATUS = ['OK', 'ERROR', 'NOMEM', 'IOERR', 'CORRUPT', 'NOTFOUND', 'EXISTS', 'MISUSE', 'UNSUPPORTED', 'RANGE', 'READONLY', 'CHECKSUM', 'TYPE', 'LIMIT', 'BUSY'];
 
@@ -239,6 +240,7 @@ export function makeApi(loader, { openPath } = {}) {
   // What memory.js, store.js and zl.js need from here.
   const ctx = { init, get M() { return M; }, openFile, check, fail, CairnError, openPath };
   const zl = makeZl(ctx);
+  const eph = makeEphemeral(ctx);
 
   const api = {
     init,
@@ -248,10 +250,10 @@ export function makeApi(loader, { openPath } = {}) {
     deflate: codec('deflate'),
     gzip: codec('gzip'),
     version,
-    Memory: makeMemory(ctx),
+    Memory: attachConsolidation(makeMemory(ctx), ctx, eph), // + consolidate/tick/explain/observe/ephemeral, Memory.gate
     Graph: (ctx.Graph = makeGraph(ctx)), // memory.js: mem.graph()
     Store: makeStore(ctx),
-    ...makeEphemeral(ctx), // Ephemeral, Observer, gate
+    ...eph, // Ephemeral, Observer, gate
     zl,
     compress: zl.compress,
     decompress: zl.decompress,

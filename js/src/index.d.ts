@@ -452,6 +452,19 @@ export class Memory {
   neighbors(name: string, options?: { depth?: number; asOf?: GraphAsOf }): GraphNeighborhood;
   /** mem.graph().addFacts(): all or none; durable at commit() (then a checkpoint). */
   addFacts(facts: GraphFactInput[]): number;
+  // ---- issue 18 (js/src/consolidate.js): tiers, consolidation, the tick, explain, gate, observer, ephemeral tier
+  /** One consolidation cycle: evict the weakest working memories beyond capacity, merge what recurs. */
+  consolidate(options?: import('./consolidate.js').ConsolidateRunOptions): Promise<import('./consolidate.js').ConsolidateReport>;
+  /** The session tick: the maintenance that is due and fits the budget. */
+  tick(options?: import('./consolidate.js').TickOptions): import('./consolidate.js').TickReport;
+  /** Why a memory is in its tier: the score's parts, its rank or merge, its tier history. */
+  explain(id: number, options?: import('./consolidate.js').ConsolidateOptions): import('./consolidate.js').Explanation;
+  /** The decision gate and the save strategy on one exchange, saving into this store. */
+  observe(exchange: import('./ephemeral.js').Exchange, options?: import('./ephemeral.js').ObserverOptions): import('./ephemeral.js').ObserveResult;
+  /** This store's ephemeral tier (capacity 10000, the store's dimension), closed with the store. */
+  readonly ephemeral: import('./ephemeral.js').Ephemeral;
+  /** The decision gate: would `text` be worth saving? */
+  static gate(text: string, options?: import('./ephemeral.js').GateOptions): Promise<import('./ephemeral.js').GateResult>;
 }
 
 /** A time to query at: a Date, ms since 1970, 'now' (not invalidated) or 'all'. */
@@ -563,6 +576,7 @@ export declare const h5: H5;
 // ------------------------------------------------------------------ ephemeral tier, decision gate (js/src/ephemeral.d.ts)
 import type { Ephemeral as EphemeralClass, Observer as ObserverClass, gate as gateFn } from './ephemeral.js';
 export type * from './ephemeral.js';
+export type * from './consolidate.js';
 /** An in-process key-value tier with TTLs, an LRU capacity and optional embedding search. */
 export declare const Ephemeral: typeof EphemeralClass;
 export type Ephemeral = EphemeralClass;

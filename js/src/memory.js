@@ -380,6 +380,11 @@ export function makeMemory(ctx) {
       }
     }
 
+    /** @private for the modules that extend Memory (consolidate.js): f(M, scope, pz, handle) */
+    _json(what, f) {
+      return this.#callJson(what, (M, s, pz) => f(M, s, pz, this.#handle()));
+    }
+
     // Call f(M, scope, pz) that leaves a C string in *pz; returns it (freed).
     #callJson(what, f) {
       const M = ctx.M, s = scope(M, CairnError);

@@ -91,5 +91,6 @@ CAIRN_API const char *cairn_version(void);
 #include "eph.h"
 #include "gate.h"
 #include "score.h"
+#include "consolidate.h"
 
 #endif /* CAIRN_H */
