@@ -41,32 +41,12 @@ int cliUsage(const char *zCmd, const char *zFmt, ...) {
 
 int cliVerbosity = 1;
 
-static int gProgressShown;
-void cliProgress(void *pArg, uint64_t nDone, uint64_t nTotal) {
-  static int64_t lastNs;
-  const char *zLabel = pArg ? (const char *)pArg : "";
-  /* only long operations, only on a terminal, never with -q */
-  if (cliVerbosity < 1 || !isatty(2) || nTotal < (8u << 20)) return;
-  int64_t now = cairn_host_get()->xClock ? cairn_host_get()->xClock(cairn_host_get()->pCtx, 1) : 0;
-  if (nDone < nTotal && now - lastNs < 100000000) return;
-  lastNs = now;
-  int w = 30, k = nTotal ? (int)(nDone * (uint64_t)w / nTotal) : w;
-  fprintf(stderr, "\r%s [", zLabel);
-  for (int i = 0; i < w; i++) fputc(i < k ? '#' : '.', stderr);
-  fprintf(stderr, "] %3d%% %llu/%llu MiB", nTotal ? (int)(nDone * 100 / nTotal) : 100,
-          (unsigned long long)(nDone >> 20), (unsigned long long)(nTotal >> 20));
-  gProgressShown = 1;
-}
-void cliProgressEnd(void) {
-  if (gProgressShown) fprintf(stderr, "\r\033[K");
-  gProgressShown = 0;
-}
-
-/* Commands whose work has no byte count to show (repack, eval, verify, salvage...): on a terminal,
+/* Commands whose work has no fraction to show (mem verify, salvage...): on a terminal,
 ** after a second, a line on stderr says the command is still at work and for how long, until it
 ** returns. A second thread, natively only (cairn.wasm has none: it stays silent). The commands
-** that report bytes through cliProgress (put, get, store verify, zstd...) do not get it. */
-static const char *const azTicker[] = {"h5 repack", "eval locomo", "mem verify", "mem salvage", "mem checkpoint", "mem index", "h5w verify", "h5 dumpall"};
+** that report done/total through cli/progress.c (repack, eval, put, get, store verify, zstd...)
+** do not get it. */
+static const char *const azTicker[] = {"mem verify", "mem salvage", "mem checkpoint", "mem index", "h5w verify", "h5 dumpall"};
 #ifndef __wasi__
 static struct {
   pthread_mutex_t mu;
@@ -167,7 +147,8 @@ static const char *const azFamily[] = {"hashing & compression", "HDF5", "chunk s
   "--skip\tleave out what the writer cannot write (a warning names it) instead of failing\n"                  \
   "--busy-timeout MS\twait up to MS ms (default 5000) for locked files\n"
 static const CliCommand aCommand[] = {
-  {"hash", NULL, CLI_HASH, "FILE...", NULL, "SHA-256 of files (sha256sum format)", cliHash},
+  {"hash", NULL, CLI_HASH, "[--json] FILE...", "--json\tone JSON object per file: {\"path\", \"sha256\" (64 hex digits), \"bytes\"}\n",
+   "SHA-256 of files (sha256sum format)", cliHash},
   {"zstd", NULL, CLI_HASH, "IN -o OUT [-l LEVEL]", "-o, --output OUT\tthe zstd frame to write ('-': stdout)\n-l, --level LEVEL\tzstd level 1..22 (default 3)\n-f, --force\treplace an existing OUT\n",
    "compress a file to a zstd frame", cliZstd},
   {"unzstd", NULL, CLI_HASH, "IN -o OUT", "-o, --output OUT\tthe decompressed file to write ('-': stdout)\n-f, --force\treplace an existing OUT\n", "decompress a zstd file", cliUnzstd},
@@ -181,7 +162,9 @@ static const CliCommand aCommand[] = {
   {"info", "h5", CLI_HDF5, "[--json] FILE PATH", "--json\tone JSON object\n",
    "kind, shape, type, layout, chunks, filters, attributes of an object", cliH5Info},
   {"dump", "h5", CLI_HDF5, "[--json] [--sel S] FILE PATH", OPT_DUMP, "a dataset's or an attribute's values, like h5dump -d", cliH5Dump},
-  {"attrs", "h5", CLI_HDF5, "FILE PATH", NULL, "attribute names and values of an object", cliH5Attrs},
+  {"attrs", "h5", CLI_HDF5, "[--json] FILE PATH", "--json\tone JSON object per attribute, as dumpall's lines: {\"path\", \"attr\", \"shape\"\n"
+   "\t([dims], \"scalar\" or \"null\"), \"type\", \"data\"} (\"error\" instead of \"data\" when unreadable)\n",
+   "attribute names and values of an object", cliH5Attrs},
   {"dumpall", "h5", CLI_HDF5, "[--max-memory B] FILE [PATH]", OPT_MAXMEM,
    "every dataset and attribute below PATH as JSON lines (exit 1 if any fails)", cliH5DumpAll},
   {"ls", NULL, CLI_HDF5, "[-r] FILE [PATH]", NULL, "= h5 ls (with --store S: = store ls)", cliLsAny},
@@ -241,7 +224,8 @@ static const CliCommand aCommand[] = {
   {"get", "store", CLI_STORE, "--store S ID [--range A:B] -o OUT",
    "ID\t64 hex digits, or a catalog name\n--range A:B\tbytes A to B (B exclusive; either may be empty)\n-o, --output OUT\tthe file to write\n",
    "write a payload or a byte range, verified", CLI_STORE_GET},
-  {"ls", "store", CLI_STORE, "--store S", "--store S\tthe store file\n", "list payloads: ID, size, name", CLI_STORE_LS},
+  {"ls", "store", CLI_STORE, "--store S [--json]", "--store S\tthe store file\n--json\tone JSON object per payload: {\"id\", \"size\", \"name\" (null: none)}\n",
+   "list payloads: ID, size, name", CLI_STORE_LS},
   {"verify", "store", CLI_STORE, "--store S", "--store S\tthe store file\n",
    "check a store: every record, chunk, manifest and name (exit 1 on damage, listing what is lost)", CLI_STORE_VERIFY},
   {"salvage", "store", CLI_STORE, "--store S -o NEW [-f] [--zstd|--zlib]",
@@ -294,7 +278,7 @@ static const CliCommand aCommand[] = {
    "--busy-timeout MS\t(every mem command) wait up to MS for another writer's lock (default 5000)\n",
    "add memories (prints their IDs)", cliMemAdd},
   {"search", "mem", CLI_MEMORY, "FILE QUERY [--k N] [--mode M] [--json]",
-   "--k N\thits to return, 1..1000 (default 5)\n--mode M\thybrid (default), vector or bm25\n"
+   "--k N\thits to return, 1..1000 (default 5)\n--mode M\tauto (default: hybrid with --vector, else bm25), hybrid, vector or bm25\n"
    "--filter JSON\tsession, role, tier, time... applied inside the search\n--index I\tauto, flat, f16, int8, ivf or ivfpq\n"
    "--nprobe N\tIVF lists to scan\n--fusion F\trrf or weighted\n--recency W\tweight of recency\n--json\tone JSON object per hit\n"
    "--user U, --agent A, --run R\tonly memories of these scopes\n--model NAME\tthe model of --vector (must be the store's)\n--as-of MS\tthe store as it was at MS (superseded versions)\n"
@@ -314,7 +298,9 @@ static const CliCommand aCommand[] = {
   {"export", "mem", CLI_MEMORY, "FILE [--filter JSON] [--embeddings] > OUT.jsonl", NULL, "every version as JSONL (every field; --embeddings: vectors too)", cliMemExport},
   {"import", "mem", CLI_MEMORY, "FILE IN.jsonl|- [--json]", NULL, "add an export (or plain records); checked whole first, errors name the line", cliMemImport},
   {"compact", "mem", CLI_MEMORY, "FILE [--json]", NULL, "rewrite the file with only what it holds: it shrinks", cliMemCompact},
-  {"stats", "mem", CLI_MEMORY, "FILE", NULL, "counts, sizes, vectors, index and format of a store", cliMemStats},
+  {"stats", "mem", CLI_MEMORY, "FILE [--json]", "--json\tone JSON object: memories, textOnly, dim, metric, diskVectors, model, sessions,\n"
+   "\troles, terms, postings, textBytes, fileBytes, index, nlist, format, checkpointed, logBytes,\n\tkernel, openMs (docs/memory.md)\n",
+   "counts, sizes, vectors, index and format of a store", cliMemStats},
   {"index", "mem", CLI_MEMORY, "FILE --kind ivf|ivfpq [--nlist N] [--m M]", NULL, "build an approximate vector index", cliMemIndex},
   {"verify", "mem", CLI_MEMORY, "FILE", NULL, "check every checksum; exit 1 on damage, saying what is lost and intact", cliMemVerify},
   {"salvage", "mem", CLI_MEMORY, "FILE -o NEW", NULL, "copy every memory that still verifies into a new store", cliMemSalvage},
@@ -334,9 +320,11 @@ static const CliCommand aCommand[] = {
    "--json\tone JSON object\n",
    "SET/GET/miss/DELETE, SET with an embedding, top-10 search, the gate and the observer: ns per operation", cliEphBench},
   {"eval", NULL, CLI_MEMORY, "locomo FILE.json [--mode M] [--json]", NULL, "retrieval quality on LoCoMo conversations", NULL},
-  {"locomo", "eval", CLI_MEMORY, "FILE.json [--mode bm25|vector|hybrid] [--dim N] [--fusion rrf|weighted] [--wv W] [--json]",
-   "--mode M\tbm25 (default), vector or hybrid\n--dim N\tvector dimensions\n--fusion F\trrf or weighted\n"
-   "--wv W\tweighted fusion: the vector weight (BM25 gets 1-W)\n--json\tone JSON object\n",
+  {"locomo", "eval", CLI_MEMORY, "FILE.json [--mode auto|bm25|vector|hybrid|all] [--speaker text|role] [--dim N] [--fusion rrf|weighted] [--wv W] [--json]",
+   "--mode M\tauto (the store's default), bm25, vector, hybrid or all (default: all, side by side per category)\n"
+   "--speaker S\ttext: turns stored as \"Speaker: text\" (default); role: the text alone, the speaker in the role\n"
+   "--dim N\tvector dimensions\n--fusion F\trrf or weighted\n"
+   "--wv W\tweighted fusion: the vector weight (BM25 gets 1-W)\n--json\tone JSON object per mode, a line each\n",
    "turn- and session-level recall@1/5/10, MRR, NDCG@10 per category, build time, median latency", cliEvalLocomo},
 #endif
 #if CAIRN_WITH_KG /* the knowledge graph (cli/cmd_kg.c): FILE's graph is FILE.graph unless --graph G */
@@ -550,7 +538,7 @@ static int rowCheck(const CliCommand *c, int argc, char **argv) {
     for (size_t k = 0; k < sizeof aOptAlias / sizeof aOptAlias[0]; k++)
       if (strcmp(z, aOptAlias[k].zFrom) == 0 && (aOptAlias[k].zRow ? strcmp(aOptAlias[k].zRow, zRow) == 0 : optListed(t, z))) z = aOptAlias[k].zTo;
     if (strcmp(z, "--json") == 0 && !optListed(t, "--json") && !strstr(t->zSynopsis, "--json")) {
-      cliUsage(zRow, "--json is not supported by this command: its output is %s", strcmp(zRow, "hash") == 0 ? "sha256sum's format" : "plain text only");
+      cliUsage(zRow, "--json is not supported by this command: its output is plain text only");
       return -2;
     }
     for (size_t k = 0; k < sizeof aOptNumber / sizeof aOptNumber[0]; k++)

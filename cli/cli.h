@@ -50,9 +50,14 @@ extern int cliVerbosity;
 int cliFail(const char *zCmd, int rc);
 /* Report bad usage and return 2. */
 int cliUsage(const char *zCmd, const char *zFmt, ...);
-/* A progress bar on stderr, only when stderr is a terminal; a cairn_progress_fn. */
+/* The progress line (cli/progress.c) on stderr: on a terminal, or with -v; never with -q. cliProgress
+** is a cairn_progress_fn counting bytes (pArg: the label, "repack"); cliProgressItems counts
+** items; cliProgressEnd ends the operation (clears the line). Done never goes back on screen. */
 void cliProgress(void *pArg, uint64_t nDone, uint64_t nTotal);
+void cliProgressItems(const char *zLabel, uint64_t nDone, uint64_t nTotal);
 void cliProgressEnd(void);
+/* An informational note on stderr (printf's format), dropped with -q (cli/progress.c). */
+void cliNote(const char *zFmt, ...) __attribute__((format(printf, 1, 2)));
 /* Open an input (cli/io.c): "-" is stdin; pipes, FIFOs and devices are read to their end.
 ** cliOpenRead reports a failure itself, cliInput returns the cairn status. */
 int cliOpenRead(const char *zCmd, const char *zPath, cairn_file **pp);
@@ -73,6 +78,10 @@ typedef struct CliOut {
 #define CLI_OUT_SEEK 4    /* written out of order: a regular file only, never a stream */
 int cliOutOpen(const char *zCmd, const char *zOut, const char *const *azIn, int nIn, int flags, CliOut *o);
 int cliOutClose(CliOut *o, int rc);
+/* A JSON string on stdout, NULL as null (cli/io.c). */
+void cliJsonStr(const char *z);
+/* --json anywhere in argv: taken out (argv and *pArgc rewritten), 1 if it was there (cli/io.c). */
+int cliTakeJson(int *pArgc, char **argv);
 /* Is argument z the --help flag? */
 int cliIsHelp(const char *z);
 
@@ -120,6 +129,8 @@ int cliCasSalvage(int argc, char **argv);
 const char *cliOptValue(int argc, char **argv, int *pi, const char *zOpt);
 /* The value of argv's --store, or NULL. */
 const char *cliStoreArg(int argc, char **argv);
+/* One line of store ls (--json: {"id","size","name"}). */
+void cliCasLsLine(const cairn_cas_entry *e, int json);
 #endif
 #if CAIRN_WITH_CAS && defined(CAIRN_WITH_S3) && CAIRN_WITH_S3 /* cmd_s3.c: cairn store ... (s3:// or a local store) */
 int cliStorePut(int argc, char **argv);

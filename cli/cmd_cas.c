@@ -244,21 +244,31 @@ static int openReadonly(const char *zCmd, int argc, char **argv, cairn_cas **pp,
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
+/* One payload of store ls: "ID  SIZE  NAME" ("-": no name), or with --json
+** {"id":"64 hex","size":N,"name":"..."|null}. Shared with cmd_s3.c's listing of s3:// stores. */
+void cliCasLsLine(const cairn_cas_entry *e, int json) {
+  char z[65];
+  cairn_cas_id_hex(e->aId, z);
+  if (json) {
+    printf("{\"id\":\"%s\",\"size\":%llu,\"name\":", z, (unsigned long long)e->nSize);
+    cliJsonStr(e->zName);
+    printf("}\n");
+  } else printf("%s  %12llu  %s\n", z, (unsigned long long)e->nSize, e->zName ? e->zName : "-");
+}
+
 int cliCasLs(int argc, char **argv) {
   S3_ROUTE(cliStoreLs);
+  int json = cliTakeJson(&argc, argv);
   cairn_cas *cas;
   int r = openReadonly("ls", argc, argv, &cas, NULL);
   if (r) return r;
   for (size_t i = 0; i < cairn_cas_count(cas); i++) {
     cairn_cas_entry e;
-    char z[65];
-    if (cairn_cas_entry_at(cas, i, &e) != CAIRN_OK) continue;
-    cairn_cas_id_hex(e.aId, z);
-    printf("%s  %12llu  %s\n", z, (unsigned long long)e.nSize, e.zName ? e.zName : "-");
+    if (cairn_cas_entry_at(cas, i, &e) == CAIRN_OK) cliCasLsLine(&e, json);
   }
   cairn_cas_stats s;
   if (cairn_cas_get_stats(cas, &s) == CAIRN_OK)
-    fprintf(stderr, "%llu payloads, %llu names, %llu chunks: %llu bytes, %llu stored, store file %llu bytes\n",
+    cliNote("%llu payloads, %llu names, %llu chunks: %llu bytes, %llu stored, store file %llu bytes\n",
             (unsigned long long)s.nPayload, (unsigned long long)s.nName, (unsigned long long)s.nChunk,
             (unsigned long long)s.nRawBytes, (unsigned long long)s.nStoredBytes, (unsigned long long)s.nFileBytes);
   cairn_cas_close(cas);

@@ -114,18 +114,17 @@ static void seenFree(Seen *s) {
   free(s->aAddr), free(s->azPath), free(s->aKind);
 }
 
-static void jsonEsc(const char *z);
 static int gLsJson; /* ls --json: one JSON object per line instead of h5ls's text */
 
 /* ls --json's line: {"path":..,"name":..,"kind":..} plus "shape"/"maxshape" (null: unlimited) for
 ** datasets, "target" (and "file") for links, "same_as" for an object reached again. */
 static void lsJson(const char *zPath, const char *zShow, const char *zKind, const cairn_h5_info *in, const char *zTarget, const char *zFile, const char *zSame) {
   printf("{\"path\":");
-  jsonEsc(zPath);
+  cliJsonStr(zPath);
   printf(",\"name\":");
-  jsonEsc(zShow);
+  cliJsonStr(zShow);
   printf(",\"kind\":");
-  jsonEsc(zKind);
+  cliJsonStr(zKind);
   if (in && in->kind == CAIRN_H5_DATASET) {
     if (in->space != CAIRN_H5_SIMPLE) printf(",\"shape\":%s", in->space == CAIRN_H5_NULL ? "null" : "[]");
     else {
@@ -139,9 +138,9 @@ static void lsJson(const char *zPath, const char *zShow, const char *zKind, cons
       printf("]");
     }
   }
-  if (zTarget) printf(",\"target\":"), jsonEsc(zTarget);
-  if (zFile) printf(",\"file\":"), jsonEsc(zFile);
-  if (zSame) printf(",\"same_as\":"), jsonEsc(zSame);
+  if (zTarget) printf(",\"target\":"), cliJsonStr(zTarget);
+  if (zFile) printf(",\"file\":"), cliJsonStr(zFile);
+  if (zSame) printf(",\"same_as\":"), cliJsonStr(zSame);
   printf("}\n");
 }
 
@@ -510,8 +509,16 @@ int cliH5Dump(int argc, char **argv) {
   return st;
 }
 
+static int dumpOne(cairn_h5_obj *o, const char *zPath, const char *zAttr); /* below */
+
+/* cairn h5 attrs [--json] FILE PATH: "NAME = VALUE" lines, or with --json one line per attribute
+** in dumpall's shape: {"path":PATH,"attr":NAME,"shape":[..],"type":{..},"data":..} ("error"
+** instead of "data" for one that cannot be read). */
 int cliH5Attrs(int argc, char **argv) {
-  if (argc < 3) return cliUsage("h5 attrs", "need FILE and PATH");
+  int json = cliTakeJson(&argc, argv);
+  for (int i = 1; i < argc; i++)
+    if (argv[i][0] == '-' && argv[i][1]) return cliUsage("h5 attrs", "unknown option '%s'", argv[i]);
+  if (argc != 3) return cliUsage("h5 attrs", argc < 3 ? "need FILE and PATH" : "unexpected argument '%s'", argv[argc - 1]);
   cairn_h5 *h;
   if (openFile(argv[1], &h, 0)) return 1;
   cairn_h5_obj *o;
@@ -530,6 +537,11 @@ int cliH5Attrs(int argc, char **argv) {
       continue;
     }
     const char *zName = strrchr(cairn_h5_obj_path(a), '@') + 1;
+    if (json) {
+      if (dumpOne(a, argv[2], zName)) st = 1;
+      cairn_h5_obj_close(a);
+      continue;
+    }
     printf("%s = ", zName);
     st |= printTypeAndValues(a, 0, NULL);
     cairn_h5_obj_close(a);
@@ -606,22 +618,12 @@ int cliH5Info(int argc, char **argv) {
 
 /* Every dataset and attribute reachable from PATH, one JSON object per line:
 ** {"path":"/a/b","attr":"name"|null,"shape":[..],"type":{..},"data":..} or "error":"..." */
-static void jsonEsc(const char *z) {
-  putchar('"');
-  for (; *z; z++) {
-    if (*z == '"' || *z == '\\') printf("\\%c", *z);
-    else if ((unsigned char)*z < 0x20) printf("\\u%04x", *z);
-    else putchar(*z);
-  }
-  putchar('"');
-}
-
 /* 1 if the object failed (its line then carries "error") */
 static int dumpOne(cairn_h5_obj *o, const char *zPath, const char *zAttr) {
   printf("{\"path\":");
-  jsonEsc(zPath);
+  cliJsonStr(zPath);
   printf(",\"attr\":");
-  if (zAttr) jsonEsc(zAttr);
+  if (zAttr) cliJsonStr(zAttr);
   else printf("null");
   cairn_h5_info in;
   char *z;
@@ -647,7 +649,7 @@ static int dumpOne(cairn_h5_obj *o, const char *zPath, const char *zAttr) {
   }
   if (rc) {
     printf(",\"error\":");
-    jsonEsc(cairn_errmsg());
+    cliJsonStr(cairn_errmsg());
   }
   printf("}\n");
   return rc != CAIRN_OK;
@@ -656,12 +658,12 @@ static int dumpOne(cairn_h5_obj *o, const char *zPath, const char *zAttr) {
 /* error lines: {"path":..,"attr":..,"error":".."}; returns 1 */
 static int dumpError(const char *zPath, const char *zAttr) {
   printf("{\"path\":");
-  jsonEsc(zPath);
+  cliJsonStr(zPath);
   printf(",\"attr\":");
-  if (zAttr) jsonEsc(zAttr);
+  if (zAttr) cliJsonStr(zAttr);
   else printf("null");
   printf(",\"error\":");
-  jsonEsc(cairn_errmsg());
+  cliJsonStr(cairn_errmsg());
   printf("}\n");
   return 1;
 }

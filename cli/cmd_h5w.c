@@ -346,7 +346,8 @@ int cliRepack(int argc, char **argv) {
     return st;
   }
   cairn_clearerr();
-  int rc = cairn_h5w_repack(in, out.f, zFilter, flags);
+  int rc = cairn_h5w_repack_progress(in, out.f, zFilter, flags, cliProgress, (void *)"repack");
+  cliProgressEnd();
   if (rc == CAIRN_OK && cairn_errmsg()[0]) fprintf(stderr, "cairn: repack: warning: %s\n", cairn_errmsg());
   cairn_file_close(in);
   rc = cliOutClose(&out, rc);

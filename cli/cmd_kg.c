@@ -2,8 +2,8 @@
 ** 2026-12-02
 **
 ** cli/cmd_kg.c - the knowledge-graph commands (native and WASI). The graph of store FILE lives in
-** the HDF5 file FILE.graph (its /graph group; --graph G for another) until the memory file
-** holds it itself.
+** the store's own HDF5 file (its /graph group, written at the store's checkpoints; --graph G
+** keeps it in another file). A FILE.graph of before moves into FILE at the first writing command.
 **   cairn mem extract FILE [--graph G]          run the built-in extractor over every memory
 **   cairn mem import-facts FILE FACTS.jsonl     one fact per line: {"subject","predicate","object"|
 **                                               "literal","validAt","invalidAt","sources":[..]}
@@ -92,29 +92,61 @@ static int kgArgs(const char *zCmd, int argc, char **argv, int nPos, KgOpts *o) 
   return 0;
 }
 
-/* Open FILE's graph (FILE.graph unless --graph). */
-static int openGraph(const char *zCmd, const KgOpts *o, int bWrite, cairn_file **pf, cairn_kg **pg) {
-  char *zPath = NULL;
-  const char *z = o->zGraph;
-  if (!z) {
-    size_t n = strlen(o->zFile);
-    zPath = malloc(n + 8);
-    if (!zPath) return cliFail(zCmd, CAIRN_NOMEM);
-    memcpy(zPath, o->zFile, n), memcpy(zPath + n, ".graph", 7);
-    z = zPath;
+/* Open FILE's graph: the /graph group inside the store's own file, or the HDF5 file --graph G.
+** A store of before with its graph in FILE.graph: a writing command moves the graph into the
+** store's file (one checkpoint) and removes FILE.graph; a reading command reads FILE.graph. */
+typedef struct KgOpen {
+  cairn_file *f; /* --graph G */
+  cairn_mem *m;  /* the store */
+  cairn_kg *g;
+} KgOpen;
+static int openGraph(const char *zCmd, const KgOpts *o, int bWrite, KgOpen *p) {
+  memset(p, 0, sizeof *p);
+  int rc;
+  if (o->zGraph) {
+    rc = cairn_open(o->zGraph, bWrite ? CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE : CAIRN_OPEN_READONLY, &p->f);
+    if (rc == CAIRN_OK) {
+      rc = cairn_kg_open(p->f, bWrite ? 0 : CAIRN_KG_READONLY, &p->g);
+      if (rc) cairn_file_close(p->f), p->f = NULL;
+    }
+    return rc ? cliFail(zCmd, rc) : 0;
   }
-  int rc = cairn_open(z, bWrite ? CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE : CAIRN_OPEN_READONLY, pf);
-  if (rc == CAIRN_OK) {
-    rc = cairn_kg_open(*pf, bWrite ? 0 : CAIRN_KG_READONLY, pg);
-    if (rc) cairn_file_close(*pf);
+  cairn_mem_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.readOnly = !bWrite;
+  rc = cairn_mem_open(o->zFile, &cfg, &p->m);
+  if (rc) return cliFail(zCmd, rc);
+  size_t n = strlen(o->zFile);
+  char *zOld = malloc(n + 8);
+  if (!zOld) {
+    cairn_mem_close(p->m);
+    return cliFail(zCmd, CAIRN_NOMEM);
   }
-  free(zPath);
-  return rc ? cliFail(zCmd, rc) : 0;
+  memcpy(zOld, o->zFile, n), memcpy(zOld + n, ".graph", 7);
+  cairn_file *fOld = NULL;
+  if (cairn_open(zOld, CAIRN_OPEN_READONLY, &fOld) != CAIRN_OK) fOld = NULL, cairn_clearerr();
+  rc = cairn_kg_open_mem(p->m, fOld, bWrite ? 0 : CAIRN_KG_READONLY, &p->g);
+  if (rc == CAIRN_OK && fOld && bWrite) {
+    rc = cairn_kg_commit(p->g); /* the old graph is in the store's file now */
+    if (rc == CAIRN_OK) remove(zOld);
+  }
+  if (fOld) cairn_file_close(fOld);
+  free(zOld);
+  if (rc) {
+    cairn_kg_close(p->g);
+    cairn_mem_close(p->m);
+    return cliFail(zCmd, rc);
+  }
+  return 0;
 }
-static int closeGraph(const char *zCmd, cairn_file *f, cairn_kg *g, int rc) {
-  int rc2 = cairn_kg_close(g);
-  cairn_file_close(f);
+static int closeGraph(const char *zCmd, KgOpen *p, int rc) {
+  int rc2 = cairn_kg_close(p->g); /* before the store: its commit is the store's checkpoint */
   if (!rc) rc = rc2;
+  if (p->f) cairn_file_close(p->f);
+  if (p->m) {
+    rc2 = cairn_mem_close(p->m);
+    if (!rc) rc = rc2;
+  }
   return rc ? cliFail(zCmd, rc) : 0;
 }
 
@@ -137,9 +169,9 @@ int cliMemEntities(int argc, char **argv) {
   KgOpts o;
   int u = kgArgs(zCmd, argc, argv, 1, &o);
   if (u) return u;
-  cairn_file *f;
-  cairn_kg *g;
-  if (openGraph(zCmd, &o, 0, &f, &g)) return 1;
+  KgOpen ko;
+  if (openGraph(zCmd, &o, 0, &ko)) return 1;
+  cairn_kg *g = ko.g;
   int rc = CAIRN_OK;
   if (o.json) {
     char *z;
@@ -160,7 +192,7 @@ int cliMemEntities(int argc, char **argv) {
       printf("\n");
     }
   }
-  return closeGraph(zCmd, f, g, rc);
+  return closeGraph(zCmd, &ko, rc);
 }
 
 static void printFact(cairn_kg *g, uint32_t id) {
@@ -179,9 +211,9 @@ int cliMemFacts(int argc, char **argv) {
   KgOpts o;
   int u = kgArgs(zCmd, argc, argv, 1, &o);
   if (u) return u;
-  cairn_file *f;
-  cairn_kg *g;
-  if (openGraph(zCmd, &o, 0, &f, &g)) return 1;
+  KgOpen ko;
+  if (openGraph(zCmd, &o, 0, &ko)) return 1;
+  cairn_kg *g = ko.g;
   int rc = CAIRN_OK;
   if (o.json) {
     char *z;
@@ -190,7 +222,7 @@ int cliMemFacts(int argc, char **argv) {
   } else
     for (uint32_t id = 1; id <= cairn_kg_fact_count(g); id++)
       if (cairn_kg_fact_valid(g, id, o.asOf)) printFact(g, id);
-  return closeGraph(zCmd, f, g, rc);
+  return closeGraph(zCmd, &ko, rc);
 }
 
 int cliMemGraph(int argc, char **argv) {
@@ -198,9 +230,9 @@ int cliMemGraph(int argc, char **argv) {
   KgOpts o;
   int u = kgArgs(zCmd, argc, argv, 2, &o);
   if (u) return u;
-  cairn_file *f;
-  cairn_kg *g;
-  if (openGraph(zCmd, &o, 0, &f, &g)) return 1;
+  KgOpen ko;
+  if (openGraph(zCmd, &o, 0, &ko)) return 1;
+  cairn_kg *g = ko.g;
   int rc = CAIRN_OK;
   if (o.json) {
     char *z;
@@ -225,15 +257,7 @@ int cliMemGraph(int argc, char **argv) {
     }
     free(a);
   }
-  return closeGraph(zCmd, f, g, rc);
-}
-
-static int openStore(const char *zCmd, const char *zFile, cairn_mem **pm) {
-  cairn_mem_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.readOnly = 1;
-  int rc = cairn_mem_open(zFile, &cfg, pm);
-  return rc ? cliFail(zCmd, rc) : 0;
+  return closeGraph(zCmd, &ko, rc);
 }
 
 int cliMemExtract(int argc, char **argv) {
@@ -241,14 +265,21 @@ int cliMemExtract(int argc, char **argv) {
   KgOpts o;
   int u = kgArgs(zCmd, argc, argv, 1, &o);
   if (u) return u;
-  cairn_mem *m;
-  if (openStore(zCmd, o.zFile, &m)) return 1;
-  cairn_file *f;
-  cairn_kg *g;
-  if (openGraph(zCmd, &o, 1, &f, &g)) {
+  cairn_mem *m = NULL;
+  KgOpen ko;
+  if (o.zGraph) { /* the store read-only, the graph in G */
+    cairn_mem_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.readOnly = 1;
+    int rc = cairn_mem_open(o.zFile, &cfg, &m);
+    if (rc) return cliFail(zCmd, rc);
+  }
+  if (openGraph(zCmd, &o, 1, &ko)) {
     cairn_mem_close(m);
     return 1;
   }
+  cairn_kg *g = ko.g;
+  if (!m) m = ko.m;
   cairn_mem_stats st;
   int rc = cairn_mem_stats_get(m, &st);
   uint64_t nE = 0, nF = 0;
@@ -261,8 +292,8 @@ int cliMemExtract(int argc, char **argv) {
   }
   if (!rc) printf("%llu memories: %llu new entities, %llu new facts\n", (unsigned long long)st.nMemory, (unsigned long long)nE,
                   (unsigned long long)nF);
-  cairn_mem_close(m);
-  return closeGraph(zCmd, f, g, rc);
+  if (m != ko.m) cairn_mem_close(m);
+  return closeGraph(zCmd, &ko, rc);
 }
 
 int cliMemImportFacts(int argc, char **argv) {
@@ -302,17 +333,17 @@ int cliMemImportFacts(int argc, char **argv) {
   }
   zList[n++] = ']', zList[n] = 0;
   free(z);
-  cairn_file *f;
-  cairn_kg *g;
-  if (openGraph(zCmd, &o, 1, &f, &g)) {
+  KgOpen ko;
+  if (openGraph(zCmd, &o, 1, &ko)) {
     free(zList);
     return 1;
   }
+  cairn_kg *g = ko.g;
   uint32_t nAdded = 0;
   rc = cairn_kg_add_facts_json(g, zList, &nAdded);
   free(zList);
   if (!rc) printf("%u facts\n", nAdded);
-  return closeGraph(zCmd, f, g, rc);
+  return closeGraph(zCmd, &ko, rc);
 }
 
 /* cairn mem extract-json TEXT [--speaker S] [--time T]: what the extractor finds, without a store */

@@ -8,7 +8,7 @@
 **                 (--no-checkpoint: the new memories stay in the log after the HDF5 part, which
 **                 h5py sees only after the next checkpoint)
 **   cairn mem checkpoint FILE     move the log into the HDF5 datasets (h5py/h5dump then see all)
-**   cairn mem search FILE QUERY [--k N] [--mode hybrid|vector|bm25] [--filter JSON]
+**   cairn mem search FILE QUERY [--k N] [--mode auto|hybrid|vector|bm25] [--filter JSON]
 **                 [--index auto|flat|f16|int8|ivf|ivfpq] [--nprobe N] [--fusion rrf|weighted]
 **                 [--recency W] [--json]
 **   cairn mem stats FILE
@@ -17,7 +17,7 @@
 **   every mem command: [--busy-timeout MS] (default 5000) how long to wait for another writer
 **   cairn mem index FILE --kind ivf|ivfpq [--nlist N] [--m M]
 **   cairn mem demo [FILE]     ingest the built-in demo conversation and answer its questions
-**   cairn eval locomo FILE.json [--mode bm25|vector|hybrid] [--dim N] [--fusion rrf|weighted]
+**   cairn eval locomo FILE.json [--mode auto|bm25|vector|hybrid|all] [--speaker text|role] [--dim N] [--fusion rrf|weighted]
 **                 [--wv W (vector weight, BM25 gets 1-W)] [--json]
 ** The evaluator ranks every turn of each LoCoMo conversation for each question with evidence
 ** (categories 1-4) and reports turn- and session-level recall_any@1/5/10, recall_all@5, MRR and
@@ -37,7 +37,8 @@ static int64_t nowNs(void) {
 }
 
 static int parseMode(const char *z, int *p) {
-  if (!strcmp(z, "hybrid")) *p = CAIRN_MEM_HYBRID;
+  if (!strcmp(z, "auto")) *p = CAIRN_MEM_AUTO;
+  else if (!strcmp(z, "hybrid")) *p = CAIRN_MEM_HYBRID;
   else if (!strcmp(z, "vector")) *p = CAIRN_MEM_VECTOR;
   else if (!strcmp(z, "bm25")) *p = CAIRN_MEM_BM25;
   else return 0;
@@ -153,8 +154,8 @@ static int addJsonl(cairn_mem *m, const char *zPath, const char *zPutOpts) {
   }
   free(z);
   if (rc == CAIRN_OK) {
-    if (nDup) fprintf(stderr, "%ld memories added from %s, %ld duplicates not stored again\n", nAdded, zPath, nDup);
-    else fprintf(stderr, "%ld memories added from %s\n", nAdded, zPath);
+    if (nDup) cliNote("%ld memories added from %s, %ld duplicates not stored again\n", nAdded, zPath, nDup);
+    else cliNote("%ld memories added from %s\n", nAdded, zPath);
   }
   return rc;
 }
@@ -323,9 +324,9 @@ int cliMemAdd(int argc, char **argv) {
       printf("}\n");
     } else {
       printf("%llu\n", (unsigned long long)res.id);
-      if (res.status == CAIRN_MEM_PUT_EXACT) fprintf(stderr, "already stored as %llu (its access counted)\n", (unsigned long long)res.id);
+      if (res.status == CAIRN_MEM_PUT_EXACT) cliNote("already stored as %llu (its access counted)\n", (unsigned long long)res.id);
       else if (res.duplicateOf)
-        fprintf(stderr, "near duplicate of %llu (similarity %.3f): %s\n", (unsigned long long)res.duplicateOf, (double)res.similarity,
+        cliNote("near duplicate of %llu (similarity %.3f): %s\n", (unsigned long long)res.duplicateOf, (double)res.similarity,
                 res.status == CAIRN_MEM_PUT_NEAR_SKIP ? "not stored" : res.status == CAIRN_MEM_PUT_SUPERSEDED ? "stored as its new version" : "stored");
     }
   }
@@ -377,7 +378,7 @@ int cliMemSearch(int argc, char **argv) {
       q.aEmbedding = aVec;
     } else if (!strcmp(a, "--k")) q.k = (uint32_t)atoi(v);
     else if (!strcmp(a, "--mode")) {
-      if (!parseMode(v, &q.mode)) return cliUsage(zCmd, "mode must be hybrid, vector or bm25");
+      if (!parseMode(v, &q.mode)) return cliUsage(zCmd, "mode must be auto, hybrid, vector or bm25");
     } else if (!strcmp(a, "--filter")) zFilter = v;
     else if (!strcmp(a, "--nprobe")) q.nprobe = (uint32_t)atoi(v);
     else if (!strcmp(a, "--recency")) q.recencyWeight = (float)atof(v);
@@ -432,8 +433,27 @@ int cliMemSearch(int argc, char **argv) {
   return rc ? 1 : 0;
 }
 
+/* mem stats --json: one object (docs/memory.md "mem stats --json"); the keys are stable. */
+static void memStatsJson(const cairn_mem_stats *s, const char *const *azMetric, const char *const *azDisk) {
+  printf("{\"memories\":%llu,\"textOnly\":%s,\"dim\":%u,\"metric\":", (unsigned long long)s->nMemory, s->textOnly ? "true" : "false",
+         s->textOnly ? 0 : s->dim);
+  cliJsonStr(s->textOnly ? NULL : azMetric[s->metric]);
+  printf(",\"diskVectors\":");
+  cliJsonStr(s->textOnly ? NULL : azDisk[s->diskVectors]);
+  printf(",\"model\":");
+  cliJsonStr(s->zModel && s->zModel[0] ? s->zModel : NULL);
+  printf(",\"sessions\":%u,\"roles\":%u,\"terms\":%u,\"postings\":%llu,\"textBytes\":%llu,\"fileBytes\":%llu,\"index\":", s->nSession,
+         s->nRole, s->nTerm, (unsigned long long)s->nPosting, (unsigned long long)s->nTextBytes, (unsigned long long)s->nFileBytes);
+  cliJsonStr(s->ivfKind ? azIndex[s->ivfKind] : "exact");
+  printf(",\"nlist\":%u,\"format\":%d,\"checkpointed\":%llu,\"logBytes\":%llu,\"kernel\":", s->ivfKind ? s->ivfNlist : 0, s->format,
+         (unsigned long long)s->nCheckpointed, (unsigned long long)s->nLogBytes);
+  cliJsonStr(s->zKernel);
+  printf(",\"openMs\":%.3f}\n", (double)s->openNs / 1e6);
+}
+
 int cliMemStats(int argc, char **argv) {
   if (memBusyOpt("mem stats", &argc, argv)) return 1;
+  int json = cliTakeJson(&argc, argv);
   if (argc < 2) return cliUsage("mem stats", "need FILE");
   cairn_mem_config cfg = {0, 0, 1, 0, 0, 0, 0, 0};
   cairn_mem *m;
@@ -441,8 +461,13 @@ int cliMemStats(int argc, char **argv) {
   cairn_mem_stats s;
   cairn_mem_stats_get(m, &s);
   static const char *const azMetric[] = {"cosine", "ip", "l2"};
-  printf("memories    %llu\n", (unsigned long long)s.nMemory);
   static const char *const azDisk[] = {"f32", "f16", "int8"};
+  if (json) {
+    memStatsJson(&s, azMetric, azDisk);
+    cairn_mem_close(m);
+    return 0;
+  }
+  printf("memories    %llu\n", (unsigned long long)s.nMemory);
   if (s.textOnly) printf("vectors     none (text-only store, BM25)\n");
   else printf("vectors     %u dimensions, %s, kept as %s on disk\n", s.dim, azMetric[s.metric], azDisk[s.diskVectors]);
   if (s.zModel && s.zModel[0]) printf("model       %s\n", s.zModel);
@@ -472,7 +497,7 @@ int cliMemCheckpoint(int argc, char **argv) {
   if (rc) cliFail(zCmd, rc);
   else {
     cairn_mem_stats_get(m, &s1);
-    fprintf(stderr, "%llu memories in the HDF5 datasets (%llu were), %.1f ms\n", (unsigned long long)s1.nCheckpointed,
+    cliNote("%llu memories in the HDF5 datasets (%llu were), %.1f ms\n", (unsigned long long)s1.nCheckpointed,
             (unsigned long long)s0.nCheckpointed, s1.nCheckpoint ? (double)s1.checkpointNs / 1e6 : 0.0);
   }
   cairn_mem_close(m);
@@ -498,7 +523,7 @@ int cliMemIndex(int argc, char **argv) {
   int rc = cairn_mem_build_index(m, &ic);
   if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
   if (rc) cliFail(zCmd, rc);
-  else fprintf(stderr, "index built in %.1f ms\n", (double)(nowNs() - t0) / 1e6);
+  else cliNote("index built in %.1f ms\n", (double)(nowNs() - t0) / 1e6);
   cairn_mem_close(m);
   return rc ? 1 : 0;
 }
@@ -552,7 +577,7 @@ int cliMemSalvage(int argc, char **argv) {
     remove(zOut); /* no partial output */
     return cliFail(zCmd, rc);
   }
-  fprintf(stderr, "%llu memories copied to %s, %llu lost%s%s\n", (unsigned long long)v.nIntact, zOut, (unsigned long long)v.nLost,
+  cliNote("%llu memories copied to %s, %llu lost%s%s\n", (unsigned long long)v.nIntact, zOut, (unsigned long long)v.nLost,
           v.damaged ? "; first damage: " : " (nothing was damaged)", v.damaged ? v.zDamage : "");
   return 0;
 }
@@ -683,22 +708,72 @@ static int parseDia(const char *z, size_t n, int *pSess) {
   return 1;
 }
 
+/* The progress total of eval locomo: every turn of every session and every question, as the
+** loops below visit them. Maintenance reminder: follows cliEvalLocomo's walk. */
+static uint64_t locomoSteps(cairn_json *j) {
+  uint64_t n = 0;
+  for (uint32_t conv = cairn_json_child(j, 0); conv; conv = cairn_json_next(j, conv)) {
+    uint32_t c = cairn_json_get(j, conv, "conversation"), qa = cairn_json_get(j, conv, "qa");
+    if (!c || !qa || cairn_json_type(j, qa) != CAIRN_JSON_ARRAY) continue;
+    for (int s = 1;; s++) {
+      char zKey[48];
+      snprintf(zKey, sizeof zKey, "session_%d", s);
+      uint32_t sess = cairn_json_get(j, c, zKey);
+      if (!sess && s > 60) break;
+      if (sess && cairn_json_type(j, sess) == CAIRN_JSON_ARRAY)
+        for (uint32_t t = cairn_json_child(j, sess); t; t = cairn_json_next(j, t)) n++;
+    }
+    for (uint32_t q = cairn_json_child(j, qa); q; q = cairn_json_next(j, q)) n++;
+  }
+  return n;
+}
+
+/* The modes `cairn eval locomo` can compare in one run, in printing order; the first is the
+** store's default (cairn/mem.h CAIRN_MEM_AUTO). */
+#define EVAL_NMODE 4
+static const int aEvalMode[EVAL_NMODE] = {CAIRN_MEM_AUTO, CAIRN_MEM_BM25, CAIRN_MEM_VECTOR, CAIRN_MEM_HYBRID};
+static const char *const azEvalMode[EVAL_NMODE] = {"auto", "bm25", "vector", "hybrid"};
+
 int cliEvalLocomo(int argc, char **argv) {
   const char *zCmd = "eval locomo";
   if (argc < 2) return cliUsage(zCmd, "need FILE.json");
-  int mode = CAIRN_MEM_BM25, json = 0, fusion = CAIRN_FUSE_RRF, full = 0;
+  int json = 0, fusion = CAIRN_FUSE_RRF, full = 0, speakerText = 1;
+  int aOn[EVAL_NMODE] = {0}, nOn = 0; /* the modes asked for (none: all of them) */
   uint32_t dim = 0;
   float wv = 0, wb = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = 1;
     else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
-      if (CAIRN_WITH_KG && !strcmp(argv[i + 1], "full")) full = 1, mode = CAIRN_MEM_BM25, i++; /* cli/cmd_kg.c */
-      else if (!parseMode(argv[++i], &mode)) return cliUsage(zCmd, "mode must be bm25, vector, hybrid or full");
+      const char *z = argv[++i];
+      if (CAIRN_WITH_KG && !strcmp(z, "full")) full = 1; /* cli/cmd_kg.c */
+      else if (!strcmp(z, "all"))
+        for (int x = 0; x < EVAL_NMODE; x++) aOn[x] = 1;
+      else {
+        int md, x = 0;
+        if (!parseMode(z, &md)) return cliUsage(zCmd, "mode must be auto, bm25, vector, hybrid, all or full");
+        while (aEvalMode[x] != md) x++;
+        aOn[x] = 1;
+      }
+    } else if (!strcmp(argv[i], "--speaker") && i + 1 < argc) {
+      const char *z = argv[++i];
+      if (strcmp(z, "text") && strcmp(z, "role")) return cliUsage(zCmd, "speaker must be text or role");
+      speakerText = !strcmp(z, "text");
     } else if (!strcmp(argv[i], "--dim") && i + 1 < argc) dim = (uint32_t)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--fusion") && i + 1 < argc) fusion = !strcmp(argv[++i], "weighted") ? CAIRN_FUSE_WEIGHTED : CAIRN_FUSE_RRF;
     else if (!strcmp(argv[i], "--wv") && i + 1 < argc) wv = (float)atof(argv[++i]), wb = 1 - wv;
     else return cliUsage(zCmd, "unknown option '%s'", argv[i]);
   }
+  if (full) {
+    /* the graph beside a BM25 store, alone */
+    memset(aOn, 0, sizeof aOn);
+    aOn[1] = 1;
+  }
+  for (int x = 0; x < EVAL_NMODE; x++) nOn += aOn[x];
+  if (nOn == 0)
+    for (int x = 0; x < EVAL_NMODE; x++) aOn[x] = 1, nOn++;
+  /* BM25 alone needs no vectors: a text-only store, so its build time is BM25's (auto without a
+  ** query vector is BM25 too) */
+  int textOnly = !aOn[2] && !aOn[3];
   cairn_file *f;
   if (cliOpenRead(zCmd, argv[1], &f)) return 1;
   uint64_t size;
@@ -719,18 +794,19 @@ int cliEvalLocomo(int argc, char **argv) {
     fprintf(stderr, "cairn: %s: %s: expected a JSON list of conversations\n", zCmd, argv[1]);
     return 1;
   }
-  Metrics aTurnM[6], aSessM[6]; /* categories 1..4 at [1..4], overall at [0] */
+  Metrics aTurnM[EVAL_NMODE][6], aSessM[EVAL_NMODE][6]; /* categories 1..4 at [1..4], overall at [0] */
   memset(aTurnM, 0, sizeof aTurnM);
   memset(aSessM, 0, sizeof aSessM);
-  int64_t *aLat = NULL, buildNs = 0;
+  int64_t *aLat[EVAL_NMODE] = {NULL}, buildNs = 0;
   size_t nLat = 0, nLatAlloc = 0, nTurnTotal = 0;
   int nConv = 0;
+  uint64_t nStep = 0, nSteps = locomoSteps(j); /* progress: turns added and questions asked */
+  cliProgressItems(zCmd, 0, nSteps);
   for (uint32_t conv = cairn_json_child(j, 0); conv && rc == CAIRN_OK; conv = cairn_json_next(j, conv)) {
     uint32_t c = cairn_json_get(j, conv, "conversation"), qa = cairn_json_get(j, conv, "qa");
     if (!c || !qa || cairn_json_type(j, qa) != CAIRN_JSON_ARRAY) continue;
     nConv++;
-    /* BM25 alone needs no vectors: a text-only store, so its build time is BM25's */
-    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, mode == CAIRN_MEM_BM25, 0, 0, 0};
+    cairn_mem_config cfg = {dim, CAIRN_METRIC_COSINE, 0, 0, textOnly, 0, 0, 0};
     cairn_mem *m;
     rc = cairn_mem_open(NULL, &cfg, &m);
     if (rc) break;
@@ -757,17 +833,21 @@ int cliEvalLocomo(int argc, char **argv) {
       snprintf(zSess, sizeof zSess, "session_%d", s);
       int iTurn = 0;
       for (uint32_t t = cairn_json_child(j, sess); t && rc == CAIRN_OK; t = cairn_json_next(j, t), iTurn++) {
+        cliProgressItems(zCmd, ++nStep, nSteps);
         uint32_t sp = cairn_json_get(j, t, "speaker"), tx = cairn_json_get(j, t, "text"), di = cairn_json_get(j, t, "dia_id");
         uint32_t cap = cairn_json_get(j, t, "blip_caption");
         if (!tx || cairn_json_type(j, tx) != CAIRN_JSON_STRING || !di || cairn_json_type(j, di) != CAIRN_JSON_STRING) continue;
         const char *zSp = sp && cairn_json_type(j, sp) == CAIRN_JSON_STRING ? cairn_json_str(j, sp, NULL) : "";
         size_t nb = strlen(zSp) + strlen(cairn_json_str(j, tx, NULL)) + (cap && cairn_json_type(j, cap) == CAIRN_JSON_STRING ? strlen(cairn_json_str(j, cap, NULL)) + 32 : 0) + 8;
         char *zT = malloc(nb);
-        size_t k = (size_t)snprintf(zT, nb, "%s: %s", zSp, cairn_json_str(j, tx, NULL));
+        /* --speaker text: "Speaker: text" (the format of the published figures); role: the text
+        ** alone and the speaker in the role, as an agent adds a user's turns */
+        size_t k = speakerText ? (size_t)snprintf(zT, nb, "%s: %s", zSp, cairn_json_str(j, tx, NULL))
+                               : (size_t)snprintf(zT, nb, "%s", cairn_json_str(j, tx, NULL));
         if (cap && cairn_json_type(j, cap) == CAIRN_JSON_STRING) snprintf(zT + k, nb - k, " [shares %s]", cairn_json_str(j, cap, NULL));
         cairn_mem_record r;
         memset(&r, 0, sizeof r);
-        r.zText = zT, r.zSession = zSess, r.zRole = zSp;
+        r.zText = zT, r.zSession = zSess, r.zRole = speakerText ? NULL : zSp;
         r.eventMs = when ? when + iTurn * 1000 : 0;
         r.createdMs = r.eventMs ? r.eventMs : 1;
         uint64_t idAdded = 0;
@@ -790,6 +870,7 @@ int cliEvalLocomo(int argc, char **argv) {
     uint8_t *aRel = malloc(k + 1), *aSRel = malloc(k + 1);
     int *aSeenSess = calloc(200, sizeof(int));
     for (uint32_t q = cairn_json_child(j, qa); q && rc == CAIRN_OK && k; q = cairn_json_next(j, q)) {
+      cliProgressItems(zCmd, ++nStep, nSteps);
       uint32_t qt = cairn_json_get(j, q, "question"), ev = cairn_json_get(j, q, "evidence"), ca = cairn_json_get(j, q, "category");
       if (!qt || cairn_json_type(j, qt) != CAIRN_JSON_STRING || !ev || cairn_json_type(j, ev) != CAIRN_JSON_ARRAY || !ca || cairn_json_type(j, ca) != CAIRN_JSON_NUMBER) continue;
       int cat = (int)cairn_json_num(j, ca);
@@ -820,83 +901,93 @@ int cliEvalLocomo(int argc, char **argv) {
         }
       }
       if (nRelT == 0) continue;
-      cairn_mem_query qq;
-      memset(&qq, 0, sizeof qq);
-      qq.zText = cairn_json_str(j, qt, NULL), qq.k = k, qq.mode = mode, qq.fusion = fusion, qq.wVector = wv, qq.wBm25 = wb;
-      uint32_t nHit;
-      /* latency: the top 10, as an agent asks and as the peers are timed */
-      qq.k = (k < 10u ? k : 10u);
-      int64_t q0 = nowNs();
-      rc = pKg ? cliKgEvalSearch(pKg, m, &qq, aHit, &nHit) : cairn_mem_search(m, &qq, aHit, &nHit);
-      int64_t dq = nowNs() - q0;
-      /* metrics: the ranking down to 1000 turns (MRR needs the first relevant hit's rank) */
-      qq.k = k;
-      if (rc == CAIRN_OK) rc = pKg ? cliKgEvalSearch(pKg, m, &qq, aHit, &nHit) : cairn_mem_search(m, &qq, aHit, &nHit);
-      if (rc) break;
       if (nLat == nLatAlloc) {
         nLatAlloc = nLatAlloc ? nLatAlloc * 2 : 1024;
-        aLat = realloc(aLat, nLatAlloc * sizeof(int64_t));
+        for (int x = 0; x < EVAL_NMODE; x++) aLat[x] = realloc(aLat[x], nLatAlloc * sizeof(int64_t));
       }
-      aLat[nLat++] = dq;
-      uint32_t nS = 0;
-      memset(aSeenSess, 0, 200 * sizeof(int));
-      for (uint32_t r = 0; r < nHit; r++) {
-        size_t d = (size_t)aHit[r].id - 1;
-        aRel[r] = 0;
-        for (uint32_t x = 0; x < nRelT; x++) aRel[r] |= aRelTurn[x] == d;
-        int s = aSessOf[d];
-        if (s > 0 && s < 200 && !aSeenSess[s]) {
-          aSeenSess[s] = 1;
-          aSRel[nS] = 0;
-          for (uint32_t x = 0; x < nRelS; x++) aSRel[nS] |= aRelSess[x] == s;
-          nS++;
+      for (int x = 0; x < EVAL_NMODE && rc == CAIRN_OK; x++) {
+        if (!aOn[x]) continue;
+        cairn_mem_query qq;
+        memset(&qq, 0, sizeof qq);
+        qq.zText = cairn_json_str(j, qt, NULL), qq.k = k, qq.mode = aEvalMode[x], qq.fusion = fusion, qq.wVector = wv, qq.wBm25 = wb;
+        uint32_t nHit;
+        /* latency: the top 10, as an agent asks and as the peers are timed */
+        qq.k = (k < 10u ? k : 10u);
+        int64_t q0 = nowNs();
+        rc = pKg ? cliKgEvalSearch(pKg, m, &qq, aHit, &nHit) : cairn_mem_search(m, &qq, aHit, &nHit);
+        aLat[x][nLat] = nowNs() - q0;
+        /* metrics: the ranking down to 1000 turns (MRR needs the first relevant hit's rank) */
+        qq.k = k;
+        if (rc == CAIRN_OK) rc = pKg ? cliKgEvalSearch(pKg, m, &qq, aHit, &nHit) : cairn_mem_search(m, &qq, aHit, &nHit);
+        if (rc) break;
+        uint32_t nS = 0;
+        memset(aSeenSess, 0, 200 * sizeof(int));
+        for (uint32_t r = 0; r < nHit; r++) {
+          size_t d = (size_t)aHit[r].id - 1;
+          aRel[r] = 0;
+          for (uint32_t y = 0; y < nRelT; y++) aRel[r] |= aRelTurn[y] == d;
+          int s = aSessOf[d];
+          if (s > 0 && s < 200 && !aSeenSess[s]) {
+            aSeenSess[s] = 1;
+            aSRel[nS] = 0;
+            for (uint32_t y = 0; y < nRelS; y++) aSRel[nS] |= aRelSess[y] == s;
+            nS++;
+          }
         }
+        addMetrics(&aTurnM[x][cat], aRel, nHit, nRelT);
+        addMetrics(&aTurnM[x][0], aRel, nHit, nRelT);
+        addMetrics(&aSessM[x][cat], aSRel, nS, nRelS);
+        addMetrics(&aSessM[x][0], aSRel, nS, nRelS);
       }
-      addMetrics(&aTurnM[cat], aRel, nHit, nRelT);
-      addMetrics(&aTurnM[0], aRel, nHit, nRelT);
-      addMetrics(&aSessM[cat], aSRel, nS, nRelS);
-      addMetrics(&aSessM[0], aSRel, nS, nRelS);
+      nLat++;
     }
     free(aHit), free(aRel), free(aSRel), free(aSeenSess), free(azDia), free(aSessOf);
     cliKgEvalEnd(pKg);
     cairn_mem_close(m);
   }
   cairn_json_free(j);
-  if (rc) {
-    free(aLat);
-    return cliFail(zCmd, rc);
-  }
-  double medMs = 0;
-  if (nLat) {
-    qsort(aLat, nLat, sizeof(int64_t), cmpI64);
-    medMs = (double)aLat[nLat / 2] / 1e6;
-  }
-  free(aLat);
-  static const char *const azMode[] = {"hybrid", "vector", "bm25", "full"};
-  if (full) mode = 3;
-  static const char *const azCat[] = {"all", "1-multi-hop", "2-temporal", "3-open-domain", "4-single-hop"};
-  if (json) {
-    printf("{\"mode\":\"%s\",\"conversations\":%d,\"turns\":%zu,\"questions\":%d,\"build_ms\":%.3f,\"median_query_ms\":%.4f", azMode[mode],
-           nConv, nTurnTotal, aTurnM[0].n, (double)buildNs / 1e6, medMs);
-    for (int lvl = 0; lvl < 2; lvl++) {
-      Metrics *M = lvl ? aSessM : aTurnM;
-      printf(",\"%s\":{", lvl ? "session" : "turn");
-      for (int c = 0; c <= 4; c++) {
-        double n = M[c].n ? M[c].n : 1;
-        printf("%s\"%s\":{\"n\":%d,\"recall_any@1\":%.4f,\"recall_any@5\":%.4f,\"recall_any@10\":%.4f,\"recall_all@5\":%.4f,"
-               "\"mrr\":%.4f,\"ndcg@10\":%.4f}",
-               c ? "," : "", azCat[c], M[c].n, M[c].anyAt[0] / n, M[c].anyAt[1] / n, M[c].anyAt[2] / n, M[c].all5 / n, M[c].mrr / n,
-               M[c].ndcg10 / n);
-      }
-      printf("}");
+  if (rc == CAIRN_OK) cliProgressItems(zCmd, nSteps, nSteps);
+  cliProgressEnd();
+  double aMedMs[EVAL_NMODE] = {0};
+  for (int x = 0; x < EVAL_NMODE; x++) {
+    if (aOn[x] && nLat && rc == CAIRN_OK) {
+      qsort(aLat[x], nLat, sizeof(int64_t), cmpI64);
+      aMedMs[x] = (double)aLat[x][nLat / 2] / 1e6;
     }
-    printf("}\n");
-  } else {
-    printf("LoCoMo retrieval, mode %s: %d conversations, %zu turns, %d questions with evidence\n", azMode[mode], nConv,
-           nTurnTotal, aTurnM[0].n);
-    printf("index build %.1f ms, median query (top 10) %.3f ms\n", (double)buildNs / 1e6, medMs);
+    free(aLat[x]);
+  }
+  if (rc) return cliFail(zCmd, rc);
+  static const char *const azCat[] = {"all", "1-multi-hop", "2-temporal", "3-open-domain", "4-single-hop"};
+  const char *zSpeaker = speakerText ? "text" : "role";
+  for (int x = 0; x < EVAL_NMODE; x++) {
+    if (!aOn[x]) continue;
+    const char *zMode = full ? "full" : azEvalMode[x];
+    if (json) {
+      /* one object per mode (one line each) */
+      printf("{\"mode\":\"%s\",\"default\":%s,\"speaker\":\"%s\",\"conversations\":%d,\"turns\":%zu,\"questions\":%d,\"build_ms\":%.3f,"
+             "\"median_query_ms\":%.4f",
+             zMode, x == 0 && !full ? "true" : "false", zSpeaker, nConv, nTurnTotal, aTurnM[x][0].n, (double)buildNs / 1e6, aMedMs[x]);
+      for (int lvl = 0; lvl < 2; lvl++) {
+        Metrics *M = lvl ? aSessM[x] : aTurnM[x];
+        printf(",\"%s\":{", lvl ? "session" : "turn");
+        for (int c = 0; c <= 4; c++) {
+          double n = M[c].n ? M[c].n : 1;
+          printf("%s\"%s\":{\"n\":%d,\"recall_any@1\":%.4f,\"recall_any@5\":%.4f,\"recall_any@10\":%.4f,\"recall_all@5\":%.4f,"
+                 "\"mrr\":%.4f,\"ndcg@10\":%.4f}",
+                 c ? "," : "", azCat[c], M[c].n, M[c].anyAt[0] / n, M[c].anyAt[1] / n, M[c].anyAt[2] / n, M[c].all5 / n, M[c].mrr / n,
+                 M[c].ndcg10 / n);
+        }
+        printf("}");
+      }
+      printf("}\n");
+      continue;
+    }
+    printf("%sLoCoMo retrieval, mode %s%s: %d conversations, %zu turns (speaker in the %s), %d questions with evidence\n",
+           x && nOn > 1 ? "\n" : "", zMode, x == 0 && !full ? " (the default: bm25 without a query embedding)" : "", nConv, nTurnTotal,
+           zSpeaker, aTurnM[x][0].n);
+    printf("index build %.1f ms, median query (top 10) %.3f ms\n", (double)buildNs / 1e6, aMedMs[x]);
     for (int lvl = 0; lvl < 2; lvl++) {
-      Metrics *M = lvl ? aSessM : aTurnM;
+      Metrics *M = lvl ? aSessM[x] : aTurnM[x];
       printf("\n%-8s %-14s %5s %8s %8s %8s %8s %8s %8s\n", lvl ? "session" : "turn", "category", "n", "any@1", "any@5", "any@10",
              "all@5", "MRR", "NDCG@10");
       for (int c = 0; c <= 4; c++) {
@@ -905,6 +996,20 @@ int cliEvalLocomo(int argc, char **argv) {
                M[c].anyAt[1] / n, M[c].anyAt[2] / n, M[c].all5 / n, M[c].mrr / n, M[c].ndcg10 / n);
       }
     }
+  }
+  if (!json && nOn > 1) {
+    /* the modes side by side: turn recall_any@5 per category */
+    printf("\nturn recall_any@5 by mode (speaker in the %s)\n%-14s", zSpeaker, "category");
+    for (int x = 0; x < EVAL_NMODE; x++)
+      if (aOn[x]) printf(" %9s%s", azEvalMode[x], x == 0 ? "*" : " ");
+    printf("\n");
+    for (int c = 0; c <= 4; c++) {
+      printf("%-14s", azCat[c]);
+      for (int x = 0; x < EVAL_NMODE; x++)
+        if (aOn[x]) printf(" %9.4f ", aTurnM[x][c].anyAt[1] / (aTurnM[x][c].n ? aTurnM[x][c].n : 1));
+      printf("\n");
+    }
+    if (aOn[0]) printf("* the default mode (auto)\n");
   }
   return 0;
 }
@@ -1178,7 +1283,7 @@ int cliMemDelete(int argc, char **argv) {
   if (rc == CAIRN_OK) rc = cairn_mem_checkpoint(m);
   if (rc == CAIRN_OK) {
     if (a.json) printf("{\"deleted\":%llu}\n", (unsigned long long)nDel);
-    else fprintf(stderr, "%llu memories forgotten (gone from the file)\n", (unsigned long long)nDel);
+    else cliNote("%llu memories forgotten (gone from the file)\n", (unsigned long long)nDel);
   } else cliFail(zCmd, rc);
   cairn_mem_close(m);
   return rc ? 1 : 0;
@@ -1270,7 +1375,7 @@ int cliMemImport(int argc, char **argv) {
   if (rc == CAIRN_OK) rc = cairn_mem_commit(m);
   if (rc == CAIRN_OK) {
     if (a.json) printf("{\"imported\":%llu}\n", (unsigned long long)nImp);
-    else fprintf(stderr, "%llu memories imported\n", (unsigned long long)nImp);
+    else cliNote("%llu memories imported\n", (unsigned long long)nImp);
   } else cliFail(zCmd, rc);
   cairn_mem_close(m);
   return rc ? 1 : 0;
@@ -1291,7 +1396,7 @@ int cliMemCompact(int argc, char **argv) {
   cairn_mem_stats_get(m, &s1);
   if (rc == CAIRN_OK) {
     if (a.json) printf("{\"before\":%llu,\"after\":%llu}\n", (unsigned long long)before, (unsigned long long)s1.nFileBytes);
-    else fprintf(stderr, "%llu bytes -> %llu bytes\n", (unsigned long long)before, (unsigned long long)s1.nFileBytes);
+    else cliNote("%llu bytes -> %llu bytes\n", (unsigned long long)before, (unsigned long long)s1.nFileBytes);
   } else cliFail(zCmd, rc);
   cairn_mem_close(m);
   return rc ? 1 : 0;

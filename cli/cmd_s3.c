@@ -246,10 +246,9 @@ int cliStoreGet(int argc, char **argv) {
 }
 
 static int lsEach(void *pArg, const cairn_cas_entry *e) {
-  char z[65];
-  cairn_cas_id_hex(e->aId, z);
-  printf("%s  %12llu  %s\n", z, (unsigned long long)e->nSize, e->zName ? e->zName : "-");
-  (*(uint64_t *)pArg)++;
+  uint64_t *a = pArg; /* [0] the count, [1] --json */
+  cliCasLsLine(e, (int)a[1]);
+  a[0]++;
   return 0;
 }
 int cliStoreLs(int argc, char **argv) {
@@ -257,10 +256,10 @@ int cliStoreLs(int argc, char **argv) {
   if (!zStore || !cairn_s3_is_url(zStore)) return cliCasLs(argc, argv);
   Remote rm;
   if (remoteOpen("store ls", zStore, NULL, &rm)) return 1;
-  uint64_t n = 0;
-  int rc = cairn_rcas_list(rm.r, lsEach, &n);
+  uint64_t a[2] = {0, (uint64_t)cliTakeJson(&argc, argv)};
+  int rc = cairn_rcas_list(rm.r, lsEach, a);
   int st = rc ? cliFail("store ls", rc) : 0;
-  if (!rc) fprintf(stderr, "%llu payloads\n", (unsigned long long)n);
+  if (!rc) cliNote("%llu payloads\n", (unsigned long long)a[0]);
   remoteClose(&rm);
   return st;
 }

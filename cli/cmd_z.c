@@ -12,6 +12,7 @@
 
 /* cairn hash FILE... : SHA-256 of each file, in sha256sum's format ("-" is standard input). */
 int cliHash(int argc, char **argv) {
+  int json = cliTakeJson(&argc, argv);
   if (argc < 2) return cliUsage("hash", "missing FILE");
   int status = 0;
   for (int i = 1; i < argc; i++) {
@@ -22,14 +23,20 @@ int cliHash(int argc, char **argv) {
       status = 1;
       continue;
     }
+    uint64_t nBytes = 0;
     int rc = cairn_sha256_file(f, d);
+    if (rc == CAIRN_OK) rc = cairn_file_size(f, &nBytes);
     cairn_file_close(f);
     if (rc) {
       status = cliFail("hash", rc);
       continue;
     }
     cairn_hex(d, 32, z);
-    printf("%s  %s\n", z, argv[i]);
+    if (json) { /* one object per line: {"path":..,"sha256":..,"bytes":N} */
+      printf("{\"path\":");
+      cliJsonStr(argv[i]);
+      printf(",\"sha256\":\"%s\",\"bytes\":%llu}\n", z, (unsigned long long)nBytes);
+    } else printf("%s  %s\n", z, argv[i]);
   }
   return status;
 }

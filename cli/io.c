@@ -229,3 +229,29 @@ int cliOutClose(CliOut *o, int rc) {
   }
   return rc;
 }
+
+/* A JSON string on stdout ("..." with \" \\ and \u00XX escapes); NULL is null. */
+void cliJsonStr(const char *z) {
+  if (!z) {
+    fputs("null", stdout);
+    return;
+  }
+  putchar('"');
+  for (; *z; z++) {
+    if (*z == '"' || *z == '\\') printf("\\%c", *z);
+    else if ((unsigned char)*z < 0x20) printf("\\u%04x", (unsigned char)*z);
+    else putchar(*z);
+  }
+  putchar('"');
+}
+
+/* --json anywhere in argv: removed, 1 returned. */
+int cliTakeJson(int *pArgc, char **argv) {
+  int json = 0, n = 1;
+  for (int i = 1; i < *pArgc; i++)
+    if (strcmp(argv[i], "--json") == 0) json = 1;
+    else argv[n++] = argv[i];
+  argv[n] = NULL;
+  *pArgc = n;
+  return json;
+}

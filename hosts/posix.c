@@ -37,6 +37,9 @@
 #include <sys/auxv.h>
 #endif
 #endif
+#if defined(POSIX_HAVE_LOCKS) || defined(__EMSCRIPTEN__)
+#include "readers.h" /* reader markers: the native host walks them, Emscripten's makes them too */
+#endif
 
 typedef struct PosixFile {
   cairn_file base;
@@ -462,6 +465,15 @@ static int lockWrite(PosixFile *f) {
 ** there is none.
 */
 #define READERS_SUFFIX ".cairn-readers"
+/* A native reader's marker line "cairn-reader pid=N host=H": gone when H is this host and no
+** process N exists. */
+static int readerPidGone(const char *zLine) {
+  long pid = 0;
+  char zHost[256];
+  if (sscanf(zLine, "cairn-reader pid=%ld host=%255s", &pid, zHost) != 2 || pid <= 0) return 0;
+  return strcmp(zHost, lockHost()) == 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
 static int readerMarkersBusy(PosixFile *f) {
   size_t nLock = strlen(f->zLockFile), nSuf = sizeof(LOCKFILE_SUFFIX) - 1;
   if (nLock < nSuf) return CAIRN_OK;
@@ -469,28 +481,7 @@ static int readerMarkersBusy(PosixFile *f) {
   if (nLock - nSuf + sizeof(READERS_SUFFIX) > sizeof(zDir)) return CAIRN_OK;
   memcpy(zDir, f->zLockFile, nLock - nSuf);
   memcpy(zDir + nLock - nSuf, READERS_SUFFIX, sizeof(READERS_SUFFIX));
-  struct stat st;
-  if (stat(zDir, &st) != 0) return CAIRN_OK;
-  DIR *d = opendir(zDir);
-  if (!d) return cairn_seterr(CAIRN_BUSY, "%s has readers (cannot list %s: %s)", pfName(f), zDir, strerror(errno));
-  int rc = CAIRN_OK;
-  struct dirent *e;
-  char zPath[4096 + 256], z[320];
-  while (rc == CAIRN_OK && (e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue; /* ".", "..", and markers being created (".tmp...") */
-    snprintf(zPath, sizeof(zPath), "%s/%s", zDir, e->d_name);
-    long age = 0, pid = 0;
-    if (lockFileRead(zPath, z, sizeof(z), &age) != 0) continue; /* removed meanwhile */
-    char zHost[256];
-    int bPid = sscanf(z, "cairn-reader pid=%ld host=%255s", &pid, zHost) == 2 && pid > 0;
-    if (bPid && strcmp(zHost, lockHost()) == 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
-      unlink(zPath); /* its reader is gone */
-      continue;
-    }
-    z[strcspn(z, "\n")] = 0;
-    rc = cairn_seterr(CAIRN_BUSY, "%s has readers (%s: \"%s\")", pfName(f), zPath, z);
-  }
-  closedir(d);
+  int rc = readersWalk(zDir, pfName(f), readerPidGone);
   if (rc == CAIRN_OK) rmdir(zDir); /* empty now, or a new reader keeps it (rmdir fails) */
   return rc;
 }
@@ -547,7 +538,6 @@ static int posixUnlock(cairn_file *pF, int eLock) {
 /* Emscripten (NODERAWFS: the C tests under Node): no OFD locks or flock, so no writer
 ** exclusion ("no locks", as before); readers leave markers (hosts/readers.h) so that a writer's
 ** CAIRN_LOCK_EXCLUSIVE sees them, in this process or another. zLockFile holds the marker. */
-#include "readers.h"
 static void lockFileDrop(PosixFile *f) { readersMarkerDrop(&f->zLockFile); }
 static int posixLock(cairn_file *pF, int eLock) {
   PosixFile *f = (PosixFile *)pF;

@@ -45,6 +45,16 @@ EMSCRIPTEN_KEEPALIVE int cairn_em_cas_read(cairn_cas *c, const uint8_t *aId, dou
   return cairn_cas_read(c, aId, (uint64_t)off, p, n, pnRead);
 }
 
+/* An open payload for reads in pieces (JS Store.getInto): the handle keeps the manifest and a
+** chunk that a piece cut, so each chunk is read and verified once. */
+EMSCRIPTEN_KEEPALIVE int cairn_em_cas_payload_open(cairn_cas *c, const uint8_t *aId, cairn_cas_payload **ppP) {
+  return cairn_cas_payload_open(c, aId, ppP);
+}
+EMSCRIPTEN_KEEPALIVE int cairn_em_cas_payload_read(cairn_cas_payload *pl, double off, void *p, size_t n, size_t *pnRead) {
+  return cairn_cas_payload_read(pl, (uint64_t)off, p, n, pnRead);
+}
+EMSCRIPTEN_KEEPALIVE void cairn_em_cas_payload_close(cairn_cas_payload *pl) { cairn_cas_payload_close(pl); }
+
 /* Write [start, end) of a payload to JS file out (end < 0: to the payload's end). */
 EMSCRIPTEN_KEEPALIVE int cairn_em_cas_get_file(cairn_cas *c, const uint8_t *aId, double start, double end, cairn_file *out) {
   return cairn_cas_get_file(c, aId, (uint64_t)start, end < 0 ? UINT64_MAX : (uint64_t)end, out, NULL, NULL);

@@ -96,6 +96,8 @@ struct cairn_cas_payload {
   uint32_t *aIdx;    /* chunk index of each piece */
   uint8_t *aBuf;     /* one chunk, for partial reads */
   size_t nBuf;
+  uint32_t iBuf;     /* 1 + the piece whose verified bytes aBuf holds; 0: none. A read in pieces
+                     ** that cut a chunk (JS Store.getInto) reads and hashes it once, not twice */
   /* aStart/aIdx of payloads of at most PL_INLINE - 1 chunks (small objects: one chunk) live
   ** here, so that reading one (cairn_cas_read, with this struct on its stack) allocates nothing */
 #define PL_INLINE 4
@@ -223,12 +225,18 @@ int cairn_cas_payload_read(cairn_cas_payload *pl, uint64_t iOff, void *pv, size_
       rc = cairnCasReadChunk(c, k, p + nDone, iStart, pl->aId);
     } else {
       if (pl->nBuf < k->nRaw) {
+        /* room for the largest chunk of the store's chunking at once when the payload has
+        ** several (their sizes vary up to it), so pieces read later do not grow it again */
+        size_t nWant = k->nRaw;
+        if (pl->nChunk > 1 && c->cdc->prm.nMax > nWant) nWant = c->cdc->prm.nMax;
         cairnFree(pl->aBuf);
-        pl->aBuf = cairnMalloc(k->nRaw);
-        pl->nBuf = pl->aBuf ? k->nRaw : 0;
-        if (!pl->aBuf) return cairnErr(CAIRN_NOMEM, "store: cannot allocate %u bytes", k->nRaw);
+        pl->iBuf = 0;
+        pl->aBuf = cairnMalloc(nWant);
+        pl->nBuf = pl->aBuf ? nWant : 0;
+        if (!pl->aBuf) return cairnErr(CAIRN_NOMEM, "store: cannot allocate %zu bytes", nWant);
       }
-      rc = cairnCasReadChunk(c, k, pl->aBuf, iStart, pl->aId);
+      rc = pl->iBuf == i + 1 ? CAIRN_OK : cairnCasReadChunk(c, k, pl->aBuf, iStart, pl->aId);
+      pl->iBuf = rc == CAIRN_OK ? i + 1 : 0;
       if (rc == CAIRN_OK) memcpy(p + nDone, pl->aBuf + (iPos - iStart), nTake);
     }
     if (rc) {

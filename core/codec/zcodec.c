@@ -12,6 +12,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "codec/zdec.h"
 #include "common/internal.h"
 
 #define ZIO_BLOCK (128 * 1024)
@@ -90,41 +91,77 @@ int cairn_zcompress(cairn_zkind kind, int level, const void *p, size_t n, void *
   return CAIRN_OK;
 }
 
-int cairn_zdecompress(cairn_zkind kind, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
+/* The decoder states behind cairn_zdecompress: made on first use, kept by a CairnZDec between
+** calls (core/codec/zdec.h), freed at once by cairn_zdecompress. */
+struct CairnZDec {
+  ZSTD_DCtx *pZstd;
+  z_stream z;
+  int zBits; /* windowBits z was initialised with; 0: not yet */
+};
+
+static int zdecRun(struct CairnZDec *x, cairn_zkind kind, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
   if (!pnOut || (!p && n) || (!out && nOut)) return cairnErr(CAIRN_MISUSE, "zdecompress: NULL argument");
   if (!validKind(kind)) return cairnErr(CAIRN_MISUSE, "zdecompress: unknown codec %d", (int)kind);
   *pnOut = 0;
   if (kind == CAIRN_ZSTD) {
-    ZSTD_DCtx *d = ZSTD_createDCtx_advanced(zstdMem);
-    if (!d) return cairnErr(CAIRN_NOMEM, "zstd: cannot allocate a decompression context");
-    size_t r = ZSTD_decompressDCtx(d, out, nOut, p, n);
-    ZSTD_freeDCtx(d);
+    if (!x->pZstd && !(x->pZstd = ZSTD_createDCtx_advanced(zstdMem)))
+      return cairnErr(CAIRN_NOMEM, "zstd: cannot allocate a decompression context");
+    size_t r = ZSTD_decompressDCtx(x->pZstd, out, nOut, p, n);
     if (ZSTD_isError(r)) return zstdErr(r, "decompress");
     *pnOut = r;
     return CAIRN_OK;
   }
   if (n > UINT32_MAX || nOut > UINT32_MAX) return cairnErr(CAIRN_RANGE, "inflate: buffers over 4 GiB need the stream API");
-  z_stream s;
-  memset(&s, 0, sizeof(s));
-  s.zalloc = zlibAlloc;
-  s.zfree = zlibFree;
-  int z = inflateInit2(&s, zlibWindowBits(kind));
-  if (z != Z_OK) return zlibErr(z, &s, "inflateInit");
-  s.next_in = (Bytef *)(uintptr_t)p;
-  s.avail_in = (uInt)n;
-  s.next_out = out;
-  s.avail_out = (uInt)nOut;
-  z = inflate(&s, Z_FINISH);
-  size_t nDone = s.total_out;
-  int rc = CAIRN_OK;
-  if (z != Z_STREAM_END) {
-    if (z == Z_BUF_ERROR && s.avail_out == 0) rc = cairnErr(CAIRN_RANGE, "inflate: output larger than %zu bytes", nOut);
-    else if (z == Z_BUF_ERROR) rc = cairnErr(CAIRN_CORRUPT, "inflate: input truncated after %zu bytes", n);
-    else rc = zlibErr(z, &s, "inflate");
+  z_stream *s = &x->z;
+  int bits = zlibWindowBits(kind), z;
+  if (x->zBits) z = inflateReset2(s, bits); /* keeps the state (and a window, if one was made) */
+  else {
+    memset(s, 0, sizeof(*s));
+    s->zalloc = zlibAlloc;
+    s->zfree = zlibFree;
+    z = inflateInit2(s, bits);
   }
-  inflateEnd(&s);
-  if (rc == CAIRN_OK) *pnOut = nDone;
+  if (z != Z_OK) return zlibErr(z, s, "inflateInit");
+  x->zBits = bits;
+  s->next_in = (Bytef *)(uintptr_t)p;
+  s->avail_in = (uInt)n;
+  s->next_out = out;
+  s->avail_out = (uInt)nOut;
+  z = inflate(s, Z_FINISH);
+  size_t nDone = s->total_out;
+  if (z != Z_STREAM_END) {
+    if (z == Z_BUF_ERROR && s->avail_out == 0) return cairnErr(CAIRN_RANGE, "inflate: output larger than %zu bytes", nOut);
+    if (z == Z_BUF_ERROR) return cairnErr(CAIRN_CORRUPT, "inflate: input truncated after %zu bytes", n);
+    return zlibErr(z, s, "inflate");
+  }
+  *pnOut = nDone;
+  return CAIRN_OK;
+}
+static void zdecClear(struct CairnZDec *x) {
+  ZSTD_freeDCtx(x->pZstd); /* NULL is fine */
+  if (x->zBits) inflateEnd(&x->z);
+}
+
+int cairn_zdecompress(cairn_zkind kind, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
+  struct CairnZDec x;
+  x.pZstd = NULL, x.zBits = 0;
+  int rc = zdecRun(&x, kind, p, n, out, nOut, pnOut);
+  zdecClear(&x);
   return rc;
+}
+
+int cairnZDecompressWith(CairnZDec **ppDec, cairn_zkind kind, const void *p, size_t n, void *out, size_t nOut, size_t *pnOut) {
+  if (!*ppDec) {
+    if (!(*ppDec = cairnMalloc(sizeof(CairnZDec)))) return cairnErr(CAIRN_NOMEM, "zdecompress: cannot allocate a decoder");
+    (*ppDec)->pZstd = NULL, (*ppDec)->zBits = 0;
+  }
+  return zdecRun(*ppDec, kind, p, n, out, nOut, pnOut);
+}
+
+void cairnZDecFree(CairnZDec *pDec) {
+  if (!pDec) return;
+  zdecClear(pDec);
+  cairnFree(pDec);
 }
 
 int cairn_zstd_content_size(const void *p, size_t n, uint64_t *pnSize) {

@@ -458,9 +458,24 @@ int cairnH5DsetChunkEach(H5Dset *d, uint64_t maxCells, int (*x)(void *, const ui
 /* Append ,"external":[{"name","offset","size" (null: unlimited)}...] for d's external raw data
 ** files (d->pEfl set): info JSON, like h5py's Dataset.external. */
 int cairnH5DsetExternalJson(H5Dset *d, CairnSb *s);
-/* Decode one chunk through the filter pipeline (in place when possible). */
+/* Scratch of one thread of a chunked read (issue 23): the buffers a chunk's decode goes
+** through and the decoder state, kept from chunk to chunk instead of allocated per chunk and
+** filter. A block from cairnH5ScrAlloc(S, ..) goes back with cairnH5ScrFree(S, ..) (same S; NULL
+** S: plain cairnMalloc / cairnFree). New blocks are at least nHint bytes (the decoded chunk
+** size and a little), so any block fits any later buffer of the read. cairnH5ScrClear frees all. */
+#define H5_SCR_KEEP 4
+typedef struct H5Scratch {
+  uint8_t *ap[H5_SCR_KEEP]; /* free blocks (their capacity before them), NULL: empty */
+  size_t nHint;
+  struct CairnZDec *pDec;   /* core/codec/zdec.h */
+} H5Scratch;
+uint8_t *cairnH5ScrAlloc(H5Scratch *S, size_t n);
+void cairnH5ScrFree(H5Scratch *S, uint8_t *p);
+void cairnH5ScrClear(H5Scratch *S);
+/* Decode one chunk through the filter pipeline (in place when possible). pIn (nIn bytes) comes
+** from cairnH5ScrAlloc(S, ..) and is taken; *ppOut goes back with cairnH5ScrFree(S, ..). */
 int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, size_t nOut, uint8_t **ppOut,
-               size_t *pnOut, const char *zPath, uint64_t addr);
+               size_t *pnOut, const char *zPath, uint64_t addr, H5Scratch *S);
 
 /* Conversion of raw elements of type t (file layout) to a memory type. */
 int cairnH5Convert(const H5Type *t, const uint8_t *in, uint64_t n, cairn_h5_mtype m, void *out);

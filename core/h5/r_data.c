@@ -167,6 +167,26 @@ static uint64_t maxChunks(const H5Dset *d, uint32_t i) {
   return (m + d->layout.aChunk[i] - 1) / d->layout.aChunk[i];
 }
 
+/* Entries of d->aIdx set (the ring's first iIdx, then all: see h5int.h), so a new dataset needs
+** only iIdx zeroed. */
+static unsigned idxCount(const H5Dset *d) { return d->iIdx < CAIRN_ARRAY_SIZE(d->aIdx) ? d->iIdx : (unsigned)CAIRN_ARRAY_SIZE(d->aIdx); }
+
+/* A verified index block (signature, lookup3 over all but the last 4 bytes), from a small
+** per-dataset cache: reading chunk after chunk walks the same blocks. Owned by d. */
+static const uint8_t *idxFind(const H5Dset *d, uint64_t addr, size_t n) {
+  for (unsigned i = 0, nSet = idxCount(d); i < nSet; i++)
+    if (d->aIdx[i].addr == addr && d->aIdx[i].n == n) return d->aIdx[i].p;
+  return NULL;
+}
+/* Put block p (verified, taken) into the cache. */
+static void idxKeep(H5Dset *d, uint64_t addr, size_t n, uint8_t *p) {
+  unsigned k = d->iIdx % CAIRN_ARRAY_SIZE(d->aIdx);
+  if (d->iIdx >= CAIRN_ARRAY_SIZE(d->aIdx)) cairnFree(d->aIdx[k].p); /* the oldest goes */
+  d->iIdx = d->iIdx + 1 < 2 * CAIRN_ARRAY_SIZE(d->aIdx) ? d->iIdx + 1 : (unsigned)CAIRN_ARRAY_SIZE(d->aIdx);
+  d->aIdx[k].addr = addr;
+  d->aIdx[k].n = n;
+  d->aIdx[k].p = p;
+}
 /* lo/hi: the parent's keys around this child (NULL at the root); wantLevel: the level it must
 ** have (-1 at the root). */
 static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth, int wantLevel, const uint8_t *lo, const uint8_t *hi) {
@@ -184,15 +204,23 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth, int wan
                     wantLevel + 1);
   if (n == 0 && (level || depth)) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at offset %llu of %s is empty", (unsigned long long)node, d->zPath);
   size_t body = (size_t)n * (key + f->so) + key;
-  uint8_t *p;
-  CAIRN_TRY(cairnH5LoadMeta(f, node + hdr, body, &p));
-  const char *zWhy = cairnH5ChunkNodeCheck(p, n, r, d->layout.aChunk, f->so, lo, hi);
-  if (!zWhy && level == 0 && d->pipeline.n == 0) /* unfiltered chunks hold exactly one chunk's bytes */
-    for (uint32_t i = 0; i < n && !zWhy; i++)
-      if (cairnGetLE32(p + (size_t)i * (key + f->so)) != chunkBytes(d)) zWhy = "an unfiltered chunk's size is not the chunk's";
-  if (zWhy) {
-    cairnFree(p);
-    return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at offset %llu of %s is damaged: %s", (unsigned long long)node, d->zPath, zWhy);
+  /* Node bodies, checked once, stay in the dataset's index cache (issue 23: each chunk's lookup
+  ** loaded and checked its path of nodes again, one allocation per node). The check's bounds lo
+  ** and hi are the parent's keys, the same on every walk to this node. */
+  const uint8_t *p = idxFind(d, node + hdr, body);
+  if (!p) {
+    uint8_t *q;
+    CAIRN_TRY(cairnH5LoadMeta(f, node + hdr, body, &q));
+    const char *zWhy = cairnH5ChunkNodeCheck(q, n, r, d->layout.aChunk, f->so, lo, hi);
+    if (!zWhy && level == 0 && d->pipeline.n == 0) /* unfiltered chunks hold exactly one chunk's bytes */
+      for (uint32_t i = 0; i < n && !zWhy; i++)
+        if (cairnGetLE32(q + (size_t)i * (key + f->so)) != chunkBytes(d)) zWhy = "an unfiltered chunk's size is not the chunk's";
+    if (zWhy) {
+      cairnFree(q);
+      return cairnErr(CAIRN_CORRUPT, "hdf5: chunk B-tree node at offset %llu of %s is damaged: %s", (unsigned long long)node, d->zPath, zWhy);
+    }
+    idxKeep(d, node + hdr, body, q);
+    p = q;
   }
   int rc = CAIRN_OK;
   uint64_t want[H5_MAX_RANK];
@@ -214,7 +242,8 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth, int wan
     const uint8_t *k = p + (size_t)pick * (key + f->so);
     uint64_t child = cairnGetLEn(k + key, f->so);
     if (level) {
-      /* the bounds point into p, freed after the child returns */
+      /* The bounds point into p, which the child uses only before it puts its own node into the
+      ** cache (that may evict p); nothing here reads p after the child returns. */
       rc = btree1Chunk(d, child, c, depth + 1, (int)level - 1, k, k + key + f->so);
     } else {
       int eq = 1;
@@ -226,22 +255,11 @@ static int btree1Chunk(H5Dset *d, uint64_t node, ChunkRef *c, int depth, int wan
       }
     }
   }
-  cairnFree(p);
   return rc;
 }
 
-/* Entries of d->aIdx set (the ring's first iIdx, then all: see h5int.h), so a new dataset needs
-** only iIdx zeroed. */
-static unsigned idxCount(const H5Dset *d) { return d->iIdx < CAIRN_ARRAY_SIZE(d->aIdx) ? d->iIdx : (unsigned)CAIRN_ARRAY_SIZE(d->aIdx); }
-
-/* A verified index block (signature, lookup3 over all but the last 4 bytes), from a small
-** per-dataset cache: reading chunk after chunk walks the same blocks. Owned by d. */
 static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const char *zWhat, const uint8_t **pp) {
-  for (unsigned i = 0, nSet = idxCount(d); i < nSet; i++)
-    if (d->aIdx[i].addr == addr && d->aIdx[i].n == n) {
-      *pp = d->aIdx[i].p;
-      return CAIRN_OK;
-    }
+  if ((*pp = idxFind(d, addr, n))) return CAIRN_OK;
   uint8_t *p;
   CAIRN_TRY(cairnH5LoadMeta(d->f, addr, n, &p));
   int rc = CAIRN_OK;
@@ -253,12 +271,7 @@ static int idxLoad(H5Dset *d, uint64_t addr, size_t n, const char *zSig, const c
     cairnFree(p);
     return rc;
   }
-  unsigned k = d->iIdx % CAIRN_ARRAY_SIZE(d->aIdx);
-  if (d->iIdx >= CAIRN_ARRAY_SIZE(d->aIdx)) cairnFree(d->aIdx[k].p); /* the oldest goes */
-  d->iIdx = d->iIdx + 1 < 2 * CAIRN_ARRAY_SIZE(d->aIdx) ? d->iIdx + 1 : (unsigned)CAIRN_ARRAY_SIZE(d->aIdx);
-  d->aIdx[k].addr = addr;
-  d->aIdx[k].n = n;
-  d->aIdx[k].p = p;
+  idxKeep(d, addr, n, p);
   *pp = p;
   return CAIRN_OK;
 }
@@ -532,6 +545,8 @@ typedef struct ReadCtx {
   const Geo *g;
   uint8_t *out;
   Job *aJob;
+  H5Scratch *aScr; /* one per worker (iWorker < nScr), NULL: none (each chunk allocates) */
+  unsigned nScr;
   uint64_t cb;  /* decoded chunk bytes */
   char zErr[256];
   int errSet;
@@ -561,7 +576,7 @@ static int chunkReadWhole(const ReadCtx *x, const uint64_t *org) {
   return x->cb <= (64u << 10) || (nIn * x->g->es * 4 >= x->cb && x->cb <= (256u << 20));
 }
 
-static int readOneChunk(ReadCtx *x, Job *jb) {
+static int readOneChunk(ReadCtx *x, Job *jb, H5Scratch *S) {
   H5Dset *d = x->d;
   uint64_t org[H5_MAX_RANK];
   jobOrigin(x, jb, org);
@@ -579,14 +594,14 @@ static int readOneChunk(ReadCtx *x, Job *jb) {
       return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s holds %llu bytes, not %llu", (unsigned long long)jb->addr, d->zPath,
                       (unsigned long long)jb->size, (unsigned long long)x->cb);
     if (chunkReadWhole(x, org)) {
-      uint8_t *raw = cairnMalloc((size_t)x->cb);
+      uint8_t *raw = cairnH5ScrAlloc(S, (size_t)x->cb);
       if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)x->cb);
       int rc = cairnH5ReadRaw(d->f, jb->addr, raw, (size_t)x->cb);
       if (rc == CAIRN_OK) {
         b.src = raw;
         rc = scatter(d->f, x->g, &b, x->out);
       }
-      cairnFree(raw);
+      cairnH5ScrFree(S, raw);
       return rc;
     }
     b.fileAddr = jb->addr;
@@ -595,24 +610,24 @@ static int readOneChunk(ReadCtx *x, Job *jb) {
   if (jb->size > H5_MAX_CHUNK || jb->size == 0)
     return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s has stored size %llu", (unsigned long long)jb->addr, d->zPath,
                     (unsigned long long)jb->size);
-  uint8_t *raw = cairnMalloc((size_t)jb->size);
+  uint8_t *raw = cairnH5ScrAlloc(S, (size_t)jb->size);
   if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)jb->size);
   int rc = cairnH5ReadRaw(d->f, jb->addr, raw, (size_t)jb->size);
   if (rc) {
-    cairnFree(raw);
+    cairnH5ScrFree(S, raw);
     return rc;
   }
   uint8_t *dec;
   size_t nDec;
-  CAIRN_TRY(cairnH5Unfilter(&d->pipeline, jb->mask, raw, (size_t)jb->size, (size_t)x->cb, &dec, &nDec, d->zPath, jb->addr));
+  CAIRN_TRY(cairnH5Unfilter(&d->pipeline, jb->mask, raw, (size_t)jb->size, (size_t)x->cb, &dec, &nDec, d->zPath, jb->addr, S));
   if (nDec < x->cb) {
-    cairnFree(dec);
+    cairnH5ScrFree(S, dec);
     return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s decodes to %zu bytes, not %llu", (unsigned long long)jb->addr, d->zPath, nDec,
                     (unsigned long long)x->cb);
   }
   b.src = dec;
   rc = scatter(d->f, x->g, &b, x->out);
-  cairnFree(dec);
+  cairnH5ScrFree(S, dec);
   return rc;
 }
 
@@ -657,7 +672,7 @@ static void chunkPlan(ReadCtx *x, size_t n) {
 
 static void chunkTask(void *pArg, size_t i, unsigned iWorker) {
   ReadCtx *x = pArg;
-  x->aJob[i].rc = readOneChunk(x, &x->aJob[i]);
+  x->aJob[i].rc = readOneChunk(x, &x->aJob[i], iWorker < x->nScr ? &x->aScr[iWorker] : NULL);
   if (x->aJob[i].rc && __atomic_exchange_n(&x->errSet, 1, __ATOMIC_ACQ_REL) == 0) {
     /* error messages are per thread: keep the first for the caller's thread */
     cairnFormat(x->zErr, sizeof(x->zErr), "%s", cairn_errmsg());
@@ -739,8 +754,18 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
       x.span[i] = c1[i] - c0[i] + 1;
     }
     chunkPlan(&x, n);
+    /* One scratch per worker, kept from chunk to chunk (issue 23: a 16-chunk deflate read made
+    ** 81 allocations, five per chunk). Without it (no memory for the array) chunks allocate. */
+    unsigned nW = n > 1 ? cairnConcurrency() : 1;
+    if ((x.aScr = cairnMallocArray(nW, sizeof(H5Scratch)))) {
+      memset(x.aScr, 0, nW * sizeof(H5Scratch));
+      x.nScr = nW;
+      for (unsigned i = 0; i < nW; i++) x.aScr[i].nHint = (size_t)x.cb + 64; /* cairnH5Unfilter's cap */
+    }
     if (n > 1) cairnParallelFor(n, chunkTask, &x);
     else if (n == 1) chunkTask(&x, 0, 0);
+    for (unsigned i = 0; i < x.nScr; i++) cairnH5ScrClear(&x.aScr[i]);
+    cairnFree(x.aScr);
     for (size_t i = 0; i < n; i++)
       if (aJob[i].rc) {
         rc = aJob[i].rc;

@@ -9,6 +9,7 @@
 */
 #include "h5int.h"
 #include "codec/lz4.h"
+#include "codec/zdec.h"
 
 
 static void unshuffle(const uint8_t *in, uint8_t *out, size_t n, size_t es) {
@@ -90,7 +91,7 @@ static void putElem(uint8_t *dst, uint64_t v, unsigned size, int bigEndian) {
 /* n-bit for atomic types: params [nparams, flag, nelmts, class=1, size, order, precision,
 ** offset]; each element's `precision` bits, placed back at `offset` (other bits zero: the
 ** datatype's precision/offset tell readers which bits count). */
-static int nbitDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t cap, uint8_t **pp, size_t *pn, const char *zPath) {
+static int nbitDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t cap, uint8_t **pp, size_t *pn, const char *zPath, H5Scratch *S) {
   const uint32_t *a = fl->aParam;
   if (fl->nParam < 8 || a[3] != 1)
     return cairnErr(CAIRN_UNSUPPORTED, "hdf5: unsupported filter 5 (nbit) of a compound or array type in %s", zPath);
@@ -98,13 +99,13 @@ static int nbitDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t ca
   unsigned size = a[4], big = a[5] == 1, prec = a[6], off = a[7];
   if (size == 0 || size > 8 || prec == 0 || prec + off > 8 * size || nElem > cap / size)
     return cairnErr(CAIRN_CORRUPT, "hdf5: nbit parameters (size %u, precision %u, offset %u) in %s", size, prec, off, zPath);
-  uint8_t *out = cairnMalloc((nElem * size) != 0 ? (size_t)(nElem * size) : 1);
+  uint8_t *out = cairnH5ScrAlloc(S, (size_t)(nElem * size));
   if (!out) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
   BitReader b = {in, n, 0};
   for (uint64_t i = 0; i < nElem; i++) {
     uint64_t v;
     if (!bitsGet(&b, prec, &v)) {
-      cairnFree(out);
+      cairnH5ScrFree(S, out);
       return cairnErr(CAIRN_CORRUPT, "hdf5: nbit chunk too short (%zu bytes for %llu elements) in %s", n, (unsigned long long)nElem, zPath);
     }
     putElem(out + i * size, off < 64 ? v << off : 0, size, big);
@@ -120,7 +121,7 @@ static int nbitDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t ca
 ** 21-byte header), then nelmts values of minbits bits (MSB first) added to minval; the all-ones
 ** value stands for the fill value when one is defined. Floats (D-scale) are q / 10^factor +
 ** minval. */
-static int scaleoffsetDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t cap, uint8_t **pp, size_t *pn, const char *zPath) {
+static int scaleoffsetDecode(const H5Filter *fl, const uint8_t *in, size_t n, size_t cap, uint8_t **pp, size_t *pn, const char *zPath, H5Scratch *S) {
   const uint32_t *a = fl->aParam;
   if (fl->nParam < 8) return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset filter with %u parameters in %s", fl->nParam, zPath);
   unsigned type = a[0], cls = a[3], size = a[4], isSigned = a[5], big = a[6] == 1, fillDef = a[7];
@@ -137,11 +138,11 @@ static int scaleoffsetDecode(const H5Filter *fl, const uint8_t *in, size_t n, si
   uint8_t fill[8] = {0};
   if (fillDef && fl->nParam >= 8 + (size + 3) / 4)
     for (unsigned k = 0; k < size; k++) fill[k] = (uint8_t)(a[8 + k / 4] >> (8 * (k % 4)));
-  uint8_t *out = cairnMalloc((nElem * size) != 0 ? (size_t)(nElem * size) : 1);
+  uint8_t *out = cairnH5ScrAlloc(S, (size_t)(nElem * size));
   if (!out) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
   if (minbits == 8 * size) { /* stored as is */
     if (n - 21 < nElem * size) {
-      cairnFree(out);
+      cairnH5ScrFree(S, out);
       return cairnErr(CAIRN_CORRUPT, "hdf5: short scaleoffset chunk in %s", zPath);
     }
     /* the packed values are in the writer's (little-endian) order: put them in the file's */
@@ -154,7 +155,7 @@ static int scaleoffsetDecode(const H5Filter *fl, const uint8_t *in, size_t n, si
     for (uint64_t i = 0; i < nElem; i++) {
       uint64_t q = 0;
       if (minbits && !bitsGet(&b, minbits, &q)) {
-        cairnFree(out);
+        cairnH5ScrFree(S, out);
         return cairnErr(CAIRN_CORRUPT, "hdf5: scaleoffset chunk too short (%zu bytes for %llu elements) in %s", n, (unsigned long long)nElem, zPath);
       }
       uint8_t *dst = out + i * size;
@@ -210,8 +211,56 @@ static int filterName(const H5Filter *fl, const char **pz) {
   return CAIRN_OK;
 }
 
+/* ---- scratch of a chunked read (h5int.h H5Scratch) ----
+** A block is [capacity, 16 bytes][data]: cairnH5ScrFree learns a returned block's size from it.
+** Freed blocks wait in S->ap (at most H5_SCR_KEEP; a decode holds at most three at once). */
+#define SCR_HEAD 16
+uint8_t *cairnH5ScrAlloc(H5Scratch *S, size_t n) {
+  if (!S) return cairnMalloc(n ? n : 1);
+  int best = -1;
+  size_t cBest = 0;
+  for (int i = 0; i < H5_SCR_KEEP; i++) {
+    size_t c;
+    if (!S->ap[i]) continue;
+    memcpy(&c, S->ap[i] - SCR_HEAD, sizeof c);
+    if (c >= n && (best < 0 || c < cBest)) best = i, cBest = c;
+  }
+  if (best >= 0) {
+    uint8_t *p = S->ap[best];
+    S->ap[best] = NULL;
+    return p;
+  }
+  size_t c = n > S->nHint ? n : S->nHint;
+  if (c > SIZE_MAX - SCR_HEAD) return NULL;
+  uint8_t *q = cairnMalloc(c + SCR_HEAD);
+  if (!q) return NULL;
+  memcpy(q, &c, sizeof c);
+  return q + SCR_HEAD;
+}
+void cairnH5ScrFree(H5Scratch *S, uint8_t *p) {
+  if (!S) {
+    cairnFree(p);
+    return;
+  }
+  if (!p) return;
+  for (int i = 0; i < H5_SCR_KEEP; i++)
+    if (!S->ap[i]) {
+      S->ap[i] = p;
+      return;
+    }
+  cairnFree(p - SCR_HEAD);
+}
+void cairnH5ScrClear(H5Scratch *S) {
+  for (int i = 0; i < H5_SCR_KEEP; i++) {
+    if (S->ap[i]) cairnFree(S->ap[i] - SCR_HEAD);
+    S->ap[i] = NULL;
+  }
+  cairnZDecFree(S->pDec);
+  S->pDec = NULL;
+}
+
 int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nIn, size_t nOut, uint8_t **ppOut, size_t *pnOut,
-               const char *zPath, uint64_t addr) {
+               const char *zPath, uint64_t addr, H5Scratch *S) {
   uint8_t *cur = pIn; /* owned */
   size_t n = nIn;
   int rc = CAIRN_OK;
@@ -223,24 +272,24 @@ int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nI
     size_t nn = 0;
     switch (fl->id) {
       case 1: /* deflate */
-        nxt = cairnMalloc(cap);
-        if (!nxt) return cairnFree(cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-        rc = cairn_zdecompress(CAIRN_DEFLATE, cur, n, nxt, cap, &nn);
+        nxt = cairnH5ScrAlloc(S, cap);
+        if (!nxt) return cairnH5ScrFree(S, cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        rc = S ? cairnZDecompressWith(&S->pDec, CAIRN_DEFLATE, cur, n, nxt, cap, &nn) : cairn_zdecompress(CAIRN_DEFLATE, cur, n, nxt, cap, &nn);
         break;
       case 32015: { /* zstd */
         uint64_t cs;
         size_t c2 = cap;
         if (cairn_zstd_content_size(cur, n, &cs) == CAIRN_OK && cs <= H5_MAX_CHUNK) c2 = (size_t)cs;
-        nxt = cairnMalloc(c2 ? c2 : 1);
-        if (!nxt) return cairnFree(cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
-        rc = cairn_zdecompress(CAIRN_ZSTD, cur, n, nxt, c2, &nn);
+        nxt = cairnH5ScrAlloc(S, c2);
+        if (!nxt) return cairnH5ScrFree(S, cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        rc = S ? cairnZDecompressWith(&S->pDec, CAIRN_ZSTD, cur, n, nxt, c2, &nn) : cairn_zdecompress(CAIRN_ZSTD, cur, n, nxt, c2, &nn);
         break;
       }
       case 2: { /* shuffle */
         size_t es = fl->nParam ? fl->aParam[0] : 1;
         if (es <= 1) break;
-        nxt = cairnMalloc(n ? n : 1);
-        if (!nxt) return cairnFree(cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        nxt = cairnH5ScrAlloc(S, n);
+        if (!nxt) return cairnH5ScrFree(S, cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
         unshuffle(cur, nxt, n, es);
         nn = n;
         break;
@@ -272,8 +321,8 @@ int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nI
                         (unsigned long long)addr, zPath);
           break;
         }
-        nxt = cairnMalloc(total ? (size_t)total : 1);
-        if (!nxt) return cairnFree(cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+        nxt = cairnH5ScrAlloc(S, (size_t)total);
+        if (!nxt) return cairnH5ScrFree(S, cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
         size_t ip = 12, op = 0;
         while (op < total && rc == CAIRN_OK) {
           size_t want = (size_t)CAIRN_MIN((uint64_t)bs, total - op);
@@ -332,8 +381,8 @@ int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nI
             break;
           }
           total = (size_t)t64;
-          tr = cairnMalloc(total ? total : 1);
-          if (!tr) return cairnFree(cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
+          tr = cairnH5ScrAlloc(S, total);
+          if (!tr) return cairnH5ScrFree(S, cur), cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
           size_t ne = total / es, done = 0, ip = 12;
           while (done < ne && rc == CAIRN_OK) {
             size_t be = ne - done >= bs ? bs : ((ne - done) / 8) * 8;
@@ -350,6 +399,7 @@ int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nI
             }
             size_t got = 0;
             if (comp == 2) rc = cairnLz4Decompress(cur + ip, cs, tr + done * es, be * es, &got);
+            else if (S) rc = cairnZDecompressWith(&S->pDec, CAIRN_ZSTD, cur + ip, cs, tr + done * es, be * es, &got);
             else rc = cairn_zdecompress(CAIRN_ZSTD, cur + ip, cs, tr + done * es, be * es, &got);
             if (rc == CAIRN_OK && got != be * es) rc = cairnErr(CAIRN_CORRUPT, "hdf5: bitshuffle block decoded to %zu bytes in %s", got, zPath);
             ip += cs;
@@ -366,16 +416,16 @@ int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nI
           break;
         }
         if (rc == CAIRN_OK) {
-          nxt = cairnMalloc(total ? total : 1);
+          nxt = cairnH5ScrAlloc(S, total);
           if (!nxt) rc = cairnErr(CAIRN_NOMEM, "hdf5: out of memory");
           else bitunshuffleAll(tr, nxt, total, es, bs);
           nn = total;
         }
-        cairnFree(tr);
+        cairnH5ScrFree(S, tr);
         break;
       }
-      case 5: rc = nbitDecode(fl, cur, n, cap, &nxt, &nn, zPath); break;
-      case 6: rc = scaleoffsetDecode(fl, cur, n, cap, &nxt, &nn, zPath); break;
+      case 5: rc = nbitDecode(fl, cur, n, cap, &nxt, &nn, zPath, S); break;
+      case 6: rc = scaleoffsetDecode(fl, cur, n, cap, &nxt, &nn, zPath, S); break;
       default: {
         const char *z;
         filterName(fl, &z);
@@ -383,7 +433,7 @@ int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nI
       }
     }
     if (nxt) {
-      cairnFree(cur);
+      cairnH5ScrFree(S, cur);
       cur = nxt;
       n = nn;
     } else if (rc) {
@@ -392,7 +442,7 @@ int cairnH5Unfilter(const H5Pipeline *pl, uint32_t mask, uint8_t *pIn, size_t nI
     if (rc == CAIRN_OK && n > cap) rc = cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s decodes to %zu bytes", (unsigned long long)addr, zPath, n);
   }
   if (rc) {
-    cairnFree(cur);
+    cairnH5ScrFree(S, cur);
     if (CAIRN_PRIMARY(rc) == CAIRN_CORRUPT || CAIRN_PRIMARY(rc) == CAIRN_RANGE) {
       const char *m = cairn_errmsg();
       if (!strstr(m, zPath)) return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s: %s", (unsigned long long)addr, zPath, m);

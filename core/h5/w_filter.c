@@ -196,7 +196,7 @@ int cairnH5wFilterUndo(const H5wFilter *a, int n, uint32_t mask, const uint8_t *
   if (!in) return cairnErr(CAIRN_NOMEM, "filter: out of memory");
   memcpy(in, p, nIn);
   size_t nGot = 0;
-  CAIRN_TRY(cairnH5Unfilter(&pl, mask, in, nIn, nOut, &out, &nGot, "a chunk the writer rewrites", 0)); /* takes in */
+  CAIRN_TRY(cairnH5Unfilter(&pl, mask, in, nIn, nOut, &out, &nGot, "a chunk the writer rewrites", 0, NULL)); /* takes in */
   if (nGot != nOut) {
     cairnFree(out);
     return cairnErr(CAIRN_CORRUPT, "chunk decoded to %zu bytes, want %zu", nGot, nOut);

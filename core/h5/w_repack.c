@@ -370,7 +370,18 @@ typedef struct Repack {
   uint64_t nSkip;
   char zFirst[256];  /* why the first one was left out */
   H5wSeen groups;    /* header addresses of the groups copied: a hard-link cycle ends there */
+  cairn_progress_fn xProgress; /* cairn_h5w_repack_progress: bytes of dataset data copied */
+  void *pProgressArg;
+  uint64_t nDone, nTotal;
 } Repack;
+
+/* nBytes more of dataset data copied: report it (capped at the total, so a total that
+** under-counts never makes the fraction pass 1). */
+static void repackTick(Repack *r, uint64_t nBytes) {
+  if (!r || !r->xProgress) return;
+  r->nDone += nBytes;
+  r->xProgress(r->pProgressArg, r->nDone < r->nTotal ? r->nDone : r->nTotal, r->nTotal);
+}
 
 static int skipOr(Repack *r, int rc) {
   if (rc && r->bSkip && CAIRN_PRIMARY(rc) == CAIRN_UNSUPPORTED) {
@@ -448,6 +459,7 @@ typedef struct ChunkCopy {
   cairn_h5_obj *src;
   cairn_h5w *w;
   H5wDset *d;     /* the copy being written */
+  Repack *r;      /* for progress */
   uint64_t nAlloc; /* counting pass: allocated chunks */
   uint8_t *pBox, *pChunk;
 } ChunkCopy;
@@ -489,6 +501,7 @@ static int chunkCopy(void *pArg, const uint64_t *scaled, uint64_t addr) {
       for (int i = r - 2; i >= 0 && ++c[i] == sel.count[i]; i--) c[i] = 0;
     }
   }
+  repackTick(x->r, nBox * es);
   return cairnH5wChunkPut(x->w, d, off, x->pChunk);
 }
 
@@ -552,7 +565,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
     if (!rc) rc = cairnH5wLookup(r->w, zPath, &po);
     if (!rc && (!po || !po->pDset)) rc = cairnErr(CAIRN_CORRUPT, "repack: '%s' not found after creating it", zPath);
     if (!rc) {
-      cc.src = d, cc.w = r->w, cc.d = po->pDset;
+      cc.src = d, cc.w = r->w, cc.d = po->pDset, cc.r = r;
       cc.pBox = cairnMalloc((size_t)nChunk);
       cc.pChunk = cairnMalloc((size_t)nChunk);
       rc = cc.pBox && cc.pChunk ? cairnH5DsetChunkEach(d->pD, REPACK_MAX_CELLS, chunkCopy, &cc) : cairnErr(CAIRN_NOMEM, "repack: out of memory for a chunk of '%s'", zPath);
@@ -560,6 +573,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
     cairnFree(cc.pBox);
     cairnFree(cc.pChunk);
   } else if (!rc && (!bChunked || t->bHasVlen || rowBytes == 0 || in.dims[0] == 0)) {
+    int bBlocks = !t->bHasVlen && o.layout == CAIRN_H5W_CONTIGUOUS && in.rank > 0 && rowBytes && in.nElem * in.typeSize > (4u << 20);
     /* whole dataset at once: compact/contiguous sources, and strings */
     if (t->bHasVlen && t->vlenKind == 0) {
       Seqs q;
@@ -573,7 +587,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
       rc = readStrings(d, in.nElem, &az);
       if (!rc) rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, in.dims, bResizable ? mx : NULL, &o, az);
       freeStrings(az, in.nElem);
-    } else if (o.layout == CAIRN_H5W_CONTIGUOUS && in.rank > 0 && rowBytes && in.nElem * in.typeSize > (4u << 20)) {
+    } else if (bBlocks) {
       /* large contiguous data: created empty, then written one block of rows at a time */
       r->w->bSkipFill = 1;
       rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, in.dims, bResizable ? mx : NULL, &o, NULL);
@@ -585,6 +599,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
         uint64_t nr = in.dims[0] - r0 < step ? in.dims[0] - r0 : step;
         rc = cairnH5wReadRows(d, in.rank, in.dims, r0, nr, p, (size_t)(nr * rowBytes));
         if (!rc) rc = cairn_h5w_write(r->w, zPath, r0, nr, p);
+        if (!rc) repackTick(r, nr * rowBytes);
       }
       cairnFree(p);
     } else {
@@ -594,6 +609,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
       if (!rc) rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, in.dims, bResizable ? mx : NULL, &o, p);
       cairnFree(p);
     }
+    if (!rc && !bBlocks) repackTick(r, in.nElem * in.typeSize);
   } else if (!rc) {
     /* chunked: create empty (first dimension 0, growable to its size), then append row blocks */
     uint64_t d0[CAIRN_H5W_MAXRANK];
@@ -618,6 +634,7 @@ static int copyDataset(Repack *r, cairn_h5_obj *d, const char *zPath) {
       ** behind half made (repack --skip) */
       if (!rc && r0 == 0) rc = cairn_h5w_dataset(r->w, zPath, t, (int)in.rank, d0, mx, &o, NULL);
       if (!rc) rc = cairn_h5w_append(r->w, zPath, nr, p);
+      if (!rc) repackTick(r, nr * rowBytes);
     }
     cairnFree(p);
   }
@@ -672,7 +689,41 @@ static int copyGroup(Repack *r, cairn_h5_obj *g, const char *zPath, int depth) {
   return CAIRN_OK;
 }
 
+/* The progress total: the data bytes (elements times type size) of every dataset copyGroup will
+** copy, walking the same hard links (a group once). Objects that fail to open count nothing:
+** the copy reports them. Maintenance reminder: follows copyGroup's walk. */
+static int sizeGroup(cairn_h5 *h, cairn_h5_obj *g, const char *zPath, int depth, H5wSeen *pSeen, uint64_t *pn) {
+  if (depth > 64) return CAIRN_OK;
+  cairn_h5_info in;
+  CAIRN_TRY(cairn_h5_info_get(g, &in));
+  for (size_t i = 0; i < in.nLink; i++) {
+    cairn_h5_link l;
+    if (cairn_h5_link_get(g, i, &l) != CAIRN_OK || l.type != CAIRN_H5_LINK_HARD) continue;
+    size_t n = strlen(zPath) + strlen(l.zName) + 2;
+    char *zc = cairnMalloc(n);
+    if (!zc) return cairnErr(CAIRN_NOMEM, "repack: out of memory");
+    cairnFormat(zc, n, "%s/%s", zPath, l.zName);
+    cairn_h5_obj *c = NULL;
+    cairn_h5_info ci;
+    int rc = cairn_h5_get(h, zc, &c);
+    if (!rc) rc = cairn_h5_info_get(c, &ci);
+    if (!rc && ci.kind == CAIRN_H5_GROUP) {
+      int bNew = cairnH5wSeenAdd(pSeen, ci.addr);
+      rc = bNew < 0 ? cairnErr(CAIRN_NOMEM, "repack: out of memory") : bNew ? sizeGroup(h, c, zc, depth + 1, pSeen, pn) : CAIRN_OK;
+    } else if (!rc && ci.kind == CAIRN_H5_DATASET && ci.space != CAIRN_H5_NULL) *pn += ci.nElem * ci.typeSize;
+    cairn_h5_obj_close(c);
+    cairnFree(zc);
+    if (rc == CAIRN_NOMEM) return rc;
+  }
+  return CAIRN_OK;
+}
+
 int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsigned flags) {
+  return cairn_h5w_repack_progress(in, out, zFilter, flags, NULL, NULL);
+}
+
+int cairn_h5w_repack_progress(cairn_file *in, cairn_file *out, const char *zFilter, unsigned flags, cairn_progress_fn xProgress,
+                              void *pArg) {
   if (!in || !out) return cairnErr(CAIRN_MISUSE, "cairn_h5w_repack: NULL file");
   if (zFilter && zFilter[0]) { /* check the spec before touching the output */
     H5wFilter a[8];
@@ -691,7 +742,16 @@ int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFilter, unsig
   cairn_h5_info ri;
   if (!rc) rc = cairn_h5_info_get(root, &ri);
   if (!rc && cairnH5wSeenAdd(&r.groups, ri.addr) < 0) rc = cairnErr(CAIRN_NOMEM, "repack: out of memory");
+  if (!rc && xProgress) {
+    H5wSeen seen;
+    memset(&seen, 0, sizeof seen);
+    rc = cairnH5wSeenAdd(&seen, ri.addr) < 0 ? cairnErr(CAIRN_NOMEM, "repack: out of memory") : sizeGroup(r.h, root, "", 0, &seen, &r.nTotal);
+    cairnFree(seen.a);
+    r.xProgress = xProgress, r.pProgressArg = pArg;
+    if (!rc) xProgress(pArg, 0, r.nTotal);
+  }
   if (!rc) rc = copyGroup(&r, root, "", 0);
+  if (!rc && xProgress) xProgress(pArg, r.nTotal, r.nTotal); /* the end, whatever was skipped */
   cairnFree(r.groups.a);
   cairn_h5_obj_close(root);
   if (r.w) {

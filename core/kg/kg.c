@@ -254,15 +254,35 @@ int cairn_kg_open(cairn_file *f, unsigned flags, cairn_kg **ppKg) {
   return CAIRN_OK;
 }
 
+int cairn_kg_open_mem(cairn_mem *m, cairn_file *fOld, unsigned flags, cairn_kg **ppKg) {
+  CAIRN_RETURN_ERROR_IF(!ppKg, CAIRN_MISUSE, "cairn_kg_open_mem: ppKg is NULL");
+  *ppKg = NULL;
+  CAIRN_RETURN_ERROR_IF(!m, CAIRN_MISUSE, "cairn_kg_open_mem: NULL store");
+  CAIRN_TRY(cairn_kg_open(NULL, flags, ppKg));
+  cairn_kg *g = *ppKg;
+  g->bAttached = 1;
+  int rc = cairnKgAttach(g, m, fOld); /* kg_mem.c */
+  if (rc) {
+    *ppKg = NULL;
+    cairnKgDetach(g);
+    g->flags |= CAIRN_KG_READONLY;
+    cairn_kg_close(g);
+  }
+  return rc;
+}
+
 int cairn_kg_commit(cairn_kg *g) {
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_commit: NULL graph");
-  if (!g->f || (g->flags & CAIRN_KG_READONLY)) return CAIRN_OK;
+  if (g->flags & CAIRN_KG_READONLY) return CAIRN_OK;
+  if (g->bAttached) return g->m && cairnKgPending(g) ? cairn_mem_checkpoint(g->m) : CAIRN_OK;
+  if (!g->f) return CAIRN_OK;
   return cairnKgSave(g);
 }
 
 int cairn_kg_close(cairn_kg *g) {
   if (!g) return CAIRN_OK;
   int rc = cairn_kg_commit(g);
+  cairnKgDetach(g);
   if (g->w) {
     if (rc) cairn_h5w_discard(g->w);
     else rc = cairn_h5w_close(g->w);
@@ -936,6 +956,19 @@ int cairn_kg_forget_memory(cairn_kg *g, uint64_t memId, uint32_t *pnRemoved) {
       if (!rc && r->a - 1 < g->nFactSaved) rc = dirtyAdd(&g->dFact, r->a - 1);
       if (!rc) f->removed = 1, nRemoved++, stale(g);
     }
+  }
+  /* the removed facts' literals are wiped from the pool (written at the next save), so the text
+  ** of a forgotten memory's facts leaves the file; a literal belongs to one fact only */
+  for (size_t i = 0; i < g->nSource && !rc && nRemoved; i++) {
+    const KgRow2 *r = &g->aSource[i];
+    if (r->b != memId || r->alive) continue;
+    const KgFact *f = &g->aFact[r->a - 1];
+    if (!f->removed || f->src.n || f->obj || f->zLit == KG_NIL || f->zLit == 0) continue;
+    size_t n = strlen(KG_STR(g, f->zLit));
+    if (!n) continue;
+    memset(g->pool + f->zLit, 0, n);
+    if (g->poolDirtyLo >= g->poolDirtyHi) g->poolDirtyLo = f->zLit, g->poolDirtyHi = f->zLit + n;
+    else g->poolDirtyLo = CAIRN_MIN(g->poolDirtyLo, f->zLit), g->poolDirtyHi = CAIRN_MAX(g->poolDirtyHi, f->zLit + n);
   }
   if (!rc && pnRemoved) *pnRemoved = nRemoved;
   return KG_END(g, rc);

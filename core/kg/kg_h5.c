@@ -3,7 +3,8 @@
 **
 ** core/kg/kg_h5.c - the graph's /graph group (layout in core/kg/FORMAT.md): one int64 table per
 ** kind of row and one byte string pool, read whole at open and written incrementally through the
-** public h5w API: a commit appends the rows made since the last one, rewrites the rows changed in
+** public h5w API, either into a file of its own (cairn_kg_open) or into the memory store's file
+** at the store's checkpoint (cairn_kg_open_mem, core/mem/mem_hook.h): a commit appends the rows made since the last one, rewrites the rows changed in
 ** place (copy-on-write inside h5w) and flips the superblock once, so a crash at any point leaves
 ** the last commit. A failed save discards the writer's uncommitted work and reopens it.
 */
@@ -86,37 +87,45 @@ static int makeTable(cairn_h5w *w, const char *zPath, const cairn_h5w_type *ty, 
   return cairn_h5w_dataset(w, zPath, ty, width > 1 ? 2 : 1, dims, maxd, &o, nRow ? p : NULL);
 }
 
-static int saveAll(cairn_kg *g) {
-  cairn_h5w *w = g->w;
+/* Write the rows made since the last save (bWhole: every row, into a writer of a fresh image)
+** through w, and commit when bCommit. */
+static int saveAll(cairn_kg *g, cairn_h5w *w, int bWhole, int bCommit) {
   int rc = CAIRN_OK;
+  unsigned have = bWhole ? 0 : g->h5Have;
+  size_t nPoolSaved = bWhole ? 0 : g->nPoolSaved;
   cairn_h5w_type *tI64 = cairn_h5w_type_int(8, 1), *tU8 = cairn_h5w_type_int(1, 0), *tF32 = cairn_h5w_type_float(4);
   int64_t *aRow = NULL;
   float *aVal = NULL;
   if (!tI64 || !tU8 || !tF32) CAIRN_ERROR_GOTO(rc, done, CAIRN_NOMEM, "graph: HDF5 types");
-  if (!(g->h5Have & (1u << 31))) {
+  if (!(have & (1u << 31))) {
     rc = cairn_h5w_group(w, "/graph");
     if (CAIRN_PRIMARY(rc) == CAIRN_EXISTS) rc = CAIRN_OK;
     CAIRN_TRY_GOTO(rc, rc, done);
     CAIRN_TRY_GOTO(rc, cairn_h5w_attr(w, "/graph", "format", tI64, 0, NULL, &(int64_t){1}), done);
   }
   /* the string pool */
-  if (!(g->h5Have & (1u << 30))) CAIRN_TRY_GOTO(rc, makeTable(w, "/graph/strtab", tU8, 1, g->nPool, g->pool), done);
-  else if (g->nPool > g->nPoolSaved)
-    CAIRN_TRY_GOTO(rc, cairn_h5w_append(w, "/graph/strtab", g->nPool - g->nPoolSaved, g->pool + g->nPoolSaved), done);
+  if (!(have & (1u << 30))) CAIRN_TRY_GOTO(rc, makeTable(w, "/graph/strtab", tU8, 1, g->nPool, g->pool), done);
+  else {
+    if (g->nPool > nPoolSaved) CAIRN_TRY_GOTO(rc, cairn_h5w_append(w, "/graph/strtab", g->nPool - nPoolSaved, g->pool + nPoolSaved), done);
+    /* bytes wiped by a forget (the strings of facts no memory supports any more) */
+    size_t lo = g->poolDirtyLo, hi = CAIRN_MIN(g->poolDirtyHi, nPoolSaved);
+    if (lo < hi) CAIRN_TRY_GOTO(rc, cairn_h5w_write(w, "/graph/strtab", lo, hi - lo, g->pool + lo), done);
+  }
   /* embedding values: a flat float table, entries located by the index table */
   uint64_t embOff = 0, nVal = 0;
-  for (size_t i = 0; i < g->nEmbSaved; i++) embOff += g->aEmb[i].n;
-  for (size_t i = g->nEmbSaved; i < g->nEmb; i++) nVal += g->aEmb[i].n;
-  if (nVal || !(g->h5Have & (1u << 29))) {
+  size_t nEmbSaved = bWhole ? 0 : g->nEmbSaved;
+  for (size_t i = 0; i < nEmbSaved; i++) embOff += g->aEmb[i].n;
+  for (size_t i = nEmbSaved; i < g->nEmb; i++) nVal += g->aEmb[i].n;
+  if (nVal || !(have & (1u << 29))) {
     aVal = cairnMallocArray(nVal + 1, sizeof(float));
     if (!aVal) CAIRN_ERROR_GOTO(rc, done, CAIRN_NOMEM, "graph: embedding rows");
     uint64_t k = 0;
-    for (size_t i = g->nEmbSaved; i < g->nEmb; i++) memcpy(aVal + k, g->aEmb[i].a, g->aEmb[i].n * sizeof(float)), k += g->aEmb[i].n;
-    if (!(g->h5Have & (1u << 29))) CAIRN_TRY_GOTO(rc, makeTable(w, "/graph/embedding_values", tF32, 1, nVal, aVal), done);
+    for (size_t i = nEmbSaved; i < g->nEmb; i++) memcpy(aVal + k, g->aEmb[i].a, g->aEmb[i].n * sizeof(float)), k += g->aEmb[i].n;
+    if (!(have & (1u << 29))) CAIRN_TRY_GOTO(rc, makeTable(w, "/graph/embedding_values", tF32, 1, nVal, aVal), done);
     else CAIRN_TRY_GOTO(rc, cairn_h5w_append(w, "/graph/embedding_values", nVal, aVal), done);
   }
   for (int t = 0; t < T_N; t++) {
-    size_t *pSaved, *pN = countOf(g, t, &pSaved), n = *pN, n0 = *pSaved;
+    size_t *pSaved, *pN = countOf(g, t, &pSaved), n = *pN, n0 = bWhole ? 0 : *pSaved;
     unsigned wd = aWidth[t];
     size_t nNew = n - n0;
     cairnFree(aRow);
@@ -127,7 +136,7 @@ static int saveAll(cairn_kg *g) {
       encodeRow(g, t, i, aRow + (i - n0) * wd, off);
       if (t == T_EMBIX) off += g->aEmb[i].n;
     }
-    if (!(g->h5Have & (1u << t))) CAIRN_TRY_GOTO(rc, makeTable(w, azTab[t], tI64, wd, nNew, aRow), done);
+    if (!(have & (1u << t))) CAIRN_TRY_GOTO(rc, makeTable(w, azTab[t], tI64, wd, nNew, aRow), done);
     else if (nNew) CAIRN_TRY_GOTO(rc, cairn_h5w_append(w, azTab[t], nNew, aRow), done);
     KgDirty *d = dirtyOf(g, t);
     for (size_t k = 0; d && k < d->n; k++) {
@@ -140,14 +149,14 @@ static int saveAll(cairn_kg *g) {
   }
   CAIRN_TRY_GOTO(rc, cairn_h5w_attr(w, "/graph", "entities", tI64, 0, NULL, &(int64_t){(int64_t)g->nEnt}), done);
   CAIRN_TRY_GOTO(rc, cairn_h5w_attr(w, "/graph", "facts", tI64, 0, NULL, &(int64_t){(int64_t)g->nFact}), done);
-  rc = cairn_h5w_commit(w);
+  if (bCommit) rc = cairn_h5w_commit(w);
 done:
   cairn_h5w_type_free(tI64), cairn_h5w_type_free(tU8), cairn_h5w_type_free(tF32);
   cairnFree(aRow), cairnFree(aVal);
   return rc;
 }
 
-static void markSaved(cairn_kg *g);
+#define markSaved cairnKgMarkSaved
 /* After a failed save: did the commit land anyway (a sync after the superblock switch failed)?
 ** The file then holds the new rows, and appending them again would duplicate them. Commits are
 ** atomic, so one table that grew tells for all. */
@@ -164,9 +173,34 @@ static int landed(cairn_kg *g) {
   return 0;
 }
 
+int cairnKgSaveInto(cairn_kg *g, cairn_h5w *w, int bWhole) { return saveAll(g, w, bWhole, 0); }
+
+int cairnKgPending(const cairn_kg *g) {
+  if (g->nPool > g->nPoolSaved || g->poolDirtyLo < g->poolDirtyHi) return 1;
+  if (g->dEnt.n || g->dFact.n || g->dPred.n || g->dMention.n || g->dSource.n || g->dMerge.n) return 1;
+  for (int t = 0; t < T_N; t++) {
+    size_t *pSaved, *pN = countOf((cairn_kg *)g, t, &pSaved);
+    if (*pN > *pSaved) return 1;
+  }
+  return 0;
+}
+
+void cairnKgMarkUnsaved(cairn_kg *g) {
+  g->h5Have = 0;
+  g->nPoolSaved = 0;
+  g->poolDirtyLo = g->poolDirtyHi = 0;
+  for (int t = 0; t < T_N; t++) {
+    size_t *pSaved;
+    countOf(g, t, &pSaved);
+    *pSaved = 0;
+    KgDirty *d = dirtyOf(g, t);
+    if (d) d->n = 0;
+  }
+}
+
 int cairnKgSave(cairn_kg *g) {
   if (!g->w) CAIRN_TRY(reopenWriter(g));
-  int rc = saveAll(g);
+  int rc = saveAll(g, g->w, 0, 1);
   if (rc) {
     /* drop whatever reached the writer: the file keeps the last commit, the graph its rows */
     char zMsg[256];
@@ -180,9 +214,10 @@ int cairnKgSave(cairn_kg *g) {
   return CAIRN_OK;
 }
 
-static void markSaved(cairn_kg *g) {
+void cairnKgMarkSaved(cairn_kg *g) {
   g->h5Have = ~0u;
   g->nPoolSaved = g->nPool;
+  g->poolDirtyLo = g->poolDirtyHi = 0;
   for (int t = 0; t < T_N; t++) {
     size_t *pSaved, *pN = countOf(g, t, &pSaved);
     *pSaved = *pN;
@@ -299,18 +334,20 @@ static int decode(cairn_kg *g, int t, const int64_t *r, size_t n, const float *a
   return CAIRN_OK;
 }
 
-int cairnKgLoad(cairn_kg *g) {
+/* Read the /graph group of f into the (empty) graph; *pbFound: the file had one. */
+int cairnKgLoadFile(cairn_kg *g, cairn_file *f, int *pbFound) {
   uint64_t size = 0;
-  CAIRN_TRY(cairn_file_size(g->f, &size));
+  *pbFound = 0;
+  CAIRN_TRY(cairn_file_size(f, &size));
   if (size) {
     cairn_h5 *h = NULL;
-    CAIRN_TRY(cairn_h5_open(g->f, 0, &h));
+    CAIRN_TRY(cairn_h5_open(f, 0, &h));
     cairn_h5_obj *o = NULL;
     int rc = cairn_h5_get(h, "/graph", &o);
     cairn_h5_obj_close(o);
     if (CAIRN_PRIMARY(rc) == CAIRN_NOTFOUND) rc = CAIRN_OK, size = 0; /* a file without a graph yet */
     else if (rc == CAIRN_OK) {
-      g->h5Have |= 1u << 31;
+      g->h5Have |= 1u << 31, *pbFound = 1;
       void *p = NULL;
       size_t n = 0;
       rc = readTable(h, "/graph/strtab", 1, CAIRN_H5_U8, 1, size, &p, &n);
@@ -339,6 +376,12 @@ int cairnKgLoad(cairn_kg *g) {
     cairn_h5_close(h);
     CAIRN_TRY(rc);
   }
+  return CAIRN_OK;
+}
+
+int cairnKgLoad(cairn_kg *g) {
+  int bFound;
+  CAIRN_TRY(cairnKgLoadFile(g, g->f, &bFound));
   if (g->flags & CAIRN_KG_READONLY) return CAIRN_OK;
   return reopenWriter(g);
 }

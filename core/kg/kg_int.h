@@ -16,6 +16,7 @@
 #include "cairn/h5w.h"
 #include "cairn/kg.h"
 #include "common/internal.h"
+#include "mem/mem_hook.h"
 
 #define KG_NIL UINT32_MAX
 
@@ -62,6 +63,10 @@ typedef struct KgUndo { int kind; uint32_t i; int64_t old; } KgUndo;
 struct cairn_kg {
   cairn_file *f;
   cairn_h5w *w;
+  cairn_mem *m;    /* the store whose file holds the graph (cairn_kg_open_mem), NULL none */
+  int bAttached;   /* opened by cairn_kg_open_mem (m NULL again once the store closed) */
+  cairnMemHook hook;
+  size_t poolDirtyLo, poolDirtyHi; /* pool bytes wiped in place (forgetting) since the last save */
   unsigned flags;
   int bFresh;      /* the file was empty at open (a failed first commit may be redone from scratch) */
   unsigned h5Have; /* bit t: table t exists in the file; 29 embedding values, 30 strtab, 31 the group */
@@ -113,9 +118,17 @@ int cairnKgTimeIndex(cairn_kg *g);
 int cairnKgListAdd(KgList *l, uint64_t v);
 int cairnKgValidAt(const KgFact *f, int64_t asOf);
 int cairnKgAdjacency(cairn_kg *g);
+/* kg_mem.c */
+int cairnKgAttach(cairn_kg *g, cairn_mem *m, cairn_file *fOld);
+void cairnKgDetach(cairn_kg *g);
 /* kg_h5.c */
 int cairnKgLoad(cairn_kg *g);
+int cairnKgLoadFile(cairn_kg *g, cairn_file *f, int *pbFound);
 int cairnKgSave(cairn_kg *g);
+int cairnKgSaveInto(cairn_kg *g, cairn_h5w *w, int bWhole); /* no commit: the store's checkpoint commits */
+int cairnKgPending(const cairn_kg *g);
+void cairnKgMarkSaved(cairn_kg *g);
+void cairnKgMarkUnsaved(cairn_kg *g); /* every row to be written (a graph moved into another file) */
 /* kg_time.c */
 int64_t cairnKgDaysFromCivil(int y, int m, int d);
 void cairnKgCivil(int64_t days, int *py, int *pm, int *pd);

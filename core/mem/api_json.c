@@ -503,10 +503,11 @@ int cairn_mem_search_json(cairn_mem *m, const char *zQuery, const char *zOptions
       else if (!strcmp(zKey, "mode")) {
         rc = jStr(&j, v, zKey, &z);
         if (rc == CAIRN_OK && z) {
-          if (!strcmp(z, "hybrid")) q.mode = CAIRN_MEM_HYBRID;
+          if (!strcmp(z, "auto")) q.mode = CAIRN_MEM_AUTO;
+          else if (!strcmp(z, "hybrid")) q.mode = CAIRN_MEM_HYBRID;
           else if (!strcmp(z, "vector")) q.mode = CAIRN_MEM_VECTOR;
           else if (!strcmp(z, "bm25")) q.mode = CAIRN_MEM_BM25;
-          else rc = cairnErr(CAIRN_MISUSE, "'mode' must be 'hybrid', 'vector' or 'bm25', not '%s'", z);
+          else rc = cairnErr(CAIRN_MISUSE, "'mode' must be 'auto', 'hybrid', 'vector' or 'bm25', not '%s'", z);
         }
       } else if (!strcmp(zKey, "fusion")) {
         rc = jStr(&j, v, zKey, &z);

@@ -125,12 +125,24 @@ static void tokCollect(void *pArg, const char *z, size_t n) {
   t->a[t->n++] = id;
 }
 
-/* The known terms of a text (lookup only) into t; on failure t holds nothing. */
-static int tokKnown(const MemBm25 *b, const char *z, size_t n, TokBuf *t) {
+/* The terms of a document into t: its text, then its field (the speaker / role name: a query
+** naming the speaker finds their turns, as when the text starts "Name: ..."). The field's
+** tokens count in the document's length like the text's, so a turn indexed with its role scores
+** exactly as the same turn written "role: text". Maintenance reminder: cairnBm25Add and
+** cairnBm25Remove both tokenize through here, so removal finds every posting an add made. */
+static int tokDoc(TokBuf *t, const char *zText, size_t nText, const char *zField, size_t nField) {
+  int rc = cairn_mem_tokenize(zText, nText, tokCollect, t);
+  if (rc == CAIRN_OK) rc = t->rc;
+  if (rc == CAIRN_OK && nField) rc = cairn_mem_tokenize(zField, nField, tokCollect, t);
+  if (rc == CAIRN_OK) rc = t->rc;
+  return rc;
+}
+
+/* The known terms of a document (lookup only) into t; on failure t holds nothing. */
+static int tokKnown(const MemBm25 *b, const char *zText, size_t nText, const char *zField, size_t nField, TokBuf *t) {
   memset(t, 0, sizeof *t);
   t->bq = b;
-  int rc = cairn_mem_tokenize(z, n, tokCollect, t);
-  if (rc == CAIRN_OK) rc = t->rc;
+  int rc = tokDoc(t, zText, nText, zField, nField);
   if (rc) cairnFree(t->a), t->a = NULL;
   return rc;
 }
@@ -140,12 +152,11 @@ static int cmpU32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int cairnBm25Add(MemBm25 *b, const char *zText, size_t nText) {
+int cairnBm25Add(MemBm25 *b, const char *zText, size_t nText, const char *zField, size_t nField) {
   TokBuf t;
   memset(&t, 0, sizeof t);
   t.b = b;
-  int rc = cairn_mem_tokenize(zText, nText, tokCollect, &t);
-  if (rc == CAIRN_OK) rc = t.rc;
+  int rc = tokDoc(&t, zText, nText, zField, nField);
   if (rc == CAIRN_OK && b->nDoc == b->nDocAlloc) {
     rc = cairnArrayReserve(&b->aDocLen, &b->nDocAlloc, b->nDoc + 1, 4, 1024, "bm25: documents");
   }
@@ -192,12 +203,12 @@ int cairnBm25Add(MemBm25 *b, const char *zText, size_t nText) {
   return CAIRN_OK;
 }
 
-/* Take row's postings out (forgetting): its text is tokenized again and the row removed from
+/* Take row's postings out (forgetting): its text and field are tokenized again and the row removed from
 ** the posting list of each of its terms. maxTf / minLen stay what they were: bounds still. */
-int cairnBm25Remove(MemBm25 *b, uint32_t row, const char *zText, size_t nText) {
+int cairnBm25Remove(MemBm25 *b, uint32_t row, const char *zText, size_t nText, const char *zField, size_t nField) {
   if (row >= b->nDoc) return cairnErr(CAIRN_CORRUPT, "bm25: remove of row %u of %zu", row, b->nDoc);
   TokBuf t;
-  CAIRN_TRY(tokKnown(b, zText, nText, &t));
+  CAIRN_TRY(tokKnown(b, zText, nText, zField, nField, &t));
   if (t.n) qsort(t.a, t.n, 4, cmpU32);
   for (uint32_t i = 0; i < t.n; i++) {
     if (i && t.a[i] == t.a[i - 1]) continue;
@@ -285,7 +296,7 @@ int cairnBm25Search(const MemBm25 *b, const char *zQuery, size_t nQuery, float k
                     int pruned, MemTopK *t) {
   if (b->nDoc == 0) return CAIRN_OK;
   TokBuf tb;
-  int rc = tokKnown(b, zQuery, nQuery, &tb);
+  int rc = tokKnown(b, zQuery, nQuery, NULL, 0, &tb);
   if (rc) return rc;
   /* distinct query terms in order of first appearance, with their counts */
   QTerm aQ[BM25_MAX_QTERMS];

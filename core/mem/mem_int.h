@@ -145,7 +145,9 @@ typedef struct MemBm25 {
   size_t nDoc, nDocAlloc;
   uint64_t nTotLen, nPosting;
 } MemBm25;
-int cairnBm25Add(MemBm25 *b, const char *zText, size_t nText); /* adds row b->nDoc */
+/* Adds row b->nDoc: the terms of its text and of one field (the role / speaker name; NULL, 0:
+** none), one bag of words. */
+int cairnBm25Add(MemBm25 *b, const char *zText, size_t nText, const char *zField, size_t nField);
 void cairnBm25Free(MemBm25 *b);
 /* Top-k by BM25. pruned != 0 uses MaxScore; 0 scores every posting (the reference). */
 int cairnBm25Search(const MemBm25 *b, const char *zQuery, size_t nQuery, float k1, float bb,
@@ -228,6 +230,7 @@ struct cairn_mem {
   size_t endMin;            /* lowest checkpointed row whose valid_to changed since (SIZE_MAX: none) */
   int forgetPending;        /* a forget since the last checkpoint: the next one rewrites the file */
   int ckV2;                 /* the checkpoint has the datasets of 2026-12-02 (user, agent, head...) */
+  const struct cairnMemHook *pHook; /* the graph kept in this file (mem_hook.h), NULL none */
   /* exact dedup: open addressing on the normalised text's hash -> row + 1 of current rows */
   uint32_t *aDedup;
   size_t nDedupSlot, nDedup;
@@ -304,6 +307,8 @@ typedef struct MemAddArgs {
 void cairnMemNoteDamage(cairn_mem *m, uint64_t off, const char *zMsg);
 /* salvage: apply a row read from the file, whose id there is origId. */
 int cairnMemApplySalvaged(cairn_mem *m, const MemAddArgs *a, uint64_t origId);
+/* salvage: the row of the version whose id in the file is origId; SIZE_MAX: not loaded */
+size_t cairnMemSalvagedRow(const cairn_mem *m, uint64_t origId);
 /* store_rec.c: log and apply a validated record (salvage's copy). */
 int cairnMemAddArgs(cairn_mem *m, const MemAddArgs *a);
 /* Open f as a store (store.c); the caller has taken the lock; f is never closed here. */
@@ -365,8 +370,8 @@ void cairnMemDedupDel(cairn_mem *m, size_t r);
 size_t cairnMemCurRow(const cairn_mem *m, uint64_t id); /* the latest version's row of memory id; SIZE_MAX: none */
 void cairnMemRowGet(cairn_mem *m, size_t r, cairn_mem_record *rec);
 int cairnMemPrepare(cairn_mem *m, const cairn_mem_record *r, MemAddArgs *pa, const char *zWho);
-/* bm25.c: take row's postings out (its text, tokenized again). */
-int cairnBm25Remove(MemBm25 *b, uint32_t row, const char *zText, size_t nText);
+/* bm25.c: take row's postings out (its text and field as added, tokenized again). */
+int cairnBm25Remove(MemBm25 *b, uint32_t row, const char *zText, size_t nText, const char *zField, size_t nField);
 /* store_ck.c: rewrite the whole file (forgetting, compaction, migration) */
 int cairnMemRewrite(cairn_mem *m);
 /* store_ck.c: an interrupted rewrite found at open (the image at the end of the file): finish it */

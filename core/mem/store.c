@@ -21,6 +21,7 @@
 ** they are read and appended to, never checkpointed.
 */
 #include "mem_int.h"
+#include "mem_hook.h"
 #include "cairn/h5.h"
 
 static void memFree(cairn_mem *m) {
@@ -44,6 +45,7 @@ int cairn_mem_close(cairn_mem *m) {
   ** the log keeps everything anyway. */
   if (m->f && m->bReady && !m->rcFatal && m->fmt == 2 && m->ckEvery != UINT32_MAX && !m->readOnly && m->nPend == 0 && m->nCommitted == m->n && !m->ivfUnlogged)
     rc = cairnMemCheckpointRun(m);
+  if (m->pHook) m->pHook->xDetach(m->pHook->pCtx); /* mem_hook.h */
   cairn_h5_close(m->pH5);
   int rc2 = cairn_file_close(m->f);
   if (rc == CAIRN_OK) rc = rc2;

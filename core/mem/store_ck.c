@@ -6,6 +6,7 @@
 ** loading it on open with cairn/h5.h.
 */
 #include "mem_int.h"
+#include "mem_hook.h"
 #include "cairn/h5.h"
 #include "cairn/h5w.h"
 #include "hash/lookup3.h"
@@ -454,7 +455,7 @@ int cairnMemCheckpointRun(cairn_mem *m) {
   int64_t t0 = cairnClock(1);
   size_t r1 = m->nCommitted;
   if (r1 == m->nCk && m->touchMin == SIZE_MAX && m->endMin == SIZE_MAX && !m->forgetPending && m->nFile == m->logStart &&
-      (!m->ivf.kind || m->ivfCkGen == m->ivfGen))
+      (!m->ivf.kind || m->ivfCkGen == m->ivfGen) && !cairnMemHookPending(m))
     return CAIRN_OK;
   /* a forget since the last checkpoint, or a store of version 1 (migrated): rewrite it whole */
   if (m->forgetPending || (!m->ckV2 && !cairnMemV1Create)) {
@@ -468,11 +469,13 @@ int cairnMemCheckpointRun(cairn_mem *m) {
   ** (a walk of the metadata only) and reused */
   int rc = cairn_h5w_open(m->f, CAIRN_H5W_TAIL | CAIRN_H5W_RECLAIM | (m->noSync ? CAIRN_H5W_NOSYNC : 0), &w);
   if (!rc) rc = ckAppend(m, w, r1);
+  if (!rc) rc = cairnMemHookSave(m, w, 0); /* the graph's group, same commit (mem_hook.h) */
   if (!rc) rc = cairn_h5w_commit(w);
   cairn_h5w_stats st;
   memset(&st, 0, sizeof st);
   if (!rc) rc = cairn_h5w_stats_get(w, &st);
   cairn_h5w_discard(w);
+  cairnMemHookSaved(m, 0, rc == CAIRN_OK);
   if (rc) {
     char zErr[256];
     cairnFormat(zErr, sizeof zErr, "%s", cairn_errmsg());
@@ -1155,6 +1158,10 @@ int cairnMemRewrite(cairn_mem *m) {
   int rc = cairn_h5w_create(mf, CAIRN_H5W_NOSYNC, &w);
   if (!rc) rc = ckCreateObjects(m, w);
   if (!rc) rc = ckAppend(m, w, m->n);
+  if (!rc) rc = cairnMemHookSave(m, w, 1); /* the graph's group, whole (mem_hook.h) */
+#if CAIRN_WITH_KG
+  if (!rc && !m->pHook) rc = cairnKgRewriteDetached(m, sv.f, w); /* a graph in the file no one opened */
+#endif
   if (!rc) rc = cairn_h5w_commit(w);
   cairn_h5w_stats st;
   memset(&st, 0, sizeof st);
@@ -1188,6 +1195,7 @@ int cairnMemRewrite(cairn_mem *m) {
     m->nCk = sv.nCk, m->touchMin = sv.touchMin, m->endMin = sv.endMin, m->ivfCkRows = sv.ivfCkRows, m->nCkNames = sv.nCkNames;
     m->ivfCkGen = sv.ivfCkGen, m->nCkText = sv.nCkText, m->nCkMeta = sv.nCkMeta, m->nCkNameBytes = sv.nCkNameBytes;
     m->ckRowCrc = sv.ckRowCrc, m->ckV2 = sv.ckV2;
+    cairnMemHookSaved(m, 1, 0);
     return cairnErr(rc, "rewrite: %s", zErr);
   }
   /* steps 2 and 3: from here a failure leaves the image to be installed by the next open */
@@ -1196,6 +1204,7 @@ int cairnMemRewrite(cairn_mem *m) {
   if (!rc) rc = cairn_file_truncate(m->f, S);
   if (!rc && !m->noSync) rc = cairn_file_sync(m->f);
   cairn_file_close(mf);
+  cairnMemHookSaved(m, 1, rc == CAIRN_OK);
   if (rc) {
     m->rcFatal = rc;
     return cairnErr(rc, "rewrite: installing the new image failed (%s); reopen the store to finish it", cairn_errmsg());

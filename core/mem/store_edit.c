@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "mem_int.h"
+#include "mem_hook.h"
 
 void cairnMemSetLive(cairn_mem *m, size_t r, int live) {
   if (live) m->aLive[r >> 6] |= 1ull << (r & 63);
@@ -331,7 +332,9 @@ int cairn_mem_history(cairn_mem *m, uint64_t id, cairn_mem_record *aOut, uint32_
 int cairnMemApplyForget(cairn_mem *m, size_t r) {
   if (r >= m->n) return cairnErr(CAIRN_CORRUPT, "store: forget of unknown version %zu", r + 1);
   if (m->aFlags[r] & MEM_ROW_DEAD) return CAIRN_OK;
-  CAIRN_TRY(cairnBm25Remove(&m->bm25, (uint32_t)r, m->zText + m->aTextOff[r], m->aTextLen[r]));
+  uint32_t role = m->aRole[r]; /* the role is indexed with the text (store_rec.c cairnMemApplyAdd) */
+  CAIRN_TRY(cairnBm25Remove(&m->bm25, (uint32_t)r, m->zText + m->aTextOff[r], m->aTextLen[r], role ? m->names.z + m->names.aOff[role - 1] : NULL,
+                            role ? m->names.aLen[role - 1] : 0));
   if (memRowLive(m, r)) {
     cairnMemDedupDel(m, r);
     cairnMemSetLive(m, r, 0);
@@ -373,6 +376,9 @@ int cairn_mem_delete(cairn_mem *m, uint64_t id) {
       memRecEnd(m, 8);
     }
   }
+  /* the graph kept in the file drops the facts only this memory supported (mem_hook.h); were it
+  ** to fail, the next checkpoint's rewrite finds the memory gone and drops them then */
+  if (m->pHook && m->pHook->xForget(m->pHook->pCtx, id) != CAIRN_OK) cairn_clearerr();
   return CAIRN_OK;
 }
 

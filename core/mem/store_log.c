@@ -397,21 +397,15 @@ static int logSalvage(cairn_mem *m, LogRd *r) {
           } else rc = rc2;
         }
       } else if (type == MEM_REC_TOUCH && n == 12) {
-        uint64_t id = cairnGetLE64(p);
-        size_t lo = 0, hi = m->n;
-        while (lo < hi) {
-          size_t mid = lo + (hi - lo) / 2;
-          if (m->aOrigId[mid] < id) lo = mid + 1;
-          else hi = mid;
-        }
-        if (lo < m->n && m->aOrigId[lo] == id) m->aAccess[lo] += cairnGetLE32(p + 8);
+        size_t i = cairnMemSalvagedRow(m, cairnGetLE64(p));
+        if (i != SIZE_MAX) m->aAccess[i] += cairnGetLE32(p + 8);
+      } else if (type == MEM_REC_END && n == 16) {
+        /* a version superseded: its memory's history is kept (store_verify.c) */
+        size_t i = cairnMemSalvagedRow(m, cairnGetLE64(p));
+        if (i != SIZE_MAX && m->aTo[i] == 0 && !(m->aFlags[i] & MEM_ROW_DEAD)) rc = cairnMemApplyEnd(m, i, (int64_t)cairnGetLE64(p + 8));
       } else if (type == MEM_REC_FORGET && n == 8) {
-        uint64_t id = cairnGetLE64(p);
-        for (size_t i = m->n; i-- > 0 && rc == CAIRN_OK;)
-          if (m->aOrigId[i] == id) {
-            rc = cairnMemApplyForget(m, i);
-            break;
-          }
+        size_t i = cairnMemSalvagedRow(m, cairnGetLE64(p));
+        if (i != SIZE_MAX) rc = cairnMemApplyForget(m, i);
       } else if (type == MEM_REC_COMMIT && n == 16) {
         nMax = CAIRN_MAX(nMax, cairnGetLE64(p));
       }

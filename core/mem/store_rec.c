@@ -135,7 +135,9 @@ int cairnMemApplyAdd(cairn_mem *m, const MemAddArgs *a) {
   /* vectors first: its failure leaves nothing behind (a tombstone has the zero vector) */
   if (!m->textOnly && !a->aVec) memset(m->aScratch, 0, (size_t)m->dim * 4);
   if (!m->textOnly) CAIRN_TRY(cairnVecsAppend(&m->vecs, a->aVec ? a->aVec : m->aScratch));
-  int rc = cairnBm25Add(&m->bm25, a->zText, a->nText);
+  /* the role (speaker) is a BM25 field: "what did Ana say about X" finds Ana's turns even when the
+  ** text does not name her; cairnMemApplyForget removes it with the text */
+  int rc = cairnBm25Add(&m->bm25, a->zText, a->nText, a->zRole, a->nRole);
   if (rc) {
     if (!m->textOnly) m->vecs.n--;
     return rc;

@@ -48,9 +48,12 @@ int cairn_mem_search(cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *aHit
   *pnHit = 0;
   uint32_t k = q->k ? q->k : 10;
   if (k > CAIRN_MEM_MAX_K) return cairnErr(CAIRN_RANGE, "mem_search: k %u > %u", k, CAIRN_MEM_MAX_K);
-  if (q->mode < CAIRN_MEM_HYBRID || q->mode > CAIRN_MEM_BM25) return cairnErr(CAIRN_MISUSE, "mem_search: unknown mode %d", q->mode);
+  if (q->mode < CAIRN_MEM_AUTO || q->mode > CAIRN_MEM_HYBRID) return cairnErr(CAIRN_MISUSE, "mem_search: unknown mode %d", q->mode);
   if (q->fusion != CAIRN_FUSE_RRF && q->fusion != CAIRN_FUSE_WEIGHTED) return cairnErr(CAIRN_MISUSE, "mem_search: unknown fusion %d", q->fusion);
   int wantV = q->mode != CAIRN_MEM_BM25, wantB = q->mode != CAIRN_MEM_VECTOR;
+  /* auto: hybrid when the caller brings the query's embedding (its model's), BM25 when the
+  ** vector would be the built-in embedder's (mem.h CAIRN_MEM_AUTO: it only lowers BM25's recall) */
+  if (q->mode == CAIRN_MEM_AUTO && !q->aEmbedding) wantV = 0;
   if (m->textOnly) {
     if (q->mode == CAIRN_MEM_VECTOR || q->aEmbedding) return cairnErr(CAIRN_MISUSE, "mem_search: this store is text-only (bm25)");
     wantV = 0; /* hybrid on a text-only store is BM25 */
@@ -58,7 +61,7 @@ int cairn_mem_search(cairn_mem *m, const cairn_mem_query *q, cairn_mem_hit *aHit
   size_t nQText = q->zText ? strlen(q->zText) : 0;
   if (nQText > CAIRN_MEM_MAX_TEXT) return cairnErr(CAIRN_RANGE, "mem_search: query of %zu bytes > %u", nQText, CAIRN_MEM_MAX_TEXT);
   if (wantB && !nQText) {
-    if (q->mode == CAIRN_MEM_BM25) return cairnErr(CAIRN_MISUSE, "mem_search: bm25 needs query text");
+    if (q->mode == CAIRN_MEM_BM25 || !wantV) return cairnErr(CAIRN_MISUSE, "mem_search: bm25 needs query text");
     wantB = 0; /* hybrid with only a vector: vector alone */
   }
   if (wantV && !q->aEmbedding && m->zModel[0]) {

@@ -19,13 +19,30 @@ void cairnMemNoteDamage(cairn_mem *m, uint64_t off, const char *zMsg) {
   p->damaged = 1;
 }
 
+size_t cairnMemSalvagedRow(const cairn_mem *m, uint64_t origId) {
+  size_t lo = 0, hi = m->n; /* aOrigId increases: rows are applied in the file's order */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->aOrigId[mid] < origId) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < m->n && m->aOrigId[lo] == origId ? lo : SIZE_MAX;
+}
+
 int cairnMemApplySalvaged(cairn_mem *m, const MemAddArgs *a, uint64_t origId) {
   size_t nA = m->nOrigIdAlloc;
   CAIRN_TRY(CAIRN_GROW(m->aOrigId, nA, m->n + 1, "salvage: ids"));
   m->nOrigIdAlloc = nA;
   MemAddArgs b = *a;
-  b.head = 0; /* ids are renumbered: every version is copied as a memory of its own */
-  b.to = 0;
+  /* rows are renumbered: a version finds its memory (the row of its first version) by the id
+  ** that first version has in the file, and keeps its validity, so the history stays one
+  ** memory. A memory whose first version is lost: each surviving version is a memory of its own. */
+  b.head = 0;
+  if (a->head && a->head != origId) {
+    size_t h = cairnMemSalvagedRow(m, a->head);
+    if (h != SIZE_MAX && m->aHead[h] == h + 1 && !(m->aFlags[h] & MEM_ROW_DEAD)) b.head = h + 1;
+    else b.to = 0;
+  }
   CAIRN_TRY(cairnMemApplyAdd(m, &b));
   m->aOrigId[m->n - 1] = origId;
   if (origId > m->pVer->nMemory) m->pVer->nMemory = origId;
@@ -96,10 +113,17 @@ int cairn_mem_salvage(cairn_file *in, cairn_file *out, cairn_mem_verify_info *pI
   cfg.dim = m->dim, cfg.metric = m->metric, cfg.textOnly = m->textOnly, cfg.diskVectors = m->diskVec;
   cfg.checkpointEvery = UINT32_MAX; /* one checkpoint at the end */
   if (!rc) rc = cairnMemOpenLocked(out, &cfg, NULL, &o);
+  /* the new id of each row copied (ids are renumbered: forgotten and lost rows leave no gap) */
+  uint64_t *aNew = rc ? NULL : cairnMallocZero((m->n + 1) * 8); /* 0: not copied */
+  if (!rc && !aNew) rc = cairnErr(CAIRN_NOMEM, "mem_salvage: ids of %zu rows", m->n);
   for (size_t r = 0; !rc && r < m->n; r++) {
     if (m->aFlags[r] & MEM_ROW_DEAD) continue; /* forgotten: never copied */
     MemAddArgs a;
     memset(&a, 0, sizeof a);
+    /* versions stay the history of one memory; the latest version that survived is current */
+    size_t h = (size_t)m->aHead[r] - 1;
+    if (h != r) a.head = aNew[h]; /* 0 (its first version not copied): a memory of its own */
+    a.from = m->aFrom[r], a.to = m->aCur[h] == r ? 0 : m->aTo[r];
     if (m->aUser[r]) a.zUser = m->names.z + m->names.aOff[m->aUser[r] - 1], a.nUser = m->names.aLen[m->aUser[r] - 1];
     if (m->aAgent[r]) a.zAgent = m->names.z + m->names.aOff[m->aAgent[r] - 1], a.nAgent = m->names.aLen[m->aAgent[r] - 1];
     a.zText = m->zText + m->aTextOff[r], a.nText = m->aTextLen[r];
@@ -109,8 +133,10 @@ int cairn_mem_salvage(cairn_file *in, cairn_file *out, cairn_mem_verify_info *pI
     a.created = m->aCreated[r], a.event = m->aEvent[r], a.tier = m->aTier[r], a.imp = m->aImp[r], a.access = m->aAccess[r];
     a.aVec = m->textOnly ? NULL : m->vecs.aF32 + r * m->dim;
     rc = cairnMemAddArgs(o, &a);
+    aNew[r] = o->n;
     if (!rc && (r + 1) % 4096 == 0) rc = cairn_mem_commit(o);
   }
+  cairnFree(aNew);
   if (!rc) rc = cairn_mem_checkpoint(o);
   if (o) o->f = NULL; /* the caller's */
   int rc2 = cairn_mem_close(o);

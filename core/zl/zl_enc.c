@@ -96,6 +96,49 @@ void cairnZlEncRollback(Enc *e, Mark m) {
 
 /* ---------------------------------------------------------------- leaves */
 
+/* One zstd run of p[0..n) at `level` into q[0..cap) (magicless, content size, no checksum).
+** Returns the size, 0 if it did not fit, (size_t)-1 on an error (e->rc set). */
+static size_t encZstdRun(Enc *e, const uint8_t *p, size_t n, int level, int lit, uint8_t *q, size_t cap) {
+  ZSTD_CCtx *z = e->zc;
+  ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, level);
+  /* dense planes: a negative level finds the few matches cheaply, but would also drop the
+  ** Huffman stage of the literals that does the work there */
+  if (lit) ZSTD_CCtx_setParameter(z, ZSTD_c_literalCompressionMode, ZSTD_ps_enable);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, 1);
+  ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 0);
+  size_t r = ZSTD_compress2(z, q, cap, p, n);
+  if (ZSTD_isError(r)) {
+    if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) return 0;
+    int code = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? CAIRN_NOMEM : CAIRN_ERROR;
+    return cairnZlEncFail(e, cairnErr(code, "zl: zstd: %s", ZSTD_getErrorName(r))), (size_t)-1;
+  }
+  return r;
+}
+
+/* Streams at least this long, at zstd stage levels of at least ENC_SLOW_LEVEL (the optimal
+** parsers, btopt and up: about 1 MB/s), first run both levels on a sample of ENC_SAMPLE bytes
+** from their middle. Where the slow parse saves under 1% of the sample over zstd level 1 (noise
+** and the dense byte planes of sensor values: there level 1 is as small, or smaller, since the
+** optimal parse buys matches that cost more than their literals), the whole stream is coded
+** at level 1: 20-50x faster. Text and repetitive streams keep the slow level (it saves 20-40%
+** on them). */
+#define ENC_SLOW_LEVEL 16
+#define ENC_SAMPLE (64u << 10)
+static int encZstdLevel(Enc *e, const uint8_t *p, size_t n, uint8_t *q, size_t cap) {
+  int level = e->fast ? e->trialLevel : e->dense ? e->denseLevel : e->stageLevel;
+  if (e->fast || level < ENC_SLOW_LEVEL || n < 4 * ENC_SAMPLE || cap < ENC_SAMPLE + 1024) return level;
+  const uint8_t *s = p + (n - ENC_SAMPLE) / 2;
+  size_t a = encZstdRun(e, s, ENC_SAMPLE, 1, 0, q, cap), b = 0;
+  if (a == (size_t)-1) return level;
+  if (a == 0) a = ENC_SAMPLE; /* did not fit: as large as the sample */
+  b = encZstdRun(e, s, ENC_SAMPLE, level, 0, q, cap);
+  if (b == (size_t)-1) return level;
+  if (b == 0) b = ENC_SAMPLE;
+  return b + a / 100 >= a ? 1 : level;
+}
+
 /* zstd into the segment's scratch buffer, capped at n - 4 bytes (a stream that does not shrink
 ** is stored instead), then an exact-size copy. Returns 1 if it did not shrink. */
 static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size_t *pn) {
@@ -107,24 +150,14 @@ static int encZstdBytes(Enc *e, const uint8_t *p, size_t n, uint8_t **pOut, size
     e->zbuf = z, e->nZbuf = cap;
   }
   if (!e->zc) e->zc = cairnZlZstdCreateCCtx();
-  ZSTD_CCtx *z = e->zc;
-  if (!z) return cairnZlEncFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
+  if (!e->zc) return cairnZlEncFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
   uint8_t *q = e->zbuf;
+  int level = encZstdLevel(e, p, n, q + 1, cap - 1);
+  if (e->rc) return -1;
   q[0] = 1; /* varint element width */
-  ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
-  ZSTD_CCtx_setParameter(z, ZSTD_c_format, ZSTD_f_zstd1_magicless);
-  ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, e->fast ? e->trialLevel : e->dense ? e->denseLevel : e->stageLevel);
-  /* dense planes: a negative level finds the few matches cheaply, but would also drop the
-  ** Huffman stage of the literals that does the work there */
-  if (!e->fast && e->dense) ZSTD_CCtx_setParameter(z, ZSTD_c_literalCompressionMode, ZSTD_ps_enable);
-  ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, 1);
-  ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 0);
-  size_t r = ZSTD_compress2(z, q + 1, cap - 1, p, n);
-  if (ZSTD_isError(r)) {
-    if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall) return 1;
-    int code = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? CAIRN_NOMEM : CAIRN_ERROR;
-    return cairnZlEncFail(e, cairnErr(code, "zl: zstd: %s", ZSTD_getErrorName(r))), -1;
-  }
+  size_t r = encZstdRun(e, p, n, level, !e->fast && e->dense, q + 1, cap - 1);
+  if (r == (size_t)-1) return -1;
+  if (r == 0) return 1;
   uint8_t *o = cairnMalloc(r + 1);
   if (!o) return cairnZlEncFail(e, cairnErr(CAIRN_NOMEM, "zl: out of memory")), -1;
   memcpy(o, q, r + 1);
@@ -558,6 +591,24 @@ static int encTyped(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n) {
   if (o->nField) return encRecords(e, o, p, n);
   if (o->profile == CAIRN_ZL_CSV) return cairnZlEncCsv(e, p, n);
   unsigned w = kZlWidth[o->profile];
+  if (w == 8 && n >= 64 * 8) {
+    /* 8-byte integers that are pairs of 4-byte ones (u32 series read as le-u64: the halves'
+    ** differences are narrow, the 64-bit ones carry borrows into the high half): the 4-byte
+    ** graph is tried beside the 8-byte one on a prefix, the smaller wins. Either is a numeric
+    ** view of the same serial bytes (serial_to_num takes its width from its input). */
+    size_t nt = CAIRN_MIN(n, 2 * e->trial) / 8 * 8, aCost[2] = {SIZE_MAX, SIZE_MAX};
+    int fast = e->fast;
+    e->fast = 1;
+    for (int k = 0; k < 2 && !e->rc; k++) {
+      Mark m = encMark(e);
+      unsigned wk = k ? 4 : 8;
+      int r = cairnZlEncNumeric(e, p, nt / wk, wk, 0);
+      aCost[k] = r == ENC_SKIP ? SIZE_MAX : encCost(e, m);
+      cairnZlEncRollback(e, m);
+    }
+    e->fast = fast;
+    if (aCost[1] < aCost[0]) w = 4;
+  }
   return cairnZlEncNode1(e, ZID_SERIAL_TO_NUM, NULL, 0, cairnZlEncNumeric(e, p, n / w, w, 0));
 }
 static int encRootWhole(Enc *e, const ZlOpts *o, const uint8_t *p, size_t n);

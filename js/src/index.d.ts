@@ -225,7 +225,8 @@ export const zl: {
 };
 
 // ------------------------------------------------------------------ agent memory
-export type MemoryMode = 'hybrid' | 'vector' | 'bm25';
+/** 'auto' (the default): hybrid with a query embedding (yours or your `embed`'s), else BM25 (docs/memory.md). */
+export type MemoryMode = 'auto' | 'hybrid' | 'vector' | 'bm25';
 export type Metric = 'cosine' | 'ip' | 'l2';
 export type VectorIndex = 'auto' | 'flat' | 'f16' | 'int8' | 'ivf' | 'ivfpq';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -521,6 +522,8 @@ export class Store {
   put(data: PutSource, options?: { name?: string }): Promise<string>;
   /** Bytes [start, end) of a payload (by id or name), verified. */
   get(idOrName: string, range?: { start?: number; end?: number }): Uint8Array;
+  /** Bytes [start, start + out.byteLength) of a payload (clipped to its end) into the caller's array, verified; the count written. No new array (docs/js-memory.md). */
+  getInto(idOrName: string, out: ArrayBufferView, options?: { start?: number }): number;
   /** A stream of [start, end) of a payload, read and verified pieceSize bytes at a time (default 4 MiB). */
   stream(idOrName: string, options?: { start?: number; end?: number; pieceSize?: number }): ReadableStream<Uint8Array>;
   /** Write [start, end) of a payload to a file object in bounded memory. */

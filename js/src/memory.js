@@ -2,7 +2,8 @@
 // js/src/memory.js - agent memory in the npm package: `Memory` over cairn's C store
 // (core/include/cairn/mem.h, glue in bindings/em/em_mem.c). A memory is a text plus an embedding,
 // who (session, role) and when (time), a tier, an importance and free JSON metadata; search is
-// vector, BM25 or hybrid (reciprocal rank fusion by default) with filters applied inside it.
+// vector, BM25 or hybrid (reciprocal rank fusion), with filters applied inside it; the default
+// mode 'auto' is hybrid with a query embedding, BM25 without one.
 //
 //   const mem = await Memory.open(file?, { dim: 384 });   // file: MemoryFile, NodeFile, OpfsFile...
 //   const id = mem.add({ text: 'I moved to Lisbon in May', session: 's1', role: 'user' });
@@ -15,7 +16,7 @@
 // from a real model (Float32Array of the store's dimension) for semantic search.
 import { scope, cstr, storeFileArg, utf8 } from './util.js';
 
-const MODES = { hybrid: 0, vector: 1, bm25: 2 };
+const MODES = { auto: 0, vector: 1, bm25: 2, hybrid: 3 }; // CAIRN_MEM_* (cairn/mem.h)
 const METRICS = { cosine: 0, ip: 1, l2: 2 };
 const FUSIONS = { rrf: 0, weighted: 1 };
 const INDEXES = { auto: 0, flat: 1, f16: 2, int8: 3, ivf: 4, ivfpq: 5 };
@@ -396,7 +397,7 @@ export function makeMemory(ctx) {
      * Search. `query` is a text, a query vector, or { text, embedding }. Scores are "higher is
      * better" in the chosen mode; vectorScore/bm25Score are null where not computed.
      * @param {string|Float32Array|number[]|{text?: string, embedding?: Float32Array|number[]}} query
-     * @param {{k?: number, mode?: 'hybrid'|'vector'|'bm25', filter?: object, fusion?: 'rrf'|'weighted',
+     * @param {{k?: number, mode?: 'auto'|'hybrid'|'vector'|'bm25', filter?: object, fusion?: 'rrf'|'weighted',
      *   rrfK?: number, weights?: {vector?: number, bm25?: number}, recency?: {weight?: number, halfLifeHours?: number, now?: Date|number},
      *   index?: 'auto'|'flat'|'f16'|'int8'|'ivf'|'ivfpq', nprobe?: number, rerank?: number, bm25?: {k1?: number, b?: number},
      *   touch?: boolean}} [options]

@@ -223,6 +223,48 @@ export function makeStore(ctx) {
     }
 
     /**
+     * Bytes [start, start + out.byteLength) of a payload (clipped to its end) into the caller's
+     * out (a Uint8Array or any typed array / DataView: its bytes), each chunk verified; returns
+     * the number of bytes written. No new array: a program that reads many payloads reuses one
+     * (docs/js-memory.md). The bytes pass through the wasm heap PIECE bytes at a time, so the
+     * heap does not grow with the payload.
+     * @param {string} id
+     * @param {ArrayBufferView} out
+     * @param {{start?: number}} [options]
+     * @returns {number}
+     */
+    getInto(id, out, { start = 0 } = {}) {
+      if (!ArrayBuffer.isView(out)) throw new CairnError(12, `Store.getInto ${id}: out must be a typed array or DataView`);
+      const dst = out instanceof Uint8Array ? out : new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      const h = this.#handle();
+      const M = ctx.M, s = scope(M, CairnError);
+      let pl = 0;
+      try {
+        const pid = this.#resolve(s, id), psize = s.alloc(8), ppl = s.alloc(4), pn = s.alloc(4);
+        let rc = M._cairn_em_cas_stat(h, pid, psize);
+        if ((rc & 0xff) === 5 && this.#refreshed()) rc = M._cairn_em_cas_stat(h, pid, psize);
+        if (!rc) rc = M._cairn_em_cas_payload_open(h, pid, ppl);
+        if (rc) throw ctx.fail(rc, `Store.getInto ${id}`);
+        pl = M.HEAPU32[ppl >> 2];
+        const size = M.HEAPF64[psize >> 3];
+        if (!Number.isSafeInteger(start) || start < 0 || start > size)
+          throw new CairnError(9, `Store.getInto ${id}: bad start ${start} of a ${size}-byte payload`);
+        const n = Math.min(dst.length, size - start), p = s.alloc(Math.min(n, PIECE));
+        for (let done = 0; done < n; ) {
+          const k = Math.min(PIECE, n - done);
+          rc = M._cairn_em_cas_payload_read(pl, start + done, p, k, pn);
+          if (rc) throw ctx.fail(rc, `Store.getInto ${id}`);
+          dst.set(M.HEAPU8.subarray(p, p + k), done);
+          done += k;
+        }
+        return n;
+      } finally {
+        if (pl) M._cairn_em_cas_payload_close(pl);
+        s.free();
+      }
+    }
+
+    /**
      * A ReadableStream of bytes [start, end) of a payload, read and verified piece by piece
      * (pieceSize bytes at a time, default 4 MiB), so memory stays bounded for any payload size.
      * @returns {ReadableStream<Uint8Array>}

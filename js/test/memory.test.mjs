@@ -187,7 +187,7 @@ test('search options: recency, weighted fusion, touch counts', async () => {
   assert.equal(noRecency[0].score, noRecency[1].score);
   assert.deepEqual(noRecency.map((h) => h.id).sort(), [old, recent]);
   // Weighted fusion: with all weight on BM25, the ranking follows BM25 scores.
-  const w = mem.search('lunch Friday', { k: 3, fusion: 'weighted', weights: { vector: 0, bm25: 1 } });
+  const w = mem.search('lunch Friday', { k: 3, mode: 'hybrid', fusion: 'weighted', weights: { vector: 0, bm25: 1 } }); // (the default, auto, is BM25 here)
   assert.equal(w[0].text, 'lunch with Ana on Friday');
   assert.ok(w[0].bm25Score > 0 && w[0].vectorScore !== null);
   // touch: every returned hit counts one access.

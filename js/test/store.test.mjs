@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Store, MemoryFile, NodeFile, CairnError } from '../src/node.js';
+import cairn, { Store, MemoryFile, NodeFile, CairnError } from '../src/node.js';
 import { cli, cliHas, data, pseudoRandom, tmp } from './helpers.mjs';
 import { execFileSync } from 'node:child_process';
 
@@ -169,6 +169,37 @@ test('large buffers stream through the wasm heap in pieces: same id as a file ob
   assert.equal(whole.length, big.length);
   assert.ok(Buffer.from(whole).equals(Buffer.from(big)));
   assert.throws(() => store.stream('0'.repeat(64)), (e) => e instanceof CairnError && e.codeName === 'NOTFOUND');
+  store.close();
+});
+
+test('getInto: a payload into the caller\'s array, in pieces through a heap that does not grow; ranges, views, errors', async () => {
+  const M = cairn._internal.module;
+  const store = await Store.open({ chunking: { min: 65536, avg: 262144, max: 1048576 } });
+  const big = pseudoRandom(21 << 20, 9); // five 4 MiB pieces and a tail, chunks cut by the pieces
+  const id = await store.put(big, { name: 'big' });
+  const out = new Uint8Array(big.length);
+  assert.equal(store.getInto(id, out), big.length); // the first call may grow the heap by one piece
+  assert.ok(Buffer.from(out).equals(Buffer.from(big)));
+  const heap = M.HEAPU8.length;
+  for (const start of [0, 1, 12345, (4 << 20) - 1]) {
+    out.fill(0);
+    const n = store.getInto('big', out, { start });
+    assert.equal(n, big.length - start);
+    assert.ok(Buffer.from(out.subarray(0, n)).equals(Buffer.from(big.subarray(start))), `start ${start}`);
+    assert.ok(out.subarray(n).every((b) => b === 0), 'bytes past the payload are left alone');
+  }
+  assert.equal(M.HEAPU8.length, heap, 'the wasm heap grew while reading a 21 MiB payload into a caller array');
+  // A shorter array takes a range; other typed arrays take bytes; start at the end reads none.
+  const few = new Uint8Array(1000);
+  assert.equal(store.getInto(id, few, { start: 5 << 20 }), 1000);
+  assert.deepEqual(few, big.subarray(5 << 20, (5 << 20) + 1000));
+  const f32 = new Float32Array(256);
+  assert.equal(store.getInto(id, f32, { start: 7 }), 1024);
+  assert.deepEqual(new Uint8Array(f32.buffer), big.subarray(7, 1031));
+  assert.equal(store.getInto(id, few, { start: big.length }), 0);
+  assert.throws(() => store.getInto(id, few, { start: big.length + 1 }), (e) => e instanceof CairnError && e.codeName === 'RANGE');
+  assert.throws(() => store.getInto(id, [1, 2, 3]), (e) => e instanceof CairnError && e.codeName === 'TYPE');
+  assert.throws(() => store.getInto('0'.repeat(64), few), (e) => e instanceof CairnError && e.codeName === 'NOTFOUND');
   store.close();
 });
 

@@ -508,21 +508,228 @@ static int kgCrashRun(const FaultSpec *spec, const char *zWhat) {
   return bad ? -1 : reached;
 }
 
-TEST(kg, crash_sweep) {
+/* Every fault point N = 1, 2, ... of each kind (fail, tear, crash at a write or a sync) until a
+** run no longer reaches it; xRun returns -1 on a wrong reopen, 0 when fault N was not reached. */
+static void kgSweep(int (*xRun)(const FaultSpec *, const char *), const char *zWhat, uint64_t seed) {
   for (int field = 0; field < 5; field++)
     for (uint32_t n = 1; n < 400; n++) {
       FaultSpec spec;
       memset(&spec, 0, sizeof spec);
-      spec.seed = 7 + n, spec.bSectorAtomic = 1, spec.bGarble = field == 2;
-      switch (field) {
-        case 0: spec.nFailWrite = n; break;
-        case 1: spec.nFailSync = n; break;
-        case 2: spec.nTearWrite = n; break;
-        case 3: spec.nCrashWrite = n; break;
-        default: spec.nCrashSync = n; break;
-      }
-      int r = kgCrashRun(&spec, "kg crash");
+      spec.seed = seed + n, spec.bSectorAtomic = 1, spec.bGarble = field == 2;
+      uint32_t *ap[5] = {&spec.nFailWrite, &spec.nFailSync, &spec.nTearWrite, &spec.nCrashWrite, &spec.nCrashSync};
+      *ap[field] = n;
+      int r = xRun(&spec, zWhat);
       CHECK(r >= 0);
-      if (r == 0) break;
+      if (r <= 0) break;
     }
 }
+
+TEST(kg, crash_sweep) { kgSweep(kgCrashRun, "kg crash", 7); }
+
+/* ---- the graph inside the memory store's file (cairn_kg_open_mem): written at the store's
+** checkpoint, read back at reopen, forgetting a memory drops the facts only it supported (and
+** their text leaves the file), a rewrite by a process that never opened the graph keeps it, a
+** forget replayed from the log is caught up at attach, and a FILE.graph of before moves in. */
+static int kgFileHas(const char *zPath, const char *z) { /* the raw bytes hold z */
+  size_t n = 0, k = strlen(z), i = 0;
+  uint8_t *p = tfReadFile(zPath, &n);
+  while (p && i + k <= n && memcmp(p + i, z, k)) i++;
+  cairn_free(p);
+  return p ? i + k <= n : -1;
+}
+static uint64_t kgMemAdd(cairn_mem *m, const char *z) {
+  cairn_mem_record r;
+  memset(&r, 0, sizeof r);
+  r.zText = z;
+  uint64_t id = 0;
+  if (cairn_mem_add(m, &r, &id) != CAIRN_OK) return 0;
+  return id;
+}
+static int kgAddSrc(cairn_kg *g, const char *s, const char *p, const char *o, const char *lit, uint64_t src, uint32_t *pId) {
+  cairn_kg_fact k = fact(s, p, o, 1000);
+  k.zLiteral = lit;
+  k.aSource = &src, k.nSource = 1;
+  return cairn_kg_add_fact(g, &k, pId);
+}
+static int kgOpenStore(const char *zPath, int readOnly, uint32_t ckEvery, cairn_mem **pm) {
+  cairn_mem_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.noSync = 1, cfg.textOnly = 1, cfg.readOnly = readOnly, cfg.checkpointEvery = ckEvery;
+  return cairn_mem_open(zPath, &cfg, pm);
+}
+
+TEST(kg, in_store) {
+  const char *zPath = tfTmp("kg_in_store.cmem");
+  remove(zPath);
+  cairn_mem *m;
+  cairn_kg *g;
+  CHECK_OK(kgOpenStore(zPath, 0, 0, &m));
+  uint64_t a = kgMemAdd(m, "Maya moved to Lisbon"), b = kgMemAdd(m, "Maya cooks a stew"), c = kgMemAdd(m, "Maya met Tom");
+  CHECK(a && b && c);
+  CHECK_OK(cairn_mem_commit(m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  uint32_t fLives, fDish, fKnows, fMet;
+  CHECK_OK(kgAddSrc(g, "Maya", "lives_in", "Lisbon", NULL, a, &fLives));
+  CHECK_OK(kgAddSrc(g, "Maya", "favourite_dish", NULL, "okra-pistachio-stew-77", b, &fDish));
+  CHECK_OK(kgAddSrc(g, "Maya", "knows", "Tom", NULL, b, &fKnows));
+  CHECK_OK(kgAddSrc(g, "Maya", "knows", "Tom", NULL, c, &fMet)); /* the same fact, a second source */
+  CHECK_EQ(fMet, fKnows);
+  CHECK_OK(cairn_kg_commit(g)); /* = a checkpoint of the store */
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  CHECK_EQ(kgFileHas(zPath, "okra-pistachio-stew-77"), 1);
+  /* read back from the store's file, read-only */
+  CHECK_OK(kgOpenStore(zPath, 1, 0, &m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK_EQ(cairn_kg_fact_count(g), 3);
+  uint32_t id;
+  CHECK_OK(cairn_kg_find(g, "maya", &id));
+  CHECK_EQ(cairn_kg_entity_add(g, "Ines", NULL, &id), CAIRN_READONLY);
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  /* forget b: the dish fact goes (only b supported it), knows stays (c supports it too) */
+  CHECK_OK(kgOpenStore(zPath, 0, 0, &m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK_OK(cairn_mem_delete(m, b));
+  CHECK(!cairn_kg_fact_valid(g, fDish, CAIRN_KG_ANY));
+  CHECK(cairn_kg_fact_valid(g, fKnows, CAIRN_KG_NOW));
+  CHECK_OK(cairn_kg_commit(g));
+  CHECK_EQ(kgFileHas(zPath, "okra-pistachio-stew-77"), 0);
+  CHECK_EQ(kgFileHas(zPath, "cooks a stew"), 0);
+  /* more memories and several incremental checkpoints (space reclaimed) keep the graph whole */
+  for (int i = 0; i < 5; i++) {
+    char z[64];
+    sprintf(z, "round %d: Maya visited Porto", i);
+    uint64_t x = kgMemAdd(m, z);
+    CHECK(x);
+    CHECK_OK(kgAddSrc(g, "Maya", "visited", "Porto", NULL, x, NULL));
+    CHECK_OK(cairn_mem_commit(m));
+    CHECK_OK(cairn_kg_commit(g));
+  }
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  /* a process that never opens the graph forgets a and compacts: the graph stays, minus a's fact */
+  CHECK_OK(kgOpenStore(zPath, 0, 0, &m));
+  CHECK_OK(cairn_mem_delete(m, a));
+  CHECK_OK(cairn_mem_compact(m));
+  CHECK_OK(cairn_mem_close(m));
+  CHECK_OK(kgOpenStore(zPath, 1, 0, &m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK_EQ(cairn_kg_fact_count(g), 4);
+  CHECK(!cairn_kg_fact_valid(g, fLives, CAIRN_KG_ANY));
+  CHECK(cairn_kg_fact_valid(g, fKnows, CAIRN_KG_NOW));
+  uint64_t aS[4];
+  uint32_t n;
+  CHECK_OK(cairn_kg_fact_sources(g, fKnows, aS, 4, &n));
+  CHECK_EQ(n, 1);
+  CHECK_EQ(aS[0], c);
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  /* a forget that only reached the store's log (no checkpoint, graph not attached) */
+  CHECK_OK(kgOpenStore(zPath, 0, UINT32_MAX, &m));
+  CHECK_OK(cairn_mem_delete(m, c));
+  CHECK_OK(cairn_mem_commit(m));
+  CHECK_OK(cairn_mem_close(m));
+  CHECK_OK(kgOpenStore(zPath, 0, 0, &m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK(!cairn_kg_fact_valid(g, fKnows, CAIRN_KG_ANY));
+  /* one graph per store */
+  cairn_kg *g2;
+  CHECK_EQ(CAIRN_PRIMARY(cairn_kg_open_mem(m, NULL, 0, &g2)), CAIRN_EXISTS);
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  remove(zPath);
+}
+
+TEST(kg, in_store_migrate) {
+  const char *zPath = tfTmp("kg_migrate.cmem"), *zOld = tfTmp("kg_migrate.cmem.graph");
+  remove(zPath), remove(zOld);
+  cairn_file *f;
+  cairn_kg *g;
+  CHECK_OK(cairn_open(zOld, CAIRN_OPEN_READWRITE | CAIRN_OPEN_CREATE, &f));
+  CHECK_OK(cairn_kg_open(f, CAIRN_KG_NOSYNC, &g));
+  CHECK_OK(cairn_kg_functional(g, "lives_in", 0));
+  CHECK_OK(kgAddSrc(g, "Maya", "lives_in", "Porto", NULL, 1, NULL));
+  CHECK_OK(kgAddSrc(g, "Maya", "lives_in", "Lisbon", NULL, 1, NULL));
+  CHECK_OK(cairn_kg_close(g));
+  cairn_mem *m;
+  CHECK_OK(kgOpenStore(zPath, 0, 0, &m));
+  CHECK(kgMemAdd(m, "Maya lives in Lisbon"));
+  CHECK_OK(cairn_kg_open_mem(m, f, 0, &g));
+  CHECK_OK(cairn_kg_commit(g));
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  cairn_file_close(f);
+  remove(zOld);
+  CHECK_OK(kgOpenStore(zPath, 1, 0, &m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK_EQ(cairn_kg_fact_count(g), 2);
+  CHECK(!cairn_kg_fact_valid(g, 1, CAIRN_KG_NOW));
+  CHECK(cairn_kg_fact_valid(g, 2, CAIRN_KG_NOW));
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  remove(zPath);
+}
+
+/* Crash safety of store + graph in one file: each write or sync of four checkpoints fails, tears
+** or loses power; the reopened store's graph has at least the facts of the last acknowledged
+** checkpoint, at most those added, and every fact's source memory is in the store. */
+#define KG_BAD(...) (tfFail(__FILE__, __LINE__, __VA_ARGS__), bad = 1)
+static int kgStoreCrashRun(const FaultSpec *spec, const char *zWhat) {
+  cairn_file *base, *f;
+  cairn_mem *m;
+  cairn_kg *g;
+  cairn_mem_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.textOnly = 1, cfg.checkpointEvery = UINT32_MAX;
+  if (cairn_memfile_open(NULL, 0, &base)) return -1;
+  faultfileWrap(base, 0, NULL, &f);
+  if (cairn_mem_open_file(f, &cfg, &m)) return cairn_file_close(base), -1;
+  cairn_mem_close(m);
+  faultfileWrap(base, 0, spec, &f);
+  int nAcked = 0, nAdded = 0;
+  uint32_t nW = 0, nS = 0;
+  if (cairn_mem_open_file(f, &cfg, &m) == CAIRN_OK) {
+    if (cairn_kg_open_mem(m, NULL, 0, &g) == CAIRN_OK) {
+      for (int c = 0; c < 4; c++) {
+        char z[64];
+        sprintf(z, "memory %d", c);
+        uint64_t id = kgMemAdd(m, z);
+        sprintf(z, "o%d", c);
+        if (id && kgAddSrc(g, "s", "rel", z, NULL, id, NULL) == CAIRN_OK) nAdded++;
+        if (cairn_kg_commit(g) == CAIRN_OK) nAcked = nAdded;
+      }
+      faultfilePowerLoss(f);
+      cairn_kg_close(g);
+    }
+    faultfileCounts(f, &nW, &nS); /* f is the store's: closed with it */
+    cairn_mem_close(m);
+  }
+  int reached = (spec->nFailWrite && nW >= spec->nFailWrite) || (spec->nTearWrite && nW >= spec->nTearWrite) ||
+                (spec->nCrashWrite && nW >= spec->nCrashWrite) || (spec->nFailSync && nS >= spec->nFailSync) ||
+                (spec->nCrashSync && nS >= spec->nCrashSync);
+  faultfileWrap(base, 0, NULL, &f);
+  cfg.readOnly = 1;
+  int bad = 0;
+  if (cairn_mem_open_file(f, &cfg, &m) != CAIRN_OK) KG_BAD("%s: reopen: %s", zWhat, cairn_errmsg());
+  else {
+    if (cairn_kg_open_mem(m, NULL, 0, &g) != CAIRN_OK) KG_BAD("%s: graph reopen: %s", zWhat, cairn_errmsg());
+    else {
+      uint32_t n = cairn_kg_fact_count(g);
+      if ((int)n < nAcked || (int)n > nAdded) KG_BAD("%s: %u facts; %d acknowledged, %d added", zWhat, n, nAcked, nAdded);
+      for (uint32_t i = 1; i <= n && !bad; i++) {
+        uint64_t src;
+        uint32_t k;
+        cairn_mem_record r;
+        if (cairn_kg_fact_sources(g, i, &src, 1, &k) || k != 1 || cairn_mem_get(m, src, &r))
+          KG_BAD("%s: fact %u's source memory is not in the store", zWhat, i);
+      }
+      cairn_kg_close(g);
+    }
+    cairn_mem_close(m);
+  }
+  cairn_file_close(base);
+  return bad ? -1 : reached;
+}
+
+TEST(kg, in_store_crash_sweep) { kgSweep(kgStoreCrashRun, "store + graph crash", 11); }

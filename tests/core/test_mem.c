@@ -28,9 +28,11 @@ TEST(mem, add_get_search) {
   CHECK_RC(cairn_mem_get(m, 11, &r), CAIRN_NOTFOUND);
   CHECK_RC(cairn_mem_get(m, 0, &r), CAIRN_NOTFOUND);
   cairn_mem_hit h[10];
-  for (int mode = CAIRN_MEM_HYBRID; mode <= CAIRN_MEM_BM25; mode++) {
-    /* BM25 finds only the two turns that name Ana */
-    CHECK_EQ(search(m, "where does my sister Ana live?", mode, 3, NULL, h), mode == CAIRN_MEM_BM25 ? 2 : 3);
+  static const int aMode[] = {CAIRN_MEM_HYBRID, CAIRN_MEM_VECTOR, CAIRN_MEM_BM25, CAIRN_MEM_AUTO};
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(aMode); i++) {
+    int mode = aMode[i];
+    /* BM25 finds only the two turns that name Ana (auto without a query vector is BM25) */
+    CHECK_EQ(search(m, "where does my sister Ana live?", mode, 3, NULL, h), mode == CAIRN_MEM_BM25 || mode == CAIRN_MEM_AUTO ? 2 : 3);
     CHECK_EQ(h[0].id, 3);
     CHECK(h[0].score >= h[1].score);
   }
@@ -179,6 +181,93 @@ TEST(mem, filters) {
   CHECK_RC(cairn_mem_filter_parse("{\"meta\": {\"a\": 1, \"b\": 2}}", &f, &arena), CAIRN_MISUSE);
   CHECK_RC(cairn_mem_filter_parse("[1]", &f, &arena), CAIRN_MISUSE);
   CHECK_RC(cairn_mem_filter_parse("{", &f, &arena), CAIRN_CORRUPT);
+  cairn_mem_close(m);
+}
+
+/* The role (speaker) is a BM25 field: a query naming the speaker finds the turns whose text does
+** not name them; forgetting takes the role's postings out with the text's. */
+TEST(mem, role_indexed_for_bm25) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  static const char *const aT[][2] = {
+      {"Melanie", "I went camping at the lake with the kids"},
+      {"Caroline", "The adoption agency called back today"},
+      {"Melanie", "Pottery class was great, I made a bowl"},
+      {"Caroline", "I am going to a support group tonight"},
+  };
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(aT); i++) {
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = aT[i][1], r.zRole = aT[i][0], r.createdMs = 1 + (int64_t)i;
+    CHECK_OK(cairn_mem_add(m, &r, NULL));
+  }
+  cairn_mem_hit h[8];
+  CHECK_EQ(search(m, "what did Melanie do", CAIRN_MEM_BM25, 8, NULL, h), 2); /* only "melani" matches */
+  CHECK_EQ(h[0].id + h[1].id, 1 + 3);
+  /* the role counts once, like "Melanie: ..." in the text: same scores as that store */
+  cairn_mem *m2;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m2));
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(aT); i++) {
+    char z[128];
+    cairnFormat(z, sizeof z, "%s: %s", aT[i][0], aT[i][1]);
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = z, r.createdMs = 1 + (int64_t)i;
+    CHECK_OK(cairn_mem_add(m2, &r, NULL));
+  }
+  cairn_mem_hit h2[8];
+  CHECK_EQ(search(m2, "Caroline adoption", CAIRN_MEM_BM25, 8, NULL, h2), search(m, "Caroline adoption", CAIRN_MEM_BM25, 8, NULL, h));
+  for (int i = 0; i < 2; i++) {
+    CHECK_EQ(h[i].id, h2[i].id);
+    CHECK(fabsf(h[i].score - h2[i].score) < 1e-6f);
+  }
+  cairn_mem_close(m2);
+  /* forgetting: the role's postings go too (a later search never sees the row) */
+  uint64_t nPost = m->bm25.nPosting;
+  CHECK_OK(cairn_mem_delete(m, 1));
+  CHECK_EQ(m->bm25.nPosting, nPost - 5); /* went camp lake kid + melani ("i", "at", "the", "with" are stop words) */
+  CHECK_EQ(search(m, "Melanie", CAIRN_MEM_BM25, 8, NULL, h), 1);
+  CHECK_EQ(h[0].id, 3);
+  cairn_mem_close(m);
+}
+
+/* auto (the default mode, 0): BM25 when the query vector would be the built-in embedder's,
+** hybrid when the caller gives the query's embedding, the vector alone with no query text. */
+TEST(mem, auto_mode) {
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(NULL, NULL, &m));
+  CHECK_OK(addTurns(m, NTURN));
+  const char *zq = "when is the trip to Japan with Ana";
+  float v[CAIRN_MEM_DEFAULT_DIM];
+  CHECK_OK(cairn_mem_embed(zq, strlen(zq), v, CAIRN_MEM_DEFAULT_DIM));
+  /* (text, vector) -> the mode auto must equal */
+  static const struct { int text, vec, mode; uint32_t n; } aCase[] = {
+      {1, 0, CAIRN_MEM_BM25, 0}, {1, 1, CAIRN_MEM_HYBRID, 10}, {0, 1, CAIRN_MEM_VECTOR, 10}};
+  for (size_t c = 0; c < CAIRN_ARRAY_SIZE(aCase); c++) {
+    cairn_mem_query q;
+    memset(&q, 0, sizeof q); /* mode 0: auto */
+    q.zText = aCase[c].text ? zq : NULL, q.aEmbedding = aCase[c].vec ? v : NULL, q.nEmbedding = CAIRN_MEM_DEFAULT_DIM, q.k = 10;
+    cairn_mem_hit ha[10], hb[10];
+    uint32_t na, nb;
+    CHECK_OK(cairn_mem_search(m, &q, ha, &na));
+    q.mode = aCase[c].mode;
+    CHECK_OK(cairn_mem_search(m, &q, hb, &nb));
+    CHECK_EQ(na, nb);
+    CHECK(na >= 2);
+    if (aCase[c].n) CHECK_EQ(na, aCase[c].n); /* the vector list fills it */
+    for (uint32_t i = 0; i < na; i++) {
+      CHECK_EQ(ha[i].id, hb[i].id);
+      CHECK(ha[i].score == hb[i].score);
+    }
+    CHECK(isnan(ha[0].vscore) == !aCase[c].vec);
+  }
+  cairn_mem_query q;
+  memset(&q, 0, sizeof q);
+  cairn_mem_hit h[1];
+  uint32_t n;
+  CHECK_RC(cairn_mem_search(m, &q, h, &n), CAIRN_MISUSE); /* nothing to search with */
+  q.zText = zq, q.mode = 4;
+  CHECK_RC(cairn_mem_search(m, &q, h, &n), CAIRN_MISUSE);
   cairn_mem_close(m);
 }
 

@@ -601,3 +601,61 @@ TEST(memedit, embedding_model_recorded_and_enforced) {
   }
   remove(zPath);
 }
+
+/* Salvage keeps versions as the history of one memory: versions from the checkpoint and from
+** the log (the END record of an update after the checkpoint), their validity, the current
+** version; a forgotten memory is not copied and ids are renumbered over its gap. */
+TEST(memedit, salvage_keeps_history) {
+  const char *zPath = tfTmp("salvage-history.mem");
+  cairn_mem_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.checkpointEvery = UINT32_MAX; /* close leaves the log as it is */
+  cairn_mem *m;
+  CHECK_OK(cairn_mem_open(zPath, &cfg, &m));
+  cairn_mem_record r = rec("forget me", "x", NULL);
+  CHECK_OK(cairn_mem_add(m, &r, NULL));            /* 1: forgotten */
+  r = rec("I live in Lisbon", "ana", "s1");
+  uint64_t id = 0, v2 = 0, v3 = 0;
+  CHECK_OK(cairn_mem_add(m, &r, &id));             /* 2 */
+  r = rec("the cat is called Pixel", "ana", NULL);
+  CHECK_OK(cairn_mem_add(m, &r, NULL));            /* 3 */
+  r.zText = "I live in Porto", r.validFromMs = 1700000001000;
+  CHECK_OK(cairn_mem_update(m, id, &r, CAIRN_MEM_F_TEXT, &v2));
+  CHECK_OK(cairn_mem_delete(m, 1));
+  CHECK_OK(cairn_mem_checkpoint(m));               /* versions 1 and 2 of memory 2 in the datasets */
+  r.zText = "I live in Braga", r.validFromMs = 1700000002000;
+  CHECK_OK(cairn_mem_update(m, id, &r, CAIRN_MEM_F_TEXT, &v3)); /* version 3 in the log */
+  CHECK_OK(cairn_mem_commit(m));
+  CHECK_OK(cairn_mem_close(m));
+  cairn_file *f, *out;
+  CHECK_OK(cairn_open(zPath, CAIRN_OPEN_READONLY, &f));
+  CHECK_OK(cairn_memfile_open(NULL, 0, &out));
+  cairn_mem_verify_info vi;
+  CHECK_OK(cairn_mem_salvage(f, out, &vi));
+  CHECK_OK(cairn_mem_open_file(out, NULL, &m));
+  cairn_mem_stats st;
+  CHECK_OK(cairn_mem_stats_get(m, &st));
+  CHECK_EQ(st.nMemory, 4); /* rows: 2 memories, one of 3 versions (the forgotten one is gone) */
+  cairn_mem_record aV[4];
+  uint32_t nV = 0;
+  CHECK_OK(cairn_mem_history(m, 1, aV, 4, &nV));   /* memory 2 is memory 1 now */
+  CHECK_EQ(nV, 3);
+  static const char *const azWant[] = {"I live in Lisbon", "I live in Porto", "I live in Braga"};
+  for (uint32_t i = 0; i < nV && i < 3; i++) {
+    CHECK_STR(aV[i].zText, azWant[i]);
+    CHECK_STR(aV[i].zUser, "ana");
+    if (i) CHECK_EQ(aV[i - 1].validToMs, aV[i].validFromMs);
+  }
+  CHECK_EQ(aV[1].validFromMs, 1700000001000);
+  CHECK_EQ(aV[2].validToMs, 0);
+  CHECK_OK(cairn_mem_get(m, 1, &r));
+  CHECK_STR(r.zText, "I live in Braga");
+  cairn_mem_hit h[10];
+  CHECK_EQ(searchText(m, "live", NULL, 0, h), 1);  /* the current version only */
+  CHECK_EQ(h[0].id, 1);
+  CHECK_EQ(searchText(m, "Porto", NULL, 1700000001500, h), 1); /* asOf sees the old one */
+  CHECK_OK(cairn_mem_get(m, 2, &r));
+  CHECK_STR(r.zText, "the cat is called Pixel");
+  cairn_mem_close(m);
+  cairn_file_close(f);
+}

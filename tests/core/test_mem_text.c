@@ -113,7 +113,7 @@ static const char *const aDoc[] = {
 TEST(memtext, bm25_scores_match_formula) {
   MemBm25 b;
   memset(&b, 0, sizeof b);
-  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(aDoc); i++) CHECK_OK(cairnBm25Add(&b, aDoc[i], strlen(aDoc[i])));
+  for (size_t i = 0; i < CAIRN_ARRAY_SIZE(aDoc); i++) CHECK_OK(cairnBm25Add(&b, aDoc[i], strlen(aDoc[i]), NULL, 0));
   /* Tokens per doc after stop words and stemming (by hand): d0 cat sat mat (3); d1 dog chase cat
   ** around garden (5); d2 dog cat live together (4); d3 quick brown fox jump lazi dog (6);
   ** d4 cat cat cat (3); d5 paint sunris lake (3). avgdl = 24/6 = 4. "cat": df 4. */
@@ -165,7 +165,7 @@ TEST(memtext, maxscore_equals_exhaustive) {
       r = r * rnd(26) / 26; /* skew toward the first words */
       n += (size_t)cairnFormat(z + n, sizeof z - n, "%s ", w[r]);
     }
-    CHECK_OK(cairnBm25Add(&b, z, n));
+    CHECK_OK(cairnBm25Add(&b, z, n, NULL, 0));
   }
   MemBits bits = {calloc((nDoc + 63) / 64, 8), nDoc};
   for (size_t d = 0; d < nDoc; d++)

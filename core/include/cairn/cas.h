@@ -187,7 +187,9 @@ CAIRN_API int cairn_cas_stat(cairn_cas *pCas, const uint8_t aId[32], uint64_t *p
 */
 CAIRN_API int cairn_cas_read(cairn_cas *pCas, const uint8_t aId[32], uint64_t iOff, void *p, size_t n,
                    size_t *pnRead);
-/* The same through an open payload (keeps the manifest between reads). */
+/* The same through an open payload: it keeps the manifest between reads, and the last chunk a
+** read took only part of (verified when it was read), so reading a payload in pieces of any
+** size reads and verifies each chunk once. */
 CAIRN_API int cairn_cas_payload_open(cairn_cas *pCas, const uint8_t aId[32], cairn_cas_payload **ppP);
 CAIRN_API uint64_t cairn_cas_payload_size(cairn_cas_payload *pP);
 CAIRN_API int cairn_cas_payload_read(cairn_cas_payload *pP, uint64_t iOff, void *p, size_t n, size_t *pnRead);

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "host.h"
+#include "zcodec.h" /* cairn_progress_fn */
 
 #ifdef __cplusplus
 extern "C" {
@@ -186,6 +187,12 @@ CAIRN_API int cairn_h5w_repack(cairn_file *in, cairn_file *out, const char *zFil
 /* repack flag: leave out the datasets, attributes and types the writer cannot write instead of
 ** failing; on success cairn_errmsg() then says how many and why the first one was left out. */
 #define CAIRN_H5W_REPACK_SKIP 0x100
+/* cairn_h5w_repack with progress: xProgress(pArg, nDone, nTotal) (may be NULL) is called once with
+** nDone 0 before anything is copied, then as data is copied, and last with nDone == nTotal on
+** success. nTotal is the data bytes (elements times type size) of every dataset to copy, from a
+** walk of the tree before the copy; nDone never decreases and never passes nTotal. */
+CAIRN_API int cairn_h5w_repack_progress(cairn_file *in, cairn_file *out, const char *zFilter, unsigned flags,
+                                        cairn_progress_fn xProgress, void *pArg);
 
 /* Statistics for tests and tools. */
 typedef struct cairn_h5w_stats {

@@ -24,8 +24,9 @@
 ** every fact ever stored and not removed). Times are ms since 1970, within years 1..9999.
 **
 ** Storage: a /graph group of an HDF5 file written through cairn/h5w.h (layout in
-** core/kg/FORMAT.md; h5py reads it). Changes are appended (and changed rows rewritten
-** copy-on-write) at cairn_kg_commit, which is one h5w commit: a crash leaves the last commit.
+** core/kg/FORMAT.md; h5py reads it): the memory store's own file (cairn_kg_open_mem) or a file
+** of its own (cairn_kg_open). Changes are appended (and changed rows rewritten copy-on-write) at
+** cairn_kg_commit, which is one h5w commit: a crash leaves the last commit.
 **
 ** Threads: a handle is used by one thread at a time. Strings returned stay valid until the next
 ** call that changes the graph.
@@ -64,6 +65,18 @@ typedef struct cairn_kg cairn_kg;
 #define CAIRN_KG_READONLY 0x1
 #define CAIRN_KG_NOSYNC 0x2
 CAIRN_API int cairn_kg_open(cairn_file *f, unsigned flags, cairn_kg **ppKg);
+/*
+** Open the graph kept inside memory store m's own HDF5 file (its /graph group, read now) and
+** attach it to m: each checkpoint of m (cairn_mem_checkpoint, the automatic ones, a forget's or
+** compaction's rewrite, cairn_mem_close) writes the graph's changes in the same h5w commit as the
+** memories, so a crash leaves both at the last checkpoint; cairn_kg_commit checkpoints m.
+** Forgetting a memory (cairn_mem_delete) removes the facts only it supported, and their literal
+** text leaves the file at the next checkpoint. fOld (may be NULL): a graph file of before
+** (FILE.graph), read when m's file has no /graph yet; its rows move into m's file at the next
+** checkpoint, after which the caller may delete it. A read-only m gives a read-only graph.
+** Close the graph before m (a graph whose store closed first turns read-only). flags as above.
+*/
+CAIRN_API int cairn_kg_open_mem(cairn_mem *m, cairn_file *fOld, unsigned flags, cairn_kg **ppKg);
 /* Commit (when file-backed and writable) and free. NULL is a no-op. */
 CAIRN_API int cairn_kg_close(cairn_kg *g);
 /* Make every change so far durable in one h5w commit. In memory: a no-op. */

@@ -232,9 +232,16 @@ CAIRN_API int cairn_mem_embedding(cairn_mem *pMem, uint64_t id, float *pOut);
 CAIRN_API int cairn_mem_touch(cairn_mem *pMem, uint64_t id);
 
 /* ---- search ---- */
-#define CAIRN_MEM_HYBRID 0
+/* (2026-12-02) The default (0) is AUTO: the best mode for the query at hand. With a query
+** embedding from the caller (a model's vectors) it is HYBRID (RRF over vector and BM25; the
+** vector alone without query text); without one the query vector would come from the built-in
+** embedder, which only sees word overlap and has no idf: then BM25 alone, which retrieves better
+** than fusing it in (LoCoMo dev turn recall@5, speaker in the role: BM25 0.588, RRF hybrid
+** 0.424, bench/history/2026-12-02-m17b.md). HYBRID was 0 before 2026-12-02: recompile. */
+#define CAIRN_MEM_AUTO   0
 #define CAIRN_MEM_VECTOR 1
 #define CAIRN_MEM_BM25   2
+#define CAIRN_MEM_HYBRID 3
 
 #define CAIRN_FUSE_RRF      0 /* sum of 1/(rrfK + rank) */
 #define CAIRN_FUSE_WEIGHTED 1 /* wVector*norm(vector) + wBm25*norm(bm25): vector min-max normalised
@@ -276,7 +283,7 @@ typedef struct cairn_mem_query {
   const float *aEmbedding;  /* query vector (dim floats) or NULL */
   uint32_t nEmbedding;
   uint32_t k;               /* hits wanted, 1..CAIRN_MEM_MAX_K; 0 = 10 */
-  int mode;                 /* CAIRN_MEM_HYBRID / VECTOR / BM25 */
+  int mode;                 /* CAIRN_MEM_AUTO (0) / VECTOR / BM25 / HYBRID */
   int fusion;               /* CAIRN_FUSE_* */
   float rrfK;               /* 0 = 60 */
   float wVector, wBm25;     /* weighted fusion; both 0 = 0.5 / 0.5 */
