@@ -53,7 +53,7 @@ static int pfClose(cairn_file *f) {
   free(x);
   return CAIRN_OK;
 }
-static const cairn_file_methods pfMethods = {1, pfRead, pfWrite, pfSize, pfTruncate, pfSync, pfClose, NULL, NULL, NULL};
+static const cairn_file_methods pfMethods = {1, pfRead, pfWrite, pfSize, pfTruncate, pfSync, pfClose, NULL, NULL, NULL, NULL};
 
 static int payloadOpen(const char *zPath, const char *zHash, cairn_file **pp) {
   char zUrl[2048];

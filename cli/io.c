@@ -81,7 +81,7 @@ static int fdClose(cairn_file *f) {
   return rc;
 }
 /* Version 1: a pipe or terminal has nothing to lock. */
-static const cairn_file_methods fdMethods = {1, fdRead, fdWrite, fdSize, fdTruncate, fdSync, fdClose, NULL, NULL, NULL};
+static const cairn_file_methods fdMethods = {1, fdRead, fdWrite, fdSize, fdTruncate, fdSync, fdClose, NULL, NULL, NULL, NULL};
 
 static int fdFile(int fd, int bOwn, cairn_file **pp) {
   FdFile *x = calloc(1, sizeof *x);

@@ -565,7 +565,7 @@ static void lockFileDrop(PosixFile *f) { (void)f; }
 #endif
 
 static const cairn_file_methods posixMethods = {2, posixRead, posixWrite, posixSize, posixTruncate,
-                                                posixSync, posixClose, posixMap, POSIX_LOCK, POSIX_UNLOCK};
+                                                posixSync, posixClose, posixMap, POSIX_LOCK, POSIX_UNLOCK, NULL};
 
 static int wrapFd(int fd, int writable, const char *zPath, cairn_file **ppFile) {
   /* one allocation: the struct, then the path (for messages) */

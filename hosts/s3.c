@@ -221,6 +221,11 @@ typedef struct Buf {
   char *p;
   size_t n, cap;
   int bFixed; /* p is the caller's: never grown, excess is an error */
+  /* (optional) told how many bytes of a 2xx answer have arrived, as they arrive (read plans
+  ** stream a large GET into the chunk reads waiting for it) */
+  void (*xArrived)(void *pArg, size_t nHave);
+  void *pArrived;
+  CURL *e; /* the transfer (set by request()) */
 } Buf;
 
 static size_t bodySink(char *p, size_t sz, size_t nm, void *arg) {
@@ -236,6 +241,12 @@ static size_t bodySink(char *p, size_t sz, size_t nm, void *arg) {
   }
   memcpy(b->p + b->n, p, n);
   b->n += n;
+  COUNT(nBytesIn, n); /* as they arrive: a streamed GET's reader may be done before the GET returns */
+  if (b->xArrived) {
+    long st = 0;
+    curl_easy_getinfo(b->e, CURLINFO_RESPONSE_CODE, &st);
+    if (st == 206) b->xArrived(b->pArrived, b->n); /* not an error body, nor a whole object */
+  }
   return n;
 }
 
@@ -345,7 +356,7 @@ static int request(S3Conn *c, Req *r) {
     if (r->bCreateOnly) hdr = curl_slist_append(hdr, "If-None-Match: *");
     Buf err = {0};
     Buf *pSink = r->pOut ? r->pOut : &err;
-    if (r->pOut) r->pOut->n = 0; /* a retry starts over */
+    if (r->pOut) r->pOut->n = 0, r->pOut->e = e; /* a retry starts over */
     Src src = {r->pBody, r->nBody, 0};
     curl_easy_setopt(e, CURLOPT_URL, zUrl);
     curl_easy_setopt(e, CURLOPT_AWS_SIGV4, zSig);
@@ -360,6 +371,7 @@ static int request(S3Conn *c, Req *r) {
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 30L);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, bodySink);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, pSink);
+    if (r->nRange >= ((uint64_t)1 << 20)) curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 262144L); /* fewer, larger writes */
     if (r->eMethod == REQ_PUT) {
       curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
       curl_easy_setopt(e, CURLOPT_READFUNCTION, bodySource);
@@ -379,7 +391,6 @@ static int request(S3Conn *c, Req *r) {
       curl_easy_getinfo(e, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
       r->nLength = len > 0 ? (uint64_t)len : 0;
     }
-    COUNT(nBytesIn, pSink->n);
     curl_slist_free_all(hdr);
     handleGive(c, e);
     r->status = cc == CURLE_OK ? st : 0;
@@ -629,6 +640,8 @@ typedef struct S3File {
   uint64_t tick;
   int nFlight; /* background prefetches running */
   int64_t lastStripe;
+  struct Plan *pPlan; /* the last read plan (xWillRead), under mu */
+  int nPlanFlight;    /* GETs of read plans running (atomic; also of plans replaced since) */
 } S3File;
 
 static Slot *slotFind(S3File *f, int tier, uint64_t idx) {
@@ -670,7 +683,7 @@ static Slot *slotNew(S3File *f, int tier, uint64_t idx) {
 static int fileGet(S3File *f, uint64_t iOff, size_t n, char **pp) {
   char *p = malloc(n ? n : 1);
   if (!p) return cairn_seterr(CAIRN_NOMEM, "s3: out of memory for %zu bytes", n);
-  Buf b = {p, 0, n, 1};
+  Buf b = {p, 0, n, 1, NULL, NULL, NULL};
   Req r;
   memset(&r, 0, sizeof r);
   r.eMethod = REQ_GET, r.zKey = f->zKey, r.iOff = iOff, r.nRange = n, r.pOut = &b;
@@ -777,6 +790,251 @@ static int bigRead(S3File *f, void *p, size_t n, uint64_t iOff) {
   return rc;
 }
 
+/* ------------------------------------------------------------------ read plans
+** The HDF5 reader names the chunks it is about to read (xWillRead). They are coalesced into runs
+** (cairn_s3_plan: neighbours whose gap is small, up to a run size), and the runs are fetched
+** ahead, each with one range GET, at most nConn at once and at most about 2 x nConn runs' bytes
+** held, in address order, which is the order the core's workers take the chunks in. A chunk read
+** waits only until its own bytes of its run have arrived (the GET streams into the run's buffer),
+** copies them out and, when the run's last chunk is read, the buffer is freed: the dataset is
+** never held twice. Reads the plan does not name, or whose run failed, take the ordinary path
+** (whose errors name the object and status). Knobs (benches): CAIRN_S3_PLAN=0 (no plans),
+** CAIRN_S3_CONNS (4), CAIRN_S3_RUN_MIB (16; the run size is total/nConn within [1 MiB, this]),
+** CAIRN_S3_GAP (largest gap read through, 131072 bytes). */
+size_t cairn_s3_plan(const uint64_t *aRange, size_t nRange, uint64_t maxGap, uint64_t maxRun, size_t *aFirst) {
+  size_t nRun = 0;
+  uint64_t runOff = 0, end = 0;
+  for (size_t i = 0; i < nRange; i++) {
+    uint64_t off = aRange[2 * i], len = aRange[2 * i + 1];
+    int join = nRun && off >= end && off - end <= maxGap && off + len - runOff <= maxRun;
+    if (!join) aFirst[nRun++] = i, runOff = off;
+    end = off + len;
+  }
+  return nRun;
+}
+
+typedef struct PlanRun {
+  uint64_t off;
+  size_t n, nRecv; /* bytes of the run; arrived so far */
+  size_t nWant;    /* the least nRecv a reader waits for (SIZE_MAX: none): arrivals wake readers only then */
+  size_t i0, i1;   /* its ranges */
+  size_t nLeft;    /* of them not yet read */
+  int state;       /* 0 waiting, 1 in flight, 2 arrived, 3 failed */
+  char *p;
+} PlanRun;
+
+typedef struct Plan {
+  S3File *f;
+  uint64_t *aRange; /* (offset, length) pairs, ascending */
+  char *abRead;     /* per range: read already (a second read takes the ordinary path) */
+  size_t nRange;
+  PlanRun *aRun;
+  size_t nRun, iNext; /* the next run to start */
+  int nConn, nFlight, nRef; /* nRef: the file (until replaced), flights and readers copying */
+  uint64_t nHeld, maxHeld;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+} Plan;
+
+static void planUnref(Plan *q) { /* q->mu held; unlocks (and frees q when the last reference goes) */
+  int last = --q->nRef == 0;
+  pthread_mutex_unlock(&q->mu);
+  if (!last) return;
+  for (size_t i = 0; i < q->nRun; i++) free(q->aRun[i].p);
+  free(q->aRun), free(q->aRange), free(q->abRead);
+  pthread_mutex_destroy(&q->mu), pthread_cond_destroy(&q->cv);
+  free(q);
+}
+
+static void runRelease(Plan *q, PlanRun *u) { /* q->mu held */
+  if (u->nLeft == 0 && u->state >= 2 && u->p) free(u->p), u->p = NULL, q->nHeld -= u->n;
+}
+
+typedef struct Flight {
+  Plan *q;
+  PlanRun *u;
+} Flight;
+
+static void runArrived(void *pArg, size_t nHave) {
+  Flight *t = pArg;
+  pthread_mutex_lock(&t->q->mu);
+  PlanRun *u = t->u;
+  if (nHave > u->nRecv) u->nRecv = nHave; /* a retry rewrites the same bytes from 0 */
+  if (u->nRecv >= u->nWant) u->nWant = SIZE_MAX, pthread_cond_broadcast(&t->q->cv);
+  pthread_mutex_unlock(&t->q->mu);
+}
+
+static void planPump(Plan *q);
+static void *flightMain(void *arg) {
+  Flight *t = arg;
+  Plan *q = t->q;
+  PlanRun *u = t->u;
+  Buf b = {u->p, 0, u->n, 1, runArrived, t, NULL};
+  Req r;
+  memset(&r, 0, sizeof r);
+  r.eMethod = REQ_GET, r.zKey = q->f->zKey, r.iOff = u->off, r.nRange = u->n, r.pOut = &b;
+  COUNT(nGet, 1);
+  COUNT(nPlanRun, 1);
+  int rc = request(q->f->c, &r);
+  pthread_mutex_lock(&q->mu);
+  u->state = rc == CAIRN_OK && b.n == u->n ? 2 : 3;
+  if (u->state == 3) free(u->p), u->p = NULL, q->nHeld -= u->n; /* its readers take the ordinary path */
+  q->nFlight--;
+  runRelease(q, u);
+  planPump(q);
+  pthread_cond_broadcast(&q->cv);
+  S3File *f = q->f;
+  planUnref(q);
+  free(t);
+  __atomic_fetch_sub(&f->nPlanFlight, 1, __ATOMIC_ACQ_REL); /* last: fileClose may free f */
+  return NULL;
+}
+
+/* Start run u (q->mu held); 0 when it could not (no memory, no thread): it stays waiting. */
+static int runStart(Plan *q, PlanRun *u) {
+  Flight *t = malloc(sizeof *t);
+  u->p = malloc(u->n);
+  pthread_attr_t at;
+  pthread_t th;
+  int ok = t && u->p && pthread_attr_init(&at) == 0;
+  if (ok) {
+    t->q = q, t->u = u;
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    u->state = 1, q->nFlight++, q->nRef++, q->nHeld += u->n;
+    __atomic_fetch_add(&q->f->nPlanFlight, 1, __ATOMIC_ACQ_REL);
+    ok = pthread_create(&th, &at, flightMain, t) == 0;
+    pthread_attr_destroy(&at);
+    if (!ok) u->state = 0, q->nFlight--, q->nRef--, q->nHeld -= u->n, __atomic_fetch_sub(&q->f->nPlanFlight, 1, __ATOMIC_ACQ_REL);
+  }
+  if (!ok) free(t), free(u->p), u->p = NULL;
+  return ok;
+}
+
+/* Start the next waiting runs while connections and the byte cap allow (q->mu held). */
+static void planPump(Plan *q) {
+  while (q->iNext < q->nRun && q->nFlight < q->nConn) {
+    PlanRun *u = &q->aRun[q->iNext];
+    if (u->state == 0) {
+      if (q->nHeld && q->nHeld + u->n > q->maxHeld) break;
+      if (!runStart(q, u)) break;
+    }
+    q->iNext++;
+  }
+}
+
+static uint64_t envU64(const char *zName, uint64_t dflt) {
+  const char *z = envz(zName);
+  return z ? strtoull(z, NULL, 10) : dflt;
+}
+
+static int fileWillRead(cairn_file *pf, const uint64_t *aRange, size_t nRange) {
+  S3File *f = (S3File *)pf;
+  const char *zOn = envz("CAIRN_S3_PLAN");
+  if (zOn && strcmp(zOn, "0") == 0) return CAIRN_OK;
+  uint64_t nConn = envU64("CAIRN_S3_CONNS", 4), maxRun = envU64("CAIRN_S3_RUN_MIB", 16) << 20, gap = envU64("CAIRN_S3_GAP", 131072);
+  if (nConn < 1) nConn = 1;
+  if (nConn > 32) nConn = 32;
+  if (maxRun < ((uint64_t)1 << 20)) maxRun = (uint64_t)1 << 20;
+  if (maxRun > ((uint64_t)256 << 20)) maxRun = (uint64_t)256 << 20;
+  Plan *q = calloc(1, sizeof *q);
+  if (!q) return CAIRN_NOMEM;
+  q->f = f, q->nConn = (int)nConn, q->nRef = 1;
+  q->aRange = malloc(sizeof(uint64_t) * 2 * (nRange ? nRange : 1));
+  q->abRead = calloc(nRange ? nRange : 1, 1);
+  size_t *aFirst = malloc(sizeof(size_t) * (nRange ? nRange : 1));
+  uint64_t total = 0;
+  /* the ranges a run can take, inside the object (larger ones are the ordinary path's) */
+  for (size_t i = 0; q->aRange && i < nRange; i++) {
+    uint64_t off = aRange[2 * i], len = aRange[2 * i + 1];
+    if (len == 0 || len > maxRun || off >= f->nSize || len > f->nSize - off) continue;
+    if (q->nRange && off < q->aRange[2 * q->nRange - 2] + q->aRange[2 * q->nRange - 1]) continue; /* not ascending */
+    q->aRange[2 * q->nRange] = off, q->aRange[2 * q->nRange + 1] = len, q->nRange++;
+    total += len;
+  }
+  /* runs of about total/nConn (all connections busy), within [1 MiB, maxRun] */
+  uint64_t runBytes = (total + nConn - 1) / nConn;
+  if (runBytes < ((uint64_t)1 << 20)) runBytes = (uint64_t)1 << 20;
+  if (runBytes > maxRun) runBytes = maxRun;
+  q->nRun = q->aRange && q->abRead && aFirst && q->nRange > 1 ? cairn_s3_plan(q->aRange, q->nRange, gap, runBytes, aFirst) : 0;
+  q->aRun = q->nRun ? calloc(q->nRun, sizeof *q->aRun) : NULL;
+  if (!q->aRun) q->nRun = 0;
+  for (size_t k = 0; k < q->nRun; k++) {
+    PlanRun *u = &q->aRun[k];
+    u->i0 = aFirst[k], u->i1 = k + 1 < q->nRun ? aFirst[k + 1] : q->nRange;
+    u->off = q->aRange[2 * u->i0];
+    u->n = (size_t)(q->aRange[2 * (u->i1 - 1)] + q->aRange[2 * (u->i1 - 1) + 1] - u->off);
+    u->nLeft = u->i1 - u->i0;
+    u->nWant = SIZE_MAX;
+    if (u->n > q->maxHeld / 2) q->maxHeld = 2 * (uint64_t)u->n;
+  }
+  free(aFirst);
+  q->maxHeld *= nConn; /* about two runs per connection */
+  pthread_mutex_init(&q->mu, NULL);
+  pthread_cond_init(&q->cv, NULL);
+  pthread_mutex_lock(&q->mu);
+  planPump(q);
+  pthread_mutex_unlock(&q->mu);
+  pthread_mutex_lock(&f->mu);
+  Plan *old = f->pPlan;
+  f->pPlan = q->nRun ? q : NULL;
+  pthread_mutex_unlock(&f->mu);
+  if (!q->nRun) pthread_mutex_lock(&q->mu), planUnref(q);
+  if (old) pthread_mutex_lock(&old->mu), old->iNext = old->nRun, planUnref(old); /* its flights finish on their own */
+  return CAIRN_OK;
+}
+
+/* A read the plan names: 1 served, 0 not (the ordinary path reads it). */
+static int planRead(S3File *f, void *p, size_t n, uint64_t iOff) {
+  pthread_mutex_lock(&f->mu);
+  Plan *q = f->pPlan;
+  if (q) pthread_mutex_lock(&q->mu), q->nRef++;
+  pthread_mutex_unlock(&f->mu);
+  if (!q) return 0;
+  /* the range: the last whose offset is <= iOff */
+  size_t lo = 0, hi = q->nRange;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (q->aRange[2 * mid] <= iOff) lo = mid;
+    else hi = mid;
+  }
+  int served = 0;
+  if (q->nRange && q->aRange[2 * lo] == iOff && q->aRange[2 * lo + 1] == n && !q->abRead[lo]) {
+    q->abRead[lo] = 1;
+    size_t a = 0, b = q->nRun; /* its run */
+    while (b - a > 1) {
+      size_t mid = a + (b - a) / 2;
+      if (q->aRun[mid].i0 <= lo) a = mid;
+      else b = mid;
+    }
+    PlanRun *u = &q->aRun[a];
+    if (u->state == 0) runStart(q, u); /* a read ahead of the window: its run now */
+    size_t need = (size_t)(iOff + n - u->off);
+    while (u->state == 1 && u->nRecv < need) {
+      if (need < u->nWant) u->nWant = need;
+      pthread_cond_wait(&q->cv, &q->mu);
+    }
+    if ((u->state == 1 || u->state == 2) && u->nRecv >= need) {
+      pthread_mutex_unlock(&q->mu);
+      memcpy(p, u->p + (iOff - u->off), n);
+      pthread_mutex_lock(&q->mu);
+      served = 1;
+      COUNT(nPlanHit, 1);
+    }
+    u->nLeft--;
+    runRelease(q, u);
+    planPump(q);
+  }
+  planUnref(q);
+  return served;
+}
+
+static void planDrop(S3File *f) { /* at close: start no more runs, wait for the flights of all plans */
+  Plan *q = f->pPlan;
+  f->pPlan = NULL;
+  if (q) pthread_mutex_lock(&q->mu), q->iNext = q->nRun, planUnref(q);
+  while (__atomic_load_n(&f->nPlanFlight, __ATOMIC_ACQUIRE)) sleepMs(1);
+}
+
 static int fileRead(cairn_file *pf, void *p, size_t n, uint64_t iOff, size_t *pnRead) {
   S3File *f = (S3File *)pf;
   size_t want = n;
@@ -788,6 +1046,7 @@ static int fileRead(cairn_file *pf, void *p, size_t n, uint64_t iOff, size_t *pn
     return cairn_seterr(CAIRN_IOERR_SHORT_READ, "s3: s3://%s/%s: read of %zu bytes at %llu past its end (%llu bytes)", f->c->zBucket,
                         f->zKey, n, (unsigned long long)iOff, (unsigned long long)f->nSize);
   if (want == 0) return CAIRN_OK;
+  if (want == n && planRead(f, p, n, iOff)) return CAIRN_OK;
   int tier = want >= SMALL_READ;
   int bits = tier ? STR_BITS : BLK_BITS;
   uint64_t i0 = iOff >> bits, i1 = ((iOff + want - 1) >> bits) + 1;
@@ -874,6 +1133,7 @@ static int fileClose(cairn_file *pf) {
   pthread_mutex_lock(&f->mu);
   while (f->nFlight) pthread_cond_wait(&f->cv, &f->mu);
   pthread_mutex_unlock(&f->mu);
+  planDrop(f);
   for (size_t i = 0; i < f->nSlot; i++) free(f->aSlot[i].p);
   free(f->aSlot);
   pthread_mutex_destroy(&f->mu);
@@ -883,9 +1143,9 @@ static int fileClose(cairn_file *pf) {
   free(f);
   return CAIRN_OK;
 }
-/* Version 1: an object in S3 has no locks (it is read-only here, and S3 objects are replaced
+/* Version 3 (read plans), without locks: an object in S3 has no locks (it is read-only here, and S3 objects are replaced
 ** whole, so a reader never sees a half-written one). */
-static const cairn_file_methods s3FileMethods = {1, fileRead, fileWrite, fileSize, fileTruncate, fileSync, fileClose, NULL, NULL, NULL};
+static const cairn_file_methods s3FileMethods = {3, fileRead, fileWrite, fileSize, fileTruncate, fileSync, fileClose, NULL, NULL, NULL, fileWillRead};
 
 int cairn_s3_file_open(const char *zUrl, const cairn_s3_config *pCfg, cairn_file **pp) {
   *pp = NULL;

@@ -173,7 +173,7 @@ static int wasiUnlock(cairn_file *pF, int eLock) {
 }
 
 static const cairn_file_methods wasiMethods = {2, wasiRead, wasiWrite, wasiSize, wasiTruncate,
-                                               wasiSync, wasiClose, NULL, wasiLock, wasiUnlock};
+                                               wasiSync, wasiClose, NULL, wasiLock, wasiUnlock, NULL};
 
 static int wasiOpen(void *c, const char *zPath, int flags, cairn_file **ppFile) {
   (void)c;

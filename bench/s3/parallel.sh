@@ -5,18 +5,7 @@
 # one GET per chunk in sequence (the goal's baseline), the same GETs in P threads (P = 2..32), adjacent
 # chunks coalesced into GETs of 4-32 MiB (parallel and not), and cairn (bench/s3/h5read) with 4..32
 # pool threads. Best of 3 each; prints "what seconds MB/s".
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-out=${1:-$root/build/bench-s3}
-mkdir -p "$out"
-PY=/usr/bin/python3
-set -a
-eval "$("$root/scripts/objectstore.sh" env)"
-set +a
-B=$CAIRN_S3_BUCKET
-cc -O2 -o "$out/h5read" "$here/h5read.c" -I"$root/core/include" "$root/build/native/libcairn_s3.a" \
-  "$root/build/native/libcairn.a" -lcurl -lzstd -lz -lpthread -lm
+. "$(cd "$(dirname "$0")" && pwd)/env.sh"
 if [ ! -f "$out/d3.h5" ]; then
   $PY -c "import h5py, numpy as np, sys; f = h5py.File(sys.argv[1], 'w'); f.create_dataset('d3', data=np.arange(4 << 20, dtype='f8') + 3, chunks=(1 << 17,))" "$out/d3.h5"
 fi

@@ -69,7 +69,7 @@ static int jsLock(cairn_file *f, int eLock) {
 }
 static int jsUnlock(cairn_file *f, int eLock) { return cairn_js_unlock(((JsFile *)f)->id, eLock); }
 
-static const cairn_file_methods jsMethods = {2, jsRead, jsWrite, jsSize, jsTruncate, jsSync, jsClose, NULL, jsLock, jsUnlock};
+static const cairn_file_methods jsMethods = {2, jsRead, jsWrite, jsSize, jsTruncate, jsSync, jsClose, NULL, jsLock, jsUnlock, NULL};
 
 /* Wrap JS file `id` in a cairn_file. Returns NULL (message set) on failure. */
 EMSCRIPTEN_KEEPALIVE cairn_file *cairn_em_file_open(int id) {

@@ -901,7 +901,7 @@ static int payClose(cairn_file *pf) {
   cairnFree(f->aStart), cairnFree(f->m.a), cairnFree(f);
   return CAIRN_OK;
 }
-static const cairn_file_methods payMethods = {1, payRead, payWrite, paySize, payTruncate, paySync, payClose, NULL, NULL, NULL};
+static const cairn_file_methods payMethods = {1, payRead, payWrite, paySize, payTruncate, paySync, payClose, NULL, NULL, NULL, NULL};
 
 int cairn_rcas_payload_file(cairn_rcas *r, const uint8_t aId[32], cairn_file **pp) {
   CAIRN_RETURN_ERROR_IF(!r || !aId || !pp, CAIRN_MISUSE, "cairn_rcas_payload_file: NULL argument");
@@ -1028,7 +1028,7 @@ static int localClose(cairn_file *pf) {
   cairnFree(pf);
   return CAIRN_OK;
 }
-static const cairn_file_methods localMethods = {1, localRead, payWrite, localSize, payTruncate, paySync, localClose, NULL, NULL, NULL};
+static const cairn_file_methods localMethods = {1, localRead, payWrite, localSize, payTruncate, paySync, localClose, NULL, NULL, NULL, NULL};
 
 static int sameChunking(cairn_rcas *r, cairn_cas *pLocal) {
   cairn_cas_stats st;

@@ -107,6 +107,11 @@ cairn_status cairnReadFailed(cairn_status rc, size_t n, uint64_t iOff) {
                   zHost);
 }
 
+void cairnFileWillRead(cairn_file *f, const uint64_t *aRange, size_t nRange) {
+  if (f && nRange && f->pMethods->iVersion >= 3 && f->pMethods->xWillRead) (void)f->pMethods->xWillRead(f, aRange, nRange);
+}
+int cairnFileCanPlan(cairn_file *f) { return f && f->pMethods->iVersion >= 3 && f->pMethods->xWillRead != NULL; }
+
 int cairn_file_read_exact(cairn_file *f, void *p, size_t n, uint64_t iOff) {
   size_t nRead = 0;
   CAIRN_TRY(cairn_file_read(f, p, n, iOff, &nRead));
@@ -267,7 +272,7 @@ static int memMap(cairn_file *pF, uint64_t iOff, size_t n, const void **pp) {
   return CAIRN_NOTFOUND;
 }
 
-static const cairn_file_methods memMethods = {1, memRead, memWrite, memSize, memTruncate, memSync, memClose, memMap, NULL, NULL};
+static const cairn_file_methods memMethods = {1, memRead, memWrite, memSize, memTruncate, memSync, memClose, memMap, NULL, NULL, NULL};
 
 int cairn_memfile_open(const void *p, size_t n, cairn_file **ppFile) {
   if (!ppFile) return cairnErr(CAIRN_MISUSE, "cairn_memfile_open: ppFile is NULL");

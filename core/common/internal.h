@@ -217,6 +217,10 @@ static inline void cairnPutBE64(uint8_t *p, uint64_t v) {
 
 /* Run xTask over [0, nTask) through the host's parallel-for (sequential if none). */
 int cairnParallelFor(size_t nTask, cairn_task_fn xTask, void *pArg);
+/* The read-plan hint of a version-3 file (cairn_file_methods.xWillRead; nothing otherwise), and
+** whether the file takes one. */
+void cairnFileWillRead(cairn_file *f, const uint64_t *aRange, size_t nRange);
+int cairnFileCanPlan(cairn_file *f);
 unsigned cairnConcurrency(void);
 int64_t cairnClock(int monotonic);
 void cairnCpuReset(void);

@@ -554,14 +554,32 @@ typedef struct ReadCtx {
 
 /* Partial edge chunks are stored whole (the library pads them), so the block is always the
 ** full chunk shape. */
-static int readOneChunk(ReadCtx *x, Job *jb, H5Scratch *S) {
-  H5Dset *d = x->d;
-  uint64_t org[H5_MAX_RANK];
+static void jobOrigin(const ReadCtx *x, const Job *jb, uint64_t *org) {
+  const H5Dset *d = x->d;
   uint64_t lin = jb->lin;
   for (int i = (int)d->layout.rank - 1; i >= 0; i--) {
     org[i] = (x->c0[i] + lin % x->span[i]) * d->layout.aChunk[i];
     lin /= x->span[i];
   }
+}
+
+static int chunkUnfiltered(const H5Dset *d, const Job *jb) {
+  return d->pipeline.n == 0 || (jb->mask & ((1u << d->pipeline.n) - 1)) == ((1u << d->pipeline.n) - 1);
+}
+
+/* An unfiltered chunk is read whole when a good part of it is selected (or it is small), run by
+** run otherwise: a 128x128 chunk read row by row would be 128 host calls. */
+static int chunkReadWhole(const ReadCtx *x, const uint64_t *org) {
+  const H5Dset *d = x->d;
+  uint64_t nIn = 1;
+  for (uint32_t i = 0; i < x->g->rank; i++) nIn *= geoLower(x->g, i, org[i] + d->layout.aChunk[i]) - geoLower(x->g, i, org[i]);
+  return x->cb <= (64u << 10) || (nIn * x->g->es * 4 >= x->cb && x->cb <= (256u << 20));
+}
+
+static int readOneChunk(ReadCtx *x, Job *jb, H5Scratch *S) {
+  H5Dset *d = x->d;
+  uint64_t org[H5_MAX_RANK];
+  jobOrigin(x, jb, org);
   Block b;
   b.org = org;
   b.dim = d->layout.aChunk;
@@ -571,16 +589,11 @@ static int readOneChunk(ReadCtx *x, Job *jb, H5Scratch *S) {
   b.pFill = d->fill.defined ? d->fill.p : NULL;
   b.nFill = d->fill.defined ? d->fill.size : 0;
   if (jb->addr == H5_UNDEF) return scatter(d->f, x->g, &b, x->out);
-  if (d->pipeline.n == 0 || (jb->mask & ((1u << d->pipeline.n) - 1)) == ((1u << d->pipeline.n) - 1)) {
+  if (chunkUnfiltered(d, jb)) {
     if (jb->size < x->cb)
       return cairnErr(CAIRN_CORRUPT, "hdf5: chunk at offset %llu of %s holds %llu bytes, not %llu", (unsigned long long)jb->addr, d->zPath,
                       (unsigned long long)jb->size, (unsigned long long)x->cb);
-    /* One read of the whole chunk when a good part of it is selected (or it is small), run by
-    ** run reads otherwise: a 128x128 chunk read row by row would be 128 host calls. */
-    uint64_t nIn = 1;
-    for (uint32_t i = 0; i < x->g->rank; i++)
-      nIn *= geoLower(x->g, i, org[i] + d->layout.aChunk[i]) - geoLower(x->g, i, org[i]);
-    if (x->cb <= (64u << 10) || (nIn * x->g->es * 4 >= x->cb && x->cb <= (256u << 20))) {
+    if (chunkReadWhole(x, org)) {
       uint8_t *raw = cairnH5ScrAlloc(S, (size_t)x->cb);
       if (!raw) return cairnErr(CAIRN_NOMEM, "hdf5: out of memory for a chunk of %llu bytes", (unsigned long long)x->cb);
       int rc = cairnH5ReadRaw(d->f, jb->addr, raw, (size_t)x->cb);
@@ -622,6 +635,39 @@ static int readOneChunk(ReadCtx *x, Job *jb, H5Scratch *S) {
 static int jobAddrCmp(const void *a, const void *b) {
   uint64_t x = ((const Job *)a)->addr, y = ((const Job *)b)->addr;
   return x < y ? -1 : x > y;
+}
+
+/* Tell a remote host (cairn_file_methods.xWillRead) which byte ranges the chunk reads of x will
+** read whole, in address order (the jobs are sorted so: the pool's workers take them in order),
+** so that it can fetch neighbours in few large requests ahead of the reads. Chunks read run by
+** run (a small part of a large chunk selected) are left out; overlapping chunks (a damaged
+** index) send no plan. Best effort: without memory for the list, no plan. */
+static void chunkPlan(ReadCtx *x, size_t n) {
+  H5File *f = x->d->f;
+  if (n < 2 || n > ((size_t)1 << 20) || !cairnFileCanPlan(f->pFile)) return;
+  qsort(x->aJob, n, sizeof(Job), jobAddrCmp);
+  uint64_t *a = cairnMallocArray(n * 2, sizeof(uint64_t));
+  if (!a) return;
+  size_t k = 0;
+  uint64_t end = 0;
+  for (size_t i = 0; i < n; i++) {
+    const Job *jb = &x->aJob[i];
+    if (jb->addr == H5_UNDEF) continue;
+    uint64_t len = jb->size, org[H5_MAX_RANK], abs;
+    if (chunkUnfiltered(x->d, jb)) {
+      jobOrigin(x, jb, org);
+      if (!chunkReadWhole(x, org) || jb->size < x->cb) continue;
+      len = x->cb;
+    }
+    if (len == 0 || cairnAddOverflow64(jb->addr, f->base, &abs) || abs < end) {
+      k = 0; /* overlapping or past 2^64: no plan */
+      break;
+    }
+    a[2 * k] = abs, a[2 * k + 1] = len, k++;
+    end = abs + len;
+  }
+  if (k > 1) cairnFileWillRead(f->pFile, a, k);
+  cairnFree(a);
 }
 
 static void chunkTask(void *pArg, size_t i, unsigned iWorker) {
@@ -707,6 +753,7 @@ static int readChunked(H5Dset *d, const Geo *g, uint8_t *out) {
       x.c0[i] = c0[i];
       x.span[i] = c1[i] - c0[i] + 1;
     }
+    chunkPlan(&x, n);
     /* One scratch per worker, kept from chunk to chunk (issue 23: a 16-chunk deflate read made
     ** 81 allocations, five per chunk). Without it (no memory for the array) chunks allocate. */
     unsigned nW = n > 1 ? cairnConcurrency() : 1;

@@ -217,7 +217,7 @@ static int ffMap(cairn_file *pF, uint64_t iOff, size_t n, const void **pp) {
   return CAIRN_NOTFOUND;
 }
 
-static const cairn_file_methods ffMethods = {1, ffRead, ffWrite, ffSize, ffTruncate, ffSync, ffClose, ffMap, NULL, NULL};
+static const cairn_file_methods ffMethods = {1, ffRead, ffWrite, ffSize, ffTruncate, ffSync, ffClose, ffMap, NULL, NULL, NULL};
 
 int faultfileWrap(cairn_file *pBase, int bOwn, const FaultSpec *pSpec, cairn_file **ppFile) {
   *ppFile = NULL;

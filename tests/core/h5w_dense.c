@@ -35,7 +35,7 @@ static int cfClose(cairn_file *p) {
   (void)p;
   return CAIRN_OK;
 }
-static const cairn_file_methods cfMethods = {1, cfRead, cfWrite, cfSize, cfTrunc, cfSync, cfClose, NULL, NULL, NULL};
+static const cairn_file_methods cfMethods = {1, cfRead, cfWrite, cfSize, cfTrunc, cfSync, cfClose, NULL, NULL, NULL, NULL};
 
 static int cmpStr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

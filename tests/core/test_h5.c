@@ -35,7 +35,7 @@ static int cfSize(cairn_file *f, uint64_t *pn) {
   return cairn_file_size(((CountFile *)f)->inner, pn);
 }
 static int cfClose(cairn_file *f) { return cairn_file_close(((CountFile *)f)->inner); }
-static const cairn_file_methods cfMethods = {1, cfRead, NULL, cfSize, NULL, NULL, cfClose, NULL, NULL, NULL};
+static const cairn_file_methods cfMethods = {1, cfRead, NULL, cfSize, NULL, NULL, cfClose, NULL, NULL, NULL, NULL};
 
 static cairn_h5 *openMem(const unsigned char *p, size_t n) {
   cairn_file *f;
@@ -569,7 +569,7 @@ static int failRead(cairn_file *f, void *p, size_t n, uint64_t off, size_t *pn) 
   if (__atomic_add_fetch(&gReadN, 1, __ATOMIC_SEQ_CST) == gReadFailAt) return cairn_seterr(CAIRN_IOERR, "injected read failure %ld", gReadN);
   return c->inner->pMethods->xRead(c->inner, p, n, off, pn);
 }
-static const cairn_file_methods failMethods = {1, failRead, NULL, cfSize, NULL, NULL, cfClose, NULL, NULL, NULL};
+static const cairn_file_methods failMethods = {1, failRead, NULL, cfSize, NULL, NULL, cfClose, NULL, NULL, NULL, NULL};
 
 /* open, walk, read everything; returns the first failure */
 static int scenario(const unsigned char *p, size_t n, int viaFail) {
@@ -795,7 +795,7 @@ static int ffRead(cairn_file *f, void *p, size_t n, uint64_t off, size_t *pn) {
 }
 static int ffSize(cairn_file *f, uint64_t *pn) { return cairn_file_size(((FailFile *)f)->inner, pn); }
 static int ffClose(cairn_file *f) { return cairn_file_close(((FailFile *)f)->inner); }
-static const cairn_file_methods ffMethods = {1, ffRead, NULL, ffSize, NULL, NULL, ffClose, NULL, NULL, NULL};
+static const cairn_file_methods ffMethods = {1, ffRead, NULL, ffSize, NULL, NULL, ffClose, NULL, NULL, NULL, NULL};
 
 TEST(h5, large_contiguous_parallel) {
   enum { N = 1500000 }; /* 6 MB of i32 */

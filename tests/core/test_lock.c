@@ -36,8 +36,8 @@ static int fkClose(cairn_file *pF) {
   (void)pF;
   return CAIRN_OK;
 }
-static const cairn_file_methods fkMethods = {2, NULL, NULL, NULL, NULL, NULL, fkClose, NULL, fkLock, fkUnlock};
-static const cairn_file_methods fkMethodsV1 = {1, NULL, NULL, NULL, NULL, NULL, fkClose, NULL, fkLock, fkUnlock};
+static const cairn_file_methods fkMethods = {2, NULL, NULL, NULL, NULL, NULL, fkClose, NULL, fkLock, fkUnlock, NULL};
+static const cairn_file_methods fkMethodsV1 = {1, NULL, NULL, NULL, NULL, NULL, fkClose, NULL, fkLock, fkUnlock, NULL};
 
 static int64_t fkClock(void *c, int monotonic) {
   (void)c, (void)monotonic;

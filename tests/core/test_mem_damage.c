@@ -338,7 +338,7 @@ static int hkClose(cairn_file *pF) {
 }
 static int hkLock(cairn_file *pF, int e) { return cairn_file_lock(((HookFile *)pF)->inner, e, 0); }
 static int hkUnlock(cairn_file *pF, int e) { return cairn_file_unlock(((HookFile *)pF)->inner, e); }
-static const cairn_file_methods hkMethods = {2, hkRead, hkWrite, hkSize, hkTruncate, hkSync, hkClose, NULL, hkLock, hkUnlock};
+static const cairn_file_methods hkMethods = {2, hkRead, hkWrite, hkSize, hkTruncate, hkSync, hkClose, NULL, hkLock, hkUnlock, NULL};
 
 TEST(memconc, reader_beside_commits_and_checkpoints) {
   const char *zPath = tfTmp("memconc.mem");

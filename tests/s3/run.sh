@@ -2,7 +2,8 @@
 # 2026-12-02
 # tests/s3/run.sh CAIRN TMPDIR - the S3 tests against a real single-node Ceph RADOS Gateway that
 # this script starts (scripts/objectstore.sh, its own folder and ports) and stops on exit:
-#   HDF5 from S3 (ls -r and dump equal the local file's, bytes fetched bounded), the chunk store in
+#   HDF5 from S3 (ls -r and dump equal the local file's, bytes fetched bounded; the read planner,
+#   tests/s3/plan.c, alone and as request counts against RGW, bytes equal h5py's), the chunk store in
 #   S3 (put/get/ls/verify, re-put sends nothing, push/pull, two writers at once, the same name from
 #   two writers; also as cairn put/get/ls/verify --store s3://), memory snapshots (search from S3), the
 #   JS S3File (js/test/s3: Node; a browser worker in headless Chromium, CORS set on the bucket; virtual-host
@@ -19,6 +20,10 @@ PY=/usr/bin/python3
 export CAIRN_S3_DIR=$T/ceph CAIRN_S3_PORT=${CAIRN_S3_TEST_PORT:-8177} CAIRN_S3_MON_PORT=${CAIRN_S3_TEST_MON_PORT:-3377}
 OS=$here/scripts/objectstore.sh
 rm -rf "$T" && mkdir -p "$T"
+# the read planner on made-up ranges (tests/s3/plan.c), before any daemon starts
+L=$(cd "$(dirname "$CAIRN")" && pwd)
+cc -O2 -o "$T/plan" "$here/tests/s3/plan.c" -I"$here/core/include" "$L/libcairn_s3.a" "$L/libcairn.a" -lcurl -lzstd -lz -lpthread -lm
+"$T/plan" plan || { echo "FAIL: the read planner" >&2; exit 1; }
 proxy_pid=
 cleanup() {
   [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null || true
@@ -44,6 +49,8 @@ with h5py.File(sys.argv[1], "w") as f:
     f.create_dataset("big", data=np.arange(4 * 1024 * 1024, dtype="f8").reshape(512, 8192), chunks=(16, 8192))
     f.create_dataset("z", data=np.arange(1 << 20, dtype="i4"), chunks=(16384,), compression="gzip")
     f.create_dataset("small", data=np.arange(100, dtype="i2"))
+    f.create_dataset("c4m", data=np.arange(4 << 20, dtype="f8") * -1.5, chunks=(1 << 19,))
+    f.create_dataset("c256k", data=np.arange(2 << 20, dtype="i8") - 7, chunks=(1 << 15,))
     g = f.create_group("g/h"); g.attrs["unit"] = "m"
     g.create_dataset("v", data=np.linspace(0, 1, 1000))
 EOF
@@ -61,6 +68,24 @@ n=$(fetched "$T/small.err"); [ "$n" -le 262144 ] || fail "a 200-byte dataset fet
 CAIRN_S3_STATS=1 "$CAIRN" dump "s3://$B/data/f.h5" /big >/dev/null 2>"$T/big.err"
 n=$(fetched "$T/big.err"); [ "$n" -le $((33554432 * 12 / 10)) ] || fail "a 32 MiB dataset fetched $n bytes"
 ok "HDF5 from S3: ls -r and dump equal the local file's; /small fetched $(fetched "$T/small.err") B, /big (32 MiB) $n B"
+# read plans: the chunks of a dataset coalesced into few range GETs (at most ceil(bytes / 8 MiB)
+# runs, plus the HEAD and metadata reads), every chunk read served from them, the bytes equal
+# h5py's reading of the local copy
+for d in big:33554432:32 z:4194304:64 c4m:33554432:8 c256k:16777216:64; do
+  IFS=: read -r name nb nch <<<"$d"
+  read -r got req gets runs hits <<<"$("$T/plan" read "s3://$B/data/f.h5" /$name "$T/$name.raw")"
+  $PY -c "import sys, h5py; sys.exit(h5py.File(sys.argv[1])[sys.argv[2]][...].tobytes() != open(sys.argv[3], 'rb').read())" \
+    "$T/f.h5" "$name" "$T/$name.raw" || fail "/$name read with a plan differs from h5py's"
+  [ "$got" = "$nb" ] || fail "/$name: $got bytes, not $nb"
+  [ "$hits" = "$nch" ] || fail "/$name: $hits of $nch chunk reads served by the plan"
+  [ "$req" -le $(((nb + (8 << 20) - 1) / (8 << 20) + 4)) ] || fail "/$name: $req requests ($runs plan runs) for $nb bytes"
+  echo "     /$name: $nch chunks in $runs GETs, $req requests in all"
+done
+CAIRN_S3_PLAN=0 "$T/plan" read "s3://$B/data/f.h5" /big "$T/big0.raw" >"$T/noplan"
+read -r _ req0 _ runs0 _ <"$T/noplan"
+[ "$runs0" = 0 ] && [ "$req0" -gt $((33554432 / (8 << 20) + 4)) ] || fail "without a plan: $(cat "$T/noplan")"
+cmp "$T/big.raw" "$T/big0.raw" || fail "/big with and without a plan differ"
+ok "read plans: whole datasets in few GETs, bytes equal h5py's (without a plan /big takes $req0 requests)"
 "$CAIRN" ls "s3://$B/data/missing.h5" 2>"$T/e" && fail "a missing key opened"
 grep -q "HEAD s3://$B/data/missing.h5: HTTP 404" "$T/e" || fail "missing key: $(cat "$T/e")"
 ok "missing key: $(cat "$T/e")"

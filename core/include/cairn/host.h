@@ -20,7 +20,8 @@
 ** Versioning: both structs start with iVersion. New methods are only ever appended, with a
 ** version bump; the core checks iVersion before calling a method added after version 1.
 ** Version 2 (2026-12-02) appends cairn_file_methods.xLock/xUnlock and cairn_host.xSleep
-** (locking, below).
+** (locking, below). Version 3 (2026-12-02) appends cairn_file_methods.xWillRead (read plans
+** for remote files).
 */
 #ifndef CAIRN_HOST_H
 #define CAIRN_HOST_H
@@ -79,11 +80,18 @@ struct cairn_file {
 ** xUnlock  (version 2, optional) Lower this handle's lock to eLock (CAIRN_LOCK_READ or
 **          CAIRN_LOCK_NONE); a handle already at eLock or below returns CAIRN_OK. Never BUSY.
 **          xClose releases every lock the handle holds (an explicit xUnlock is not needed).
-** A host sets both or neither. iVersion 1, or a NULL xLock, means "this host has no locks":
+** xWillRead (version 3, optional) A hint: the core is about to read each of nRange ranges
+**          (aRange[2k] = offset, aRange[2k+1] = length; offsets ascending, ranges disjoint)
+**          once, whole, with xRead, from any of its worker threads, roughly in this order (the
+**          HDF5 reader does so for the chunks of a dataset read). A remote host may fetch them
+**          ahead, adjacent ones coalesced into few large requests in parallel (hosts/s3.c).
+**          It must still answer every xRead correctly, hinted or not, and may ignore the hint;
+**          the core ignores what this returns. A later call replaces an earlier plan.
+** A host sets xLock and xUnlock both or neither. iVersion 1, or a NULL xLock, means "this host has no locks":
 ** cairn_file_lock then succeeds at once, and the handle is only as protected as the host.
 */
 struct cairn_file_methods {
-  int iVersion; /* 1 or 2 */
+  int iVersion; /* 1, 2 or 3 */
   int (*xRead)(cairn_file *, void *p, size_t n, uint64_t iOff, size_t *pnRead);
   int (*xWrite)(cairn_file *, const void *p, size_t n, uint64_t iOff);
   int (*xSize)(cairn_file *, uint64_t *pnSize);
@@ -94,6 +102,8 @@ struct cairn_file_methods {
   /* version 2 */
   int (*xLock)(cairn_file *, int eLock);
   int (*xUnlock)(cairn_file *, int eLock);
+  /* version 3 */
+  int (*xWillRead)(cairn_file *, const uint64_t *aRange, size_t nRange);
 };
 
 /*

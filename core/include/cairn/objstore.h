@@ -102,9 +102,10 @@ CAIRN_API int cairn_s3_open(const char *zUrl, const cairn_s3_config *pCfg, cairn
 ** A read-only file over the object s3://BUCKET/KEY (one HEAD at open). Reads go through two
 ** caches: small reads (metadata) fetch aligned 64 KiB blocks, larger ones (HDF5 chunks) aligned
 ** 2 MiB stripes, a run of missing blocks or stripes in one range GET, and a read that looks
-** sequential prefetches the next stripes in parallel, so that chunk reads that arrive one by one
-** become few, large, concurrent GETs (h5coro reads the same way). Safe to read from several
-** threads at once.
+** sequential prefetches the next stripes in parallel. A read plan (cairn_file_methods.xWillRead:
+** the HDF5 reader names a dataset's chunks before it reads them) is coalesced into runs of up to
+** 16 MiB (cairn_s3_plan) fetched ahead, a few at once, each streamed into the chunk reads waiting
+** for it (h5coro reads the same way). Safe to read from several threads at once.
 */
 CAIRN_API int cairn_s3_file_open(const char *zUrl, const cairn_s3_config *pCfg, cairn_file **ppFile);
 
@@ -113,8 +114,17 @@ typedef struct cairn_s3_counters {
   uint64_t nRequest, nGet, nPut, nHead, nList, nDelete;
   uint64_t nBytesIn, nBytesOut; /* response and request bodies */
   uint64_t nRetry;
+  uint64_t nPlanRun, nPlanHit; /* read plans: runs fetched (GETs, also in nGet), chunk reads served */
 } cairn_s3_counters;
 CAIRN_API void cairn_s3_get_counters(cairn_s3_counters *p);
+/*
+** The read planner of cairn_s3_file_open's files (exposed for tests and benches): ranges
+** (aRange[2i] offset, aRange[2i+1] length; ascending, disjoint) coalesced into runs, one range GET
+** each. A range joins the run before it while the gap between them is at most maxGap bytes and
+** the run stays within maxRun bytes (a range larger than maxRun is a run alone). aFirst (room for
+** nRange) gets each run's first range; returns the number of runs.
+*/
+CAIRN_API size_t cairn_s3_plan(const uint64_t *aRange, size_t nRange, uint64_t maxGap, uint64_t maxRun, size_t *aFirst);
 
 /* ------------------------------------------------------------------ a chunk store in an object store */
 #if !defined(CAIRN_WITH_CAS) || CAIRN_WITH_CAS
