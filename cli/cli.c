@@ -440,6 +440,51 @@ static const char zGlobalOptions[] =
     "-v, --verbose\tsay what ran and how long it took, and where an error was raised\n"
     "-h, --help\tthis help\n";
 
+/* Examples of `cairn help CMD`, a row's lines in the order they run: together they are one
+** session in an empty folder (tests/cli/grammar.sh runs them all in that order), so each may use
+** what an earlier one wrote. */
+static const struct {
+  const char *zRow, *zLines;
+} aExample[] = {
+    {"h5w new", "cairn h5w new run.h5"},
+    {"h5w dataset", "cairn h5w dataset run.h5 /temp f32 2x3 --max ux3 --chunk 1x3 --filter shuffle,deflate:6 20.5 21 21.5 22 22.5 23"},
+    {"h5w attr", "cairn h5w attr run.h5 /temp units str celsius"},
+    {"h5 ls", "cairn h5 ls -r run.h5\ncairn h5 ls run.h5 /temp"},
+    {"h5 dump", "cairn h5 dump run.h5 /temp --sel 0:2,1:3\ncairn h5 dump run.h5 /temp -s 0,1 -c 2,2\ncairn h5 dump --json run.h5 /temp@units"},
+    {"h5 info", "cairn h5 info --json run.h5 /temp"},
+    {"h5 repack", "cairn h5 repack --filter zstd:3 run.h5 run-zstd.h5"},
+    {"hash", "cairn hash --json run.h5 run-zstd.h5"},
+    {"store put", "cairn store put --store files.cas run.h5 run-zstd.h5\ncairn store put --store files.cas --zstd=19 --json run.h5"},
+    {"store ls", "cairn store ls --store files.cas --json"},
+    {"store get", "cairn store get --store files.cas run.h5 -o copy.h5\ncairn store get --store files.cas run.h5 --range 0:512 -o head.bin"},
+    {"store verify", "cairn store verify --store files.cas --json"},
+    {"zl compress", "cairn zl compress -p serial run.h5 -o run.zl"},
+    {"zl decompress", "cairn zl decompress run.zl -o run.back"},
+    {"zstd", "cairn zstd -l 19 run.h5 -o run.h5.zst"},
+    {"mem add", "cairn mem add agent.mem --text-only --session s1 \"I moved to Lisbon in May\" \"My sister lives in Porto\""},
+    {"mem search", "cairn mem search agent.mem \"where did I move?\" -k 1\ncairn mem search agent.mem lisbon --json"},
+    {"mem list", "cairn mem list agent.mem --order eventMs --desc --limit 10 --json"},
+    {"mem update", "cairn mem update agent.mem 1 --text \"I moved to Lisbon in June\""},
+    {"mem history", "cairn mem history agent.mem 1"},
+    {"mem delete", "cairn mem delete agent.mem 2"},
+    {"mem stats", "cairn mem stats agent.mem --json"},
+};
+
+static void helpExamples(const CliCommand *t) {
+  char zRow[64];
+  snprintf(zRow, sizeof zRow, "%s%s%s", t->zParent ? t->zParent : "", t->zParent ? " " : "", t->zName);
+  for (size_t i = 0; i < sizeof aExample / sizeof aExample[0]; i++) {
+    if (strcmp(aExample[i].zRow, zRow) != 0) continue;
+    printf("\nexamples:\n");
+    for (const char *p = aExample[i].zLines; *p;) {
+      const char *e = strchr(p, '\n');
+      int n = e ? (int)(e - p) : (int)strlen(p);
+      printf("  %.*s\n", n, p);
+      p += n + (e != NULL);
+    }
+  }
+}
+
 /* Every row called zParent zName: usage, help, options; a family also lists its subcommands. */
 static void helpCommand(const char *zParent, const char *zName) {
   int n = 0;
@@ -459,6 +504,7 @@ static void helpCommand(const char *zParent, const char *zName) {
       for (size_t k = 0; k < N_COMMAND; k++)
         if (aCommand[k].zParent && strcmp(aCommand[k].zParent, t->zName) == 0) helpLine(&aCommand[k]);
     } else {
+      helpExamples(t);
       printf("\nevery command also takes:\n");
       helpOptions(zGlobalOptions);
     }

@@ -3,9 +3,11 @@
 # dispatcher): `cairn help CMD`, `cairn CMD --help` and `cairn FAMILY SUB --help` for every row;
 # the noun-verb forms and today's aliases give the same results; long and short spellings of
 # options; -q / -v; --json refused where a command has no JSON output; unknown options and
-# non-numeric values get exit 2, one line naming the command's help, and the command's usage.
+# non-numeric values get exit 2, one line naming the command's help, and the command's usage;
+# the examples of the help pages run as printed.
 set -u
 CAIRN=${CAIRN:?set CAIRN to the cairn binary}
+case $CAIRN in /*) ;; *) CAIRN=$PWD/$CAIRN ;; esac
 t=$(mktemp -d "${1:-/tmp}/grammar.XXXX")
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
@@ -24,6 +26,26 @@ for c in $tops; do
   done
 done
 check "help CMD and CMD --help print the same usage for all $n commands and subcommands" '[ $n -gt 40 ]'
+
+# the examples of the help pages: the rows that have them, in the order cli.c lists them (one session in
+# an empty folder, each using what the earlier ones wrote), all run and exit 0
+ex_rows="h5w new,h5w dataset,h5w attr,h5 ls,h5 dump,h5 info,h5 repack,hash,store put,store ls,store get,store verify,zl compress,zl decompress,zstd,mem add,mem search,mem list,mem update,mem history,mem delete,mem stats"
+mkdir -p "$t/ex" && : >"$t/ex.log"
+nex=0
+while IFS= read -r r; do
+  # shellcheck disable=SC2086
+  "$CAIRN" help $r | sed -n '/^examples:$/,/^$/p' | sed -n 's/^  cairn /cairn /p' >"$t/ex.cmds"
+  [ -s "$t/ex.cmds" ] || { echo "FAIL help $r has no examples"; fail=1; }
+  while IFS= read -r line; do
+    case $line in "cairn $r "*) ;; *) echo "FAIL example of $r runs another command: $line"; fail=1 ;; esac
+    (cd "$t/ex" && cairn() { "$CAIRN" "$@"; } && eval "$line") >>"$t/ex.log" 2>&1 || { echo "FAIL example: $line"; tail -3 "$t/ex.log"; fail=1; }
+    nex=$((nex + 1))
+  done <"$t/ex.cmds"
+done < <(echo "$ex_rows" | tr ',' '\n')
+# every help page, to count those with examples
+pages() { for c in $tops; do "$CAIRN" help "$c"; for s in $("$CAIRN" help "$c" | sed -n '/^subcommands/,$p' | awk -v c="$c" '$1 == c {print $2}'); do "$CAIRN" help "$c" "$s"; done; done; }
+nwith=$(pages | grep -c '^examples:$')
+check "the $nex examples of the help pages ($nwith pages, aliases too) run in order in one folder" '[ $nex -ge 25 ] && cmp -s "$t/ex/copy.h5" "$t/ex/run.h5" && [ "$nwith" -ge 22 ]'
 
 # noun-verb forms and their aliases
 printf 'alpha beta gamma\n%.0s' $(seq 1 2000) > "$t/in.txt"
