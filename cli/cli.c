@@ -362,14 +362,14 @@ static const CliCommand aCommand[] = {
    "--json\tone JSON object\n",
    "SET/GET/miss/DELETE, SET with an embedding, top-10 search, the gate and the observer: ns per operation", cliEphBench},
   {"eval", NULL, CLI_MEMORY, "locomo FILE.json [--mode M] [--json]", NULL, "retrieval quality on LoCoMo conversations", NULL},
-  {"locomo", "eval", CLI_MEMORY, "FILE.json [--mode auto|bm25|vector|hybrid|all] [--speaker text|role] [--dim N] [--fusion rrf|weighted] [--wv W] [--json]",
-   "--mode M\tauto (the store's default), bm25, vector, hybrid or all (default: all, side by side per category)\n"
+  {"locomo", "eval", CLI_MEMORY, "FILE.json [--mode auto|bm25|vector|hybrid|all|full] [--speaker text|role] [--dim N] [--fusion rrf|weighted] [--wv W] [--json]",
+   "--mode M\tauto (the store's default), bm25, vector, hybrid or all (default: all, side by side per category); full: BM25 with the graph, time and context (docs/kg.md)\n"
    "--speaker S\ttext: turns stored as \"Speaker: text\" (default); role: the text alone, the speaker in the role\n"
    "--dim N\tvector dimensions\n--fusion F\trrf or weighted\n"
    "--wv W\tweighted fusion: the vector weight (BM25 gets 1-W)\n--json\tone JSON object per mode, a line each\n",
    "turn- and session-level recall@1/5/10, MRR, NDCG@10 per category, build time, median latency", cliEvalLocomo},
 #endif
-#if CAIRN_WITH_KG /* the knowledge graph (cli/cmd_kg.c): FILE's graph is FILE.graph unless --graph G */
+#if CAIRN_WITH_KG /* the knowledge graph (cli/cmd_kg.c): FILE's graph is FILE's own /graph unless --graph G */
   {"entities", "mem", CLI_MEMORY, "FILE [--graph G] [--json]", NULL, "the graph's entities: names, types, aliases, mentions", cliMemEntities},
   {"facts", "mem", CLI_MEMORY, "FILE [--as-of T] [--graph G] [--json]", "--as-of T\tms since 1970, a date, 'now' (default) or 'all'\n",
    "facts valid at a time, with their validity and sources", cliMemFacts},

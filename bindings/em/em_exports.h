@@ -89,6 +89,7 @@ int cairn_em_zl_records_file(const uint32_t *aWidth, int nField, int level, cair
 /* em_kg.c */
 struct EmKg;
 int cairn_em_kg_open(cairn_file *f, int readOnly, struct EmKg **pp);
+int cairn_em_kg_open_mem(cairn_mem *m, int readOnly, struct EmKg **pp);
 int cairn_em_kg_close(struct EmKg *h);
 int cairn_em_kg_commit(struct EmKg *h);
 int cairn_em_kg_functional(struct EmKg *h, const char *zPred, int resolve);

@@ -244,7 +244,7 @@ int cairn_kg_open(cairn_file *f, unsigned flags, cairn_kg **ppKg) {
   g->timeStale = 1;
   uint32_t off;
   int rc = cairnKgPoolAdd(g, "", 0, &off); /* offset 0 is the empty string */
-  if (rc == CAIRN_OK && f) rc = cairnKgLoad(g);
+  if (rc == CAIRN_OK && f) g->bUnread = 1, g->fUnread = f; /* read at the first call that needs it */
   if (rc) {
     g->flags |= CAIRN_KG_READONLY;
     cairn_kg_close(g);
@@ -271,8 +271,22 @@ int cairn_kg_open_mem(cairn_mem *m, cairn_file *fOld, unsigned flags, cairn_kg *
   return rc;
 }
 
+int cairnKgNeed(cairn_kg *g) {
+  if (g->rcRead) return cairnErr(g->rcRead, "%s", g->zRead);
+  if (!g->bUnread) return CAIRN_OK;
+  g->bUnread = 0;
+  int rc = g->bAttached ? cairnKgAttachRead(g) : cairnKgLoad(g);
+  if (rc) {
+    cairnFormat(g->zRead, sizeof g->zRead, "graph: reading /graph: %s", cairn_errmsg());
+    g->rcRead = rc, g->flags |= CAIRN_KG_READONLY;
+    return cairnErr(rc, "%s", g->zRead);
+  }
+  return CAIRN_OK;
+}
+
 int cairn_kg_commit(cairn_kg *g) {
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_commit: NULL graph");
+  if (g->bUnread || g->rcRead) return CAIRN_OK; /* never read: nothing changed */
   if (g->flags & CAIRN_KG_READONLY) return CAIRN_OK;
   if (g->bAttached) return g->m && cairnKgPending(g) ? cairn_mem_checkpoint(g->m) : CAIRN_OK;
   if (!g->f) return CAIRN_OK;
@@ -297,6 +311,7 @@ int cairn_kg_close(cairn_kg *g) {
   mapFree(&g->mName), mapFree(&g->mAlias), mapFree(&g->mPred);
   cairnFree(g->aUndo), cairnFree(g->adjStart), cairnFree(g->adjEdge), cairnFree(g->adjOther), cairnFree(g->adjNow);
   cairnFree(g->aTimeOrder), cairnFree(g->aTimeMem), cairnFree(g->aValidOrder), cairnFree(g->aTri), cairnFree(g->aTriStart);
+  cairnFree(g->aTimeLo), cairnFree(g->aTimeS);
   cairnFree(g->aMark), cairnFree(g->aQueue), cairnFree(g->aPrev), cairnFree(g->aAct), cairnFree(g->aAct2);
   cairnFree(g);
   return rc;
@@ -304,11 +319,12 @@ int cairn_kg_close(cairn_kg *g) {
 
 /* ------------------------------------------------------------------ entities */
 uint32_t cairn_kg_canon(cairn_kg *g, uint32_t id) {
+  if (g && (g->bUnread || g->rcRead) && cairnKgNeed(g)) return 0;
   if (!g || id == 0 || id > g->nEnt) return 0;
   for (int hop = 0; g->aEnt[id - 1].canon && hop < 1 << 20; hop++) id = g->aEnt[id - 1].canon;
   return id;
 }
-uint32_t cairn_kg_entity_count(cairn_kg *g) { return g ? (uint32_t)g->nEnt : 0; }
+uint32_t cairn_kg_entity_count(cairn_kg *g) { return g && !((g->bUnread || g->rcRead) && cairnKgNeed(g)) ? (uint32_t)g->nEnt : 0; }
 
 int cairnKgEntityFind(cairn_kg *g, const char *zNorm, size_t nNorm, uint32_t *pId) {
   uint32_t id = mapGet(g, &g->mName, zNorm, nNorm);
@@ -318,6 +334,7 @@ int cairnKgEntityFind(cairn_kg *g, const char *zNorm, size_t nNorm, uint32_t *pI
 }
 
 int cairn_kg_find(cairn_kg *g, const char *zName, uint32_t *pId) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pId, CAIRN_MISUSE, "cairn_kg_find: NULL argument");
   char z[CAIRN_KG_MAX_NAME + 1];
   size_t n;
@@ -363,6 +380,7 @@ static int entityAdd(cairn_kg *g, const char *zName, const char *zType, uint32_t
 }
 
 int cairn_kg_entity_add(cairn_kg *g, const char *zName, const char *zType, uint32_t *pId) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_entity_add: NULL graph");
   uint32_t id = 0;
   KG_BEGIN(g);
@@ -372,6 +390,7 @@ int cairn_kg_entity_add(cairn_kg *g, const char *zName, const char *zType, uint3
 }
 
 int cairn_kg_entity_get(cairn_kg *g, uint32_t id, cairn_kg_entity *p) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !p, CAIRN_MISUSE, "cairn_kg_entity_get: NULL argument");
   CAIRN_RETURN_ERROR_IF(id == 0 || id > g->nEnt, CAIRN_NOTFOUND, "graph: no entity %u", id);
   const KgEnt *e = &g->aEnt[id - 1];
@@ -383,6 +402,7 @@ int cairn_kg_entity_get(cairn_kg *g, uint32_t id, cairn_kg_entity *p) {
 }
 
 int cairn_kg_alias(cairn_kg *g, uint32_t id, const char *zAlias) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_alias: NULL graph");
   CAIRN_RETURN_ERROR_IF(id == 0 || id > g->nEnt, CAIRN_NOTFOUND, "graph: no entity %u", id);
   char z[CAIRN_KG_MAX_NAME + 1];
@@ -409,6 +429,7 @@ int cairn_kg_alias(cairn_kg *g, uint32_t id, const char *zAlias) {
 }
 
 int cairn_kg_alias_at(cairn_kg *g, uint32_t id, uint32_t i, const char **pz) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pz, CAIRN_MISUSE, "cairn_kg_alias_at: NULL argument");
   for (size_t k = 0; k < g->nAlias; k++)
     if (g->aAlias[k].ent == id && i-- == 0) {
@@ -419,6 +440,7 @@ int cairn_kg_alias_at(cairn_kg *g, uint32_t id, uint32_t i, const char **pz) {
 }
 
 int cairn_kg_embedding(cairn_kg *g, uint32_t id, const float *a, uint32_t n) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !a, CAIRN_MISUSE, "cairn_kg_embedding: NULL argument");
   CAIRN_RETURN_ERROR_IF(id == 0 || id > g->nEnt, CAIRN_NOTFOUND, "graph: no entity %u", id);
   CAIRN_RETURN_ERROR_IF(n == 0 || n > CAIRN_MEM_MAX_DIM, CAIRN_RANGE, "graph: embedding of %u dimensions", n);
@@ -446,6 +468,7 @@ static int mentionAdd(cairn_kg *g, uint32_t id, uint64_t memId) {
   return CAIRN_OK;
 }
 int cairn_kg_mention(cairn_kg *g, uint32_t id, uint64_t memId) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_mention: NULL graph");
   CAIRN_RETURN_ERROR_IF(id == 0 || id > g->nEnt, CAIRN_NOTFOUND, "graph: no entity %u", id);
   KG_BEGIN(g);
@@ -454,6 +477,7 @@ int cairn_kg_mention(cairn_kg *g, uint32_t id, uint64_t memId) {
 }
 
 int cairn_kg_mentions(cairn_kg *g, uint32_t id, uint64_t *aOut, uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_mentions: NULL argument");
   uint32_t c = cairn_kg_canon(g, id), n = 0;
   CAIRN_RETURN_ERROR_IF(!c, CAIRN_NOTFOUND, "graph: no entity %u", id);
@@ -556,6 +580,7 @@ static int triCache(cairn_kg *g, size_t i, const uint32_t **ppT, uint32_t *pn) {
 
 int cairn_kg_resolve(cairn_kg *g, const char *zName, const float *aEmb, uint32_t nEmb, float minScore, cairn_kg_match *aOut,
                      uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_resolve: NULL argument");
   char z[CAIRN_KG_MAX_NAME + 1];
   size_t n;
@@ -636,6 +661,7 @@ int cairn_kg_resolve(cairn_kg *g, const char *zName, const float *aEmb, uint32_t
 }
 
 int cairn_kg_merge(cairn_kg *g, uint32_t from, uint32_t into, const char *zReason, uint32_t *pMerge) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_merge: NULL graph");
   CAIRN_RETURN_ERROR_IF(!from || from > g->nEnt || !into || into > g->nEnt, CAIRN_NOTFOUND, "graph: merge of unknown entity %u or %u",
                         from, into);
@@ -663,6 +689,7 @@ int cairn_kg_merge(cairn_kg *g, uint32_t from, uint32_t into, const char *zReaso
 }
 
 int cairn_kg_unmerge(cairn_kg *g, uint32_t iMerge) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_unmerge: NULL graph");
   CAIRN_RETURN_ERROR_IF(iMerge == 0 || iMerge > g->nMerge, CAIRN_NOTFOUND, "graph: no merge %u", iMerge);
   KgMerge *m = &g->aMerge[iMerge - 1];
@@ -836,6 +863,7 @@ int cairnKgMentionAdd(cairn_kg *g, uint32_t id, uint64_t memId);
 int cairnKgMentionAdd(cairn_kg *g, uint32_t id, uint64_t memId) { return mentionAdd(g, id, memId); }
 
 int cairn_kg_add_fact(cairn_kg *g, const cairn_kg_fact *f, uint32_t *pId) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_add_fact: NULL graph");
   CAIRN_TRY(checkFact(f));
   KG_BEGIN(g);
@@ -843,9 +871,10 @@ int cairn_kg_add_fact(cairn_kg *g, const cairn_kg_fact *f, uint32_t *pId) {
   return KG_END(g, rc);
 }
 
-uint32_t cairn_kg_fact_count(cairn_kg *g) { return g ? (uint32_t)g->nFact : 0; }
+uint32_t cairn_kg_fact_count(cairn_kg *g) { return g && !((g->bUnread || g->rcRead) && cairnKgNeed(g)) ? (uint32_t)g->nFact : 0; }
 
 int cairn_kg_fact_get(cairn_kg *g, uint32_t id, cairn_kg_fact *p) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !p, CAIRN_MISUSE, "cairn_kg_fact_get: NULL argument");
   CAIRN_RETURN_ERROR_IF(id == 0 || id > g->nFact, CAIRN_NOTFOUND, "graph: no fact %u", id);
   const KgFact *f = &g->aFact[id - 1];
@@ -861,6 +890,7 @@ int cairn_kg_fact_get(cairn_kg *g, uint32_t id, cairn_kg_fact *p) {
 }
 
 int cairn_kg_fact_sources(cairn_kg *g, uint32_t id, uint64_t *aOut, uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_fact_sources: NULL argument");
   CAIRN_RETURN_ERROR_IF(id == 0 || id > g->nFact, CAIRN_NOTFOUND, "graph: no fact %u", id);
   const KgList *l = &g->aFact[id - 1].src;
@@ -870,11 +900,13 @@ int cairn_kg_fact_sources(cairn_kg *g, uint32_t id, uint64_t *aOut, uint32_t nMa
 }
 
 int cairn_kg_fact_valid(cairn_kg *g, uint32_t id, int64_t asOf) {
+  if (g && (g->bUnread || g->rcRead) && cairnKgNeed(g)) return 0;
   if (!g || id == 0 || id > g->nFact) return 0;
   return cairnKgValidAt(&g->aFact[id - 1], asOf);
 }
 
 int cairn_kg_invalidate(cairn_kg *g, uint32_t id, int64_t t) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_invalidate: NULL graph");
   CAIRN_RETURN_ERROR_IF(id == 0 || id > g->nFact, CAIRN_NOTFOUND, "graph: no fact %u", id);
   CAIRN_RETURN_ERROR_IF(t == CAIRN_KG_NONE || !timeOk(t), CAIRN_RANGE, "graph: invalidation time %lld out of range", (long long)t);
@@ -911,6 +943,7 @@ static int funcScan(cairn_kg *g, size_t i, void *p) {
 }
 
 int cairn_kg_functional(cairn_kg *g, const char *zPredicate, unsigned flags) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_functional: NULL graph");
   KG_BEGIN(g);
   uint32_t pred;
@@ -929,6 +962,7 @@ int cairn_kg_functional(cairn_kg *g, const char *zPredicate, unsigned flags) {
 }
 
 int cairn_kg_forget_memory(cairn_kg *g, uint64_t memId, uint32_t *pnRemoved) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_forget_memory: NULL graph");
   KG_BEGIN(g);
   int rc = CAIRN_OK;
@@ -1061,6 +1095,7 @@ static int queryPrep(cairn_kg *g, uint32_t *pId, const char *zWhat) {
 }
 
 int cairn_kg_neighbors(cairn_kg *g, uint32_t id, int64_t asOf, cairn_kg_edge *aOut, uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_neighbors: NULL argument");
   CAIRN_TRY(queryPrep(g, &id, "cairn_kg_neighbors"));
   uint32_t n = 0;
@@ -1075,6 +1110,7 @@ int cairn_kg_neighbors(cairn_kg *g, uint32_t id, int64_t asOf, cairn_kg_edge *aO
 }
 
 int cairn_kg_bfs(cairn_kg *g, uint32_t id, uint32_t depth, int64_t asOf, uint32_t *aOut, uint32_t *aDist, uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_bfs: NULL argument");
   CAIRN_TRY(queryPrep(g, &id, "cairn_kg_bfs"));
   /* level by level: the queue between levelStart and levelEnd is one hop count, so no per-node
@@ -1110,6 +1146,7 @@ int cairn_kg_bfs(cairn_kg *g, uint32_t id, uint32_t depth, int64_t asOf, uint32_
 ** its parent on that side, aAct2 (as uint32) its hops from that side's end; the a-queue grows up
 ** from aQueue[0], the b-queue down from the top. */
 int cairn_kg_path(cairn_kg *g, uint32_t a, uint32_t b, int64_t asOf, uint32_t *aOut, uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_path: NULL argument");
   CAIRN_TRY(queryPrep(g, &a, "cairn_kg_path"));
   uint32_t cb = cairn_kg_canon(g, b);
@@ -1165,6 +1202,7 @@ int cairn_kg_path(cairn_kg *g, uint32_t a, uint32_t b, int64_t asOf, uint32_t *a
 
 int cairn_kg_activate(cairn_kg *g, const uint32_t *aSeed, uint32_t nSeed, uint32_t nStep, float decay, int64_t asOf, uint32_t *aOut,
                       float *aScore, uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pn || (nSeed && !aSeed) || (nMax && (!aOut || !aScore)), CAIRN_MISUSE,
                         "cairn_kg_activate: NULL argument");
   CAIRN_RETURN_ERROR_IF(!(decay >= 0 && decay <= 1), CAIRN_RANGE, "cairn_kg_activate: decay must be in [0, 1]");
@@ -1222,6 +1260,7 @@ int cairn_kg_activate(cairn_kg *g, const uint32_t *aSeed, uint32_t nSeed, uint32
 }
 
 int cairn_kg_facts_at(cairn_kg *g, int64_t asOf, uint32_t *aOut, uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_facts_at: NULL argument");
   uint32_t n = 0;
   for (size_t i = 0; i < g->nFact; i++)
@@ -1235,6 +1274,7 @@ int cairn_kg_facts_at(cairn_kg *g, int64_t asOf, uint32_t *aOut, uint32_t nMax, 
 
 /* ------------------------------------------------------------------ temporal index */
 int cairn_kg_time_add(cairn_kg *g, uint64_t memId, int64_t lo, int64_t hi) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g, CAIRN_MISUSE, "cairn_kg_time_add: NULL graph");
   CAIRN_RETURN_ERROR_IF(lo == CAIRN_KG_NONE || !timeOk(lo) || !timeOk(hi) || hi <= lo, CAIRN_RANGE,
                         "graph: time interval [%lld, %lld) out of range or empty", (long long)lo, (long long)hi);
@@ -1282,8 +1322,12 @@ int cairnKgTimeIndex(cairn_kg *g) {
   CAIRN_RETURN_ERROR_IF(!aKey, CAIRN_NOMEM, "graph time index");
   for (size_t i = 0; i < g->nTime; i++) aKey[i] = g->aTime[i].lo;
   int rc = sortByKey(g->aTimeOrder, g->nTime, aKey);
-  cairnFree(aKey);
+  cairnFree(g->aTimeLo), cairnFree(g->aTimeS);
+  g->aTimeLo = aKey, g->aTimeS = rc ? NULL : cairnMallocArray(g->nTime + 1, sizeof(KgTime));
+  if (rc == CAIRN_OK && !g->aTimeS) rc = cairnErr(CAIRN_NOMEM, "graph time index");
+  if (rc) cairnFree(g->aTimeLo), cairnFree(g->aTimeS), g->aTimeLo = NULL, g->aTimeS = NULL;
   CAIRN_TRY(rc);
+  for (size_t i = 0; i < g->nTime; i++) g->aTimeS[i] = g->aTime[g->aTimeOrder[i]], aKey[i] = g->aTimeS[i].lo;
   qsort(g->aTimeMem, g->nTime, sizeof(uint64_t), cmpU64);
   size_t u = 0;
   for (size_t i = 0; i < g->nTime; i++)
@@ -1305,20 +1349,24 @@ int cairnKgMemHasTime(cairn_kg *g, uint64_t memId) {
 }
 
 int cairn_kg_time_range(cairn_kg *g, int64_t lo, int64_t hi, uint64_t *aOut, uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_time_range: NULL argument");
   CAIRN_RETURN_ERROR_IF(hi < lo, CAIRN_RANGE, "cairn_kg_time_range: hi before lo");
   CAIRN_TRY(cairnKgTimeIndex(g));
   int64_t from = lo - g->maxTimeLen;
   if (from > lo) from = INT64_MIN; /* overflow */
-  size_t a = 0, b = g->nTime;
-  while (a < b) {
-    size_t mid = (a + b) / 2;
-    if (g->aTime[g->aTimeOrder[mid]].lo < from) a = mid + 1;
-    else b = mid;
+  /* the first interval with lo >= from: a branch-free halving over the contiguous lo keys */
+  const int64_t *aLo = g->aTimeLo;
+  size_t a = 0, len = g->nTime;
+  while (len > 1) {
+    size_t half = len / 2;
+    a = aLo[a + half] < from ? a + half : a;
+    len -= half;
   }
+  if (g->nTime && aLo[a] < from) a++;
   uint32_t n = 0;
   for (size_t i = a; i < g->nTime; i++) {
-    const KgTime *t = &g->aTime[g->aTimeOrder[i]];
+    const KgTime *t = &g->aTimeS[i];
     if (t->lo >= hi) break;
     if (t->hi <= lo) continue;
     int dup = 0;
@@ -1332,6 +1380,7 @@ int cairn_kg_time_range(cairn_kg *g, int64_t lo, int64_t hi, uint64_t *aOut, uin
 }
 
 int cairn_kg_facts_between(cairn_kg *g, int64_t lo, int64_t hi, uint32_t *aOut, uint32_t nMax, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pn || (nMax && !aOut), CAIRN_MISUSE, "cairn_kg_facts_between: NULL argument");
   if (g->validStale) {
     cairnFree(g->aValidOrder);

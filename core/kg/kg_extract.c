@@ -270,6 +270,7 @@ int cairnKgNameSpans(const char *z, size_t n, uint32_t *aSpan, uint32_t nMax, ui
 
 int cairn_kg_extract(cairn_kg *g, uint64_t memId, const char *zText, const char *zSpeaker, int64_t refMs, uint32_t *pnEntity,
                      uint32_t *pnFact) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !zText, CAIRN_MISUSE, "cairn_kg_extract: NULL argument");
   CAIRN_RETURN_ERROR_IF(refMs < CAIRN_KG_TIME_MIN || refMs > CAIRN_KG_TIME_MAX, CAIRN_RANGE, "cairn_kg_extract: reference time out of range");
   Extract *x = cairnMalloc(sizeof *x);

@@ -65,6 +65,10 @@ struct cairn_kg {
   cairn_h5w *w;
   cairn_mem *m;    /* the store whose file holds the graph (cairn_kg_open_mem), NULL none */
   int bAttached;   /* opened by cairn_kg_open_mem (m NULL again once the store closed) */
+  int bUnread;     /* lazy open: /graph of fUnread not decoded yet; the first graph call reads it (cairnKgNeed) */
+  cairn_file *fUnread;
+  int rcRead;      /* that read failed: every later call returns this (zRead: its message) */
+  char zRead[200];
   cairnMemHook hook;
   size_t poolDirtyLo, poolDirtyHi; /* pool bytes wiped in place (forgetting) since the last save */
   unsigned flags;
@@ -94,6 +98,7 @@ struct cairn_kg {
   size_t capAdjE;
   int timeStale;
   uint32_t *aTimeOrder; int64_t maxTimeLen;
+  int64_t *aTimeLo; KgTime *aTimeS; /* the intervals in order of lo, contiguous (range queries) */
   uint64_t *aTimeMem; size_t nTimeMem; /* sorted unique memories with a time */
   size_t nLiveMerge;
   uint32_t *aTri, *aTriStart; size_t nTri, capTri, capTriStart, nTriEnt; /* trigram cache (resolve) */
@@ -123,6 +128,14 @@ int cairnKgAttach(cairn_kg *g, cairn_mem *m, cairn_file *fOld);
 void cairnKgDetach(cairn_kg *g);
 /* kg_h5.c */
 int cairnKgLoad(cairn_kg *g);
+/* Lazy open (2026-12-02): read /graph now if the open deferred it; an error sticks. KG_NEED at the
+** top of every public call that looks at the graph's rows. */
+int cairnKgNeed(cairn_kg *g);
+int cairnKgAttachRead(cairn_kg *g); /* kg_mem.c: the attached graph's deferred read */
+#define KG_NEED(g) \
+  do { \
+    if ((g) && ((g)->bUnread || (g)->rcRead)) CAIRN_TRY(cairnKgNeed(g)); \
+  } while (0)
 int cairnKgLoadFile(cairn_kg *g, cairn_file *f, int *pbFound);
 int cairnKgSave(cairn_kg *g);
 int cairnKgSaveInto(cairn_kg *g, cairn_h5w *w, int bWhole); /* no commit: the store's checkpoint commits */

@@ -28,6 +28,7 @@ static const char *jStr(const cairn_json *j, uint32_t o, const char *zKey) {
 }
 
 int cairn_kg_add_facts_json(cairn_kg *g, const char *zJson, uint32_t *pn) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !zJson, CAIRN_MISUSE, "cairn_kg_add_facts_json: NULL argument");
   cairn_json *j = NULL;
   CAIRN_TRY(cairn_json_parse(zJson, strlen(zJson), &j));
@@ -108,6 +109,7 @@ static void putFact(cairn_kg *g, CairnSb *s, uint32_t id) {
 }
 
 int cairn_kg_entities_json(cairn_kg *g, char **pzJson) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pzJson, CAIRN_MISUSE, "cairn_kg_entities_json: NULL argument");
   CairnSb s = {0};
   cairnSbStr(&s, "[");
@@ -151,6 +153,7 @@ int cairn_kg_entities_json(cairn_kg *g, char **pzJson) {
 }
 
 int cairn_kg_facts_json(cairn_kg *g, int64_t asOf, char **pzJson) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pzJson, CAIRN_MISUSE, "cairn_kg_facts_json: NULL argument");
   CairnSb s = {0};
   cairnSbStr(&s, "[");
@@ -167,6 +170,7 @@ int cairn_kg_facts_json(cairn_kg *g, int64_t asOf, char **pzJson) {
 }
 
 int cairn_kg_graph_json(cairn_kg *g, const char *zName, uint32_t depth, int64_t asOf, char **pzJson) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !pzJson, CAIRN_MISUSE, "cairn_kg_graph_json: NULL argument");
   uint32_t id;
   CAIRN_TRY(cairn_kg_find(g, zName, &id));

@@ -84,8 +84,46 @@ static uint32_t querySeeds(cairn_kg *g, const char *zQ, uint32_t *aSeed, uint32_
   return nSeed;
 }
 
+/* Expansion: weight each entity by the normalised scores of the top text hits that mention it,
+** then add to every memory that mentions it wExpand * weight * idf. One pass over the mention rows. */
+#define KG_EXPAND_TOP 5
+static int expandFromHits(cairn_kg *g, const cairn_mem_hit *aBase, uint32_t nBase, const uint32_t *aSeed, uint32_t nSeed,
+                          uint64_t nMem, float *aScore, uint8_t *aIn, int mayAdd) {
+  const float wX = 0.2f;
+  uint32_t nTop = nBase < KG_EXPAND_TOP ? nBase : KG_EXPAND_TOP; /* aBase is best first */
+  float best = aBase[0].score > 0 ? aBase[0].score : 1;
+  float *aW = cairnMallocZero((g->nEnt + 1) * sizeof(float));
+  uint32_t *aCnt = cairnMallocZero((g->nEnt + 1) * sizeof(uint32_t));
+  int rc = CAIRN_OK;
+  if (!aW || !aCnt) CAIRN_ERROR_GOTO(rc, done, CAIRN_NOMEM, "cairn_kg_search: expansion over %zu entities", g->nEnt);
+  for (size_t i = 0; i < g->nMention; i++) {
+    const KgRow2 *r = &g->aMention[i];
+    uint32_t e = r->alive ? cairn_kg_canon(g, (uint32_t)r->a) : 0;
+    if (!e) continue;
+    aCnt[e]++;
+    for (uint32_t t = 0; t < nTop; t++)
+      if (aBase[t].id == r->b) aW[e] += aBase[t].score / best;
+  }
+  for (uint32_t i = 0; i < nSeed; i++) aW[aSeed[i]] = 0;
+  for (size_t i = 0; i < g->nMention; i++) {
+    const KgRow2 *r = &g->aMention[i];
+    uint32_t e = r->alive ? cairn_kg_canon(g, (uint32_t)r->a) : 0;
+    uint64_t id = r->b;
+    if (!e || aW[e] <= 0 || id == 0 || id > nMem || (!aIn[id] && !mayAdd)) continue;
+    if ((uint64_t)aCnt[e] * 20 > nMem && aCnt[e] > 8) continue; /* in more than 1 memory in 20: says little */
+    float idf = aCnt[e] > 4 ? 4.0f / (float)aCnt[e] : 1.0f;
+    float w = aW[e] > 1 ? 1 : aW[e];
+    aScore[id] += wX * w * idf / (float)nTop;
+    aIn[id] = 1;
+  }
+done:
+  cairnFree(aW), cairnFree(aCnt);
+  return rc;
+}
+
 int cairn_kg_search(cairn_kg *g, cairn_mem *mem, const char *zQuery, const cairn_kg_search_opts *pOpt, cairn_mem_hit *aHit,
                     uint32_t *pnHit) {
+  KG_NEED(g);
   CAIRN_RETURN_ERROR_IF(!g || !mem || !zQuery || !aHit || !pnHit, CAIRN_MISUSE, "cairn_kg_search: NULL argument");
   cairn_kg_search_opts o;
   memset(&o, 0, sizeof o);
@@ -134,9 +172,9 @@ int cairn_kg_search(cairn_kg *g, cairn_mem *mem, const char *zQuery, const cairn
   int mayAdd = o.pFilter == NULL; /* graph/time-only candidates cannot be checked against a filter */
 
   /* graph proximity */
+  uint32_t aSeed[32], nSeed = 0;
   if (!o.noGraph && g->nEnt) {
-    uint32_t aSeed[32];
-    uint32_t nSeed = querySeeds(g, zQuery, aSeed, 32);
+    nSeed = querySeeds(g, zQuery, aSeed, 32);
     if (nSeed) {
       uint32_t nMaxAct = 256, nAct = 0;
       aAct = cairnMallocArray(nMaxAct, sizeof(uint32_t));
@@ -164,6 +202,9 @@ int cairn_kg_search(cairn_kg *g, cairn_mem *mem, const char *zQuery, const cairn
       }
     }
   }
+  /* graph expansion from the best text hits: the entities they mention (not the query's own, not
+  ** the ones nearly every memory names) lead to other memories about the same things */
+  if (!o.noGraph && !o.noExpand && g->nEnt && nBase) CAIRN_TRY_GOTO(rc, expandFromHits(g, aBase, nBase, aSeed, nSeed, nMem, aScore, aIn, mayAdd), done);
   /* time */
   if (!o.noTime && now) {
     cairn_kg_time aT[8];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cairn/kg.h"
+#include "kg/kg_int.h"
 #include "tf.h"
 
 #define DAY 86400000LL
@@ -368,25 +369,30 @@ TEST(kg, persist_reopen) {
   cairn_file_close(f);
 }
 
-TEST(kg, fused_search) {
-  cairn_mem *m;
+/* An in-memory store and graph of a two-speaker chat (zA the even turns, zB the odd ones), one
+** day apart from 2023-05-08, each turn run through the extractor. */
+static void kgChat(const char **az, int n, const char *zA, const char *zB, cairn_mem **pm, cairn_kg **pg) {
   cairn_mem_config cfg = {0};
   cfg.textOnly = 1;
-  CHECK_OK(cairn_mem_open(NULL, &cfg, &m));
+  CHECK_OK(cairn_mem_open(NULL, &cfg, pm));
+  CHECK_OK(cairn_kg_open(NULL, 0, pg));
+  for (int i = 0; i < n; i++) {
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = az[i], r.zRole = i % 2 ? zB : zA, r.eventMs = ymd(2023, 5, 8) + i * DAY, r.createdMs = r.eventMs;
+    uint64_t id;
+    CHECK_OK(cairn_mem_add(*pm, &r, &id));
+    CHECK_OK(cairn_kg_extract(*pg, id, r.zText, r.zRole, r.eventMs, NULL, NULL));
+  }
+}
+
+TEST(kg, fused_search) {
+  cairn_mem *m;
   cairn_kg *g;
-  CHECK_OK(cairn_kg_open(NULL, 0, &g));
   const char *az[] = {"Caroline: My sister Ines moved to Lisbon.", "Melanie: I painted a sunrise.",
                       "Caroline: I went to the support group yesterday.", "Melanie: The kids loved the museum.",
                       "Caroline: Ines called me, she loves the city."};
-  int64_t t0 = ymd(2023, 5, 8);
-  for (int i = 0; i < 5; i++) {
-    cairn_mem_record r;
-    memset(&r, 0, sizeof r);
-    r.zText = az[i], r.zRole = i % 2 ? "Melanie" : "Caroline", r.eventMs = t0 + i * DAY, r.createdMs = r.eventMs;
-    uint64_t id;
-    CHECK_OK(cairn_mem_add(m, &r, &id));
-    CHECK_OK(cairn_kg_extract(g, id, r.zText, r.zRole, r.eventMs, NULL, NULL));
-  }
+  kgChat(az, 5, "Caroline", "Melanie", &m, &g);
   cairn_mem_hit aH[5];
   uint32_t n;
   cairn_kg_search_opts o;
@@ -398,6 +404,36 @@ TEST(kg, fused_search) {
   CHECK_OK(cairn_kg_search(g, m, "Where does Caroline's sister live?", &o, aH, &n));
   CHECK(n >= 2);
   CHECK(aH[0].id == 1 || aH[0].id == 5);
+  cairn_kg_close(g);
+  cairn_mem_close(m);
+}
+
+/* Expansion from the best text hits: a memory that shares none of the query's words but names the
+** rare entity the best hit names ("Louvre") is found; without expansion it is not. */
+TEST(kg, search_expands_from_hits) {
+  cairn_mem *m;
+  cairn_kg *g;
+  const char *az[] = {"Melanie: We went to see the Louvre in Paris.", "Caroline: I baked bread today.",
+                      "Melanie: The kids played outside.", "Caroline: The Louvre pyramid glowed at night, Tom said.",
+                      "Melanie: I painted a lake.", "Caroline: Rain all week here."};
+  kgChat(az, 6, "Melanie", "Caroline", &m, &g);
+  uint32_t idL;
+  CHECK_OK(cairn_kg_find(g, "Louvre", &idL));
+  cairn_mem_hit aH[6];
+  uint32_t n;
+  cairn_kg_search_opts o;
+  memset(&o, 0, sizeof o);
+  o.mode = CAIRN_MEM_BM25, o.k = 6, o.noContext = 1, o.noTime = 1;
+  int bFound[2] = {0, 0};
+  for (int x = 0; x < 2; x++) {
+    o.noExpand = x;
+    CHECK_OK(cairn_kg_search(g, m, "What did Melanie see in Paris?", &o, aH, &n));
+    CHECK(n >= 1);
+    CHECK_EQ(aH[0].id, 1);
+    for (uint32_t i = 0; i < n; i++) bFound[x] |= aH[i].id == 4 && aH[i].score > 0;
+  }
+  CHECK(bFound[0]);
+  CHECK(!bFound[1]);
   cairn_kg_close(g);
   cairn_mem_close(m);
 }
@@ -636,6 +672,63 @@ TEST(kg, in_store) {
   /* one graph per store */
   cairn_kg *g2;
   CHECK_EQ(CAIRN_PRIMARY(cairn_kg_open_mem(m, NULL, 0, &g2)), CAIRN_EXISTS);
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  remove(zPath);
+}
+
+/* Lazy read: opening a store's graph decodes nothing; the first graph call reads /graph. A forget
+** and a compaction while it is unread keep it right: the rewrite reads it first, the forget is
+** reconciled from the store's dead ids; the forgotten literal leaves the file. */
+TEST(kg, in_store_lazy) {
+  const char *zPath = tfTmp("kg_lazy.cmem");
+  cairn_mem *m;
+  cairn_kg *g;
+  remove(zPath);
+  CHECK_OK(kgOpenStore(zPath, 0, 0, &m));
+  uint64_t a = kgMemAdd(m, "Maya moved to Lisbon");
+  uint64_t b = kgMemAdd(m, "Maya cooks a stew");
+  CHECK(a && b);
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK_OK(kgAddSrc(g, "Maya", "lives_in", "Lisbon", NULL, a, NULL));
+  CHECK_OK(kgAddSrc(g, "Maya", "favourite_dish", NULL, "quince-lentil-stew-19", b, NULL));
+  CHECK_OK(cairn_kg_commit(g));
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  /* read-only: unread at open, read by the first call */
+  CHECK_OK(kgOpenStore(zPath, 1, 0, &m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK(g->bUnread && g->nEnt == 0 && g->nFact == 0);
+  CHECK_EQ(cairn_kg_fact_count(g), 2);
+  CHECK(!g->bUnread);
+  CHECK_EQ(cairn_kg_entity_count(g), 2);
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  /* writable: forget b and compact while the graph is unread; close with it unread */
+  CHECK_OK(kgOpenStore(zPath, 0, 0, &m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK_OK(cairn_mem_delete(m, b));
+  CHECK_OK(cairn_mem_commit(m));
+  CHECK_OK(cairn_mem_compact(m));
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  CHECK_EQ(kgFileHas(zPath, "quince-lentil-stew-19"), 0);
+  CHECK_OK(kgOpenStore(zPath, 0, 0, &m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK(g->bUnread);
+  uint32_t at[4], n;
+  CHECK_OK(cairn_kg_facts_at(g, CAIRN_KG_ANY, at, 4, &n));
+  CHECK_EQ(n, 1);
+  CHECK(cairn_kg_fact_valid(g, at[0], CAIRN_KG_NOW));
+  /* a forget logged (no checkpoint) then read: reconciled at the read */
+  CHECK_OK(cairn_kg_close(g));
+  CHECK_OK(cairn_mem_close(m));
+  CHECK_OK(kgOpenStore(zPath, 0, UINT32_MAX, &m));
+  CHECK_OK(cairn_kg_open_mem(m, NULL, 0, &g));
+  CHECK_OK(cairn_mem_delete(m, a));
+  CHECK(g->bUnread);
+  CHECK_OK(cairn_kg_facts_at(g, CAIRN_KG_ANY, at, 4, &n));
+  CHECK_EQ(n, 0);
   CHECK_OK(cairn_kg_close(g));
   CHECK_OK(cairn_mem_close(m));
   remove(zPath);

@@ -264,6 +264,7 @@ typedef struct cairn_kg_search_opts {
   float wTime;        /* weight of time agreement; 0 = default 0.5 */
   float wContext;     /* weight of the best neighbouring turn of the same session; 0 = 0.4 */
   int noGraph, noTime, noContext; /* turn a part off */
+  int noExpand;       /* no expansion through the entities the best text hits mention */
   const cairn_mem_filter *pFilter; /* as cairn_mem_search */
 } cairn_kg_search_opts;
 /*
