@@ -412,6 +412,7 @@ export class Memory {
   }>;
   /** Add a memory; returns its id. Searchable at once, durable after commit(). */
   add(record: MemoryInput | string): number;
+  /** Add many memories; returns their ids. All or nothing: if one fails, none is added and the error is thrown. */
   addMany(records: Iterable<MemoryInput | string>): number[];
   commit(): void;
   /** Commit, then move the log into the file's HDF5 datasets (/memory), which h5py/h5dump/h5wasm read. */

@@ -251,13 +251,32 @@ export function makeMemory(ctx) {
       }
     }
 
-    /** Add many memories; returns their ids. Stops at the first failure (earlier ones stay added).
+    /** Add many memories; returns their ids. All or nothing: if one fails (bad record, out of
+     * memory), none is added (cairn_mem_batch_begin / end) and the error is thrown.
      * With an `embed` callback (Memory.open) the texts without an embedding are embedded in batches
      * of `batchSize` and a promise of the ids is returned. */
     addMany(records) {
       const recs = Array.from(records, (r) => (typeof r === 'string' ? { text: r } : r));
-      if (!this._embedder) return recs.map((r) => this.add(r));
-      return this.#withEmbeddings(recs).then((rs) => rs.map((r) => this.add(r)));
+      if (!this._embedder) return this.#addAll(recs);
+      return this.#withEmbeddings(recs).then((rs) => this.#addAll(rs));
+    }
+
+    #addAll(recs) {
+      const h = this.#handle(), M = ctx.M;
+      const rc = M._cairn_mem_batch_begin(h);
+      if (rc) throw ctx.fail(rc, 'Memory.addMany');
+      let ids;
+      try {
+        ids = recs.map((r) => {
+          if (this._embedder && (!r || typeof r !== 'object' || r.embedding == null)) throw misuse('addMany(): a memory needs a text');
+          return this.add(r);
+        });
+      } catch (e) {
+        M._cairn_mem_batch_end(h, 0); // every add of this call taken back
+        throw e;
+      }
+      M._cairn_mem_batch_end(h, 1);
+      return ids;
     }
 
     // Records with the caller's embeddings filled in where they had none (batched).

@@ -132,3 +132,16 @@ test('scopes, put, update with history and asOf, delete gone from the bytes, exp
   assert.ok(fs.statSync(file).size <= before);
   other.close(), mem.close(), f.close();
 });
+
+test('addMany is all or nothing: a bad record in the middle adds none of them', async () => {
+  const mem = await Memory.open({ dim: 8 });
+  mem.add('kept before the call');
+  const ok = [1, 0, 0, 0, 0, 0, 0, 0];
+  assert.throws(() => mem.addMany([{ text: 'quokka one', embedding: ok, user: 'u1' }, 'quokka two', { text: 'quokka three', embedding: [1, 2] }]), isErr('MISUSE'));
+  assert.equal(mem.stats().memories, 1);
+  assert.deepEqual(mem.search('quokka', { mode: 'bm25' }), []);
+  assert.deepEqual(mem.addMany(['quokka two', 'quokka four']), [2, 3]);
+  assert.deepEqual(mem.search('quokka', { mode: 'bm25' }).map((h) => h.id).sort(), [2, 3]);
+  mem.commit();
+  mem.close();
+});
