@@ -54,7 +54,7 @@ check "get of the damaged payload fails cleanly" '! "$CAIRN" get --store "$t/bad
 check "bad usage exits 2" '"$CAIRN" put --store "$S" 2>/dev/null; [ $? = 2 ]'
 check "unknown ID exits 1 naming it" '! "$CAIRN" get --store "$S" 0000000000000000000000000000000000000000000000000000000000000000 -o "$t/x" 2>"$t/err" && grep -q "no payload 0000" "$t/err"'
 check "not a store exits 1" '! "$CAIRN" ls --store "$t/text.txt" 2>"$t/err" && grep -q "not a cairn store" "$t/err"'
-check "progress bar on a terminal" 'script -qec "\"$CAIRN\" put --store \"$t/p.cas\" \"$t/rand.bin\"" /dev/null | grep -q "put \[#"'
+check "progress bar on a terminal" 'script -qec "\"$CAIRN\" put --store \"$t/p.cas\" \"$t/rand.bin\"" /dev/null | grep -q "cairn put: *[0-9]*% "'
 
 # 1 GiB, published and read back, peak RSS measured by the kernel (getrusage via GNU time).
 head -c 1073741824 /dev/urandom > "$t/big.bin"

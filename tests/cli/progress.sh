@@ -92,7 +92,7 @@ loc=$here/../shared/data/locomo/locomo_dev.json
 ptyrun "$CAIRN" eval locomo "$loc" --json
 check "eval locomo --json: exit 0" '[ $? -eq 0 ]'
 check "eval locomo: turns and questions rise to 100%" 'rising "eval locomo" 2'
-check "eval locomo --json: stdout is one JSON object, no progress in it" '"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"questions\"]>0" "$t/out" && ! grep -q "%" "$t/out"'
+check "eval locomo --json: stdout is one JSON object per mode, no progress in it" '"$PY" -c "import json,sys; L=[json.loads(l) for l in open(sys.argv[1])]; assert len(L)==4 and all(d[\"questions\"]>0 for d in L)" "$t/out" && ! grep -q "%" "$t/out"'
 ptyrun "$CAIRN" eval locomo "$loc" -q
 check "eval locomo -q: nothing on the terminal, the table on stdout" '[ ! -s "$t/tty" ] && grep -q "LoCoMo retrieval" "$t/out"'
 
