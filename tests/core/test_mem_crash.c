@@ -421,6 +421,14 @@ TEST(memcrash, forget_and_update_torn_and_lost_writes) {
 ** episodic, 2 working) or none (6 working), and an acknowledged cycle is never lost, also when
 ** the checkpoint after it crashes. */
 #include "cairn/consolidate.h"
+/* Did the run reach the fault spec sets (its write or sync count)? */
+static int faultReached(cairn_file *f, const FaultSpec *spec) {
+  uint32_t nW, nS;
+  faultfileCounts(f, &nW, &nS);
+  return (spec->nFailWrite && nW >= spec->nFailWrite) || (spec->nTearWrite && nW >= spec->nTearWrite) ||
+         (spec->nCrashWrite && nW >= spec->nCrashWrite) || (spec->nFailSync && nS >= spec->nFailSync) ||
+         (spec->nCrashSync && nS >= spec->nCrashSync);
+}
 static int consCrashRun(const FaultSpec *spec, const char *zWhat) {
   cairn_file *base, *f;
   cairn_mem *m;
@@ -441,11 +449,7 @@ static int consCrashRun(const FaultSpec *spec, const char *zWhat) {
   c.capacity = 2, c.nowMs = 9000, c.mergeThreshold = -1;
   if (nAcked && cairn_mem_consolidate(m, &c, NULL) == CAIRN_OK && cairn_mem_commit(m) == CAIRN_OK) consAcked = 1;
   if (consAcked) cairn_mem_checkpoint(m); /* the cycle's versions into the HDF5 datasets: many writes */
-  uint32_t nW, nS;
-  faultfileCounts(f, &nW, &nS);
-  int reached = (spec->nFailWrite && nW >= spec->nFailWrite) || (spec->nTearWrite && nW >= spec->nTearWrite) ||
-                (spec->nCrashWrite && nW >= spec->nCrashWrite) || (spec->nFailSync && nS >= spec->nFailSync) ||
-                (spec->nCrashSync && nS >= spec->nCrashSync);
+  int reached = faultReached(f, spec);
   faultfilePowerLoss(f);
   cairn_mem_close(m);
   faultfileWrap(base, 0, NULL, &f);
@@ -473,13 +477,11 @@ static int consCrashRun(const FaultSpec *spec, const char *zWhat) {
   cairn_file_close(base);
   return bad ? -1 : reached;
 }
-static void consSweep(const char *zWhat, int field, int garble, uint64_t seed) { sweepWith(consCrashRun, 400, 1, zWhat, field, garble, seed); }
 TEST(memcrash, consolidate_faults) {
+  static const struct { const char *z; int field, garble; uint64_t seed; } a[] = {
+    {"consolidate: fail write", 0, 0, 31}, {"consolidate: fail sync", 1, 0, 32}, {"consolidate: tear write", 2, 1, 3300},
+    {"consolidate: crash before write", 3, 0, 3400}, {"consolidate: crash before sync", 4, 1, 3500}};
   gRuns = 0;
-  consSweep("consolidate: fail write", 0, 0, 31);
-  consSweep("consolidate: fail sync", 1, 0, 32);
-  consSweep("consolidate: tear write", 2, 1, 3300);
-  consSweep("consolidate: crash before write", 3, 0, 3400);
-  consSweep("consolidate: crash before sync", 4, 1, 3500);
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) sweepWith(consCrashRun, 400, 1, a[i].z, a[i].field, a[i].garble, a[i].seed);
   CHECK(gRuns >= 10); /* the cycle's commit and the checkpoint's writes and syncs were hit */
 }
