@@ -363,6 +363,8 @@ static int consPlanMake(cairn_mem *m, const cairn_mem_consolidate_config *c, str
   cairnFree(aWRow), cairnFree(aIn), cairnFree(aKeep), cairnFree(aKept);
   if (rc || !promote || p->nNode < 2) return rc;
   for (uint32_t k = 0; k < p->nNode; k++) p->nCand += (uint32_t)p->aNode[k].cand;
+  /* nothing new since the last cycle: no group can form (each needs a compared member) */
+  if (p->nCand == 0) return rc;
   /* 3. unit vectors of the nodes, back to back for the dot kernel */
   uint32_t dim = m->textOnly ? CAIRN_MEM_DEFAULT_DIM : m->dim;
   p->aNodeVec = cairnMallocArray((size_t)p->nNode * dim, sizeof(float));

@@ -106,3 +106,18 @@ test('bad options, gate and the ephemeral tier on Memory', async () => {
   assert.equal(mem.ephemeral.get('plan'), null);
   mem.close();
 });
+
+test('observe on Memory: a trivial exchange saves nothing, a worthwhile one is added to the store', async () => {
+  const mem = await Memory.open({ textOnly: true });
+  const r0 = mem.observe({ user: 'ok', assistant: 'yes' });
+  assert.equal(r0.save, false);
+  assert.equal(mem.list().length, 0);
+  const r1 = mem.observe({ user: 'My sister Ana moved to Porto last spring', assistant: 'Noted: Ana lives in Porto since last spring.' });
+  assert.equal(r1.save, true);
+  const saved = [r1.saved.user, r1.saved.assistant].filter((x) => x !== null);
+  assert.ok(saved.length >= 1);
+  const texts = mem.list().map((x) => x.text);
+  assert.equal(texts.length, saved.length);
+  assert.ok(texts.some((t) => /Porto/.test(t)));
+  mem.close();
+});

@@ -415,3 +415,73 @@ TEST(memcrash, forget_and_update_torn_and_lost_writes) {
   }
   CHECK(gRuns >= 30);
 }
+
+/* ---- consolidation (2026-12-02, issue 18): a cycle and the commit after it crashed at every
+** write and sync. The cycle is one batch: after the crash either all of it holds (4 memories
+** episodic, 2 working) or none (6 working), and an acknowledged cycle is never lost, also when
+** the checkpoint after it crashes. */
+#include "cairn/consolidate.h"
+/* Did the run reach the fault spec sets (its write or sync count)? */
+static int faultReached(cairn_file *f, const FaultSpec *spec) {
+  uint32_t nW, nS;
+  faultfileCounts(f, &nW, &nS);
+  return (spec->nFailWrite && nW >= spec->nFailWrite) || (spec->nTearWrite && nW >= spec->nTearWrite) ||
+         (spec->nCrashWrite && nW >= spec->nCrashWrite) || (spec->nFailSync && nS >= spec->nFailSync) ||
+         (spec->nCrashSync && nS >= spec->nCrashSync);
+}
+static int consCrashRun(const FaultSpec *spec, const char *zWhat) {
+  cairn_file *base, *f;
+  cairn_mem *m;
+  cairn_mem_config cfg = {CK_DIM, CAIRN_METRIC_COSINE, 0, 0, 0, 0, UINT32_MAX, 0};
+  if (openUnderFaults(&cfg, spec, zWhat, &base, &f, &m)) return -1;
+  int nAcked = 0, consAcked = 0;
+  for (int i = 0; i < 6; i++) {
+    char z[96];
+    ckText(i, z, sizeof z);
+    cairn_mem_record r;
+    memset(&r, 0, sizeof r);
+    r.zText = z, r.zUser = "u", r.createdMs = 5000 + i, r.importance = (float)i / 10;
+    cairn_mem_add(m, &r, NULL);
+  }
+  if (cairn_mem_commit(m) == CAIRN_OK) nAcked = 6;
+  cairn_mem_consolidate_config c;
+  memset(&c, 0, sizeof c);
+  c.capacity = 2, c.nowMs = 9000, c.mergeThreshold = -1;
+  if (nAcked && cairn_mem_consolidate(m, &c, NULL) == CAIRN_OK && cairn_mem_commit(m) == CAIRN_OK) consAcked = 1;
+  if (consAcked) cairn_mem_checkpoint(m); /* the cycle's versions into the HDF5 datasets: many writes */
+  int reached = faultReached(f, spec);
+  faultfilePowerLoss(f);
+  cairn_mem_close(m);
+  faultfileWrap(base, 0, NULL, &f);
+  if (cairn_mem_open_file(f, NULL, &m)) {
+    tfFail(__FILE__, __LINE__, "%s: reopen after the crash: %s", zWhat, cairn_errmsg());
+    cairn_file_close(base);
+    return -1;
+  }
+  int bad = 0, nEpi = 0, nWork = 0, nLive = 0;
+  for (uint64_t id = 1; id <= 6; id++) {
+    cairn_mem_record r;
+    if (cairn_mem_get(m, id, &r) != CAIRN_OK) {
+      cairn_clearerr();
+      continue;
+    }
+    nLive++;
+    nEpi += r.tier == CAIRN_TIER_EPISODIC, nWork += r.tier == CAIRN_TIER_WORKING;
+    if (!ckCheckRowText(m, id)) tfFail(__FILE__, __LINE__, "%s: memory %llu damaged", zWhat, (unsigned long long)id), bad = 1;
+  }
+  if (!bad && nLive < nAcked) tfFail(__FILE__, __LINE__, "%s: %d memories, %d acknowledged", zWhat, nLive, nAcked), bad = 1;
+  if (!bad && nLive && !((nEpi == 4 && nWork == 2) || (nEpi == 0 && nWork == nLive)))
+    tfFail(__FILE__, __LINE__, "%s: half a cycle: %d episodic, %d working", zWhat, nEpi, nWork), bad = 1;
+  if (!bad && consAcked && nEpi != 4) tfFail(__FILE__, __LINE__, "%s: an acknowledged cycle was lost (%d episodic)", zWhat, nEpi), bad = 1;
+  cairn_mem_close(m);
+  cairn_file_close(base);
+  return bad ? -1 : reached;
+}
+TEST(memcrash, consolidate_faults) {
+  static const struct { const char *z; int field, garble; uint64_t seed; } a[] = {
+    {"consolidate: fail write", 0, 0, 31}, {"consolidate: fail sync", 1, 0, 32}, {"consolidate: tear write", 2, 1, 3300},
+    {"consolidate: crash before write", 3, 0, 3400}, {"consolidate: crash before sync", 4, 1, 3500}};
+  gRuns = 0;
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) sweepWith(consCrashRun, 400, 1, a[i].z, a[i].field, a[i].garble, a[i].seed);
+  CHECK(gRuns >= 10); /* the cycle's commit and the checkpoint's writes and syncs were hit */
+}
