@@ -6,7 +6,7 @@
 # the goal's baseline), cairn with read plans (bench/s3/h5read: open, metadata and all chunks),
 # cairn without (CAIRN_S3_PLAN=0), and what RGW serves at best: one GET of the dataset's whole byte
 # span, and the span in GETs of 8/16 MiB on 2/4 connections (peers.py pargets). Prints medians, the
-# ratio sequential/cairn, requests, bytes fetched/dataset bytes, and the CPU seconds RGW and the OSD
+# ratio sequential/cairn (CAIRN_BENCH_SETS="c1m": only those datasets), requests, bytes fetched/dataset bytes, and the CPU seconds RGW and the OSD
 # used per second of cairn's reads (the machine's bound: 2 cores shared by RGW, the OSD and the reader).
 . "$(cd "$(dirname "$0")" && pwd)/env.sh"
 if [ ! -f "$out/chunks.h5" ]; then
@@ -28,7 +28,7 @@ cpu() { # CPU seconds (user + system) of the daemon whose pid is in $dir/pids/$1
   awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$p/stat" 2>/dev/null || echo 0
 }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-for d in z256 c1m c4m c256k; do
+for d in ${CAIRN_BENCH_SETS:-z256 c1m c4m c256k}; do
   : >"$out/seq" && : >"$out/plan" && : >"$out/noplan" && : >"$out/one" && : >"$out/best"
   rgw=0 osd=0 wall=0
   for i in 1 2 3 4 5; do
