@@ -62,7 +62,7 @@ test('npm module in headless Chromium: main thread and worker', { timeout: 12000
     const mem = await Memory.open();
     const { turns } = await Memory.demoData();
     for (const t of turns) mem.add({ text: `${t.speaker}: ${t.text}`, session: t.session, role: t.speaker, time: t.time, created: t.time });
-    assert.deepEqual(r.memory.hits, mem.search("Who is Maya's cello teacher?", { k: 3 }).map((h) => ({ id: h.id, score: h.score, text: h.text })));
+    assert.deepEqual(r.memory.hits, mem.search("Who is Maya's cello teacher?", { k: 3, mode: 'hybrid' }).map((h) => ({ id: h.id, score: h.score, text: h.text })));
     mem.close();
     // Store in the worker's OPFS file: the id Node computes for the same bytes, one payload after
     // reopening, the range verified and equal to node:crypto's hash of the same bytes.
